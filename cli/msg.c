@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "msg.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *program = "tracefold";
+static bool quiet;
+static bool progress_shown;
+
+void tf_msg_set_program(const char *name) { program = name; }
+void tf_msg_set_quiet(bool q) { quiet = q; }
+
+static void vmsg(const char *level, const char *fmt, va_list ap)
+{
+    tf_progress_done();
+    fprintf(stderr, "%s: %s", program, level);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void tf_msg_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("error: ", fmt, ap);
+    va_end(ap);
+}
+
+void tf_msg_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void tf_msg_note(const char *fmt, ...)
+{
+    if (quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("", fmt, ap);
+    va_end(ap);
+}
+
+int tf_msg_fail(const tf_error *err)
+{
+    tf_msg_error("%s", err->msg[0] ? err->msg : tf_error_text(err->code));
+    return TF_EXIT_FAILURE;
+}
+
+int tf_msg_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("", fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try '%s --help' for more information.\n", program);
+    return TF_EXIT_USAGE;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void tf_progress(const char *what, uint64_t done, uint64_t total)
+{
+    static double last;
+    static int tty = -1;
+    if (quiet)
+        return;
+    if (tty < 0)
+        tty = isatty(STDERR_FILENO);
+    if (!tty)
+        return;
+    double t = now_s();
+    if (t - last < 0.2 && done < total)
+        return;
+    last = t;
+    if (total)
+        fprintf(stderr, "\r%s: %3.0f%%", what, 100.0 * (double)done / (double)total);
+    else
+        fprintf(stderr, "\r%s: %llu", what, (unsigned long long)done);
+    progress_shown = true;
+}
+
+void tf_progress_done(void)
+{
+    if (!progress_shown)
+        return;
+    fputs("\r\033[K", stderr);
+    progress_shown = false;
+}
