@@ -10,4 +10,10 @@ int tf_cli_open_trace(const char *path, tf_trace **tr, tf_error *err);
 /* Closes the trace and removes any temporary conversion. */
 void tf_cli_close_trace(tf_trace *tr);
 
+/* Turns a --region argument into a region name of the trace: a plain name is
+ * taken as it is; a Paraver spec TYPE=VALUE (either side numeric or a .pcf
+ * label, e.g. "User function=main", "60000019=5") is resolved for traces
+ * imported from Paraver.  *name is malloc'ed. */
+int tf_cli_region_name(const tf_trace *tr, const char *spec, char **name, tf_error *err);
+
 #endif
