@@ -1,0 +1,674 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "h5util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <hdf5.h>
+
+_Static_assert(sizeof(hid_t) == sizeof(int64_t), "h5util.h passes hid_t as int64_t");
+
+/* Arrays below this many elements stay contiguous: chunk indexing and
+ * compression only pay off for larger ones. */
+#define SMALL_ELEMENTS 4096
+/* Elements per chunk of the larger arrays (64 KiB of 8-byte values). */
+#define CHUNK_ELEMENTS 8192
+#define DEFLATE_LEVEL 1
+
+void tf_h5_silence(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+/* "FILE: /path/of/loc/name" for messages; "?" parts when HDF5 cannot say. */
+static void describe(hid_t loc, const char *name, char *buf, size_t size)
+{
+    char file[512] = "?", path[512] = "";
+    if (H5Fget_name(loc, file, sizeof file) < 0)
+        snprintf(file, sizeof file, "?");
+    if (H5Iget_type(loc) != H5I_FILE && H5Iget_name(loc, path, sizeof path) < 0)
+        path[0] = '\0';
+    if (!name)
+        snprintf(buf, size, "%s: %s", file, path[0] ? path : "/");
+    else if (name[0] == '/')
+        snprintf(buf, size, "%s: %s", file, name);
+    else
+        snprintf(buf, size, "%s: %s/%s", file, strcmp(path, "/") ? path : "", name);
+}
+
+int tf_h5_fail(tf_error *err, int code, int64_t loc, const char *name, const char *fmt, ...)
+{
+    char place[1100], text[TF_ERROR_MSG_MAX];
+    describe(loc, name, place, sizeof place);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return tf_fail(err, code, "%s: %s", place, text);
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+/* The 1.8 object-header format at least: attributes of any size (a command
+ * line can be long) and checksummed metadata. */
+static hid_t new_fapl(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0) {
+        H5Pclose(fapl);
+        return -1;
+    }
+    return fapl;
+}
+
+int tf_h5_file_create(const char *path, int64_t *file, tf_error *err)
+{
+    tf_h5_silence();
+    hid_t fapl = new_fapl();
+    if (fapl < 0)
+        return tf_fail(err, TF_ERR_INTERNAL, "%s: cannot set up HDF5 file access", path);
+    errno = 0;
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    int saved = errno;
+    H5Pclose(fapl);
+    if (f < 0)
+        return tf_fail(err, TF_ERR_IO, "%s: cannot create the file: %s", path,
+                       saved ? strerror(saved) : "HDF5 refused it");
+    *file = f;
+    return 0;
+}
+
+struct stack_scan {
+    bool truncated;
+    char detail[256];   /* the innermost HDF5 message */
+};
+
+static herr_t scan_error(unsigned n, const H5E_error2_t *e, void *data)
+{
+    struct stack_scan *scan = data;
+    if (e->desc) {
+        if (strstr(e->desc, "truncated"))
+            scan->truncated = true;
+        if (n == 0)
+            snprintf(scan->detail, sizeof scan->detail, "%s", e->desc);
+    }
+    return 0;
+}
+
+/* Says why an existing, non-empty HDF5 file did not open, from HDF5's error
+ * stack: a short file (truncated copy, interrupted write) is the common case. */
+static int explain_open_failure(const char *path, tf_error *err)
+{
+    struct stack_scan scan = { .truncated = false, .detail = "" };
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, scan_error, &scan);
+    if (scan.truncated)
+        return tf_fail(err, TF_ERR_FORMAT,
+                       "%s: truncated HDF5 file: it ends before the end HDF5 recorded in it "
+                       "(interrupted copy or write?)", path);
+    return tf_fail(err, TF_ERR_FORMAT, "%s: corrupt HDF5 file (%s)", path,
+                   scan.detail[0] ? scan.detail : "HDF5 cannot open it");
+}
+
+int tf_h5_file_open(const char *path, bool writable, int64_t *file, tf_error *err)
+{
+    tf_h5_silence();
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return tf_fail(err, errno == ENOENT ? TF_ERR_NOTFOUND : TF_ERR_IO, "%s: %s", path,
+                       strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return tf_fail(err, TF_ERR_USAGE, "%s: is a directory, not an HDF5 file", path);
+    if (st.st_size == 0)
+        return tf_fail(err, TF_ERR_FORMAT, "%s: empty file, not an HDF5 file", path);
+    htri_t is_hdf5 = H5Fis_hdf5(path);
+    if (is_hdf5 == 0)
+        return tf_fail(err, TF_ERR_FORMAT, "%s: not an HDF5 file (no HDF5 signature)", path);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0)
+        return tf_fail(err, TF_ERR_INTERNAL, "%s: cannot set up HDF5 file access", path);
+#if H5_VERSION_GE(1, 10, 7)
+    /* Readers skip HDF5's advisory lock so a trace can be inspected while
+     * its recorder still holds it open (they see the last flush). */
+    if (!writable)
+        H5Pset_file_locking(fapl, false, true);
+#endif
+    errno = 0;
+    hid_t f = is_hdf5 < 0 ? -1 : H5Fopen(path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
+    int saved = errno;
+    H5Pclose(fapl);
+    if (f < 0) {
+        if (is_hdf5 < 0 || saved == EACCES || saved == EPERM)
+            return tf_fail(err, TF_ERR_IO, "%s: cannot open: %s", path,
+                           saved ? strerror(saved) : "HDF5 cannot read it");
+        return explain_open_failure(path, err);
+    }
+    *file = f;
+    return 0;
+}
+
+void tf_h5_close(int64_t id)
+{
+    if (id < 0)
+        return;
+    switch (H5Iget_type(id)) {
+    case H5I_FILE: H5Fclose(id); break;
+    case H5I_GROUP: H5Gclose(id); break;
+    case H5I_DATASET: H5Dclose(id); break;
+    case H5I_ATTR: H5Aclose(id); break;
+    case H5I_DATATYPE: H5Tclose(id); break;
+    case H5I_DATASPACE: H5Sclose(id); break;
+    case H5I_GENPROP_LST: H5Pclose(id); break;
+    default: break;
+    }
+}
+
+/* ---- groups --------------------------------------------------------------- */
+
+bool tf_h5_exists(int64_t loc, const char *path)
+{
+    tf_h5_silence();
+    size_t len = strlen(path);
+    char *prefix = malloc(len + 1);
+    if (!prefix)
+        return false;
+    memcpy(prefix, path, len + 1);
+    bool found = true;
+    /* H5Lexists wants every parent to exist, so walk down one level at a time. */
+    for (size_t i = 1; i <= len && found; i++) {
+        if (i < len && path[i] != '/')
+            continue;
+        prefix[i] = '\0';
+        if (strcmp(prefix, "/") != 0 && prefix[0] != '\0')
+            found = H5Lexists(loc, prefix, H5P_DEFAULT) > 0;
+        prefix[i] = path[i];
+    }
+    free(prefix);
+    return found;
+}
+
+int tf_h5_group_open(int64_t loc, const char *path, int64_t *group, tf_error *err)
+{
+    tf_h5_silence();
+    if (!tf_h5_exists(loc, path))
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, path, "missing group");
+    hid_t g = H5Gopen2(loc, path, H5P_DEFAULT);
+    if (g < 0)
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, path, "not a group");
+    *group = g;
+    return 0;
+}
+
+int tf_h5_group_create(int64_t loc, const char *path, int64_t *group, tf_error *err)
+{
+    tf_h5_silence();
+    hid_t g;
+    if (tf_h5_exists(loc, path)) {
+        g = H5Gopen2(loc, path, H5P_DEFAULT);
+        if (g < 0)
+            return tf_h5_fail(err, TF_ERR_EXISTS, loc, path, "exists and is not a group");
+    } else {
+        hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+        if (lcpl < 0 || H5Pset_create_intermediate_group(lcpl, 1) < 0) {
+            H5Pclose(lcpl);
+            return tf_h5_fail(err, TF_ERR_INTERNAL, loc, path, "cannot set up group creation");
+        }
+        g = H5Gcreate2(loc, path, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+        H5Pclose(lcpl);
+        if (g < 0)
+            return tf_h5_fail(err, TF_ERR_IO, loc, path, "cannot create the group");
+    }
+    if (group)
+        *group = g;
+    else
+        H5Gclose(g);
+    return 0;
+}
+
+/* ---- attributes ----------------------------------------------------------- */
+
+static hid_t vlen_string_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+static int attr_write(hid_t obj, const char *name, hid_t file_type, hid_t mem_type,
+                      const void *value, tf_error *err)
+{
+    tf_h5_silence();
+    if (H5Aexists(obj, name) > 0 && H5Adelete(obj, name) < 0)
+        return tf_h5_fail(err, TF_ERR_IO, obj, NULL, "cannot replace attribute '%s'", name);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t attr = space < 0 ? -1 : H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = attr < 0 ? -1 : H5Awrite(attr, mem_type, value);
+    if (attr >= 0)
+        H5Aclose(attr);
+    if (space >= 0)
+        H5Sclose(space);
+    if (rc < 0)
+        return tf_h5_fail(err, TF_ERR_IO, obj, NULL, "cannot write attribute '%s'", name);
+    return 0;
+}
+
+int tf_h5_attr_write_string(int64_t obj, const char *name, const char *value, tf_error *err)
+{
+    hid_t t = vlen_string_type();
+    if (t < 0)
+        return tf_h5_fail(err, TF_ERR_INTERNAL, obj, NULL, "cannot make a string type");
+    const char *v = value ? value : "";
+    int rc = attr_write(obj, name, t, t, &v, err);
+    H5Tclose(t);
+    return rc;
+}
+
+int tf_h5_attr_write_int64(int64_t obj, const char *name, int64_t value, tf_error *err)
+{
+    return attr_write(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value, err);
+}
+
+int tf_h5_attr_write_uint64(int64_t obj, const char *name, uint64_t value, tf_error *err)
+{
+    return attr_write(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value, err);
+}
+
+int tf_h5_attr_write_double(int64_t obj, const char *name, double value, tf_error *err)
+{
+    return attr_write(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value, err);
+}
+
+/* Opens a scalar attribute and its type, checking its class. */
+static int attr_open(hid_t obj, const char *name, H5T_class_t want, hid_t *attr, hid_t *type,
+                     tf_error *err)
+{
+    tf_h5_silence();
+    if (H5Aexists(obj, name) <= 0)
+        return tf_h5_fail(err, TF_ERR_FORMAT, obj, NULL, "missing attribute '%s'", name);
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t t = a < 0 ? -1 : H5Aget_type(a);
+    hid_t s = a < 0 ? -1 : H5Aget_space(a);
+    hssize_t npoints = s < 0 ? -1 : H5Sget_simple_extent_npoints(s);
+    H5T_class_t cls = t < 0 ? H5T_NO_CLASS : H5Tget_class(t);
+    if (s >= 0)
+        H5Sclose(s);
+    bool ok = npoints == 1 &&
+              (cls == want || (want == H5T_FLOAT && cls == H5T_INTEGER));
+    if (!ok) {
+        if (t >= 0)
+            H5Tclose(t);
+        if (a >= 0)
+            H5Aclose(a);
+        static const char *const what[] = {
+            [H5T_INTEGER] = "an integer", [H5T_FLOAT] = "a number", [H5T_STRING] = "a string",
+        };
+        return tf_h5_fail(err, TF_ERR_FORMAT, obj, NULL, "attribute '%s' is not %s value", name,
+                          what[want]);
+    }
+    *attr = a;
+    *type = t;
+    return 0;
+}
+
+int tf_h5_attr_read_string(int64_t obj, const char *name, char **value, tf_error *err)
+{
+    hid_t attr, type;
+    int rc = attr_open(obj, name, H5T_STRING, &attr, &type, err);
+    if (rc < 0)
+        return rc;
+    char *copy = NULL;
+    htri_t variable = H5Tis_variable_str(type);
+    if (variable > 0) {
+        hid_t mem = vlen_string_type();
+        char *v = NULL;
+        if (mem >= 0 && H5Aread(attr, mem, &v) >= 0) {
+            copy = strdup(v ? v : "");
+            H5free_memory(v);
+        }
+        if (mem >= 0)
+            H5Tclose(mem);
+    } else if (variable == 0) {
+        size_t size = H5Tget_size(type);
+        hid_t mem = H5Tcopy(H5T_C_S1);
+        copy = calloc(size + 1, 1);
+        if (mem < 0 || !copy || H5Tset_size(mem, size + 1) < 0 ||
+            H5Tset_strpad(mem, H5T_STR_NULLTERM) < 0 || H5Aread(attr, mem, copy) < 0) {
+            free(copy);
+            copy = NULL;
+        }
+        if (mem >= 0)
+            H5Tclose(mem);
+    }
+    H5Tclose(type);
+    H5Aclose(attr);
+    if (!copy)
+        return tf_h5_fail(err, TF_ERR_FORMAT, obj, NULL, "cannot read string attribute '%s'", name);
+    *value = copy;
+    return 0;
+}
+
+/* Integer attributes are read at 64 bits in their own signedness, which
+ * HDF5 converts losslessly; the range check against the wanted type is ours
+ * (HDF5 would clamp silently). */
+static int attr_read_integer(hid_t obj, const char *name, bool want_signed, int64_t *s,
+                             uint64_t *u, tf_error *err)
+{
+    hid_t attr, type;
+    int rc = attr_open(obj, name, H5T_INTEGER, &attr, &type, err);
+    if (rc < 0)
+        return rc;
+    bool is_signed = H5Tget_sign(type) == H5T_SGN_2;
+    int64_t sv = 0;
+    uint64_t uv = 0;
+    herr_t r = is_signed ? H5Aread(attr, H5T_NATIVE_INT64, &sv)
+                         : H5Aread(attr, H5T_NATIVE_UINT64, &uv);
+    H5Tclose(type);
+    H5Aclose(attr);
+    if (r < 0)
+        return tf_h5_fail(err, TF_ERR_FORMAT, obj, NULL, "cannot read attribute '%s'", name);
+    if (want_signed && !is_signed && uv > INT64_MAX)
+        return tf_h5_fail(err, TF_ERR_FORMAT, obj, NULL,
+                          "attribute '%s' = %llu does not fit a signed 64-bit integer", name,
+                          (unsigned long long)uv);
+    if (!want_signed && is_signed && sv < 0)
+        return tf_h5_fail(err, TF_ERR_FORMAT, obj, NULL,
+                          "attribute '%s' = %lld is negative, expected an unsigned value", name,
+                          (long long)sv);
+    if (s)
+        *s = is_signed ? sv : (int64_t)uv;
+    if (u)
+        *u = is_signed ? (uint64_t)sv : uv;
+    return 0;
+}
+
+int tf_h5_attr_read_int64(int64_t obj, const char *name, int64_t *value, tf_error *err)
+{
+    return attr_read_integer(obj, name, true, value, NULL, err);
+}
+
+int tf_h5_attr_read_uint64(int64_t obj, const char *name, uint64_t *value, tf_error *err)
+{
+    return attr_read_integer(obj, name, false, NULL, value, err);
+}
+
+int tf_h5_attr_read_double(int64_t obj, const char *name, double *value, tf_error *err)
+{
+    hid_t attr, type;
+    int rc = attr_open(obj, name, H5T_FLOAT, &attr, &type, err);
+    if (rc < 0)
+        return rc;
+    herr_t r = H5Aread(attr, H5T_NATIVE_DOUBLE, value);
+    H5Tclose(type);
+    H5Aclose(attr);
+    if (r < 0)
+        return tf_h5_fail(err, TF_ERR_FORMAT, obj, NULL, "cannot read attribute '%s'", name);
+    return 0;
+}
+
+/* ---- datasets ------------------------------------------------------------- */
+
+static hid_t native_type(enum tf_h5_type type)
+{
+    switch (type) {
+    case TF_H5_DOUBLE: return H5T_NATIVE_DOUBLE;
+    case TF_H5_INT64: return H5T_NATIVE_INT64;
+    case TF_H5_UINT64: return H5T_NATIVE_UINT64;
+    }
+    return -1;
+}
+
+static hid_t file_type(enum tf_h5_type type)
+{
+    switch (type) {
+    case TF_H5_DOUBLE: return H5T_IEEE_F64LE;
+    case TF_H5_INT64: return H5T_STD_I64LE;
+    case TF_H5_UINT64: return H5T_STD_U64LE;
+    }
+    return -1;
+}
+
+/* Creates loc/name (replacing an older one) with the given shape, chunked
+ * and compressed when large. */
+static int create_dataset(hid_t loc, const char *name, hid_t type, int rank,
+                          const hsize_t *dims, hid_t *out, tf_error *err)
+{
+    if (H5Lexists(loc, name, H5P_DEFAULT) > 0 && H5Ldelete(loc, name, H5P_DEFAULT) < 0)
+        return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot replace the dataset");
+    hsize_t elements = rank == 1 ? dims[0] : dims[0] * dims[1];
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (dcpl >= 0 && elements > SMALL_ELEMENTS) {
+        hsize_t chunk[2] = { dims[0], rank == 2 ? dims[1] : 1 };
+        hsize_t rows = CHUNK_ELEMENTS / chunk[1];
+        chunk[0] = rows == 0 ? 1 : rows < dims[0] ? rows : dims[0];
+        if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
+            H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0) {
+            H5Pclose(dcpl);
+            dcpl = -1;
+        }
+    }
+    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hid_t dset = dcpl < 0 || space < 0 ? -1 :
+                 H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (space >= 0)
+        H5Sclose(space);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (dset < 0)
+        return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot create the dataset");
+    *out = dset;
+    return 0;
+}
+
+int tf_h5_write_array(int64_t loc, const char *name, enum tf_h5_type type, const void *data,
+                      size_t rows, size_t cols, tf_error *err)
+{
+    tf_h5_silence();
+    hsize_t dims[2] = { rows, cols };
+    hid_t dset;
+    int status = create_dataset(loc, name, file_type(type), cols ? 2 : 1, dims, &dset, err);
+    if (status < 0)
+        return status;
+    herr_t rc = 0;
+    if (rows && data)
+        rc = H5Dwrite(dset, native_type(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    H5Dclose(dset);
+    if (rc < 0)
+        return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot write the dataset");
+    return 0;
+}
+
+/* Opens loc/name and reads its shape, requiring rank 1 (or 2 when allowed). */
+static int open_dataset(hid_t loc, const char *name, int max_rank, hsize_t *dims, int *rank,
+                        hid_t *out, tf_error *err)
+{
+    if (!tf_h5_exists(loc, name))
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "missing dataset");
+    hid_t dset = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (dset < 0)
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "not a dataset");
+    hid_t space = H5Dget_space(dset);
+    int r = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
+    if (r >= 1 && r <= max_rank)
+        H5Sget_simple_extent_dims(space, dims, NULL);
+    if (space >= 0)
+        H5Sclose(space);
+    if (r < 1 || r > max_rank) {
+        H5Dclose(dset);
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "expected a %s dataset, found rank %d",
+                          max_rank == 1 ? "1-D" : "1-D or 2-D", r);
+    }
+    *rank = r;
+    *out = dset;
+    return 0;
+}
+
+/* Lossless conversions only: integers of the same signedness, narrower
+ * unsigned into int64, and any integer or float into double. */
+static bool convertible(hid_t stored, enum tf_h5_type want)
+{
+    H5T_class_t cls = H5Tget_class(stored);
+    if (want == TF_H5_DOUBLE)
+        return cls == H5T_FLOAT || cls == H5T_INTEGER;
+    if (cls != H5T_INTEGER)
+        return false;
+    bool is_signed = H5Tget_sign(stored) == H5T_SGN_2;
+    if (want == TF_H5_UINT64)
+        return !is_signed;
+    return is_signed || H5Tget_size(stored) < 8;
+}
+
+int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void **data,
+                     size_t *rows, size_t *cols, tf_error *err)
+{
+    tf_h5_silence();
+    hsize_t dims[2] = { 0, 0 };
+    int rank;
+    hid_t dset;
+    int status = open_dataset(loc, name, 2, dims, &rank, &dset, err);
+    if (status < 0)
+        return status;
+    hid_t stored = H5Dget_type(dset);
+    bool ok = stored >= 0 && convertible(stored, type);
+    if (stored >= 0)
+        H5Tclose(stored);
+    if (!ok) {
+        H5Dclose(dset);
+        static const char *const names[] = { "double", "int64", "uint64" };
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name,
+                          "the stored element type cannot be read as %s without loss",
+                          names[type]);
+    }
+    size_t n = rank == 2 ? dims[0] * dims[1] : dims[0];
+    void *buf = NULL;
+    if (n) {
+        buf = malloc(n * 8);
+        if (!buf) {
+            H5Dclose(dset);
+            return tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory for %zu values", n);
+        }
+        if (H5Dread(dset, native_type(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+            free(buf);
+            H5Dclose(dset);
+            return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "cannot read the dataset");
+        }
+    }
+    H5Dclose(dset);
+    *data = buf;
+    *rows = dims[0];
+    *cols = rank == 2 ? dims[1] : 0;
+    return 0;
+}
+
+int tf_h5_write_strings(int64_t loc, const char *name, const char *const *strings, size_t n,
+                        tf_error *err)
+{
+    tf_h5_silence();
+    const char **copy = malloc((n ? n : 1) * sizeof *copy);
+    if (!copy)
+        return tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        copy[i] = strings[i] ? strings[i] : "";
+    hid_t type = vlen_string_type();
+    hsize_t dims[1] = { n };
+    hid_t dset = -1;
+    int status = type < 0 ? tf_h5_fail(err, TF_ERR_INTERNAL, loc, name, "no string type")
+                          : create_dataset(loc, name, type, 1, dims, &dset, err);
+    if (status == 0 && n && H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, copy) < 0)
+        status = tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot write the strings");
+    free(copy);
+    if (dset >= 0)
+        H5Dclose(dset);
+    if (type >= 0)
+        H5Tclose(type);
+    return status;
+}
+
+/* The i-th string of what H5Dread returned: an array of pointers for
+ * variable-length strings, else n fixed-size, possibly unterminated fields. */
+static const char *raw_string(const void *raw, size_t i, size_t fixed, size_t *len)
+{
+    const char *s = fixed ? (const char *)raw + i * fixed : ((char *const *)raw)[i];
+    *len = s ? strnlen(s, fixed ? fixed : SIZE_MAX) : 0;
+    return s;
+}
+
+/* Copies n strings into one block: the pointer array, then the bytes. */
+static char **pack_strings(const void *raw, size_t n, size_t fixed)
+{
+    size_t total = 0, len;
+    for (size_t i = 0; i < n; i++) {
+        raw_string(raw, i, fixed, &len);
+        total += len + 1;
+    }
+    char **out = malloc(n * sizeof *out + total + 1);
+    if (!out)
+        return NULL;
+    char *p = (char *)(out + n);
+    for (size_t i = 0; i < n; i++) {
+        const char *s = raw_string(raw, i, fixed, &len);
+        out[i] = p;
+        if (len)
+            memcpy(p, s, len);
+        p[len] = '\0';
+        p += len + 1;
+    }
+    return out;
+}
+
+int tf_h5_read_strings(int64_t loc, const char *name, char ***strings, size_t *n,
+                       tf_error *err)
+{
+    tf_h5_silence();
+    hsize_t dims[1] = { 0 };
+    int rank;
+    hid_t dset;
+    int status = open_dataset(loc, name, 1, dims, &rank, &dset, err);
+    if (status < 0)
+        return status;
+    hid_t stored = H5Dget_type(dset);
+    htri_t variable = stored < 0 || H5Tget_class(stored) != H5T_STRING ? -1
+                                                                        : H5Tis_variable_str(stored);
+    size_t fixed = variable == 0 ? H5Tget_size(stored) : 0;
+    if (stored >= 0)
+        H5Tclose(stored);
+    if (variable < 0) {
+        H5Dclose(dset);
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "expected a dataset of strings");
+    }
+    size_t count = dims[0];
+    char **out = NULL;
+    hid_t mem = variable ? vlen_string_type() : H5Tcopy(H5T_C_S1);
+    if (mem >= 0 && !variable && (H5Tset_size(mem, fixed) < 0 ||
+                                  H5Tset_strpad(mem, H5T_STR_NULLPAD) < 0)) {
+        H5Tclose(mem);
+        mem = -1;
+    }
+    void *raw = malloc(count ? count * (variable ? sizeof(char *) : fixed) : 1);
+    if (mem >= 0 && raw) {
+        if (!count) {
+            out = malloc(1);
+        } else if (H5Dread(dset, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) {
+            out = pack_strings(raw, count, variable ? 0 : fixed);
+            if (variable) {
+                hid_t space = H5Dget_space(dset);
+                H5Dvlen_reclaim(mem, space, H5P_DEFAULT, raw);
+                H5Sclose(space);
+            }
+        }
+    }
+    free(raw);
+    if (mem >= 0)
+        H5Tclose(mem);
+    H5Dclose(dset);
+    if (!out)
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "cannot read the strings");
+    *strings = out;
+    *n = count;
+    return 0;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Small HDF5 helpers for the stages that keep their own groups and files
+ * (synth's /truth, fold's FOLD.h5, render) so they need no HDF5 boilerplate.
+ *
+ * HDF5 object ids travel as int64_t: hid_t is int64_t since HDF5 1.10, and
+ * keeping hdf5.h out of this header spares its users HDF5's include flags.
+ * Every function reports failure through tf_error with the file name and the
+ * object's path ("fold.h5: /region/main/curves: ..."), returns a negative
+ * code, and never prints: tf_h5_silence() turns HDF5's own error-stack
+ * printing off, and every entry point here calls it. */
+#ifndef TF_H5UTIL_H
+#define TF_H5UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tf_error.h"
+
+/* Element types of the numeric datasets. */
+enum tf_h5_type { TF_H5_DOUBLE, TF_H5_INT64, TF_H5_UINT64 };
+
+/* Stops HDF5 from printing its error stack to stderr (process-wide). */
+void tf_h5_silence(void);
+
+/* Creates (truncating) or opens a plain HDF5 file. */
+int tf_h5_file_create(const char *path, int64_t *file, tf_error *err);
+int tf_h5_file_open(const char *path, bool writable, int64_t *file, tf_error *err);
+/* Closes any id these helpers return (file, group); ignores ids < 0. */
+void tf_h5_close(int64_t id);
+
+/* True when loc has an object at path ("a/b/c", each level checked). */
+bool tf_h5_exists(int64_t loc, const char *path);
+/* Creates path and any missing parent groups; *group (may be NULL) gets the
+ * opened last group, to close with tf_h5_close. */
+int tf_h5_group_create(int64_t loc, const char *path, int64_t *group, tf_error *err);
+int tf_h5_group_open(int64_t loc, const char *path, int64_t *group, tf_error *err);
+
+/* Scalar attributes of a file, group or dataset (replaced when present).
+ * Readers convert between integer types and fail when the value does not
+ * fit; strings are malloc'ed UTF-8. */
+int tf_h5_attr_write_string(int64_t obj, const char *name, const char *value, tf_error *err);
+int tf_h5_attr_write_int64(int64_t obj, const char *name, int64_t value, tf_error *err);
+int tf_h5_attr_write_uint64(int64_t obj, const char *name, uint64_t value, tf_error *err);
+int tf_h5_attr_write_double(int64_t obj, const char *name, double value, tf_error *err);
+int tf_h5_attr_read_string(int64_t obj, const char *name, char **value, tf_error *err);
+int tf_h5_attr_read_int64(int64_t obj, const char *name, int64_t *value, tf_error *err);
+int tf_h5_attr_read_uint64(int64_t obj, const char *name, uint64_t *value, tf_error *err);
+int tf_h5_attr_read_double(int64_t obj, const char *name, double *value, tf_error *err);
+
+/* Numeric datasets: rows × cols, or 1-D when cols == 0.  Datasets of more
+ * than a few thousand elements are chunked and deflate-compressed.  The
+ * reader converts to the requested type and malloc's *data (NULL when
+ * empty); *cols gets 0 for a 1-D dataset. */
+int tf_h5_write_array(int64_t loc, const char *name, enum tf_h5_type type, const void *data,
+                      size_t rows, size_t cols, tf_error *err);
+int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void **data,
+                     size_t *rows, size_t *cols, tf_error *err);
+
+/* A 1-D dataset of variable-length UTF-8 strings (NULL entries are written
+ * as ""). The reader returns one malloc'ed array of n pointers whose strings
+ * live in the same block: free(*strings) releases everything. */
+int tf_h5_write_strings(int64_t loc, const char *name, const char *const *strings, size_t n,
+                        tf_error *err);
+int tf_h5_read_strings(int64_t loc, const char *name, char ***strings, size_t *n,
+                       tf_error *err);
+
+/* Records an error naming loc's file and the object loc/name (name may be
+ * NULL), then the formatted text: "FILE: /group/name: TEXT".  Returns -code. */
+int tf_h5_fail(tf_error *err, int code, int64_t loc, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+#endif
