@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The result of folding, in memory and in OUTDIR/fold.h5: the contract
+ * between the fold engine and the stages that read its output (the
+ * synthetic Paraver trace, the report).  The file layout is documented in
+ * docs/fold-format.md; these structs mirror it one to one, so that
+ * tf_fold_result_save() and tf_fold_result_load() are inverses. */
+#ifndef TF_FOLD_RESULT_H
+#define TF_FOLD_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tf_error.h"
+
+#define TF_FOLD_FORMAT  "tracefold-fold"
+#define TF_FOLD_VERSION 1
+
+/* ---- parameters --------------------------------------------------------- */
+
+enum tf_fold_filter {
+    TF_FILTER_ROBUST = 0,  /* scaled-MAD rules on duration and curve shape */
+    TF_FILTER_MAD15 = 1,   /* median ± 1.5·MAD of durations, MAD unscaled */
+    TF_FILTER_NONE = 2,
+};
+
+typedef struct tf_fold_params {
+    enum tf_fold_filter filter;
+    double   filter_k;     /* robust duration rule: threshold in scaled MADs */
+    double   shape_k;      /* robust shape rule: threshold in scaled MADs */
+    uint32_t groups;       /* duration groups asked for; 0 = automatic */
+    uint32_t grid;         /* grid points of the curves (G) */
+    uint32_t bootstrap;    /* bootstrap replicates for the bands; 0 = none */
+    double   confidence;   /* coverage of the bands, in (0, 1) */
+    uint64_t seed;         /* seed of the bootstrap draws */
+    double   min_change;   /* smallest relative rate change kept as a change point */
+} tf_fold_params;
+
+/* The documented defaults (docs/commands/fold.md). */
+void tf_fold_params_default(tf_fold_params *p);
+/* "robust", "mad15", "none"; NULL for an unknown value. */
+const char *tf_fold_filter_name(enum tf_fold_filter f);
+/* Parses a filter name; -1 when unknown. */
+int tf_fold_filter_parse(const char *name);
+
+/* ---- instances ---------------------------------------------------------- */
+
+enum tf_fold_status {
+    TF_FOLD_USED = 0,
+    TF_FOLD_EXCLUDED = 1,
+    TF_FOLD_INCOMPLETE = 2,
+};
+
+enum tf_fold_reason {
+    TF_FOLD_REASON_NONE = 0,
+    TF_FOLD_REASON_DURATION = 1,   /* duration outlier */
+    TF_FOLD_REASON_SHAPE = 2,      /* counter curve unlike the others (stall, disturbance) */
+    TF_FOLD_REASON_NO_END = 3,     /* the thread ended inside the instance */
+    TF_FOLD_REASON_MISMATCHED = 4, /* closed by the end of an enclosing region */
+    TF_FOLD_REASON_EMPTY = 5,      /* zero duration */
+};
+
+typedef struct tf_fold_instance {
+    uint32_t proc, thread;   /* indexes in the trace */
+    uint64_t tid;
+    uint64_t begin, end, duration;   /* ns, trace time */
+    uint8_t  status;         /* enum tf_fold_status */
+    uint8_t  reason;         /* enum tf_fold_reason */
+    int32_t  group;          /* -1 for incomplete instances */
+    uint64_t samples;        /* samples inside the instance */
+    double   score;          /* filter statistic in scaled MADs, NaN when not computed */
+} tf_fold_instance;
+
+/* ---- one synthetic iteration -------------------------------------------- */
+
+typedef struct tf_fold_change {
+    uint32_t counter;
+    double   x;              /* normalised time */
+    double   rate_before, rate_after;   /* events/s */
+} tf_fold_change;
+
+/* The folded samples of the used instances, column by column. */
+typedef struct tf_fold_points {
+    size_t    n;
+    uint32_t *instance;      /* row in the region's instances */
+    float    *x;             /* normalised time */
+    uint8_t  *kind;          /* enum tf_sample_kind */
+    uint64_t *ip, *addr;
+    uint8_t  *level;         /* enum tf_mem_level */
+    uint32_t *weight;
+    float    *y;             /* [ncounters][n], NaN where no value */
+} tf_fold_points;
+
+typedef struct tf_fold_group {
+    uint32_t index;
+    uint32_t instances;           /* used instances */
+    double   mean_duration_ns;
+    double   duration_lo_ns, duration_hi_ns;
+    int32_t  instructions;        /* counter index, -1 when none */
+    uint32_t *counter_instances;  /* [C] instances each counter rests on */
+    double   *mean_total;         /* [C] events */
+    uint32_t  grid;               /* G */
+    double   *x;                  /* [G] */
+    /* [C][G]; NaN rows for a counter that rests on fewer than 2 instances */
+    double   *curve, *curve_lo, *curve_hi;
+    double   *rate, *rate_lo, *rate_hi;    /* events/s */
+    double   *ratio;              /* per instruction, NULL when instructions < 0 */
+    size_t    nchanges;
+    tf_fold_change *changes;      /* sorted by counter, then x */
+    size_t    nboundaries;
+    double   *boundaries;         /* merged change points, sorted */
+    tf_fold_points points;
+} tf_fold_group;
+
+typedef struct tf_fold_region {
+    char     *name;
+    uint32_t  ncounters;          /* C */
+    char    **counter_names;      /* [C] */
+    char    **counter_units;      /* [C] */
+    size_t    ninstances;         /* N */
+    tf_fold_instance *instances;  /* [N] in (process, thread, begin) order */
+    uint64_t *counter_delta;      /* [N][C], TF_NOVALUE when missing */
+    size_t    used, excluded, incomplete;
+    uint32_t  ngroups;
+    tf_fold_group *groups;
+} tf_fold_region;
+
+typedef struct tf_fold_result {
+    char          *producer;      /* "tracefold fold 0.1.0" */
+    char          *trace;         /* path of the folded trace */
+    tf_fold_params params;
+    uint32_t       nregions;
+    tf_fold_region *regions;
+} tf_fold_result;
+
+/* Index of the counter that counts instructions (by name: instructions,
+ * PAPI_TOT_INS, INST_RETIRED..., case-insensitive), -1 when none. */
+int tf_fold_instructions_counter(const char *const *names, uint32_t n);
+
+/* Writes r to path (a new file; an existing one is replaced). */
+int  tf_fold_result_save(const tf_fold_result *r, const char *path, tf_error *err);
+/* Loads a fold.h5, validating its format name, version and every dataset's
+ * shape; errors name the file and the dataset. */
+int  tf_fold_result_load(const char *path, tf_fold_result **r, tf_error *err);
+/* Frees everything r owns, and r (NULL is fine). */
+void tf_fold_result_free(tf_fold_result *r);
+
+#endif
