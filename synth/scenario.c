@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "scenario.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "trace.h"
+
+#define MiB (UINT64_C(1) << 20)
+
+static const char *const counter_names[TF_SYNTH_NAMED_COUNTERS] = {
+    "instructions", "cycles", "L1D_misses", "L2_misses",
+    "LLC_misses", "branch_misses", "dTLB_misses", "stores",
+};
+
+enum { OBJ_A, OBJ_B, OBJ_IDX, OBJ_GRID };
+
+static const tf_synth_object hpc_objects[] = {
+    [OBJ_A] = {"", "main.c:41", TF_OBJECT_HEAP},
+    [OBJ_B] = {"", "main.c:42", TF_OBJECT_HEAP},
+    [OBJ_IDX] = {"", "main.c:45", TF_OBJECT_HEAP},
+    [OBJ_GRID] = {"grid", "", TF_OBJECT_STATIC},
+};
+
+#define LINEAR(obj, st, dir, mib) {obj, st, TF_PATTERN_LINEAR, dir, 8, 1, (mib) * MiB}
+
+/* An iteration shaped like HPCG's: a copy that runs downwards, a stencil with
+ * three concurrent streams and a strided store, a random gather, and a
+ * symmetric Gauss-Seidel that sweeps up then down in one routine.  The
+ * instruction rates span 300 to 4200 MIPS with abrupt changes. */
+static const tf_synth_phase hpc_phases[] = {
+    {"copy", "stream_copy", "stream.c", 214, 0.18,
+     {2.0e9, 2.5e9, 6.0e7, 2.0e7, 8.0e6, 1.0e6, 2.0e5, 3.0e8},
+     2, {LINEAR(OBJ_A, false, -1, 8), LINEAR(OBJ_B, true, -1, 8)}},
+    {"stencil", "stencil_apply", "stencil.c", 57, 0.22,
+     {4.2e9, 2.5e9, 1.5e7, 3.0e6, 5.0e5, 2.0e5, 5.0e4, 6.0e8},
+     2, {{OBJ_GRID, false, TF_PATTERN_LINEAR, 1, 8, 3, 12 * MiB},
+         {OBJ_B, true, TF_PATTERN_STRIDED, 1, 256, 1, 8 * MiB}}},
+    {"gather", "spmv_gather", "spmv.c", 112, 0.20,
+     {3.0e8, 2.5e9, 9.0e7, 6.0e7, 4.0e7, 1.2e7, 6.0e6, 2.0e7},
+     2, {{OBJ_A, false, TF_PATTERN_RANDOM, 0, 0, 1, 8 * MiB},
+         LINEAR(OBJ_IDX, false, 1, 2)}},
+    {"symgs_fwd", "symgs", "symgs.c", 64, 0.22,
+     {2.6e9, 2.5e9, 4.0e7, 1.2e7, 3.0e6, 3.0e6, 4.0e5, 3.0e8},
+     2, {LINEAR(OBJ_A, false, 1, 8), LINEAR(OBJ_B, true, 1, 8)}},
+    {"symgs_bwd", "symgs", "symgs.c", 91, 0.18,
+     {1.4e9, 2.5e9, 4.5e7, 1.5e7, 4.0e6, 3.0e6, 4.0e5, 2.5e8},
+     2, {LINEAR(OBJ_A, false, -1, 8), LINEAR(OBJ_B, true, -1, 8)}},
+};
+
+/* One constant phase: every normalised curve is the diagonal. */
+static const tf_synth_phase flat_phases[] = {
+    {"compute", "compute", "compute.c", 10, 1.0,
+     {2.6e9, 2.5e9, 4.0e7, 1.2e7, 3.0e6, 3.0e6, 4.0e5, 3.0e8},
+     1, {LINEAR(OBJ_A, false, 1, 8)}},
+};
+
+static const tf_synth_scenario scenarios[] = {
+    {"phases", sizeof hpc_phases / sizeof hpc_phases[0], hpc_phases,
+     sizeof hpc_objects / sizeof hpc_objects[0], hpc_objects},
+    {"flat", 1, flat_phases, 1, hpc_objects},
+};
+
+const tf_synth_scenario *tf_synth_scenario_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
+        if (!strcmp(scenarios[i].name, name))
+            return &scenarios[i];
+    return NULL;
+}
+
+const char *tf_synth_scenario_names(void)
+{
+    return "phases, flat";
+}
+
+const char *tf_synth_counter_name(uint32_t c, char *buf, unsigned size)
+{
+    if (c < TF_SYNTH_NAMED_COUNTERS)
+        return counter_names[c];
+    snprintf(buf, size, "counter%u", c);
+    return buf;
+}
+
+double tf_synth_counter_rate(const tf_synth_phase *ph, uint32_t k, uint32_t c)
+{
+    if (c < TF_SYNTH_NAMED_COUNTERS)
+        return ph->rates[c];
+    return 1e6 * (1 + (7 * k + 3 * c) % 11);
+}
+
+const char *tf_synth_object_label(const tf_synth_object *o)
+{
+    return o->kind == TF_OBJECT_STATIC ? o->name : o->callsite;
+}
