@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "prv_pcf.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Labels of values, kept sorted by value; one set can be shared by several
+ * types (a .pcf EVENT_TYPE block with a VALUES block labels all its types). */
+typedef struct label_entry {
+    uint64_t key;
+    char    *label;
+} label_entry;
+
+typedef struct label_set {
+    size_t       n, cap;
+    label_entry *e;
+} label_set;
+
+typedef struct pcf_type {
+    uint32_t type, gradient;
+    char    *label;
+    size_t   values;    /* index in sets, or SIZE_MAX when the type has no value labels */
+} pcf_type;
+
+struct tf_pcf {
+    size_t     ntypes, captypes;
+    pcf_type  *types;   /* sorted by type */
+    size_t     nsets, capsets;
+    label_set *sets;
+    label_set  states;
+};
+
+tf_pcf *tf_pcf_new(void) { return calloc(1, sizeof(tf_pcf)); }
+
+static void set_free(label_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->e[i].label);
+    free(s->e);
+}
+
+void tf_pcf_free(tf_pcf *pcf)
+{
+    if (!pcf)
+        return;
+    for (size_t i = 0; i < pcf->ntypes; i++)
+        free(pcf->types[i].label);
+    for (size_t i = 0; i < pcf->nsets; i++)
+        set_free(&pcf->sets[i]);
+    set_free(&pcf->states);
+    free(pcf->types);
+    free(pcf->sets);
+    free(pcf);
+}
+
+/* First index whose key is >= key. */
+static size_t set_lower(const label_set *s, uint64_t key)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->e[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static const char *set_find(const label_set *s, uint64_t key)
+{
+    size_t i = set_lower(s, key);
+    return i < s->n && s->e[i].key == key ? s->e[i].label : NULL;
+}
+
+static int set_put(label_set *s, uint64_t key, const char *label, tf_error *err)
+{
+    char *copy = strdup(label);
+    if (!copy)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    /* Labels usually come in increasing order: append without searching. */
+    size_t i = s->n && s->e[s->n - 1].key < key ? s->n : set_lower(s, key);
+    if (i < s->n && s->e[i].key == key) {
+        free(s->e[i].label);
+        s->e[i].label = copy;
+        return 0;
+    }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        label_entry *ne = realloc(s->e, cap * sizeof *ne);
+        if (!ne) {
+            free(copy);
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        }
+        s->e = ne;
+        s->cap = cap;
+    }
+    memmove(&s->e[i + 1], &s->e[i], (s->n - i) * sizeof *s->e);
+    s->e[i] = (label_entry){key, copy};
+    s->n++;
+    return 0;
+}
+
+static size_t type_lower(const tf_pcf *pcf, uint32_t type)
+{
+    size_t lo = 0, hi = pcf->ntypes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pcf->types[mid].type < type)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static pcf_type *type_find(tf_pcf *pcf, uint32_t type)
+{
+    size_t i = type_lower(pcf, type);
+    return i < pcf->ntypes && pcf->types[i].type == type ? &pcf->types[i] : NULL;
+}
+
+static int new_set(tf_pcf *pcf, size_t *index, tf_error *err)
+{
+    if (pcf->nsets == pcf->capsets) {
+        size_t cap = pcf->capsets ? 2 * pcf->capsets : 16;
+        label_set *ns = realloc(pcf->sets, cap * sizeof *ns);
+        if (!ns)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        pcf->sets = ns;
+        pcf->capsets = cap;
+    }
+    pcf->sets[pcf->nsets] = (label_set){0};
+    *index = pcf->nsets++;
+    return 0;
+}
+
+int tf_pcf_add_type(tf_pcf *pcf, uint32_t type, uint32_t gradient, const char *label,
+                    tf_error *err)
+{
+    size_t i = type_lower(pcf, type);
+    if (i < pcf->ntypes && pcf->types[i].type == type)
+        return 0;
+    if (pcf->ntypes == pcf->captypes) {
+        size_t cap = pcf->captypes ? 2 * pcf->captypes : 32;
+        pcf_type *nt = realloc(pcf->types, cap * sizeof *nt);
+        if (!nt)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        pcf->types = nt;
+        pcf->captypes = cap;
+    }
+    char *copy = strdup(label);
+    if (!copy)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    memmove(&pcf->types[i + 1], &pcf->types[i], (pcf->ntypes - i) * sizeof *pcf->types);
+    pcf->types[i] = (pcf_type){type, gradient, copy, SIZE_MAX};
+    pcf->ntypes++;
+    return 0;
+}
+
+int tf_pcf_add_value(tf_pcf *pcf, uint32_t type, uint64_t value, const char *label,
+                     tf_error *err)
+{
+    pcf_type *t = type_find(pcf, type);
+    if (!t)
+        return tf_fail(err, TF_ERR_INTERNAL, "pcf: value label for undeclared type %" PRIu32, type);
+    if (t->values == SIZE_MAX) {
+        size_t s;
+        int rc = new_set(pcf, &s, err);
+        if (rc < 0)
+            return rc;
+        t = type_find(pcf, type);
+        t->values = s;
+    }
+    return set_put(&pcf->sets[t->values], value, label, err);
+}
+
+int tf_pcf_add_state(tf_pcf *pcf, uint32_t state, const char *label, tf_error *err)
+{
+    return set_put(&pcf->states, state, label, err);
+}
+
+const char *tf_pcf_type_label(tf_pcf *pcf, uint32_t type)
+{
+    pcf_type *t = type_find(pcf, type);
+    return t ? t->label : NULL;
+}
+
+bool tf_pcf_type_has_values(tf_pcf *pcf, uint32_t type)
+{
+    pcf_type *t = type_find(pcf, type);
+    return t && t->values != SIZE_MAX;
+}
+
+const char *tf_pcf_value_label(tf_pcf *pcf, uint32_t type, uint64_t value)
+{
+    pcf_type *t = type_find(pcf, type);
+    return t && t->values != SIZE_MAX ? set_find(&pcf->sets[t->values], value) : NULL;
+}
+
+const char *tf_pcf_state_label(tf_pcf *pcf, uint32_t state)
+{
+    return set_find(&pcf->states, state);
+}
+
+bool tf_pcf_find_type(tf_pcf *pcf, const char *label, uint32_t *type)
+{
+    for (size_t i = 0; i < pcf->ntypes; i++)
+        if (!strcmp(pcf->types[i].label, label)) {
+            *type = pcf->types[i].type;
+            return true;
+        }
+    return false;
+}
+
+bool tf_pcf_find_value(tf_pcf *pcf, uint32_t type, const char *label, uint64_t *value)
+{
+    pcf_type *t = type_find(pcf, type);
+    if (!t || t->values == SIZE_MAX)
+        return false;
+    const label_set *s = &pcf->sets[t->values];
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->e[i].label, label)) {
+            *value = s->e[i].key;
+            return true;
+        }
+    return false;
+}
+
+size_t tf_pcf_ntypes(tf_pcf *pcf) { return pcf->ntypes; }
+uint32_t tf_pcf_type_at(tf_pcf *pcf, size_t i) { return pcf->types[i].type; }
+
+/* ---- parsing ------------------------------------------------------------- */
+
+enum section { SEC_OTHER, SEC_STATES, SEC_EVENT_TYPE, SEC_VALUES };
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+/* Section names are words of capitals and underscores alone on a line. */
+static bool is_keyword(const char *p)
+{
+    for (; *p; p++)
+        if (!isupper((unsigned char)*p) && *p != '_')
+            return false;
+    return true;
+}
+
+/* Reads a number at *p (signed for values), advancing past it and the
+ * blanks that follow. */
+static bool take_number(char **p, bool is_signed, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    if (is_signed && **p == '-')
+        *v = (uint64_t)strtoll(*p, &end, 10);
+    else if (isdigit((unsigned char)**p))
+        *v = strtoull(*p, &end, 10);
+    else
+        return false;
+    if (errno || end == *p || (*end && !isspace((unsigned char)*end)))
+        return false;
+    *p = end;
+    while (isspace((unsigned char)**p))
+        (*p)++;
+    return true;
+}
+
+/* One line of the EVENT_TYPE block: GRADIENT TYPE LABEL. */
+static int parse_type_line(tf_pcf *pcf, char *p, const char *path, unsigned long line,
+                           uint32_t *type, tf_error *err)
+{
+    uint64_t grad, t;
+    if (!take_number(&p, false, &grad) || !take_number(&p, false, &t) || t > UINT32_MAX ||
+        grad > UINT32_MAX)
+        return tf_fail(err, TF_ERR_FORMAT,
+                       "%s: line %lu: EVENT_TYPE: expected 'GRADIENT TYPE LABEL' with numbers below 2^32",
+                       path, line);
+    *type = (uint32_t)t;
+    return tf_pcf_add_type(pcf, *type, (uint32_t)grad, p, err);
+}
+
+int tf_pcf_read(const char *path, tf_pcf **out, tf_error *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return tf_fail(err, errno == ENOENT ? TF_ERR_NOTFOUND : TF_ERR_IO, "%s: cannot open: %s",
+                       path, strerror(errno));
+    tf_pcf *pcf = tf_pcf_new();
+    char *buf = NULL;
+    size_t cap = 0;
+    unsigned long line = 0;
+    int rc = pcf ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    enum section sec = SEC_OTHER;
+    /* The types declared by the current EVENT_TYPE block, which a VALUES
+     * block labels all at once. */
+    uint32_t *block = NULL;
+    size_t nblock = 0, capblock = 0, block_set = SIZE_MAX;
+    while (rc == 0 && getline(&buf, &cap, f) >= 0) {
+        line++;
+        char *p = trim(buf);
+        if (!*p) {
+            if (sec != SEC_OTHER && sec != SEC_STATES)
+                sec = SEC_OTHER;
+            continue;
+        }
+        if (is_keyword(p)) {
+            if (!strcmp(p, "EVENT_TYPE")) {
+                sec = SEC_EVENT_TYPE;
+                nblock = 0;
+                block_set = SIZE_MAX;
+            } else if (!strcmp(p, "VALUES")) {
+                if (sec != SEC_EVENT_TYPE || nblock == 0) {
+                    rc = tf_fail(err, TF_ERR_FORMAT,
+                                 "%s: line %lu: VALUES must follow the types of an EVENT_TYPE block",
+                                 path, line);
+                    break;
+                }
+                sec = SEC_VALUES;
+                if ((rc = new_set(pcf, &block_set, err)) < 0)
+                    break;
+                for (size_t i = 0; i < nblock; i++)
+                    type_find(pcf, block[i])->values = block_set;
+            } else if (!strcmp(p, "STATES")) {
+                sec = SEC_STATES;
+            } else {
+                sec = SEC_OTHER;   /* options, colours, gradients: not needed here */
+            }
+            continue;
+        }
+        uint64_t key;
+        char *q = p;
+        switch (sec) {
+        case SEC_EVENT_TYPE: {
+            uint32_t type = 0;
+            if ((rc = parse_type_line(pcf, p, path, line, &type, err)) < 0)
+                break;
+            if (nblock == capblock) {
+                capblock = capblock ? 2 * capblock : 8;
+                uint32_t *nb = realloc(block, capblock * sizeof *nb);
+                if (!nb) {
+                    rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                block = nb;
+            }
+            block[nblock++] = type;
+            break;
+        }
+        case SEC_VALUES:
+            if (!take_number(&q, true, &key)) {
+                rc = tf_fail(err, TF_ERR_FORMAT,
+                             "%s: line %lu: VALUES: expected 'VALUE LABEL' with a 64-bit value",
+                             path, line);
+                break;
+            }
+            rc = set_put(&pcf->sets[block_set], key, q, err);
+            break;
+        case SEC_STATES:
+            if (!take_number(&q, false, &key) || key > UINT32_MAX) {
+                rc = tf_fail(err, TF_ERR_FORMAT,
+                             "%s: line %lu: STATES: expected 'STATE LABEL' with a number below 2^32",
+                             path, line);
+                break;
+            }
+            rc = set_put(&pcf->states, key, q, err);
+            break;
+        default:
+            break;
+        }
+    }
+    if (rc == 0 && ferror(f))
+        rc = tf_fail(err, TF_ERR_IO, "%s: line %lu: read error", path, line + 1);
+    free(block);
+    free(buf);
+    fclose(f);
+    if (rc < 0) {
+        tf_pcf_free(pcf);
+        return rc;
+    }
+    *out = pcf;
+    return 0;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+/* Colours of the states this project writes; others get grey. */
+static const char *state_color(uint64_t state)
+{
+    static const char *const colors[] = {"{117,195,255}", "{0,0,255}", "{255,255,255}"};
+    return state < sizeof colors / sizeof colors[0] ? colors[state] : "{192,192,192}";
+}
+
+int tf_pcf_write(tf_pcf *pcf, FILE *f)
+{
+    fputs("DEFAULT_OPTIONS\n\n"
+          "LEVEL               THREAD\n"
+          "UNITS               NANOSEC\n"
+          "LOOK_BACK           100\n"
+          "SPEED               1\n"
+          "FLAG_ICONS          ENABLED\n"
+          "NUM_OF_STATE_COLORS 1000\n"
+          "YMAX_SCALE          37\n\n\n"
+          "DEFAULT_SEMANTIC\n\n"
+          "THREAD_FUNC          State As Is\n\n\n", f);
+    fputs("STATES\n", f);
+    for (size_t i = 0; i < pcf->states.n; i++)
+        fprintf(f, "%" PRIu64 "    %s\n", pcf->states.e[i].key, pcf->states.e[i].label);
+    fputs("\n\nSTATES_COLOR\n", f);
+    for (size_t i = 0; i < pcf->states.n; i++)
+        fprintf(f, "%" PRIu64 "    %s\n", pcf->states.e[i].key, state_color(pcf->states.e[i].key));
+    fputs("\n\n", f);
+    for (size_t i = 0; i < pcf->ntypes; i++) {
+        const pcf_type *t = &pcf->types[i];
+        fprintf(f, "EVENT_TYPE\n%" PRIu32 "    %" PRIu32 "    %s\n", t->gradient, t->type, t->label);
+        if (t->values != SIZE_MAX) {
+            const label_set *s = &pcf->sets[t->values];
+            fputs("VALUES\n", f);
+            for (size_t k = 0; k < s->n; k++)
+                fprintf(f, "%" PRId64 "      %s\n", (int64_t)s->e[k].key, s->e[k].label);
+        }
+        fputs("\n\n", f);
+    }
+    return ferror(f) ? -1 : 0;
+}

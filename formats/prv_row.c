@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "prv_row.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const level_names[TF_ROW_NLEVELS] = {
+    "CPU", "NODE", "THREAD", "TASK", "APPL", "WORKLOAD", "SYSTEM",
+};
+
+const char *tf_row_level_name(enum tf_row_level level) { return level_names[level]; }
+
+int tf_row_add(tf_row *row, enum tf_row_level level, const char *name, tf_error *err)
+{
+    size_t n = row->n[level];
+    /* Grow in powers of two: the capacity is implied by the count. */
+    if ((n & (n - 1)) == 0) {
+        char **nn = realloc(row->names[level], (n ? 2 * n : 1) * sizeof *nn);
+        if (!nn)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        row->names[level] = nn;
+    }
+    if (!(row->names[level][n] = strdup(name)))
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    row->n[level] = n + 1;
+    return 0;
+}
+
+const char *tf_row_name(const tf_row *row, enum tf_row_level level, size_t i)
+{
+    return i < row->n[level] ? row->names[level][i] : NULL;
+}
+
+void tf_row_free(tf_row *row)
+{
+    for (int l = 0; l < TF_ROW_NLEVELS; l++) {
+        for (size_t i = 0; i < row->n[l]; i++)
+            free(row->names[l][i]);
+        free(row->names[l]);
+    }
+    memset(row, 0, sizeof *row);
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+    return s;
+}
+
+int tf_row_read(const char *path, tf_row *row, tf_error *err)
+{
+    memset(row, 0, sizeof *row);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return tf_fail(err, errno == ENOENT ? TF_ERR_NOTFOUND : TF_ERR_IO, "%s: cannot open: %s",
+                       path, strerror(errno));
+    char *buf = NULL;
+    size_t cap = 0;
+    unsigned long line = 0;
+    int rc = 0;
+    int level = -1;
+    unsigned long left = 0;    /* names still expected in the current section */
+    while (rc == 0 && getline(&buf, &cap, f) >= 0) {
+        line++;
+        char *p = trim(buf);
+        if (left == 0) {
+            if (!*p)
+                continue;
+            char word[16];
+            int used = 0;
+            if (sscanf(p, "LEVEL %15s SIZE %lu%n", word, &left, &used) != 2 || p[used]) {
+                rc = tf_fail(err, TF_ERR_FORMAT, "%s: line %lu: expected 'LEVEL NAME SIZE N'",
+                             path, line);
+                break;
+            }
+            level = -1;
+            for (int l = 0; l < TF_ROW_NLEVELS; l++)
+                if (!strcmp(word, level_names[l]))
+                    level = l;
+            if (level < 0)
+                rc = tf_fail(err, TF_ERR_FORMAT,
+                             "%s: line %lu: unknown level '%s' (CPU, NODE, THREAD, TASK, APPL, WORKLOAD, SYSTEM)",
+                             path, line, word);
+            else if (row->n[level])
+                rc = tf_fail(err, TF_ERR_FORMAT, "%s: line %lu: level %s given twice", path,
+                             line, word);
+            continue;
+        }
+        rc = tf_row_add(row, (enum tf_row_level)level, p, err);
+        left--;
+    }
+    if (rc == 0 && left)
+        rc = tf_fail(err, TF_ERR_FORMAT, "%s: line %lu: level %s ends %lu names short of its SIZE",
+                     path, line, level_names[level], left);
+    free(buf);
+    fclose(f);
+    if (rc < 0)
+        tf_row_free(row);
+    return rc;
+}
+
+int tf_row_write(const tf_row *row, FILE *f)
+{
+    bool first = true;
+    for (int l = 0; l < TF_ROW_NLEVELS; l++) {
+        if (!row->n[l])
+            continue;
+        fprintf(f, "%sLEVEL %s SIZE %zu\n", first ? "" : "\n", level_names[l], row->n[l]);
+        first = false;
+        for (size_t i = 0; i < row->n[l]; i++)
+            fprintf(f, "%s\n", row->names[l][i]);
+    }
+    return ferror(f) ? -1 : 0;
+}

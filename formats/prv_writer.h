@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Writer of Paraver traces: NAME.prv (or NAME.prv.gz), NAME.pcf, NAME.row.
+ * Records must come in global time order (the writer refuses others), so
+ * every trace written is time-sorted; the header's end time is the last
+ * time seen.  Files appear under their names only when complete. */
+#ifndef TF_PRV_WRITER_H
+#define TF_PRV_WRITER_H
+
+#include "prv_pcf.h"
+#include "prv_reader.h"
+#include "prv_row.h"
+
+typedef struct tf_prv_writer tf_prv_writer;
+
+/* hdr gives the resources, applications and communicators (copied); its
+ * end_time is a minimum, its unit_ns the unit of the record times (0: ns),
+ * an empty date is replaced by the current one. */
+int tf_prv_writer_create(tf_prv_writer **w, const char *path, const tf_prv_header *hdr,
+                         tf_error *err);
+/* Labels and names, filled by the caller before closing. */
+tf_pcf *tf_prv_writer_pcf(tf_prv_writer *w);
+tf_row  *tf_prv_writer_row(tf_prv_writer *w);
+
+/* One record (events: rec->npairs pairs at rec->time). */
+int tf_prv_write(tf_prv_writer *w, const tf_prv_record *rec, tf_error *err);
+
+/* Checks that every event type written has a label, writes the header, the
+ * records, the .pcf and the .row, and renames them into place.  Frees w. */
+int  tf_prv_writer_close(tf_prv_writer *w, tf_error *err);
+/* Removes the temporary files.  Frees w. */
+void tf_prv_writer_abort(tf_prv_writer *w);
+
+/* The .pcf and .row paths of a .prv or .prv.gz path (malloc'ed). */
+char *tf_prv_sibling(const char *prv_path, const char *ext);
+
+#endif
