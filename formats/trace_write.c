@@ -1,0 +1,701 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The trace writer: every table is an appendable, chunked, compressed
+ * dataset; HDF5's chunk cache holds the chunk being filled, so small batches
+ * cost no re-compression until a flush. */
+#include "trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "h5util.h"
+#include "strtab.h"
+#include "trace_schema.h"
+
+/* Chunks of about this many bytes (uncompressed): see docs/trace-format.md
+ * ("Storage") for the measurements behind the choice. */
+#define CHUNK_BYTES (64 * 1024)
+#define MIN_CHUNK_ROWS 16
+#define DEFLATE_LEVEL 1
+/* Records packed per H5Dwrite, which bounds the scratch buffer. */
+#define PACK_ROWS 8192
+
+/* One appendable dataset. */
+typedef struct table {
+    hid_t    dset;
+    hid_t    mem_type;   /* owned unless a predefined type */
+    bool     own_type;
+    size_t   row_size;   /* bytes of one row in memory */
+    uint64_t rows;
+} table;
+
+typedef struct wthread {
+    uint64_t tid;
+    table    events, samples, frames;
+    uint64_t last_event, last_sample;   /* times of the last rows written */
+} wthread;
+
+typedef struct wprocess {
+    uint32_t ncounters;
+    table    counters, modules, objects, symbols, frames;
+    wthread *threads;
+    uint32_t nthreads, cap;
+} wprocess;
+
+struct tf_writer {
+    char     *path;        /* the name users know; used in messages */
+    char     *file_path;   /* what HDF5 writes: path, or the temporary name */
+    bool      atomic;
+    hid_t     file;
+    tf_strtab strings;
+    table     strings_table;   /* rows: strings already written */
+    wprocess *procs;
+    uint32_t  nprocs, cap;
+    unsigned char *scratch;    /* PACK_ROWS packed rows of the widest table */
+    size_t    scratch_size;
+};
+
+/* ---- tables --------------------------------------------------------------- */
+
+static void table_close(table *t)
+{
+    if (t->dset >= 0)
+        H5Dclose(t->dset);
+    if (t->own_type && t->mem_type >= 0)
+        H5Tclose(t->mem_type);
+    t->dset = t->mem_type = -1;
+}
+
+/* Creates loc/name, empty and unlimited.  file_type and mem_type are taken
+ * over (closed with the table) when own is set. */
+static int table_create(hid_t loc, const char *name, hid_t file_type,
+                        hid_t mem_type, bool own, size_t row_size, table *t, tf_error *err)
+{
+    *t = (table){ .dset = -1, .mem_type = mem_type, .own_type = own, .row_size = row_size };
+    size_t file_row = H5Tget_size(file_type);
+    hsize_t chunk = CHUNK_BYTES / (file_row ? file_row : 1);
+    if (chunk < MIN_CHUNK_ROWS)
+        chunk = MIN_CHUNK_ROWS;
+    hsize_t zero = 0, unlimited = H5S_UNLIMITED;
+    hid_t space = H5Screate_simple(1, &zero, &unlimited);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    bool ok = space >= 0 && dcpl >= 0 && dapl >= 0 &&
+              H5Pset_chunk(dcpl, 1, &chunk) >= 0 && H5Pset_shuffle(dcpl) >= 0 &&
+              H5Pset_deflate(dcpl, DEFLATE_LEVEL) >= 0 &&
+              /* No fill pass over new chunks; HDF5 forbids it for strings. */
+              (H5Tget_class(file_type) == H5T_STRING ||
+               H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0) &&
+              /* Room for the chunk being filled and the next: fully written
+               * chunks go first (w0 = 1), the partial one stays cached. */
+              H5Pset_chunk_cache(dapl, 101, 3 * chunk * file_row, 1.0) >= 0;
+    if (ok)
+        t->dset = H5Dcreate2(loc, name, file_type, space, H5P_DEFAULT, dcpl, dapl);
+    if (space >= 0)
+        H5Sclose(space);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (dapl >= 0)
+        H5Pclose(dapl);
+    if (own)
+        H5Tclose(file_type);
+    if (t->dset < 0) {
+        table_close(t);
+        return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot create the dataset");
+    }
+    return 0;
+}
+
+static int table_append(table *t, const void *rows, size_t n, tf_error *err)
+{
+    if (!n)
+        return 0;
+    hsize_t start = t->rows, count = n, size = t->rows + n;
+    hid_t fspace = -1, mspace = -1;
+    bool ok = H5Dset_extent(t->dset, &size) >= 0 && (fspace = H5Dget_space(t->dset)) >= 0 &&
+              H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0 &&
+              (mspace = H5Screate_simple(1, &count, NULL)) >= 0 &&
+              H5Dwrite(t->dset, t->mem_type, mspace, fspace, H5P_DEFAULT, rows) >= 0;
+    if (mspace >= 0)
+        H5Sclose(mspace);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    if (!ok)
+        return tf_h5_fail(err, TF_ERR_IO, t->dset, NULL, "cannot append %zu rows", n);
+    t->rows += n;
+    return 0;
+}
+
+static int table_create_schema(hid_t loc, const tf_table_schema *s,
+                               uint32_t ncounters, table *t, tf_error *err)
+{
+    hid_t file_type = tf_schema_type(s, ncounters, true);
+    hid_t mem_type = tf_schema_type(s, ncounters, false);
+    if (file_type < 0 || mem_type < 0) {
+        if (file_type >= 0)
+            H5Tclose(file_type);
+        if (mem_type >= 0)
+            H5Tclose(mem_type);
+        return tf_h5_fail(err, TF_ERR_INTERNAL, loc, s->name, "cannot build the record type");
+    }
+    return table_create(loc, s->name, file_type, mem_type, true,
+                        tf_schema_row_size(s, ncounters), t, err);
+}
+
+static int table_create_frames(hid_t loc, table *t, tf_error *err)
+{
+    return table_create(loc, TF_DSET_FRAMES, H5T_STD_U64LE, H5T_NATIVE_UINT64, false,
+                        sizeof(uint64_t), t, err);
+}
+
+/* Packs records in batches of PACK_ROWS and appends them. */
+static int table_append_records(tf_writer *w, table *t, const tf_table_schema *s,
+                                uint32_t ncounters, const void *records,
+                                const uint64_t *counters, size_t n, tf_error *err)
+{
+    size_t need = PACK_ROWS * t->row_size;
+    if (need > w->scratch_size) {
+        unsigned char *p = realloc(w->scratch, need);
+        if (!p)
+            return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", w->path);
+        w->scratch = p;
+        w->scratch_size = need;
+    }
+    size_t values = s->has_counters ? ncounters : 0;
+    for (size_t done = 0; done < n;) {
+        size_t batch = n - done < PACK_ROWS ? n - done : PACK_ROWS;
+        tf_schema_pack(s, ncounters, (const unsigned char *)records + done * s->struct_size,
+                       counters ? counters + done * values : NULL, batch, w->scratch);
+        int rc = table_append(t, w->scratch, batch, err);
+        if (rc < 0)
+            return rc;
+        done += batch;
+    }
+    return 0;
+}
+
+/* ---- creation ------------------------------------------------------------- */
+
+static hid_t writer_fapl(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0)
+        return -1;
+    /* Metadata stays in memory until a flush, so the file on disk is always
+     * the state of the last flush: what makes a SIGKILLed trace readable. */
+    H5AC_cache_config_t mdc = { .version = H5AC__CURR_CACHE_CONFIG_VERSION };
+    if (H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
+        H5Pget_mdc_config(fapl, &mdc) < 0) {
+        H5Pclose(fapl);
+        return -1;
+    }
+    mdc.evictions_enabled = false;
+    mdc.incr_mode = H5C_incr__off;
+    mdc.flash_incr_mode = H5C_flash_incr__off;
+    mdc.decr_mode = H5C_decr__off;
+    if (H5Pset_mdc_config(fapl, &mdc) < 0) {
+        H5Pclose(fapl);
+        return -1;
+    }
+    return fapl;
+}
+
+static hid_t writer_fcpl(void)
+{
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    /* Space freed by a rewritten chunk is never reused, so nothing the last
+     * flush points to is overwritten before the next flush. */
+    if (fcpl >= 0 && H5Pset_file_space_strategy(fcpl, H5F_FSPACE_STRATEGY_NONE, 0, 1) < 0) {
+        H5Pclose(fcpl);
+        return -1;
+    }
+    return fcpl;
+}
+
+static int write_root_attributes(tf_writer *w, const tf_trace_meta *meta, tf_error *err)
+{
+    int rc;
+    if ((rc = tf_h5_attr_write_string(w->file, TF_ATTR_FORMAT, TF_TRACE_FORMAT, err)) < 0 ||
+        (rc = tf_h5_attr_write_int64(w->file, TF_ATTR_VERSION, TF_TRACE_VERSION, err)) < 0 ||
+        (rc = tf_h5_attr_write_string(w->file, TF_ATTR_CLOCK, meta->clock, err)) < 0 ||
+        (rc = tf_h5_attr_write_string(w->file, TF_ATTR_TIME_UNIT, TF_TIME_UNIT, err)) < 0 ||
+        (rc = tf_h5_attr_write_string(w->file, TF_ATTR_HOST, meta->host, err)) < 0 ||
+        (rc = tf_h5_attr_write_string(w->file, TF_ATTR_COMMAND_LINE, meta->command_line,
+                                      err)) < 0 ||
+        (rc = tf_h5_attr_write_string(w->file, TF_ATTR_PRODUCER, meta->producer, err)) < 0 ||
+        (rc = tf_h5_attr_write_uint64(w->file, TF_ATTR_START_TIME, meta->start_time, err)) < 0 ||
+        (rc = tf_h5_attr_write_int64(w->file, TF_ATTR_COMPLETE, 0, err)) < 0)
+        return rc;
+    return 0;
+}
+
+static void writer_free(tf_writer *w)
+{
+    for (uint32_t p = 0; p < w->nprocs; p++) {
+        wprocess *proc = &w->procs[p];
+        for (uint32_t t = 0; t < proc->nthreads; t++) {
+            table_close(&proc->threads[t].events);
+            table_close(&proc->threads[t].samples);
+            table_close(&proc->threads[t].frames);
+        }
+        free(proc->threads);
+        table_close(&proc->counters);
+        table_close(&proc->modules);
+        table_close(&proc->objects);
+        table_close(&proc->symbols);
+        table_close(&proc->frames);
+    }
+    free(w->procs);
+    table_close(&w->strings_table);
+    if (w->file >= 0)
+        H5Fclose(w->file);
+    tf_strtab_free(&w->strings);
+    free(w->scratch);
+    free(w->path);
+    free(w->file_path);
+    free(w);
+}
+
+int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *meta,
+                     unsigned flags, tf_error *err)
+{
+    tf_h5_silence();
+    *out = NULL;
+    tf_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
+    w->file = -1;
+    w->strings_table.dset = w->strings_table.mem_type = -1;
+    tf_strtab_init(&w->strings);
+    w->atomic = flags & TF_WRITER_ATOMIC;
+    w->path = strdup(path);
+    if (w->path && w->atomic) {
+        size_t len = strlen(path) + 32;
+        w->file_path = malloc(len);
+        if (w->file_path)
+            snprintf(w->file_path, len, "%s.tmp-%ld", path, (long)getpid());
+    } else if (w->path) {
+        w->file_path = strdup(path);
+    }
+    uint32_t empty;
+    if (!w->path || !w->file_path || !tf_strtab_add(&w->strings, "", &empty)) {
+        writer_free(w);
+        return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
+    }
+    hid_t fapl = writer_fapl(), fcpl = writer_fcpl();
+    errno = 0;
+    if (fapl >= 0 && fcpl >= 0)
+        w->file = H5Fcreate(w->file_path, H5F_ACC_TRUNC, fcpl, fapl);
+    int saved = errno;
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (fcpl >= 0)
+        H5Pclose(fcpl);
+    if (w->file < 0) {
+        int rc = tf_fail(err, TF_ERR_IO, "%s: cannot create the trace: %s", w->file_path,
+                         saved ? strerror(saved) : "HDF5 refused it");
+        writer_free(w);
+        return rc;
+    }
+    hid_t string_type = H5Tcopy(H5T_C_S1);
+    int rc = string_type >= 0 && H5Tset_size(string_type, H5T_VARIABLE) >= 0 &&
+             H5Tset_cset(string_type, H5T_CSET_UTF8) >= 0
+                 ? 0 : tf_fail(err, TF_ERR_INTERNAL, "%s: cannot make a string type", w->path);
+    /* The strings table writes from the interned char * array directly. */
+    hid_t file_type = rc == 0 ? H5Tcopy(string_type) : -1;
+    if (rc == 0)
+        rc = table_create(w->file, TF_DSET_STRINGS, file_type, string_type, true,
+                          sizeof(char *), &w->strings_table, err);
+    else if (string_type >= 0)
+        H5Tclose(string_type);
+    hid_t group = -1;
+    if (rc == 0)
+        rc = write_root_attributes(w, meta, err);
+    if (rc == 0)
+        rc = tf_h5_group_create(w->file, TF_GROUP_PROCESS, &group, err);
+    tf_h5_close(group);
+    if (rc < 0) {
+        tf_writer_abort(w);
+        return rc;
+    }
+    *out = w;
+    return 0;
+}
+
+/* ---- strings -------------------------------------------------------------- */
+
+int tf_writer_intern(tf_writer *w, const char *s, uint32_t *id, tf_error *err)
+{
+    if (!s)
+        s = "";
+    if (tf_strtab_find(&w->strings, s, id))
+        return 0;
+    if (!tf_strtab_add(&w->strings, s, id))
+        return tf_fail(err, TF_ERR_NOMEM, "%s: cannot intern more strings (%zu so far)",
+                       w->path, w->strings.n);
+    return 0;
+}
+
+static int write_new_strings(tf_writer *w, tf_error *err)
+{
+    table *t = &w->strings_table;
+    return table_append(t, w->strings.strings + t->rows, w->strings.n - t->rows, err);
+}
+
+/* A string id a record refers to must have been interned already. */
+static int check_string(tf_writer *w, uint32_t id, const char *what, uint32_t proc,
+                        uint64_t index, tf_error *err)
+{
+    if (id < w->strings.n)
+        return 0;
+    return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ": %s %" PRIu64
+                   ": string id %" PRIu32 " was never interned (%zu strings)",
+                   w->path, proc, what, index, id, w->strings.n);
+}
+
+/* ---- processes and threads ------------------------------------------------ */
+
+static int check_process(tf_writer *w, uint32_t proc, tf_error *err)
+{
+    if (proc < w->nprocs)
+        return 0;
+    return tf_fail(err, TF_ERR_USAGE, "%s: no process %" PRIu32 " (%" PRIu32 " added)", w->path,
+                   proc, w->nprocs);
+}
+
+static int check_thread(tf_writer *w, uint32_t proc, uint32_t thread, tf_error *err)
+{
+    int rc = check_process(w, proc, err);
+    if (rc < 0 || thread < w->procs[proc].nthreads)
+        return rc;
+    return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 " has no thread %" PRIu32
+                   " (%" PRIu32 " added)", w->path, proc, thread, w->procs[proc].nthreads);
+}
+
+static int write_counters(tf_writer *w, uint32_t index, wprocess *p, const tf_process_desc *d,
+                          tf_error *err)
+{
+    tf_counter_desc descs[TF_MAX_COUNTERS];
+    for (uint32_t c = 0; c < d->ncounters; c++) {
+        const char *unit = d->counter_units && d->counter_units[c] ? d->counter_units[c]
+                                                                    : "events";
+        int rc;
+        if (!d->counter_names || !d->counter_names[c] || !d->counter_names[c][0])
+            return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ": counter %" PRIu32
+                           " has no name", w->path, index, c);
+        if ((rc = tf_writer_intern(w, d->counter_names[c], &descs[c].name, err)) < 0 ||
+            (rc = tf_writer_intern(w, unit, &descs[c].unit, err)) < 0)
+            return rc;
+        descs[c].kind = d->counter_kinds ? d->counter_kinds[c] : TF_COUNTER_HARDWARE;
+    }
+    return table_append_records(w, &p->counters, &tf_schema_counters, 0, descs, NULL,
+                                d->ncounters, err);
+}
+
+static int create_process_group(tf_writer *w, uint32_t index, wprocess *p,
+                                const tf_process_desc *d, tf_error *err)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s/%" PRIu32, TF_GROUP_PROCESS, index);
+    hid_t g = -1;
+    int rc;
+    if ((rc = tf_h5_group_create(w->file, name, &g, err)) < 0)
+        return rc;
+    (void)((rc = tf_h5_attr_write_int64(g, TF_ATTR_PID, d->pid, err)) < 0 ||
+           (rc = tf_h5_attr_write_int64(g, TF_ATTR_RANK, d->rank, err)) < 0 ||
+           (rc = tf_h5_attr_write_int64(g, TF_ATTR_NRANKS, d->nranks, err)) < 0 ||
+           (rc = tf_h5_attr_write_string(g, TF_ATTR_EXECUTABLE, d->executable, err)) < 0 ||
+           (rc = tf_h5_attr_write_string(g, TF_ATTR_HOST, d->host, err)) < 0 ||
+           (rc = tf_h5_attr_write_string(g, TF_ATTR_BUILD_ID, d->build_id, err)) < 0 ||
+           (rc = table_create_schema(g, &tf_schema_counters, 0, &p->counters, err)) < 0 ||
+           (rc = table_create_schema(g, &tf_schema_modules, 0, &p->modules, err)) < 0 ||
+           (rc = table_create_schema(g, &tf_schema_objects, 0, &p->objects, err)) < 0 ||
+           (rc = table_create_schema(g, &tf_schema_symbols, 0, &p->symbols, err)) < 0 ||
+           (rc = table_create_frames(g, &p->frames, err)) < 0 ||
+           (rc = write_counters(w, index, p, d, err)) < 0 ||
+           (rc = tf_h5_group_create(g, TF_GROUP_THREAD, NULL, err)) < 0);
+    H5Gclose(g);
+    return rc;
+}
+
+int tf_writer_add_process(tf_writer *w, const tf_process_desc *d, uint32_t *proc,
+                          tf_error *err)
+{
+    if (d->ncounters > TF_MAX_COUNTERS)
+        return tf_fail(err, TF_ERR_USAGE, "%s: %" PRIu32 " counters, at most %d are supported",
+                       w->path, d->ncounters, TF_MAX_COUNTERS);
+    if (w->nprocs == w->cap) {
+        uint32_t cap = w->cap ? 2 * w->cap : 4;
+        wprocess *procs = realloc(w->procs, cap * sizeof *procs);
+        if (!procs)
+            return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", w->path);
+        w->procs = procs;
+        w->cap = cap;
+    }
+    uint32_t index = w->nprocs;
+    wprocess *p = &w->procs[index];
+    memset(p, 0, sizeof *p);
+    p->ncounters = d->ncounters;
+    table *tables[] = { &p->counters, &p->modules, &p->objects, &p->symbols, &p->frames };
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+        tables[i]->dset = tables[i]->mem_type = -1;
+    /* Counted before the group is filled, so a failure midway still closes
+     * whatever was opened. */
+    w->nprocs++;
+    int rc = create_process_group(w, index, p, d, err);
+    if (rc < 0)
+        return rc;
+    *proc = index;
+    return 0;
+}
+
+int tf_writer_add_thread(tf_writer *w, uint32_t proc, uint64_t tid, uint32_t *thread,
+                         tf_error *err)
+{
+    int rc = check_process(w, proc, err);
+    if (rc < 0)
+        return rc;
+    wprocess *p = &w->procs[proc];
+    if (p->nthreads == p->cap) {
+        uint32_t cap = p->cap ? 2 * p->cap : 4;
+        wthread *threads = realloc(p->threads, cap * sizeof *threads);
+        if (!threads)
+            return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", w->path);
+        p->threads = threads;
+        p->cap = cap;
+    }
+    uint32_t index = p->nthreads;
+    wthread *t = &p->threads[index];
+    *t = (wthread){ .tid = tid };
+    t->events.dset = t->samples.dset = t->frames.dset = -1;
+    t->events.mem_type = t->samples.mem_type = t->frames.mem_type = -1;
+    p->nthreads++;
+    char name[96];
+    snprintf(name, sizeof name, "%s/%" PRIu32 "/%s/%" PRIu32, TF_GROUP_PROCESS, proc,
+             TF_GROUP_THREAD, index);
+    hid_t g = -1;
+    if ((rc = tf_h5_group_create(w->file, name, &g, err)) < 0)
+        return rc;
+    (void)((rc = tf_h5_attr_write_uint64(g, TF_ATTR_TID, tid, err)) < 0 ||
+           (rc = table_create_schema(g, &tf_schema_events, p->ncounters, &t->events, err)) < 0 ||
+           (rc = table_create_schema(g, &tf_schema_samples, p->ncounters, &t->samples, err)) < 0 ||
+           (rc = table_create_frames(g, &t->frames, err)) < 0);
+    H5Gclose(g);
+    if (rc < 0)
+        return rc;
+    *thread = index;
+    return 0;
+}
+
+/* ---- records -------------------------------------------------------------- */
+
+/* Times must not decrease within a thread; first_row is the index the
+ * batch's first record gets. */
+static int check_times(tf_writer *w, uint32_t proc, uint32_t thread, const char *what,
+                       const void *records, size_t stride, size_t n, uint64_t first_row,
+                       uint64_t *last, tf_error *err)
+{
+    uint64_t prev = *last;
+    const unsigned char *r = records;
+    for (size_t i = 0; i < n; i++, r += stride) {
+        uint64_t time;
+        memcpy(&time, r, sizeof time);   /* time is the first member of both records */
+        if (time < prev)
+            return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ", thread %" PRIu32
+                           ": %s %" PRIu64 " has time %" PRIu64 " ns, before the previous one's %"
+                           PRIu64 " ns (times within a thread must not decrease)",
+                           w->path, proc, thread, what, first_row + i, time, prev);
+        prev = time;
+    }
+    *last = prev;
+    return 0;
+}
+
+int tf_writer_append_events(tf_writer *w, uint32_t proc, uint32_t thread, const tf_event *ev,
+                            const uint64_t *counters, size_t n, tf_error *err)
+{
+    int rc = check_thread(w, proc, thread, err);
+    if (rc < 0)
+        return rc;
+    wthread *t = &w->procs[proc].threads[thread];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t row = t->events.rows + i;
+        if (ev[i].kind > TF_EVENT_USER)
+            return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ", thread %" PRIu32
+                           ": event %" PRIu64 " has unknown kind %u", w->path, proc, thread,
+                           row, ev[i].kind);
+        if (ev[i].kind != TF_EVENT_USER) {
+            uint32_t id = ev[i].value > UINT32_MAX ? UINT32_MAX : (uint32_t)ev[i].value;
+            if ((rc = check_string(w, id, "region event", proc, row, err)) < 0)
+                return rc;
+        }
+    }
+    uint64_t last = t->last_event;
+    if ((rc = check_times(w, proc, thread, "event", ev, sizeof *ev, n, t->events.rows, &last,
+                          err)) < 0 ||
+        (rc = table_append_records(w, &t->events, &tf_schema_events, w->procs[proc].ncounters,
+                                   ev, counters, n, err)) < 0)
+        return rc;
+    t->last_event = last;
+    return 0;
+}
+
+int tf_writer_append_samples(tf_writer *w, uint32_t proc, uint32_t thread, const tf_sample *s,
+                             const uint64_t *counters, size_t n, tf_error *err)
+{
+    int rc = check_thread(w, proc, thread, err);
+    if (rc < 0)
+        return rc;
+    wthread *t = &w->procs[proc].threads[thread];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t row = t->samples.rows + i;
+        if (s[i].kind > TF_SAMPLE_RMW)
+            return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ", thread %" PRIu32
+                           ": sample %" PRIu64 " has unknown kind %u", w->path, proc, thread,
+                           row, s[i].kind);
+        if (s[i].stack_len && (s[i].stack > t->frames.rows ||
+                               s[i].stack_len > t->frames.rows - s[i].stack))
+            return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ", thread %" PRIu32
+                           ": sample %" PRIu64 " refers to frames %" PRIu64 "..+%u, but the "
+                           "thread has %" PRIu64 " frames", w->path, proc, thread, row,
+                           s[i].stack, s[i].stack_len, t->frames.rows);
+    }
+    uint64_t last = t->last_sample;
+    if ((rc = check_times(w, proc, thread, "sample", s, sizeof *s, n, t->samples.rows, &last,
+                          err)) < 0 ||
+        (rc = table_append_records(w, &t->samples, &tf_schema_samples, w->procs[proc].ncounters,
+                                   s, counters, n, err)) < 0)
+        return rc;
+    t->last_sample = last;
+    return 0;
+}
+
+int tf_writer_append_frames(tf_writer *w, uint32_t proc, uint32_t thread, const uint64_t *ips,
+                            size_t n, uint64_t *first, tf_error *err)
+{
+    int rc = thread == UINT32_MAX ? check_process(w, proc, err)
+                                  : check_thread(w, proc, thread, err);
+    if (rc < 0)
+        return rc;
+    table *t = thread == UINT32_MAX ? &w->procs[proc].frames
+                                    : &w->procs[proc].threads[thread].frames;
+    if (first)
+        *first = t->rows;
+    return table_append(t, ips, n, err);
+}
+
+int tf_writer_append_objects(tf_writer *w, uint32_t proc, const tf_object *o, size_t n,
+                             tf_error *err)
+{
+    int rc = check_process(w, proc, err);
+    if (rc < 0)
+        return rc;
+    wprocess *p = &w->procs[proc];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t row = p->objects.rows + i;
+        if (o[i].kind > TF_OBJECT_MMAP)
+            return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ": object %" PRIu64
+                           " has unknown kind %u", w->path, proc, row, o[i].kind);
+        if (o[i].stack_len && (o[i].stack > p->frames.rows ||
+                               o[i].stack_len > p->frames.rows - o[i].stack))
+            return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ": object %" PRIu64
+                           " refers to frames %" PRIu64 "..+%u, but the process has %" PRIu64
+                           " frames", w->path, proc, row, o[i].stack, o[i].stack_len,
+                           p->frames.rows);
+        if ((rc = check_string(w, o[i].name, "object", proc, row, err)) < 0 ||
+            (rc = check_string(w, o[i].callsite, "object", proc, row, err)) < 0)
+            return rc;
+    }
+    return table_append_records(w, &p->objects, &tf_schema_objects, 0, o, NULL, n, err);
+}
+
+int tf_writer_append_modules(tf_writer *w, uint32_t proc, const tf_module *m, size_t n,
+                             tf_error *err)
+{
+    int rc = check_process(w, proc, err);
+    if (rc < 0)
+        return rc;
+    wprocess *p = &w->procs[proc];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t row = p->modules.rows + i;
+        if ((rc = check_string(w, m[i].path, "module", proc, row, err)) < 0 ||
+            (rc = check_string(w, m[i].build_id, "module", proc, row, err)) < 0)
+            return rc;
+    }
+    return table_append_records(w, &p->modules, &tf_schema_modules, 0, m, NULL, n, err);
+}
+
+int tf_writer_append_symbols(tf_writer *w, uint32_t proc, const tf_symbol *s, size_t n,
+                             tf_error *err)
+{
+    int rc = check_process(w, proc, err);
+    if (rc < 0)
+        return rc;
+    wprocess *p = &w->procs[proc];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t row = p->symbols.rows + i;
+        if ((rc = check_string(w, s[i].function, "symbol", proc, row, err)) < 0 ||
+            (rc = check_string(w, s[i].file, "symbol", proc, row, err)) < 0)
+            return rc;
+    }
+    return table_append_records(w, &p->symbols, &tf_schema_symbols, 0, s, NULL, n, err);
+}
+
+/* ---- flush and close ------------------------------------------------------ */
+
+int tf_writer_flush(tf_writer *w, tf_error *err)
+{
+    int rc = write_new_strings(w, err);
+    if (rc < 0)
+        return rc;
+    if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
+        return tf_fail(err, TF_ERR_IO, "%s: cannot flush the trace to disk", w->file_path);
+    return 0;
+}
+
+int64_t tf_writer_file(tf_writer *w)
+{
+    return w->file;
+}
+
+int tf_writer_close(tf_writer *w, tf_error *err)
+{
+    int rc = write_new_strings(w, err);
+    if (rc == 0)
+        rc = tf_h5_attr_write_int64(w->file, TF_ATTR_COMPLETE, 1, err);
+    if (rc < 0) {
+        tf_writer_abort(w);
+        return rc;
+    }
+    hid_t file = w->file;
+    w->file = -1;
+    /* The datasets close first, so that closing the file writes everything. */
+    char *path = w->path, *file_path = w->file_path;
+    bool atomic = w->atomic;
+    w->path = w->file_path = NULL;
+    writer_free(w);
+    if (H5Fclose(file) < 0)
+        rc = tf_fail(err, TF_ERR_IO, "%s: cannot write the trace to disk", file_path);
+    if (rc == 0 && atomic && rename(file_path, path) < 0)
+        rc = tf_fail(err, TF_ERR_IO, "%s: cannot rename %s into place: %s", path, file_path,
+                     strerror(errno));
+    if (rc < 0 && atomic)
+        unlink(file_path);
+    free(path);
+    free(file_path);
+    return rc;
+}
+
+void tf_writer_abort(tf_writer *w)
+{
+    if (!w)
+        return;
+    if (w->atomic && w->file_path)
+        unlink(w->file_path);
+    writer_free(w);
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "trace_fixture.h"
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+char *fixture_tmpdir(void)
+{
+    char templ[] = "formats-test-XXXXXX";
+    return mkdtemp(templ) ? strdup(templ) : NULL;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+void fixture_rmtree(char *dir)
+{
+    if (dir)
+        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(dir);
+}
+
+char *fixture_path(const char *dir, const char *name)
+{
+    size_t len = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(len);
+    if (p)
+        snprintf(p, len, "%s/%s", dir, name);
+    return p;
+}
+
+static const char *const counter_names[FIXTURE_COUNTERS] = { "instructions", "cycles",
+                                                             "L1D misses" };
+
+static int write_thread(tf_writer *w, uint32_t proc, uint32_t thread, uint32_t region,
+                        tf_error *err)
+{
+    tf_event ev[FIXTURE_EVENTS];
+    uint64_t evc[FIXTURE_EVENTS * FIXTURE_COUNTERS];
+    for (int i = 0; i < FIXTURE_EVENTS; i++) {
+        ev[i] = (tf_event){ .time = 1000u * (uint64_t)i, .value = region,
+                            .kind = i % 2 ? TF_EVENT_EXIT : TF_EVENT_ENTER };
+        for (int c = 0; c < FIXTURE_COUNTERS; c++)
+            evc[i * FIXTURE_COUNTERS + c] = 100u * (uint64_t)i + (uint64_t)c;
+    }
+    uint64_t ips[2] = { 0x401000, 0x401100 }, first;
+    int rc = tf_writer_append_frames(w, proc, thread, ips, 2, &first, err);
+    if (rc < 0)
+        return rc;
+    tf_sample s[FIXTURE_SAMPLES];
+    uint64_t sc[FIXTURE_SAMPLES * FIXTURE_COUNTERS];
+    for (int i = 0; i < FIXTURE_SAMPLES; i++) {
+        s[i] = (tf_sample){ .time = 50u * (uint64_t)i, .ip = 0x401000 + (uint64_t)i,
+                            .addr = i % 3 ? 0x7f0000001000 + 64u * (uint64_t)i : 0,
+                            .kind = (uint8_t)(i % 3), .level = TF_LEVEL_L1, .weight = 4,
+                            .stack = first, .stack_len = 2 };
+        for (int c = 0; c < FIXTURE_COUNTERS; c++)
+            sc[i * FIXTURE_COUNTERS + c] = 10u * (uint64_t)i + (uint64_t)c;
+    }
+    if ((rc = tf_writer_append_events(w, proc, thread, ev, evc, FIXTURE_EVENTS, err)) < 0)
+        return rc;
+    return tf_writer_append_samples(w, proc, thread, s, sc, FIXTURE_SAMPLES, err);
+}
+
+int fixture_write(const char *path, unsigned flags, tf_error *err)
+{
+    tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = "testhost",
+                           .command_line = "./app 1 2", .producer = "formats tests",
+                           .start_time = 1700000000000000000ull };
+    tf_process_desc desc = { .pid = 4242, .rank = -1, .nranks = 0, .executable = "/bin/app",
+                             .host = "testhost", .build_id = "abcdef",
+                             .ncounters = FIXTURE_COUNTERS, .counter_names = counter_names };
+    tf_writer *w;
+    int rc = tf_writer_create(&w, path, &meta, flags, err);
+    if (rc < 0)
+        return rc;
+    uint32_t proc, thread, region, heap;
+    if ((rc = tf_writer_add_process(w, &desc, &proc, err)) < 0 ||
+        (rc = tf_writer_intern(w, "main", &region, err)) < 0 ||
+        (rc = tf_writer_intern(w, "matrix", &heap, err)) < 0)
+        goto fail;
+    tf_module mod = { .start = 0x400000, .end = 0x500000, .path = region };
+    tf_object obj = { .start = 0x7f0000001000, .size = 1 << 20, .alloc_time = 10,
+                      .free_time = TF_NOTIME, .id = 1, .name = heap, .kind = TF_OBJECT_HEAP };
+    tf_symbol sym = { .start = 0x401000, .end = 0x401200, .function = region, .file = heap,
+                      .line = 42 };
+    if ((rc = tf_writer_append_modules(w, proc, &mod, 1, err)) < 0 ||
+        (rc = tf_writer_append_objects(w, proc, &obj, 1, err)) < 0 ||
+        (rc = tf_writer_append_symbols(w, proc, &sym, 1, err)) < 0)
+        goto fail;
+    for (int t = 0; t < FIXTURE_THREADS; t++)
+        if ((rc = tf_writer_add_thread(w, proc, 100 + (uint64_t)t, &thread, err)) < 0 ||
+            (rc = write_thread(w, proc, thread, region, err)) < 0)
+            goto fail;
+    return tf_writer_close(w, err);
+fail:
+    tf_writer_abort(w);
+    return rc;
+}
