@@ -179,6 +179,37 @@ static int table_append_records(tf_writer *w, table *t, const tf_table_schema *s
     return 0;
 }
 
+/* ---- strings -------------------------------------------------------------- */
+
+int tf_writer_intern(tf_writer *w, const char *s, uint32_t *id, tf_error *err)
+{
+    if (!s)
+        s = "";
+    if (tf_strtab_find(&w->strings, s, id))
+        return 0;
+    if (!tf_strtab_add(&w->strings, s, id))
+        return tf_fail(err, TF_ERR_NOMEM, "%s: cannot intern more strings (%zu so far)",
+                       w->path, w->strings.n);
+    return 0;
+}
+
+static int write_new_strings(tf_writer *w, tf_error *err)
+{
+    table *t = &w->strings_table;
+    return table_append(t, w->strings.strings + t->rows, w->strings.n - t->rows, err);
+}
+
+/* A string id a record refers to must have been interned already. */
+static int check_string(tf_writer *w, uint32_t id, const char *what, uint32_t proc,
+                        uint64_t index, tf_error *err)
+{
+    if (id < w->strings.n)
+        return 0;
+    return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ": %s %" PRIu64
+                   ": string id %" PRIu32 " was never interned (%zu strings)",
+                   w->path, proc, what, index, id, w->strings.n);
+}
+
 /* ---- creation ------------------------------------------------------------- */
 
 static hid_t writer_fapl(void)
@@ -315,6 +346,8 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
         H5Tclose(string_type);
     hid_t group = -1;
     if (rc == 0)
+        rc = write_new_strings(w, err);   /* id 0, "" */
+    if (rc == 0)
         rc = write_root_attributes(w, meta, err);
     if (rc == 0)
         rc = tf_h5_group_create(w->file, TF_GROUP_PROCESS, &group, err);
@@ -325,37 +358,6 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
     }
     *out = w;
     return 0;
-}
-
-/* ---- strings -------------------------------------------------------------- */
-
-int tf_writer_intern(tf_writer *w, const char *s, uint32_t *id, tf_error *err)
-{
-    if (!s)
-        s = "";
-    if (tf_strtab_find(&w->strings, s, id))
-        return 0;
-    if (!tf_strtab_add(&w->strings, s, id))
-        return tf_fail(err, TF_ERR_NOMEM, "%s: cannot intern more strings (%zu so far)",
-                       w->path, w->strings.n);
-    return 0;
-}
-
-static int write_new_strings(tf_writer *w, tf_error *err)
-{
-    table *t = &w->strings_table;
-    return table_append(t, w->strings.strings + t->rows, w->strings.n - t->rows, err);
-}
-
-/* A string id a record refers to must have been interned already. */
-static int check_string(tf_writer *w, uint32_t id, const char *what, uint32_t proc,
-                        uint64_t index, tf_error *err)
-{
-    if (id < w->strings.n)
-        return 0;
-    return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ": %s %" PRIu64
-                   ": string id %" PRIu32 " was never interned (%zu strings)",
-                   w->path, proc, what, index, id, w->strings.n);
 }
 
 /* ---- processes and threads ------------------------------------------------ */
@@ -385,9 +387,6 @@ static int write_counters(tf_writer *w, uint32_t index, wprocess *p, const tf_pr
         const char *unit = d->counter_units && d->counter_units[c] ? d->counter_units[c]
                                                                     : "events";
         int rc;
-        if (!d->counter_names || !d->counter_names[c] || !d->counter_names[c][0])
-            return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ": counter %" PRIu32
-                           " has no name", w->path, index, c);
         if ((rc = tf_writer_intern(w, d->counter_names[c], &descs[c].name, err)) < 0 ||
             (rc = tf_writer_intern(w, unit, &descs[c].unit, err)) < 0)
             return rc;
@@ -429,6 +428,10 @@ int tf_writer_add_process(tf_writer *w, const tf_process_desc *d, uint32_t *proc
     if (d->ncounters > TF_MAX_COUNTERS)
         return tf_fail(err, TF_ERR_USAGE, "%s: %" PRIu32 " counters, at most %d are supported",
                        w->path, d->ncounters, TF_MAX_COUNTERS);
+    for (uint32_t c = 0; c < d->ncounters; c++)
+        if (!d->counter_names || !d->counter_names[c] || !d->counter_names[c][0])
+            return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ": counter %" PRIu32
+                           " has no name", w->path, w->nprocs, c);
     if (w->nprocs == w->cap) {
         uint32_t cap = w->cap ? 2 * w->cap : 4;
         wprocess *procs = realloc(w->procs, cap * sizeof *procs);
@@ -697,5 +700,7 @@ void tf_writer_abort(tf_writer *w)
         return;
     if (w->atomic && w->file_path)
         unlink(w->file_path);
+    else if (w->file >= 0)   /* an honest incomplete trace: its strings resolve */
+        write_new_strings(w, NULL);
     writer_free(w);
 }
