@@ -1,10 +1,400 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* PLACEHOLDER: replaced by the module that implements 'tracefold info'. */
+/* `tracefold info`: what a trace holds, as text for people or JSON for
+ * scripts.  Everything is gathered first (samples are streamed to count
+ * them), then printed, so a trace that fails half-way prints nothing but the
+ * error. */
+#include "config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "commands.h"
+#include "instances.h"
 #include "msg.h"
+#include "open_trace.h"
+
+#define SAMPLE_CHUNK 65536
+#define TEXT_OBJECTS_SHOWN 20
+#define NSAMPLE_KINDS 4
+
+static const char *const sample_kind_names[NSAMPLE_KINDS] = {"timer", "load", "store", "rmw"};
+static const char *const object_kind_names[] = {"heap", "static", "user", "stack", "mmap"};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: tracefold info [OPTIONS] TRACE\n"
+            "Summarises a trace: processes, threads, time span, regions with their\n"
+            "instances and durations, counters, samples by kind, data objects, and\n"
+            "whether the recording completed.\n\n"
+            "Options:\n"
+            "      --json   print JSON instead of text\n"
+            "  -q, --quiet  no progress\n"
+            "  -h, --help   show this help and exit\n\n"
+            "TRACE is a tracefold HDF5 trace or a Paraver trace (.prv, .prv.gz).\n"
+            "Exit status: 0 success, 1 unreadable or malformed trace, 2 wrong command line.\n");
+}
+
+/* What the summary needs beyond the trace's own tables. */
+struct summary {
+    uint64_t samples[NSAMPLE_KINDS];
+    uint64_t first, last;        /* time span of events and samples */
+    bool     any_time;
+    tf_region_stats *regions;
+    size_t   nregions;
+};
+
+static void widen_span(struct summary *s, uint64_t first, uint64_t last)
+{
+    if (!s->any_time || first < s->first)
+        s->first = first;
+    if (!s->any_time || last > s->last)
+        s->last = last;
+    s->any_time = true;
+}
+
+static uint64_t total_samples(const tf_trace *tr)
+{
+    uint64_t n = 0;
+    for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
+        const tf_process *proc = tf_trace_process(tr, p);
+        for (uint32_t t = 0; t < proc->nthreads; t++)
+            n += proc->threads[t].nsamples;
+    }
+    return n;
+}
+
+/* Streams every thread's samples once: the counts by kind and the time span
+ * need them all, and reading also checks their order. */
+static int count_samples(tf_trace *tr, struct summary *s, tf_error *err)
+{
+    tf_sample *buf = malloc(SAMPLE_CHUNK * sizeof *buf);
+    if (!buf)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory reading samples");
+    uint64_t total = total_samples(tr), done = 0;
+    int rc = 0;
+    for (uint32_t p = 0; p < tf_trace_nprocesses(tr) && rc == 0; p++) {
+        const tf_process *proc = tf_trace_process(tr, p);
+        for (uint32_t t = 0; t < proc->nthreads && rc == 0; t++) {
+            tf_sample_cursor *c;
+            if ((rc = tf_samples_open(tr, p, t, &c, err)) < 0)
+                break;
+            size_t n;
+            while ((rc = tf_samples_read(c, buf, NULL, SAMPLE_CHUNK, &n, err)) == 0 && n > 0) {
+                for (size_t i = 0; i < n; i++)
+                    s->samples[buf[i].kind < NSAMPLE_KINDS ? buf[i].kind : 0]++;
+                widen_span(s, buf[0].time, buf[n - 1].time);
+                done += n;
+                tf_progress("info: samples", done, total);
+            }
+            tf_samples_close(c);
+        }
+    }
+    tf_progress_done();
+    free(buf);
+    return rc;
+}
+
+static int summarise(tf_trace *tr, struct summary *s, tf_error *err)
+{
+    memset(s, 0, sizeof *s);
+    for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
+        const tf_process *proc = tf_trace_process(tr, p);
+        for (uint32_t t = 0; t < proc->nthreads; t++) {
+            const tf_thread *th = &proc->threads[t];
+            if (th->nevents)
+                widen_span(s, th->events[0].time, th->events[th->nevents - 1].time);
+        }
+    }
+    int rc = count_samples(tr, s, err);
+    if (rc < 0)
+        return rc;
+    return tf_region_stats_compute(tr, &s->regions, &s->nregions, err);
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+/* A duration with a unit a reader takes in at a glance. */
+static const char *human_time(uint64_t ns, char *buf, size_t size)
+{
+    if (ns >= UINT64_C(1000000000))
+        snprintf(buf, size, "%.3f s", ns / 1e9);
+    else if (ns >= 1000000)
+        snprintf(buf, size, "%.3f ms", ns / 1e6);
+    else if (ns >= 1000)
+        snprintf(buf, size, "%.3f us", ns / 1e3);
+    else
+        snprintf(buf, size, "%" PRIu64 " ns", ns);
+    return buf;
+}
+
+static const char *human_bytes(uint64_t b, char *buf, size_t size)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)b;
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, size, "%" PRIu64 " B", b);
+    else
+        snprintf(buf, size, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+static const char *object_kind(uint8_t kind)
+{
+    return kind < sizeof object_kind_names / sizeof object_kind_names[0]
+               ? object_kind_names[kind] : "unknown";
+}
+
+static void print_start_time(FILE *out, uint64_t ns)
+{
+    time_t secs = (time_t)(ns / UINT64_C(1000000000));
+    struct tm tm;
+    char buf[64];
+    if (ns && gmtime_r(&secs, &tm) && strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm))
+        fprintf(out, "started:     %s\n", buf);
+}
+
+static void print_text_objects(FILE *out, const tf_trace *tr, const tf_process *proc)
+{
+    char b[32];
+    if (!proc->nobjects)
+        return;
+    fprintf(out, "  data objects: %zu\n", proc->nobjects);
+    for (size_t i = 0; i < proc->nobjects && i < TEXT_OBJECTS_SHOWN; i++) {
+        const tf_object *o = &proc->objects[i];
+        const char *name = tf_trace_string(tr, o->name);
+        const char *site = tf_trace_string(tr, o->callsite);
+        fprintf(out, "    #%u %-6s %-24s 0x%" PRIx64 " %s\n", o->id, object_kind(o->kind),
+                name[0] ? name : site[0] ? site : "(unnamed)", o->start,
+                human_bytes(o->size, b, sizeof b));
+    }
+    if (proc->nobjects > TEXT_OBJECTS_SHOWN)
+        fprintf(out, "    ... and %zu more (--json lists them all)\n",
+                proc->nobjects - TEXT_OBJECTS_SHOWN);
+}
+
+static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
+{
+    const tf_trace_meta *m = tf_trace_get_meta(tr);
+    char b1[32], b2[32], b3[32], b4[32];
+    fprintf(out, "trace:       %s\n", tf_trace_path(tr));
+    fprintf(out, "complete:    %s\n",
+            tf_trace_complete(tr) ? "yes" : "no (the recording was interrupted; the data up to "
+                                            "its last flush is readable)");
+    fprintf(out, "producer:    %s\n", m->producer ? m->producer : "");
+    fprintf(out, "host:        %s\n", m->host ? m->host : "");
+    fprintf(out, "command:     %s\n", m->command_line ? m->command_line : "");
+    fprintf(out, "clock:       %s\n", m->clock ? m->clock : "");
+    print_start_time(out, m->start_time);
+    if (s->any_time)
+        fprintf(out, "time span:   %s (from %" PRIu64 " to %" PRIu64 " ns)\n",
+                human_time(s->last - s->first, b1, sizeof b1), s->first, s->last);
+    else
+        fprintf(out, "time span:   empty (no events, no samples)\n");
+
+    uint32_t np = tf_trace_nprocesses(tr);
+    fprintf(out, "\nprocesses: %u\n", np);
+    for (uint32_t p = 0; p < np; p++) {
+        const tf_process *proc = tf_trace_process(tr, p);
+        fprintf(out, "process %u: pid %" PRId64, p, proc->pid);
+        if (proc->rank >= 0)
+            fprintf(out, ", rank %d of %d", proc->rank, proc->nranks);
+        fprintf(out, ", host %s, executable %s\n", proc->host ? proc->host : "",
+                proc->executable ? proc->executable : "");
+        fprintf(out, "  counters: %u", proc->ncounters);
+        for (uint32_t c = 0; c < proc->ncounters; c++)
+            fprintf(out, "%s%s", c ? ", " : " (", tf_trace_string(tr, proc->counters[c].name));
+        fprintf(out, "%s\n", proc->ncounters ? ")" : "");
+        fprintf(out, "  modules: %zu, symbols: %zu\n", proc->nmodules, proc->nsymbols);
+        fprintf(out, "  threads: %u\n", proc->nthreads);
+        for (uint32_t t = 0; t < proc->nthreads; t++)
+            fprintf(out, "    thread %u: tid %" PRIu64 ", %zu events, %zu samples\n", t,
+                    proc->threads[t].tid, proc->threads[t].nevents, proc->threads[t].nsamples);
+        print_text_objects(out, tr, proc);
+    }
+
+    fprintf(out, "\nregions: %zu\n", s->nregions);
+    if (s->nregions)
+        fprintf(out, "  %-24s %10s %10s %12s %12s %12s %12s\n", "name", "instances",
+                "incomplete", "median", "min", "max", "total");
+    for (size_t i = 0; i < s->nregions; i++) {
+        const tf_region_stats *r = &s->regions[i];
+        fprintf(out, "  %-24s %10zu %10zu %12s %12s %12s %12s\n",
+                tf_trace_string(tr, r->region), r->count, r->incomplete,
+                human_time(r->median, b1, sizeof b1), human_time(r->min, b2, sizeof b2),
+                human_time(r->max, b3, sizeof b3), human_time(r->total, b4, sizeof b4));
+    }
+
+    uint64_t all = 0;
+    for (int k = 0; k < NSAMPLE_KINDS; k++)
+        all += s->samples[k];
+    fprintf(out, "\nsamples: %" PRIu64 "\n", all);
+    for (int k = 0; k < NSAMPLE_KINDS; k++)
+        fprintf(out, "  %-6s %" PRIu64 "\n", sample_kind_names[k], s->samples[k]);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void json_key(FILE *out, const char *indent, const char *key)
+{
+    fprintf(out, "%s", indent);
+    json_string(out, key);
+    fputs(": ", out);
+}
+
+static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc)
+{
+    fprintf(out, "    {\"pid\": %" PRId64 ", \"rank\": %d, \"nranks\": %d,\n", proc->pid,
+            proc->rank, proc->nranks);
+    json_key(out, "     ", "host");
+    json_string(out, proc->host);
+    fputs(",\n", out);
+    json_key(out, "     ", "executable");
+    json_string(out, proc->executable);
+    fputs(",\n", out);
+    json_key(out, "     ", "counters");
+    fputc('[', out);
+    for (uint32_t c = 0; c < proc->ncounters; c++) {
+        fputs(c ? ", " : "", out);
+        json_string(out, tf_trace_string(tr, proc->counters[c].name));
+    }
+    fprintf(out, "],\n     \"modules\": %zu, \"symbols\": %zu,\n", proc->nmodules,
+            proc->nsymbols);
+    fputs("     \"threads\": [", out);
+    for (uint32_t t = 0; t < proc->nthreads; t++)
+        fprintf(out, "%s\n       {\"tid\": %" PRIu64 ", \"events\": %zu, \"samples\": %zu}",
+                t ? "," : "", proc->threads[t].tid, proc->threads[t].nevents,
+                proc->threads[t].nsamples);
+    fputs("],\n     \"objects\": [", out);
+    for (size_t i = 0; i < proc->nobjects; i++) {
+        const tf_object *o = &proc->objects[i];
+        fprintf(out, "%s\n       {\"id\": %u, \"kind\": \"%s\", \"start\": %" PRIu64
+                     ", \"size\": %" PRIu64 ", \"name\": ",
+                i ? "," : "", o->id, object_kind(o->kind), o->start, o->size);
+        json_string(out, tf_trace_string(tr, o->name));
+        fputs(", \"callsite\": ", out);
+        json_string(out, tf_trace_string(tr, o->callsite));
+        fputc('}', out);
+    }
+    fputs("]}", out);
+}
+
+static void print_json(FILE *out, const tf_trace *tr, const struct summary *s)
+{
+    const tf_trace_meta *m = tf_trace_get_meta(tr);
+    fputs("{\n", out);
+    json_key(out, "  ", "trace");
+    json_string(out, tf_trace_path(tr));
+    fprintf(out, ",\n  \"complete\": %s,\n", tf_trace_complete(tr) ? "true" : "false");
+    json_key(out, "  ", "producer");
+    json_string(out, m->producer);
+    fputs(",\n", out);
+    json_key(out, "  ", "host");
+    json_string(out, m->host);
+    fputs(",\n", out);
+    json_key(out, "  ", "command_line");
+    json_string(out, m->command_line);
+    fputs(",\n", out);
+    json_key(out, "  ", "clock");
+    json_string(out, m->clock);
+    fprintf(out, ",\n  \"start_time_ns\": %" PRIu64 ",\n", m->start_time);
+    if (s->any_time)
+        fprintf(out, "  \"time_span\": {\"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64
+                     ", \"duration_ns\": %" PRIu64 "},\n",
+                s->first, s->last, s->last - s->first);
+    else
+        fputs("  \"time_span\": null,\n", out);
+
+    fputs("  \"processes\": [\n", out);
+    for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
+        fputs(p ? ",\n" : "", out);
+        json_process(out, tr, tf_trace_process(tr, p));
+    }
+    fputs("\n  ],\n  \"regions\": [", out);
+    for (size_t i = 0; i < s->nregions; i++) {
+        const tf_region_stats *r = &s->regions[i];
+        fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+        json_string(out, tf_trace_string(tr, r->region));
+        fprintf(out, ", \"instances\": %zu, \"incomplete\": %zu, \"total_ns\": %" PRIu64
+                     ", \"median_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
+                     ", \"max_ns\": %" PRIu64 "}",
+                r->count, r->incomplete, r->total, r->median, r->min, r->max);
+    }
+    fputs("\n  ],\n  \"samples\": {", out);
+    uint64_t all = 0;
+    for (int k = 0; k < NSAMPLE_KINDS; k++) {
+        fprintf(out, "\"%s\": %" PRIu64 ", ", sample_kind_names[k], s->samples[k]);
+        all += s->samples[k];
+    }
+    fprintf(out, "\"total\": %" PRIu64 "}\n}\n", all);
+}
 
 int tf_cmd_info(int argc, char **argv)
 {
-    tf_msg_error("not implemented yet");
-    return TF_EXIT_FAILURE;
+    static const struct option long_options[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool json = false;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":qh", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = true; break;
+        case 'q': tf_msg_set_quiet(true); break;
+        case 'h': usage(stdout); return TF_EXIT_OK;
+        default: return tf_msg_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind == argc)
+        return tf_msg_usage("no trace given");
+    if (optind + 1 < argc)
+        return tf_msg_usage("one trace at a time (unexpected '%s')", argv[optind + 1]);
+
+    tf_error err;
+    tf_error_clear(&err);
+    tf_trace *tr;
+    if (tf_cli_open_trace(argv[optind], &tr, &err) < 0)
+        return tf_msg_fail(&err);
+    struct summary s;
+    int rc = summarise(tr, &s, &err);
+    if (rc == 0) {
+        if (json)
+            print_json(stdout, tr, &s);
+        else
+            print_text(stdout, tr, &s);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            tf_fail(&err, TF_ERR_IO, "standard output: write error");
+            rc = -TF_ERR_IO;
+        }
+    }
+    free(s.regions);
+    tf_cli_close_trace(tr);
+    return rc < 0 ? tf_msg_fail(&err) : TF_EXIT_OK;
 }
