@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The steps of tf_analysis_compute, in the order it runs them; internal to
+ * analysis/.  Each reads what the earlier steps filled in a tf_analysis. */
+#ifndef TF_AN_STEPS_H
+#define TF_AN_STEPS_H
+
+#include "analysis.h"
+
+/* True when sample s counts as a code sample: it has a routine and, when
+ * the trace has symbolised timer samples, it is one (memory samples follow
+ * the loads, not the time, so they would bias the shares). */
+bool tf_an_is_code_sample(const tf_an_sample *s, bool timer_only);
+
+/* The most frequent value of v[0..n) (sorts v; the smallest on a tie);
+ * *count (may be NULL) gets its frequency. 0 when n is 0. */
+uint32_t tf_an_mode_u32(uint32_t *v, size_t n, size_t *count);
+
+/* First sample (sorted by x) with x >= v. */
+size_t tf_an_lower_index(const tf_analysis *a, double v);
+/* One past the last sample of a span ending at x1: samples with x < x1, and
+ * all of them when the span ends the iteration (x1 >= 1). */
+size_t tf_an_end_index(const tf_analysis *a, double x1);
+
+/* Code-line progression: fills a->windows. */
+int tf_an_progression(tf_analysis *a, const tf_an_params *p, bool timer_only, tf_error *err);
+
+/* Phases from the windows and the change points: fills a->phases (rates
+ * left NAN). */
+int tf_an_phases(tf_analysis *a, const double *change_points, size_t nchange_points,
+                 const tf_an_params *p, bool timer_only, tf_error *err);
+
+/* Rates of every phase from the folded counter curves. */
+int tf_an_phase_rates(tf_analysis *a, const tf_an_counter *counters, size_t ncounters,
+                      tf_error *err);
+
+/* References, loads, stores and share of every object. */
+void tf_an_objects_count(tf_analysis *a);
+
+/* Per phase × object access streams: fills a->streams. */
+int tf_an_streams(tf_analysis *a, const tf_an_params *p, tf_error *err);
+
+/* Per phase (and whole iteration) memory-level shares and cost modes. */
+int tf_an_levels(tf_analysis *a, tf_error *err);
+
+#endif

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The analysis of one folded region: its parameters, its owned data and
+ * the order of its steps. */
+#include "analysis.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an_steps.h"
+#include "trace.h"
+
+void tf_an_params_default(tf_an_params *p)
+{
+    *p = (tf_an_params){
+        .windows = 0,
+        .min_phase_share = 0.005,
+        .boundary_tol = 0.01,
+        .line_bytes = 64,
+        .ordered_r2 = 0.9,
+        .min_stream_samples = 8,
+    };
+}
+
+size_t tf_an_lower_index(const tf_analysis *a, double v)
+{
+    size_t lo = 0, hi = a->nsamples;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a->samples[mid].x < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+size_t tf_an_end_index(const tf_analysis *a, double x1)
+{
+    return x1 >= 1 ? a->nsamples : tf_an_lower_index(a, x1);
+}
+
+void tf_an_objects_count(tf_analysis *a)
+{
+    size_t total = 0;
+    for (size_t o = 0; o < a->nobjects; o++)
+        a->objects[o].refs = a->objects[o].loads = a->objects[o].stores = 0;
+    for (size_t i = 0; i < a->nsamples; i++) {
+        const tf_an_sample *s = &a->samples[i];
+        if (s->object == TF_AN_NONE || s->object >= a->nobjects)
+            continue;
+        tf_an_object *o = &a->objects[s->object];
+        o->refs++;
+        o->loads += s->kind == TF_SAMPLE_LOAD || s->kind == TF_SAMPLE_RMW;
+        o->stores += s->kind == TF_SAMPLE_STORE || s->kind == TF_SAMPLE_RMW;
+        total++;
+    }
+    for (size_t o = 0; o < a->nobjects; o++)
+        a->objects[o].share = total ? (double)a->objects[o].refs / (double)total : 0;
+}
+
+static int by_x(const void *pa, const void *pb)
+{
+    const tf_an_sample *p = pa, *q = pb;
+    return (p->x > q->x) - (p->x < q->x);
+}
+
+int tf_analysis_compute(tf_analysis *a, const tf_an_counter *counters, size_t ncounters,
+                        const double *change_points, size_t nchange_points,
+                        const tf_an_params *params, tf_error *err)
+{
+    tf_an_params defaults;
+    if (!params) {
+        tf_an_params_default(&defaults);
+        params = &defaults;
+    }
+    for (size_t i = 0; i < a->nsamples; i++)
+        if (!(a->samples[i].x >= 0 && a->samples[i].x <= 1))
+            return tf_fail(err, TF_ERR_USAGE, "folded sample %zu has x = %g, outside [0, 1]", i,
+                           a->samples[i].x);
+    qsort(a->samples, a->nsamples, sizeof *a->samples, by_x);
+    bool timer_only = false;
+    for (size_t i = 0; i < a->nsamples && !timer_only; i++)
+        timer_only = a->samples[i].kind == TF_SAMPLE_TIMER && a->samples[i].routine != TF_AN_NONE;
+    int rc;
+    if ((rc = tf_an_progression(a, params, timer_only, err)) ||
+        (rc = tf_an_phases(a, change_points, nchange_points, params, timer_only, err)) ||
+        (rc = tf_an_phase_rates(a, counters, ncounters, err)))
+        return rc;
+    for (size_t c = 0; c < a->ncounters; c++)
+        free(a->counter_names[c]);
+    free(a->counter_names);
+    a->ncounters = 0;
+    a->counter_names = ncounters ? calloc(ncounters, sizeof *a->counter_names) : NULL;
+    if (ncounters && !a->counter_names)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for counter names");
+    for (size_t c = 0; c < ncounters; c++, a->ncounters++)
+        if (!(a->counter_names[c] = strdup(counters[c].name)))
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory for counter names");
+    tf_an_objects_count(a);
+    if ((rc = tf_an_streams(a, params, err)))
+        return rc;
+    return tf_an_levels(a, err);
+}
+
+int tf_analysis_add_routine(tf_analysis *a, const char *function, const char *file,
+                            uint32_t *index, tf_error *err)
+{
+    for (size_t i = 0; i < a->nroutines; i++)
+        if (!strcmp(a->routines[i].function, function) && !strcmp(a->routines[i].file, file)) {
+            *index = (uint32_t)i;
+            return 0;
+        }
+    tf_an_routine *v = realloc(a->routines, (a->nroutines + 1) * sizeof *v);
+    if (!v)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for routines");
+    a->routines = v;
+    char *fn = strdup(function), *fl = strdup(file);
+    if (!fn || !fl) {
+        free(fn);
+        free(fl);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for routines");
+    }
+    v[a->nroutines] = (tf_an_routine){ fn, fl };
+    *index = (uint32_t)a->nroutines++;
+    return 0;
+}
+
+void tf_analysis_clear(tf_analysis *a)
+{
+    free(a->region);
+    for (size_t i = 0; i < a->nroutines; i++) {
+        free(a->routines[i].function);
+        free(a->routines[i].file);
+    }
+    free(a->routines);
+    for (size_t i = 0; i < a->nobjects; i++)
+        free(a->objects[i].name);
+    free(a->objects);
+    free(a->samples);
+    for (size_t c = 0; c < a->ncounters; c++)
+        free(a->counter_names[c]);
+    free(a->counter_names);
+    free(a->windows);
+    for (size_t k = 0; k < a->nphases; k++)
+        free(a->phases[k].per_unit);
+    free(a->phases);
+    free(a->streams);
+    free(a->levels);
+    memset(a, 0, sizeof *a);
+}
+
+const char *tf_an_pattern_name(uint8_t pattern)
+{
+    static const char *const names[] = { "linear", "strided", "random", "fixed", "sparse" };
+    return pattern < sizeof names / sizeof *names ? names[pattern] : "unknown";
+}
+
+const char *tf_an_level_name(uint8_t level)
+{
+    /* the levels of enum tf_mem_level, by value */
+    static const char *const names[] = { "uncached", "L1", "LFB", "L2", "L3", "remote_cache_1",
+                                         "remote_cache_2", "DRAM", "remote_DRAM_1",
+                                         "remote_DRAM_2" };
+    return level < sizeof names / sizeof *names ? names[level] : "unknown";
+}
+
+const char *tf_an_object_kind_name(uint8_t kind)
+{
+    static const char *const names[] = { "heap", "static", "user", "stack", "mmap" };
+    return kind < sizeof names / sizeof *names ? names[kind] : "unknown";
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Where in the code and where in memory: the analysis of one folded region
+ * (and group) that turns its folded samples into the code-line progression,
+ * the phases, the data objects, the access streams and the memory-level
+ * tables.  It sits between extraction and the fold outputs; the algorithms
+ * work on plain arrays (tf_an_sample) so that tests can build their inputs
+ * directly, and tf_analysis_run() builds those arrays from a trace. */
+#ifndef TF_ANALYSIS_H
+#define TF_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tf_error.h"
+
+/* An index that refers to nothing (unknown routine, no object, top phase). */
+#define TF_AN_NONE UINT32_MAX
+
+/* One folded sample.  routine/line come from symbolisation, object/offset
+ * from the address-space mapping; group is the sample's thread index within
+ * its process, so that the threads of one process, each sweeping its own
+ * slice of an object, are analysed apart while the same thread of different
+ * processes (whose objects are compared by offset) are analysed together. */
+typedef struct tf_an_sample {
+    double   x;          /* normalised time in [0, 1] */
+    uint64_t offset;     /* data address relative to the object's start */
+    uint32_t routine;    /* index in tf_analysis.routines, or TF_AN_NONE */
+    uint32_t line;       /* source line, 0 when unknown */
+    uint32_t object;     /* index in tf_analysis.objects, or TF_AN_NONE */
+    uint32_t group;      /* thread index within its process */
+    uint32_t weight;     /* cost in cycles, 0 when unknown */
+    uint8_t  kind;       /* enum tf_sample_kind */
+    uint8_t  level;      /* enum tf_mem_level */
+} tf_an_sample;
+
+typedef struct tf_an_routine {
+    char *function;      /* function name, or "[module]" when only the module is known */
+    char *file;          /* source file, "" when unknown */
+} tf_an_routine;
+
+/* Kinds of data objects: enum tf_object_kind plus one for addresses that
+ * fall in no known object. */
+#define TF_AN_OBJECT_UNKNOWN 255
+
+typedef struct tf_an_object {
+    char    *name;       /* static name, user name, heap call site, "[stack]", "[unknown]" */
+    uint64_t size;       /* bytes (largest size seen over the processes) */
+    uint8_t  kind;       /* enum tf_object_kind or TF_AN_OBJECT_UNKNOWN */
+    /* filled by tf_an_objects_count */
+    size_t   refs, loads, stores;
+    double   share;      /* share of all memory samples */
+} tf_an_object;
+
+/* A counter folded by the fold engine: its mean normalised cumulative curve
+ * on a uniform grid x_j = j / (npoints − 1) and its mean total per instance. */
+typedef struct tf_an_counter {
+    const char   *name;
+    double        mean_total;
+    size_t        npoints;
+    const double *curve;
+} tf_an_counter;
+
+/* The code-line progression: per window of the synthetic iteration, the
+ * routine with most samples and that routine's most observed line. */
+typedef struct tf_an_window {
+    double   x0, x1;
+    uint32_t routine;    /* TF_AN_NONE for a window without samples */
+    uint32_t line;
+    size_t   samples;
+    double   share;      /* share of the window's samples in its routine */
+} tf_an_window;
+
+typedef struct tf_an_phase {
+    char     label[48];  /* "2", or "2.1" for the first sub-phase of phase 2 */
+    uint32_t parent;     /* enclosing phase, TF_AN_NONE at the top level */
+    double   x0, x1;
+    uint32_t routine, line;
+    size_t   samples;
+    double   share;      /* share of the iteration's code samples */
+    /* rates over the span; NAN where the counters are absent */
+    double   mips, ipc;
+    double  *per_unit;   /* [ncounters]: per instruction when an instructions
+                            counter exists, else events per second */
+} tf_an_phase;
+
+enum tf_an_pattern {
+    TF_AN_PATTERN_LINEAR = 0,  /* ordered, stride below a cache line */
+    TF_AN_PATTERN_STRIDED = 1, /* ordered, stride of a cache line or more */
+    TF_AN_PATTERN_RANDOM = 2,  /* no ordered progression of the offsets */
+    TF_AN_PATTERN_FIXED = 3,   /* all references within one cache line */
+    TF_AN_PATTERN_SPARSE = 4,  /* too few samples to tell */
+};
+
+/* The accesses of one phase to one object. */
+typedef struct tf_an_stream {
+    uint32_t phase, object;
+    size_t   samples;
+    int      direction;  /* +1 up, −1 down, 0 none */
+    uint64_t stride;     /* dominant stride in bytes, 0 when none */
+    uint32_t streams;    /* concurrent streams (per thread) */
+    uint8_t  pattern;    /* enum tf_an_pattern */
+    double   ordered_r2; /* share of the offsets' variance explained by the streams' lines */
+    double   bytes;      /* bytes swept (ordered) or spanned (random) per thread and iteration */
+    double   bandwidth;  /* MB/s per thread, linear streams only, else NAN */
+} tf_an_stream;
+
+#define TF_AN_MAX_MODES 4
+
+/* Loads of one phase (or of the whole iteration: phase TF_AN_NONE) served
+ * by one memory level. */
+typedef struct tf_an_level {
+    uint32_t phase;
+    uint8_t  level;      /* enum tf_mem_level */
+    size_t   loads;
+    double   share;      /* of the phase's loads with a known level */
+    double   mean_cost;  /* cycles, NAN without costs */
+    unsigned nmodes;
+    double   modes[TF_AN_MAX_MODES];  /* cost modes, cycles, ascending */
+} tf_an_level;
+
+/* Parameters; tf_an_params_default() gives the documented defaults. */
+typedef struct tf_an_params {
+    size_t windows;          /* code-line windows (0: from the sample count) */
+    double min_phase_share;  /* phases holding fewer samples are merged */
+    double boundary_tol;     /* change points closer than this to a boundary are the same boundary */
+    uint64_t line_bytes;     /* cache line: strides below it are linear */
+    double ordered_r2;       /* R² at or above which offsets are ordered */
+    size_t min_stream_samples;
+} tf_an_params;
+
+void tf_an_params_default(tf_an_params *p);
+
+/* The analysis of one region (and group). */
+typedef struct tf_analysis {
+    char    *region;
+    unsigned group;
+    double   duration_ns;    /* mean duration of the used instances */
+    size_t   nroutines;  tf_an_routine *routines;
+    size_t   nobjects;   tf_an_object  *objects;
+    size_t   nsamples;   tf_an_sample  *samples;   /* sorted by x */
+    size_t   ncounters;  char **counter_names;
+    bool     per_instruction;  /* phases' per_unit are per instruction (else per second) */
+    size_t   nwindows;   tf_an_window  *windows;
+    size_t   nphases;    tf_an_phase   *phases;    /* top-level phases first, in x order;
+                                                      then sub-phases */
+    size_t   nstreams;   tf_an_stream  *streams;
+    size_t   nlevels;    tf_an_level   *levels;
+} tf_analysis;
+
+/* Runs every step on a tf_analysis whose region, duration, routines,
+ * objects and samples are filled (samples in any order): sorts the samples,
+ * then fills windows, phases (with rates from counters and the fold's
+ * change points), objects' counts, streams and levels. */
+int tf_analysis_compute(tf_analysis *a, const tf_an_counter *counters, size_t ncounters,
+                        const double *change_points, size_t nchange_points,
+                        const tf_an_params *params, tf_error *err);
+
+/* Frees everything a tf_analysis owns (not a itself). */
+void tf_analysis_clear(tf_analysis *a);
+
+/* Interns a routine (function, file) and returns its index. */
+int tf_analysis_add_routine(tf_analysis *a, const char *function, const char *file,
+                            uint32_t *index, tf_error *err);
+
+const char *tf_an_pattern_name(uint8_t pattern);
+const char *tf_an_level_name(uint8_t level);
+const char *tf_an_object_kind_name(uint8_t kind);
+
+#endif

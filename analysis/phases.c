@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Phases of the synthetic iteration.
+ *
+ * Top level: runs of windows with the same dominant routine; a run holding
+ * fewer than min_phase_share of the code samples is relabelled as its
+ * larger neighbour (noise, or a routine too short to resolve).  Each
+ * boundary between routines A and B is then placed on the samples
+ * themselves: among the samples of A or B between the previous boundary
+ * and the end of B's run, the split minimising the misplaced samples
+ * (B before it plus A after it) — the least-misclassification threshold,
+ * which is the median of the two populations' overlap when boundaries
+ * jitter from iteration to iteration.
+ *
+ * Nested level, inside each routine phase: the same on the routine's most
+ * observed lines (a sweep forward on one line, backward on another), kept
+ * only where each line is clearly more frequent on its side (by at least
+ * 0.25 of the samples), plus the fold's change points of the counter
+ * rates that fall inside the phase (a rate change within one routine). */
+#include "an_steps.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+
+struct run {
+    size_t   w0, w1;     /* windows [w0, w1) */
+    uint32_t label;
+    size_t   count;
+};
+
+/* Runs of equal labels over windows [w0, w1); windows without a label
+ * (TF_AN_NONE) join the run before them (the first run takes leading ones). */
+static size_t build_runs(const uint32_t *label, const size_t *count, size_t w0, size_t w1,
+                         struct run *out)
+{
+    size_t n = 0;
+    for (size_t k = w0; k < w1; k++) {
+        if (label[k] == TF_AN_NONE || (n && out[n - 1].label == label[k])) {
+            if (n) {
+                out[n - 1].w1 = k + 1;
+                out[n - 1].count += label[k] == TF_AN_NONE ? 0 : count[k];
+            }
+            continue;
+        }
+        out[n] = (struct run){ n ? k : w0, k + 1, label[k], count[k] };
+        n++;
+    }
+    return n;
+}
+
+static void coalesce(struct run *r, size_t *n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < *n; i++) {
+        if (m && r[m - 1].label == r[i].label) {
+            r[m - 1].w1 = r[i].w1;
+            r[m - 1].count += r[i].count;
+        } else {
+            r[m++] = r[i];
+        }
+    }
+    *n = m;
+}
+
+/* Relabels the smallest run below min_count as its larger neighbour until
+ * none is left (both neighbours alike: the three become one). */
+static void merge_short_runs(struct run *r, size_t *n, size_t min_count)
+{
+    for (;;) {
+        coalesce(r, n);
+        if (*n < 2)
+            return;
+        size_t k = 0;
+        for (size_t i = 1; i < *n; i++)
+            if (r[i].count < r[k].count)
+                k = i;
+        if (r[k].count >= min_count)
+            return;
+        size_t into = k == 0 ? 1 : k + 1 == *n ? k - 1
+                    : r[k - 1].count >= r[k + 1].count ? k - 1 : k + 1;
+        r[k].label = r[into].label;
+    }
+}
+
+/* What a sample counts as at the current level: its routine, or, inside a
+ * routine's phase, its line when it is in that routine. */
+struct labeller {
+    bool     timer_only;
+    bool     by_line;
+    uint32_t routine;
+};
+
+static uint32_t label_of(const struct labeller *l, const tf_an_sample *s)
+{
+    if (!tf_an_is_code_sample(s, l->timer_only))
+        return TF_AN_NONE;
+    if (!l->by_line)
+        return s->routine;
+    return s->routine == l->routine ? s->line : TF_AN_NONE;
+}
+
+/* The boundary between la (left) and lb (right) among the samples with x
+ * in [x_lo, x_hi): the split with fewest misplaced samples; on a tie, the
+ * middle of the tied splits.  fallback when neither label occurs. */
+static double refine_boundary(const tf_analysis *a, const struct labeller *l, double x_lo,
+                              double x_hi, uint32_t la, uint32_t lb, double fallback)
+{
+    size_t i0 = tf_an_lower_index(a, x_lo), i1 = tf_an_lower_index(a, x_hi);
+    size_t a_right = 0, m = 0;
+    for (size_t i = i0; i < i1; i++) {
+        uint32_t v = label_of(l, &a->samples[i]);
+        a_right += v == la;
+        m += v == la || v == lb;
+    }
+    if (!m)
+        return fallback;
+    size_t b_left = 0, best = a_right, j = 0;
+    double prev_x = NAN, x_first = NAN, x_last = NAN;
+    for (size_t i = i0; i < i1; i++) {
+        uint32_t v = label_of(l, &a->samples[i]);
+        if (v != la && v != lb)
+            continue;
+        double x = a->samples[i].x;
+        /* the split before this sample, at the middle of the gap */
+        double split = j == 0 ? x : (prev_x + x) / 2;
+        if (j == 0)
+            x_first = x_last = split;
+        else if (a_right + b_left < best) {
+            best = a_right + b_left;
+            x_first = x_last = split;
+        } else if (a_right + b_left == best) {
+            x_last = split;
+        }
+        a_right -= v == la;
+        b_left += v == lb;
+        prev_x = x;
+        j++;
+    }
+    /* the split after the last sample */
+    if (a_right + b_left < best)
+        x_first = x_last = prev_x;
+    else if (a_right + b_left == best)
+        x_last = prev_x;
+    return (x_first + x_last) / 2;
+}
+
+struct phase_list {
+    tf_an_phase *v;
+    size_t n, cap;
+};
+
+static int push_phase(struct phase_list *pl, uint32_t parent, double x0, double x1,
+                      tf_error *err)
+{
+    if (pl->n == pl->cap) {
+        size_t cap = pl->cap ? 2 * pl->cap : 16;
+        tf_an_phase *v = realloc(pl->v, cap * sizeof *v);
+        if (!v)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory for phases");
+        pl->v = v;
+        pl->cap = cap;
+    }
+    pl->v[pl->n++] = (tf_an_phase){ .parent = parent, .x0 = x0, .x1 = x1,
+                                    .routine = TF_AN_NONE, .mips = NAN, .ipc = NAN };
+    return 0;
+}
+
+/* Share of the samples of routine r in [x0, x1) that are on line ln. */
+static double line_share(const tf_analysis *a, const struct labeller *l, double x0, double x1,
+                         uint32_t ln)
+{
+    size_t n = 0, on = 0;
+    for (size_t i = tf_an_lower_index(a, x0), e = tf_an_lower_index(a, x1); i < e; i++) {
+        uint32_t v = label_of(l, &a->samples[i]);
+        if (v == TF_AN_NONE)
+            continue;
+        n++;
+        on += v == ln;
+    }
+    return n ? (double)on / (double)n : 0;
+}
+
+static double window_x0(const tf_analysis *a, size_t w) { return a->windows[w].x0; }
+static double window_x1(const tf_analysis *a, size_t w) { return a->windows[w].x1; }
+
+/* Boundaries inside the routine phase [x0, x1) from line changes; returns
+ * how many were written to out (at most a->nwindows). */
+static size_t line_boundaries(const tf_analysis *a, bool timer_only,
+                              uint32_t routine, double x0, double x1, size_t phase_samples,
+                              struct run *runs, uint32_t *label, size_t *count, double *out)
+{
+    size_t w0 = a->nwindows, w1 = 0;
+    for (size_t k = 0; k < a->nwindows; k++) {
+        double c = (a->windows[k].x0 + a->windows[k].x1) / 2;
+        label[k] = TF_AN_NONE;
+        count[k] = a->windows[k].samples;
+        if (c < x0 || c >= x1)
+            continue;
+        if (w0 == a->nwindows)
+            w0 = k;
+        w1 = k + 1;
+        if (a->windows[k].routine == routine)
+            label[k] = a->windows[k].line;
+    }
+    if (w0 >= w1)
+        return 0;
+    size_t n = build_runs(label, count, w0, w1, runs);
+    /* a sub-part holds at least 5 % of its phase's samples */
+    double min = fmax(0.05 * (double)phase_samples, 1);
+    merge_short_runs(runs, &n, (size_t)ceil(min));
+    struct labeller l = { timer_only, true, routine };
+    for (size_t k = 0; k + 1 < n; k++) {
+        double xa0 = k ? window_x0(a, runs[k].w0) : x0, xa1 = window_x1(a, runs[k].w1 - 1);
+        double xb0 = window_x0(a, runs[k + 1].w0), xb1 = window_x1(a, runs[k + 1].w1 - 1);
+        uint32_t la = runs[k].label, lb = runs[k + 1].label;
+        if (line_share(a, &l, xa0, xa1, la) - line_share(a, &l, xb0, xb1, la) < 0.25 ||
+            line_share(a, &l, xb0, xb1, lb) - line_share(a, &l, xa0, xa1, lb) < 0.25)
+            runs[k + 1].label = la;
+    }
+    coalesce(runs, &n);
+    size_t nb = 0;
+    double lo = x0;
+    for (size_t k = 0; k + 1 < n; k++) {
+        double hi = k + 2 < n ? window_x1(a, runs[k + 1].w1 - 1) : x1;
+        lo = refine_boundary(a, &l, lo, hi, runs[k].label, runs[k + 1].label,
+                             window_x1(a, runs[k].w1 - 1));
+        out[nb++] = lo;
+    }
+    return nb;
+}
+
+static int by_double(const void *pa, const void *pb)
+{
+    double x = *(const double *)pa, y = *(const double *)pb;
+    return (x > y) - (x < y);
+}
+
+/* routine, most observed line, sample count and share of phase ph. */
+static void describe_phase(const tf_analysis *a, tf_an_phase *ph, bool timer_only, size_t ncode,
+                          uint32_t *scratch)
+{
+    size_t n = 0;
+    size_t i0 = tf_an_lower_index(a, ph->x0), i1 = tf_an_end_index(a, ph->x1);
+    for (size_t i = i0; i < i1; i++)
+        if (tf_an_is_code_sample(&a->samples[i], timer_only))
+            scratch[n++] = a->samples[i].routine;
+    ph->samples = n;
+    ph->share = ncode ? (double)n / (double)ncode : 0;
+    if (ph->routine == TF_AN_NONE)
+        ph->routine = n ? tf_an_mode_u32(scratch, n, NULL) : TF_AN_NONE;
+    size_t nl = 0;
+    for (size_t i = i0; i < i1; i++)
+        if (tf_an_is_code_sample(&a->samples[i], timer_only) &&
+            a->samples[i].routine == ph->routine)
+            scratch[nl++] = a->samples[i].line;
+    ph->line = tf_an_mode_u32(scratch, nl, NULL);
+}
+
+int tf_an_phases(tf_analysis *a, const double *change_points, size_t nchange_points,
+                 const tf_an_params *p, bool timer_only, tf_error *err)
+{
+    size_t nw = a->nwindows, ncode = 0;
+    for (size_t i = 0; i < a->nsamples; i++)
+        ncode += tf_an_is_code_sample(&a->samples[i], timer_only);
+    struct run *runs = malloc((nw + 1) * sizeof *runs);
+    uint32_t *label = malloc((nw + 1) * sizeof *label);
+    size_t *count = malloc((nw + 1) * sizeof *count);
+    double *splits = malloc((nw + nchange_points + 1) * sizeof *splits);
+    double *tops = malloc((nw + 2) * sizeof *tops);
+    uint32_t *top_routine = malloc((nw + 1) * sizeof *top_routine);
+    uint32_t *scratch = malloc((ncode + 1) * sizeof *scratch);
+    struct phase_list pl = { 0 };
+    int rc = 0;
+    if (!runs || !label || !count || !splits || !tops || !top_routine || !scratch) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for phase detection");
+        goto done;
+    }
+    for (size_t k = 0; k < nw; k++) {
+        label[k] = a->windows[k].routine;
+        count[k] = a->windows[k].samples;
+    }
+    size_t nr = build_runs(label, count, 0, nw, runs);
+    merge_short_runs(runs, &nr, (size_t)fmax(1, ceil(p->min_phase_share * (double)ncode)));
+    struct labeller l = { timer_only, false, TF_AN_NONE };
+    size_t ntop = nr ? nr : 1;
+    tops[0] = 0;
+    top_routine[0] = nr ? runs[0].label : TF_AN_NONE;
+    for (size_t k = 0; k + 1 < nr; k++) {
+        double hi = k + 2 < nr ? window_x1(a, runs[k + 1].w1 - 1) : 1.0 + 1e-9;
+        tops[k + 1] = refine_boundary(a, &l, tops[k], hi, runs[k].label, runs[k + 1].label,
+                                      window_x1(a, runs[k].w1 - 1));
+        top_routine[k + 1] = runs[k + 1].label;
+    }
+    tops[ntop] = 1;
+    for (size_t k = 0; k < ntop; k++) {
+        if ((rc = push_phase(&pl, TF_AN_NONE, tops[k], tops[k + 1], err)))
+            goto done;
+        pl.v[k].routine = top_routine[k];
+        snprintf(pl.v[k].label, sizeof pl.v[k].label, "%zu", k + 1);
+        describe_phase(a, &pl.v[k], timer_only, ncode, scratch);
+    }
+    for (size_t k = 0; k < ntop; k++) {
+        tf_an_phase top = pl.v[k];
+        size_t ns = 0;
+        if (top.routine != TF_AN_NONE)
+            ns = line_boundaries(a, timer_only, top.routine, top.x0, top.x1, top.samples,
+                                 runs, label, count, splits);
+        for (size_t c = 0; c < nchange_points; c++) {
+            double x = change_points[c];
+            bool near = x < top.x0 + p->boundary_tol || x > top.x1 - p->boundary_tol;
+            for (size_t s = 0; s < ns && !near; s++)
+                near = fabs(splits[s] - x) < p->boundary_tol;
+            if (!near)
+                splits[ns++] = x;
+        }
+        if (!ns)
+            continue;
+        qsort(splits, ns, sizeof *splits, by_double);
+        for (size_t s = 0; s <= ns; s++) {
+            double x0 = s ? splits[s - 1] : top.x0, x1 = s < ns ? splits[s] : top.x1;
+            if ((rc = push_phase(&pl, (uint32_t)k, x0, x1, err)))
+                goto done;
+            tf_an_phase *ph = &pl.v[pl.n - 1];
+            ph->routine = top.routine;
+            snprintf(ph->label, sizeof ph->label, "%zu.%zu", k + 1, s + 1);
+            describe_phase(a, ph, timer_only, ncode, scratch);
+        }
+    }
+    free(a->phases);
+    a->phases = pl.v;
+    a->nphases = pl.n;
+    pl.v = NULL;
+done:
+    free(pl.v);
+    free(runs);
+    free(label);
+    free(count);
+    free(splits);
+    free(tops);
+    free(top_routine);
+    free(scratch);
+    return rc;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Code-line progression: the synthetic iteration cut into equal windows;
+ * in each, the routine with most code samples (the mode) and that
+ * routine's most observed line.  The window count follows the sample count
+ * so that each window holds about 25 samples: enough for a stable mode,
+ * fine enough to place a phase boundary before refinement. */
+#include "an_steps.h"
+
+#include <stdlib.h>
+
+#include "trace.h"
+
+bool tf_an_is_code_sample(const tf_an_sample *s, bool timer_only)
+{
+    if (s->routine == TF_AN_NONE)
+        return false;
+    return !timer_only || s->kind == TF_SAMPLE_TIMER;
+}
+
+static int by_value(const void *pa, const void *pb)
+{
+    uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+    return (x > y) - (x < y);
+}
+
+uint32_t tf_an_mode_u32(uint32_t *v, size_t n, size_t *count)
+{
+    uint32_t best = 0;
+    size_t best_n = 0;
+    qsort(v, n, sizeof *v, by_value);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && v[j] == v[i])
+            j++;
+        if (j - i > best_n) {
+            best_n = j - i;
+            best = v[i];
+        }
+        i = j;
+    }
+    if (count)
+        *count = best_n;
+    return best;
+}
+
+int tf_an_progression(tf_analysis *a, const tf_an_params *p, bool timer_only, tf_error *err)
+{
+    size_t ncode = 0;
+    for (size_t i = 0; i < a->nsamples; i++)
+        ncode += tf_an_is_code_sample(&a->samples[i], timer_only);
+    size_t w = p->windows;
+    if (!w) {
+        w = ncode / 25;
+        w = w < 10 ? 10 : w > 500 ? 500 : w;
+    }
+    tf_an_window *win = calloc(w, sizeof *win);
+    uint32_t *routines = malloc((ncode ? ncode : 1) * sizeof *routines);
+    uint32_t *lines = malloc((ncode ? ncode : 1) * sizeof *lines);
+    if (!win || !routines || !lines) {
+        free(win);
+        free(routines);
+        free(lines);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu code-line windows", w);
+    }
+    size_t i = 0;
+    for (size_t k = 0; k < w; k++) {
+        win[k].x0 = (double)k / (double)w;
+        win[k].x1 = (double)(k + 1) / (double)w;
+        win[k].routine = TF_AN_NONE;
+        size_t first = i, n = 0;
+        while (i < a->nsamples && (a->samples[i].x < win[k].x1 || k + 1 == w)) {
+            if (tf_an_is_code_sample(&a->samples[i], timer_only))
+                routines[n++] = a->samples[i].routine;
+            i++;
+        }
+        if (!n)
+            continue;
+        size_t top;
+        uint32_t r = tf_an_mode_u32(routines, n, &top);
+        size_t nl = 0;
+        for (size_t j = first; j < i; j++) {
+            const tf_an_sample *s = &a->samples[j];
+            if (tf_an_is_code_sample(s, timer_only) && s->routine == r)
+                lines[nl++] = s->line;
+        }
+        win[k].routine = r;
+        win[k].line = tf_an_mode_u32(lines, nl, NULL);
+        win[k].samples = n;
+        win[k].share = (double)top / (double)n;
+    }
+    free(routines);
+    free(lines);
+    free(a->windows);
+    a->windows = win;
+    a->nwindows = w;
+    return 0;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Code-line progression and phases on the five-phase scenario: routines
+ * found, boundaries within ±1 % of the iteration, symgs split into its
+ * forward and backward sub-phases by their lines, rates from the curves. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "an_fixture.h"
+
+static const char *routine_of(const tf_analysis *a, const tf_an_phase *ph)
+{
+    return ph->routine == TF_AN_NONE ? "" : a->routines[ph->routine].function;
+}
+
+/* The leaves: top-level phases without sub-phases, and the sub-phases. */
+static size_t leaves(const tf_analysis *a, const tf_an_phase **out)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < a->nphases; k++) {
+        if (a->phases[k].parent != TF_AN_NONE) {
+            out[n++] = &a->phases[k];
+            continue;
+        }
+        bool has_sub = false;
+        for (size_t j = 0; j < a->nphases; j++)
+            has_sub |= a->phases[j].parent == k;
+        if (!has_sub)
+            out[n++] = &a->phases[k];
+    }
+    return n;
+}
+
+static void check_scenario(uint64_t seed, size_t timer_per_instance)
+{
+    tf_analysis a;
+    tf_error err;
+    fx_build(&a, 300, timer_per_instance, 0, 1, 1e7, seed);
+    assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, &err), 0);
+    size_t ntop = 0;
+    for (size_t k = 0; k < a.nphases; k++)
+        ntop += a.phases[k].parent == TF_AN_NONE;
+    assert_int_equal(ntop, 4);
+    const tf_an_phase *leaf[64];
+    size_t nl = leaves(&a, leaf);
+    assert_int_equal(nl, FX_PHASES);
+    /* sub-phases come after the top level: order the leaves by x */
+    for (size_t i = 0; i < nl; i++)
+        for (size_t j = i + 1; j < nl; j++)
+            if (leaf[j]->x0 < leaf[i]->x0) {
+                const tf_an_phase *t = leaf[i];
+                leaf[i] = leaf[j];
+                leaf[j] = t;
+            }
+    for (size_t k = 0; k < FX_PHASES; k++) {
+        assert_string_equal(routine_of(&a, leaf[k]), fx_phases[k].routine);
+        assert_int_equal(leaf[k]->line, fx_phases[k].line);
+        assert_true(fabs(leaf[k]->x0 - fx_boundary(k)) <= 0.01);
+        assert_true(fabs(leaf[k]->x1 - fx_boundary(k + 1)) <= 0.01);
+        assert_true(fabs(leaf[k]->share - fx_phases[k].share) <= 0.02);
+    }
+    assert_string_equal(leaf[3]->label, "4.1");
+    assert_string_equal(leaf[4]->label, "4.2");
+    tf_analysis_clear(&a);
+}
+
+static void phases_found_with_thirteen_samples(void **state)
+{
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        check_scenario(seed, 13);
+}
+
+static void phases_found_with_three_samples(void **state)
+{
+    check_scenario(7, 3);
+}
+
+static void progression_windows_follow_routines(void **state)
+{
+    tf_analysis a;
+    fx_build(&a, 300, 13, 0, 1, 1e7, 5);
+    assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
+    assert_true(a.nwindows >= 10);
+    for (size_t w = 0; w < a.nwindows; w++) {
+        double c = (a.windows[w].x0 + a.windows[w].x1) / 2;
+        size_t k = 0;
+        while (k + 1 < FX_PHASES && c >= fx_boundary(k + 1))
+            k++;
+        /* windows straddling a jittered boundary may go either way */
+        if (fabs(c - fx_boundary(k)) < 0.015 || fabs(c - fx_boundary(k + 1)) < 0.015)
+            continue;
+        assert_string_equal(a.routines[a.windows[w].routine].function, fx_phases[k].routine);
+        assert_int_equal(a.windows[w].line, fx_phases[k].line);
+    }
+    tf_analysis_clear(&a);
+}
+
+/* A counter curve with a known rate per phase gives MIPS and IPC back, and
+ * a change point inside one routine splits it into sub-phases. */
+static void rates_and_change_points(void **state)
+{
+    tf_analysis a;
+    fx_build(&a, 300, 13, 0, 1, 1e7, 9);
+    enum { G = 1001 };
+    static double ins[G], cyc[G];
+    const double ins_rate[FX_PHASES] = { 2.0e9, 4.2e9, 3.0e8, 2.6e9, 1.4e9 };
+    double total_ins = 0, x_prev = 0;
+    for (size_t k = 0; k < FX_PHASES; k++) {
+        total_ins += ins_rate[k] * (fx_boundary(k + 1) - x_prev) * 1e-2;
+        x_prev = fx_boundary(k + 1);
+    }
+    double acc = 0;
+    for (size_t j = 0; j < G; j++) {
+        double x = (double)j / (G - 1);
+        ins[j] = acc / total_ins;
+        cyc[j] = x;
+        size_t k = 0;
+        while (k + 1 < FX_PHASES && x >= fx_boundary(k + 1))
+            k++;
+        acc += ins_rate[k] * 1e-2 / (G - 1);
+    }
+    ins[G - 1] = 1;
+    tf_an_counter c[2] = { { "instructions", total_ins, G, ins },
+                           { "cycles", 2.5e9 * 1e-2, G, cyc } };
+    /* the stencil phase (routine stencil_apply) gets a rate change inside */
+    double cp[] = { fx_boundary(1), 0.29 };
+    assert_int_equal(tf_analysis_compute(&a, c, 2, cp, 2, NULL, NULL), 0);
+    assert_true(a.per_instruction);
+    const tf_an_phase *copy = &a.phases[0];
+    assert_string_equal(a.routines[copy->routine].function, "stream_copy");
+    assert_true(fabs(copy->mips - 2000) / 2000 < 0.03);
+    assert_true(fabs(copy->ipc - 0.8) / 0.8 < 0.03);
+    size_t stencil_subs = 0;
+    for (size_t k = 0; k < a.nphases; k++)
+        if (a.phases[k].parent == 1)
+            stencil_subs++;
+    assert_int_equal(stencil_subs, 2);
+    tf_analysis_clear(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(phases_found_with_thirteen_samples),
+        cmocka_unit_test(phases_found_with_three_samples),
+        cmocka_unit_test(progression_windows_follow_routines),
+        cmocka_unit_test(rates_and_change_points),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Address space on the five-phase scenario: object shares exact to the
+ * sampling, per phase × object direction, stride, stream count and pattern
+ * exact, bytes and bandwidth within 10 %; threads on their own slices. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "an_fixture.h"
+#include "trace.h"
+
+static const tf_an_stream *find_stream(const tf_analysis *a, size_t leaf_phase, uint32_t object)
+{
+    /* leaf phases in x order: top phases 1-3, then sub-phases 4.1 and 4.2 */
+    const char *labels[FX_PHASES] = { "1", "2", "3", "4.1", "4.2" };
+    for (size_t s = 0; s < a->nstreams; s++) {
+        const tf_an_stream *st = &a->streams[s];
+        if (st->object == object && !strcmp(a->phases[st->phase].label, labels[leaf_phase]))
+            return st;
+    }
+    return NULL;
+}
+
+static void check_streams(unsigned threads, uint64_t seed)
+{
+    tf_analysis a;
+    tf_error err;
+    const double duration = 1e7;
+    fx_build(&a, 300, 13, 40, threads, duration, seed);
+    assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, &err), 0);
+    for (size_t k = 0; k < FX_PHASES; k++) {
+        for (size_t q = 0; q < fx_phases[k].nstreams; q++) {
+            const struct fx_stream *want = &fx_phases[k].stream[q];
+            const tf_an_stream *got = find_stream(&a, k, want->object);
+            assert_non_null(got);
+            print_message("phase %zu object %s: %s dir %d stride %llu streams %u R2 %.3f "
+                          "bytes %.0f bw %.0f\n", k, a.objects[want->object].name,
+                          tf_an_pattern_name(got->pattern), got->direction,
+                          (unsigned long long)got->stride, got->streams, got->ordered_r2,
+                          got->bytes, got->bandwidth);
+            assert_int_equal(got->pattern, want->pattern);
+            assert_int_equal(got->direction, want->direction);
+            assert_int_equal(got->stride, want->stride);
+            assert_int_equal(got->streams, want->streams);
+            assert_true(fabs(got->bytes - (double)want->bytes) <= 0.1 * (double)want->bytes);
+            if (want->pattern == TF_AN_PATTERN_LINEAR) {
+                double mbps = (double)want->bytes / (fx_phases[k].share * duration) * 1e3;
+                assert_true(fabs(got->bandwidth - mbps) <= 0.1 * mbps);
+            } else {
+                assert_true(isnan(got->bandwidth));
+            }
+        }
+    }
+    tf_analysis_clear(&a);
+}
+
+static void streams_one_thread(void **state)
+{
+    check_streams(1, 3);
+    check_streams(1, 4);
+}
+
+static void streams_per_thread_slices(void **state)
+{
+    check_streams(3, 5);
+}
+
+/* Object shares: the expected share of each object is the sum over phases
+ * of phase share × its streams' bytes / the phase's bytes. */
+static void object_shares(void **state)
+{
+    tf_analysis a;
+    fx_build(&a, 400, 13, 40, 1, 1e7, 11);
+    assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
+    double expect[8] = { 0 }, loads[8] = { 0 };
+    for (size_t k = 0; k < FX_PHASES; k++) {
+        double all = 0;
+        for (size_t q = 0; q < fx_phases[k].nstreams; q++)
+            all += (double)fx_phases[k].stream[q].bytes;
+        for (size_t q = 0; q < fx_phases[k].nstreams; q++) {
+            const struct fx_stream *st = &fx_phases[k].stream[q];
+            double sh = fx_phases[k].share * (double)st->bytes / all;
+            expect[st->object] += sh;
+            if (st->kind == TF_SAMPLE_LOAD)
+                loads[st->object] += sh;
+        }
+    }
+    size_t refs = 0;
+    for (size_t o = 0; o < a.nobjects; o++)
+        refs += a.objects[o].refs;
+    for (size_t o = 0; o < a.nobjects; o++) {
+        const tf_an_object *ob = &a.objects[o];
+        /* binomial standard error of a share over 16 000 samples is < 0.004 */
+        assert_true(fabs(ob->share - expect[o]) < 0.015);
+        assert_true(fabs((double)ob->loads / (double)refs - loads[o]) < 0.015);
+        assert_int_equal(ob->loads + ob->stores, ob->refs);
+    }
+    tf_analysis_clear(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(streams_one_thread),
+        cmocka_unit_test(streams_per_thread_slices),
+        cmocka_unit_test(object_shares),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
