@@ -101,10 +101,13 @@ static herr_t scan_error(unsigned n, const H5E_error2_t *e, void *data)
 
 /* Says why an existing, non-empty HDF5 file did not open, from HDF5's error
  * stack: a short file (truncated copy, interrupted write) is the common case. */
-static int explain_open_failure(const char *path, tf_error *err)
+static int explain_open_failure(const char *path, hid_t stack, tf_error *err)
 {
     struct stack_scan scan = { .truncated = false, .detail = "" };
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, scan_error, &scan);
+    if (stack >= 0) {
+        H5Ewalk2(stack, H5E_WALK_UPWARD, scan_error, &scan);
+        H5Eclose_stack(stack);
+    }
     if (scan.truncated)
         return tf_fail(err, TF_ERR_FORMAT,
                        "%s: truncated HDF5 file: it ends before the end HDF5 recorded in it "
@@ -139,12 +142,17 @@ int tf_h5_file_open(const char *path, bool writable, int64_t *file, tf_error *er
     errno = 0;
     hid_t f = is_hdf5 < 0 ? -1 : H5Fopen(path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     int saved = errno;
+    /* Taken before any other HDF5 call, which would reset the stack. */
+    hid_t stack = f < 0 ? H5Eget_current_stack() : -1;
     H5Pclose(fapl);
     if (f < 0) {
-        if (is_hdf5 < 0 || saved == EACCES || saved == EPERM)
+        if (is_hdf5 < 0 || saved == EACCES || saved == EPERM) {
+            if (stack >= 0)
+                H5Eclose_stack(stack);
             return tf_fail(err, TF_ERR_IO, "%s: cannot open: %s", path,
                            saved ? strerror(saved) : "HDF5 cannot read it");
-        return explain_open_failure(path, err);
+        }
+        return explain_open_failure(path, stack, err);
     }
     *file = f;
     return 0;

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "bad_trace.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "h5util.h"
+#include "trace_fixture.h"
+
+typedef bool (*damage_fn)(hid_t file, const char *path);
+
+static bool write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return false;
+    fputs(text, f);
+    return fclose(f) == 0;
+}
+
+/* Cuts the valid fixture file to 60 % of its size, as an interrupted copy would. */
+static bool truncate_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && truncate(path, st.st_size * 6 / 10) == 0;
+}
+
+static bool set_string_attr(hid_t file, const char *name, const char *value)
+{
+    return tf_h5_attr_write_string(file, name, value, NULL) == 0;
+}
+
+static bool wrong_format(hid_t file, const char *path)
+{
+    return set_string_attr(file, "format", "someone-elses-trace");
+}
+
+static bool wrong_version(hid_t file, const char *path)
+{
+    return tf_h5_attr_write_int64(file, "version", 99, NULL) == 0;
+}
+
+static bool missing_dataset(hid_t file, const char *path)
+{
+    return H5Ldelete(file, "/process/0/thread/1/samples", H5P_DEFAULT) >= 0;
+}
+
+static bool missing_attribute(hid_t file, const char *path)
+{
+    return H5Adelete(file, "clock") >= 0;
+}
+
+static bool missing_group(hid_t file, const char *path)
+{
+    return H5Ldelete(file, "/process/0/thread", H5P_DEFAULT) >= 0;
+}
+
+/* The samples table replaced by plain numbers. */
+static bool wrong_type(hid_t file, const char *path)
+{
+    double values[4] = { 1, 2, 3, 4 };
+    hid_t g = H5Gopen2(file, "/process/0/thread/0", H5P_DEFAULT);
+    bool ok = g >= 0 && H5Ldelete(g, "samples", H5P_DEFAULT) >= 0 &&
+              tf_h5_write_array(g, "samples", TF_H5_DOUBLE, values, 4, 0, NULL) == 0;
+    if (g >= 0)
+        H5Gclose(g);
+    return ok;
+}
+
+/* Rewrites one uint64 member of a table, leaving the others: HDF5 writes a
+ * compound subset by member name. */
+static bool poke_member(hid_t file, const char *table, const char *member, size_t row,
+                        uint64_t value, bool swap_with_next)
+{
+    hid_t dset = H5Dopen2(file, table, H5P_DEFAULT);
+    hid_t type = H5Tcreate(H5T_COMPOUND, sizeof(uint64_t));
+    hid_t space = dset < 0 ? -1 : H5Dget_space(dset);
+    hssize_t n = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
+    uint64_t column[4096];
+    bool ok = dset >= 0 && type >= 0 && n > (hssize_t)row + 1 && n <= 4096 &&
+              H5Tinsert(type, member, 0, H5T_NATIVE_UINT64) >= 0 &&
+              H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, column) >= 0;
+    if (ok) {
+        if (swap_with_next) {
+            uint64_t t = column[row];
+            column[row] = column[row + 1];
+            column[row + 1] = t;
+        } else {
+            column[row] = value;
+        }
+        ok = H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, column) >= 0;
+    }
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    if (dset >= 0)
+        H5Dclose(dset);
+    return ok;
+}
+
+static bool events_out_of_order(hid_t file, const char *path)
+{
+    return poke_member(file, "/process/0/thread/1/events", "time", 2, 0, true);
+}
+
+static bool samples_out_of_order(hid_t file, const char *path)
+{
+    return poke_member(file, "/process/0/thread/0/samples", "time", 40, 0, true);
+}
+
+static bool bad_string_id(hid_t file, const char *path)
+{
+    return poke_member(file, "/process/0/thread/0/events", "value", 0, 999999, false);
+}
+
+struct mode {
+    const char *name;
+    damage_fn   damage;   /* applied to the fixture trace, or NULL for a special case */
+};
+
+static const struct mode modes[] = {
+    { "empty", NULL }, { "not-hdf5", NULL }, { "truncated", NULL }, { "not-a-trace", NULL },
+    { "wrong-format", wrong_format }, { "wrong-version", wrong_version },
+    { "missing-dataset", missing_dataset }, { "missing-attribute", missing_attribute },
+    { "missing-group", missing_group }, { "wrong-type", wrong_type },
+    { "events-out-of-order", events_out_of_order },
+    { "samples-out-of-order", samples_out_of_order }, { "bad-string-id", bad_string_id },
+};
+
+const char *bad_trace_mode(size_t i)
+{
+    return i < sizeof modes / sizeof *modes ? modes[i].name : NULL;
+}
+
+int bad_trace_make(const char *name, const char *path, char *why, size_t whylen)
+{
+    const struct mode *m = NULL;
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
+        if (strcmp(modes[i].name, name) == 0)
+            m = &modes[i];
+    if (!m) {
+        snprintf(why, whylen, "unknown mode '%s'", name);
+        return -1;
+    }
+    tf_error err = { 0 };
+    bool ok;
+    if (strcmp(name, "empty") == 0) {
+        ok = write_text(path, "");
+    } else if (strcmp(name, "not-hdf5") == 0) {
+        ok = write_text(path, "time,value\n1,2\n");
+    } else if (strcmp(name, "not-a-trace") == 0) {
+        int64_t file;
+        ok = tf_h5_file_create(path, &file, &err) == 0;
+        if (ok) {
+            double x = 1;
+            ok = tf_h5_write_array(file, "data", TF_H5_DOUBLE, &x, 1, 0, &err) == 0;
+            tf_h5_close(file);
+        }
+    } else {
+        ok = fixture_write(path, 0, &err) == 0;
+        if (ok && !m->damage) {
+            ok = truncate_file(path);
+        } else if (ok) {
+            int64_t file;
+            ok = tf_h5_file_open(path, true, &file, &err) == 0;
+            if (ok) {
+                ok = m->damage(file, path);
+                tf_h5_close(file);
+            }
+        }
+    }
+    if (!ok) {
+        snprintf(why, whylen, "%s: cannot make the '%s' case%s%s", path, name,
+                 err.msg[0] ? ": " : "", err.msg);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Every kind of bad input gives one error that names the file and what is
+ * wrong, and nothing crashes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bad_trace.h"
+#include "trace.h"
+#include "trace_fixture.h"
+
+static char *dir;
+
+static int setup(void **state)
+{
+    dir = fixture_tmpdir();
+    return dir ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    fixture_rmtree(dir);
+    return 0;
+}
+
+struct bad_case {
+    int line;
+    const char *mode;
+    int code;                /* of tf_trace_open, or of tf_samples_read when open succeeds */
+    bool at_open;
+    const char *parts[4];    /* the message contains each */
+};
+
+static const struct bad_case cases[] = {
+    { __LINE__, "empty", TF_ERR_FORMAT, true, { "empty file" } },
+    { __LINE__, "not-hdf5", TF_ERR_FORMAT, true, { "not an HDF5 file" } },
+    { __LINE__, "truncated", TF_ERR_FORMAT, true, { "truncated" } },
+    { __LINE__, "not-a-trace", TF_ERR_FORMAT, true, { "not a tracefold trace" } },
+    { __LINE__, "wrong-format", TF_ERR_FORMAT, true,
+      { "not a tracefold trace", "someone-elses-trace" } },
+    { __LINE__, "wrong-version", TF_ERR_VERSION, true, { "version 99", "not supported" } },
+    { __LINE__, "missing-dataset", TF_ERR_FORMAT, true,
+      { "/process/0/thread/1/samples", "missing dataset" } },
+    { __LINE__, "missing-attribute", TF_ERR_FORMAT, true, { "missing attribute 'clock'" } },
+    { __LINE__, "missing-group", TF_ERR_FORMAT, true, { "/process/0/thread", "missing group" } },
+    { __LINE__, "wrong-type", TF_ERR_FORMAT, true,
+      { "/process/0/thread/0/samples", "compound" } },
+    { __LINE__, "events-out-of-order", TF_ERR_FORMAT, true,
+      { "process 0, thread 1", "event 3 ", "time order" } },
+    { __LINE__, "samples-out-of-order", TF_ERR_FORMAT, false,
+      { "process 0, thread 0", "sample 41 ", "time order" } },
+    { __LINE__, "bad-string-id", TF_ERR_FORMAT, true,
+      { "/process/0/thread/0/events", "999999" } },
+};
+
+static void check_message(const struct bad_case *c, const tf_error *err, const char *path)
+{
+    if (!strstr(err->msg, path))
+        fail_msg("line %d (%s): \"%s\" does not name the file", c->line, c->mode, err->msg);
+    for (size_t i = 0; i < 4 && c->parts[i]; i++)
+        if (!strstr(err->msg, c->parts[i]))
+            fail_msg("line %d (%s): \"%s\" lacks \"%s\"", c->line, c->mode, err->msg,
+                     c->parts[i]);
+    if (strchr(err->msg, '\n'))
+        fail_msg("line %d (%s): the message spans lines: \"%s\"", c->line, c->mode, err->msg);
+}
+
+/* Reads every sample of every thread; returns the first failure. */
+static int read_all_samples(tf_trace *tr, tf_error *err)
+{
+    for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++)
+        for (uint32_t t = 0; t < tf_trace_process(tr, p)->nthreads; t++) {
+            tf_sample_cursor *c;
+            tf_sample s[16];
+            size_t n;
+            int rc = tf_samples_open(tr, p, t, &c, err);
+            if (rc < 0)
+                return rc;
+            do
+                rc = tf_samples_read(c, s, NULL, 16, &n, err);
+            while (rc == 0 && n > 0);
+            tf_samples_close(c);
+            if (rc < 0)
+                return rc;
+        }
+    return 0;
+}
+
+static void bad_inputs(void **state)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct bad_case *c = &cases[i];
+        /* Not named after the mode, which the message must not echo by chance. */
+        char name[32];
+        snprintf(name, sizeof name, "case-%zu.h5", i);
+        char *path = fixture_path(dir, name);
+        char why[1200];
+        if (bad_trace_make(c->mode, path, why, sizeof why) < 0)
+            fail_msg("line %d: %s", c->line, why);
+        tf_trace *tr = NULL;
+        tf_error err = { 0 };
+        int rc = tf_trace_open(&tr, path, &err);
+        if (c->at_open) {
+            if (rc == 0)
+                fail_msg("line %d (%s): the trace opened", c->line, c->mode);
+            assert_null(tr);
+        } else {
+            if (rc < 0)
+                fail_msg("line %d (%s): %s", c->line, c->mode, err.msg);
+            rc = read_all_samples(tr, &err);
+            tf_trace_close(tr);
+        }
+        if (rc != -c->code || err.code != c->code)
+            fail_msg("line %d (%s): code %d, expected %d: %s", c->line, c->mode, err.code,
+                     c->code, err.msg);
+        check_message(c, &err, path);
+        free(path);
+    }
+}
+
+static void every_mode_is_tested(void **state)
+{
+    for (size_t m = 0; bad_trace_mode(m); m++) {
+        bool found = false;
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            found |= strcmp(cases[i].mode, bad_trace_mode(m)) == 0;
+        if (!found)
+            fail_msg("mode %s has no case", bad_trace_mode(m));
+    }
+}
+
+static void missing_file_and_directory(void **state)
+{
+    char *path = fixture_path(dir, "no-such-trace.h5");
+    tf_trace *tr = NULL;
+    tf_error err = { 0 };
+    assert_int_equal(tf_trace_open(&tr, path, &err), -TF_ERR_NOTFOUND);
+    assert_non_null(strstr(err.msg, path));
+    assert_non_null(strstr(err.msg, "No such file"));
+    assert_int_equal(tf_trace_open(&tr, dir, &err), -TF_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "directory"));
+    free(path);
+}
+
+/* Out-of-range requests on a good trace fail cleanly. */
+static void bad_requests(void **state)
+{
+    char *path = fixture_path(dir, "good.h5");
+    tf_error err = { 0 };
+    assert_int_equal(fixture_write(path, 0, &err), 0);
+    tf_trace *tr;
+    assert_int_equal(tf_trace_open(&tr, path, &err), 0);
+    tf_sample_cursor *c;
+    assert_int_equal(tf_samples_open(tr, 0, FIXTURE_THREADS, &c, &err), -TF_ERR_USAGE);
+    assert_int_equal(tf_samples_open(tr, 1, 0, &c, &err), -TF_ERR_USAGE);
+    uint64_t ips[4];
+    assert_int_equal(tf_trace_read_frames(tr, 0, 0, 1, 2, ips, &err), -TF_ERR_FORMAT);
+    assert_non_null(strstr(err.msg, "out of range"));
+    assert_int_equal(tf_trace_read_frames(tr, 0, UINT32_MAX, 0, 1, ips, &err), -TF_ERR_FORMAT);
+    tf_trace_close(tr);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bad_inputs),
+        cmocka_unit_test(every_mode_is_tested),
+        cmocka_unit_test(missing_file_and_directory),
+        cmocka_unit_test(bad_requests),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
