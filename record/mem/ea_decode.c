@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Effective addresses of the instruction at a sampled IP (see ea_decode.h
+ * for the method, the attribution choice and the signal-safety design). */
+#include "ea_decode.h"
+
+#include <capstone/capstone.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sigsafe_format.h"
+
+#if defined(__x86_64__)
+#include <asm/prctl.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#endif
+
+/* Longest x86 instruction (Intel SDM vol. 2, 2.3.11). */
+#define TF_X86_MAX_INSN 15
+
+/* Known instruction boundaries kept per thread (direct-mapped by address):
+ * the IPs of earlier samples and the ends of the instructions decoded
+ * there.  Decoding forward from one of them is the reliable way to find the
+ * instruction that ends at an IP. */
+#define TF_EA_ANCHORS      256
+#define TF_EA_ANCHOR_REACH 256   /* bytes before the IP searched from an anchor */
+
+struct tf_ea_decoder {
+    csh      handle;
+    cs_insn *insn;       /* cs_malloc'ed once; cs_disasm_iter fills it */
+    size_t   page_size;  /* cached: sysconf is not async-signal-safe */
+    uint64_t anchors[TF_EA_ANCHORS];
+};
+
+/* ---- capstone memory hooks (process-wide) ------------------------------ */
+
+static atomic_uint_fast64_t capstone_allocs;
+
+static void *count_malloc(size_t n)
+{
+    atomic_fetch_add_explicit(&capstone_allocs, 1, memory_order_relaxed);
+    return malloc(n);
+}
+
+static void *count_calloc(size_t nmemb, size_t n)
+{
+    atomic_fetch_add_explicit(&capstone_allocs, 1, memory_order_relaxed);
+    return calloc(nmemb, n);
+}
+
+static void *count_realloc(void *p, size_t n)
+{
+    atomic_fetch_add_explicit(&capstone_allocs, 1, memory_order_relaxed);
+    return realloc(p, n);
+}
+
+static pthread_once_t mem_hooks_once = PTHREAD_ONCE_INIT;
+static cs_err mem_hooks_status;
+
+static void install_mem_hooks(void)
+{
+    /* CS_OPT_MEM copies the pointers into capstone's globals; the handle
+     * argument is ignored for this option (capstone.h). */
+    cs_opt_mem mem = {
+        .malloc = count_malloc, .calloc = count_calloc, .realloc = count_realloc,
+        .free = free, .vsnprintf = tf_sigsafe_vsnprintf,
+    };
+    mem_hooks_status = cs_option(0, CS_OPT_MEM, (size_t)&mem);
+}
+
+uint64_t tf_ea_capstone_allocations(void)
+{
+    return atomic_load_explicit(&capstone_allocs, memory_order_relaxed);
+}
+
+/* ---- instruction tables ------------------------------------------------ */
+
+/* General registers usable in 64-bit mode addresses: capstone id -> greg
+ * index and width (32-bit names come with the 0x67 address-size prefix). */
+typedef struct tf_reg_map {
+    uint8_t greg;
+    uint8_t width;   /* 0: not a general register */
+} tf_reg_map;
+
+#define TF_GPR(r64, r32, r16, r8, idx)                                       \
+    [X86_REG_##r64] = { TF_EA_##idx, 8 }, [X86_REG_##r32] = { TF_EA_##idx, 4 }, \
+    [X86_REG_##r16] = { TF_EA_##idx, 2 }, [X86_REG_##r8] = { TF_EA_##idx, 1 }
+
+/* 16- and 8-bit names never form 64-bit-mode addresses; they are listed
+ * because writing them changes the full register (write hazards). */
+static const tf_reg_map reg_map[X86_REG_ENDING] = {
+    TF_GPR(RAX, EAX, AX, AL, RAX), TF_GPR(RCX, ECX, CX, CL, RCX),
+    TF_GPR(RDX, EDX, DX, DL, RDX), TF_GPR(RBX, EBX, BX, BL, RBX),
+    TF_GPR(RSP, ESP, SP, SPL, RSP), TF_GPR(RBP, EBP, BP, BPL, RBP),
+    TF_GPR(RSI, ESI, SI, SIL, RSI), TF_GPR(RDI, EDI, DI, DIL, RDI),
+    TF_GPR(R8, R8D, R8W, R8B, R8), TF_GPR(R9, R9D, R9W, R9B, R9),
+    TF_GPR(R10, R10D, R10W, R10B, R10), TF_GPR(R11, R11D, R11W, R11B, R11),
+    TF_GPR(R12, R12D, R12W, R12B, R12), TF_GPR(R13, R13D, R13W, R13B, R13),
+    TF_GPR(R14, R14D, R14W, R14B, R14), TF_GPR(R15, R15D, R15W, R15B, R15),
+    [X86_REG_AH] = { TF_EA_RAX, 1 }, [X86_REG_CH] = { TF_EA_RCX, 1 },
+    [X86_REG_DH] = { TF_EA_RDX, 1 }, [X86_REG_BH] = { TF_EA_RBX, 1 },
+};
+
+/* How an instruction's explicit memory operands are accessed, where
+ * capstone's flags cannot be used as they are. */
+enum tf_rule { RULE_NONE = 0, RULE_NO_ACCESS, RULE_READ, RULE_WRITE, RULE_RW };
+
+typedef struct tf_insn_rule {
+    uint16_t id;      /* x86_insn */
+    uint8_t  rule;    /* enum tf_rule */
+} tf_insn_rule;
+
+static const tf_insn_rule insn_rules[] = {
+    /* Address arithmetic only. */
+    { X86_INS_LEA, RULE_NO_ACCESS }, { X86_INS_NOP, RULE_NO_ACCESS },
+    /* A memory first operand that is only read (compare, test, bit test). */
+    { X86_INS_CMP, RULE_READ }, { X86_INS_TEST, RULE_READ }, { X86_INS_BT, RULE_READ },
+    { X86_INS_CMPSB, RULE_READ }, { X86_INS_CMPSW, RULE_READ }, { X86_INS_CMPSD, RULE_READ },
+    { X86_INS_CMPSQ, RULE_READ },
+    /* Compare-and-exchange reads and (conditionally) writes its operand. */
+    { X86_INS_CMPXCHG, RULE_RW }, { X86_INS_CMPXCHG8B, RULE_RW },
+    { X86_INS_CMPXCHG16B, RULE_RW },
+    /* Single-operand stores that capstone 4 reports as reads. */
+    { X86_INS_FST, RULE_WRITE }, { X86_INS_FSTP, RULE_WRITE }, { X86_INS_FIST, RULE_WRITE },
+    { X86_INS_FISTP, RULE_WRITE }, { X86_INS_FISTTP, RULE_WRITE }, { X86_INS_FBSTP, RULE_WRITE },
+    { X86_INS_FNSTCW, RULE_WRITE }, { X86_INS_FNSTSW, RULE_WRITE },
+    { X86_INS_FNSTENV, RULE_WRITE }, { X86_INS_FNSAVE, RULE_WRITE },
+    { X86_INS_STMXCSR, RULE_WRITE }, { X86_INS_VSTMXCSR, RULE_WRITE },
+    { X86_INS_FXSAVE, RULE_WRITE }, { X86_INS_FXSAVE64, RULE_WRITE },
+    { X86_INS_XSAVE, RULE_WRITE }, { X86_INS_XSAVE64, RULE_WRITE },
+    { X86_INS_XSAVEC, RULE_WRITE }, { X86_INS_XSAVEC64, RULE_WRITE },
+    { X86_INS_XSAVEOPT, RULE_WRITE }, { X86_INS_XSAVEOPT64, RULE_WRITE },
+    { X86_INS_XSAVES, RULE_WRITE }, { X86_INS_XSAVES64, RULE_WRITE },
+    { X86_INS_SGDT, RULE_WRITE }, { X86_INS_SIDT, RULE_WRITE },
+};
+
+/* VSIB instructions (gathers, scatters and their prefetches): direction. */
+static const tf_insn_rule vsib_insns[] = {
+    { X86_INS_VGATHERDPD, TF_EA_READ }, { X86_INS_VGATHERDPS, TF_EA_READ },
+    { X86_INS_VGATHERQPD, TF_EA_READ }, { X86_INS_VGATHERQPS, TF_EA_READ },
+    { X86_INS_VPGATHERDD, TF_EA_READ }, { X86_INS_VPGATHERDQ, TF_EA_READ },
+    { X86_INS_VPGATHERQD, TF_EA_READ }, { X86_INS_VPGATHERQQ, TF_EA_READ },
+    { X86_INS_VGATHERPF0DPD, TF_EA_READ }, { X86_INS_VGATHERPF0DPS, TF_EA_READ },
+    { X86_INS_VGATHERPF0QPD, TF_EA_READ }, { X86_INS_VGATHERPF0QPS, TF_EA_READ },
+    { X86_INS_VGATHERPF1DPD, TF_EA_READ }, { X86_INS_VGATHERPF1DPS, TF_EA_READ },
+    { X86_INS_VGATHERPF1QPD, TF_EA_READ }, { X86_INS_VGATHERPF1QPS, TF_EA_READ },
+    { X86_INS_VSCATTERDPD, TF_EA_WRITE }, { X86_INS_VSCATTERDPS, TF_EA_WRITE },
+    { X86_INS_VSCATTERQPD, TF_EA_WRITE }, { X86_INS_VSCATTERQPS, TF_EA_WRITE },
+    { X86_INS_VPSCATTERDD, TF_EA_WRITE }, { X86_INS_VPSCATTERDQ, TF_EA_WRITE },
+    { X86_INS_VPSCATTERQD, TF_EA_WRITE }, { X86_INS_VPSCATTERQQ, TF_EA_WRITE },
+    { X86_INS_VSCATTERPF0DPD, TF_EA_WRITE }, { X86_INS_VSCATTERPF0DPS, TF_EA_WRITE },
+    { X86_INS_VSCATTERPF0QPD, TF_EA_WRITE }, { X86_INS_VSCATTERPF0QPS, TF_EA_WRITE },
+    { X86_INS_VSCATTERPF1DPD, TF_EA_WRITE }, { X86_INS_VSCATTERPF1DPS, TF_EA_WRITE },
+    { X86_INS_VSCATTERPF1QPD, TF_EA_WRITE }, { X86_INS_VSCATTERPF1QPS, TF_EA_WRITE },
+};
+
+/* Implicit stack references. */
+enum tf_slot { SLOT_PUSH, SLOT_POP, SLOT_LEAVE };
+
+typedef struct tf_stack_insn {
+    uint16_t id;
+    uint8_t  dir;    /* enum tf_ea_dir */
+    uint8_t  slot;   /* PUSH: [rsp - size]; POP: [rsp]; LEAVE: [rbp] */
+    uint8_t  size;   /* 0: the operand's size */
+} tf_stack_insn;
+
+static const tf_stack_insn stack_insns[] = {
+    { X86_INS_PUSH, TF_EA_WRITE, SLOT_PUSH, 0 }, { X86_INS_POP, TF_EA_READ, SLOT_POP, 0 },
+    { X86_INS_PUSHFQ, TF_EA_WRITE, SLOT_PUSH, 8 }, { X86_INS_POPFQ, TF_EA_READ, SLOT_POP, 8 },
+    { X86_INS_PUSHF, TF_EA_WRITE, SLOT_PUSH, 2 }, { X86_INS_POPF, TF_EA_READ, SLOT_POP, 2 },
+    { X86_INS_CALL, TF_EA_WRITE, SLOT_PUSH, 8 }, { X86_INS_RET, TF_EA_READ, SLOT_POP, 8 },
+    { X86_INS_ENTER, TF_EA_WRITE, SLOT_PUSH, 8 }, { X86_INS_LEAVE, TF_EA_READ, SLOT_LEAVE, 8 },
+};
+
+#define TF_NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static int find_rule(const tf_insn_rule *t, size_t n, unsigned id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i].id == id)
+            return t[i].rule;
+    return RULE_NONE;
+}
+
+static const tf_stack_insn *find_stack_insn(unsigned id)
+{
+    for (size_t i = 0; i < TF_NELEM(stack_insns); i++)
+        if (stack_insns[i].id == id)
+            return &stack_insns[i];
+    return NULL;
+}
+
+/* ---- decoder lifetime --------------------------------------------------- */
+
+/* Instructions decoded once per handle so that capstone builds its lazily
+ * allocated lookup tables outside signal context: string, stack, x87, SSE,
+ * AVX, AVX-512 and VSIB forms, implicit-register instructions. */
+static const uint8_t warmup_code[] = {
+    0xab, 0xa4, 0xac, 0xae, 0xa6, 0xf3, 0x48, 0xa5, 0x6c, 0xd7,   /* string, ins, xlat */
+    0x50, 0x5b, 0x9c, 0x9d, 0xc9,                                 /* stack */
+    0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00,                     /* mov rax, [rip+16] */
+    0x48, 0x8d, 0x04, 0x88,                                       /* lea */
+    0xf0, 0x48, 0x0f, 0xb1, 0x0f,                                 /* lock cmpxchg */
+    0xdd, 0x1f, 0xd9, 0xe8, 0x48, 0xf7, 0xf1,                     /* fstp, fld1, div */
+    0x0f, 0x11, 0x07,                                             /* movups store */
+    0xc5, 0xfc, 0x10, 0x04, 0x88,                                 /* vmovups ymm */
+    0x62, 0xf1, 0x7c, 0x48, 0x10, 0x40, 0x01,                     /* vmovups zmm */
+    0xc4, 0xe2, 0x75, 0x92, 0x04, 0x88,                           /* vgatherdps */
+    0xe8, 0x00, 0x00, 0x00, 0x00, 0xc3,                           /* call, ret */
+};
+
+static int warm_up(tf_ea_decoder *d)
+{
+    const uint8_t *code = warmup_code;
+    size_t size = sizeof warmup_code;
+    uint64_t addr = 0x1000;
+    while (size) {
+        if (!cs_disasm_iter(d->handle, &code, &size, &addr, d->insn))
+            return -1;
+    }
+    return 0;
+}
+
+int tf_ea_decoder_create(tf_ea_decoder **out, tf_error *err)
+{
+    *out = NULL;
+    pthread_once(&mem_hooks_once, install_mem_hooks);
+    if (mem_hooks_status != CS_ERR_OK)
+        return tf_fail(err, TF_ERR_INTERNAL, "capstone: setting the allocator: %s",
+                       cs_strerror(mem_hooks_status));
+    tf_ea_decoder *d = calloc(1, sizeof *d);
+    if (!d)
+        return tf_fail(err, TF_ERR_NOMEM, "effective-address decoder");
+    long page = sysconf(_SC_PAGESIZE);
+    d->page_size = page > 0 ? (size_t)page : 4096;
+    cs_err e = cs_open(CS_ARCH_X86, CS_MODE_64, &d->handle);
+    if (e != CS_ERR_OK) {
+        free(d);
+        return tf_fail(err, TF_ERR_UNSUPPORTED, "capstone: x86-64 decoder: %s", cs_strerror(e));
+    }
+    e = cs_option(d->handle, CS_OPT_DETAIL, CS_OPT_ON);
+    if (e != CS_ERR_OK)
+        goto fail;
+    d->insn = cs_malloc(d->handle);
+    if (!d->insn) {
+        e = CS_ERR_MEM;
+        goto fail;
+    }
+    if (warm_up(d) != 0) {
+        e = cs_errno(d->handle);
+        goto fail;
+    }
+    *out = d;
+    return 0;
+fail:
+    tf_ea_decoder_free(d);
+    return tf_fail(err, TF_ERR_INTERNAL, "capstone: preparing the decoder: %s", cs_strerror(e));
+}
+
+void tf_ea_decoder_free(tf_ea_decoder *d)
+{
+    if (!d)
+        return;
+    if (d->insn)
+        cs_free(d->insn, 1);
+    cs_close(&d->handle);
+    free(d);
+}
+
+/* ---- registers ---------------------------------------------------------- */
+
+int tf_ea_thread_bases(uint64_t *fs_base, uint64_t *gs_base, tf_error *err)
+{
+#if defined(__x86_64__)
+    unsigned long fs = 0, gs = 0;
+    if (syscall(SYS_arch_prctl, ARCH_GET_FS, &fs) != 0 ||
+        syscall(SYS_arch_prctl, ARCH_GET_GS, &gs) != 0)
+        return tf_fail(err, TF_ERR_UNSUPPORTED, "arch_prctl: cannot read the segment bases");
+    *fs_base = fs;
+    *gs_base = gs;
+    return 0;
+#else
+    *fs_base = *gs_base = 0;
+    return tf_fail(err, TF_ERR_UNSUPPORTED, "segment bases: x86-64 only");
+#endif
+}
+
+#if defined(__x86_64__)
+/* enum tf_ea_greg mirrors the gregs layout (glibc <sys/ucontext.h>). */
+#define TF_SAME_REG(r) ((int)REG_##r == (int)TF_EA_##r)
+_Static_assert(TF_SAME_REG(R8) && TF_SAME_REG(R15) && TF_SAME_REG(RDI) && TF_SAME_REG(RSI) &&
+               TF_SAME_REG(RBP) && TF_SAME_REG(RBX) && TF_SAME_REG(RDX) && TF_SAME_REG(RAX) &&
+               TF_SAME_REG(RCX) && TF_SAME_REG(RSP) && TF_SAME_REG(RIP),
+               "tf_ea_greg must follow the ucontext gregs order");
+
+void tf_ea_regs_from_ucontext(tf_ea_regs *regs, const void *ucontext, uint64_t fs_base,
+                              uint64_t gs_base)
+{
+    const ucontext_t *uc = ucontext;
+    memcpy(regs->greg, uc->uc_mcontext.gregs, sizeof regs->greg);
+    regs->fs_base = fs_base;
+    regs->gs_base = gs_base;
+}
+#else
+void tf_ea_regs_from_ucontext(tf_ea_regs *regs, const void *ucontext, uint64_t fs_base,
+                              uint64_t gs_base)
+{
+    memset(regs, 0, sizeof *regs);
+}
+#endif
+
+/* Value of an address register: general registers (32-bit names read the
+ * low half), rip/eip = the address of the next instruction. */
+static bool reg_value(unsigned reg, const tf_ea_regs *regs, uint64_t next_ip, uint64_t *v)
+{
+    switch (reg) {
+    case X86_REG_INVALID: *v = 0; return true;
+    case X86_REG_RIP:     *v = next_ip; return true;
+    case X86_REG_EIP:     *v = next_ip & 0xffffffffu; return true;
+    default:              break;
+    }
+    if (reg >= X86_REG_ENDING || reg_map[reg].width < 4)
+        return false;
+    *v = regs->greg[reg_map[reg].greg];
+    if (reg_map[reg].width == 4)
+        *v &= 0xffffffffu;
+    return true;
+}
+
+/* ---- decoding ----------------------------------------------------------- */
+
+/* Direction of explicit memory operand i. */
+static uint8_t operand_dir(const cs_x86 *x, unsigned i, int rule)
+{
+    switch (rule) {
+    case RULE_READ:  return TF_EA_READ;
+    case RULE_WRITE: return TF_EA_WRITE;
+    case RULE_RW:    return TF_EA_RW;
+    default:         break;
+    }
+    uint8_t a = x->operands[i].access & (CS_AC_READ | CS_AC_WRITE);
+    /* A memory destination (first of two or more operands, Intel order) is
+     * written: capstone 4 leaves the write out for many vector/x87 stores. */
+    if (i == 0 && x->op_count >= 2 && !(a & CS_AC_WRITE))
+        return TF_EA_WRITE;
+    return a ? a : TF_EA_READ;
+}
+
+static bool operand_address(const cs_x86_op *op, const cs_x86 *x, const tf_ea_regs *regs,
+                            uint64_t next_ip, tf_ea_access *acc)
+{
+    uint64_t base, index;
+    if (!reg_value(op->mem.base, regs, next_ip, &base) ||
+        !reg_value(op->mem.index, regs, next_ip, &index))
+        return false;
+    uint64_t ea = base + index * (uint64_t)op->mem.scale + (uint64_t)op->mem.disp;
+    if (x->addr_size == 4)
+        ea &= 0xffffffffu;
+    /* Only fs and gs have a base in 64-bit mode (SDM vol. 1, 3.4.2.1). */
+    if (op->mem.segment == X86_REG_FS) {
+        ea += regs->fs_base;
+        acc->flags |= TF_EA_SEGMENT;
+    } else if (op->mem.segment == X86_REG_GS) {
+        ea += regs->gs_base;
+        acc->flags |= TF_EA_SEGMENT;
+    }
+    acc->addr = ea;
+    return true;
+}
+
+static void add_stack_access(const tf_stack_insn *s, const cs_x86 *x, const tf_ea_regs *regs,
+                             tf_ea_result *out)
+{
+    uint32_t size = s->size;
+    if (size == 0) {
+        const cs_x86_op *op = &x->operands[0];
+        /* push imm pushes a full slot (2 bytes with an operand-size prefix). */
+        size = x->op_count && op->type != X86_OP_IMM ? op->size
+                                                      : (x->prefix[2] == 0x66 ? 2 : 8);
+    }
+    uint64_t rsp = regs->greg[TF_EA_RSP];
+    tf_ea_access *a = &out->access[out->naccess++];
+    a->dir = s->dir;
+    a->size = size;
+    a->flags = TF_EA_STACK;
+    a->addr = s->slot == SLOT_PUSH ? rsp - size
+            : s->slot == SLOT_POP  ? rsp
+                                   : regs->greg[TF_EA_RBP];
+}
+
+static int finish(tf_ea_result *out, int status)
+{
+    out->status = (uint8_t)status;
+    return status;
+}
+
+/* Decodes the instruction at code (address ip) with the registers as they
+ * are when it is about to execute. */
+static int decode_at(tf_ea_decoder *d, const uint8_t *code, size_t len, uint64_t ip,
+                     const tf_ea_regs *regs, tf_ea_result *out)
+{
+    out->ip = ip;
+    out->insn_id = 0;
+    out->insn_len = 0;
+    out->naccess = 0;
+    out->origin = TF_EA_AT_IP;
+    uint64_t addr = ip;
+    if (!cs_disasm_iter(d->handle, &code, &len, &addr, d->insn))
+        return finish(out, TF_EA_UNDECODABLE);
+    const cs_insn *insn = d->insn;
+    const cs_x86 *x = &insn->detail->x86;
+    out->insn_id = insn->id;
+    out->insn_len = (uint8_t)insn->size;
+    uint64_t next_ip = ip + insn->size;
+
+    int rule = find_rule(insn_rules, TF_NELEM(insn_rules), insn->id);
+    int vsib_dir = find_rule(vsib_insns, TF_NELEM(vsib_insns), insn->id);
+    bool vector = false;
+    for (unsigned i = 0; i < x->op_count && out->naccess < TF_EA_MAX_ACCESS; i++) {
+        const cs_x86_op *op = &x->operands[i];
+        if (op->type != X86_OP_MEM || rule == RULE_NO_ACCESS)
+            continue;
+        tf_ea_access *a = &out->access[out->naccess];
+        memset(a, 0, sizeof *a);
+        a->size = op->size;
+        if (vsib_dir) {
+            a->dir = (uint8_t)vsib_dir;
+            a->flags = TF_EA_VECTOR;
+            vector = true;
+        } else {
+            a->dir = operand_dir(x, i, rule);
+            if (!operand_address(op, x, regs, next_ip, a))
+                return finish(out, TF_EA_UNDECODABLE);
+        }
+        out->naccess++;
+    }
+    const tf_stack_insn *s = find_stack_insn(insn->id);
+    if (s && out->naccess < TF_EA_MAX_ACCESS)
+        add_stack_access(s, x, regs, out);
+    if (vector)
+        return finish(out, TF_EA_GATHER);
+    return finish(out, out->naccess ? TF_EA_MEMORY : TF_EA_NO_MEMORY);
+}
+
+int tf_ea_decode(tf_ea_decoder *d, const uint8_t *code, size_t len, const tf_ea_regs *regs,
+                 tf_ea_result *out)
+{
+    return decode_at(d, code, len, regs->greg[TF_EA_RIP], regs, out);
+}
+
+/* True when the decoded instruction (d->insn) writes a register that its
+ * memory operands use: executed, it no longer has the registers it used. */
+static bool writes_address_register(tf_ea_decoder *d)
+{
+    cs_regs rd, wr;
+    uint8_t nrd, nwr;
+    if (cs_regs_access(d->handle, d->insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+        return true;
+    const cs_x86 *x = &d->insn->detail->x86;
+    for (unsigned i = 0; i < x->op_count; i++) {
+        const cs_x86_op *op = &x->operands[i];
+        if (op->type != X86_OP_MEM)
+            continue;
+        const unsigned used[2] = { op->mem.base, op->mem.index };
+        for (unsigned u = 0; u < 2; u++) {
+            if (used[u] == X86_REG_INVALID || used[u] >= X86_REG_ENDING ||
+                reg_map[used[u]].width == 0)
+                continue;
+            for (unsigned w = 0; w < nwr; w++)
+                if (wr[w] < X86_REG_ENDING && reg_map[wr[w]].width &&
+                    reg_map[wr[w]].greg == reg_map[used[u]].greg)
+                    return true;
+        }
+    }
+    return false;
+}
+
+static bool same_references(const tf_ea_result *a, const tf_ea_result *b)
+{
+    if (a->naccess != b->naccess)
+        return false;
+    for (unsigned i = 0; i < a->naccess; i++)
+        if (a->access[i].addr != b->access[i].addr || a->access[i].dir != b->access[i].dir ||
+            a->access[i].flags != b->access[i].flags)
+            return false;
+    return true;
+}
+
+/* A reading of the instruction that ended at the IP is usable when it makes
+ * memory references computable from the current registers. */
+static bool usable_previous(tf_ea_decoder *d, int status, const tf_ea_result *r)
+{
+    if (status != TF_EA_MEMORY || writes_address_register(d))
+        return false;
+    for (unsigned i = 0; i < r->naccess; i++)
+        if (r->access[i].flags & TF_EA_STACK)
+            return false;   /* rsp has moved */
+    return true;
+}
+
+int tf_ea_decode_previous(tf_ea_decoder *d, const uint8_t *before, size_t len,
+                          const tf_ea_regs *regs, tf_ea_result *out)
+{
+    uint64_t ip = regs->greg[TF_EA_RIP];
+    bool found = false;
+    for (size_t k = 1; k <= len && k <= TF_X86_MAX_INSN; k++) {
+        tf_ea_result cand;
+        int st = decode_at(d, before + len - k, k, ip - k, regs, &cand);
+        if (st == TF_EA_UNDECODABLE || cand.insn_len != k)
+            continue;   /* not an instruction ending exactly at the IP */
+        /* Every reading of the bytes must agree on one computable set of
+         * references. */
+        if (!usable_previous(d, st, &cand) || (found && !same_references(out, &cand))) {
+            found = false;
+            break;
+        }
+        *out = cand;    /* the longest agreeing reading keeps its size */
+        found = true;
+    }
+    if (!found) {
+        out->ip = ip;
+        out->naccess = 0;
+        return finish(out, TF_EA_UNRESOLVED);
+    }
+    out->origin = TF_EA_PREVIOUS;
+    return out->status;
+}
+
+static unsigned anchor_slot(uint64_t addr)
+{
+    return (unsigned)((addr ^ (addr >> 8)) & (TF_EA_ANCHORS - 1));
+}
+
+static void remember_boundary(tf_ea_decoder *d, uint64_t addr)
+{
+    d->anchors[anchor_slot(addr)] = addr;
+}
+
+/* The nearest known boundary in [lo, ip), or 0. */
+static uint64_t nearest_anchor(const tf_ea_decoder *d, uint64_t lo, uint64_t ip)
+{
+    uint64_t best = 0;
+    for (unsigned i = 0; i < TF_EA_ANCHORS; i++) {
+        uint64_t a = d->anchors[i];
+        if (a >= lo && a < ip && a > best)
+            best = a;
+    }
+    return best;
+}
+
+/* Decodes forward from a known boundary; when an instruction ends exactly
+ * at the IP, computes its references into out. */
+static int previous_from_anchor(tf_ea_decoder *d, uint64_t anchor, const tf_ea_regs *regs,
+                                tf_ea_result *out)
+{
+    uint64_t ip = regs->greg[TF_EA_RIP];
+    const uint8_t *code = (const uint8_t *)(uintptr_t)anchor;
+    size_t left = (size_t)(ip - anchor);
+    uint64_t addr = anchor;
+    uint64_t start = anchor;
+    while (addr < ip) {
+        start = addr;
+        if (!cs_disasm_iter(d->handle, &code, &left, &addr, d->insn))
+            return TF_EA_UNRESOLVED;
+    }
+    if (addr != ip)
+        return TF_EA_UNRESOLVED;
+    int st = decode_at(d, (const uint8_t *)(uintptr_t)start, (size_t)(ip - start), start, regs,
+                       out);
+    if (!usable_previous(d, st, out))
+        return TF_EA_UNRESOLVED;
+    out->origin = TF_EA_PREVIOUS;
+    return TF_EA_MEMORY;
+}
+
+int tf_ea_decode_live(tf_ea_decoder *d, const tf_ea_regs *regs, tf_ea_result *out)
+{
+    uint64_t ip = regs->greg[TF_EA_RIP];
+    uint64_t page_offset = ip & (d->page_size - 1);
+    uint8_t buf[TF_X86_MAX_INSN];
+    size_t to_page_end = d->page_size - page_offset;
+    size_t n = to_page_end < sizeof buf ? to_page_end : sizeof buf;
+    memcpy(buf, (const void *)(uintptr_t)ip, n);
+    int st = tf_ea_decode(d, buf, n, regs, out);
+    if (st == TF_EA_UNDECODABLE && n < sizeof buf) {
+        /* The instruction continues on the next page, which is mapped
+         * because the CPU is about to fetch it. */
+        memcpy(buf, (const void *)(uintptr_t)ip, sizeof buf);
+        st = tf_ea_decode(d, buf, sizeof buf, regs, out);
+    }
+    if (st == TF_EA_UNDECODABLE)
+        return st;
+    remember_boundary(d, ip);
+    remember_boundary(d, ip + out->insn_len);
+    if (st != TF_EA_NO_MEMORY)
+        return st;
+    /* Look back, within the IP's page only (the page before may not be
+     * mapped): from a known boundary if there is one, else from the bytes
+     * just before the IP. */
+    uint64_t page_start = ip - page_offset;
+    uint64_t reach = ip - page_start < TF_EA_ANCHOR_REACH ? page_start : ip - TF_EA_ANCHOR_REACH;
+    uint64_t anchor = nearest_anchor(d, reach, ip);
+    tf_ea_result prev;
+    int pst;
+    if (anchor) {
+        pst = previous_from_anchor(d, anchor, regs, &prev);
+    } else {
+        size_t back = page_offset < sizeof buf ? (size_t)page_offset : sizeof buf;
+        if (back == 0)
+            return st;
+        memcpy(buf, (const void *)(uintptr_t)(ip - back), back);
+        pst = tf_ea_decode_previous(d, buf, back, regs, &prev);
+    }
+    if (pst != TF_EA_MEMORY)
+        return st;
+    *out = prev;
+    return TF_EA_MEMORY;
+}
+
+void tf_ea_to_sample(const tf_ea_result *r, unsigned i, tf_sample *s)
+{
+    const tf_ea_access *a = &r->access[i];
+    static const uint8_t kind_of_dir[] = {
+        [TF_EA_READ] = TF_SAMPLE_LOAD, [TF_EA_WRITE] = TF_SAMPLE_STORE,
+        [TF_EA_RW] = TF_SAMPLE_RMW,
+    };
+    s->ip = r->ip;
+    s->addr = a->addr;
+    s->kind = kind_of_dir[a->dir & TF_EA_RW];
+    s->flags = TF_SAMPLE_SOFTWARE | ((a->flags & TF_EA_VECTOR) ? TF_SAMPLE_VECTOR : 0);
+    s->level = TF_LEVEL_UNKNOWN;
+    s->weight = 0;
+    s->data_source = 0;
+}
