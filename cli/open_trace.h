@@ -16,4 +16,9 @@ void tf_cli_close_trace(tf_trace *tr);
  * imported from Paraver.  *name is malloc'ed. */
 int tf_cli_region_name(const tf_trace *tr, const char *spec, char **name, tf_error *err);
 
+/* Paraver input: true for a .prv or .prv.gz path; lenient conversion counts
+ * and skips bad records (a warning says how many) instead of failing. */
+bool tf_cli_is_paraver(const char *path);
+void tf_cli_set_lenient(bool lenient);
+
 #endif

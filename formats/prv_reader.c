@@ -528,6 +528,7 @@ static int parse_record(tf_prv_reader *r, const char *s, const char *e, tf_prv_r
                           kind_name[kind], rec->time, rec->obj.appl, rec->obj.task,
                           rec->obj.thread, r->last_time[t]);
     r->last_time[t] = rec->time;
+    rec->thread_index = t;
     return 0;
 }
 

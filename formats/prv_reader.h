@@ -50,6 +50,7 @@ enum tf_prv_kind { TF_PRV_STATE = 1, TF_PRV_EVENT = 2, TF_PRV_COMM = 3 };
 typedef struct tf_prv_record {
     uint8_t       kind;         /* enum tf_prv_kind */
     tf_prv_object obj;          /* the thread (sender for communications) */
+    uint32_t      thread_index; /* flat index of obj (tf_prv_thread_index) */
     uint64_t      time;         /* state begin, event time, logical send */
     /* state */
     uint64_t      end;
