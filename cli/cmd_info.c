@@ -258,25 +258,21 @@ static void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static void json_key(FILE *out, const char *indent, const char *key)
+/* `INDENT"key": "value",` and a new line. */
+static void json_field(FILE *out, const char *indent, const char *key, const char *value)
 {
-    fprintf(out, "%s", indent);
-    json_string(out, key);
-    fputs(": ", out);
+    fprintf(out, "%s\"%s\": ", indent, key);
+    json_string(out, value);
+    fputs(",\n", out);
 }
 
 static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc)
 {
     fprintf(out, "    {\"pid\": %" PRId64 ", \"rank\": %d, \"nranks\": %d,\n", proc->pid,
             proc->rank, proc->nranks);
-    json_key(out, "     ", "host");
-    json_string(out, proc->host);
-    fputs(",\n", out);
-    json_key(out, "     ", "executable");
-    json_string(out, proc->executable);
-    fputs(",\n", out);
-    json_key(out, "     ", "counters");
-    fputc('[', out);
+    json_field(out, "     ", "host", proc->host);
+    json_field(out, "     ", "executable", proc->executable);
+    fputs("     \"counters\": [", out);
     for (uint32_t c = 0; c < proc->ncounters; c++) {
         fputs(c ? ", " : "", out);
         json_string(out, tf_trace_string(tr, proc->counters[c].name));
@@ -306,21 +302,13 @@ static void print_json(FILE *out, const tf_trace *tr, const struct summary *s)
 {
     const tf_trace_meta *m = tf_trace_get_meta(tr);
     fputs("{\n", out);
-    json_key(out, "  ", "trace");
-    json_string(out, tf_trace_path(tr));
-    fprintf(out, ",\n  \"complete\": %s,\n", tf_trace_complete(tr) ? "true" : "false");
-    json_key(out, "  ", "producer");
-    json_string(out, m->producer);
-    fputs(",\n", out);
-    json_key(out, "  ", "host");
-    json_string(out, m->host);
-    fputs(",\n", out);
-    json_key(out, "  ", "command_line");
-    json_string(out, m->command_line);
-    fputs(",\n", out);
-    json_key(out, "  ", "clock");
-    json_string(out, m->clock);
-    fprintf(out, ",\n  \"start_time_ns\": %" PRIu64 ",\n", m->start_time);
+    json_field(out, "  ", "trace", tf_trace_path(tr));
+    fprintf(out, "  \"complete\": %s,\n", tf_trace_complete(tr) ? "true" : "false");
+    json_field(out, "  ", "producer", m->producer);
+    json_field(out, "  ", "host", m->host);
+    json_field(out, "  ", "command_line", m->command_line);
+    json_field(out, "  ", "clock", m->clock);
+    fprintf(out, "  \"start_time_ns\": %" PRIu64 ",\n", m->start_time);
     if (s->any_time)
         fprintf(out, "  \"time_span\": {\"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64
                      ", \"duration_ns\": %" PRIu64 "},\n",

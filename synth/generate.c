@@ -136,37 +136,31 @@ static int timer_sample(struct gen *g, uint64_t t, uint64_t begin, uint32_t *hin
     return 0;
 }
 
-/* Memory level and cost of a load, by access pattern (see synth.md). */
+/* Where loads are served and at what cost, by access pattern (documented in
+ * synth.md): rows of (cumulative probability, level, least cost, spread).
+ * Random loads from DRAM have two cost modes, as on a NUMA machine. */
+struct load_level {
+    double upto;
+    uint8_t level;
+    uint32_t cost, spread;
+};
+static const struct load_level load_levels[][3] = {
+    [TF_PATTERN_LINEAR] = {{0.8, TF_LEVEL_L1, 4, 3}, {0.9, TF_LEVEL_LFB, 30, 11},
+                           {1.0, TF_LEVEL_L2, 12, 5}},
+    [TF_PATTERN_STRIDED] = {{0.5, TF_LEVEL_L2, 12, 5}, {0.8, TF_LEVEL_L3, 40, 11},
+                            {1.0, TF_LEVEL_DRAM, 280, 41}},
+    [TF_PATTERN_RANDOM] = {{0.3, TF_LEVEL_L3, 40, 11}, {0.65, TF_LEVEL_DRAM, 330, 41},
+                           {1.0, TF_LEVEL_DRAM, 760, 81}},
+};
+
 static void load_cost(tf_sample *s, uint8_t pattern, tf_rng *rng)
 {
     double u = tf_rng_uniform(rng);
-    uint32_t v = (uint32_t)tf_rng_below(rng, 1024);
-    switch (pattern) {
-    case TF_PATTERN_LINEAR:
-        if (u < 0.8)
-            s->level = TF_LEVEL_L1, s->weight = 4 + v % 3;
-        else if (u < 0.9)
-            s->level = TF_LEVEL_LFB, s->weight = 30 + v % 11;
-        else
-            s->level = TF_LEVEL_L2, s->weight = 12 + v % 5;
-        break;
-    case TF_PATTERN_STRIDED:
-        if (u < 0.5)
-            s->level = TF_LEVEL_L2, s->weight = 12 + v % 5;
-        else if (u < 0.8)
-            s->level = TF_LEVEL_L3, s->weight = 40 + v % 11;
-        else
-            s->level = TF_LEVEL_DRAM, s->weight = 280 + v % 41;
-        break;
-    default:
-        if (u < 0.3)
-            s->level = TF_LEVEL_L3, s->weight = 40 + v % 11;
-        else if (u < 0.65)
-            s->level = TF_LEVEL_DRAM, s->weight = 330 + v % 41;
-        else
-            s->level = TF_LEVEL_DRAM, s->weight = 760 + v % 81;
-        break;
-    }
+    const struct load_level *l = load_levels[pattern];
+    while (u >= l->upto && l->upto < 1.0)
+        l++;
+    s->level = l->level;
+    s->weight = l->cost + (uint32_t)tf_rng_below(rng, l->spread);
 }
 
 static uint64_t stream_address(const struct gen *g, const tf_synth_stream *st, double p,

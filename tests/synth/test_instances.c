@@ -126,20 +126,24 @@ static int teardown(void **state)
     return 0;
 }
 
-/* The instances of one test thread, from a search over the whole trace. */
-static size_t thread_instances(const tf_instance *all, size_t n, uint32_t proc, uint32_t thread,
-                               const tf_instance **first)
+/* The instances of one test thread of process 0, from a search over the
+ * whole trace (*all to free), checking how many there are. */
+static const tf_instance *case_instances(struct fixture *f, uint32_t thread, size_t expect,
+                                         tf_instance **all)
 {
-    size_t k = 0;
-    *first = NULL;
+    size_t n, k = 0;
+    const tf_instance *first = NULL;
+    tf_error err;
+    assert_int_equal(tf_instances_find(f->tr, UINT32_MAX, all, &n, &err), 0);
     for (size_t i = 0; i < n; i++) {
-        if (all[i].proc != proc || all[i].thread != thread)
+        if ((*all)[i].proc != 0 || (*all)[i].thread != thread)
             continue;
-        if (!*first)
-            *first = &all[i];
+        if (!first)
+            first = &(*all)[i];
         k++;
     }
-    return k;
+    assert_int_equal(k, expect);
+    return first;
 }
 
 static void check(const tf_instance *in, uint32_t region, uint32_t depth, uint64_t begin,
@@ -154,20 +158,11 @@ static void check(const tf_instance *in, uint32_t region, uint32_t depth, uint64
     assert_int_equal(in->status, status);
 }
 
-static void find_all(struct fixture *f, tf_instance **all, size_t *n)
-{
-    tf_error err;
-    assert_int_equal(tf_instances_find(f->tr, UINT32_MAX, all, n, &err), 0);
-}
-
 static void test_nested(void **state)
 {
     struct fixture *f = *state;
     tf_instance *all;
-    size_t n;
-    const tf_instance *in;
-    find_all(f, &all, &n);
-    assert_int_equal(thread_instances(all, n, 0, T_NESTED, &in), 3);
+    const tf_instance *in = case_instances(f, T_NESTED, 3, &all);
     check(&in[0], f->id[A], 0, 0, 5, 0, 5, TF_INSTANCE_COMPLETE);
     check(&in[1], f->id[B], 1, 1, 2, 1, 2, TF_INSTANCE_COMPLETE);
     check(&in[2], f->id[B], 1, 3, 4, 3, 4, TF_INSTANCE_COMPLETE);
@@ -178,10 +173,7 @@ static void test_unclosed(void **state)
 {
     struct fixture *f = *state;
     tf_instance *all;
-    size_t n;
-    const tf_instance *in;
-    find_all(f, &all, &n);
-    assert_int_equal(thread_instances(all, n, 0, T_UNCLOSED, &in), 3);
+    const tf_instance *in = case_instances(f, T_UNCLOSED, 3, &all);
     /* Without an end, the instance runs to the thread's last event. */
     check(&in[0], f->id[A], 0, 0, 7, 0, 0, TF_INSTANCE_NO_END);
     check(&in[1], f->id[B], 1, 1, 2, 1, 2, TF_INSTANCE_COMPLETE);
@@ -193,10 +185,7 @@ static void test_mismatched(void **state)
 {
     struct fixture *f = *state;
     tf_instance *all;
-    size_t n;
-    const tf_instance *in;
-    find_all(f, &all, &n);
-    assert_int_equal(thread_instances(all, n, 0, T_MISMATCHED, &in), 3);
+    const tf_instance *in = case_instances(f, T_MISMATCHED, 3, &all);
     check(&in[0], f->id[A], 0, 0, 5, 0, 2, TF_INSTANCE_COMPLETE);
     check(&in[1], f->id[B], 1, 1, 5, 1, 2, TF_INSTANCE_MISMATCHED);
     check(&in[2], f->id[B], 0, 6, 9, 3, 4, TF_INSTANCE_COMPLETE);
@@ -207,10 +196,7 @@ static void test_stray_end_and_user_events(void **state)
 {
     struct fixture *f = *state;
     tf_instance *all;
-    size_t n;
-    const tf_instance *in;
-    find_all(f, &all, &n);
-    assert_int_equal(thread_instances(all, n, 0, T_STRAY, &in), 1);
+    const tf_instance *in = case_instances(f, T_STRAY, 1, &all);
     check(&in[0], f->id[A], 0, 1, 3, 1, 3, TF_INSTANCE_COMPLETE);
     free(all);
 }
@@ -221,7 +207,7 @@ static void test_order_and_filter(void **state)
     tf_instance *all, *only_b;
     size_t n, nb;
     tf_error err;
-    find_all(f, &all, &n);
+    assert_int_equal(tf_instances_find(f->tr, UINT32_MAX, &all, &n, &err), 0);
     for (size_t i = 1; i < n; i++) {
         const tf_instance *a = &all[i - 1], *b = &all[i];
         bool ordered = a->proc < b->proc || (a->proc == b->proc && a->thread < b->thread) ||
