@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The HDF5 helpers: groups, attributes, numeric and string datasets, and
+ * their errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "h5util.h"
+#include "trace_fixture.h"
+
+static char *dir;
+
+static int setup(void **state)
+{
+    dir = fixture_tmpdir();
+    return dir ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    fixture_rmtree(dir);
+    return 0;
+}
+
+#define OK(call)                                                        \
+    do {                                                                \
+        tf_error e_ = { 0 };                                            \
+        tf_error *err = &e_;                                            \
+        if ((call) < 0)                                                 \
+            fail_msg("%s: %s", #call, e_.msg);                          \
+    } while (0)
+
+/* call fails with code and a message containing part. */
+#define FAILS(call, code, part)                                         \
+    do {                                                                \
+        tf_error e_ = { 0 };                                            \
+        tf_error *err = &e_;                                            \
+        assert_int_equal((call), -(code));                              \
+        if (!strstr(e_.msg, part))                                      \
+            fail_msg("\"%s\" lacks \"%s\"", e_.msg, part);              \
+    } while (0)
+
+static int64_t new_file(const char *name, char **path)
+{
+    int64_t file = -1;
+    *path = fixture_path(dir, name);
+    OK(tf_h5_file_create(*path, &file, err));
+    return file;
+}
+
+static void groups(void **state)
+{
+    char *path;
+    int64_t f = new_file("groups.h5", &path), g = -1;
+    assert_false(tf_h5_exists(f, "a/b/c"));
+    OK(tf_h5_group_create(f, "a/b/c", &g, err));
+    tf_h5_close(g);
+    OK(tf_h5_group_create(f, "a/b/c", NULL, err));   /* already there: fine */
+    assert_true(tf_h5_exists(f, "a"));
+    assert_true(tf_h5_exists(f, "/a/b/c"));
+    assert_false(tf_h5_exists(f, "a/x/c"));
+    OK(tf_h5_group_open(f, "a/b", &g, err));
+    assert_true(tf_h5_exists(g, "c"));
+    tf_h5_close(g);
+    FAILS(tf_h5_group_open(f, "a/nope", &g, err), TF_ERR_FORMAT, "/a/nope: missing group");
+    double x = 1;
+    OK(tf_h5_write_array(f, "a/data", TF_H5_DOUBLE, &x, 1, 0, err));
+    FAILS(tf_h5_group_create(f, "a/data", NULL, err), TF_ERR_EXISTS, "not a group");
+    tf_h5_close(f);
+    free(path);
+}
+
+static void attributes(void **state)
+{
+    char *path;
+    int64_t f = new_file("attrs.h5", &path), g;
+    OK(tf_h5_group_create(f, "grp", &g, err));
+    OK(tf_h5_attr_write_string(g, "s", "first", err));
+    OK(tf_h5_attr_write_string(g, "s", "second ✓", err));   /* replaced */
+    OK(tf_h5_attr_write_int64(g, "i", INT64_MIN, err));
+    OK(tf_h5_attr_write_uint64(g, "u", UINT64_MAX, err));
+    OK(tf_h5_attr_write_uint64(g, "small", 5, err));
+    OK(tf_h5_attr_write_double(g, "d", -2.5e300, err));
+    OK(tf_h5_attr_write_int64(g, "neg", -1, err));
+    tf_h5_close(g);
+    tf_h5_close(f);
+
+    OK(tf_h5_file_open(path, false, &f, err));
+    OK(tf_h5_group_open(f, "grp", &g, err));
+    char *s;
+    int64_t i;
+    uint64_t u;
+    double d;
+    OK(tf_h5_attr_read_string(g, "s", &s, err));
+    assert_string_equal(s, "second ✓");
+    free(s);
+    OK(tf_h5_attr_read_int64(g, "i", &i, err));
+    assert_true(i == INT64_MIN);
+    OK(tf_h5_attr_read_uint64(g, "u", &u, err));
+    assert_true(u == UINT64_MAX);
+    OK(tf_h5_attr_read_int64(g, "small", &i, err));
+    assert_int_equal(i, 5);
+    OK(tf_h5_attr_read_double(g, "d", &d, err));
+    assert_true(d == -2.5e300);
+    OK(tf_h5_attr_read_double(g, "small", &d, err));   /* integers read as numbers */
+    assert_true(d == 5.0);
+    FAILS(tf_h5_attr_read_int64(g, "u", &i, err), TF_ERR_FORMAT, "does not fit");
+    FAILS(tf_h5_attr_read_uint64(g, "neg", &u, err), TF_ERR_FORMAT, "negative");
+    FAILS(tf_h5_attr_read_int64(g, "s", &i, err), TF_ERR_FORMAT, "not an integer");
+    FAILS(tf_h5_attr_read_string(g, "i", &s, err), TF_ERR_FORMAT, "not a string");
+    FAILS(tf_h5_attr_read_double(g, "missing", &d, err), TF_ERR_FORMAT,
+          "/grp: missing attribute 'missing'");
+    FAILS(tf_h5_attr_read_double(g, "missing", &d, err), TF_ERR_FORMAT, path);
+    tf_h5_close(g);
+    tf_h5_close(f);
+    free(path);
+}
+
+static void arrays(void **state)
+{
+    enum { ROWS = 3000, COLS = 5 };   /* 15000 elements: chunked and compressed */
+    char *path;
+    int64_t f = new_file("arrays.h5", &path);
+    int64_t *m = malloc(ROWS * COLS * sizeof *m);
+    for (size_t i = 0; i < ROWS * COLS; i++)
+        m[i] = (int64_t)i * (i % 2 ? -1 : 1);
+    double v[3] = { 0.5, -1, 1e-300 };
+    uint64_t u[2] = { UINT64_MAX, 0 };
+    OK(tf_h5_group_create(f, "g", NULL, err));
+    OK(tf_h5_write_array(f, "g/m", TF_H5_INT64, m, ROWS, COLS, err));
+    OK(tf_h5_write_array(f, "g/v", TF_H5_DOUBLE, v, 3, 0, err));
+    OK(tf_h5_write_array(f, "g/u", TF_H5_UINT64, u, 2, 0, err));
+    OK(tf_h5_write_array(f, "g/empty", TF_H5_DOUBLE, NULL, 0, 0, err));
+    OK(tf_h5_write_array(f, "g/v", TF_H5_DOUBLE, v, 2, 0, err));   /* replaced */
+    tf_h5_close(f);
+
+    OK(tf_h5_file_open(path, false, &f, err));
+    void *data;
+    size_t rows, cols;
+    OK(tf_h5_read_array(f, "g/m", TF_H5_INT64, &data, &rows, &cols, err));
+    assert_int_equal(rows, ROWS);
+    assert_int_equal(cols, COLS);
+    assert_memory_equal(data, m, sizeof(int64_t) * ROWS * COLS);
+    free(data);
+    OK(tf_h5_read_array(f, "g/m", TF_H5_DOUBLE, &data, &rows, &cols, err));
+    assert_true(((double *)data)[7] == -7.0);
+    free(data);
+    OK(tf_h5_read_array(f, "g/v", TF_H5_DOUBLE, &data, &rows, &cols, err));
+    assert_int_equal(rows, 2);
+    assert_int_equal(cols, 0);
+    assert_true(((double *)data)[1] == -1);
+    free(data);
+    OK(tf_h5_read_array(f, "g/u", TF_H5_UINT64, &data, &rows, &cols, err));
+    assert_true(((uint64_t *)data)[0] == UINT64_MAX);
+    free(data);
+    OK(tf_h5_read_array(f, "g/empty", TF_H5_DOUBLE, &data, &rows, &cols, err));
+    assert_int_equal(rows, 0);
+    assert_null(data);
+    FAILS(tf_h5_read_array(f, "g/v", TF_H5_INT64, &data, &rows, &cols, err), TF_ERR_FORMAT,
+          "without loss");
+    FAILS(tf_h5_read_array(f, "g/u", TF_H5_INT64, &data, &rows, &cols, err), TF_ERR_FORMAT,
+          "/g/u");
+    FAILS(tf_h5_read_array(f, "g/m", TF_H5_UINT64, &data, &rows, &cols, err), TF_ERR_FORMAT,
+          "int64");
+    FAILS(tf_h5_read_array(f, "g/none", TF_H5_DOUBLE, &data, &rows, &cols, err), TF_ERR_FORMAT,
+          "/g/none: missing dataset");
+    FAILS(tf_h5_read_array(f, "g", TF_H5_DOUBLE, &data, &rows, &cols, err), TF_ERR_FORMAT,
+          "not a dataset");
+    tf_h5_close(f);
+    free(m);
+    free(path);
+}
+
+static void strings(void **state)
+{
+    enum { MANY = 5000 };
+    char *path;
+    int64_t f = new_file("strings.h5", &path);
+    char *big = malloc(100000);
+    memset(big, 'x', 99999);
+    big[99999] = '\0';
+    const char *few[4] = { "alpha", NULL, "ünïcode", big };
+    OK(tf_h5_write_strings(f, "few", few, 4, err));
+    OK(tf_h5_write_strings(f, "none", few, 0, err));
+    char **many = malloc(MANY * sizeof *many);
+    for (size_t i = 0; i < MANY; i++) {
+        many[i] = malloc(16);
+        snprintf(many[i], 16, "s%zu", i);
+    }
+    OK(tf_h5_write_strings(f, "many", (const char *const *)many, MANY, err));
+    tf_h5_close(f);
+
+    OK(tf_h5_file_open(path, false, &f, err));
+    char **back;
+    size_t n;
+    OK(tf_h5_read_strings(f, "few", &back, &n, err));
+    assert_int_equal(n, 4);
+    assert_string_equal(back[0], "alpha");
+    assert_string_equal(back[1], "");
+    assert_string_equal(back[2], "ünïcode");
+    assert_string_equal(back[3], big);
+    free(back);
+    OK(tf_h5_read_strings(f, "none", &back, &n, err));
+    assert_int_equal(n, 0);
+    free(back);
+    OK(tf_h5_read_strings(f, "many", &back, &n, err));
+    assert_int_equal(n, MANY);
+    assert_string_equal(back[4321], "s4321");
+    free(back);
+    double x = 1;
+    tf_h5_close(f);
+    OK(tf_h5_file_open(path, true, &f, err));
+    OK(tf_h5_write_array(f, "numbers", TF_H5_DOUBLE, &x, 1, 0, err));
+    FAILS(tf_h5_read_strings(f, "numbers", &back, &n, err), TF_ERR_FORMAT, "strings");
+    tf_h5_close(f);
+    for (size_t i = 0; i < MANY; i++)
+        free(many[i]);
+    free(many);
+    free(big);
+    free(path);
+}
+
+static void open_errors(void **state)
+{
+    char *missing = fixture_path(dir, "missing.h5"), *empty = fixture_path(dir, "empty.h5");
+    char *text = fixture_path(dir, "text.h5");
+    fclose(fopen(empty, "w"));
+    FILE *t = fopen(text, "w");
+    fputs("hello\n", t);
+    fclose(t);
+    int64_t f;
+    FAILS(tf_h5_file_open(missing, false, &f, err), TF_ERR_NOTFOUND, missing);
+    FAILS(tf_h5_file_open(empty, false, &f, err), TF_ERR_FORMAT, "empty file");
+    FAILS(tf_h5_file_open(text, false, &f, err), TF_ERR_FORMAT, "not an HDF5 file");
+    FAILS(tf_h5_file_create("/nonexistent-dir/x.h5", &f, err), TF_ERR_IO, "cannot create");
+    free(missing);
+    free(empty);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(groups),
+        cmocka_unit_test(attributes),
+        cmocka_unit_test(arrays),
+        cmocka_unit_test(strings),
+        cmocka_unit_test(open_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
