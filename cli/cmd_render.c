@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* `tracefold render`: the report of a fold (OUTDIR/fold.h5) as PDF, SVG or
+ * PNG pages drawn with cairo, or as gnuplot scripts with their data. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "msg.h"
+#include "render.h"
+#include "report_load.h"
+
+#define DPI_MIN 20
+#define DPI_MAX 2400
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: tracefold render [OPTIONS] FOLD.h5\n"
+            "Draws the report of a fold: per folded region (and group) the triple\n"
+            "timeline (code line, address space, counters per instruction and MIPS on one\n"
+            "time axis) and a page of tables (phases, memory levels, data objects,\n"
+            "instance durations).\n\n"
+            "Options:\n"
+            "  -f, --format FMT      pdf (default), svg or png\n"
+            "  -o, --output PATH     output file (cairo) or directory (gnuplot);\n"
+            "                        default: report.FMT or gnuplot/ beside FOLD.h5\n"
+            "      --dpi N           resolution of PNG output (default 150)\n"
+            "  -b, --backend NAME    cairo (default) or gnuplot (scripts and data)\n"
+            "      --run             with the gnuplot back end: run gnuplot on the scripts\n"
+            "  -q, --quiet           no notes\n"
+            "  -h, --help            show this help and exit\n\n"
+            "PDF holds every page; SVG and PNG write one file per page: PATH, then\n"
+            "PATH-2, PATH-3, ... before the extension.\n"
+            "Exit status: 0 success, 1 unreadable fold file or unwritable output,\n"
+            "2 wrong command line.\n");
+}
+
+/* OUTDIR/name for a fold file OUTDIR/fold.h5 (or ./name). */
+static char *beside(const char *fold, const char *name)
+{
+    const char *slash = strrchr(fold, '/');
+    int dir = slash ? (int)(slash - fold) : 1;
+    return tf_report_strdup("%.*s/%s", dir, slash ? fold : ".", name);
+}
+
+int tf_cmd_render(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+        {"dpi", required_argument, NULL, 'd'},    {"backend", required_argument, NULL, 'b'},
+        {"run", no_argument, NULL, 'r'},          {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    enum tf_render_format format = TF_FORMAT_PDF;
+    const char *output = NULL;
+    double dpi = 150;
+    bool gnuplot = false, run = false;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":f:o:b:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (!tf_render_format_parse(optarg, &format))
+                return tf_msg_usage("--format: '%s' is not pdf, svg or png", optarg);
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'd': {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || v < DPI_MIN || v > DPI_MAX)
+                return tf_msg_usage("--dpi: '%s' is not a whole number from %d to %d", optarg,
+                                    DPI_MIN, DPI_MAX);
+            dpi = (double)v;
+            break;
+        }
+        case 'b':
+            if (!strcmp(optarg, "gnuplot"))
+                gnuplot = true;
+            else if (!strcmp(optarg, "cairo"))
+                gnuplot = false;
+            else
+                return tf_msg_usage("--backend: '%s' is not cairo or gnuplot", optarg);
+            break;
+        case 'r':
+            run = true;
+            break;
+        case 'q':
+            tf_msg_set_quiet(true);
+            break;
+        case 'h':
+            usage(stdout);
+            return TF_EXIT_OK;
+        case ':':
+            return tf_msg_usage("option '%s' needs a value", argv[optind - 1]);
+        default:
+            return tf_msg_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return tf_msg_usage(optind == argc ? "no fold file given" : "more than one fold file given");
+    if (run && !gnuplot)
+        return tf_msg_usage("--run goes with --backend gnuplot");
+    const char *fold = argv[optind];
+
+    tf_error err = {0};
+    tf_report report = {0};
+    char *path = NULL;
+    int rc = tf_report_load(fold, &report, &err);
+    if (rc == 0) {
+        char name[32];
+        snprintf(name, sizeof name, "report.%s", tf_render_format_name(format));
+        path = output ? tf_report_strdup("%s", output) : beside(fold, gnuplot ? "gnuplot" : name);
+        if (!path)
+            rc = tf_fail(&err, TF_ERR_NOMEM, "out of memory");
+    }
+    if (rc == 0)
+        rc = gnuplot ? tf_render_gnuplot(&report, path, format, dpi, run, &err)
+                     : tf_render_cairo(&report, path, format, dpi, &err);
+    if (rc == 0) {
+        size_t nfiles = gnuplot ? 0 : tf_render_cairo_files(&report, format);
+        if (gnuplot)
+            tf_msg_note("wrote %s/ (gnuplot scripts and data%s)", path, run ? ", and their plots" : "");
+        else
+            tf_msg_note("wrote %s (%zu pages%s)", path, 2 * report.npages,
+                        nfiles > 1 ? ", one file each" : "");
+    }
+    free(path);
+    tf_report_free(&report);
+    return rc == 0 ? TF_EXIT_OK : tf_msg_fail(&err);
+}

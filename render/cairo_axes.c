@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Frames, axes, phase lines and empty-panel notes. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "axis_ticks.h"
+#include "cairo_axes.h"
+
+const tf_rgb tf_ink = {0.1, 0.1, 0.1};
+
+#define TICK_LEN 3.0
+#define TICK_GAP 2.0
+
+void tf_axes_frame(cairo_t *cr, tf_rect plot)
+{
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, tf_ink.r, tf_ink.g, tf_ink.b);
+    cairo_set_line_width(cr, 0.6);
+    cairo_rectangle(cr, plot.x, plot.y, plot.w, plot.h);
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
+static void format_tick(double v, int decimals, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.*f", decimals, v);
+}
+
+void tf_axes_time(const tf_panel *p, bool labelled)
+{
+    double ms = p->page->duration_ns / 1e6;
+    tf_ticks t;
+    tf_ticks_compute(0, ms > 0 ? ms : 1, 8, &t);
+    cairo_t *cr = p->cr;
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, tf_ink.r, tf_ink.g, tf_ink.b);
+    cairo_set_line_width(cr, 0.6);
+    double bottom = p->plot.y + p->plot.h;
+    for (size_t i = 0; i < t.n; i++) {
+        double x = tf_axes_x(p, ms > 0 ? t.value[i] / ms : t.value[i]);
+        cairo_move_to(cr, x, bottom);
+        cairo_line_to(cr, x, bottom - TICK_LEN);
+        cairo_move_to(cr, x, p->plot.y);
+        cairo_line_to(cr, x, p->plot.y + TICK_LEN);
+    }
+    cairo_stroke(cr);
+    cairo_restore(cr);
+    if (!labelled)
+        return;
+    double h = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        char buf[32];
+        format_tick(t.value[i], t.decimals, buf, sizeof buf);
+        double x = tf_axes_x(p, ms > 0 ? t.value[i] / ms : t.value[i]);
+        tf_rect r = tf_text_box(p->text, TF_FONT_TICK, buf, x, bottom + TICK_GAP, 0.5, 0, 0);
+        if (tf_claims_take(p->claims, r))
+            tf_text_draw(p->text, TF_FONT_TICK, buf, x, bottom + TICK_GAP, 0.5, 0, 0, tf_ink);
+        h = r.h;
+    }
+    tf_text_draw(p->text, TF_FONT_LABEL,
+                 ms > 0 ? "time in the synthetic iteration [ms]"
+                        : "time in the synthetic iteration [fraction]",
+                 p->plot.x + p->plot.w / 2, bottom + TICK_GAP + h + 2, 0.5, 0, 0, tf_ink);
+}
+
+void tf_axes_value(const tf_panel *p, enum tf_axis_side side, double lo, double hi, bool reversed,
+                   const char *title)
+{
+    tf_ticks t;
+    int target = p->plot.h > 150 ? 6 : 4;
+    tf_ticks_compute(lo, hi, target, &t);
+    cairo_t *cr = p->cr;
+    double edge = side == TF_AXIS_LEFT ? p->plot.x : p->plot.x + p->plot.w;
+    double dir = side == TF_AXIS_LEFT ? -1 : 1;
+    double widest = 0;
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, tf_ink.r, tf_ink.g, tf_ink.b);
+    cairo_set_line_width(cr, 0.6);
+    for (size_t i = 0; i < t.n; i++) {
+        double f = (t.value[i] - lo) / (hi - lo);
+        double y = reversed ? p->plot.y + f * p->plot.h : p->plot.y + (1 - f) * p->plot.h;
+        cairo_move_to(cr, edge, y);
+        cairo_line_to(cr, edge - dir * TICK_LEN, y);
+        cairo_stroke(cr);
+        char buf[32];
+        double a = fabs(t.value[i]);
+        if (a != 0 && (a < 1e-3 || a >= 1e6))
+            snprintf(buf, sizeof buf, "%.1e", t.value[i]);
+        else
+            format_tick(t.value[i], t.decimals, buf, sizeof buf);
+        double tx = edge + dir * TICK_GAP;
+        tf_rect r = tf_text_box(p->text, TF_FONT_TICK, buf, tx, y, side == TF_AXIS_LEFT, 0.5, 0);
+        if (tf_claims_take(p->claims, r))
+            tf_text_draw(p->text, TF_FONT_TICK, buf, tx, y, side == TF_AXIS_LEFT, 0.5, 0, tf_ink);
+        widest = r.w > widest ? r.w : widest;
+    }
+    cairo_restore(cr);
+    if (title)
+        tf_axes_title(p, side, title, TICK_GAP + widest + 3);
+}
+
+void tf_axes_title(const tf_panel *p, enum tf_axis_side side, const char *title, double offset)
+{
+    tf_rect r = tf_text_box(p->text, TF_FONT_LABEL, title, 0, 0, 0, 0, 0);
+    double x = side == TF_AXIS_LEFT ? p->plot.x - offset - r.h / 2
+                                    : p->plot.x + p->plot.w + offset + r.h / 2;
+    tf_text_draw_vertical(p->text, TF_FONT_LABEL, title, x, p->plot.y + p->plot.h / 2, tf_ink);
+}
+
+void tf_axes_phases(const tf_panel *p)
+{
+    cairo_t *cr = p->cr;
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, tf_palette_phase.r, tf_palette_phase.g, tf_palette_phase.b);
+    cairo_set_line_width(cr, 0.5);
+    const double dash[] = {2.0, 1.5};
+    cairo_set_dash(cr, dash, 2, 0);
+    for (size_t i = 0; i < p->page->nphases; i++) {
+        double x0 = p->page->phases[i].x0;
+        if (x0 <= 0.001 || x0 >= 0.999)
+            continue;
+        double x = tf_axes_x(p, x0);
+        cairo_move_to(cr, x, p->plot.y);
+        cairo_line_to(cr, x, p->plot.y + p->plot.h);
+    }
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
+void tf_axes_missing(const tf_panel *p, const char *note)
+{
+    tf_rgb grey = {0.35, 0.35, 0.35};
+    tf_text_draw(p->text, TF_FONT_NOTE, note, p->plot.x + p->plot.w / 2,
+                 p->plot.y + p->plot.h / 2, 0.5, 0.5, p->plot.w - 10, grey);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The cairo back end's pages: the triple-timeline layout, shared by the
+ * panels and by tests that look inside each panel's box, and the drawing
+ * entry points of the panels and pages. */
+#ifndef TF_RENDER_CAIRO_PAGE_H
+#define TF_RENDER_CAIRO_PAGE_H
+
+#include "cairo_text.h"
+#include "report_model.h"
+
+/* Page size in points: 18 cm wide (a journal's full text width), 25.4 cm
+ * tall; PNG pixels = points * dpi / 72. */
+#define TF_PAGE_WIDTH  510.0
+#define TF_PAGE_HEIGHT 720.0
+
+enum tf_panel_id { TF_PANEL_CODE, TF_PANEL_MEMORY, TF_PANEL_RATES, TF_NPANELS };
+
+typedef struct tf_timeline_layout {
+    tf_rect title;               /* page title and subtitle */
+    tf_rect head[TF_NPANELS];    /* panel title and legend, above each plot */
+    tf_rect labels;              /* phase labels, between the code head and plot */
+    tf_rect plot[TF_NPANELS];    /* the plotting areas, inside the axes */
+} tf_timeline_layout;
+
+void tf_timeline_layout_get(tf_timeline_layout *l);
+
+/* What every panel draws with. */
+typedef struct tf_panel {
+    cairo_t              *cr;
+    tf_text              *text;
+    const tf_report_page *page;
+    tf_rect               head, plot;
+    tf_claims            *claims;   /* labels drawn so far on this page */
+} tf_panel;
+
+int tf_panel_code(const tf_panel *p, tf_rect labels, tf_error *err);
+int tf_panel_memory(const tf_panel *p, tf_error *err);
+int tf_panel_rates(const tf_panel *p, tf_error *err);
+
+/* Page title and subtitle at the top of box. */
+void tf_page_header(tf_text *text, tf_rect box, const char *title, const char *subtitle);
+
+/* Whole pages, drawn on cr in page units. */
+int tf_page_timeline(cairo_t *cr, const tf_report_page *page, tf_error *err);
+int tf_page_tables(cairo_t *cr, const tf_report_page *page, tf_error *err);
+
+#endif

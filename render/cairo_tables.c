@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The second page: the phase table, the memory-hierarchy table, the top
+ * data objects, and the histogram of instance durations (used instances
+ * and those the outlier filter excluded). */
+#include "config.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "axis_ticks.h"
+#include "cairo_axes.h"
+#include "cairo_legend.h"
+
+#define MARGIN 40.0
+#define ROW_H 10.5
+#define COL_GAP 10.0
+#define COL_MAX 170.0
+#define TABLE_GAP 14.0
+#define HIST_TOP 520.0
+#define HIST_H 140.0
+
+static const tf_rgb used_colour = {0.0, 0.447, 0.698};       /* Okabe–Ito blue */
+static const tf_rgb excluded_colour = {0.835, 0.369, 0.0};   /* vermillion */
+
+static void rule(cairo_t *cr, double x0, double x1, double y, double width)
+{
+    cairo_set_source_rgb(cr, tf_ink.r, tf_ink.g, tf_ink.b);
+    cairo_set_line_width(cr, width);
+    cairo_move_to(cr, x0, y);
+    cairo_line_to(cr, x1, y);
+    cairo_stroke(cr);
+}
+
+static bool numeric(const char *s)
+{
+    return s && (isdigit((unsigned char)s[0]) || ((s[0] == '-' || s[0] == '+') &&
+                                                  isdigit((unsigned char)s[1])));
+}
+
+/* Draws t from y within height; returns the y below it. */
+static double table(tf_text *text, const tf_report_table *t, double y, double height)
+{
+    cairo_t *cr = text->cr;
+    double width = TF_PAGE_WIDTH - 2 * MARGIN, bottom = y + height;
+    tf_rect r = tf_text_draw(text, TF_FONT_HEAD, t->title ? t->title : "", MARGIN, y, 0, 0, width,
+                             tf_ink);
+    y += r.h + 2;
+    if (t->note) {
+        r = tf_text_draw(text, TF_FONT_NOTE, t->note, MARGIN, y, 0, 0, width,
+                         (tf_rgb){0.35, 0.35, 0.35});
+        y += r.h + 2;
+    }
+    if (t->ncols == 0 || t->nrows == 0) {
+        if (!t->note) {
+            r = tf_text_draw(text, TF_FONT_NOTE, "no data", MARGIN, y, 0, 0, 0,
+                             (tf_rgb){0.35, 0.35, 0.35});
+            y += r.h + 2;
+        }
+        return y;
+    }
+    double *colw = calloc(t->ncols, sizeof *colw);
+    if (!colw)
+        return y;
+    double total = 0;
+    for (size_t c = 0; c < t->ncols; c++) {
+        for (size_t row = 0; row <= t->nrows; row++) {
+            const char *s = row == 0 ? t->head[c] : t->cells[(row - 1) * t->ncols + c];
+            r = tf_text_box(text, row ? TF_FONT_LABEL : TF_FONT_HEAD, s ? s : "", 0, 0, 0, 0, 0);
+            colw[c] = r.w > colw[c] ? r.w : colw[c];
+        }
+        colw[c] = colw[c] > COL_MAX ? COL_MAX : colw[c];
+        total += colw[c] + (c ? COL_GAP : 0);
+    }
+    if (total > width)
+        for (size_t c = 0; c < t->ncols; c++)
+            colw[c] *= (width - COL_GAP * (double)(t->ncols - 1)) / (total - COL_GAP * (double)(t->ncols - 1));
+    double right = MARGIN + (total < width ? total : width);
+    size_t fit = (size_t)fmax(0, floor((bottom - y - 3 * ROW_H) / ROW_H));
+    size_t shown = t->nrows <= fit ? t->nrows : (fit > 0 ? fit - 1 : 0);
+    rule(cr, MARGIN, right, y, 0.8);
+    for (size_t row = 0; row <= shown; row++) {
+        double x = MARGIN, cy = y + 1 + ROW_H / 2;
+        for (size_t c = 0; c < t->ncols; c++) {
+            const char *s = row == 0 ? t->head[c] : t->cells[(row - 1) * t->ncols + c];
+            bool num = numeric(t->nrows ? t->cells[c] : NULL);
+            tf_text_draw(text, row ? TF_FONT_LABEL : TF_FONT_HEAD, s ? s : "", num ? x + colw[c] : x,
+                         cy, num ? 1 : 0, 0.5, colw[c], tf_ink);
+            x += colw[c] + COL_GAP;
+        }
+        y += ROW_H + 1;
+        if (row == 0)
+            rule(cr, MARGIN, right, y, 0.4);
+    }
+    rule(cr, MARGIN, right, y + 1, 0.8);
+    y += 3;
+    if (shown < t->nrows) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "... %zu more rows", t->nrows - shown);
+        r = tf_text_draw(text, TF_FONT_NOTE, buf, MARGIN, y, 0, 0, 0, tf_ink);
+        y += r.h;
+    }
+    free(colw);
+    return y;
+}
+
+static void histogram(tf_text *text, const tf_report_page *page, double top, tf_claims *claims)
+{
+    tf_rect plot = {MARGIN + 40, top + 18, TF_PAGE_WIDTH - 2 * MARGIN - 50, HIST_H};
+    tf_panel p = {text->cr, text, page, {plot.x, top, plot.w, 14}, plot, claims};
+    size_t nused = 0;
+    for (size_t i = 0; i < page->ninstances; i++)
+        nused += page->instance_used[i];
+    tf_legend l;
+    tf_legend_begin(&l, &p, "Instance durations");
+    char buf[64];
+    snprintf(buf, sizeof buf, "used (%zu)", nused);
+    tf_legend_add(&l, TF_SWATCH_BOX, used_colour, buf);
+    snprintf(buf, sizeof buf, "excluded (%zu)", page->ninstances - nused);
+    tf_legend_add(&l, TF_SWATCH_BOX, excluded_colour, buf);
+    tf_legend_end(&l);
+    if (page->ninstances == 0) {
+        tf_axes_missing(&p, "no instance durations in this fold");
+        tf_axes_frame(text->cr, plot);
+        return;
+    }
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < page->ninstances; i++) {
+        lo = fmin(lo, page->instance_ns[i] / 1e6);
+        hi = fmax(hi, page->instance_ns[i] / 1e6);
+    }
+    tf_range_pad(&lo, &hi, 0.02);
+    enum { MAXBINS = 60 };
+    size_t nbins = (size_t)ceil(sqrt((double)page->ninstances) * 2);
+    nbins = nbins < 8 ? 8 : nbins > MAXBINS ? MAXBINS : nbins;
+    size_t used[MAXBINS] = {0}, excluded[MAXBINS] = {0}, highest = 1;
+    for (size_t i = 0; i < page->ninstances; i++) {
+        size_t b = (size_t)((page->instance_ns[i] / 1e6 - lo) / (hi - lo) * (double)nbins);
+        b = b >= nbins ? nbins - 1 : b;
+        (page->instance_used[i] ? used : excluded)[b]++;
+    }
+    for (size_t b = 0; b < nbins; b++)
+        highest = used[b] + excluded[b] > highest ? used[b] + excluded[b] : highest;
+    double bw = plot.w / (double)nbins, ymax = (double)highest * 1.08;
+    cairo_t *cr = text->cr;
+    for (size_t b = 0; b < nbins; b++) {
+        double h_used = plot.h * (double)used[b] / ymax, h_ex = plot.h * (double)excluded[b] / ymax;
+        double x = plot.x + (double)b * bw, base = plot.y + plot.h;
+        cairo_set_source_rgb(cr, used_colour.r, used_colour.g, used_colour.b);
+        cairo_rectangle(cr, x + 0.4, base - h_used, bw - 0.8, h_used);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, excluded_colour.r, excluded_colour.g, excluded_colour.b);
+        cairo_rectangle(cr, x + 0.4, base - h_used - h_ex, bw - 0.8, h_ex);
+        cairo_fill(cr);
+    }
+    tf_axes_value(&p, TF_AXIS_LEFT, 0, ymax, false, "instances");
+    /* The duration axis is not the shared time axis: its own ticks. */
+    tf_ticks t;
+    tf_ticks_compute(lo, hi, 8, &t);
+    for (size_t i = 0; i < t.n; i++) {
+        double x = plot.x + (t.value[i] - lo) / (hi - lo) * plot.w;
+        snprintf(buf, sizeof buf, "%.*f", t.decimals, t.value[i]);
+        cairo_move_to(cr, x, plot.y + plot.h);
+        cairo_line_to(cr, x, plot.y + plot.h - 3);
+        cairo_set_line_width(cr, 0.6);
+        cairo_stroke(cr);
+        tf_text_draw(text, TF_FONT_TICK, buf, x, plot.y + plot.h + 2, 0.5, 0, 0, tf_ink);
+    }
+    tf_text_draw(text, TF_FONT_LABEL, "instance duration [ms]", plot.x + plot.w / 2,
+                 plot.y + plot.h + 13, 0.5, 0, 0, tf_ink);
+    tf_axes_frame(cr, plot);
+}
+
+int tf_page_tables(cairo_t *cr, const tf_report_page *page, tf_error *err)
+{
+    tf_text text;
+    if (tf_text_init(&text, cr, err) < 0)
+        return -err->code;
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    char title[256];
+    snprintf(title, sizeof title, "%s: phases, memory, objects", page->title ? page->title : "folded region");
+    tf_page_header(&text, (tf_rect){MARGIN, 8, TF_PAGE_WIDTH - 2 * MARGIN, 32}, title,
+                   page->subtitle);
+    double y = 48;
+    for (int i = 0; i < TF_REPORT_NTABLES; i++) {
+        double share = (HIST_TOP - 10 - y) / (double)(TF_REPORT_NTABLES - i);
+        y = table(&text, &page->tables[i], y, share) + TABLE_GAP;
+    }
+    tf_claims claims = {0};
+    /* Right under the tables, or at its reserved place when they fill their share. */
+    histogram(&text, page, y < HIST_TOP ? y : HIST_TOP, &claims);
+    tf_claims_free(&claims);
+    tf_text_fini(&text);
+    return 0;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Colour tables and the cost ramp. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "palette.h"
+
+#define RGB(hex) {((hex) >> 16 & 0xff) / 255.0, ((hex) >> 8 & 0xff) / 255.0, ((hex) & 0xff) / 255.0}
+
+/* Okabe & Ito (2008), ordered so the colours that read best on white come
+ * first; yellow, the weakest on paper, last. */
+static const tf_rgb routine_colours[TF_PALETTE_ROUTINES] = {
+    RGB(0x0072B2), RGB(0xE69F00), RGB(0x009E73), RGB(0xCC79A7),
+    RGB(0x56B4E9), RGB(0xD55E00), RGB(0xF0E442),
+};
+static const tf_rgb other_routines = RGB(0x7F7F7F);
+
+/* Miss ratios: warm colours first, as the L1/L2/L3 red-orange order of the
+ * reference figure, without its unreadable yellow. */
+static const tf_rgb series_colours[] = {
+    RGB(0xD55E00), RGB(0xE69F00), RGB(0xCC79A7), RGB(0x56B4E9),
+    RGB(0x009E73), RGB(0x0072B2),
+};
+
+const tf_rgb tf_palette_store = RGB(0x000000);
+const tf_rgb tf_palette_nocost = RGB(0xA0A0A0);
+const tf_rgb tf_palette_phase = RGB(0x606060);
+
+/* Green to dark blue, perceptually ordered (light to dark), so the cost
+ * also reads in grey scale. */
+static const tf_rgb cost_stops[] = {
+    RGB(0x7FC97F), RGB(0x41B6C4), RGB(0x2C7FB8), RGB(0x253494),
+};
+
+tf_rgb tf_palette_routine(uint32_t routine)
+{
+    return routine < TF_PALETTE_ROUTINES ? routine_colours[routine] : other_routines;
+}
+
+tf_rgb tf_palette_series(size_t index)
+{
+    return series_colours[index % (sizeof series_colours / sizeof series_colours[0])];
+}
+
+double tf_cost_position(const tf_cost_scale *s, double cycles)
+{
+    if (!(s->hi > s->lo) || cycles <= s->lo)
+        return 0.0;
+    if (cycles >= s->hi)
+        return 1.0;
+    return (log(cycles) - log(s->lo)) / (log(s->hi) - log(s->lo));
+}
+
+tf_rgb tf_cost_ramp(double position)
+{
+    const size_t last = sizeof cost_stops / sizeof cost_stops[0] - 1;
+    double p = position < 0 ? 0 : position > 1 ? 1 : position;
+    double f = p * (double)last;
+    size_t i = (size_t)f;
+    if (i >= last)
+        return cost_stops[last];
+    double t = f - (double)i;
+    tf_rgb a = cost_stops[i], b = cost_stops[i + 1];
+    return (tf_rgb){a.r + t * (b.r - a.r), a.g + t * (b.g - a.g), a.b + t * (b.b - a.b)};
+}
+
+void tf_rgb_hex(tf_rgb c, char buf[static 8])
+{
+    snprintf(buf, 8, "#%02x%02x%02x", (unsigned)lround(c.r * 255), (unsigned)lround(c.g * 255),
+             (unsigned)lround(c.b * 255));
+}

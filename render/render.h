@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Rendering a report: the entry points the CLI and the benchmarks use. */
+#ifndef TF_RENDER_H
+#define TF_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report_model.h"
+#include "tf_error.h"
+
+enum tf_render_format { TF_FORMAT_PDF, TF_FORMAT_SVG, TF_FORMAT_PNG };
+
+/* "pdf", "svg", "png" -> format; false for anything else. */
+bool tf_render_format_parse(const char *name, enum tf_render_format *format);
+const char *tf_render_format_name(enum tf_render_format format);
+
+/* Each report page gives two output pages: the triple timeline, then the
+ * tables.  PDF holds them all in one file; SVG and PNG write one file per
+ * page: `path` for the first, `base-N.ext` for page N (report.png,
+ * report-2.png, ...).  Files are written under temporary names and renamed
+ * only when every page is complete.  dpi applies to PNG only. */
+int tf_render_cairo(const tf_report *r, const char *path, enum tf_render_format format,
+                    double dpi, tf_error *err);
+/* Number of output files tf_render_cairo writes, and the name of file k
+ * (0-based) into buf. */
+size_t tf_render_cairo_files(const tf_report *r, enum tf_render_format format);
+int tf_render_page_path(const char *path, size_t k, char *buf, size_t len, tf_error *err);
+
+/* The gnuplot back end: into directory dir, per report page a commented
+ * script per panel, one per output page, and their data files; a Makefile-
+ * free `gnuplot timeline.gp` reproduces the figure with the cairo terminals
+ * in `format`.  With run, gnuplot (TF_GNUPLOT) is executed on them.  The
+ * directory is filled under a temporary name and renamed when complete. */
+int tf_render_gnuplot(const tf_report *r, const char *dir, enum tf_render_format format,
+                      double dpi, bool run, tf_error *err);
+
+#endif

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* From fold.h5 to report pages. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fold_result.h"
+#include "report_load.h"
+#include "report_phases.h"
+#include "report_symbolise.h"
+#include "report_tables.h"
+#include "trace.h"
+
+/* Counters whose per-instruction ratio belongs on the left axis: misses
+ * (generic names, and PAPI's *_DCM, *_ICM, *_TCM, *_LDM, *_STM). */
+static bool miss_like(const char *name)
+{
+    static const char *const marks[] = {"miss", "_DCM", "_ICM", "_TCM", "_LDM", "_STM"};
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+        if (strcasestr(name, marks[i]))
+            return true;
+    return false;
+}
+
+static bool events_unit(const char *unit)
+{
+    return !unit || !*unit || !strcmp(unit, "events");
+}
+
+static bool finite_row(const double *row, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(row[i]))
+            return true;
+    return false;
+}
+
+/* One series from row c of the group's curves: value row `y` scaled by
+ * `scale`, band from the rate band when the fold has one.  A ratio's band
+ * is the counter's relative rate band (the instructions rate is much the
+ * more certain of the two). */
+static int add_series(tf_report_series *s, const char *name, const tf_fold_group *g, size_t c,
+                      const double *y, double scale, tf_error *err)
+{
+    size_t n = g->grid;
+    const double *rate = g->rate + c * n, *lo = g->rate_lo ? g->rate_lo + c * n : NULL,
+                 *hi = g->rate_hi ? g->rate_hi + c * n : NULL;
+    bool band = lo && hi && finite_row(lo, n) && finite_row(hi, n);
+    if (tf_report_series_init(s, name, n, band, err) < 0)
+        return -err->code;
+    for (size_t j = 0; j < n; j++) {
+        s->x[j] = g->x[j];
+        s->y[j] = y[j] * scale;
+        if (band) {
+            double rel_lo = rate[j] > 0 ? lo[j] / rate[j] : 1, rel_hi = rate[j] > 0 ? hi[j] / rate[j] : 1;
+            s->lo[j] = s->y[j] * (isfinite(rel_lo) ? rel_lo : 1);
+            s->hi[j] = s->y[j] * (isfinite(rel_hi) ? rel_hi : 1);
+        }
+    }
+    return 0;
+}
+
+static int rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
+                 tf_error *err)
+{
+    size_t n = g->grid, C = reg->ncounters;
+    int ins = g->instructions;
+    bool use[TF_MAX_COUNTERS] = {false}, any_miss = false;
+    if (C > TF_MAX_COUNTERS || n == 0) {
+        p->rates_missing = tf_report_strdup(n ? "too many counters" : "no fitted curves in this fold");
+        return 0;
+    }
+    for (size_t c = 0; c < C; c++)
+        any_miss |= (int)c != ins && miss_like(reg->counter_names[c]) && finite_row(g->rate + c * n, n);
+    for (size_t c = 0; c < C; c++) {
+        const char *name = reg->counter_names[c];
+        if ((int)c == ins || !finite_row(g->rate + c * n, n) || !events_unit(reg->counter_units[c]))
+            continue;
+        /* With instructions: the misses per instruction (or, without miss
+         * counters, every other event counter); without: every rate. */
+        use[c] = ins < 0 || !any_miss || miss_like(name);
+    }
+    size_t count = 0;
+    for (size_t c = 0; c < C; c++)
+        count += use[c];
+    p->rates = calloc(count ? count : 1, sizeof *p->rates);
+    if (!p->rates)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the rates");
+    for (size_t c = 0; c < C; c++) {
+        if (!use[c])
+            continue;
+        const double *y = ins >= 0 && g->ratio ? g->ratio + c * n : g->rate + c * n;
+        double scale = ins >= 0 && g->ratio ? 1 : 1e-6;
+        if (add_series(&p->rates[p->nrates++], reg->counter_names[c], g, c, y, scale, err) < 0)
+            return -err->code;
+    }
+    if (ins >= 0 && finite_row(g->rate + (size_t)ins * n, n)) {
+        p->mips = calloc(1, sizeof *p->mips);
+        if (!p->mips)
+            return tf_fail(err, TF_ERR_NOMEM, "report: no memory for MIPS");
+        if (add_series(p->mips, "MIPS", g, (size_t)ins, g->rate + (size_t)ins * n, 1e-6, err) < 0)
+            return -err->code;
+        p->rates_unit = tf_report_strdup(any_miss ? "misses per instruction" : "events per instruction");
+    } else {
+        p->rates_unit = tf_report_strdup("rate [M events/s]");
+    }
+    if (p->nrates == 0 && !p->mips)
+        p->rates_missing = tf_report_strdup("no counter has a fitted rate in this fold");
+    return 0;
+}
+
+static int instances(tf_report_page *p, const tf_fold_region *reg, uint32_t group, tf_error *err)
+{
+    p->instance_ns = malloc((reg->ninstances ? reg->ninstances : 1) * sizeof *p->instance_ns);
+    p->instance_used = malloc((reg->ninstances ? reg->ninstances : 1) * sizeof *p->instance_used);
+    if (!p->instance_ns || !p->instance_used)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu instances", reg->ninstances);
+    for (size_t i = 0; i < reg->ninstances; i++) {
+        const tf_fold_instance *in = &reg->instances[i];
+        if (in->status == TF_FOLD_INCOMPLETE || in->group != (int32_t)group)
+            continue;
+        p->instance_ns[p->ninstances] = (double)in->duration;
+        p->instance_used[p->ninstances++] = in->status == TF_FOLD_USED;
+    }
+    return 0;
+}
+
+static int by_count_desc(const void *a, const void *b, void *counts)
+{
+    const size_t *n = counts;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return n[x] < n[y] ? 1 : n[x] > n[y] ? -1 : (x > y) - (x < y);
+}
+
+/* Routines in the order of their sample counts (so the most frequent get
+ * the clearest colours), only those with samples. */
+static int routines(tf_report_page *p, const tf_symbolise *sym, tf_error *err)
+{
+    size_t n = tf_symbolise_nroutines(sym);
+    size_t *counts = calloc(n ? n : 1, sizeof *counts);
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order), *rank = malloc((n ? n : 1) * sizeof *rank);
+    p->routines = calloc(n ? n : 1, sizeof *p->routines);
+    int rc = 0;
+    if (!counts || !order || !rank || !p->routines) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu routines", n);
+        goto done;
+    }
+    for (size_t i = 0; i < p->ncode; i++)
+        counts[p->code[i].routine]++;
+    for (size_t i = 0; i < n; i++)
+        order[i] = (uint32_t)i;
+    qsort_r(order, n, sizeof *order, by_count_desc, counts);
+    for (size_t i = 0; i < n && counts[order[i]] > 0; i++) {
+        rank[order[i]] = (uint32_t)i;
+        if (!(p->routines[p->nroutines++] = tf_report_strdup("%s", tf_symbolise_routine(sym, order[i])))) {
+            rc = tf_fail(err, TF_ERR_NOMEM, "report: no memory for routine names");
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < p->ncode; i++)
+        p->code[i].routine = rank[p->code[i].routine];
+done:
+    free(counts);
+    free(order);
+    free(rank);
+    return rc;
+}
+
+static int points(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
+                  tf_symbolise *sym, const char *why, tf_error *err)
+{
+    const tf_fold_points *pt = &g->points;
+    size_t ntimer = 0, nmem = 0;
+    for (size_t i = 0; i < pt->n; i++)
+        *(pt->kind[i] == TF_SAMPLE_TIMER ? &ntimer : &nmem) += 1;
+    p->code = malloc((ntimer ? ntimer : 1) * sizeof *p->code);
+    p->mem = malloc((nmem ? nmem : 1) * sizeof *p->mem);
+    if (!p->code || !p->mem)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu folded points", pt->n);
+    bool relative = sym && tf_symbolise_relative(sym);
+    for (size_t i = 0; i < pt->n; i++) {
+        uint32_t proc = pt->instance[i] < reg->ninstances ? reg->instances[pt->instance[i]].proc : 0;
+        if (pt->kind[i] == TF_SAMPLE_TIMER) {
+            uint32_t routine, line;
+            if (sym && tf_symbolise_code(sym, proc, pt->ip[i], &routine, &line) && line > 0)
+                p->code[p->ncode++] = (tf_report_code_point){pt->x[i], routine, line};
+            continue;
+        }
+        tf_report_mem_point *m = &p->mem[p->nmem++];
+        memset(m, 0, sizeof *m);
+        m->x = pt->x[i];
+        m->addr = pt->addr[i];
+        m->object = TF_REPORT_NONE;
+        m->cost = pt->weight[i];
+        m->level = pt->level[i];
+        m->access = pt->kind[i] == TF_SAMPLE_LOAD ? TF_REPORT_LOAD : TF_REPORT_STORE;
+        uint64_t offset;
+        if (sym && tf_symbolise_object(sym, proc, pt->addr[i], &m->object, &offset) && relative) {
+            m->addr = offset;
+            m->flags |= TF_REPORT_MEM_OFFSET;
+        }
+    }
+    if (nmem == 0)
+        p->mem_missing = tf_report_strdup("no memory samples in this trace");
+    if (p->ncode == 0)
+        p->code_missing = ntimer == 0 ? tf_report_strdup("no timer samples in this fold")
+                        : !sym         ? tf_report_strdup("%s", why)
+                                       : tf_report_strdup("no code-line information: the trace "
+                                                          "has no symbols for the sampled addresses");
+    if (sym) {
+        if (routines(p, sym, err) < 0)
+            return -err->code;
+        p->nobjects = tf_symbolise_nobjects(sym);
+        p->objects = calloc(p->nobjects ? p->nobjects : 1, sizeof *p->objects);
+        if (!p->objects)
+            return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the objects");
+        for (size_t i = 0; i < p->nobjects; i++)
+            if (tf_symbolise_describe(sym, i, &p->objects[i], err) < 0)
+                return -err->code;
+    }
+    return 0;
+}
+
+static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_region *reg,
+                     const tf_fold_group *g, tf_symbolise *sym, const char *why, tf_error *err)
+{
+    p->title = reg->ngroups > 1
+                   ? tf_report_strdup("region %s, group %u of %u", reg->name, g->index + 1, reg->ngroups)
+                   : tf_report_strdup("region %s", reg->name);
+    p->subtitle = tf_report_strdup("%s: %u of %zu instances folded, mean %.4g ms, %zu samples",
+                                   fr->trace ? fr->trace : "trace", g->instances, reg->ninstances,
+                                   g->mean_duration_ns / 1e6, g->points.n);
+    if (!p->title || !p->subtitle)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for titles");
+    p->duration_ns = g->mean_duration_ns;
+    int rc = instances(p, reg, g->index, err);
+    if (rc == 0)
+        rc = rates(p, reg, g, err);
+    if (rc == 0)
+        rc = points(p, reg, g, sym, why, err);
+    if (rc == 0)
+        rc = tf_report_phases_derive(p, g->boundaries, g->nboundaries, err);
+    if (rc == 0)
+        rc = tf_report_tables_fill(p, err);
+    return rc;
+}
+
+int tf_report_load(const char *fold_path, tf_report *r, tf_error *err)
+{
+    memset(r, 0, sizeof *r);
+    tf_fold_result *fr = NULL;
+    if (tf_fold_result_load(fold_path, &fr, err) < 0)
+        return -err->code;
+    int rc = 0;
+    r->source = tf_report_strdup("%s", fold_path);
+    char why[TF_ERROR_MSG_MAX + 64];
+    tf_symbolise *sym = tf_symbolise_open(fr->trace, fold_path, why, sizeof why);
+    for (uint32_t i = 0; i < fr->nregions && rc == 0; i++) {
+        const tf_fold_region *reg = &fr->regions[i];
+        for (uint32_t k = 0; k < reg->ngroups && rc == 0; k++) {
+            tf_report_page *p;
+            rc = tf_report_add_page(r, &p, err);
+            if (rc == 0)
+                rc = page_fill(p, fr, reg, &reg->groups[k], sym, why, err);
+        }
+    }
+    if (rc == 0 && r->npages == 0)
+        rc = tf_fail(err, TF_ERR_DATA, "%s: no folded region in this file", fold_path);
+    tf_symbolise_close(sym);
+    tf_fold_result_free(fr);
+    if (rc < 0)
+        tf_report_free(r);
+    return rc;
+}

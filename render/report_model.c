@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Building and freeing the report model. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_model.h"
+
+int tf_report_add_page(tf_report *r, tf_report_page **page, tf_error *err)
+{
+    tf_report_page *pages = realloc(r->pages, (r->npages + 1) * sizeof *pages);
+    if (!pages)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for page %zu", r->npages + 1);
+    r->pages = pages;
+    *page = &pages[r->npages++];
+    memset(*page, 0, sizeof **page);
+    return 0;
+}
+
+int tf_report_table_init(tf_report_table *t, const char *title, size_t ncols, size_t nrows,
+                         tf_error *err)
+{
+    t->title = tf_report_strdup("%s", title);
+    t->ncols = ncols;
+    t->nrows = nrows;
+    t->head = calloc(ncols ? ncols : 1, sizeof *t->head);
+    size_t ncells = nrows * ncols;
+    t->cells = calloc(ncells ? ncells : 1, sizeof *t->cells);
+    if (!t->title || !t->head || !t->cells)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for table '%s'", title);
+    return 0;
+}
+
+int tf_report_series_init(tf_report_series *s, const char *name, size_t n, bool band,
+                          tf_error *err)
+{
+    size_t m = n ? n : 1;
+    s->name = tf_report_strdup("%s", name);
+    s->n = n;
+    s->x = malloc(m * sizeof *s->x);
+    s->y = malloc(m * sizeof *s->y);
+    s->lo = band ? malloc(m * sizeof *s->lo) : NULL;
+    s->hi = band ? malloc(m * sizeof *s->hi) : NULL;
+    if (!s->name || !s->x || !s->y || (band && (!s->lo || !s->hi)))
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for series '%s' (%zu points)",
+                       name, n);
+    return 0;
+}
+
+char *tf_report_strdup(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (len < 0)
+        return NULL;
+    char *s = malloc((size_t)len + 1);
+    if (!s)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+static void series_free(tf_report_series *s)
+{
+    free(s->name);
+    free(s->x);
+    free(s->y);
+    free(s->lo);
+    free(s->hi);
+}
+
+static void table_free(tf_report_table *t)
+{
+    for (size_t i = 0; t->head && i < t->ncols; i++)
+        free(t->head[i]);
+    for (size_t i = 0; t->cells && i < t->ncols * t->nrows; i++)
+        free(t->cells[i]);
+    free(t->head);
+    free(t->cells);
+    free(t->title);
+    free(t->note);
+}
+
+static void page_free(tf_report_page *p)
+{
+    free(p->title);
+    free(p->subtitle);
+    for (size_t i = 0; i < p->nroutines; i++)
+        free(p->routines[i]);
+    free(p->routines);
+    free(p->phases);
+    free(p->code);
+    free(p->code_missing);
+    for (size_t i = 0; i < p->nobjects; i++) {
+        free(p->objects[i].name);
+        free(p->objects[i].kind);
+    }
+    free(p->objects);
+    free(p->mem);
+    free(p->mem_missing);
+    for (size_t i = 0; i < p->nrates; i++)
+        series_free(&p->rates[i]);
+    free(p->rates);
+    free(p->rates_unit);
+    if (p->mips) {
+        series_free(p->mips);
+        free(p->mips);
+    }
+    free(p->rates_missing);
+    for (int i = 0; i < TF_REPORT_NTABLES; i++)
+        table_free(&p->tables[i]);
+    free(p->instance_ns);
+    free(p->instance_used);
+}
+
+void tf_report_free(tf_report *r)
+{
+    for (size_t i = 0; i < r->npages; i++)
+        page_free(&r->pages[i]);
+    free(r->pages);
+    free(r->source);
+    memset(r, 0, sizeof *r);
+}
+
+void tf_report_format_size(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)bytes;
+    size_t u = 0;
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0 || v >= 100.0)
+        snprintf(buf, len, "%.0f %s", v, units[u]);
+    else
+        snprintf(buf, len, "%.3g %s", v, units[u]);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Code lines and data objects of folded samples, looked up in the folded
+ * trace: its symbol ranges (address -> routine, file, line) and its object
+ * tables.  Objects of several processes are merged by name (their
+ * addresses differ under ASLR); references are then given as offsets. */
+#ifndef TF_RENDER_REPORT_SYMBOLISE_H
+#define TF_RENDER_REPORT_SYMBOLISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report_model.h"
+
+typedef struct tf_symbolise tf_symbolise;
+
+/* Opens the trace at `trace` (as fold.h5 records it) or, failing that, the
+ * file of that name beside fold_path.  On failure returns NULL and writes
+ * the reason (for the panels' notes) into why. */
+tf_symbolise *tf_symbolise_open(const char *trace, const char *fold_path, char *why, size_t len);
+void tf_symbolise_close(tf_symbolise *s);
+
+bool tf_symbolise_has_symbols(const tf_symbolise *s);
+bool tf_symbolise_has_objects(const tf_symbolise *s);
+/* Processes merged: references are offsets inside their objects. */
+bool tf_symbolise_relative(const tf_symbolise *s);
+
+/* Routine (index in first-seen order) and line of an instruction address. */
+bool tf_symbolise_code(tf_symbolise *s, uint32_t proc, uint64_t ip, uint32_t *routine,
+                       uint32_t *line);
+size_t      tf_symbolise_nroutines(const tf_symbolise *s);
+const char *tf_symbolise_routine(const tf_symbolise *s, size_t i);
+
+/* Object holding a data address, and the offset inside it. */
+bool tf_symbolise_object(const tf_symbolise *s, uint32_t proc, uint64_t addr, uint32_t *object,
+                         uint64_t *offset);
+size_t tf_symbolise_nobjects(const tf_symbolise *s);
+/* Object i described for the report (strings are copied). */
+int tf_symbolise_describe(const tf_symbolise *s, size_t i, tf_report_object *o, tf_error *err);
+
+#endif

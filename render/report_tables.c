@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Phase, memory-level and object tables. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_tables.h"
+#include "trace.h"
+
+#define MAX_RATE_COLUMNS 3
+
+/* Mean of a series over [x0, x1] (grid points inside; the nearest when none). */
+static double series_mean(const tf_report_series *s, double x0, double x1)
+{
+    double sum = 0;
+    size_t n = 0, nearest = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->x[i] >= x0 && s->x[i] <= x1 && isfinite(s->y[i])) {
+            sum += s->y[i];
+            n++;
+        }
+        if (fabs(s->x[i] - (x0 + x1) / 2) < fabs(s->x[nearest] - (x0 + x1) / 2))
+            nearest = i;
+    }
+    return n ? sum / (double)n : s->n ? s->y[nearest] : NAN;
+}
+
+static int set_head(tf_report_table *t, const char *const *head)
+{
+    for (size_t c = 0; c < t->ncols; c++)
+        if (!(t->head[c] = tf_report_strdup("%s", head[c])))
+            return -1;
+    return 0;
+}
+
+static int phases(tf_report_page *p, tf_error *err)
+{
+    tf_report_table *t = &p->tables[TF_REPORT_TABLE_PHASES];
+    size_t nrates = p->nrates < MAX_RATE_COLUMNS ? p->nrates : MAX_RATE_COLUMNS;
+    size_t ncols = 3 + (p->mips != NULL) + nrates;
+    if (tf_report_table_init(t, "Phases", ncols, p->nphases, err) < 0)
+        return -err->code;
+    const char *head[3 + 1 + MAX_RATE_COLUMNS] = {"phase", "span [ms]", "routine[line]"};
+    size_t c = 3;
+    if (p->mips)
+        head[c++] = "MIPS";
+    for (size_t i = 0; i < nrates; i++)
+        head[c++] = p->rates[i].name;
+    if (set_head(t, head) < 0)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the phase table");
+    t->note = tf_report_strdup("means over each phase; %s%s",
+                               p->rates_unit ? p->rates_unit : "rates",
+                               p->nrates > nrates ? " (first counters only)" : "");
+    double ms = p->duration_ns / 1e6;
+    for (size_t k = 0; k < p->nphases; k++) {
+        const tf_report_phase *ph = &p->phases[k];
+        char **row = &t->cells[k * ncols];
+        const char *routine = ph->routine < p->nroutines ? p->routines[ph->routine] : "?";
+        row[0] = tf_report_strdup("%zu", k + 1);
+        row[1] = tf_report_strdup("%.3g-%.3g", ph->x0 * ms, ph->x1 * ms);
+        row[2] = ph->line ? tf_report_strdup("%s[%u]", routine, ph->line)
+                          : tf_report_strdup("%s", routine);
+        c = 3;
+        if (p->mips)
+            row[c++] = tf_report_strdup("%.0f", series_mean(p->mips, ph->x0, ph->x1));
+        for (size_t i = 0; i < nrates; i++)
+            row[c++] = tf_report_strdup("%.3g", series_mean(&p->rates[i], ph->x0, ph->x1));
+        for (size_t j = 0; j < ncols; j++)
+            if (!row[j])
+                return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the phase table");
+    }
+    return 0;
+}
+
+static const char *level_name(unsigned level)
+{
+    switch (level) {
+    case TF_LEVEL_UNCACHED: return "uncached";
+    case TF_LEVEL_L1: return "L1";
+    case TF_LEVEL_LFB: return "LFB";
+    case TF_LEVEL_L2: return "L2";
+    case TF_LEVEL_L3: return "L3";
+    case TF_LEVEL_REMOTE_CACHE_1: return "remote cache (1 hop)";
+    case TF_LEVEL_REMOTE_CACHE_2: return "remote cache (2 hops)";
+    case TF_LEVEL_DRAM: return "DRAM";
+    case TF_LEVEL_REMOTE_DRAM_1: return "remote DRAM (1 hop)";
+    case TF_LEVEL_REMOTE_DRAM_2: return "remote DRAM (2 hops)";
+    default: return "unknown";
+    }
+}
+
+static int levels(tf_report_page *p, tf_error *err)
+{
+    size_t count[256] = {0}, costed[256] = {0}, loads = 0, known = 0;
+    double cost[256] = {0};
+    for (size_t i = 0; i < p->nmem; i++) {
+        const tf_report_mem_point *m = &p->mem[i];
+        if (m->access != TF_REPORT_LOAD)
+            continue;
+        loads++;
+        count[m->level]++;
+        known += m->level != TF_LEVEL_UNKNOWN;
+        if (m->cost) {
+            costed[m->level]++;
+            cost[m->level] += m->cost;
+        }
+    }
+    size_t nrows = 0;
+    for (int l = 0; l < 256; l++)
+        nrows += count[l] > 0 && known > 0;
+    tf_report_table *t = &p->tables[TF_REPORT_TABLE_LEVELS];
+    if (tf_report_table_init(t, "Memory hierarchy (loads)", 4, nrows, err) < 0)
+        return -err->code;
+    static const char *const head[] = {"level", "loads", "share [%]", "mean cost [cycles]"};
+    if (set_head(t, head) < 0)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the level table");
+    if (loads == 0)
+        t->note = tf_report_strdup("no load samples in this trace");
+    else if (known == 0)
+        t->note = tf_report_strdup("the loads carry no memory level (addresses decoded in "
+                                   "software, or no level reported by the hardware)");
+    size_t r = 0;
+    for (int l = 0; l < 256 && known > 0; l++) {
+        if (!count[l])
+            continue;
+        char **row = &t->cells[r++ * 4];
+        row[0] = tf_report_strdup("%s", level_name((unsigned)l));
+        row[1] = tf_report_strdup("%zu", count[l]);
+        row[2] = tf_report_strdup("%.1f", 100.0 * (double)count[l] / (double)loads);
+        row[3] = costed[l] ? tf_report_strdup("%.0f", cost[l] / (double)costed[l])
+                           : tf_report_strdup("-");
+        for (int j = 0; j < 4; j++)
+            if (!row[j])
+                return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the level table");
+    }
+    return 0;
+}
+
+typedef struct object_refs {
+    uint32_t object;
+    size_t   loads, stores;
+} object_refs;
+
+static int by_refs(const void *a, const void *b)
+{
+    const object_refs *x = a, *y = b;
+    size_t rx = x->loads + x->stores, ry = y->loads + y->stores;
+    return rx < ry ? 1 : rx > ry ? -1 : 0;
+}
+
+static int objects(tf_report_page *p, tf_error *err)
+{
+    object_refs *refs = calloc(p->nobjects ? p->nobjects : 1, sizeof *refs);
+    if (!refs)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the object table");
+    size_t total = p->nmem;
+    for (size_t i = 0; i < p->nobjects; i++)
+        refs[i].object = (uint32_t)i;
+    for (size_t i = 0; i < p->nmem; i++) {
+        const tf_report_mem_point *m = &p->mem[i];
+        if (m->object < p->nobjects)
+            *(m->access == TF_REPORT_LOAD ? &refs[m->object].loads : &refs[m->object].stores) += 1;
+    }
+    qsort(refs, p->nobjects, sizeof *refs, by_refs);
+    size_t nrows = 0;
+    while (nrows < p->nobjects && nrows < TF_REPORT_TOP_OBJECTS
+           && refs[nrows].loads + refs[nrows].stores > 0)
+        nrows++;
+    tf_report_table *t = &p->tables[TF_REPORT_TABLE_OBJECTS];
+    int rc = tf_report_table_init(t, "Top data objects", 6, nrows, err);
+    static const char *const head[] = {"object", "kind", "size", "refs [%]", "loads", "stores"};
+    if (rc == 0 && set_head(t, head) < 0)
+        rc = tf_fail(err, TF_ERR_NOMEM, "report: no memory for the object table");
+    if (rc == 0 && nrows == 0)
+        t->note = tf_report_strdup(p->nmem ? "no memory sample falls in a known data object"
+                                           : "no memory samples in this trace");
+    for (size_t r = 0; r < nrows && rc == 0; r++) {
+        const tf_report_object *o = &p->objects[refs[r].object];
+        char size[32];
+        tf_report_format_size(o->size, size, sizeof size);
+        char **row = &t->cells[r * 6];
+        row[0] = tf_report_strdup("%s", o->name);
+        row[1] = tf_report_strdup("%s", o->kind ? o->kind : "");
+        row[2] = tf_report_strdup("%s", size);
+        row[3] = tf_report_strdup("%.1f", 100.0 * (double)(refs[r].loads + refs[r].stores)
+                                              / (double)total);
+        row[4] = tf_report_strdup("%zu", refs[r].loads);
+        row[5] = tf_report_strdup("%zu", refs[r].stores);
+        for (int j = 0; j < 6; j++)
+            if (!row[j])
+                rc = tf_fail(err, TF_ERR_NOMEM, "report: no memory for the object table");
+    }
+    free(refs);
+    return rc;
+}
+
+int tf_report_tables_fill(tf_report_page *p, tf_error *err)
+{
+    int rc = phases(p, err);
+    if (rc == 0)
+        rc = levels(p, err);
+    if (rc == 0)
+        rc = objects(p, err);
+    return rc;
+}
