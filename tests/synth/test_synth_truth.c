@@ -297,6 +297,81 @@ static void test_samples_follow_model(void **state)
     tf_trace_close(tr);
 }
 
+/* The truth curve at x, linearly interpolated on its grid. */
+static double curve_at(const struct truth *t, size_t c, double x)
+{
+    double pos = x * (double)(t->G - 1);
+    size_t j = (size_t)pos;
+    if (j >= t->G - 1)
+        return t->curve[c * t->G + t->G - 1];
+    double f = pos - (double)j;
+    return (1 - f) * t->curve[c * t->G + j] + f * t->curve[c * t->G + j + 1];
+}
+
+#define BINS 20
+
+/* Folding the timer samples of the ordinary instances by hand gives points
+ * scattered around the truth curve and centred on it in every stretch of
+ * the iteration: the curve is what folding estimates. */
+static void test_curve_is_what_folding_sees(void **state)
+{
+    tf_synth_options o;
+    small_options(&o);
+    o.processes = 1;
+    o.samples_per_iteration = 50;
+    tf_trace *tr = generate(&o, "fold");
+    struct truth t;
+    read_truth(tr, &t);
+    uint32_t region;
+    tf_instance *in;
+    size_t n;
+    tf_error err;
+    assert_true(tf_trace_find_string(tr, "iteration", &region));
+    assert_int_equal(tf_instances_find(tr, region, &in, &n, &err), 0);
+    const tf_process *proc = tf_trace_process(tr, 0);
+    double sum[BINS] = {0};
+    size_t count[BINS] = {0};
+    size_t i = 0;   /* the instance of the current sample, across threads */
+    for (uint32_t th = 0; th < proc->nthreads; th++) {
+        tf_sample *s;
+        uint64_t *c;
+        size_t ns;
+        read_samples(tr, 0, th, &s, &c, &ns);
+        const tf_thread *thr = &proc->threads[th];
+        for (size_t k = 0; k < ns; k++) {
+            if (s[k].kind != TF_SAMPLE_TIMER)
+                continue;
+            while (i < n && in[i].thread == th && in[i].end <= s[k].time)
+                i++;
+            if (i == n || in[i].thread != th || s[k].time < in[i].begin || t.outlier[i])
+                continue;
+            double x = (double)(s[k].time - in[i].begin) / (double)(in[i].end - in[i].begin);
+            const uint64_t *c0 = thr->event_counters + in[i].begin_event * proc->ncounters;
+            const uint64_t *c1 = thr->event_counters + in[i].end_event * proc->ncounters;
+            size_t b = (size_t)(x * BINS);
+            for (size_t q = 0; q < t.C; q++) {
+                double y = (double)(c[k * proc->ncounters + q] - c0[q]) / (double)(c1[q] - c0[q]);
+                assert_true(y >= 0 && y <= 1);
+                sum[b] += y - curve_at(&t, q, x);
+            }
+            count[b] += t.C;
+        }
+        while (i < n && in[i].thread == th)
+            i++;
+        free(s);
+        free(c);
+    }
+    for (size_t b = 0; b < BINS; b++) {
+        assert_true(count[b] >= 50 * t.C);
+        if (fabs(sum[b] / (double)count[b]) > 0.005)
+            fail_msg("bin %zu: mean residual %.4f over %zu points", b,
+                     sum[b] / (double)count[b], count[b]);
+    }
+    free(in);
+    free_truth(&t);
+    tf_trace_close(tr);
+}
+
 static void test_nested_regions(void **state)
 {
     tf_synth_options o;
@@ -455,7 +530,7 @@ static int remove_dir(void **state)
 {
     static const char *const names[] = {"totals", "curves", "outliers", "samples", "nested",
                                         "seed1a", "seed1b", "seed2", "sparse", "dense",
-                                        "aslr", "exists"};
+                                        "aslr", "exists", "fold"};
     char path[300];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         trace_path(path, sizeof path, names[i]);
@@ -472,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_curves_and_boundaries),
         cmocka_unit_test(test_outlier_share),
         cmocka_unit_test(test_samples_follow_model),
+        cmocka_unit_test(test_curve_is_what_folding_sees),
         cmocka_unit_test(test_nested_regions),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_sampling_leaves_instances_alone),
