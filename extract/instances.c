@@ -114,7 +114,8 @@ static int pair_thread(const tf_thread *th, uint32_t proc, uint32_t thread, uint
                           out, err);
     }
     free(open);
-    if (rc == 0)
+    /* Instances are found at their end; the order promised is by begin. */
+    if (rc == 0 && out->n > first)
         qsort(out->v + first, out->n - first, sizeof *out->v, by_begin_event);
     return rc;
 }
@@ -172,7 +173,8 @@ int tf_region_stats_compute(const tf_trace *tr, tf_region_stats **out, size_t *n
     int rc = tf_instances_find(tr, UINT32_MAX, &in, &nin, err);
     if (rc < 0)
         return rc;
-    qsort(in, nin, sizeof *in, by_region_duration);
+    if (nin)
+        qsort(in, nin, sizeof *in, by_region_duration);
 
     size_t nregions = 0;
     for (size_t i = 0; i < nin; i++)
@@ -210,7 +212,8 @@ int tf_region_stats_compute(const tf_trace *tr, tf_region_stats **out, size_t *n
         i = j;
     }
     free(in);
-    qsort(st, nregions, sizeof *st, by_total_desc);
+    if (nregions)
+        qsort(st, nregions, sizeof *st, by_total_desc);
     *out = st;
     *n = nregions;
     return 0;
