@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Symbolisation with elfutils: each binary of the modules table is reported
+ * to an offline libdwfl session at its load bias, so that libdwfl finds the
+ * separate debug files (by build-id, in the debug directory or the system's
+ * /usr/lib/debug) and libdw answers the line and inline-scope queries.
+ * Results are cached per address in an open-addressing hash table: cost
+ * grows with the distinct addresses, not with the samples. */
+#include "symbolize.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct sym_entry {
+    uint64_t        ip;          /* the looked-up address; 0: empty slot */
+    tf_sym_location loc;
+};
+
+struct tf_symbolizer {
+    Dwfl           *dwfl;
+    Dwfl_Callbacks  callbacks;   /* libdwfl keeps a pointer to it */
+    char           *debuginfo_path;
+    tf_sym_module  *modules;     /* sorted by start */
+    size_t          nmodules;
+    tf_sym_range   *ranges;      /* sorted by start */
+    size_t          nranges;
+    struct sym_entry *table;
+    size_t          cap, count;
+};
+
+static const tf_sym_frame unknown_frame = { "", "", 0 };
+
+static int by_module_start(const void *pa, const void *pb)
+{
+    const tf_sym_module *p = pa, *q = pb;
+    return (p->start > q->start) - (p->start < q->start);
+}
+
+static int by_range_start(const void *pa, const void *pb)
+{
+    const tf_sym_range *p = pa, *q = pb;
+    return (p->start > q->start) - (p->start < q->start);
+}
+
+/* The file to open for a module: its path when readable, else the binary
+ * named by its build-id under debug_dir (DIR/.build-id/xx/rest). */
+static char *module_file(const tf_sym_module *m, const char *debug_dir)
+{
+    if (m->path && m->path[0] == '/' && access(m->path, R_OK) == 0)
+        return strdup(m->path);
+    if (!debug_dir || !m->build_id || strlen(m->build_id) < 3)
+        return NULL;
+    char *p = NULL;
+    if (asprintf(&p, "%s/.build-id/%.2s/%s", debug_dir, m->build_id, m->build_id + 2) < 0)
+        return NULL;
+    if (access(p, R_OK) == 0)
+        return p;
+    free(p);
+    return NULL;
+}
+
+/* The load bias of the file mapped as m (file offset m->offset at m->start):
+ * for the first PT_LOAD segment that lies in the mapping, where it was put
+ * minus where the file asked for it.  0 for ET_EXEC or on failure. */
+static uint64_t load_bias(const char *file, const tf_sym_module *m)
+{
+    int fd = open(file, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    uint64_t bias = 0;
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    GElf_Ehdr eh;
+    size_t nph;
+    if (elf && gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN && elf_getphdrnum(elf, &nph) == 0) {
+        for (size_t i = 0; i < nph; i++) {
+            GElf_Phdr ph;
+            if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+                continue;
+            if (ph.p_offset + ph.p_filesz <= m->offset ||
+                ph.p_offset >= m->offset + (m->end - m->start))
+                continue;
+            bias = m->start + (ph.p_offset - m->offset) - ph.p_vaddr;
+            break;
+        }
+    }
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    return bias;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Reports every file-backed module once, from its lowest mapping. */
+static void report_modules(tf_symbolizer *s, const char *debug_dir)
+{
+    dwfl_report_begin(s->dwfl);
+    for (size_t i = 0; i < s->nmodules; i++) {
+        const tf_sym_module *m = &s->modules[i];
+        if (!m->path || !m->path[0] || m->path[0] == '[')
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = s->modules[j].path && !strcmp(s->modules[j].path, m->path);
+        if (seen)
+            continue;
+        char *file = module_file(m, debug_dir);
+        if (!file)
+            continue;
+        /* a module libdwfl cannot load stays in the table: module+offset */
+        dwfl_report_elf(s->dwfl, base_name(m->path), file, -1, load_bias(file, m), true);
+        free(file);
+    }
+    dwfl_report_end(s->dwfl, NULL, NULL);
+}
+
+int tf_symbolizer_create(tf_symbolizer **out, const tf_sym_module *modules, size_t nmodules,
+                         const tf_sym_range *ranges, size_t nranges, const char *debug_dir,
+                         tf_error *err)
+{
+    *out = NULL;
+    tf_symbolizer *s = calloc(1, sizeof *s);
+    if (!s)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the symboliser");
+    s->cap = 1024;
+    s->table = calloc(s->cap, sizeof *s->table);
+    s->modules = malloc((nmodules + 1) * sizeof *s->modules);
+    s->ranges = malloc((nranges + 1) * sizeof *s->ranges);
+    /* '-': no CRC check of .gnu_debuglink files (build-ids validate them) */
+    if (asprintf(&s->debuginfo_path, "-:.debug:%s%s/usr/lib/debug", debug_dir ? debug_dir : "",
+                 debug_dir ? ":" : "") < 0)
+        s->debuginfo_path = NULL;
+    if (!s->table || !s->modules || !s->ranges || !s->debuginfo_path) {
+        tf_symbolizer_free(s);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the symboliser");
+    }
+    if (nmodules)
+        memcpy(s->modules, modules, nmodules * sizeof *modules);
+    s->nmodules = nmodules;
+    qsort(s->modules, nmodules, sizeof *s->modules, by_module_start);
+    if (nranges)
+        memcpy(s->ranges, ranges, nranges * sizeof *ranges);
+    s->nranges = nranges;
+    qsort(s->ranges, nranges, sizeof *s->ranges, by_range_start);
+    s->callbacks = (Dwfl_Callbacks){
+        .find_elf = dwfl_build_id_find_elf,
+        .find_debuginfo = dwfl_standard_find_debuginfo,
+        .section_address = dwfl_offline_section_address,
+        .debuginfo_path = &s->debuginfo_path,
+    };
+    elf_version(EV_CURRENT);
+    s->dwfl = dwfl_begin(&s->callbacks);
+    if (!s->dwfl) {
+        tf_symbolizer_free(s);
+        return tf_fail(err, TF_ERR_INTERNAL, "libdwfl: %s", dwfl_errmsg(-1));
+    }
+    report_modules(s, debug_dir);
+    *out = s;
+    return 0;
+}
+
+int tf_symbolizer_for_process(tf_symbolizer **out, const tf_trace *tr, uint32_t proc,
+                              const char *debug_dir, tf_error *err)
+{
+    const tf_process *p = tf_trace_process(tr, proc);
+    if (!p)
+        return tf_fail(err, TF_ERR_USAGE, "%s: no process %u", tf_trace_path(tr), proc);
+    tf_sym_module *m = malloc((p->nmodules + 1) * sizeof *m);
+    tf_sym_range *r = malloc((p->nsymbols + 1) * sizeof *r);
+    if (!m || !r) {
+        free(m);
+        free(r);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the symboliser");
+    }
+    for (size_t i = 0; i < p->nmodules; i++)
+        m[i] = (tf_sym_module){ p->modules[i].start, p->modules[i].end, p->modules[i].offset,
+                                tf_trace_string(tr, p->modules[i].path),
+                                tf_trace_string(tr, p->modules[i].build_id) };
+    for (size_t i = 0; i < p->nsymbols; i++)
+        r[i] = (tf_sym_range){ p->symbols[i].start, p->symbols[i].end,
+                               tf_trace_string(tr, p->symbols[i].function),
+                               tf_trace_string(tr, p->symbols[i].file), p->symbols[i].line };
+    int rc = tf_symbolizer_create(out, m, p->nmodules, r, p->nsymbols, debug_dir, err);
+    free(m);
+    free(r);
+    return rc;
+}
+
+static const tf_sym_module *find_module(const tf_symbolizer *s, uint64_t ip)
+{
+    size_t lo = 0, hi = s->nmodules;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->modules[mid].start <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && ip < s->modules[lo - 1].end ? &s->modules[lo - 1] : NULL;
+}
+
+static const tf_sym_range *find_range(const tf_symbolizer *s, uint64_t ip)
+{
+    size_t lo = 0, hi = s->nranges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ranges[mid].start <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && ip < s->ranges[lo - 1].end ? &s->ranges[lo - 1] : NULL;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    /* the source name; the linkage name only for unnamed (rare) scopes */
+    const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+    if (!name)
+        name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+    return name ? name : "";
+}
+
+/* The call site (file, line) of an inlined subroutine DIE. */
+static void call_site(Dwarf_Die *cudie, Dwarf_Die *inlined, tf_sym_frame *f)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word file = 0, line = 0;
+    if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attr), &line) == 0)
+        f->line = (uint32_t)line;
+    Dwarf_Files *files;
+    size_t nfiles;
+    if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attr), &file) == 0 &&
+        dwarf_getsrcfiles(cudie, &files, &nfiles) == 0 && file < nfiles) {
+        const char *name = dwarf_filesrc(files, file, NULL, NULL);
+        f->file = name ? name : "";
+    }
+}
+
+/* Frames from the DWARF scopes around ip (innermost first).  Returns the
+ * number of frames, 0 when the module has no debug information for ip. */
+static uint32_t dwarf_frames(Dwfl_Module *mod, uint64_t ip, tf_sym_frame **out)
+{
+    Dwarf_Addr bias;
+    Dwarf_Die *cudie = dwfl_module_addrdie(mod, ip, &bias);
+    if (!cudie)
+        return 0;
+    tf_sym_frame first = unknown_frame;
+    Dwfl_Line *line = dwfl_module_getsrc(mod, ip);
+    if (line) {
+        int lineno = 0;
+        const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+        first.file = file ? file : "";
+        first.line = lineno > 0 ? (uint32_t)lineno : 0;
+    }
+    /* dwarf_getscopes gives the innermost function scope; past an inlined
+     * one it continues with the abstract definition's scopes, so the
+     * concrete chain of callers comes from dwarf_getscopes_die on it */
+    Dwarf_Die *scopes = NULL, *chain = NULL;
+    int nscopes = dwarf_getscopes(cudie, ip - bias, &scopes), nchain = 0;
+    for (int i = 0; i < nscopes && !nchain; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+            nchain = dwarf_getscopes_die(&scopes[i], &chain);
+    }
+    free(scopes);
+    uint32_t nf = 0;
+    tf_sym_frame *f = malloc(((nchain > 0 ? (size_t)nchain : 0) + 1) * sizeof *f);
+    if (!f) {
+        free(chain);
+        return 0;
+    }
+    f[0] = first;
+    Dwarf_Die *inner = NULL;   /* the previous function scope, when inlined */
+    for (int i = 0; i < nchain; i++) {
+        int tag = dwarf_tag(&chain[i]);
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        if (nf) {
+            f[nf] = unknown_frame;
+            call_site(cudie, inner, &f[nf]);
+        }
+        f[nf].function = die_name(&chain[i]);
+        inner = &chain[i];
+        nf++;
+        if (tag == DW_TAG_subprogram)
+            break;
+    }
+    /* freeing the chain keeps the names: they point into the debug data */
+    free(chain);
+    if (!nf) {
+        if (!first.line) {
+            free(f);
+            return 0;
+        }
+        nf = 1;   /* a line but no function scope: the caller names it */
+    }
+    *out = f;
+    return nf;
+}
+
+static int resolve(tf_symbolizer *s, uint64_t ip, tf_sym_location *loc, tf_error *err)
+{
+    const tf_sym_module *m = find_module(s, ip);
+    *loc = (tf_sym_location){ .source = TF_SYM_NONE, .nframes = 1, .frames = &unknown_frame,
+                              .module = m && m->path ? m->path : "",
+                              .module_offset = m ? ip - m->start + m->offset : 0 };
+    tf_sym_frame *f = NULL;
+    const tf_sym_range *r = find_range(s, ip);
+    if (r) {
+        if (!(f = malloc(sizeof *f)))
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory symbolising 0x%llx",
+                           (unsigned long long)ip);
+        *f = (tf_sym_frame){ r->function ? r->function : "", r->file ? r->file : "", r->line };
+        loc->source = TF_SYM_TABLE;
+        loc->frames = f;
+        return 0;
+    }
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, ip);
+    if (mod) {
+        GElf_Off off;
+        GElf_Sym sym;
+        const char *symname = dwfl_module_addrinfo(mod, ip, &off, &sym, NULL, NULL, NULL);
+        uint32_t nf = dwarf_frames(mod, ip, &f);
+        if (nf) {
+            if (!f[0].function[0] && symname)
+                f[0].function = symname;
+            loc->source = TF_SYM_DWARF;
+            loc->nframes = nf;
+            loc->frames = f;
+            return 0;
+        }
+        if (symname) {
+            if (!(f = malloc(sizeof *f)))
+                return tf_fail(err, TF_ERR_NOMEM, "out of memory symbolising 0x%llx",
+                               (unsigned long long)ip);
+            *f = (tf_sym_frame){ symname, "", 0 };
+            loc->source = TF_SYM_ELF;
+            loc->frames = f;
+            return 0;
+        }
+    }
+    if (m)
+        loc->source = TF_SYM_MODULE;
+    return 0;
+}
+
+static size_t slot_of(const tf_symbolizer *s, uint64_t ip)
+{
+    /* Fibonacci hashing spreads the addresses of nearby instructions */
+    size_t i = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 20) & (s->cap - 1);
+    while (s->table[i].ip && s->table[i].ip != ip)
+        i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+static int grow(tf_symbolizer *s, tf_error *err)
+{
+    struct sym_entry *old = s->table;
+    size_t oldcap = s->cap;
+    s->table = calloc(2 * oldcap, sizeof *s->table);
+    if (!s->table) {
+        s->table = old;
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the symbol cache");
+    }
+    s->cap = 2 * oldcap;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].ip)
+            s->table[slot_of(s, old[i].ip)] = old[i];
+    free(old);
+    return 0;
+}
+
+int tf_symbolize(tf_symbolizer *s, uint64_t ip, bool return_address, const tf_sym_location **loc,
+                 tf_error *err)
+{
+    static const tf_sym_location nowhere = { TF_SYM_NONE, 1, &unknown_frame, "", 0 };
+    if (return_address && ip)
+        ip--;
+    if (!ip) {
+        *loc = &nowhere;
+        return 0;
+    }
+    size_t i = slot_of(s, ip);
+    if (!s->table[i].ip) {
+        int rc;
+        if (2 * (s->count + 1) > s->cap) {
+            if ((rc = grow(s, err)))
+                return rc;
+            i = slot_of(s, ip);
+        }
+        if ((rc = resolve(s, ip, &s->table[i].loc, err)))
+            return rc;
+        s->table[i].ip = ip;
+        s->count++;
+    }
+    *loc = &s->table[i].loc;
+    return 0;
+}
+
+size_t tf_symbolizer_distinct(const tf_symbolizer *s)
+{
+    return s->count;
+}
+
+void tf_symbolizer_free(tf_symbolizer *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; s->table && i < s->cap; i++)
+        if (s->table[i].ip && s->table[i].loc.frames != &unknown_frame)
+            free((void *)s->table[i].loc.frames);
+    free(s->table);
+    if (s->dwfl)
+        dwfl_end(s->dwfl);
+    free(s->debuginfo_path);
+    free(s->modules);
+    free(s->ranges);
+    free(s);
+}
+
+void tf_sym_location_label(const tf_sym_location *loc, char *buf, size_t size)
+{
+    for (uint32_t i = 0; i < loc->nframes; i++)
+        if (loc->frames[i].line && loc->frames[i].file[0]) {
+            snprintf(buf, size, "%s:%u", base_name(loc->frames[i].file), loc->frames[i].line);
+            return;
+        }
+    if (loc->frames[0].function[0])
+        snprintf(buf, size, "%s", loc->frames[0].function);
+    else if (loc->module[0])
+        snprintf(buf, size, "%s+0x%llx", base_name(loc->module),
+                 (unsigned long long)loc->module_offset);
+    else
+        snprintf(buf, size, "?");
+}
