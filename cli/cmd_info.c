@@ -19,9 +19,13 @@
 
 #define SAMPLE_CHUNK 65536
 #define TEXT_OBJECTS_SHOWN 20
-#define NSAMPLE_KINDS 4
+/* The kinds of enum tf_sample_kind, then any other value a newer recorder
+ * might write, counted rather than mistaken for one of the known kinds. */
+#define NSAMPLE_KINDS 5
+#define SAMPLE_OTHER 4
 
-static const char *const sample_kind_names[NSAMPLE_KINDS] = {"timer", "load", "store", "rmw"};
+static const char *const sample_kind_names[NSAMPLE_KINDS] = {"timer", "load", "store", "rmw",
+                                                             "other"};
 static const char *const object_kind_names[] = {"heap", "static", "user", "stack", "mmap"};
 
 static void usage(FILE *out)
@@ -86,7 +90,7 @@ static int count_samples(tf_trace *tr, struct summary *s, tf_error *err)
             size_t n;
             while ((rc = tf_samples_read(c, buf, NULL, SAMPLE_CHUNK, &n, err)) == 0 && n > 0) {
                 for (size_t i = 0; i < n; i++)
-                    s->samples[buf[i].kind < NSAMPLE_KINDS ? buf[i].kind : 0]++;
+                    s->samples[buf[i].kind < SAMPLE_OTHER ? buf[i].kind : SAMPLE_OTHER]++;
                 widen_span(s, buf[0].time, buf[n - 1].time);
                 done += n;
                 tf_progress("info: samples", done, total);
@@ -239,7 +243,8 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
         all += s->samples[k];
     fprintf(out, "\nsamples: %" PRIu64 "\n", all);
     for (int k = 0; k < NSAMPLE_KINDS; k++)
-        fprintf(out, "  %-6s %" PRIu64 "\n", sample_kind_names[k], s->samples[k]);
+        if (k != SAMPLE_OTHER || s->samples[k])
+            fprintf(out, "  %-6s %" PRIu64 "\n", sample_kind_names[k], s->samples[k]);
 }
 
 /* ---- JSON --------------------------------------------------------------- */

@@ -143,7 +143,7 @@ static int write_memory(const tf_synth_truth *t, int64_t truth, const double *ph
         M += sc->phases[k].nstreams;
     uint64_t *u = calloc(5 * M + 2 * sc->nobjects, sizeof(uint64_t));
     double *f = calloc(2 * M + sc->nobjects, sizeof(double));
-    const char **s = calloc(5 * M + 2 * sc->nobjects, sizeof(char *));
+    const char **s = calloc(4 * M + 2 * sc->nobjects, sizeof(char *));
     int64_t mem = -1, obj = -1;
     int rc;
     if (!u || !f || !s) {
@@ -154,7 +154,7 @@ static int write_memory(const tf_synth_truth *t, int64_t truth, const double *ph
              *bytes = u + 4 * M, *ids = u + 5 * M, *sizes = ids + sc->nobjects;
     double *bandwidth = f, *share = f + M, *obj_share = f + 2 * M;
     const char **object = s, **access = s + M, **pattern = s + 2 * M,
-               **direction = s + 3 * M, **obj_label = s + 5 * M,
+               **direction = s + 3 * M, **obj_label = s + 4 * M,
                **obj_kind = obj_label + sc->nobjects;
     static const char *const pattern_names[] = {"linear", "strided", "random"};
 
