@@ -9,5 +9,7 @@ int tf_cmd_synth(int argc, char **argv);
 int tf_cmd_fold(int argc, char **argv);
 int tf_cmd_paraver(int argc, char **argv);
 int tf_cmd_record(int argc, char **argv);
+int tf_cmd_calibrate(int argc, char **argv);
+int tf_cmd_render(int argc, char **argv);
 
 #endif

@@ -15,11 +15,13 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"record",  tf_cmd_record,  "run a program and record a trace (HDF5)"},
-    {"info",    tf_cmd_info,    "summarise a trace: processes, threads, regions, counters, samples"},
-    {"fold",    tf_cmd_fold,    "fold the instances of a region into one synthetic iteration"},
-    {"paraver", tf_cmd_paraver, "write a raw or synthetic trace for Paraver"},
-    {"synth",   tf_cmd_synth,   "generate a synthetic trace with a known ground truth"},
+    {"record",    tf_cmd_record,     "run a program and record a trace (HDF5)"},
+    {"info",      tf_cmd_info,       "summarise a trace: processes, threads, regions, counters, samples"},
+    {"fold",      tf_cmd_fold,       "fold the instances of a region into one synthetic iteration"},
+    {"paraver",   tf_cmd_paraver,    "write a raw or synthetic trace for Paraver"},
+    {"synth",     tf_cmd_synth,      "generate a synthetic trace with a known ground truth"},
+    {"render",    tf_cmd_render,     "draw the report of a fold: PDF, SVG, PNG or gnuplot scripts"},
+    {"calibrate", tf_cmd_calibrate,  "measure this machine's caches and TLB (Saavedra-Smith)"},
 };
 
 static void usage(FILE *out)
@@ -29,7 +31,7 @@ static void usage(FILE *out)
             "Trace post-processor with folding analysis for HPC performance work.\n\n"
             "Commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
             "\nOptions:\n"
             "  -h, --help     show this help and exit\n"

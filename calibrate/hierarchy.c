@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "hierarchy.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "chase.h"
+
+/* A load is "served by the same level" while its latency stays within this
+ * fraction of the level's plateau.  Levels differ by ×2 or more in latency,
+ * timing noise on a shared machine is a few percent. */
+#define SAME_LEVEL 0.15
+/* A plateau is only believed when this many consecutive sizes agree. */
+#define PLATEAU_POINTS 2
+/* Successive cache levels are at least this much slower than the previous. */
+#define DISTINCT_LEVEL 1.5
+
+void tf_cal_default_options(tf_cal_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->min_bytes = 4096;
+    o->max_bytes = (size_t)512 << 20;
+    o->grid = 1.25;
+    o->repeats = 5;
+    o->loads = 200000;
+}
+
+static void report(const tf_cal_options *o, const char *what, size_t done, size_t total)
+{
+    if (o->progress)
+        o->progress(o->progress_ctx, what, done, total);
+}
+
+static bool within(double v, double ref) { return v <= ref * (1 + SAME_LEVEL); }
+
+int tf_cal_find_levels(const tf_cal_curve *c, tf_cal_level *levels, int max_levels,
+                       double *memory_ns)
+{
+    int nlevels = 0;
+    if (c->n == 0)
+        return 0;
+    /* The plateau is the lowest latency seen since the level began: noise on
+     * a shared machine only ever adds time. */
+    double plateau = c->ns[0];
+    size_t i = 0;
+    while (i + 1 < c->n) {
+        if (within(c->ns[i + 1], plateau)) {
+            if (c->ns[i + 1] < plateau)
+                plateau = c->ns[i + 1];
+            i++;
+            continue;
+        }
+        /* Capacity exceeded after bytes[i].  The next level's plateau starts
+         * where PLATEAU_POINTS consecutive sizes agree again. */
+        size_t j = i + 1;
+        while (j + PLATEAU_POINTS <= c->n) {
+            bool flat = true;
+            for (size_t k = 1; k < PLATEAU_POINTS; k++)
+                flat = flat && within(c->ns[j + k], c->ns[j]) && within(c->ns[j], c->ns[j + k]);
+            if (flat)
+                break;
+            j++;
+        }
+        if (nlevels < max_levels)
+            levels[nlevels++] = (tf_cal_level){.size_bytes = c->bytes[i], .hit_ns = plateau};
+        if (j + PLATEAU_POINTS > c->n) {  /* still rising at the end of the sweep */
+            plateau = c->ns[c->n - 1];
+            break;
+        }
+        plateau = c->ns[j];
+        i = j;
+    }
+    /* Cache levels differ in latency by far more than DISTINCT_LEVEL; steps
+     * smaller than that are one level seen through noise or through a
+     * gradual replacement policy: keep the larger size. */
+    int kept = 0;
+    for (int k = 0; k < nlevels; k++) {
+        if (kept > 0 && levels[k].hit_ns < levels[kept - 1].hit_ns * DISTINCT_LEVEL)
+            levels[kept - 1].size_bytes = levels[k].size_bytes;
+        else
+            levels[kept++] = levels[k];
+    }
+    if (kept > 0 && plateau < levels[kept - 1].hit_ns * DISTINCT_LEVEL)
+        kept--;   /* the last "level" was the start of the memory plateau */
+    nlevels = kept;
+    for (int k = 0; k < nlevels; k++)
+        levels[k].miss_penalty_ns = (k + 1 < nlevels ? levels[k + 1].hit_ns : plateau) -
+                                    levels[k].hit_ns;
+    *memory_ns = plateau;
+    return nlevels;
+}
+
+static size_t pow2_at_least(double v)
+{
+    size_t p = 1;
+    while ((double)p < v)
+        p <<= 1;
+    return p;
+}
+
+/* How many nodes `s` bytes apart stay at the level's hit latency (65: more
+ * than 64, or the arena ends first). */
+static int nodes_that_fit(tf_chase_arena *a, const tf_cal_options *o, const tf_cal_level *lv,
+                          size_t s)
+{
+    for (size_t m = 2; m <= 64; m++) {
+        if (m * s > a->bytes)
+            return 65;
+        double ns = tf_chase_nodes(a, m, s, 0, o->loads / 4, o->repeats);
+        if (ns <= 0 || !within(ns, lv->hit_ns))
+            return (int)m - 1;
+    }
+    return 65;
+}
+
+/* Saavedra–Smith regime 2.c: addresses a multiple of the set span apart all
+ * fall into one set, so m of them hit while m <= a.  Below the span they
+ * spread over several sets and more fit; so a is the count that stops
+ * changing when the stride doubles.  Strides start at 4 KiB, the span of
+ * any virtually indexed L1; physically indexed caches need the physical
+ * contiguity the 2 MiB huge pages give.  Hashed last-level caches never
+ * settle: not measurable (0). */
+static int measure_associativity(tf_chase_arena *a, const tf_cal_options *o,
+                                 const tf_cal_level *lv)
+{
+    int prev = -1;
+    for (size_t s = 4096; s <= 2 * pow2_at_least(lv->size_bytes); s <<= 1) {
+        int fit = nodes_that_fit(a, o, lv, s);
+        if (fit == prev && fit <= 64)
+            return fit;
+        prev = fit;
+    }
+    return 0;
+}
+
+/* The first step s at which the second load of a pair stops being free: the
+ * line (or page) size.  A step is a rise of at least a quarter of `step`
+ * (the latency gap to the next level) over the smallest s. */
+static int find_step(const double *t, const size_t *s, int n, double step)
+{
+    for (int k = 1; k < n; k++)
+        if (t[k] > 0 && t[0] > 0 && t[k] - t[0] > 0.25 * step)
+            return (int)s[k];
+    return 0;
+}
+
+static int measure_line(tf_chase_arena *a, const tf_cal_options *o, const tf_cal_profile *p)
+{
+    if (p->nlevels < 1)
+        return 0;
+    /* Pairs inside a region 8× the first level: the first load of a pair
+     * misses it, the second hits it only while it falls in the same line. */
+    size_t block = 1024, blocks = (size_t)(8 * p->levels[0].size_bytes) / block;
+    size_t s[8];
+    double t[8];
+    int n = 0;
+    for (size_t step = 8; step < 512; step <<= 1, n++) {
+        s[n] = step;
+        t[n] = tf_chase_pairs(a, blocks, block, step, o->loads, o->repeats);
+    }
+    return find_step(t, s, n, p->levels[0].miss_penalty_ns);
+}
+
+/* The number of nodes `spacing` bytes apart a chase can visit before it pays
+ * page walks: the first node count whose latency exceeds that of the same
+ * number of nodes packed into few pages (same cache footprint, few pages).
+ * Node offsets are skewed by a line per node so they spread over cache sets. */
+static double tlb_step_nodes(tf_chase_arena *a, const tf_cal_options *o, size_t spacing,
+                             double *miss_ns)
+{
+    double prev = 0;
+    for (double nodes = 8; nodes * (double)spacing <= (double)a->bytes && nodes <= 65536;
+         nodes *= o->grid) {
+        size_t n = (size_t)nodes;
+        double spread = tf_chase_nodes(a, n, spacing, 64, o->loads / 2, o->repeats);
+        double packed = tf_chase_nodes(a, n, 64 + 8, 0, o->loads / 2, o->repeats);
+        if (spread > 0 && packed > 0 && spread - packed > SAME_LEVEL * packed + 1.0) {
+            *miss_ns = spread - packed;
+            return prev;
+        }
+        prev = (double)n;
+    }
+    return 0;
+}
+
+/* Page size: many nodes (far more pages than any TLB holds) visited in
+ * random order, against the same nodes packed.  While the spacing is below
+ * the page size, nodes share pages and the TLB's share of the latency grows
+ * with the spacing; from the page size on every node has a page of its own
+ * and that share stops growing.  The page size is the first spacing whose
+ * TLB share is within SAME_LEVEL of the next one's. */
+#define PAGE_PROBE_NODES 8192
+static int measure_page_size(tf_chase_arena *a, const tf_cal_options *o)
+{
+    double packed = tf_chase_nodes(a, PAGE_PROBE_NODES, 64 + 8, 0, o->loads, o->repeats);
+    double cost[8];
+    size_t spacing[8];
+    int n = 0;
+    for (size_t sp = 512; n < 8 && PAGE_PROBE_NODES * sp + 4096 <= a->bytes; sp <<= 1, n++) {
+        spacing[n] = sp;
+        cost[n] = tf_chase_nodes(a, PAGE_PROBE_NODES, sp, 64, o->loads, o->repeats) - packed;
+    }
+    for (int k = 0; k + 1 < n; k++)
+        if (cost[k] > 1.0 && cost[k] >= (1 - SAME_LEVEL) * cost[k + 1])
+            return (int)spacing[k];
+    return 0;
+}
+
+static void measure_tlb(tf_chase_arena *small_pages, const tf_cal_options *o, tf_cal_profile *p)
+{
+    p->page_bytes = measure_page_size(small_pages, o);
+    report(o, "TLB", 1, 2);
+    if (p->page_bytes)
+        p->tlb_reach_bytes = tlb_step_nodes(small_pages, o, (size_t)p->page_bytes,
+                                            &p->tlb_miss_ns) * p->page_bytes;
+    report(o, "TLB", 2, 2);
+}
+
+/* The classic figure: read-modify-write every s-th element of N bytes,
+ * time per access, for each stride (Saavedra–Smith's own experiment). */
+static double rmw_ns(double *x, size_t n, size_t s, size_t touches)
+{
+    struct timespec t0, t1;
+    size_t reps = touches / (n / s) + 1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (size_t r = 0; r < reps; r++)
+        for (size_t i = 0; i < n; i += s)
+            x[i] = x[i] * 1.0000001 + 1e-9;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ns = 1e9 * (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec);
+    return ns / (double)(reps * ((n + s - 1) / s));
+}
+
+static void measure_strides(tf_chase_arena *a, const tf_cal_options *o, tf_cal_profile *p)
+{
+    double *x = (double *)a->base;
+    size_t max_elems = a->bytes / sizeof *x;
+    int ns = 0;
+    for (size_t s = 1; s <= max_elems / 2 && ns < TF_CAL_MAX_STRIDES; s *= o->quick ? 8 : 4) {
+        tf_cal_curve *c = &p->stride[ns];
+        p->stride_bytes[ns] = (double)(s * sizeof *x);
+        c->n = 0;
+        for (size_t n = 2 * s; n <= max_elems && c->n < TF_CAL_MAX_POINTS; n *= 2) {
+            if (n < o->min_bytes / sizeof *x)
+                continue;
+            double best = 1e300;
+            for (int r = 0; r < (o->quick ? 2 : 3); r++) {
+                double t = rmw_ns(x, n, s, o->loads * 2);
+                if (t < best)
+                    best = t;
+            }
+            c->bytes[c->n] = (double)(n * sizeof *x);
+            c->ns[c->n++] = best;
+        }
+        ns++;
+        report(o, "stride sweep", (size_t)ns, TF_CAL_MAX_STRIDES);
+    }
+    p->nstrides = ns;
+}
+
+int tf_cal_measure(const tf_cal_options *o, tf_cal_profile *p, tf_error *err)
+{
+    memset(p, 0, sizeof *p);
+    tf_chase_arena huge, small;
+    int rc = tf_chase_arena_init(&huge, o->max_bytes, true, err);
+    if (rc)
+        return rc;
+    size_t small_bytes = o->max_bytes < ((size_t)256 << 20) ? o->max_bytes : (size_t)256 << 20;
+    rc = tf_chase_arena_init(&small, small_bytes, false, err);
+    if (rc) {
+        tf_chase_arena_free(&huge);
+        return rc;
+    }
+
+    size_t total = (size_t)(log((double)o->max_bytes / (double)o->min_bytes) / log(o->grid)) + 1;
+    for (double b = (double)o->min_bytes; b <= (double)o->max_bytes && p->capacity.n < TF_CAL_MAX_POINTS;
+         b *= o->grid) {
+        /* 64-byte nodes: one per line on every machine this targets; the
+         * line size itself is measured separately. */
+        size_t nodes = (size_t)b / 64;
+        double ns = tf_chase_nodes(&huge, nodes, 64, 0, o->loads, o->repeats);
+        if (ns > 0) {
+            p->capacity.bytes[p->capacity.n] = b;
+            p->capacity.ns[p->capacity.n++] = ns;
+        }
+        report(o, "capacity sweep", p->capacity.n, total);
+    }
+    p->nlevels = tf_cal_find_levels(&p->capacity, p->levels, TF_CAL_MAX_LEVELS, &p->memory_ns);
+    p->line_bytes = measure_line(&huge, o, p);
+    for (int k = 0; k < p->nlevels; k++)
+        p->levels[k].associativity = measure_associativity(&huge, o, &p->levels[k]);
+    report(o, "TLB", 0, 1);
+    measure_tlb(&small, o, p);
+    measure_strides(&huge, o, p);
+    tf_chase_arena_free(&small);
+    tf_chase_arena_free(&huge);
+    return 0;
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* `tracefold calibrate`: measure this machine's caches and TLB (Saavedra &
+ * Smith's method) and save the profile for `tracefold fold --machine`. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "hierarchy.h"
+#include "msg.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: tracefold calibrate [OPTIONS]\n"
+            "Measure the cache and TLB hierarchy of this machine with dependent-load\n"
+            "chases (Saavedra-Smith): size, line size, associativity and miss penalty of\n"
+            "each cache level, the page size and TLB reach.  Prints a table and saves the\n"
+            "profile for 'tracefold fold --machine'.\n\n"
+            "Options:\n"
+            "  -o, --output FILE    profile to write (default: machine.h5)\n"
+            "      --force          overwrite an existing profile\n"
+            "      --max-size BYTES largest array measured (default 536870912; suffixes\n"
+            "                       K, M, G); above the last cache, to see memory\n"
+            "      --quick          fewer repetitions and strides (about 4x faster)\n"
+            "  -q, --quiet          no progress, no table; only errors\n"
+            "  -h, --help           show this help and exit\n");
+}
+
+static int parse_bytes(const char *s, size_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    double mult = 1;
+    if (end == s || v <= 0)
+        return -1;
+    if (*end == 'K' || *end == 'k')
+        mult = 1024.0, end++;
+    else if (*end == 'M' || *end == 'm')
+        mult = 1024.0 * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        mult = 1024.0 * 1024 * 1024, end++;
+    if (*end != '\0')
+        return -1;
+    *out = (size_t)(v * mult);
+    return 0;
+}
+
+static void progress(void *ctx, const char *what, size_t done, size_t total)
+{
+    tf_progress(what, done, total);
+}
+
+static void human(double bytes, char *buf, size_t size)
+{
+    if (bytes >= 1 << 20)
+        snprintf(buf, size, "%.2f MiB", bytes / (1 << 20));
+    else
+        snprintf(buf, size, "%.1f KiB", bytes / 1024);
+}
+
+static void print_profile(const tf_cal_profile *p)
+{
+    char size[32];
+    printf("%-6s %12s %10s %16s %14s\n", "level", "size", "hit_ns", "miss_penalty_ns",
+           "associativity");
+    for (int k = 0; k < p->nlevels; k++) {
+        const tf_cal_level *lv = &p->levels[k];
+        human(lv->size_bytes, size, sizeof size);
+        char assoc[16];
+        if (lv->associativity)
+            snprintf(assoc, sizeof assoc, "%d", lv->associativity);
+        else
+            snprintf(assoc, sizeof assoc, "-");
+        printf("L%-5d %12s %10.2f %16.2f %14s\n", k + 1, size, lv->hit_ns, lv->miss_penalty_ns,
+               assoc);
+    }
+    printf("memory latency: %.1f ns\n", p->memory_ns);
+    printf("line size: %d bytes\n", p->line_bytes);
+    printf("page size: %d bytes\n", p->page_bytes);
+    if (p->tlb_reach_bytes > 0) {
+        human(p->tlb_reach_bytes, size, sizeof size);
+        printf("TLB reach: %s (a miss costs %.1f ns)\n", size, p->tlb_miss_ns);
+    } else {
+        printf("TLB reach: not found\n");
+    }
+}
+
+int tf_cmd_calibrate(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'}, {"force", no_argument, NULL, 'f'},
+        {"max-size", required_argument, NULL, 'M'}, {"quick", no_argument, NULL, 'Q'},
+        {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'}, {0}};
+    tf_cal_options o;
+    tf_cal_default_options(&o);
+    const char *output = "machine.h5";
+    bool force = false, quiet = false;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'o': output = optarg; break;
+        case 'f': force = true; break;
+        case 'Q': o.quick = true; break;
+        case 'q': quiet = true; break;
+        case 'M':
+            if (parse_bytes(optarg, &o.max_bytes) || o.max_bytes < ((size_t)1 << 20))
+                return tf_msg_usage("--max-size: expected at least 1M, got '%s'", optarg);
+            break;
+        case 'h': usage(stdout); return TF_EXIT_OK;
+        default: return tf_msg_usage("unknown option");
+        }
+    }
+    if (optind < argc)
+        return tf_msg_usage("unexpected argument '%s'", argv[optind]);
+    if (!force && access(output, F_OK) == 0) {
+        tf_msg_error("%s exists; use --force to overwrite it", output);
+        return TF_EXIT_FAILURE;
+    }
+    if (o.quick) {
+        o.repeats = 3;
+        o.loads = 100000;
+    }
+    tf_msg_set_quiet(quiet);
+    o.progress = progress;
+    tf_cal_profile *p = malloc(sizeof *p);
+    if (!p) {
+        tf_msg_error("out of memory");
+        return TF_EXIT_FAILURE;
+    }
+    tf_error err;
+    if (tf_cal_measure(&o, p, &err) || tf_cal_profile_save(p, output, &err)) {
+        free(p);
+        return tf_msg_fail(&err);
+    }
+    tf_progress_done();
+    if (!quiet) {
+        print_profile(p);
+        printf("profile: %s\n", output);
+    }
+    free(p);
+    return TF_EXIT_OK;
+}
