@@ -116,6 +116,20 @@ fail:
     return rc;
 }
 
+int tf_prv_writer_set_header(tf_prv_writer *w, const tf_prv_header *hdr, tf_error *err)
+{
+    if (w->records)
+        return tf_fail(err, TF_ERR_INTERNAL, "%s: header replaced after records", w->path);
+    tf_prv_header_free(&w->hdr);
+    if (copy_header(&w->hdr, hdr) < 0)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    if (!w->hdr.unit_ns)
+        w->hdr.unit_ns = 1;
+    if (hdr->end_time > w->end_time)
+        w->end_time = hdr->end_time;
+    return 0;
+}
+
 tf_pcf *tf_prv_writer_pcf(tf_prv_writer *w) { return w->pcf; }
 tf_row *tf_prv_writer_row(tf_prv_writer *w) { return &w->row; }
 

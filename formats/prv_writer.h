@@ -17,6 +17,8 @@ typedef struct tf_prv_writer tf_prv_writer;
  * an empty date is replaced by the current one. */
 int tf_prv_writer_create(tf_prv_writer **w, const char *path, const tf_prv_header *hdr,
                          tf_error *err);
+/* Replaces the header given at creation; only before the first record. */
+int tf_prv_writer_set_header(tf_prv_writer *w, const tf_prv_header *hdr, tf_error *err);
 /* Labels and names, filled by the caller before closing. */
 tf_pcf *tf_prv_writer_pcf(tf_prv_writer *w);
 tf_row  *tf_prv_writer_row(tf_prv_writer *w);

@@ -1,0 +1,754 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "prv_export.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prv_types.h"
+#include "prv_writer.h"
+#include "strtab.h"
+
+#define SAMPLE_BATCH 1024u
+#define FRAME_WINDOW 65536u
+/* Caller and line values: 0 ends, 1 is unresolved, names from 2 on. */
+#define FIRST_NAME_VALUE 2u
+
+/* One thread's records in time order: its events (in memory), its samples
+ * (streamed), and for a process's first thread the object allocations and
+ * frees. */
+typedef struct obj_event {
+    uint64_t time;
+    uint32_t object;
+    bool     is_free;
+} obj_event;
+
+typedef struct tstream {
+    uint32_t          proc, thread, appl_task;   /* appl_task: Paraver task number */
+    uint32_t          cpu;
+    size_t            next_event;
+    tf_sample_cursor *cursor;
+    tf_sample        *samples;
+    uint64_t         *rows;
+    size_t            nsamples, next_sample;
+    bool              samples_done;
+    obj_event        *objs;
+    size_t            nobjs, next_obj;
+    uint64_t         *last;       /* last counter value written, per counter */
+    uint64_t         *frames;     /* window of the thread's frames */
+    uint64_t          frames_first;
+    size_t            frames_n;
+    bool              state_written;
+} tstream;
+
+typedef struct exporter {
+    tf_trace            *tr;
+    tf_prv_writer       *w;
+    tf_pcf              *pcf;
+    tf_prv_symbolize_fn  symbolize;
+    void                *arg;
+    tstream             *ts;
+    uint32_t             nts;
+    uint32_t            *heap;      /* stream indices, ordered by next time */
+    uint32_t             nheap;
+    uint32_t           **ctype;     /* per process: Paraver type of each counter */
+    tf_symbol          **symbols;   /* per process, sorted by start */
+    uint32_t           **obj_order; /* per process: objects sorted by start */
+    tf_strtab            functions, lines;
+    uint32_t             maxdepth;
+    tf_prv_pair         *pairs;
+    size_t               cappairs;
+    tf_prv_export_stats *stats;
+} exporter;
+
+static int nomem(tf_error *err) { return tf_fail(err, TF_ERR_NOMEM, "out of memory"); }
+
+/* ---- symbols ---------------------------------------------------------------- */
+
+static int cmp_symbol(const void *a, const void *b)
+{
+    const tf_symbol *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The trace's own symbols table, when no symboliser is given. */
+static int table_symbolize(exporter *ex, uint32_t proc, uint64_t ip, tf_prv_source *src)
+{
+    const tf_process *p = tf_trace_process(ex->tr, proc);
+    const tf_symbol *s = ex->symbols[proc];
+    size_t lo = 0, hi = p->nsymbols;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid].start <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *src = (tf_prv_source){"", "", 0};
+    if (lo && ip < s[lo - 1].end) {
+        src->function = tf_trace_string(ex->tr, s[lo - 1].function);
+        src->file = tf_trace_string(ex->tr, s[lo - 1].file);
+        src->line = s[lo - 1].line;
+    }
+    return 0;
+}
+
+/* The caller and line values of an address, labelling new ones. */
+static int site_values(exporter *ex, uint32_t proc, uint64_t ip, bool ret, uint64_t *fn,
+                       uint64_t *line, tf_error *err)
+{
+    tf_prv_source src;
+    int rc = ex->symbolize ? ex->symbolize(ex->arg, proc, ip, ret, &src, err)
+                           : table_symbolize(ex, (uint32_t)proc, ret ? ip - 1 : ip, &src);
+    if (rc < 0)
+        return rc;
+    *fn = *line = 1;
+    uint32_t id;
+    if (src.function && *src.function) {
+        if (!tf_strtab_find(&ex->functions, src.function, &id) &&
+            !tf_strtab_add(&ex->functions, src.function, &id))
+            return nomem(err);
+        *fn = id + FIRST_NAME_VALUE;
+    }
+    if (src.line) {
+        char label[600];
+        const char *base = src.file ? strrchr(src.file, '/') : NULL;
+        snprintf(label, sizeof label, "%" PRIu32 " (%s)", src.line,
+                 base ? base + 1 : src.file ? src.file : "");
+        if (!tf_strtab_find(&ex->lines, label, &id) && !tf_strtab_add(&ex->lines, label, &id))
+            return nomem(err);
+        *line = id + FIRST_NAME_VALUE;
+    }
+    return 0;
+}
+
+/* ---- objects ------------------------------------------------------------------ */
+
+static const tf_process *proc_of(exporter *ex, uint32_t p) { return tf_trace_process(ex->tr, p); }
+
+static const tf_object *obj_cmp_base;
+static int cmp_obj_start(const void *a, const void *b)
+{
+    const tf_object *x = &obj_cmp_base[*(const uint32_t *)a], *y = &obj_cmp_base[*(const uint32_t *)b];
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The object holding addr at time t: value id + 1, 0 when none. */
+static uint64_t object_value(exporter *ex, uint32_t proc, uint64_t addr, uint64_t t)
+{
+    const tf_process *p = proc_of(ex, proc);
+    const uint32_t *ord = ex->obj_order[proc];
+    size_t lo = 0, hi = p->nobjects;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->objects[ord[mid]].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* Earlier objects may be larger and still hold addr; address reuse after
+     * a free is told apart by time. */
+    for (size_t i = lo; i-- > 0;) {
+        const tf_object *o = &p->objects[ord[i]];
+        if (addr - o->start < o->size && t >= o->alloc_time && t < o->free_time)
+            return (uint64_t)ord[i] + 1;
+        if (lo - i > 64)
+            break;
+    }
+    return 0;
+}
+
+static int cmp_obj_event(const void *a, const void *b)
+{
+    const obj_event *x = a, *y = b;
+    return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int setup_objects(exporter *ex, uint32_t proc, tstream *first, tf_error *err)
+{
+    const tf_process *p = proc_of(ex, proc);
+    ex->obj_order[proc] = malloc((p->nobjects ? p->nobjects : 1) * sizeof(uint32_t));
+    first->objs = malloc((2 * p->nobjects + 1) * sizeof *first->objs);
+    if (!ex->obj_order[proc] || !first->objs)
+        return nomem(err);
+    for (uint32_t i = 0; i < p->nobjects; i++) {
+        ex->obj_order[proc][i] = i;
+        const tf_object *o = &p->objects[i];
+        if (o->kind == TF_OBJECT_STATIC)
+            continue;   /* there from the start: no allocation to show */
+        first->objs[first->nobjs++] = (obj_event){o->alloc_time, i, false};
+        if (o->free_time != TF_NOTIME)
+            first->objs[first->nobjs++] = (obj_event){o->free_time, i, true};
+    }
+    obj_cmp_base = p->objects;
+    qsort(ex->obj_order[proc], p->nobjects, sizeof(uint32_t), cmp_obj_start);
+    qsort(first->objs, first->nobjs, sizeof *first->objs, cmp_obj_event);
+    for (uint32_t i = 0; i < p->nobjects; i++) {
+        const tf_object *o = &p->objects[i];
+        char label[700];
+        const char *name = tf_trace_string(ex->tr, o->name);
+        const char *site = tf_trace_string(ex->tr, o->callsite);
+        if (*name)
+            snprintf(label, sizeof label, "%s", name);
+        else
+            snprintf(label, sizeof label, "object %" PRIu32 " (%" PRIu64 " bytes%s%s)", o->id,
+                     o->size, *site ? " at " : "", site);
+        int rc = tf_pcf_add_value(ex->pcf, TF_PRV_MEM_OBJECT, (uint64_t)i + 1, label, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- streams --------------------------------------------------------------------- */
+
+static int refill_samples(exporter *ex, tstream *s, tf_error *err)
+{
+    if (s->samples_done || s->next_sample < s->nsamples)
+        return 0;
+    int rc = tf_samples_read(s->cursor, s->samples, s->rows, SAMPLE_BATCH, &s->nsamples, err);
+    s->next_sample = 0;
+    if (rc == 0 && s->nsamples == 0)
+        s->samples_done = true;
+    return rc;
+}
+
+/* The next time of a stream, UINT64_MAX when exhausted. */
+static uint64_t next_time(exporter *ex, const tstream *s)
+{
+    const tf_thread *th = &proc_of(ex, s->proc)->threads[s->thread];
+    uint64_t t = UINT64_MAX;
+    if (s->next_event < th->nevents)
+        t = th->events[s->next_event].time;
+    if (!s->samples_done && s->next_sample < s->nsamples && s->samples[s->next_sample].time < t)
+        t = s->samples[s->next_sample].time;
+    if (s->next_obj < s->nobjs && s->objs[s->next_obj].time < t)
+        t = s->objs[s->next_obj].time;
+    return t;
+}
+
+static bool heap_less(exporter *ex, uint32_t a, uint32_t b)
+{
+    uint64_t ta = next_time(ex, &ex->ts[a]), tb = next_time(ex, &ex->ts[b]);
+    return ta < tb || (ta == tb && a < b);
+}
+
+static void heap_down(exporter *ex, uint32_t i)
+{
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < ex->nheap && heap_less(ex, ex->heap[l], ex->heap[m]))
+            m = l;
+        if (r < ex->nheap && heap_less(ex, ex->heap[r], ex->heap[m]))
+            m = r;
+        if (m == i)
+            return;
+        uint32_t tmp = ex->heap[i];
+        ex->heap[i] = ex->heap[m];
+        ex->heap[m] = tmp;
+        i = m;
+    }
+}
+
+static int push_pair(exporter *ex, size_t *n, uint32_t type, uint64_t value, tf_error *err)
+{
+    if (*n == ex->cappairs) {
+        size_t cap = ex->cappairs ? 2 * ex->cappairs : 64;
+        tf_prv_pair *np = realloc(ex->pairs, cap * sizeof *np);
+        if (!np)
+            return nomem(err);
+        ex->pairs = np;
+        ex->cappairs = cap;
+    }
+    ex->pairs[(*n)++] = (tf_prv_pair){type, value};
+    return 0;
+}
+
+/* Counters as Extrae writes them: the delta since the thread's previous read. */
+static int push_counters(exporter *ex, tstream *s, const uint64_t *row, size_t *n, tf_error *err)
+{
+    const tf_process *p = proc_of(ex, s->proc);
+    for (uint32_t c = 0; row && c < p->ncounters; c++) {
+        if (row[c] == TF_NOVALUE)
+            continue;
+        int rc = push_pair(ex, n, ex->ctype[s->proc][c], row[c] - s->last[c], err);
+        if (rc < 0)
+            return rc;
+        s->last[c] = row[c];
+    }
+    return 0;
+}
+
+static int emit(exporter *ex, tstream *s, uint64_t time, size_t n, tf_error *err)
+{
+    tf_prv_record rec = {.kind = TF_PRV_EVENT, .obj = {s->cpu, 1, s->appl_task, s->thread + 1},
+                         .time = time, .npairs = n, .pairs = ex->pairs};
+    ex->stats->records++;
+    return tf_prv_write(ex->w, &rec, err);
+}
+
+static int emit_event(exporter *ex, tstream *s, tf_error *err)
+{
+    const tf_process *p = proc_of(ex, s->proc);
+    const tf_thread *th = &p->threads[s->thread];
+    size_t i = s->next_event++;
+    const tf_event *e = &th->events[i];
+    size_t n = 0;
+    int rc;
+    if (e->kind == TF_EVENT_USER) {
+        char label[48];
+        snprintf(label, sizeof label, "User event %" PRIu32, e->type);
+        if ((rc = tf_pcf_add_type(ex->pcf, e->type, 5, label, err)) < 0 ||
+            (rc = push_pair(ex, &n, e->type, e->value, err)) < 0)
+            return rc;
+    } else {
+        /* Region ids: the string id + 1 (0 is the end), labelled with the name. */
+        uint64_t v = e->kind == TF_EVENT_ENTER ? e->value + 1 : 0;
+        if (v && (rc = tf_pcf_add_value(ex->pcf, TF_PRV_USER_FUNCTION, v,
+                                        tf_trace_string(ex->tr, (uint32_t)e->value), err)) < 0)
+            return rc;
+        if ((rc = push_pair(ex, &n, TF_PRV_USER_FUNCTION, v, err)) < 0)
+            return rc;
+    }
+    const uint64_t *row = th->event_counters && p->ncounters ? th->event_counters + i * p->ncounters : NULL;
+    if ((rc = push_counters(ex, s, row, &n, err)) < 0)
+        return rc;
+    ex->stats->events++;
+    return emit(ex, s, e->time, n, err);
+}
+
+static int frame_at(exporter *ex, tstream *s, uint64_t index, uint64_t *ip, tf_error *err)
+{
+    if (index < s->frames_first || index >= s->frames_first + s->frames_n) {
+        const tf_thread *th = &proc_of(ex, s->proc)->threads[s->thread];
+        if (index >= th->nframes)
+            return tf_fail(err, TF_ERR_FORMAT, "%s: process %" PRIu32 " thread %" PRIu32
+                           ": sample frame %" PRIu64 " beyond the %zu frames",
+                           tf_trace_path(ex->tr), s->proc, s->thread, index, th->nframes);
+        size_t n = th->nframes - index < FRAME_WINDOW ? (size_t)(th->nframes - index) : FRAME_WINDOW;
+        int rc = tf_trace_read_frames(ex->tr, s->proc, s->thread, index, n, s->frames, err);
+        if (rc < 0)
+            return rc;
+        s->frames_first = index;
+        s->frames_n = n;
+    }
+    *ip = s->frames[index - s->frames_first];
+    return 0;
+}
+
+static int emit_sample(exporter *ex, tstream *s, tf_error *err)
+{
+    const tf_process *p = proc_of(ex, s->proc);
+    size_t i = s->next_sample++;
+    const tf_sample *sm = &s->samples[i];
+    size_t n = 0;
+    int rc = 0;
+    /* The sampled ip is depth 0; the stack's callers follow.  A stack whose
+     * first frame is the sampled ip itself is not repeated. */
+    uint32_t depth = 0;
+    if (sm->ip) {
+        uint64_t fn, line;
+        if ((rc = site_values(ex, s->proc, sm->ip, false, &fn, &line, err)) < 0 ||
+            (rc = push_pair(ex, &n, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
+            (rc = push_pair(ex, &n, TF_PRV_SAMPLED_LINE, line, err)) < 0)
+            return rc;
+        depth = 1;
+    }
+    for (uint16_t k = 0; k < sm->stack_len && depth < TF_PRV_MAX_DEPTH; k++) {
+        uint64_t ip = 0, fn, line;
+        if ((rc = frame_at(ex, s, sm->stack + k, &ip, err)) < 0)
+            return rc;
+        if (k == 0 && ip == sm->ip)
+            continue;
+        if ((rc = site_values(ex, s->proc, ip, true, &fn, &line, err)) < 0 ||
+            (rc = push_pair(ex, &n, TF_PRV_SAMPLED_CALLER + depth, fn, err)) < 0 ||
+            (rc = push_pair(ex, &n, TF_PRV_SAMPLED_LINE + depth, line, err)) < 0)
+            return rc;
+        depth++;
+    }
+    if (depth > ex->maxdepth)
+        ex->maxdepth = depth;
+    if (sm->ip && (rc = push_pair(ex, &n, TF_PRV_SAMPLE_IP, sm->ip, err)) < 0)
+        return rc;
+    if (sm->kind != TF_SAMPLE_TIMER) {
+        uint32_t type = sm->kind == TF_SAMPLE_LOAD ? TF_PRV_MEM_LOAD_ADDR
+                      : sm->kind == TF_SAMPLE_STORE ? TF_PRV_MEM_STORE_ADDR : TF_PRV_MEM_RMW_ADDR;
+        if ((rc = push_pair(ex, &n, type, sm->addr, err)) < 0)
+            return rc;
+        if (sm->level != TF_LEVEL_UNKNOWN && (rc = push_pair(ex, &n, TF_PRV_MEM_LEVEL, sm->level, err)) < 0)
+            return rc;
+        if (sm->kind != TF_SAMPLE_LOAD &&
+            (rc = push_pair(ex, &n, TF_PRV_MEM_HIT, (sm->flags & TF_SAMPLE_HIT) ? 1 : 0, err)) < 0)
+            return rc;
+        if ((sm->flags & TF_SAMPLE_TLB_MISS) && (rc = push_pair(ex, &n, TF_PRV_MEM_TLB_HIT, 0, err)) < 0)
+            return rc;
+        if (sm->weight && (rc = push_pair(ex, &n, TF_PRV_MEM_COST, sm->weight, err)) < 0)
+            return rc;
+        uint64_t ov = object_value(ex, s->proc, sm->addr, sm->time);
+        if ((rc = push_pair(ex, &n, TF_PRV_MEM_OBJECT, ov, err)) < 0)
+            return rc;
+    }
+    if (sm->flags && (rc = push_pair(ex, &n, TF_PRV_SAMPLE_FLAGS, sm->flags, err)) < 0)
+        return rc;
+    if ((rc = push_counters(ex, s, p->ncounters ? s->rows + i * p->ncounters : NULL, &n, err)) < 0)
+        return rc;
+    if (n == 0)
+        return 0;   /* nothing known about this sample */
+    ex->stats->samples++;
+    return emit(ex, s, sm->time, n, err);
+}
+
+/* Extrae's bracketing of an allocation call: the call and its size or
+ * pointer given, then the end with the pointer returned. */
+static int emit_object(exporter *ex, tstream *s, tf_error *err)
+{
+    const obj_event *oe = &s->objs[s->next_obj++];
+    const tf_object *o = &proc_of(ex, s->proc)->objects[oe->object];
+    size_t n = 0;
+    int rc;
+    if ((rc = push_pair(ex, &n, TF_PRV_DYNMEM_CALL, oe->is_free ? 2 : 1, err)) < 0 ||
+        (rc = oe->is_free ? push_pair(ex, &n, TF_PRV_DYNMEM_IN_PTR, o->start, err)
+                          : push_pair(ex, &n, TF_PRV_DYNMEM_SIZE, o->size, err)) < 0 ||
+        (rc = emit(ex, s, oe->time, n, err)) < 0)
+        return rc;
+    n = 0;
+    if ((rc = push_pair(ex, &n, TF_PRV_DYNMEM_CALL, 0, err)) < 0 ||
+        (!oe->is_free && (rc = push_pair(ex, &n, TF_PRV_DYNMEM_OUT_PTR, o->start, err)) < 0))
+        return rc;
+    if (!oe->is_free)
+        ex->stats->objects++;
+    return emit(ex, s, oe->time, n, err);
+}
+
+/* The thread is running from its first record to its last event. */
+static int emit_state(exporter *ex, tstream *s, uint64_t time, tf_error *err)
+{
+    const tf_thread *th = &proc_of(ex, s->proc)->threads[s->thread];
+    s->state_written = true;
+    uint64_t end = th->nevents ? th->events[th->nevents - 1].time : time;
+    if (end < time)
+        end = time;
+    tf_prv_record rec = {.kind = TF_PRV_STATE, .obj = {s->cpu, 1, s->appl_task, s->thread + 1},
+                         .time = time, .end = end, .state = 1};
+    ex->stats->records++;
+    return tf_prv_write(ex->w, &rec, err);
+}
+
+static int emit_next(exporter *ex, tstream *s, tf_error *err)
+{
+    uint64_t t = next_time(ex, s);
+    if (!s->state_written)
+        return emit_state(ex, s, t, err);
+    const tf_thread *th = &proc_of(ex, s->proc)->threads[s->thread];
+    int rc;
+    /* At equal times: objects, then events, then samples. */
+    if (s->next_obj < s->nobjs && s->objs[s->next_obj].time == t)
+        rc = emit_object(ex, s, err);
+    else if (s->next_event < th->nevents && th->events[s->next_event].time == t)
+        rc = emit_event(ex, s, err);
+    else
+        rc = emit_sample(ex, s, err);
+    return rc < 0 ? rc : refill_samples(ex, s, err);
+}
+
+/* ---- header, labels, names -------------------------------------------------------- */
+
+static int build_header(exporter *ex, tf_prv_header *h, tf_error *err)
+{
+    uint32_t np = tf_trace_nprocesses(ex->tr);
+    memset(h, 0, sizeof *h);
+    h->unit_ns = 1;
+    h->nappls = 1;
+    h->appls = calloc(1, sizeof *h->appls);
+    h->node_cpus = calloc(np ? np : 1, sizeof *h->node_cpus);
+    uint32_t *node_of = calloc(np ? np : 1, sizeof *node_of);
+    if (!h->appls || !h->node_cpus || !node_of || !(h->appls[0].tasks = calloc(np ? np : 1, sizeof(tf_prv_task)))) {
+        free(node_of);
+        return nomem(err);
+    }
+    /* One node per host, one CPU per thread. */
+    for (uint32_t p = 0; p < np; p++) {
+        const tf_process *pr = proc_of(ex, p);
+        uint32_t n = 0;
+        while (n < h->nnodes && strcmp(proc_of(ex, node_of[n])->host, pr->host))
+            n++;
+        if (n == h->nnodes)
+            node_of[h->nnodes++] = p;
+        h->node_cpus[n] += pr->nthreads ? pr->nthreads : 1;
+        h->appls[0].tasks[p] = (tf_prv_task){pr->nthreads ? pr->nthreads : 1, n + 1};
+    }
+    h->appls[0].ntasks = np;
+    for (uint32_t n = 0; n < h->nnodes; n++)
+        h->ncpus += h->node_cpus[n];
+    /* Names: nodes by host, CPUs by node, threads by process and thread id. */
+    tf_row *row = tf_prv_writer_row(ex->w);
+    int rc = 0;
+    char name[600];
+    uint32_t *cpu_next = calloc(h->nnodes ? h->nnodes : 1, sizeof *cpu_next);
+    if (!cpu_next)
+        rc = nomem(err);
+    uint32_t first_cpu = 1;
+    for (uint32_t n = 0; rc == 0 && n < h->nnodes; n++) {
+        const char *host = proc_of(ex, node_of[n])->host;
+        cpu_next[n] = first_cpu;
+        first_cpu += h->node_cpus[n];
+        rc = tf_row_add(row, TF_ROW_NODE, *host ? host : "localhost", err);
+        for (uint32_t c = 0; rc == 0 && c < h->node_cpus[n]; c++) {
+            snprintf(name, sizeof name, "%" PRIu32 ".%s", cpu_next[n] + c, *host ? host : "localhost");
+            rc = tf_row_add(row, TF_ROW_CPU, name, err);
+        }
+    }
+    const char *exe = np ? proc_of(ex, 0)->executable : "";
+    const char *base = strrchr(exe, '/');
+    if (rc == 0)
+        rc = tf_row_add(row, TF_ROW_APPL, *exe ? (base ? base + 1 : exe) : "application", err);
+    uint32_t k = 0;
+    for (uint32_t p = 0; rc == 0 && p < np; p++) {
+        const tf_process *pr = proc_of(ex, p);
+        uint32_t node = h->appls[0].tasks[p].node - 1;
+        if (pr->rank >= 0)
+            snprintf(name, sizeof name, "rank %" PRId32 " (pid %" PRId64 ")", pr->rank, pr->pid);
+        else
+            snprintf(name, sizeof name, "pid %" PRId64, pr->pid);
+        rc = tf_row_add(row, TF_ROW_TASK, name, err);
+        for (uint32_t t = 0; rc == 0 && t < pr->nthreads; t++, k++) {
+            tstream *s = &ex->ts[k];
+            s->proc = p;
+            s->thread = t;
+            s->appl_task = p + 1;
+            s->cpu = cpu_next[node]++;
+            if (pr->rank >= 0)
+                snprintf(name, sizeof name, "THREAD 1.%" PRIu32 ".%" PRIu32 " rank %" PRId32 " tid %" PRIu64,
+                         p + 1, t + 1, pr->rank, pr->threads[t].tid);
+            else
+                snprintf(name, sizeof name, "THREAD 1.%" PRIu32 ".%" PRIu32 " pid %" PRId64 " tid %" PRIu64,
+                         p + 1, t + 1, pr->pid, pr->threads[t].tid);
+            rc = tf_row_add(row, TF_ROW_THREAD, name, err);
+        }
+    }
+    free(cpu_next);
+    free(node_of);
+    return rc;
+}
+
+static const struct { uint32_t type; const char *label; } fixed_types[] = {
+    {TF_PRV_USER_FUNCTION, "User function"},
+    {TF_PRV_SAMPLE_IP, "Sampled instruction address"},
+    {TF_PRV_MEM_LOAD_ADDR, "Sampled load address"},
+    {TF_PRV_MEM_STORE_ADDR, "Sampled store address"},
+    {TF_PRV_MEM_RMW_ADDR, "Sampled read-modify-write address"},
+    {TF_PRV_MEM_LEVEL, "Memory level of the sampled reference"},
+    {TF_PRV_MEM_HIT, "Sampled store hit"},
+    {TF_PRV_MEM_TLB_HIT, "Sampled reference TLB hit"},
+    {TF_PRV_MEM_COST, "Sampled reference cost (cycles)"},
+    {TF_PRV_MEM_OBJECT, "Memory object referenced"},
+    {TF_PRV_SAMPLE_FLAGS, "Sample flags (1 software address, 2 TLB miss, 4 hit, 8 vector)"},
+    {TF_PRV_DYNMEM_CALL, "Dynamic memory call"},
+    {TF_PRV_DYNMEM_SIZE, "Dynamic memory size"},
+    {TF_PRV_DYNMEM_IN_PTR, "Dynamic memory input pointer"},
+    {TF_PRV_DYNMEM_OUT_PTR, "Dynamic memory output pointer"},
+};
+
+static const char *const level_labels[] = {
+    "Uncached or I/O", "L1", "Line-fill buffer", "L2", "L3", "Remote cache (1 hop)",
+    "Remote cache (2 hops)", "Local DRAM", "Remote DRAM (1 hop)", "Remote DRAM (2 hops)",
+};
+
+static int fixed_labels(exporter *ex, tf_error *err)
+{
+    tf_pcf *pcf = ex->pcf;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof fixed_types / sizeof fixed_types[0]; i++)
+        rc = tf_pcf_add_type(pcf, fixed_types[i].type,
+                             fixed_types[i].type == TF_PRV_USER_FUNCTION ? 0 : 9,
+                             fixed_types[i].label, err);
+    for (uint64_t l = 0; rc == 0 && l < sizeof level_labels / sizeof level_labels[0]; l++)
+        rc = tf_pcf_add_value(pcf, TF_PRV_MEM_LEVEL, l, level_labels[l], err);
+    static const struct { uint32_t type; uint64_t value; const char *label; } values[] = {
+        {TF_PRV_USER_FUNCTION, 0, "End"}, {TF_PRV_MEM_HIT, 0, "Miss"}, {TF_PRV_MEM_HIT, 1, "Hit"},
+        {TF_PRV_MEM_TLB_HIT, 0, "Miss"}, {TF_PRV_MEM_TLB_HIT, 1, "Hit"},
+        {TF_PRV_MEM_OBJECT, 0, "No known object"}, {TF_PRV_DYNMEM_CALL, 0, "End"},
+        {TF_PRV_DYNMEM_CALL, 1, "Allocation"}, {TF_PRV_DYNMEM_CALL, 2, "free"},
+    };
+    for (size_t i = 0; rc == 0 && i < sizeof values / sizeof values[0]; i++)
+        rc = tf_pcf_add_value(pcf, values[i].type, values[i].value, values[i].label, err);
+    if (rc == 0)
+        rc = tf_pcf_add_state(pcf, 0, "Idle", err);
+    if (rc == 0)
+        rc = tf_pcf_add_state(pcf, 1, "Running", err);
+    return rc;
+}
+
+/* Counter types: PAPI presets where the name maps to one, else new numbers;
+ * the same type twice in a process would merge two counters, so the later
+ * one takes a new number. */
+static int counter_labels(exporter *ex, uint32_t proc, tf_error *err)
+{
+    const tf_process *p = proc_of(ex, proc);
+    ex->ctype[proc] = malloc((p->ncounters ? p->ncounters : 1) * sizeof(uint32_t));
+    if (!ex->ctype[proc])
+        return nomem(err);
+    for (uint32_t c = 0; c < p->ncounters; c++) {
+        const char *name = tf_trace_string(ex->tr, p->counters[c].name);
+        uint32_t type = tf_prv_counter_type(name, c);
+        for (uint32_t k = 0; k < c; k++)
+            if (ex->ctype[proc][k] == type)
+                type = TF_PRV_OTHER_COUNTER + c;
+        ex->ctype[proc][c] = type;
+        char label[300];
+        const char *unit = tf_trace_string(ex->tr, p->counters[c].unit);
+        snprintf(label, sizeof label, "(%s) %s%s%s%s", name, name, *unit ? " [" : "", unit, *unit ? "]" : "");
+        int rc = tf_pcf_add_type(ex->pcf, type, 7, label, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int sampled_labels(exporter *ex, tf_error *err)
+{
+    int rc = 0;
+    for (uint32_t d = 0; rc == 0 && d < ex->maxdepth; d++) {
+        char fl[64], ll[64];
+        snprintf(fl, sizeof fl, d ? "Sampled functions (depth %" PRIu32 ")" : "Sampled functions", d);
+        snprintf(ll, sizeof ll, d ? "Sampled lines (depth %" PRIu32 ")" : "Sampled lines", d);
+        if ((rc = tf_pcf_add_type(ex->pcf, TF_PRV_SAMPLED_CALLER + d, 0, fl, err)) < 0 ||
+            (rc = tf_pcf_add_type(ex->pcf, TF_PRV_SAMPLED_LINE + d, 0, ll, err)) < 0)
+            break;
+        static const char *const first[] = {"End", "Unresolved"};
+        for (uint64_t v = 0; rc == 0 && v < FIRST_NAME_VALUE; v++)
+            if ((rc = tf_pcf_add_value(ex->pcf, TF_PRV_SAMPLED_CALLER + d, v, first[v], err)) == 0)
+                rc = tf_pcf_add_value(ex->pcf, TF_PRV_SAMPLED_LINE + d, v, first[v], err);
+        for (size_t i = 0; rc == 0 && i < ex->functions.n; i++)
+            rc = tf_pcf_add_value(ex->pcf, TF_PRV_SAMPLED_CALLER + d, i + FIRST_NAME_VALUE,
+                                  ex->functions.strings[i], err);
+        for (size_t i = 0; rc == 0 && i < ex->lines.n; i++)
+            rc = tf_pcf_add_value(ex->pcf, TF_PRV_SAMPLED_LINE + d, i + FIRST_NAME_VALUE,
+                                  ex->lines.strings[i], err);
+    }
+    return rc;
+}
+
+/* ---- driver ------------------------------------------------------------------------ */
+
+static int setup_streams(exporter *ex, tf_error *err)
+{
+    int rc = 0;
+    uint32_t np = tf_trace_nprocesses(ex->tr), k = 0;
+    for (uint32_t p = 0; rc == 0 && p < np; p++) {
+        const tf_process *pr = proc_of(ex, p);
+        if ((rc = counter_labels(ex, p, err)) < 0)
+            break;
+        ex->symbols[p] = malloc((pr->nsymbols ? pr->nsymbols : 1) * sizeof *ex->symbols[p]);
+        if (!ex->symbols[p])
+            return nomem(err);
+        memcpy(ex->symbols[p], pr->symbols, pr->nsymbols * sizeof *pr->symbols);
+        qsort(ex->symbols[p], pr->nsymbols, sizeof *pr->symbols, cmp_symbol);
+        for (uint32_t t = 0; rc == 0 && t < pr->nthreads; t++, k++) {
+            tstream *s = &ex->ts[k];
+            size_t C = pr->ncounters ? pr->ncounters : 1;
+            s->samples = malloc(SAMPLE_BATCH * sizeof *s->samples);
+            s->rows = malloc(SAMPLE_BATCH * C * sizeof *s->rows);
+            s->last = calloc(C, sizeof *s->last);
+            s->frames = malloc(FRAME_WINDOW * sizeof *s->frames);
+            if (!s->samples || !s->rows || !s->last || !s->frames)
+                return nomem(err);
+            if (t == 0 && (rc = setup_objects(ex, p, s, err)) < 0)
+                break;
+            if ((rc = tf_samples_open(ex->tr, p, t, &s->cursor, err)) == 0)
+                rc = refill_samples(ex, s, err);
+        }
+    }
+    return rc;
+}
+
+static void free_exporter(exporter *ex)
+{
+    uint32_t np = tf_trace_nprocesses(ex->tr);
+    for (uint32_t i = 0; ex->ts && i < ex->nts; i++) {
+        tstream *s = &ex->ts[i];
+        if (s->cursor)
+            tf_samples_close(s->cursor);
+        free(s->samples);
+        free(s->rows);
+        free(s->last);
+        free(s->frames);
+        free(s->objs);
+    }
+    for (uint32_t p = 0; p < np; p++) {
+        if (ex->ctype)
+            free(ex->ctype[p]);
+        if (ex->symbols)
+            free(ex->symbols[p]);
+        if (ex->obj_order)
+            free(ex->obj_order[p]);
+    }
+    free(ex->ctype);
+    free(ex->symbols);
+    free(ex->obj_order);
+    free(ex->ts);
+    free(ex->heap);
+    free(ex->pairs);
+    tf_strtab_free(&ex->functions);
+    tf_strtab_free(&ex->lines);
+}
+
+int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn symbolize,
+                      void *arg, tf_prv_export_stats *stats, tf_error *err)
+{
+    memset(stats, 0, sizeof *stats);
+    exporter ex = {.tr = tr, .symbolize = symbolize, .arg = arg, .stats = stats};
+    tf_strtab_init(&ex.functions);
+    tf_strtab_init(&ex.lines);
+    uint32_t np = tf_trace_nprocesses(tr);
+    if (np == 0)
+        return tf_fail(err, TF_ERR_DATA, "%s: no process to write", tf_trace_path(tr));
+    for (uint32_t p = 0; p < np; p++)
+        ex.nts += tf_trace_process(tr, p)->nthreads;
+    stats->threads = ex.nts;
+    ex.ts = calloc(ex.nts ? ex.nts : 1, sizeof *ex.ts);
+    ex.heap = calloc(ex.nts ? ex.nts : 1, sizeof *ex.heap);
+    ex.ctype = calloc(np, sizeof *ex.ctype);
+    ex.symbols = calloc(np, sizeof *ex.symbols);
+    ex.obj_order = calloc(np, sizeof *ex.obj_order);
+    int rc = ex.ts && ex.heap && ex.ctype && ex.symbols && ex.obj_order ? 0 : nomem(err);
+    /* The writer needs the header first: a temporary empty one gives way to
+     * the real one as soon as the streams are named. */
+    tf_prv_header h = {0};
+    tf_prv_task one_task = {1, 1};
+    tf_prv_appl one_appl = {1, &one_task};
+    tf_prv_header placeholder = {.nappls = 1, .appls = &one_appl};
+    if (rc == 0)
+        rc = tf_prv_writer_create(&ex.w, out_path, &placeholder, err);
+    if (rc < 0) {
+        free_exporter(&ex);
+        return rc;
+    }
+    ex.pcf = tf_prv_writer_pcf(ex.w);
+    if ((rc = build_header(&ex, &h, err)) == 0 && (rc = fixed_labels(&ex, err)) == 0 &&
+        (rc = setup_streams(&ex, err)) == 0)
+        rc = tf_prv_writer_set_header(ex.w, &h, err);
+    for (uint32_t i = 0; i < ex.nts; i++)
+        ex.heap[ex.nheap++] = i;
+    for (uint32_t i = ex.nheap / 2; rc == 0 && i-- > 0;)
+        heap_down(&ex, i);
+    while (rc == 0 && ex.nheap) {
+        tstream *s = &ex.ts[ex.heap[0]];
+        if (next_time(&ex, s) == UINT64_MAX) {
+            ex.heap[0] = ex.heap[--ex.nheap];
+        } else {
+            rc = emit_next(&ex, s, err);
+        }
+        heap_down(&ex, 0);
+    }
+    if (rc == 0)
+        rc = sampled_labels(&ex, err);
+    tf_prv_header_free(&h);
+    if (rc == 0)
+        rc = tf_prv_writer_close(ex.w, err);
+    else
+        tf_prv_writer_abort(ex.w);
+    free_exporter(&ex);
+    return rc;
+}
