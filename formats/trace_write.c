@@ -17,11 +17,20 @@
 #include "strtab.h"
 #include "trace_schema.h"
 
-/* Chunks of about this many bytes (uncompressed): see docs/trace-format.md
- * ("Storage") for the measurements behind the choice. */
-#define CHUNK_BYTES (64 * 1024)
+/* Chunks of about this many bytes (uncompressed), the deflate level, and
+ * the byte shuffle before it: docs/trace-format.md ("Storage") has the
+ * measurements behind the choice.  Overridable at build time only to
+ * repeat those measurements (bench/RESULTS.md). */
+#ifndef TF_TRACE_CHUNK_BYTES
+#define TF_TRACE_CHUNK_BYTES (64 * 1024)
+#endif
+#ifndef TF_TRACE_DEFLATE
+#define TF_TRACE_DEFLATE 1
+#endif
+#ifndef TF_TRACE_SHUFFLE
+#define TF_TRACE_SHUFFLE 1
+#endif
 #define MIN_CHUNK_ROWS 16
-#define DEFLATE_LEVEL 1
 /* Records packed per H5Dwrite, which bounds the scratch buffer. */
 #define PACK_ROWS 8192
 
@@ -78,7 +87,7 @@ static int table_create(hid_t loc, const char *name, hid_t file_type,
 {
     *t = (table){ .dset = -1, .mem_type = mem_type, .own_type = own, .row_size = row_size };
     size_t file_row = H5Tget_size(file_type);
-    hsize_t chunk = CHUNK_BYTES / (file_row ? file_row : 1);
+    hsize_t chunk = TF_TRACE_CHUNK_BYTES / (file_row ? file_row : 1);
     if (chunk < MIN_CHUNK_ROWS)
         chunk = MIN_CHUNK_ROWS;
     hsize_t zero = 0, unlimited = H5S_UNLIMITED;
@@ -86,8 +95,9 @@ static int table_create(hid_t loc, const char *name, hid_t file_type,
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
     bool ok = space >= 0 && dcpl >= 0 && dapl >= 0 &&
-              H5Pset_chunk(dcpl, 1, &chunk) >= 0 && H5Pset_shuffle(dcpl) >= 0 &&
-              H5Pset_deflate(dcpl, DEFLATE_LEVEL) >= 0 &&
+              H5Pset_chunk(dcpl, 1, &chunk) >= 0 &&
+              (!TF_TRACE_SHUFFLE || H5Pset_shuffle(dcpl) >= 0) &&
+              (!TF_TRACE_DEFLATE || H5Pset_deflate(dcpl, TF_TRACE_DEFLATE) >= 0) &&
               /* No fill pass over new chunks; HDF5 forbids it for strings. */
               (H5Tget_class(file_type) == H5T_STRING ||
                H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0) &&
