@@ -12,19 +12,30 @@
 /* Room kept at the right end for "+N more". */
 #define MORE_W 34.0
 
+/* Height of one legend row. */
+#define ROW_H 10.0
+
 void tf_legend_begin(tf_legend *l, const tf_panel *p, const char *title)
 {
     l->panel = p;
-    l->y = p->head.y + p->head.h / 2;
+    l->rows = p->head.h >= 2 * ROW_H ? 2 : 1;
+    l->row = 0;
+    l->y = p->head.y + p->head.h / (2.0 * l->rows);
     l->dropped = 0;
     tf_rect r = tf_text_draw(p->text, TF_FONT_HEAD, title, p->head.x, l->y, 0, 0.5, 0, tf_ink);
-    l->x = r.x + r.w + 2 * ENTRY_GAP;
+    l->x0 = l->x = r.x + r.w + 2 * ENTRY_GAP;
 }
 
 double tf_legend_reserve(tf_legend *l, double w)
 {
     const tf_panel *p = l->panel;
-    if (l->dropped || l->x + w > p->head.x + p->head.w - MORE_W)
+    double end = p->head.x + p->head.w - MORE_W;
+    if (!l->dropped && l->x + w > end && l->row + 1 < l->rows && l->x > l->x0) {
+        l->row++;
+        l->x = l->x0;
+        l->y += p->head.h / l->rows;
+    }
+    if (l->dropped || l->x + w > end)
         return -1;
     double x = l->x;
     l->x += w + ENTRY_GAP;

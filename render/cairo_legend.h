@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A panel's head strip: its title on the left, then legend entries in a
- * row; entries that do not fit are counted in a final "+N more". */
+ * row (two rows when the strip is tall enough); entries that do not fit
+ * are counted in a final "+N more". */
 #ifndef TF_RENDER_CAIRO_LEGEND_H
 #define TF_RENDER_CAIRO_LEGEND_H
 
@@ -11,7 +12,9 @@ enum tf_swatch { TF_SWATCH_DOT, TF_SWATCH_LINE, TF_SWATCH_BOX };
 typedef struct tf_legend {
     const tf_panel *panel;
     double x;            /* where the next entry starts */
-    double y;            /* text centre line */
+    double y;            /* text centre line of the current row */
+    double x0;           /* where rows start, after the title */
+    int    row, rows;
     size_t dropped;
 } tf_legend;
 

@@ -63,10 +63,10 @@ int tf_panel_rates(const tf_panel *p, tf_error *err)
     const tf_report_page *page = p->page;
     tf_legend l;
     tf_legend_begin(&l, p, "Performance");
-    for (size_t i = 0; i < page->nrates; i++)
-        tf_legend_add(&l, TF_SWATCH_LINE, tf_palette_series(i), page->rates[i].name);
     if (page->mips)
         tf_legend_add(&l, TF_SWATCH_LINE, black, "MIPS (right axis)");
+    for (size_t i = 0; i < page->nrates; i++)
+        tf_legend_add(&l, TF_SWATCH_LINE, tf_palette_series(i), page->rates[i].name);
     tf_legend_end(&l);
     tf_axes_phases(p);
     if (page->nrates == 0 && !page->mips) {

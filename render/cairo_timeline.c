@@ -23,7 +23,8 @@ void tf_timeline_layout_get(tf_timeline_layout *l)
     l->plot[TF_PANEL_CODE] = (tf_rect){LEFT, 80, w, 182};
     l->head[TF_PANEL_MEMORY] = (tf_rect){LEFT, 274, wide, HEAD_H};
     l->plot[TF_PANEL_MEMORY] = (tf_rect){LEFT, 290, w, 210};
-    l->head[TF_PANEL_RATES] = (tf_rect){LEFT, 512, wide, HEAD_H};
+    /* Counters often need two legend rows. */
+    l->head[TF_PANEL_RATES] = (tf_rect){LEFT, 505, wide, 2 * HEAD_H - 6};
     l->plot[TF_PANEL_RATES] = (tf_rect){LEFT, 528, w, 140};
 }
 

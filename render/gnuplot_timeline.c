@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The triple timeline for gnuplot: one script per panel (code.gp,
+ * memory.gp, rates.gp) with its data, and timeline.gp, which sets the
+ * terminal and loads the three into one multiplot page laid out as the
+ * cairo page.  The panel scripts also plot alone. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "address_bands.h"
+#include "axis_ticks.h"
+#include "gnuplot_script.h"
+
+/* Rough width of a character of the 7.5 pt label font, for keeping phase
+ * labels apart (gnuplot cannot measure text before drawing it). */
+#define CHAR_W 4.3
+
+/* Transparency of cloud points: as the cairo back end's vector dots. */
+static unsigned cloud_transparency(size_t n)
+{
+    double a = n ? sqrt(1500.0 / (double)n) : 1.0;
+    return tf_gp_transparency(a > 0.9 ? 0.9 : a < 0.15 ? 0.15 : a);
+}
+
+static unsigned rgb24(tf_rgb c)
+{
+    return (unsigned)lround(c.r * 255) << 16 | (unsigned)lround(c.g * 255) << 8 |
+           (unsigned)lround(c.b * 255);
+}
+
+static void panel_start(FILE *f, const char *what, tf_rect plot, tf_rect head, double ms)
+{
+    fprintf(f,
+            "reset\n"
+            "if (!exists(\"duration_ms\")) duration_ms = %.9g\n",
+            ms);
+    tf_gp_margins(f, plot);
+    fprintf(f,
+            "set xrange [0:duration_ms]\n"
+            "set format x \"\"\n"
+            "set xtics out scale 0.5 nomirror\n"
+            "set mxtics 1\n"
+            "# The legend runs along the strip above the panel, after its title.\n"
+            "set key horizontal maxrows 1 reverse Left left top samplen 1 at screen %.4f, screen %.4f\n"
+            "set label 100 \"%s\" at screen %.4f, screen %.4f left font \"DejaVu Sans Bold,8\"\n",
+            tf_gp_sx(head.x + 80), tf_gp_sy(head.y + 1), what, tf_gp_sx(head.x),
+            tf_gp_sy(head.y + head.h / 2));
+}
+
+static void phase_lines(FILE *f, const tf_report_page *p, double ms)
+{
+    fprintf(f, "# Phase boundaries: thin dashed lines through every panel.\n");
+    for (size_t i = 0; i < p->nphases; i++)
+        if (p->phases[i].x0 > 0.001 && p->phases[i].x0 < 0.999)
+            fprintf(f,
+                    "set arrow %zu from %.9g, graph 0 to %.9g, graph 1 nohead lw 0.5 dt (2,1.5) "
+                    "lc rgb '#606060' front\n",
+                    i + 1, p->phases[i].x0 * ms, p->phases[i].x0 * ms);
+}
+
+static void missing(FILE *f, const char *note)
+{
+    fputs("set label 101 ", f);
+    tf_gp_quote(f, note);
+    fputs(" at graph 0.5, graph 0.5 center font \"DejaVu Sans Oblique,8\" tc rgb '#595959'\n"
+          "set yrange [0:1]\nunset ytics\nplot NaN notitle\n", f);
+}
+
+static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *prefix,
+                      const tf_timeline_layout *l, tf_error *err)
+{
+    char name[256], data[256];
+    double ms = p->duration_ns / 1e6;
+    snprintf(data, sizeof data, "%scode.dat", prefix);
+    if (p->ncode) {
+        FILE *f = tf_gp_open(d, data, err);
+        if (!f)
+            return -err->code;
+        fprintf(f, "# time [ms]  source line  routine  colour (0xAARRGGBB)\n");
+        unsigned tr = cloud_transparency(p->ncode) << 24;
+        for (size_t i = 0; i < p->ncode; i++)
+            fprintf(f, "%.6g %u %u 0x%08x\n", p->code[i].x * ms, p->code[i].line,
+                    p->code[i].routine, tr | rgb24(tf_palette_routine(p->code[i].routine)));
+        if (tf_gp_close(f, d, data, err) < 0)
+            return -err->code;
+    }
+    snprintf(name, sizeof name, "%scode.gp", prefix);
+    FILE *f = tf_gp_open(d, name, err);
+    if (!f)
+        return -err->code;
+    fprintf(f,
+            "# Panel 1 of the triple timeline: the source line executing over the\n"
+            "# synthetic iteration; one dot per folded sample, coloured by routine,\n"
+            "# top of the file at the top; phases labelled routine[most observed line].\n"
+            "# Loaded by %stimeline.gp; alone: gnuplot -e \"set terminal pdfcairo; set output 'code.pdf'\" %s\n"
+            "# Data: %s (time [ms], line, routine index, colour with transparency).\n",
+            prefix, name, data);
+    panel_start(f, "Source code", l->plot[TF_PANEL_CODE], l->head[TF_PANEL_CODE], ms);
+    phase_lines(f, p, ms);
+    if (p->ncode == 0) {
+        missing(f, p->code_missing ? p->code_missing : "no code-line samples in this fold");
+        return tf_gp_close(f, d, name, err);
+    }
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < p->ncode; i++) {
+        lo = p->code[i].line < lo ? p->code[i].line : lo;
+        hi = p->code[i].line > hi ? p->code[i].line : hi;
+    }
+    double ylo = lo, yhi = hi;
+    tf_range_pad(&ylo, &yhi, 0.04);
+    fprintf(f,
+            "# Reversed range: the top of the file at the top.\n"
+            "set yrange [%.6g:%.6g]\n"
+            "set ytics out scale 0.5 nomirror\n"
+            "set ylabel \"source line\"\n",
+            yhi, ylo);
+    /* Phase labels above the panel, on two rows, dropped when they would
+     * overlap (estimated widths). */
+    double row_end[2] = {-1e9, -1e9};
+    for (size_t i = 0; i < p->nphases; i++) {
+        const tf_report_phase *ph = &p->phases[i];
+        if (ph->routine >= p->nroutines)
+            continue;
+        char label[200];
+        if (ph->line)
+            snprintf(label, sizeof label, "%s[%u]", p->routines[ph->routine], ph->line);
+        else
+            snprintf(label, sizeof label, "%s", p->routines[ph->routine]);
+        double cx = l->plot[TF_PANEL_CODE].x + (ph->x0 + ph->x1) / 2 * l->plot[TF_PANEL_CODE].w;
+        double w = (double)strlen(label) * CHAR_W;
+        for (int row = 1; row >= 0; row--) {
+            if (cx - w / 2 < row_end[row] + 4)
+                continue;
+            row_end[row] = cx + w / 2;
+            double y = l->labels.y + l->labels.h / 2 * (row + 0.5);
+            fprintf(f, "set label %zu ", 200 + i);
+            tf_gp_quote(f, label);
+            fprintf(f, " at screen %.4f, screen %.4f center\n", tf_gp_sx(cx), tf_gp_sy(y));
+            break;
+        }
+    }
+    fprintf(f, "plot '%s' using 1:2:4 with points pt 7 ps 0.25 lc rgb variable notitle", data);
+    size_t shown = p->nroutines < TF_PALETTE_ROUTINES ? p->nroutines : TF_PALETTE_ROUTINES;
+    for (size_t i = 0; i < shown; i++) {
+        fprintf(f, ", \\\n     NaN with points pt 7 ps 0.6 lc rgb '#%06x' title ",
+                rgb24(tf_palette_routine((uint32_t)i)));
+        tf_gp_quote(f, p->routines[i]);
+    }
+    if (p->nroutines > shown)
+        fprintf(f, ", \\\n     NaN with points pt 7 ps 0.6 lc rgb '#%06x' title \"other routines\"",
+                rgb24(tf_palette_routine(TF_PALETTE_ROUTINES)));
+    fputc('\n', f);
+    return tf_gp_close(f, d, name, err);
+}
+
+static bool has_cost(const tf_report_mem_point *m)
+{
+    return m->access == TF_REPORT_LOAD && m->cost > 0 && !(m->flags & TF_REPORT_MEM_SOFTWARE);
+}
+
+/* Memory points of one class into a data file: 0 loads with a cost,
+ * 1 loads without, 2 stores.  *n gets their number. */
+static int memory_data(const tf_gp_dir *d, const tf_report_page *p, const tf_bands *b,
+                       const char *name, int cls, size_t *n, tf_error *err)
+{
+    double ms = p->duration_ns / 1e6;
+    FILE *f = tf_gp_open(d, name, err);
+    if (!f)
+        return -err->code;
+    fprintf(f, "# time [ms]  height in the address axis (0..1, see memory.gp)  cost [cycles]\n");
+    *n = 0;
+    for (size_t i = 0; i < p->nmem; i++) {
+        const tf_report_mem_point *m = &p->mem[i];
+        int c = m->access == TF_REPORT_STORE ? 2 : has_cost(m) ? 0 : 1;
+        double y;
+        if (c != cls || !tf_bands_place(b, p, m, &y))
+            continue;
+        fprintf(f, "%.6g %.6g %u\n", m->x * ms, y, m->cost);
+        (*n)++;
+    }
+    return tf_gp_close(f, d, name, err);
+}
+
+static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char *prefix,
+                        const tf_timeline_layout *l, tf_error *err)
+{
+    char name[256], files[3][256];
+    double ms = p->duration_ns / 1e6;
+    snprintf(name, sizeof name, "%smemory.gp", prefix);
+    static const char *const suffix[3] = {"mem-loads.dat", "mem-nocost.dat", "mem-stores.dat"};
+    for (int c = 0; c < 3; c++)
+        snprintf(files[c], sizeof files[c], "%s%s", prefix, suffix[c]);
+    tf_bands b = {0};
+    size_t n[3] = {0, 0, 0};
+    if (p->nmem) {
+        if (tf_bands_build(p, &b, err) < 0)
+            return -err->code;
+        for (int c = 0; c < 3; c++)
+            if (memory_data(d, p, &b, files[c], c, &n[c], err) < 0) {
+                tf_bands_free(&b);
+                return -err->code;
+            }
+    }
+    FILE *f = tf_gp_open(d, name, err);
+    if (!f) {
+        tf_bands_free(&b);
+        return -err->code;
+    }
+    fprintf(f,
+            "# Panel 2 of the triple timeline: the address space over the synthetic\n"
+            "# iteration.  Each data object is a band (lowest address at the bottom,\n"
+            "# the gaps between objects cut out), labelled name | size on the left and\n"
+            "# with its first and last address on the right.  Loads are coloured by\n"
+            "# cost (green cheap, blue costly, log scale), stores black, loads\n"
+            "# without a cost (decoded in software) grey.\n"
+            "# Data: %s, %s, %s (time [ms], height 0..1, cost).\n",
+            files[0], files[1], files[2]);
+    panel_start(f, "Address space", l->plot[TF_PANEL_MEMORY], l->head[TF_PANEL_MEMORY], ms);
+    phase_lines(f, p, ms);
+    if (p->nmem == 0) {
+        missing(f, p->mem_missing ? p->mem_missing : "no memory samples in this trace");
+        return tf_gp_close(f, d, name, err);
+    }
+    fprintf(f, "set yrange [0:1]\nset y2range [0:1]\nset ytics scale 0 nomirror (");
+    char buf[200];
+    for (size_t i = 0; i < b.n; i++) {
+        tf_bands_label(&b, p, i, buf, sizeof buf);
+        fputs(i ? ", " : "", f);
+        tf_gp_quote(f, buf);
+        fprintf(f, " %.4f", (b.band[i].y0 + b.band[i].y1) / 2);
+    }
+    fprintf(f, ")\nset y2tics out scale 0.5 font \"DejaVu Sans Mono,6.5\" (");
+    for (size_t i = 0; i < b.n; i++) {
+        /* The last address of each band at its top, and the first address
+         * of the lowest band: gnuplot cannot move tick labels apart, and
+         * the first address of a band would sit on the last of the band
+         * below. */
+        tf_bands_address(b.band[i].hi, b.band[i].relative, buf, sizeof buf);
+        fprintf(f, "%s\"%s\" %.4f", i ? ", " : "", buf, b.band[i].y1);
+        if (i == 0) {
+            tf_bands_address(b.band[i].lo, b.band[i].relative, buf, sizeof buf);
+            fprintf(f, ", \"%s\" %.4f", buf, b.band[i].y0);
+        }
+    }
+    fprintf(f, ")\nset y2label \"address\"\nset ylabel \"data object | size\"\n");
+    for (size_t i = 0; i < b.n; i++)
+        fprintf(f,
+                "set object %zu rect from graph 0, first %.4f to graph 1, first %.4f "
+                "fc rgb '#f2f2f2' fs solid 1.0 noborder behind\n",
+                i + 1, b.band[i].y0, b.band[i].y1);
+    double lo = 0, hi = 0;
+    for (size_t i = 0; i < p->nmem; i++)
+        if (has_cost(&p->mem[i])) {
+            lo = lo == 0 || p->mem[i].cost < lo ? p->mem[i].cost : lo;
+            hi = p->mem[i].cost > hi ? p->mem[i].cost : hi;
+        }
+    fprintf(f, "set palette defined (");
+    for (int i = 0; i <= 4; i++)
+        fprintf(f, "%s%d '#%06x'", i ? ", " : "", i, rgb24(tf_cost_ramp(i / 4.0)));
+    fprintf(f, ")\n");
+    if (n[0]) {
+        tf_rect head = l->head[TF_PANEL_MEMORY];
+        fprintf(f,
+                "set logscale cb\nset cbrange [%.6g:%.6g]\n"
+                "set cbtics scale 0.5 font \",6.5\" offset 0,0.6\n"
+                "set colorbox horizontal user origin screen %.4f, screen %.4f size screen %.4f, screen %.4f\n"
+                "set label 102 \"load cost [cycles]\" at screen %.4f, screen %.4f right\n",
+                lo, hi > lo ? hi : lo + 1, tf_gp_sx(head.x + 200), tf_gp_sy(head.y + 10), tf_gp_sx(60),
+                4.0 / TF_PAGE_HEIGHT, tf_gp_sx(head.x + 196), tf_gp_sy(head.y + 8));
+    } else {
+        fputs("unset colorbox\n", f);
+    }
+    fprintf(f, "set key at screen %.4f, screen %.4f\n",
+            tf_gp_sx(l->head[TF_PANEL_MEMORY].x + 280), tf_gp_sy(l->head[TF_PANEL_MEMORY].y + 1));
+    fprintf(f, "plot NaN notitle");
+    if (n[0])
+        fprintf(f, ", \\\n     '%s' using 1:2:3 with points pt 7 ps 0.25 lc palette notitle", files[0]);
+    if (n[1])
+        fprintf(f, ", \\\n     '%s' using 1:2 with points pt 7 ps 0.25 lc rgb '#%06x' "
+                   "title \"loads, no cost (decoded)\"", files[1], rgb24(tf_palette_nocost));
+    if (n[2])
+        fprintf(f, ", \\\n     '%s' using 1:2 with points pt 7 ps 0.25 lc rgb '#%06x' title \"stores\"",
+                files[2], rgb24(tf_palette_store));
+    fputc('\n', f);
+    tf_bands_free(&b);
+    return tf_gp_close(f, d, name, err);
+}
+
+static double series_top(const tf_report_series *s)
+{
+    double m = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        double v = s->hi ? s->hi[i] : s->y[i];
+        m = isfinite(v) && v > m ? v : m;
+    }
+    return m;
+}
+
+static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *prefix,
+                       const tf_timeline_layout *l, tf_error *err)
+{
+    char name[256], data[256];
+    double ms = p->duration_ns / 1e6;
+    snprintf(name, sizeof name, "%srates.gp", prefix);
+    snprintf(data, sizeof data, "%srates.dat", prefix);
+    size_t nseries = p->nrates + (p->mips != NULL);
+    if (nseries) {
+        FILE *f = tf_gp_open(d, data, err);
+        if (!f)
+            return -err->code;
+        fprintf(f, "# One block per series (blank lines between), columns: time [ms], value, band low, band high\n");
+        for (size_t s = 0; s < nseries; s++) {
+            const tf_report_series *ser = s < p->nrates ? &p->rates[s] : p->mips;
+            fprintf(f, "# %s\n", ser->name);
+            for (size_t i = 0; i < ser->n; i++)
+                fprintf(f, "%.6g %.6g %.6g %.6g\n", ser->x[i] * ms, ser->y[i],
+                        ser->lo ? ser->lo[i] : NAN, ser->hi ? ser->hi[i] : NAN);
+            fputs("\n\n", f);
+        }
+        if (tf_gp_close(f, d, data, err) < 0)
+            return -err->code;
+    }
+    FILE *f = tf_gp_open(d, name, err);
+    if (!f)
+        return -err->code;
+    fprintf(f,
+            "# Panel 3 of the triple timeline: counters per instruction (left axis)\n"
+            "# and MIPS (right axis, black), confidence bands shaded.\n"
+            "# Data: %s (index k = series k, in the order of the plot command).\n",
+            data);
+    panel_start(f, "Performance", l->plot[TF_PANEL_RATES], l->head[TF_PANEL_RATES], ms);
+    phase_lines(f, p, ms);
+    fprintf(f, "set format x \"%%g\"\nset xlabel \"time in the synthetic iteration [ms]\"\n"
+               "set key maxrows 2\n");
+    if (nseries == 0) {
+        missing(f, p->rates_missing ? p->rates_missing : "no counter rates in this fold");
+        return tf_gp_close(f, d, name, err);
+    }
+    double top = 0;
+    for (size_t s = 0; s < p->nrates; s++)
+        top = fmax(top, series_top(&p->rates[s]));
+    fprintf(f, "set style fill transparent solid 0.18 noborder\nset ytics out scale 0.5 nomirror\n");
+    if (p->nrates) {
+        fprintf(f, "set yrange [0:%.6g]\nset ylabel ", top > 0 ? top * 1.05 : 1);
+        tf_gp_quote(f, p->rates_unit ? p->rates_unit
+                       : p->mips   ? "events per instruction" : "rate [M events/s]");
+        fputc('\n', f);
+    } else {
+        fputs("unset ytics\n", f);
+    }
+    if (p->mips) {
+        double mt = series_top(p->mips);
+        fprintf(f, "set y2range [0:%.6g]\nset y2tics out scale 0.5\nset y2label \"MIPS\"\n",
+                mt > 0 ? mt * 1.05 : 1);
+    }
+    fprintf(f, "plot NaN notitle");
+    for (size_t s = 0; s < nseries; s++) {
+        const tf_report_series *ser = s < p->nrates ? &p->rates[s] : p->mips;
+        unsigned c = s < p->nrates ? rgb24(tf_palette_series(s)) : 0;
+        const char *axes = s < p->nrates ? "x1y1" : "x1y2";
+        if (ser->lo)
+            fprintf(f, ", \\\n     '%s' index %zu using 1:3:4 axes %s with filledcurves lc rgb '#%06x' notitle",
+                    data, s, axes, c);
+        fprintf(f, ", \\\n     '%s' index %zu using 1:2 axes %s with lines lw 1.4 lc rgb '#%06x' title ",
+                data, s, axes, c);
+        tf_gp_quote(f, s < p->nrates ? ser->name : "MIPS (right axis)");
+    }
+    fputc('\n', f);
+    return tf_gp_close(f, d, name, err);
+}
+
+int tf_gp_timeline(const tf_gp_dir *d, const tf_report_page *page, const char *prefix,
+                   tf_error *err)
+{
+    tf_timeline_layout l;
+    tf_timeline_layout_get(&l);
+    if (code_panel(d, page, prefix, &l, err) < 0 || memory_panel(d, page, prefix, &l, err) < 0
+        || rates_panel(d, page, prefix, &l, err) < 0)
+        return -err->code;
+    char name[256], out[256];
+    snprintf(name, sizeof name, "%stimeline.gp", prefix);
+    snprintf(out, sizeof out, "%stimeline", prefix);
+    FILE *f = tf_gp_open(d, name, err);
+    if (!f)
+        return -err->code;
+    fprintf(f,
+            "# The triple timeline of one synthetic iteration, as tracefold render draws\n"
+            "# it: source line, address space and counters on one time axis.\n"
+            "# Run: gnuplot %s   (writes %s.%s).  Restyle freely: each panel is its\n"
+            "# own script, loaded below; the terminal and the page are set here.\n",
+            name, out, tf_render_format_name(d->format));
+    tf_gp_terminal(f, d, out);
+    fprintf(f, "duration_ms = %.9g   # mean duration of the folded instances\n",
+            page->duration_ns / 1e6);
+    fprintf(f, "set multiplot\n");
+    fprintf(f, "# Title\nset label 1 ");
+    tf_gp_quote(f, page->title ? page->title : "folded region");
+    fprintf(f, " at screen %.4f, screen %.4f left font \"DejaVu Sans Bold,11\"\n",
+            tf_gp_sx(l.title.x), tf_gp_sy(l.title.y + 7));
+    if (page->subtitle) {
+        fprintf(f, "set label 2 ");
+        tf_gp_quote(f, page->subtitle);
+        fprintf(f, " at screen %.4f, screen %.4f left\n", tf_gp_sx(l.title.x), tf_gp_sy(l.title.y + 22));
+    }
+    fprintf(f, "unset border; unset tics; set xrange [0:1]; set yrange [0:1]\nplot NaN notitle\n"
+               "load '%scode.gp'\nload '%smemory.gp'\nload '%srates.gp'\nunset multiplot\n",
+            prefix, prefix, prefix);
+    return tf_gp_close(f, d, name, err);
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The loader on real fold files: a synthetic trace folded by the built
+ * `tracefold` ($TRACEFOLD) fills every part of the page; a trace without
+ * memory samples, a fold whose trace has moved away, and a fold file of
+ * another format version each give the documented outcome.  Skipped when
+ * run outside `make check` (no $TRACEFOLD). */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <hdf5.h>
+
+#include "report_load.h"
+
+static char tmpdir[] = "/tmp/tf-render-load-XXXXXX";
+static bool have_folds;
+
+static int sh(const char *fmt, ...)
+{
+    char cmd[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return system(cmd);
+}
+
+static void fold_path(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s.fold/fold.h5", tmpdir, name);
+}
+
+static void test_page_from_fold(void **state)
+{
+    if (!have_folds)
+        skip();
+    char path[512];
+    fold_path(path, sizeof path, "mem");
+    tf_report r;
+    tf_error err = {0};
+    if (tf_report_load(path, &r, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(r.npages, 1);
+    const tf_report_page *p = &r.pages[0];
+    assert_string_equal(p->title, "region iteration");
+    assert_true(p->duration_ns > 1e6);
+    /* Code lines from the trace's symbols, phases labelled from them. */
+    assert_true(p->ncode > 100);
+    assert_null(p->code_missing);
+    assert_true(p->nroutines >= 2);
+    assert_true(p->nphases >= 2);
+    for (size_t i = 0; i < p->nphases; i++) {
+        assert_true(p->phases[i].x0 < p->phases[i].x1);
+        if (i)
+            assert_true(p->phases[i].x0 == p->phases[i - 1].x1);
+    }
+    size_t labelled = 0;
+    for (size_t i = 0; i < p->nphases; i++)
+        labelled += p->phases[i].routine < p->nroutines && p->phases[i].line > 0;
+    assert_true(labelled >= 2);
+    /* Memory references mapped to the trace's objects. */
+    assert_true(p->nmem > 100);
+    assert_true(p->nobjects > 0);
+    size_t in_object = 0;
+    for (size_t i = 0; i < p->nmem; i++)
+        in_object += p->mem[i].object < p->nobjects;
+    assert_true(in_object > p->nmem / 2);
+    /* MIPS and the miss ratios. */
+    assert_non_null(p->mips);
+    assert_true(p->nrates >= 1);
+    for (size_t i = 0; i < p->nrates; i++)
+        assert_non_null(strcasestr(p->rates[i].name, "miss"));
+    assert_int_equal(p->ninstances, 80);
+    assert_int_equal(p->tables[TF_REPORT_TABLE_PHASES].nrows, p->nphases);
+    assert_true(p->tables[TF_REPORT_TABLE_OBJECTS].nrows > 0);
+    tf_report_free(&r);
+}
+
+static void test_no_memory_samples(void **state)
+{
+    if (!have_folds)
+        skip();
+    char path[512];
+    fold_path(path, sizeof path, "nomem");
+    tf_report r;
+    tf_error err = {0};
+    if (tf_report_load(path, &r, &err) < 0)
+        fail_msg("%s", err.msg);
+    const tf_report_page *p = &r.pages[0];
+    assert_int_equal(p->nmem, 0);
+    assert_non_null(p->mem_missing);
+    assert_non_null(strstr(p->mem_missing, "no memory samples"));
+    assert_true(p->ncode > 0);
+    assert_non_null(p->tables[TF_REPORT_TABLE_LEVELS].note);
+    tf_report_free(&r);
+}
+
+static void test_trace_moved_away(void **state)
+{
+    if (!have_folds)
+        skip();
+    char path[512];
+    fold_path(path, sizeof path, "mem");
+    assert_int_equal(sh("mv '%s/mem.h5' '%s/elsewhere.h5'", tmpdir, tmpdir), 0);
+    tf_report r;
+    tf_error err = {0};
+    int rc = tf_report_load(path, &r, &err);
+    assert_int_equal(sh("mv '%s/elsewhere.h5' '%s/mem.h5'", tmpdir, tmpdir), 0);
+    if (rc < 0)
+        fail_msg("%s", err.msg);
+    const tf_report_page *p = &r.pages[0];
+    /* The code panel says why it is empty; the memory panel still has
+     * the references, without objects. */
+    assert_int_equal(p->ncode, 0);
+    assert_non_null(p->code_missing);
+    assert_non_null(strstr(p->code_missing, "mem.h5"));
+    assert_true(p->nmem > 0);
+    assert_int_equal(p->nobjects, 0);
+    tf_report_free(&r);
+}
+
+static void test_other_version_refused(void **state)
+{
+    if (!have_folds)
+        skip();
+    char path[512], copy[512];
+    fold_path(path, sizeof path, "mem");
+    snprintf(copy, sizeof copy, "%s/v99.h5", tmpdir);
+    assert_int_equal(sh("cp '%s' '%s'", path, copy), 0);
+    hid_t f = H5Fopen(copy, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t a = H5Aopen(f, "version", H5P_DEFAULT);
+    assert_true(a >= 0);
+    long long v = 99;
+    assert_true(H5Awrite(a, H5T_NATIVE_LLONG, &v) >= 0);
+    H5Aclose(a);
+    H5Fclose(f);
+    tf_report r;
+    tf_error err = {0};
+    assert_true(tf_report_load(copy, &r, &err) < 0);
+    assert_int_equal(err.code, TF_ERR_VERSION);
+    assert_non_null(strstr(err.msg, copy));
+    /* A trace is not a fold file either. */
+    snprintf(copy, sizeof copy, "%s/mem.h5", tmpdir);
+    assert_true(tf_report_load(copy, &r, &err) < 0);
+    assert_non_null(strstr(err.msg, copy));
+}
+
+static int setup(void **state)
+{
+    const char *tf = getenv("TRACEFOLD");
+    if (!mkdtemp(tmpdir))
+        return -1;
+    have_folds = tf &&
+        sh("'%s' synth -q -o '%s/mem.h5' --iterations 80 --seed 3 && "
+           "'%s' fold -q '%s/mem.h5' -o '%s/mem.fold' && "
+           "'%s' synth -q -o '%s/nomem.h5' --iterations 40 --no-memory && "
+           "'%s' fold -q '%s/nomem.h5' -o '%s/nomem.fold'",
+           tf, tmpdir, tf, tmpdir, tmpdir, tf, tmpdir, tf, tmpdir, tmpdir) == 0;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    return sh("rm -rf '%s'", tmpdir) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_page_from_fold),
+        cmocka_unit_test(test_no_memory_samples),
+        cmocka_unit_test(test_trace_moved_away),
+        cmocka_unit_test(test_other_version_refused),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
