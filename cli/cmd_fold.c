@@ -1,10 +1,373 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* PLACEHOLDER: replaced by the module that implements 'tracefold fold'. */
+/* `tracefold fold`: folds the instances of one region into one synthetic
+ * iteration and writes OUTDIR/fold.h5 with its CSV files.  Everything goes
+ * to a temporary sibling directory that is renamed to OUTDIR only once every
+ * file is complete, so a failed run leaves nothing that looks finished. */
+#include "config.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "commands.h"
+#include "fold_csv.h"
+#include "fold_engine.h"
+#include "instances.h"
 #include "msg.h"
+#include "open_trace.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: tracefold fold [OPTIONS] TRACE\n"
+            "Folds the instances of a region into one synthetic iteration: filters\n"
+            "outlier instances, fits a monotone curve to every counter with bootstrap\n"
+            "bands, derives rates and per-instruction ratios, finds abrupt changes.\n"
+            "Writes OUTDIR/fold.h5, instances.csv, curves.csv and ratios.csv.\n\n"
+            "Options:\n"
+            "  -r, --region NAME     region to fold (default: the repeated region that\n"
+            "                        covers the most time); for Paraver traces also TYPE=VALUE\n"
+            "  -o, --output OUTDIR   output directory (default: TRACE without its\n"
+            "                        extension, plus .fold)\n"
+            "      --force           replace OUTDIR if it holds an earlier fold\n"
+            "      --filter RULE     outlier rule: robust (default), mad15, none\n"
+            "      --filter-k K      robust rule: duration threshold in scaled MADs (3.5)\n"
+            "      --shape-k K       robust rule: curve-shape threshold in scaled MADs (6)\n"
+            "      --groups N|auto   split instances into N duration groups, or where\n"
+            "                        durations are clearly multi-modal (default 1)\n"
+            "      --grid N          points of the fitted curves (1000)\n"
+            "      --bootstrap N     bootstrap replicates for the bands (100; 0: none)\n"
+            "      --confidence C    coverage of the bands (0.95)\n"
+            "      --seed N          seed of the bootstrap (1)\n"
+            "      --min-change F    smallest relative rate change reported as a\n"
+            "                        change point (0.25)\n"
+            "  -q, --quiet           no notes and no progress\n"
+            "  -h, --help            show this help and exit\n\n"
+            "TRACE is a tracefold HDF5 trace or a Paraver trace (.prv, .prv.gz).\n"
+            "Exit status: 0 success, 1 bad input or output error, 2 wrong command line.\n"
+            "Manual: docs/commands/fold.md; file layout: docs/fold-format.md.\n");
+}
+
+enum {
+    OPT_FORCE = 256, OPT_FILTER, OPT_FILTER_K, OPT_SHAPE_K, OPT_GROUPS, OPT_GRID, OPT_BOOTSTRAP,
+    OPT_CONFIDENCE, OPT_SEED, OPT_MIN_CHANGE,
+};
+
+static const struct option long_options[] = {
+    {"region", required_argument, NULL, 'r'},
+    {"output", required_argument, NULL, 'o'},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"filter", required_argument, NULL, OPT_FILTER},
+    {"filter-k", required_argument, NULL, OPT_FILTER_K},
+    {"shape-k", required_argument, NULL, OPT_SHAPE_K},
+    {"groups", required_argument, NULL, OPT_GROUPS},
+    {"grid", required_argument, NULL, OPT_GRID},
+    {"bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
+    {"confidence", required_argument, NULL, OPT_CONFIDENCE},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static bool parse_double(const char *s, double lo, double hi, double *v)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (errno || end == s || *end || !(d >= lo && d <= hi))
+        return false;
+    *v = d;
+    return true;
+}
+
+static bool parse_uint(const char *s, unsigned long long lo, unsigned long long hi,
+                       unsigned long long *v)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-')
+        return false;
+    unsigned long long u = strtoull(s, &end, 10);
+    if (errno || end == s || *end || u < lo || u > hi)
+        return false;
+    *v = u;
+    return true;
+}
+
+/* Parses the options into p; returns -1 on a usage error (reported). */
+static int parse_options(int argc, char **argv, tf_fold_params *p, const char **region,
+                         const char **outdir, bool *force)
+{
+    int opt;
+    unsigned long long u;
+    while ((opt = getopt_long(argc, argv, "r:o:qh", long_options, NULL)) != -1) {
+        switch (opt) {
+        case 'r': *region = optarg; break;
+        case 'o': *outdir = optarg; break;
+        case 'q': tf_msg_set_quiet(true); break;
+        case OPT_FORCE: *force = true; break;
+        case OPT_FILTER: {
+            int f = tf_fold_filter_parse(optarg);
+            if (f < 0)
+                return tf_msg_usage("--filter: '%s' is not robust, mad15 or none", optarg), -1;
+            p->filter = (enum tf_fold_filter)f;
+            break;
+        }
+        case OPT_FILTER_K:
+            if (!parse_double(optarg, 0.1, 1e6, &p->filter_k))
+                return tf_msg_usage("--filter-k: expected a number >= 0.1, got '%s'", optarg), -1;
+            break;
+        case OPT_SHAPE_K:
+            if (!parse_double(optarg, 0.1, INFINITY, &p->shape_k))
+                return tf_msg_usage("--shape-k: expected a number >= 0.1, got '%s'", optarg), -1;
+            break;
+        case OPT_GROUPS:
+            if (!strcmp(optarg, "auto"))
+                p->groups = 0;
+            else if (parse_uint(optarg, 1, 64, &u))
+                p->groups = (uint32_t)u;
+            else
+                return tf_msg_usage("--groups: expected 1 to 64 or 'auto', got '%s'", optarg), -1;
+            break;
+        case OPT_GRID:
+            if (!parse_uint(optarg, 2, 1000000, &u))
+                return tf_msg_usage("--grid: expected 2 to 1000000, got '%s'", optarg), -1;
+            p->grid = (uint32_t)u;
+            break;
+        case OPT_BOOTSTRAP:
+            if (!parse_uint(optarg, 0, 100000, &u))
+                return tf_msg_usage("--bootstrap: expected 0 to 100000, got '%s'", optarg), -1;
+            p->bootstrap = (uint32_t)u;
+            break;
+        case OPT_CONFIDENCE:
+            if (!parse_double(optarg, 0.5, 0.999, &p->confidence))
+                return tf_msg_usage("--confidence: expected 0.5 to 0.999, got '%s'", optarg), -1;
+            break;
+        case OPT_SEED:
+            if (!parse_uint(optarg, 0, UINT64_MAX, &u))
+                return tf_msg_usage("--seed: expected a non-negative integer, got '%s'", optarg), -1;
+            p->seed = u;
+            break;
+        case OPT_MIN_CHANGE:
+            if (!parse_double(optarg, 0.01, 1, &p->min_change))
+                return tf_msg_usage("--min-change: expected 0.01 to 1, got '%s'", optarg), -1;
+            break;
+        case 'h': usage(stdout); exit(TF_EXIT_OK);
+        default: return tf_msg_usage("unknown or incomplete option"), -1;
+        }
+    }
+    if (optind != argc - 1)
+        return tf_msg_usage(optind >= argc ? "missing TRACE" : "one TRACE only"), -1;
+    return 0;
+}
+
+/* TRACE without its extension (.h5, .prv, .prv.gz), plus .fold. */
+static char *default_outdir(const char *trace)
+{
+    static const char *const exts[] = { ".prv.gz", ".h5", ".hdf5", ".prv" };
+    size_t len = strlen(trace);
+    for (size_t k = 0; k < sizeof exts / sizeof exts[0]; k++) {
+        size_t el = strlen(exts[k]);
+        if (len > el && !strcmp(trace + len - el, exts[k])) {
+            len -= el;
+            break;
+        }
+    }
+    char *out = malloc(len + 6);
+    if (out)
+        snprintf(out, len + 6, "%.*s.fold", (int)len, trace);
+    return out;
+}
+
+/* The region to fold: the one asked for, or the repeated region covering
+ * the most time.  Lists the regions when the name is unknown. */
+static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, tf_error *err)
+{
+    tf_region_stats *st;
+    size_t n;
+    int rc = tf_region_stats_compute(tr, &st, &n, err);
+    if (rc < 0)
+        return rc;
+    if (!spec) {
+        for (size_t k = 0; k < n; k++)
+            if (st[k].count >= 2) {
+                *region = st[k].region;
+                tf_msg_note("folding region '%s' (%zu instances): the repeated region that "
+                            "covers the most time; choose another with --region",
+                            tf_trace_string(tr, st[k].region), st[k].count);
+                free(st);
+                return 0;
+            }
+        free(st);
+        return tf_fail(err, TF_ERR_DATA, "%s: no region repeats (at least 2 complete "
+                       "instances are needed to fold)", tf_trace_path(tr));
+    }
+    char *name;
+    if ((rc = tf_cli_region_name(tr, spec, &name, err)) < 0) {
+        free(st);
+        return rc;
+    }
+    uint32_t id;
+    bool found = tf_trace_find_string(tr, name, &id);
+    size_t k = 0;
+    while (found && k < n && st[k].region != id)
+        k++;
+    if (found && k < n) {
+        *region = id;
+        free(name);
+        free(st);
+        return 0;
+    }
+    char list[768] = "";
+    size_t at = 0;
+    for (k = 0; k < n && at < sizeof list - 64; k++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%zu)", k ? ", " : "",
+                               tf_trace_string(tr, st[k].region), st[k].count);
+    if (k < n)
+        snprintf(list + at, sizeof list - at, ", ...");
+    rc = tf_fail(err, TF_ERR_NOTFOUND, "%s: no region '%s'; regions (instances): %s",
+                 tf_trace_path(tr), name, n ? list : "none");
+    free(name);
+    free(st);
+    return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* OUTDIR may be replaced only when --force is given and it holds an earlier
+ * fold (or nothing): never a directory of unrelated files. */
+static int check_outdir(const char *outdir, bool force, bool *exists, tf_error *err)
+{
+    struct stat sb;
+    *exists = stat(outdir, &sb) == 0;
+    if (!*exists)
+        return 0;
+    if (!force)
+        return tf_fail(err, TF_ERR_EXISTS, "%s: output directory exists (use --force to "
+                       "replace it)", outdir);
+    if (!S_ISDIR(sb.st_mode))
+        return tf_fail(err, TF_ERR_EXISTS, "%s: exists and is not a directory", outdir);
+    char probe[4096];
+    snprintf(probe, sizeof probe, "%s/fold.h5", outdir);
+    if (access(probe, F_OK) == 0 || rmdir(outdir) == 0 || errno == ENOENT) {
+        if (access(outdir, F_OK) != 0)
+            *exists = false;
+        return 0;
+    }
+    return tf_fail(err, TF_ERR_EXISTS, "%s: not an earlier fold output (no fold.h5); refusing "
+                   "to replace it", outdir);
+}
+
+/* Writes the result into a temporary sibling of outdir and renames it. */
+static int write_outputs(const tf_fold_result *res, const char *outdir, bool replace,
+                         tf_error *err)
+{
+    char tmp[4096], old[4096], file[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", outdir, (long)getpid());
+    snprintf(old, sizeof old, "%s.old-%ld", outdir, (long)getpid());
+    if (mkdir(tmp, 0777) != 0)
+        return tf_fail(err, TF_ERR_IO, "%s: cannot create the output directory: %s", tmp,
+                       strerror(errno));
+    snprintf(file, sizeof file, "%s/fold.h5", tmp);
+    int rc = tf_fold_result_save(res, file, err);
+    if (rc == 0)
+        rc = tf_fold_write_csv(res, tmp, err);
+    if (rc == 0 && replace && rename(outdir, old) != 0)
+        rc = tf_fail(err, TF_ERR_IO, "%s: cannot move the earlier output aside: %s", outdir,
+                     strerror(errno));
+    if (rc == 0 && rename(tmp, outdir) != 0) {
+        rc = tf_fail(err, TF_ERR_IO, "%s: cannot rename %s to it: %s", outdir, tmp,
+                     strerror(errno));
+        if (replace)
+            rename(old, outdir);
+    }
+    if (rc < 0)
+        remove_tree(tmp);
+    else if (replace)
+        remove_tree(old);
+    return rc;
+}
+
+static void show_progress(void *arg, const char *what, uint64_t done, uint64_t total)
+{
+    tf_progress(what, done, total);
+}
+
+static void report(const tf_fold_result *res, const char *outdir)
+{
+    const tf_fold_region *r = &res->regions[0];
+    tf_msg_note("region '%s': %zu instances: %zu used, %zu excluded, %zu incomplete; "
+                "%u group%s", r->name, r->ninstances, r->used, r->excluded, r->incomplete,
+                r->ngroups, r->ngroups == 1 ? "" : "s");
+    for (uint32_t g = 0; g < r->ngroups; g++) {
+        const tf_fold_group *grp = &r->groups[g];
+        if (grp->instances < 2)
+            tf_msg_warn("group %u: %u usable instance%s: its curves are empty", g,
+                        grp->instances, grp->instances == 1 ? "" : "s");
+        for (uint32_t c = 0; c < r->ncounters; c++)
+            if (grp->counter_instances[c] < grp->instances)
+                tf_msg_note("group %u: counter %s rests on %u of %u instances (missing at "
+                            "a boundary or in the active counter set elsewhere)", g,
+                            r->counter_names[c], grp->counter_instances[c], grp->instances);
+    }
+    tf_msg_note("wrote %s/fold.h5, instances.csv, curves.csv%s", outdir,
+                tf_fold_has_ratios(res) ? ", ratios.csv" : "");
+}
 
 int tf_cmd_fold(int argc, char **argv)
 {
-    tf_msg_error("not implemented yet");
-    return TF_EXIT_FAILURE;
+    tf_fold_params p;
+    tf_fold_params_default(&p);
+    const char *spec = NULL, *outdir_opt = NULL;
+    bool force = false;
+    if (parse_options(argc, argv, &p, &spec, &outdir_opt, &force) < 0)
+        return TF_EXIT_USAGE;
+    const char *trace = argv[optind];
+    char *outdir = outdir_opt ? strdup(outdir_opt) : default_outdir(trace);
+    if (!outdir) {
+        tf_msg_error("out of memory");
+        return TF_EXIT_FAILURE;
+    }
+    tf_error err;
+    tf_error_clear(&err);
+    tf_trace *tr = NULL;
+    tf_fold_result *res = NULL;
+    bool exists;
+    uint32_t region = 0;
+    int rc = check_outdir(outdir, force, &exists, &err);
+    if (rc == 0)
+        rc = tf_cli_open_trace(trace, &tr, &err);
+    if (rc == 0)
+        rc = choose_region(tr, spec, &region, &err);
+    if (rc == 0)
+        rc = tf_fold_trace(tr, region, &p, show_progress, NULL, &res, &err);
+    tf_progress_done();
+    if (tr)
+        tf_cli_close_trace(tr);
+    if (rc == 0)
+        rc = write_outputs(res, outdir, exists, &err);
+    int status = TF_EXIT_OK;
+    if (rc < 0)
+        status = tf_msg_fail(&err);
+    else
+        report(res, outdir);
+    tf_fold_result_free(res);
+    free(outdir);
+    return status;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fold_input.h"   /* tf_fold_points */
 #include "tf_error.h"
 
 #define TF_FOLD_FORMAT  "tracefold-fold"
@@ -78,18 +79,6 @@ typedef struct tf_fold_change {
     double   rate_before, rate_after;   /* events/s */
 } tf_fold_change;
 
-/* The folded samples of the used instances, column by column. */
-typedef struct tf_fold_points {
-    size_t    n;
-    uint32_t *instance;      /* row in the region's instances */
-    float    *x;             /* normalised time */
-    uint8_t  *kind;          /* enum tf_sample_kind */
-    uint64_t *ip, *addr;
-    uint8_t  *level;         /* enum tf_mem_level */
-    uint32_t *weight;
-    float    *y;             /* [ncounters][n], NaN where no value */
-} tf_fold_points;
-
 typedef struct tf_fold_group {
     uint32_t index;
     uint32_t instances;           /* used instances */
@@ -108,7 +97,7 @@ typedef struct tf_fold_group {
     tf_fold_change *changes;      /* sorted by counter, then x */
     size_t    nboundaries;
     double   *boundaries;         /* merged change points, sorted */
-    tf_fold_points points;
+    tf_fold_points points;        /* samples of the used instances */
 } tf_fold_group;
 
 typedef struct tf_fold_region {
@@ -141,6 +130,8 @@ int  tf_fold_result_save(const tf_fold_result *r, const char *path, tf_error *er
 /* Loads a fold.h5, validating its format name, version and every dataset's
  * shape; errors name the file and the dataset. */
 int  tf_fold_result_load(const char *path, tf_fold_result **r, tf_error *err);
+/* Frees what g owns and zeroes it. */
+void tf_fold_group_clear(tf_fold_group *g);
 /* Frees everything r owns, and r (NULL is fine). */
 void tf_fold_result_free(tf_fold_result *r);
 

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Instances of one region with their counter deltas and folded samples.
+ * Each thread's samples are streamed once, in batches, and merged with the
+ * thread's instances (both in time order), so the cost is one pass over the
+ * samples and the memory is the compact points only. */
+#include "fold_input.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Samples per tf_samples_read call: large enough to amortise the HDF5
+ * hyperslab reads, small enough to stay in cache-friendly buffers. */
+#define BATCH 32768
+
+int tf_fold_points_alloc(tf_fold_points *p, size_t n, uint32_t ncounters, tf_error *err)
+{
+    memset(p, 0, sizeof *p);
+    size_t m = n ? n : 1;
+    p->instance = malloc(m * sizeof *p->instance);
+    p->x = malloc(m * sizeof *p->x);
+    p->kind = malloc(m * sizeof *p->kind);
+    p->ip = malloc(m * sizeof *p->ip);
+    p->addr = malloc(m * sizeof *p->addr);
+    p->level = malloc(m * sizeof *p->level);
+    p->weight = malloc(m * sizeof *p->weight);
+    p->y = malloc(m * (ncounters ? ncounters : 1) * sizeof *p->y);
+    if (!p->instance || !p->x || !p->kind || !p->ip || !p->addr || !p->level || !p->weight ||
+        !p->y) {
+        tf_fold_points_free(p);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu folded samples", n);
+    }
+    p->n = n;
+    return 0;
+}
+
+/* realloc that keeps the old block when shrinking fails. */
+static void *shrink_block(void *block, size_t bytes)
+{
+    void *smaller = realloc(block, bytes ? bytes : 1);
+    return smaller ? smaller : block;
+}
+
+void tf_fold_points_shrink(tf_fold_points *p, size_t n, size_t stride, uint32_t ncounters)
+{
+    /* y is [C][stride]: move each counter's row down to stride n first. */
+    for (uint32_t c = 1; c < ncounters; c++)
+        memmove(p->y + (size_t)c * n, p->y + (size_t)c * stride, n * sizeof *p->y);
+    p->instance = shrink_block(p->instance, n * sizeof *p->instance);
+    p->x = shrink_block(p->x, n * sizeof *p->x);
+    p->kind = shrink_block(p->kind, n * sizeof *p->kind);
+    p->ip = shrink_block(p->ip, n * sizeof *p->ip);
+    p->addr = shrink_block(p->addr, n * sizeof *p->addr);
+    p->level = shrink_block(p->level, n * sizeof *p->level);
+    p->weight = shrink_block(p->weight, n * sizeof *p->weight);
+    p->y = shrink_block(p->y, n * ncounters * sizeof *p->y);
+    p->n = n;
+}
+
+void tf_fold_points_free(tf_fold_points *p)
+{
+    free(p->instance);
+    free(p->x);
+    free(p->kind);
+    free(p->ip);
+    free(p->addr);
+    free(p->level);
+    free(p->weight);
+    free(p->y);
+    memset(p, 0, sizeof *p);
+}
+
+void tf_fold_input_free(tf_fold_input *in)
+{
+    free(in->counter_names);
+    free(in->counter_units);
+    free(in->instances);
+    free(in->counter_delta);
+    free(in->samples);
+    free(in->first_point);
+    tf_fold_points_free(&in->points);
+    memset(in, 0, sizeof *in);
+}
+
+/* The region's counters: the union, by name, of every process's counters,
+ * in order of first appearance; map[p][c] gives the region index of process
+ * p's counter c. */
+static int collect_counters(const tf_trace *tr, tf_fold_input *in, uint32_t **map,
+                            tf_error *err)
+{
+    uint32_t np = tf_trace_nprocesses(tr);
+    size_t total = 0;
+    for (uint32_t p = 0; p < np; p++)
+        total += tf_trace_process(tr, p)->ncounters;
+    in->counter_names = malloc((total ? total : 1) * sizeof *in->counter_names);
+    in->counter_units = malloc((total ? total : 1) * sizeof *in->counter_units);
+    for (uint32_t p = 0; p < np; p++)
+        map[p] = NULL;
+    if (!in->counter_names || !in->counter_units)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the counter list");
+    for (uint32_t p = 0; p < np; p++) {
+        const tf_process *proc = tf_trace_process(tr, p);
+        map[p] = malloc((proc->ncounters ? proc->ncounters : 1) * sizeof *map[p]);
+        if (!map[p])
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory for the counter list");
+        for (uint32_t c = 0; c < proc->ncounters; c++) {
+            const char *name = tf_trace_string(tr, proc->counters[c].name);
+            uint32_t k = 0;
+            while (k < in->ncounters && strcmp(in->counter_names[k], name))
+                k++;
+            if (k == in->ncounters) {
+                const char *unit = tf_trace_string(tr, proc->counters[c].unit);
+                in->counter_names[k] = name;
+                in->counter_units[k] = unit[0] ? unit : "events";
+                in->ncounters++;
+            }
+            map[p][c] = k;
+        }
+    }
+    return 0;
+}
+
+/* Counter deltas of instance i, and the begin values used to normalise its
+ * samples (region counter order). */
+static void instance_deltas(const tf_trace *tr, const tf_instance *ins, const uint32_t *map,
+                            uint32_t nc, uint64_t *delta, uint64_t *base)
+{
+    for (uint32_t k = 0; k < nc; k++) {
+        delta[k] = TF_NOVALUE;
+        base[k] = TF_NOVALUE;
+    }
+    if (ins->status != TF_INSTANCE_COMPLETE)
+        return;
+    const tf_process *proc = tf_trace_process(tr, ins->proc);
+    const tf_thread *th = &proc->threads[ins->thread];
+    if (!th->event_counters)
+        return;
+    const uint64_t *b = th->event_counters + ins->begin_event * proc->ncounters;
+    const uint64_t *e = th->event_counters + ins->end_event * proc->ncounters;
+    for (uint32_t c = 0; c < proc->ncounters; c++) {
+        uint32_t k = map[c];
+        if (b[c] == TF_NOVALUE || e[c] == TF_NOVALUE || e[c] < b[c])
+            continue;
+        delta[k] = e[c] - b[c];
+        base[k] = b[c];
+    }
+}
+
+struct thread_pass {
+    const tf_trace *tr;
+    tf_fold_input *in;
+    const uint32_t *map;      /* process counter -> region counter */
+    uint64_t *base;           /* [N][C] begin values */
+    size_t first, last;       /* this thread's instances [first, last) */
+    size_t capacity;          /* rows of in->points.y */
+    tf_extract_progress progress;
+    void *progress_arg;
+    uint64_t *done, total;
+};
+
+/* Appends sample s (counter row v) as a point of instance i. */
+static void add_point(struct thread_pass *tp, size_t i, const tf_sample *s, const uint64_t *v,
+                      uint32_t proc_nc)
+{
+    tf_fold_input *in = tp->in;
+    tf_fold_points *pt = &in->points;
+    const tf_instance *ins = &in->instances[i];
+    size_t j = pt->n++;
+    pt->instance[j] = (uint32_t)i;
+    pt->x[j] = (float)((double)(s->time - ins->begin) / (double)(ins->end - ins->begin));
+    pt->kind[j] = s->kind;
+    pt->ip[j] = s->ip;
+    pt->addr[j] = s->addr;
+    pt->level[j] = s->level;
+    pt->weight[j] = s->weight;
+    for (uint32_t k = 0; k < in->ncounters; k++)
+        pt->y[k * tp->capacity + j] = NAN;
+    const uint64_t *delta = in->counter_delta + i * in->ncounters;
+    const uint64_t *base = tp->base + i * in->ncounters;
+    for (uint32_t c = 0; c < proc_nc; c++) {
+        uint32_t k = tp->map[c];
+        if (v[c] == TF_NOVALUE || delta[k] == TF_NOVALUE || delta[k] == 0)
+            continue;
+        pt->y[k * tp->capacity + j] =
+            (float)(((double)v[c] - (double)base[k]) / (double)delta[k]);
+    }
+    in->samples[i]++;
+}
+
+static int stream_thread(struct thread_pass *tp, tf_sample *batch, uint64_t *values,
+                         tf_error *err)
+{
+    tf_fold_input *in = tp->in;
+    const tf_instance *first = &in->instances[tp->first];
+    const tf_process *proc = tf_trace_process(tp->tr, first->proc);
+    tf_sample_cursor *cur;
+    int rc = tf_samples_open((tf_trace *)tp->tr, first->proc, first->thread, &cur, err);
+    if (rc < 0)
+        return rc;
+    size_t at = tp->first;    /* latest-begun instance with begin <= sample time */
+    for (;;) {
+        size_t n;
+        rc = tf_samples_read(cur, batch, values, BATCH, &n, err);
+        if (rc < 0 || n == 0)
+            break;
+        for (size_t s = 0; s < n; s++) {
+            uint64_t t = batch[s].time;
+            while (at + 1 < tp->last && in->instances[at + 1].begin <= t)
+                at++;
+            const tf_instance *ins = &in->instances[at];
+            if (ins->status != TF_INSTANCE_COMPLETE || t < ins->begin || t > ins->end ||
+                ins->end == ins->begin)
+                continue;
+            add_point(tp, at, &batch[s], values + s * proc->ncounters, proc->ncounters);
+        }
+        *tp->done += n;
+        if (tp->progress)
+            tp->progress(tp->progress_arg, *tp->done, tp->total);
+    }
+    tf_samples_close(cur);
+    return rc;
+}
+
+int tf_fold_input_extract(tf_trace *tr, uint32_t region, tf_extract_progress progress,
+                          void *progress_arg, tf_fold_input *in, tf_error *err)
+{
+    memset(in, 0, sizeof *in);
+    in->region = region;
+    uint32_t np = tf_trace_nprocesses(tr);
+    uint32_t **map = calloc(np ? np : 1, sizeof *map);
+    uint64_t *base = NULL;
+    tf_sample *batch = NULL;
+    uint64_t *values = NULL;
+    int rc;
+    if (!map) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if ((rc = collect_counters(tr, in, map, err)) < 0)
+        goto fail;
+    if ((rc = tf_instances_find(tr, region, &in->instances, &in->ninstances, err)) < 0)
+        goto fail;
+
+    size_t n = in->ninstances, nc = in->ncounters;
+    in->counter_delta = malloc((n * nc + 1) * sizeof *in->counter_delta);
+    base = malloc((n * nc + 1) * sizeof *base);
+    in->samples = calloc(n ? n : 1, sizeof *in->samples);
+    in->first_point = calloc(n + 1, sizeof *in->first_point);
+    if (!in->counter_delta || !base || !in->samples || !in->first_point) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu instances", n);
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++)
+        instance_deltas(tr, &in->instances[i], map[in->instances[i].proc], in->ncounters,
+                        in->counter_delta + i * nc, base + i * nc);
+
+    /* Capacity: every sample of the threads that hold a complete instance. */
+    uint64_t capacity = 0;
+    uint32_t max_nc = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && in->instances[i].proc == in->instances[i - 1].proc &&
+            in->instances[i].thread == in->instances[i - 1].thread)
+            continue;
+        const tf_process *proc = tf_trace_process(tr, in->instances[i].proc);
+        capacity += proc->threads[in->instances[i].thread].nsamples;
+        if (proc->ncounters > max_nc)
+            max_nc = proc->ncounters;
+    }
+    if ((rc = tf_fold_points_alloc(&in->points, capacity, in->ncounters, err)) < 0)
+        goto fail;
+    in->points.n = 0;
+    batch = malloc(BATCH * sizeof *batch);
+    values = malloc((size_t)BATCH * max_nc * sizeof *values);
+    if (!batch || !values) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the sample buffers");
+        goto fail;
+    }
+
+    uint64_t done = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && in->instances[j].proc == in->instances[i].proc &&
+               in->instances[j].thread == in->instances[i].thread)
+            j++;
+        struct thread_pass tp = {
+            .tr = tr, .in = in, .map = map[in->instances[i].proc], .base = base,
+            .first = i, .last = j, .capacity = capacity, .progress = progress,
+            .progress_arg = progress_arg, .done = &done, .total = capacity,
+        };
+        bool any_complete = false;
+        for (size_t k = i; k < j; k++)
+            any_complete |= in->instances[k].status == TF_INSTANCE_COMPLETE;
+        if (any_complete && (rc = stream_thread(&tp, batch, values, err)) < 0)
+            goto fail;
+        i = j;
+    }
+    /* Points arrive by instance: instance i's range ends where i+1's starts. */
+    for (size_t p = 0; p < in->points.n; p++)
+        in->first_point[in->points.instance[p] + 1]++;
+    for (size_t i = 0; i < n; i++)
+        in->first_point[i + 1] += in->first_point[i];
+    tf_fold_points_shrink(&in->points, in->points.n, capacity, in->ncounters);
+    rc = 0;
+    goto done;
+fail:
+    tf_fold_input_free(in);
+done:
+    for (uint32_t p = 0; map && p < np; p++)
+        free(map[p]);
+    free(map);
+    free(base);
+    free(batch);
+    free(values);
+    return rc;
+}

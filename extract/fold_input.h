@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The input of folding: the instances of one region with their counter
+ * deltas, and every sample inside them with its normalised time and
+ * normalised counters.  Built in one streaming pass over each thread's
+ * samples (tf_samples_read), holding no copy of the trace's samples: only
+ * the compact folded points. */
+#ifndef TF_EXTRACT_FOLD_INPUT_H
+#define TF_EXTRACT_FOLD_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "instances.h"
+#include "trace.h"
+
+/* Folded samples, column by column (struct of arrays: each fit reads one
+ * counter's column, and a point costs 30 + 4·C bytes). */
+typedef struct tf_fold_points {
+    size_t    n;
+    uint32_t *instance;      /* row in the instance table */
+    float    *x;             /* normalised time (t - begin) / duration */
+    uint8_t  *kind;          /* enum tf_sample_kind */
+    uint64_t *ip, *addr;
+    uint8_t  *level;         /* enum tf_mem_level */
+    uint32_t *weight;
+    float    *y;             /* [ncounters][n]; NaN where no value */
+} tf_fold_points;
+
+/* Allocates the columns for n points of ncounters counters (n may be 0). */
+int  tf_fold_points_alloc(tf_fold_points *p, size_t n, uint32_t ncounters, tf_error *err);
+/* Shrinks the columns to the first n points, y rows being `stride` apart
+ * before (never fails: keeps the larger blocks when they cannot shrink). */
+void tf_fold_points_shrink(tf_fold_points *p, size_t n, size_t stride, uint32_t ncounters);
+void tf_fold_points_free(tf_fold_points *p);
+
+/* Called now and then with the samples read so far and the total. */
+typedef void (*tf_extract_progress)(void *arg, uint64_t done, uint64_t total);
+
+typedef struct tf_fold_input {
+    uint32_t     region;          /* string id */
+    uint32_t     ncounters;       /* counters of the region: union by name over processes */
+    const char **counter_names;   /* [C], strings owned by the trace */
+    const char **counter_units;   /* [C] */
+    size_t       ninstances;
+    tf_instance *instances;       /* [N] from tf_instances_find */
+    uint64_t    *counter_delta;   /* [N][C]; TF_NOVALUE when missing at a boundary */
+    uint64_t    *samples;         /* [N] samples inside each instance */
+    size_t      *first_point;     /* [N+1]: instance i owns points [first_point[i], first_point[i+1]) */
+    tf_fold_points points;        /* samples of the complete instances, by instance then time */
+} tf_fold_input;
+
+/* Extracts the instances of `region` and the folded samples of its complete
+ * instances.  A sample belongs to the latest-begun instance that contains
+ * it.  A counter whose delta is missing or zero in an instance gets NaN in
+ * that instance's points. */
+int  tf_fold_input_extract(tf_trace *tr, uint32_t region, tf_extract_progress progress,
+                           void *progress_arg, tf_fold_input *in, tf_error *err);
+void tf_fold_input_free(tf_fold_input *in);
+
+#endif

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Change points by optimal partitioning (Jackson et al., "An algorithm for
+ * optimal partitioning of data on an interval", IEEE SPL 2005): the cloud is
+ * summarised in NBINS bins of sufficient statistics, and a dynamic program
+ * finds the split into straight segments that minimises the Gaussian
+ * negative log-likelihood with a variance of its own per segment,
+ * W·ln(RSS/W), plus a BIC penalty per segment.  A variance per segment
+ * matters: the scatter of the cloud grows with the rate (a phase with a high
+ * rate spreads the instances apart), and a single noise level would see
+ * structure in every high-rate phase.  The cost is O(n) to bin and
+ * O(NBINS²) to segment, whatever the number of samples.
+ *
+ * Points are weighted 1/m_i (m_i the points of their instance), so that
+ * every instance counts once: points of one instance are correlated, and
+ * unweighted, a densely sampled trace would make every wiggle of the mean
+ * curve look significant. */
+#include "changepoints.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* 400 bins: 0.25 % of the iteration, well inside the ±1 % at which changes
+ * must be located. */
+#define NBINS 400
+/* Shortest segment, in bins (0.75 % of the iteration). */
+#define MIN_BINS 3
+/* Penalty per segment, in units of ln(instances): BIC counts 3 parameters
+ * (slope, intercept, variance); twice that guards against the correlation
+ * of points within an instance. */
+#define PENALTY 6.0
+/* Floor of a segment's variance relative to the cloud's, so that exactly
+ * straight stretches (noise-free counters) do not reward splitting. */
+#define VARIANCE_FLOOR 1e-6
+/* A segment shorter than this between two changes is the zone where one
+ * abrupt change is smeared by the per-instance shift of the boundary (its
+ * scatter is larger, so the likelihood gives it a segment of its own); it
+ * is absorbed and the change placed where its neighbours' lines cross.  In
+ * bins: 3 % of the iteration. */
+#define TRANSITION_BINS 12
+/* Bins left out on each side of a change when fitting the lines whose
+ * crossing locates it (1 %, the usual shift of a boundary). */
+#define TRIM_BINS 4
+
+struct stats {
+    double w, sx, sy, sxx, sxy, syy;
+};
+
+static void stats_add(struct stats *s, double w, double x, double y)
+{
+    s->w += w;
+    s->sx += w * x;
+    s->sy += w * y;
+    s->sxx += w * x * x;
+    s->sxy += w * x * y;
+    s->syy += w * y * y;
+}
+
+/* Statistics of bins [i, j) from the prefix sums. */
+static struct stats range(const struct stats *p, size_t i, size_t j)
+{
+    return (struct stats){
+        p[j].w - p[i].w, p[j].sx - p[i].sx, p[j].sy - p[i].sy,
+        p[j].sxx - p[i].sxx, p[j].sxy - p[i].sxy, p[j].syy - p[i].syy,
+    };
+}
+
+struct line {
+    double slope, intercept, rss;
+};
+
+/* Weighted least-squares line through the statistics. */
+static struct line fit_line(struct stats s)
+{
+    struct line l = { 0, 0, 0 };
+    if (s.w <= 0)
+        return l;
+    double vxx = s.sxx - s.sx * s.sx / s.w;
+    double vxy = s.sxy - s.sx * s.sy / s.w;
+    double vyy = s.syy - s.sy * s.sy / s.w;
+    l.slope = vxx > 1e-300 ? vxy / vxx : 0;
+    l.intercept = (s.sy - l.slope * s.sx) / s.w;
+    l.rss = vyy - (vxx > 1e-300 ? vxy * vxy / vxx : 0);
+    if (l.rss < 0)
+        l.rss = 0;
+    return l;
+}
+
+static int bin_of(double x)
+{
+    int b = (int)(x * NBINS);
+    return b < 0 ? 0 : b >= NBINS ? NBINS - 1 : b;
+}
+
+/* Bins the cloud (and each instance's anchors (0,0), (1,1)) into prefix
+ * sums p[0..NBINS]; returns the number of instances used. */
+static size_t bin_cloud(const tf_fold_cloud *cl, struct stats *p)
+{
+    struct stats *bins = p + 1;
+    size_t used = 0;
+    for (size_t i = 0; i < cl->ninst; i++) {
+        if (!cl->valid[i])
+            continue;
+        size_t m = 2;
+        for (size_t k = cl->first[i]; k < cl->first[i + 1]; k++)
+            m += !isnan(cl->y[k]);
+        double w = 1.0 / (double)m;
+        stats_add(&bins[0], w, 0, 0);
+        stats_add(&bins[NBINS - 1], w, 1, 1);
+        for (size_t k = cl->first[i]; k < cl->first[i + 1]; k++)
+            if (!isnan(cl->y[k]))
+                stats_add(&bins[bin_of(cl->x[k])], w, cl->x[k], cl->y[k]);
+        used++;
+    }
+    for (size_t b = 1; b <= NBINS; b++) {
+        p[b].w += p[b - 1].w;
+        p[b].sx += p[b - 1].sx;
+        p[b].sy += p[b - 1].sy;
+        p[b].sxx += p[b - 1].sxx;
+        p[b].sxy += p[b - 1].sxy;
+        p[b].syy += p[b - 1].syy;
+    }
+    return used;
+}
+
+static double relative_change(double a, double b)
+{
+    double m = fmax(fabs(a), fabs(b));
+    return m > 1e-12 ? fabs(b - a) / m : 0;
+}
+
+/* Segments as bin ranges [lo, hi); change k lies between segments k, k+1. */
+struct segmentation {
+    size_t n;
+    size_t lo[NBINS], hi[NBINS];
+    double cx[NBINS];
+};
+
+static void remove_segment(struct segmentation *sg, size_t k)
+{
+    memmove(sg->lo + k, sg->lo + k + 1, (sg->n - k - 1) * sizeof sg->lo[0]);
+    memmove(sg->hi + k, sg->hi + k + 1, (sg->n - k - 1) * sizeof sg->hi[0]);
+    if (k < sg->n - 1)
+        memmove(sg->cx + k, sg->cx + k + 1, (sg->n - k - 2) * sizeof sg->cx[0]);
+    sg->n--;
+}
+
+/* Where the lines fitted on bins [a0, a1) and [b0, b1) cross, if inside
+ * [from, to]; else the fallback. */
+static double crossing(const struct stats *p, size_t a0, size_t a1, size_t b0, size_t b1,
+                       double from, double to, double fallback)
+{
+    struct line la = fit_line(range(p, a0, a1)), lb = fit_line(range(p, b0, b1));
+    if (fabs(la.slope - lb.slope) < 1e-12)
+        return fallback;
+    double x = (lb.intercept - la.intercept) / (la.slope - lb.slope);
+    return x >= from && x <= to ? x : fallback;
+}
+
+/* Negative log-likelihood of a straight segment with its own variance. */
+static double segment_cost(const struct stats *p, size_t i, size_t j, double floor)
+{
+    struct stats s = range(p, i, j);
+    if (s.w <= 0)
+        return 0;
+    return s.w * log(fit_line(s).rss / s.w + floor);
+}
+
+static void optimal_partition(const struct stats *p, double beta, struct segmentation *sg)
+{
+    double floor = VARIANCE_FLOOR * fit_line(range(p, 0, NBINS)).rss / p[NBINS].w + 1e-300;
+    _Static_assert(NBINS < 65536, "bins fit the back-pointer type");
+    double f[NBINS + 1];
+    unsigned short from[NBINS + 1];
+    f[0] = -beta;
+    for (size_t j = 1; j <= NBINS; j++) {
+        f[j] = INFINITY;
+        from[j] = 0;
+        for (size_t i = 0; i + MIN_BINS <= j; i++) {
+            if (i > 0 && i < MIN_BINS)
+                continue;
+            double c = f[i] + segment_cost(p, i, j, floor) + beta;
+            if (c < f[j]) {
+                f[j] = c;
+                from[j] = (unsigned short)i;
+            }
+        }
+        if (j < MIN_BINS)
+            f[j] = INFINITY;
+    }
+    size_t cuts[NBINS + 1], nc = 0;
+    for (size_t j = NBINS; j > 0; j = from[j])
+        cuts[nc++] = j;
+    sg->n = nc;
+    for (size_t k = 0; k < nc; k++) {
+        sg->hi[k] = cuts[nc - 1 - k];
+        sg->lo[k] = k ? sg->hi[k - 1] : 0;
+        if (k)
+            sg->cx[k - 1] = (double)sg->lo[k] / NBINS;
+    }
+}
+
+static double segment_slope(const struct stats *p, const struct segmentation *sg, size_t k)
+{
+    return fit_line(range(p, sg->lo[k], sg->hi[k])).slope;
+}
+
+/* Absorbs transition zones: a short inner segment is dropped (its bins
+ * belong to neither neighbour), a short first or last one joins its
+ * neighbour. */
+static void absorb_transitions(struct segmentation *sg)
+{
+    for (size_t k = 0; k < sg->n && sg->n > 1;) {
+        if (sg->hi[k] - sg->lo[k] >= TRANSITION_BINS) {
+            k++;
+            continue;
+        }
+        if (k == 0) {
+            sg->lo[1] = sg->lo[0];
+            remove_segment(sg, 0);
+        } else if (k == sg->n - 1) {
+            sg->hi[k - 1] = sg->hi[k];
+            remove_segment(sg, k);
+        } else {
+            double mid = (double)(sg->lo[k] + sg->hi[k]) / 2 / NBINS;
+            remove_segment(sg, k);
+            sg->cx[k - 1] = mid;
+        }
+    }
+}
+
+/* Merges neighbours whose slopes differ by less than min_change, smallest
+ * difference first (the merged segment takes any dropped bins between). */
+static void merge_small_changes(const struct stats *p, struct segmentation *sg,
+                                double min_change)
+{
+    while (sg->n > 1) {
+        size_t best = 0;
+        double smallest = INFINITY;
+        for (size_t k = 0; k + 1 < sg->n; k++) {
+            double ch = relative_change(segment_slope(p, sg, k), segment_slope(p, sg, k + 1));
+            if (ch < smallest) {
+                smallest = ch;
+                best = k;
+            }
+        }
+        if (smallest >= min_change)
+            return;
+        sg->hi[best] = sg->hi[best + 1];
+        remove_segment(sg, best + 1);
+    }
+}
+
+/* Places each change where the lines of its two segments cross, the lines
+ * fitted away from the change (the smeared zone would tilt them). */
+static void locate_changes(const struct stats *p, struct segmentation *sg)
+{
+    for (size_t k = 0; k + 1 < sg->n; k++) {
+        size_t a0 = sg->lo[k], a1 = sg->hi[k], b0 = sg->lo[k + 1], b1 = sg->hi[k + 1];
+        if (a1 - a0 >= TRIM_BINS + TRANSITION_BINS)
+            a1 -= TRIM_BINS;
+        if (b1 - b0 >= TRIM_BINS + TRANSITION_BINS)
+            b0 += TRIM_BINS;
+        double guess = sg->hi[k] == sg->lo[k + 1] ? (double)sg->lo[k + 1] / NBINS : sg->cx[k];
+        double span = (double)TRANSITION_BINS / NBINS;
+        sg->cx[k] = crossing(p, a0, a1, b0, b1, guess - span, guess + span, guess);
+    }
+}
+
+int tf_changepoints_find(const tf_fold_cloud *cl, double min_change, tf_changepoint **out,
+                         size_t *n, tf_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    struct stats *p = calloc(NBINS + 1, sizeof *p);
+    struct segmentation *sg = malloc(sizeof *sg);
+    if (!p || !sg) {
+        free(p);
+        free(sg);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the change-point search");
+    }
+    size_t used = bin_cloud(cl, p);
+    int rc = 0;
+    if (used >= 2) {
+        double beta = PENALTY * log((double)used + 1);
+        optimal_partition(p, beta, sg);
+        absorb_transitions(sg);
+        merge_small_changes(p, sg, min_change);
+        locate_changes(p, sg);
+        if (sg->n > 1) {
+            *out = malloc((sg->n - 1) * sizeof **out);
+            if (!*out) {
+                rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for change points");
+            } else {
+                for (size_t k = 0; k + 1 < sg->n; k++) {
+                    (*out)[k] = (tf_changepoint){
+                        .x = sg->cx[k],
+                        .slope_before = segment_slope(p, sg, k),
+                        .slope_after = segment_slope(p, sg, k + 1),
+                    };
+                }
+                *n = sg->n - 1;
+            }
+        }
+    }
+    free(p);
+    free(sg);
+    return rc;
+}
+
+size_t tf_changepoints_merge(double *x, size_t n, double distance)
+{
+    size_t out = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        double sum = x[i];
+        while (j < n && x[j] - x[j - 1] < distance)
+            sum += x[j++];
+        x[out++] = sum / (double)(j - i);
+        i = j;
+    }
+    return out;
+}
+
+/* Least-squares line through the grid values with x in [a, b]. */
+static struct line grid_line(const double *curve, size_t grid, double a, double b)
+{
+    struct stats s = { 0 };
+    double h = 1.0 / (double)(grid - 1);
+    size_t j0 = a <= 0 ? 0 : (size_t)ceil(a / h), j1 = b >= 1 ? grid - 1 : (size_t)floor(b / h);
+    for (size_t j = j0; j <= j1 && j < grid; j++)
+        stats_add(&s, 1, (double)j * h, curve[j]);
+    return fit_line(s);
+}
+
+double tf_changepoint_refine(const double *curve, size_t grid, double x, double lo, double hi,
+                             double *slope_before, double *slope_after)
+{
+    double trim = (double)TRIM_BINS / NBINS, span = (double)TRANSITION_BINS / NBINS;
+    /* Each side: from the middle of the way to the neighbour up to a trim
+     * away from the change, at most 10 % of the iteration long. */
+    double a0 = fmax((lo + x) / 2, x - 0.1), a1 = x - trim;
+    double b0 = x + trim, b1 = fmin((x + hi) / 2, x + 0.1);
+    if (a1 - a0 < trim || b1 - b0 < trim)
+        return x;
+    struct line la = grid_line(curve, grid, a0, a1), lb = grid_line(curve, grid, b0, b1);
+    *slope_before = la.slope;
+    *slope_after = lb.slope;
+    if (fabs(la.slope - lb.slope) < 1e-12)
+        return x;
+    double c = (lb.intercept - la.intercept) / (la.slope - lb.slope);
+    return c >= x - span && c <= x + span ? c : x;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Abrupt rate changes of one counter: a penalised segmentation of the folded
+ * cloud into straight pieces. */
+#ifndef TF_FOLD_CHANGEPOINTS_H
+#define TF_FOLD_CHANGEPOINTS_H
+
+#include <stddef.h>
+
+#include "cloud.h"
+#include "tf_error.h"
+
+typedef struct tf_changepoint {
+    double x;                          /* normalised time */
+    double slope_before, slope_after;  /* of the normalised curve */
+} tf_changepoint;
+
+/* Finds the changes of slope of the cloud whose relative size
+ * |s2 - s1| / max(s1, s2) is at least min_change.  *out is malloc'ed
+ * (NULL when none), sorted by x. */
+int tf_changepoints_find(const tf_fold_cloud *cl, double min_change, tf_changepoint **out,
+                         size_t *n, tf_error *err);
+
+/* Relocates a change near x on a fitted curve (G grid values over [0, 1]):
+ * where the straight lines fitted to the curve on each side, away from the
+ * change and from its neighbours lo < x < hi, cross.  Returns x when the
+ * lines do not cross within 3 % of it.  *slope_before/after get the slopes
+ * of those lines. */
+double tf_changepoint_refine(const double *curve, size_t grid, double x, double lo, double hi,
+                             double *slope_before, double *slope_after);
+
+/* Merges change points of several counters (sorted x values, n of them)
+ * closer than `distance` into their mean, in place; returns the new count. */
+size_t tf_changepoints_merge(double *x, size_t n, double distance);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Which instances are folded: grouping by duration, and the outlier rules
+ * on duration and on the shape of the counter curves. */
+#ifndef TF_FOLD_FILTER_H
+#define TF_FOLD_FILTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fold_result.h"
+
+/* Splits n durations into groups, numbered by increasing duration:
+ * wanted = 1 keeps one group; wanted > 1 cuts at the wanted-1 widest gaps
+ * of the sorted log-durations; wanted = 0 (automatic) cuts at a gap only
+ * when it is wider than GAP_FACTOR scaled MADs of both sides.  Every group
+ * keeps at least 2 instances.  group[] gets the group of each duration. */
+int tf_fold_group_durations(const double *duration, size_t n, uint32_t wanted, int32_t *group,
+                            uint32_t *ngroups, tf_error *err);
+
+/* Duration rule over n durations: out[i] = 1 for an outlier under the
+ * filter (robust: |d - median| > k scaled MADs; mad15: > 1.5 unscaled MADs;
+ * none: nothing), and score[i] = |d - median| / scaled MAD. */
+int tf_fold_filter_durations(const double *duration, size_t n, enum tf_fold_filter filter,
+                             double k, uint8_t *out, double *score, tf_error *err);
+
+/* Robust z-scores of n deviations (|v - median| / scaled MAD, one-sided:
+ * only large deviations count), into z. */
+int tf_fold_robust_z(const double *v, size_t n, double *z, tf_error *err);
+
+#endif

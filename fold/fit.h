@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The fit of one counter of one group: mean normalised curve on the grid,
+ * its rate, and bootstrap bands for both. */
+#ifndef TF_FOLD_FIT_H
+#define TF_FOLD_FIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cloud.h"
+#include "tf_error.h"
+
+typedef struct tf_fit_options {
+    uint32_t grid;        /* G >= 2 */
+    uint32_t bootstrap;   /* replicates; 0: no bands (NaN) */
+    double   confidence;
+    uint64_t seed;
+    double   window;      /* half-width around a boundary where instances bend */
+} tf_fit_options;
+
+typedef struct tf_fit_output {
+    double  *curve, *curve_lo, *curve_hi;   /* [G] each, filled */
+    double  *rate, *rate_lo, *rate_hi;      /* [G] each, events/s */
+    uint32_t instances;                     /* instances the fit rests on */
+    double   mean_total;                    /* events */
+    double   mean_duration_ns;
+} tf_fit_output;
+
+/* Fits the cloud: with fewer than 2 usable instances every row is NaN.
+ * boundaries: sorted change points where instances may bend. */
+int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
+                   const tf_fit_options *o, tf_fit_output *out, tf_error *err);
+
+#endif

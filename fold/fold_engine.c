@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The fold pipeline for one region: extract (one pass over the samples),
+ * group by duration, drop outliers by duration, then per group gather the
+ * points of the kept instances, drop outliers by curve shape (robust filter
+ * only), find the change points of every counter, and fit every counter
+ * with its bands.  The points are the only per-sample data held, twice at
+ * most while a group gathers them. */
+#include "config.h"
+
+#include "fold_engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "changepoints.h"
+#include "filter.h"
+#include "fit.h"
+
+/* Change points of different counters closer than this are one boundary. */
+#define MERGE_DISTANCE 0.005
+/* Half-width of the zone around a boundary where an instance's own change
+ * may lie (boundaries wander by about ±1 % from iteration to iteration). */
+#define BEND_WINDOW 0.015
+
+struct context {
+    const tf_fold_params *p;
+    tf_fold_region *region;
+    const tf_fold_input *in;
+    int instructions;
+    tf_fold_progress progress;
+    void *progress_arg;
+};
+
+/* The kept instances of a group and their points. */
+struct members {
+    size_t n;
+    uint32_t *rows;
+    size_t *first;           /* [n+1] into points */
+    tf_fold_points points;
+};
+
+static void members_free(struct members *m)
+{
+    free(m->rows);
+    free(m->first);
+    tf_fold_points_free(&m->points);
+}
+
+static char *dup_string(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+/* Copies the points of the instances rows[0..n) out of the extraction. */
+static int gather(const struct context *cx, const uint32_t *rows, size_t n, struct members *m,
+                  tf_error *err)
+{
+    const tf_fold_input *in = cx->in;
+    uint32_t nc = in->ncounters;
+    memset(m, 0, sizeof *m);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += in->first_point[rows[i] + 1] - in->first_point[rows[i]];
+    m->rows = malloc((n ? n : 1) * sizeof *m->rows);
+    m->first = malloc((n + 1) * sizeof *m->first);
+    if (!m->rows || !m->first || tf_fold_points_alloc(&m->points, total, nc, err) < 0) {
+        members_free(m);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory gathering %zu folded samples", total);
+    }
+    const tf_fold_points *src = &in->points;
+    tf_fold_points *dst = &m->points;
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t from = in->first_point[rows[i]], len = in->first_point[rows[i] + 1] - from;
+        m->rows[i] = rows[i];
+        m->first[i] = at;
+        memcpy(dst->instance + at, src->instance + from, len * sizeof *dst->instance);
+        memcpy(dst->x + at, src->x + from, len * sizeof *dst->x);
+        memcpy(dst->kind + at, src->kind + from, len * sizeof *dst->kind);
+        memcpy(dst->ip + at, src->ip + from, len * sizeof *dst->ip);
+        memcpy(dst->addr + at, src->addr + from, len * sizeof *dst->addr);
+        memcpy(dst->level + at, src->level + from, len * sizeof *dst->level);
+        memcpy(dst->weight + at, src->weight + from, len * sizeof *dst->weight);
+        for (uint32_t c = 0; c < nc; c++)
+            memcpy(dst->y + c * total + at, src->y + c * src->n + from, len * sizeof *dst->y);
+        at += len;
+    }
+    m->first[n] = at;
+    m->n = n;
+    return 0;
+}
+
+/* Keeps the members with keep[i] set, moving their points down in place. */
+static void compact(struct members *m, const uint8_t *keep, uint32_t nc)
+{
+    tf_fold_points *p = &m->points;
+    size_t stride = p->n, at = 0, kept = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        size_t from = m->first[i], len = m->first[i + 1] - from;
+        if (!keep[i])
+            continue;
+        memmove(p->instance + at, p->instance + from, len * sizeof *p->instance);
+        memmove(p->x + at, p->x + from, len * sizeof *p->x);
+        memmove(p->kind + at, p->kind + from, len * sizeof *p->kind);
+        memmove(p->ip + at, p->ip + from, len * sizeof *p->ip);
+        memmove(p->addr + at, p->addr + from, len * sizeof *p->addr);
+        memmove(p->level + at, p->level + from, len * sizeof *p->level);
+        memmove(p->weight + at, p->weight + from, len * sizeof *p->weight);
+        for (uint32_t c = 0; c < nc; c++)
+            memmove(p->y + c * stride + at, p->y + c * stride + from, len * sizeof *p->y);
+        m->rows[kept] = m->rows[i];
+        m->first[kept] = at;
+        at += len;
+        kept++;
+    }
+    m->first[kept] = at;
+    m->n = kept;
+    tf_fold_points_shrink(p, at, stride, nc);
+}
+
+/* Per-instance inputs of one counter's cloud. */
+struct counter_view {
+    uint8_t *valid;
+    double *total, *duration;
+};
+
+static void view_counter(const struct context *cx, const struct members *m, uint32_t c,
+                         struct counter_view *v, tf_fold_cloud *cl)
+{
+    const tf_fold_region *r = cx->region;
+    const float *y = m->points.y + (size_t)c * m->points.n;
+    for (size_t i = 0; i < m->n; i++) {
+        uint64_t d = r->counter_delta[(size_t)m->rows[i] * r->ncounters + c];
+        bool any = false;
+        for (size_t k = m->first[i]; k < m->first[i + 1] && !any; k++)
+            any = !isnan(y[k]);
+        v->valid[i] = d != TF_NOVALUE && d > 0 && any;
+        v->total[i] = (double)d;
+        v->duration[i] = (double)r->instances[m->rows[i]].duration;
+    }
+    *cl = (tf_fold_cloud){
+        .ninst = m->n, .rows = m->rows, .first = m->first, .x = m->points.x, .y = y,
+        .valid = v->valid, .total = v->total, .duration = v->duration,
+    };
+}
+
+static int alloc_rows(tf_fold_group *g, uint32_t nc, bool bands_and_ratio, tf_error *err)
+{
+    size_t cells = (size_t)nc * g->grid + 1;
+    double **rows[] = { &g->curve, &g->rate, &g->curve_lo, &g->curve_hi, &g->rate_lo,
+                        &g->rate_hi, &g->ratio };
+    size_t nrows = bands_and_ratio ? sizeof rows / sizeof rows[0] : 2;
+    for (size_t k = 0; k < nrows; k++) {
+        if (!(*rows[k] = malloc(cells * sizeof **rows[k])))
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory for the fitted curves");
+    }
+    g->x = malloc(g->grid * sizeof *g->x);
+    g->counter_instances = calloc(nc + 1, sizeof *g->counter_instances);
+    g->mean_total = calloc(nc + 1, sizeof *g->mean_total);
+    if (!g->x || !g->counter_instances || !g->mean_total)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the fitted curves");
+    for (uint32_t j = 0; j < g->grid; j++)
+        g->x[j] = (double)j / (double)(g->grid - 1);
+    return 0;
+}
+
+/* The changes of all counters, sorted and merged, into g->boundaries
+ * (allocated for g->nchanges values). */
+static void merge_boundaries(tf_fold_group *g)
+{
+    for (size_t k = 0; k < g->nchanges; k++)
+        g->boundaries[k] = g->changes[k].x;
+    /* Insertion sort: a handful of change points. */
+    for (size_t a = 1; a < g->nchanges; a++)
+        for (size_t b = a; b > 0 && g->boundaries[b - 1] > g->boundaries[b]; b--) {
+            double t = g->boundaries[b];
+            g->boundaries[b] = g->boundaries[b - 1];
+            g->boundaries[b - 1] = t;
+        }
+    g->nboundaries = tf_changepoints_merge(g->boundaries, g->nchanges, MERGE_DISTANCE);
+}
+
+/* Change points of every counter, and their merge into boundaries. */
+static int find_changes(const struct context *cx, const struct members *m,
+                        struct counter_view *v, tf_fold_group *g, tf_error *err)
+{
+    uint32_t nc = cx->region->ncounters;
+    int rc = 0;
+    for (uint32_t c = 0; c < nc && rc == 0; c++) {
+        tf_fold_cloud cl;
+        view_counter(cx, m, c, v, &cl);
+        tf_changepoint *cp;
+        size_t n;
+        if ((rc = tf_changepoints_find(&cl, cx->p->min_change, &cp, &n, err)) < 0)
+            break;
+        double sum_t = 0, sum_d = 0;
+        for (size_t i = 0; i < m->n; i++)
+            if (v->valid[i]) {
+                sum_t += v->total[i];
+                sum_d += v->duration[i];
+            }
+        double scale = sum_d > 0 ? sum_t / (sum_d * 1e-9) : 0;
+        tf_fold_change *grown = realloc(g->changes, (g->nchanges + n + 1) * sizeof *grown);
+        if (!grown) {
+            free(cp);
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for change points");
+            break;
+        }
+        g->changes = grown;
+        for (size_t k = 0; k < n; k++)
+            g->changes[g->nchanges++] = (tf_fold_change){
+                .counter = c, .x = cp[k].x,
+                .rate_before = cp[k].slope_before * scale,
+                .rate_after = cp[k].slope_after * scale,
+            };
+        free(cp);
+    }
+    if (rc < 0)
+        return rc;
+    g->boundaries = malloc((g->nchanges + 1) * sizeof *g->boundaries);
+    if (!g->boundaries)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for change points");
+    merge_boundaries(g);
+    return 0;
+}
+
+/* The changes were found on the raw cloud; the fitted curves locate them
+ * far more precisely (each instance's own change is rebuilt), so each is
+ * moved to where its counter's fitted curve bends, and the boundaries are
+ * merged again. */
+static void refine_changes(tf_fold_group *g, const double *scale)
+{
+    for (size_t k = 0; k < g->nchanges; k++) {
+        tf_fold_change *ch = &g->changes[k];
+        const double *curve = g->curve + (size_t)ch->counter * g->grid;
+        if (isnan(curve[0]))
+            continue;
+        bool first = k == 0 || g->changes[k - 1].counter != ch->counter;
+        bool last = k + 1 == g->nchanges || g->changes[k + 1].counter != ch->counter;
+        double lo = first ? 0 : g->changes[k - 1].x, hi = last ? 1 : g->changes[k + 1].x;
+        double before = NAN, after = NAN;
+        double x = tf_changepoint_refine(curve, g->grid, ch->x, lo, hi, &before, &after);
+        if (isnan(before))
+            continue;
+        ch->x = x;
+        ch->rate_before = before * scale[ch->counter];
+        ch->rate_after = after * scale[ch->counter];
+    }
+    merge_boundaries(g);
+}
+
+/* Fits every counter of the members into g (curves, rates, and with
+ * `final`, bands, ratios and the mean durations). */
+static int fit_members(const struct context *cx, const struct members *m, bool final,
+                       tf_fold_group *g, tf_error *err)
+{
+    uint32_t nc = cx->region->ncounters;
+    struct counter_view v = {
+        .valid = malloc(m->n + 1), .total = malloc((m->n + 1) * sizeof *v.total),
+        .duration = malloc((m->n + 1) * sizeof *v.duration),
+    };
+    int rc;
+    if (!v.valid || !v.total || !v.duration) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
+        goto done;
+    }
+    g->grid = cx->p->grid;
+    if ((rc = alloc_rows(g, nc, final, err)) < 0 || (rc = find_changes(cx, m, &v, g, err)) < 0)
+        goto done;
+    tf_fit_options o = {
+        .grid = g->grid, .bootstrap = final ? cx->p->bootstrap : 0,
+        .confidence = cx->p->confidence, .seed = cx->p->seed, .window = BEND_WINDOW,
+    };
+    double *scratch = NULL, *scale = malloc((nc + 1) * sizeof *scale);
+    if (!scale || (!final && !(scratch = malloc(4 * (size_t)g->grid * sizeof *scratch)))) {
+        free(scale);
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
+        goto done;
+    }
+    for (uint32_t c = 0; c < nc && rc == 0; c++) {
+        size_t off = (size_t)c * g->grid;
+        tf_fit_output out = {
+            .curve = g->curve + off, .rate = g->rate + off,
+            .curve_lo = final ? g->curve_lo + off : scratch,
+            .curve_hi = final ? g->curve_hi + off : scratch + g->grid,
+            .rate_lo = final ? g->rate_lo + off : scratch + 2 * g->grid,
+            .rate_hi = final ? g->rate_hi + off : scratch + 3 * g->grid,
+        };
+        tf_fold_cloud cl;
+        view_counter(cx, m, c, &v, &cl);
+        rc = tf_fit_counter(&cl, g->boundaries, g->nboundaries, &o, &out, err);
+        g->counter_instances[c] = out.instances;
+        g->mean_total[c] = out.mean_total;
+        scale[c] = out.mean_total / (out.mean_duration_ns * 1e-9);
+        if (cx->progress && final)
+            cx->progress(cx->progress_arg, "fitting", c + 1, nc);
+    }
+    free(scratch);
+    if (rc == 0 && final)
+        refine_changes(g, scale);
+    free(scale);
+    if (rc < 0 || !final)
+        goto done;
+
+    g->instances = (uint32_t)m->n;
+    double sum = 0, lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        double d = (double)cx->region->instances[m->rows[i]].duration;
+        sum += d;
+        lo = fmin(lo, d);
+        hi = fmax(hi, d);
+    }
+    g->mean_duration_ns = m->n ? sum / (double)m->n : NAN;
+    g->duration_lo_ns = m->n ? lo : NAN;
+    g->duration_hi_ns = m->n ? hi : NAN;
+    g->instructions = cx->instructions;
+    if (cx->instructions < 0) {
+        free(g->ratio);
+        g->ratio = NULL;
+    } else {
+        const double *ins = g->rate + (size_t)cx->instructions * g->grid;
+        for (size_t k = 0; k < (size_t)nc * g->grid; k++)
+            g->ratio[k] = ins[k % g->grid] > 0 ? g->rate[k] / ins[k % g->grid] : NAN;
+    }
+done:
+    free(v.valid);
+    free(v.total);
+    free(v.duration);
+    return rc;
+}
+
+/* Largest deviation of each member from the preliminary curves, as a robust
+ * z-score per counter, the worst counter counting.  A stall or a disturbed
+ * stretch bends an instance's curve away from the others even when its
+ * duration looks ordinary. */
+static int shape_scores(const struct context *cx, const struct members *m,
+                        const tf_fold_group *pre, double *score, tf_error *err)
+{
+    uint32_t nc = cx->region->ncounters;
+    double *dev = malloc((m->n + 1) * sizeof *dev), *z = malloc((m->n + 1) * sizeof *z);
+    size_t *idx = malloc((m->n + 1) * sizeof *idx);
+    int rc = 0;
+    if (!dev || !z || !idx) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory filtering instances");
+        goto done;
+    }
+    for (size_t i = 0; i < m->n; i++)
+        score[i] = 0;
+    size_t gsz = pre->grid;
+    for (uint32_t c = 0; c < nc && rc == 0; c++) {
+        const double *curve = pre->curve + (size_t)c * gsz;
+        if (isnan(curve[0]))
+            continue;
+        const float *y = m->points.y + (size_t)c * m->points.n;
+        size_t n = 0;
+        for (size_t i = 0; i < m->n; i++) {
+            double worst = -1;
+            for (size_t k = m->first[i]; k < m->first[i + 1]; k++) {
+                if (isnan(y[k]))
+                    continue;
+                double pos = m->points.x[k] * (double)(gsz - 1);
+                size_t j = pos <= 0 ? 0 : pos >= (double)(gsz - 1) ? gsz - 2 : (size_t)pos;
+                double t = fmin(fmax(pos - (double)j, 0), 1);
+                worst = fmax(worst, fabs(y[k] - (curve[j] + t * (curve[j + 1] - curve[j]))));
+            }
+            if (worst >= 0) {
+                idx[n] = i;
+                dev[n++] = worst;
+            }
+        }
+        if (n < 3)
+            continue;
+        if ((rc = tf_fold_robust_z(dev, n, z, err)) < 0)
+            break;
+        for (size_t k = 0; k < n; k++)
+            score[idx[k]] = fmax(score[idx[k]], z[k]);
+    }
+done:
+    free(dev);
+    free(z);
+    free(idx);
+    return rc;
+}
+
+static int fold_group(const struct context *cx, const uint32_t *rows, size_t n, uint32_t index,
+                      tf_fold_group *g, tf_error *err)
+{
+    tf_fold_region *r = cx->region;
+    struct members m;
+    int rc = gather(cx, rows, n, &m, err);
+    if (rc < 0)
+        return rc;
+    if (cx->p->filter == TF_FILTER_ROBUST && m.n >= 3) {
+        tf_fold_group pre = { 0 };
+        double *score = malloc(m.n * sizeof *score);
+        uint8_t *keep = malloc(m.n);
+        if (!score || !keep)
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory filtering instances");
+        if (rc == 0)
+            rc = fit_members(cx, &m, false, &pre, err);
+        if (rc == 0)
+            rc = shape_scores(cx, &m, &pre, score, err);
+        if (rc == 0) {
+            for (size_t i = 0; i < m.n; i++) {
+                tf_fold_instance *ins = &r->instances[m.rows[i]];
+                keep[i] = !(score[i] > cx->p->shape_k);
+                ins->score = fmax(isnan(ins->score) ? 0 : ins->score, score[i]);
+                if (!keep[i]) {
+                    ins->status = TF_FOLD_EXCLUDED;
+                    ins->reason = TF_FOLD_REASON_SHAPE;
+                }
+            }
+            compact(&m, keep, r->ncounters);
+        }
+        tf_fold_group_clear(&pre);
+        free(score);
+        free(keep);
+    }
+    if (rc == 0) {
+        g->index = index;
+        rc = fit_members(cx, &m, true, g, err);
+    }
+    if (rc == 0) {
+        g->points = m.points;
+        memset(&m.points, 0, sizeof m.points);
+    }
+    members_free(&m);
+    return rc;
+}
+
+static int init_region(const tf_trace *tr, uint32_t region, tf_fold_input *in,
+                       tf_fold_region *r, tf_error *err)
+{
+    r->name = dup_string(tf_trace_string(tr, region));
+    r->ncounters = in->ncounters;
+    r->counter_names = calloc(in->ncounters + 1, sizeof *r->counter_names);
+    r->counter_units = calloc(in->ncounters + 1, sizeof *r->counter_units);
+    r->instances = calloc(in->ninstances + 1, sizeof *r->instances);
+    if (!r->name || !r->counter_names || !r->counter_units || !r->instances)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    for (uint32_t c = 0; c < in->ncounters; c++) {
+        r->counter_names[c] = dup_string(in->counter_names[c]);
+        r->counter_units[c] = dup_string(in->counter_units[c]);
+        if (!r->counter_names[c] || !r->counter_units[c])
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    }
+    r->counter_delta = in->counter_delta;
+    in->counter_delta = NULL;
+    r->ninstances = in->ninstances;
+    for (size_t i = 0; i < in->ninstances; i++) {
+        const tf_instance *s = &in->instances[i];
+        tf_fold_instance *d = &r->instances[i];
+        *d = (tf_fold_instance){
+            .proc = s->proc, .thread = s->thread,
+            .tid = tf_trace_process(tr, s->proc)->threads[s->thread].tid,
+            .begin = s->begin, .end = s->end, .duration = s->end - s->begin,
+            .status = TF_FOLD_USED, .reason = TF_FOLD_REASON_NONE, .group = -1,
+            .samples = in->samples[i], .score = NAN,
+        };
+        if (s->status != TF_INSTANCE_COMPLETE) {
+            d->status = TF_FOLD_INCOMPLETE;
+            d->reason = s->status == TF_INSTANCE_NO_END ? TF_FOLD_REASON_NO_END
+                                                        : TF_FOLD_REASON_MISMATCHED;
+        } else if (d->duration == 0) {
+            d->status = TF_FOLD_EXCLUDED;
+            d->reason = TF_FOLD_REASON_EMPTY;
+        }
+    }
+    return 0;
+}
+
+/* Groups, duration filter, and the fit of every group. */
+static int fold_region(struct context *cx, tf_error *err)
+{
+    tf_fold_region *r = cx->region;
+    size_t n = 0;
+    uint32_t *cand = malloc((r->ninstances + 1) * sizeof *cand);
+    double *dur = malloc((r->ninstances + 1) * sizeof *dur);
+    double *score = malloc((r->ninstances + 1) * sizeof *score);
+    int32_t *grp = malloc((r->ninstances + 1) * sizeof *grp);
+    uint8_t *out = malloc(r->ninstances + 1);
+    uint32_t *rows = malloc((r->ninstances + 1) * sizeof *rows);
+    int rc = 0;
+    if (!cand || !dur || !score || !grp || !out || !rows) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < r->ninstances; i++)
+        if (r->instances[i].status == TF_FOLD_USED) {
+            cand[n] = (uint32_t)i;
+            dur[n++] = (double)r->instances[i].duration;
+        }
+    if ((rc = tf_fold_group_durations(dur, n, cx->p->groups, grp, &r->ngroups, err)) < 0)
+        goto done;
+    r->groups = calloc(r->ngroups, sizeof *r->groups);
+    if (!r->groups) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (uint32_t g = 0; g < r->ngroups && rc == 0; g++) {
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++)
+            if (grp[k] == (int32_t)g) {
+                rows[m] = cand[k];
+                dur[m++] = (double)r->instances[cand[k]].duration;
+            }
+        if ((rc = tf_fold_filter_durations(dur, m, cx->p->filter, cx->p->filter_k, out, score,
+                                           err)) < 0)
+            break;
+        size_t kept = 0;
+        for (size_t k = 0; k < m; k++) {
+            tf_fold_instance *ins = &r->instances[rows[k]];
+            ins->group = (int32_t)g;
+            ins->score = score[k];
+            if (out[k]) {
+                ins->status = TF_FOLD_EXCLUDED;
+                ins->reason = TF_FOLD_REASON_DURATION;
+            } else {
+                rows[kept++] = rows[k];
+            }
+        }
+        rc = fold_group(cx, rows, kept, g, &r->groups[g], err);
+    }
+    if (rc < 0)
+        goto done;
+    size_t usable = 0;
+    for (size_t i = 0; i < r->ninstances; i++) {
+        const tf_fold_instance *ins = &r->instances[i];
+        usable += ins->status == TF_FOLD_USED;
+        r->used += ins->status == TF_FOLD_USED;
+        r->excluded += ins->status == TF_FOLD_EXCLUDED;
+        r->incomplete += ins->status == TF_FOLD_INCOMPLETE;
+    }
+    if (usable < 2)
+        rc = tf_fail(err, TF_ERR_DATA,
+                     "region '%s': %zu usable instance%s of %zu (%zu excluded, %zu "
+                     "incomplete): folding needs at least 2",
+                     r->name, usable,
+                     usable == 1 ? "" : "s", r->ninstances, r->excluded, r->incomplete);
+done:
+    free(cand);
+    free(dur);
+    free(score);
+    free(grp);
+    free(out);
+    free(rows);
+    return rc;
+}
+
+struct progress_relay {
+    tf_fold_progress fn;
+    void *arg;
+};
+
+static void relay_reading(void *arg, uint64_t done, uint64_t total)
+{
+    const struct progress_relay *pr = arg;
+    pr->fn(pr->arg, "reading samples", done, total);
+}
+
+int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
+                  tf_fold_progress progress, void *progress_arg, tf_fold_result **out,
+                  tf_error *err)
+{
+    *out = NULL;
+    tf_fold_input in;
+    struct progress_relay relay = { progress, progress_arg };
+    int rc = tf_fold_input_extract(tr, region, progress ? relay_reading : NULL, &relay, &in, err);
+    if (rc < 0)
+        return rc;
+    if (in.ninstances == 0) {
+        tf_fold_input_free(&in);
+        return tf_fail(err, TF_ERR_NOTFOUND, "%s: region '%s' has no instance",
+                       tf_trace_path(tr), tf_trace_string(tr, region));
+    }
+    tf_fold_result *res = calloc(1, sizeof *res);
+    if (!res) {
+        tf_fold_input_free(&in);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    }
+    res->params = *p;
+    res->producer = dup_string("tracefold fold " PACKAGE_VERSION);
+    res->trace = dup_string(tf_trace_path(tr));
+    res->regions = calloc(1, sizeof *res->regions);
+    if (!res->producer || !res->trace || !res->regions) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    res->nregions = 1;
+    tf_fold_region *r = &res->regions[0];
+    if ((rc = init_region(tr, region, &in, r, err)) < 0)
+        goto fail;
+    struct context cx = {
+        .p = p, .region = r, .in = &in, .progress = progress, .progress_arg = progress_arg,
+        .instructions = tf_fold_instructions_counter((const char *const *)r->counter_names,
+                                                     r->ncounters),
+    };
+    if ((rc = fold_region(&cx, err)) < 0)
+        goto fail;
+    tf_fold_input_free(&in);
+    *out = res;
+    return 0;
+fail:
+    if (rc == -TF_ERR_DATA)
+        tf_error_prefix(err, "%s: ", tf_trace_path(tr));
+    tf_fold_input_free(&in);
+    tf_fold_result_free(res);
+    return rc;
+}

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Reads fold.h5 back into a tf_fold_result, checking the format name, the
+ * version and the shape of every dataset against the counts the file
+ * declares, so that a damaged or foreign file fails with the dataset named
+ * instead of being read out of bounds later. */
+#include "fold_result.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5util.h"
+
+/* Reads loc/name as `type`, requiring rows × cols (cols 0: 1-D). */
+static int read_shaped(int64_t loc, const char *name, enum tf_h5_type type, size_t rows,
+                       size_t cols, void **data, tf_error *err)
+{
+    size_t r, c;
+    int rc = tf_h5_read_array(loc, name, type, data, &r, &c, err);
+    if (rc < 0)
+        return rc;
+    /* An empty 2-D dataset may come back as rows x 0. */
+    if (r != rows || (c != cols && rows * cols != 0)) {
+        free(*data);
+        *data = NULL;
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name,
+                          "expected %zu x %zu values, found %zu x %zu", rows, cols, r, c);
+    }
+    return 0;
+}
+
+static int read_count(int64_t loc, const char *name, int64_t max, int64_t *v, tf_error *err)
+{
+    int rc = tf_h5_attr_read_int64(loc, name, v, err);
+    if (rc == 0 && (*v < -1 || *v > max))
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, NULL, "attribute '%s' out of range: %lld",
+                          name, (long long)*v);
+    return rc;
+}
+
+/* Variable-length strings into individually allocated copies; *n is the
+ * count expected (SIZE_MAX: any) and gets the count read. */
+static int read_names(int64_t loc, const char *name, size_t *count, char ***out, tf_error *err)
+{
+    char **block;
+    size_t got;
+    int rc = tf_h5_read_strings(loc, name, &block, &got, err);
+    if (rc < 0)
+        return rc;
+    size_t n = *count == SIZE_MAX ? got : *count;
+    *count = got;
+    if (got != n) {
+        free(block);
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "expected %zu strings, found %zu", n,
+                          got);
+    }
+    *out = calloc(n + 1, sizeof **out);
+    for (size_t i = 0; *out && i < n; i++)
+        if (!((*out)[i] = strdup(block[i])))
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    free(block);
+    return *out ? rc : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+}
+
+/* A points column of a narrow type, read as int64 and narrowed. */
+static int read_narrow(int64_t loc, const char *name, size_t n, size_t elsize, void **out,
+                       tf_error *err)
+{
+    int64_t *wide;
+    int rc = read_shaped(loc, name, TF_H5_INT64, n, 0, (void **)&wide, err);
+    if (rc < 0)
+        return rc;
+    unsigned char *dst = malloc(n * elsize + 1);
+    if (!dst) {
+        free(wide);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (elsize == 1)
+            dst[i] = (uint8_t)wide[i];
+        else
+            ((uint32_t *)(void *)dst)[i] = (uint32_t)wide[i];
+    }
+    free(wide);
+    *out = dst;
+    return 0;
+}
+
+static int read_floats(int64_t loc, const char *name, size_t rows, size_t cols, float **out,
+                       tf_error *err)
+{
+    double *wide;
+    int rc = read_shaped(loc, name, TF_H5_DOUBLE, rows, cols, (void **)&wide, err);
+    if (rc < 0)
+        return rc;
+    size_t n = rows * (cols ? cols : 1);
+    *out = malloc((n + 1) * sizeof **out);
+    if (!*out) {
+        free(wide);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        (*out)[i] = (float)wide[i];
+    free(wide);
+    return 0;
+}
+
+static int load_points(int64_t grp, size_t n, uint32_t nc, tf_fold_points *p, tf_error *err)
+{
+    int64_t pts;
+    int rc = tf_h5_group_open(grp, "points", &pts, err);
+    if (rc < 0)
+        return rc;
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    if ((rc = read_narrow(pts, "instance", n, 4, (void **)&p->instance, err)) == 0 &&
+        (rc = read_floats(pts, "x", n, 0, &p->x, err)) == 0 &&
+        (rc = read_narrow(pts, "kind", n, 1, (void **)&p->kind, err)) == 0 &&
+        (rc = read_shaped(pts, "ip", TF_H5_UINT64, n, 0, (void **)&p->ip, err)) == 0 &&
+        (rc = read_shaped(pts, "addr", TF_H5_UINT64, n, 0, (void **)&p->addr, err)) == 0 &&
+        (rc = read_narrow(pts, "level", n, 1, (void **)&p->level, err)) == 0 &&
+        (rc = read_narrow(pts, "weight", n, 4, (void **)&p->weight, err)) == 0)
+        rc = read_floats(pts, "y", nc, n, &p->y, err);
+    tf_h5_close(pts);
+    return rc;
+}
+
+static int load_changes(int64_t grp, tf_fold_group *g, uint32_t nc, tf_error *err)
+{
+    int64_t ch;
+    int rc = tf_h5_group_open(grp, "changes", &ch, err);
+    if (rc < 0)
+        return rc;
+    int64_t *counter = NULL;
+    double *x = NULL, *before = NULL, *after = NULL;
+    size_t n, cols;
+    if ((rc = tf_h5_read_array(ch, "counter", TF_H5_INT64, (void **)&counter, &n, &cols,
+                               err)) == 0 &&
+        (rc = read_shaped(ch, "x", TF_H5_DOUBLE, n, 0, (void **)&x, err)) == 0 &&
+        (rc = read_shaped(ch, "rate_before", TF_H5_DOUBLE, n, 0, (void **)&before, err)) == 0 &&
+        (rc = read_shaped(ch, "rate_after", TF_H5_DOUBLE, n, 0, (void **)&after, err)) == 0 &&
+        (rc = tf_h5_read_array(ch, "boundaries", TF_H5_DOUBLE, (void **)&g->boundaries,
+                               &g->nboundaries, &cols, err)) == 0) {
+        g->changes = calloc(n + 1, sizeof *g->changes);
+        if (!g->changes)
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        for (size_t k = 0; rc == 0 && k < n; k++) {
+            if (counter[k] < 0 || counter[k] >= nc) {
+                rc = tf_h5_fail(err, TF_ERR_FORMAT, ch, "counter", "counter index %lld out of range",
+                                (long long)counter[k]);
+                break;
+            }
+            g->changes[k] = (tf_fold_change){ (uint32_t)counter[k], x[k], before[k], after[k] };
+        }
+        g->nchanges = rc == 0 ? n : 0;
+    }
+    free(counter);
+    free(x);
+    free(before);
+    free(after);
+    tf_h5_close(ch);
+    return rc;
+}
+
+static int load_group(int64_t region, uint32_t index, const tf_fold_region *r, uint32_t grid,
+                      tf_fold_group *g, tf_error *err)
+{
+    char path[64];
+    snprintf(path, sizeof path, "group/%u", index);
+    int64_t grp;
+    int rc = tf_h5_group_open(region, path, &grp, err);
+    if (rc < 0)
+        return rc;
+    uint32_t nc = r->ncounters;
+    int64_t v, points = 0, *ci = NULL;
+    g->index = index;
+    g->grid = grid;
+    if ((rc = read_count(grp, "instances", (int64_t)r->ninstances, &v, err)) == 0)
+        g->instances = (uint32_t)v;
+    if (rc == 0 && (rc = read_count(grp, "instructions", (int64_t)nc - 1, &v, err)) == 0)
+        g->instructions = (int32_t)v;
+    if (rc == 0)
+        rc = read_count(grp, "points", INT64_MAX, &points, err);
+    if (rc == 0 && (rc = tf_h5_attr_read_double(grp, "mean_duration_ns", &g->mean_duration_ns,
+                                                err)) == 0 &&
+        (rc = tf_h5_attr_read_double(grp, "duration_lo_ns", &g->duration_lo_ns, err)) == 0 &&
+        (rc = tf_h5_attr_read_double(grp, "duration_hi_ns", &g->duration_hi_ns, err)) == 0 &&
+        (rc = read_shaped(grp, "counter_instances", TF_H5_INT64, nc, 0, (void **)&ci, err)) == 0 &&
+        (rc = read_shaped(grp, "mean_total", TF_H5_DOUBLE, nc, 0, (void **)&g->mean_total,
+                          err)) == 0 &&
+        (rc = read_shaped(grp, "x", TF_H5_DOUBLE, grid, 0, (void **)&g->x, err)) == 0) {
+        g->counter_instances = calloc(nc + 1, sizeof *g->counter_instances);
+        if (!g->counter_instances)
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        for (uint32_t c = 0; rc == 0 && c < nc; c++)
+            g->counter_instances[c] = (uint32_t)ci[c];
+    }
+    struct { const char *name; double **v; } rows[] = {
+        { "curve", &g->curve }, { "curve_lo", &g->curve_lo }, { "curve_hi", &g->curve_hi },
+        { "rate", &g->rate }, { "rate_lo", &g->rate_lo }, { "rate_hi", &g->rate_hi },
+        { "ratio", &g->ratio },
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0] && rc == 0; k++) {
+        if (!strcmp(rows[k].name, "ratio") && g->instructions < 0)
+            break;
+        rc = read_shaped(grp, rows[k].name, TF_H5_DOUBLE, nc, grid, (void **)rows[k].v, err);
+    }
+    if (rc == 0)
+        rc = load_changes(grp, g, nc, err);
+    if (rc == 0)
+        rc = load_points(grp, (size_t)points, nc, &g->points, err);
+    for (size_t k = 0; rc == 0 && k < g->points.n; k++)
+        if (g->points.instance[k] >= r->ninstances)
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "points/instance",
+                            "instance %u out of range", g->points.instance[k]);
+    free(ci);
+    tf_h5_close(grp);
+    return rc;
+}
+
+static int load_instances(int64_t region, tf_fold_region *r, tf_error *err)
+{
+    int64_t grp;
+    int rc = tf_h5_group_open(region, "instances", &grp, err);
+    if (rc < 0)
+        return rc;
+    size_t n = r->ninstances;
+    r->instances = calloc(n + 1, sizeof *r->instances);
+    if (!r->instances) {
+        tf_h5_close(grp);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    }
+    static const char *const int_names[] = { "process", "thread", "status", "reason", "group" };
+    static const char *const uint_names[] = { "tid", "begin_ns", "end_ns", "duration_ns",
+                                              "samples" };
+    for (size_t k = 0; k < 5 && rc == 0; k++) {
+        int64_t *col;
+        if ((rc = read_shaped(grp, int_names[k], TF_H5_INT64, n, 0, (void **)&col, err)) < 0)
+            break;
+        for (size_t i = 0; i < n; i++) {
+            tf_fold_instance *in = &r->instances[i];
+            switch (k) {
+            case 0: in->proc = (uint32_t)col[i]; break;
+            case 1: in->thread = (uint32_t)col[i]; break;
+            case 2: in->status = (uint8_t)col[i]; break;
+            case 3: in->reason = (uint8_t)col[i]; break;
+            default: in->group = (int32_t)col[i]; break;
+            }
+        }
+        free(col);
+    }
+    for (size_t k = 0; k < 5 && rc == 0; k++) {
+        uint64_t *col;
+        if ((rc = read_shaped(grp, uint_names[k], TF_H5_UINT64, n, 0, (void **)&col, err)) < 0)
+            break;
+        for (size_t i = 0; i < n; i++) {
+            tf_fold_instance *in = &r->instances[i];
+            uint64_t *field[] = { &in->tid, &in->begin, &in->end, &in->duration, &in->samples };
+            *field[k] = col[i];
+        }
+        free(col);
+    }
+    double *score = NULL;
+    if (rc == 0 && (rc = read_shaped(grp, "score", TF_H5_DOUBLE, n, 0, (void **)&score, err)) == 0)
+        for (size_t i = 0; i < n; i++)
+            r->instances[i].score = score[i];
+    free(score);
+    if (rc == 0)
+        rc = read_shaped(grp, "counter_delta", TF_H5_UINT64, n, r->ncounters,
+                         (void **)&r->counter_delta, err);
+    tf_h5_close(grp);
+    return rc;
+}
+
+static int load_region(int64_t file, uint32_t index, uint32_t grid, tf_fold_region *r,
+                       tf_error *err)
+{
+    char path[64];
+    snprintf(path, sizeof path, "region/%u", index);
+    int64_t grp;
+    int rc = tf_h5_group_open(file, path, &grp, err);
+    if (rc < 0)
+        return rc;
+    int64_t v;
+    size_t nc = SIZE_MAX;
+    if ((rc = tf_h5_attr_read_string(grp, "name", &r->name, err)) == 0 &&
+        (rc = read_names(grp, "counter_names", &nc, &r->counter_names, err)) == 0)
+        r->ncounters = (uint32_t)nc;
+    if (rc == 0)
+        rc = read_names(grp, "counter_units", &nc, &r->counter_units, err);
+    int64_t counts[4] = { 0 };
+    static const char *const count_names[] = { "instances", "used", "excluded", "incomplete" };
+    for (size_t k = 0; k < 4 && rc == 0; k++)
+        rc = read_count(grp, count_names[k], INT64_MAX, &counts[k], err);
+    r->ninstances = (size_t)counts[0];
+    r->used = (size_t)counts[1];
+    r->excluded = (size_t)counts[2];
+    r->incomplete = (size_t)counts[3];
+    if (rc == 0)
+        rc = load_instances(grp, r, err);
+    if (rc == 0 && (rc = read_count(grp, "groups", 1 << 20, &v, err)) == 0) {
+        r->groups = calloc((size_t)v + 1, sizeof *r->groups);
+        if (!r->groups)
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        else
+            r->ngroups = (uint32_t)v;
+    }
+    for (uint32_t g = 0; g < r->ngroups && rc == 0; g++)
+        rc = load_group(grp, g, r, grid, &r->groups[g], err);
+    tf_h5_close(grp);
+    return rc;
+}
+
+static int load_params(int64_t file, tf_fold_params *p, tf_error *err)
+{
+    int64_t grp;
+    int rc = tf_h5_group_open(file, "parameters", &grp, err);
+    if (rc < 0)
+        return rc;
+    char *filter = NULL, *groups = NULL;
+    int64_t grid = 0, bootstrap = 0;
+    if ((rc = tf_h5_attr_read_string(grp, "filter", &filter, err)) == 0 &&
+        (rc = tf_h5_attr_read_double(grp, "filter_k", &p->filter_k, err)) == 0 &&
+        (rc = tf_h5_attr_read_double(grp, "shape_k", &p->shape_k, err)) == 0 &&
+        (rc = tf_h5_attr_read_string(grp, "groups", &groups, err)) == 0 &&
+        (rc = read_count(grp, "grid", 1 << 24, &grid, err)) == 0 &&
+        (rc = read_count(grp, "bootstrap", 1 << 24, &bootstrap, err)) == 0 &&
+        (rc = tf_h5_attr_read_double(grp, "confidence", &p->confidence, err)) == 0 &&
+        (rc = tf_h5_attr_read_uint64(grp, "seed", &p->seed, err)) == 0 &&
+        (rc = tf_h5_attr_read_double(grp, "min_change", &p->min_change, err)) == 0) {
+        int f = tf_fold_filter_parse(filter);
+        if (f < 0 || grid < 2)
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, NULL, "invalid filter '%s' or grid %lld",
+                            filter, (long long)grid);
+        p->filter = f < 0 ? TF_FILTER_ROBUST : (enum tf_fold_filter)f;
+        p->groups = strcmp(groups, "auto") ? (uint32_t)strtoul(groups, NULL, 10) : 0;
+        p->grid = (uint32_t)grid;
+        p->bootstrap = (uint32_t)bootstrap;
+    }
+    free(filter);
+    free(groups);
+    tf_h5_close(grp);
+    return rc;
+}
+
+int tf_fold_result_load(const char *path, tf_fold_result **out, tf_error *err)
+{
+    *out = NULL;
+    int64_t file;
+    int rc = tf_h5_file_open(path, false, &file, err);
+    if (rc < 0)
+        return rc;
+    tf_fold_result *r = calloc(1, sizeof *r);
+    char *format = NULL;
+    int64_t version = 0, nregions = 0;
+    if (!r) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = tf_h5_attr_read_string(file, "format", &format, err)) < 0)
+        goto done;
+    if (strcmp(format, TF_FOLD_FORMAT)) {
+        rc = tf_fail(err, TF_ERR_FORMAT, "%s: not a fold file (format '%s', expected '%s')",
+                     path, format, TF_FOLD_FORMAT);
+        goto done;
+    }
+    if ((rc = tf_h5_attr_read_int64(file, "version", &version, err)) < 0)
+        goto done;
+    if (version != TF_FOLD_VERSION) {
+        rc = tf_fail(err, TF_ERR_VERSION, "%s: fold format version %lld, this build reads %d",
+                     path, (long long)version, TF_FOLD_VERSION);
+        goto done;
+    }
+    if ((rc = tf_h5_attr_read_string(file, "producer", &r->producer, err)) < 0 ||
+        (rc = tf_h5_attr_read_string(file, "trace", &r->trace, err)) < 0 ||
+        (rc = read_count(file, "regions", 1 << 20, &nregions, err)) < 0 ||
+        (rc = load_params(file, &r->params, err)) < 0)
+        goto done;
+    r->regions = calloc((size_t)nregions + 1, sizeof *r->regions);
+    if (!r->regions) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    r->nregions = (uint32_t)nregions;
+    for (uint32_t i = 0; i < r->nregions && rc == 0; i++)
+        rc = load_region(file, i, r->params.grid, &r->regions[i], err);
+done:
+    free(format);
+    tf_h5_close(file);
+    if (rc < 0) {
+        tf_fold_result_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}

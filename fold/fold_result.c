@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Parameters, names and ownership of the fold result structs. */
+#include "fold_result.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void tf_fold_params_default(tf_fold_params *p)
+{
+    *p = (tf_fold_params){
+        .filter = TF_FILTER_ROBUST,
+        /* 3.5 scaled MADs: Iglewicz and Hoaglin's cut-off for modified
+         * z-scores; ordinary jitter (normal) stays inside with 99.95 %. */
+        .filter_k = 3.5,
+        .shape_k = 6.0,
+        .groups = 1,
+        .grid = 1000,
+        .bootstrap = 100,
+        .confidence = 0.95,
+        .seed = 1,
+        .min_change = 0.25,
+    };
+}
+
+static const char *const filter_names[] = {
+    [TF_FILTER_ROBUST] = "robust",
+    [TF_FILTER_MAD15] = "mad15",
+    [TF_FILTER_NONE] = "none",
+};
+
+const char *tf_fold_filter_name(enum tf_fold_filter f)
+{
+    return (unsigned)f < sizeof filter_names / sizeof filter_names[0] ? filter_names[f] : NULL;
+}
+
+int tf_fold_filter_parse(const char *name)
+{
+    for (size_t i = 0; i < sizeof filter_names / sizeof filter_names[0]; i++)
+        if (!strcmp(name, filter_names[i]))
+            return (int)i;
+    return -1;
+}
+
+/* Names instructions counters carry in perf, PAPI, libpfm4 and Extrae
+ * traces; the first match wins. */
+static const char *const instruction_names[] = {
+    "instructions", "PAPI_TOT_INS", "INST_RETIRED", "INST_RETIRED:ANY_P",
+    "INST_RETIRED.ANY", "INSTRUCTIONS_RETIRED", "RETIRED_INSTRUCTIONS",
+};
+
+int tf_fold_instructions_counter(const char *const *names, uint32_t n)
+{
+    for (size_t k = 0; k < sizeof instruction_names / sizeof instruction_names[0]; k++)
+        for (uint32_t c = 0; c < n; c++)
+            if (!strcasecmp(names[c], instruction_names[k]))
+                return (int)c;
+    return -1;
+}
+
+void tf_fold_group_clear(tf_fold_group *g)
+{
+    free(g->counter_instances);
+    free(g->mean_total);
+    free(g->x);
+    free(g->curve);
+    free(g->curve_lo);
+    free(g->curve_hi);
+    free(g->rate);
+    free(g->rate_lo);
+    free(g->rate_hi);
+    free(g->ratio);
+    free(g->changes);
+    free(g->boundaries);
+    tf_fold_points_free(&g->points);
+    memset(g, 0, sizeof *g);
+}
+
+static void free_region(tf_fold_region *r)
+{
+    free(r->name);
+    for (uint32_t c = 0; c < r->ncounters; c++) {
+        if (r->counter_names)
+            free(r->counter_names[c]);
+        if (r->counter_units)
+            free(r->counter_units[c]);
+    }
+    free(r->counter_names);
+    free(r->counter_units);
+    free(r->instances);
+    free(r->counter_delta);
+    for (uint32_t g = 0; g < r->ngroups && r->groups; g++)
+        tf_fold_group_clear(&r->groups[g]);
+    free(r->groups);
+}
+
+void tf_fold_result_free(tf_fold_result *r)
+{
+    if (!r)
+        return;
+    free(r->producer);
+    free(r->trace);
+    for (uint32_t i = 0; i < r->nregions && r->regions; i++)
+        free_region(&r->regions[i]);
+    free(r->regions);
+    free(r);
+}

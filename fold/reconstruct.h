@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* One instance's cumulative curve rebuilt from its own samples. */
+#ifndef TF_FOLD_RECONSTRUCT_H
+#define TF_FOLD_RECONSTRUCT_H
+
+#include <stddef.h>
+
+/* Vertices of a non-decreasing polyline from (0,0) to (1,1). */
+typedef struct tf_polyline {
+    size_t n, cap;
+    double *x, *y;
+} tf_polyline;
+
+void tf_polyline_free(tf_polyline *pl);
+
+/* Rebuilds the instance's normalised curve from its points (x[k], y[k]),
+ * k < n, in time order (NaN y skipped): straight between samples, except
+ * across a boundary (sorted, nb of them, each widened by ±window), where the
+ * curve follows the lines of the neighbouring intervals to their crossing.
+ * scratch is working space kept between calls.  Returns -1 when out of
+ * memory. */
+int tf_reconstruct_instance(const float *x, const float *y, size_t n, const double *boundaries,
+                            size_t nb, double window, tf_polyline *scratch, tf_polyline *pl);
+
+/* Values of the polyline at the G grid points j/(G-1). */
+void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, double *out);
+
+#endif

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* fold_check_truth TRACE FOLD.h5: compares a fold of a `tracefold synth`
+ * trace with the truth stored in the trace (/truth, docs/commands/synth.md)
+ * and prints one "metric value" line per measure, for the accuracy tests to
+ * assert and for docs/algorithms.md to quote:
+ *
+ *   curve_max_err      max |fitted − true| normalised curve, worst counter
+ *   rate_mean_rel_err  mean relative rate error outside ±2 % windows around
+ *                      the true phase boundaries, worst counter
+ *   change_max_dist    largest distance from a true boundary to the nearest
+ *                      boundary found (normalised time)
+ *   change_spurious    boundaries found farther than 1 % from every true one
+ *   outlier_recall     share of stalled instances excluded
+ *   ordinary_kept      share of ordinary instances used
+ *   mean_rate_rel_err  |mean of the rate curve − total/duration of the used
+ *                      instances| / that, worst counter
+ *
+ * plus per-counter lines "curve_max_err.NAME" and "rate_mean_rel_err.NAME". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fold_result.h"
+#include "h5util.h"
+
+#define WINDOW 0.02
+#define SPURIOUS 0.01
+
+struct truth {
+    size_t nc, grid, nb, ninst;
+    char **names;
+    double *x, *curve, *rate, *boundaries;
+    uint64_t *outlier;
+};
+
+static int load_truth(const char *path, struct truth *t, tf_error *err)
+{
+    int64_t file, grp;
+    int rc = tf_h5_file_open(path, false, &file, err);
+    if (rc < 0)
+        return rc;
+    size_t rows, cols;
+    if ((rc = tf_h5_group_open(file, "truth", &grp, err)) == 0) {
+        if ((rc = tf_h5_read_strings(grp, "counter_names", &t->names, &t->nc, err)) == 0 &&
+            (rc = tf_h5_read_array(grp, "grid", TF_H5_DOUBLE, (void **)&t->x, &t->grid, &cols,
+                                   err)) == 0 &&
+            (rc = tf_h5_read_array(grp, "curve", TF_H5_DOUBLE, (void **)&t->curve, &rows, &cols,
+                                   err)) == 0 &&
+            (rc = tf_h5_read_array(grp, "rate", TF_H5_DOUBLE, (void **)&t->rate, &rows, &cols,
+                                   err)) == 0 &&
+            (rc = tf_h5_read_array(grp, "boundaries", TF_H5_DOUBLE, (void **)&t->boundaries,
+                                   &t->nb, &cols, err)) == 0)
+            rc = tf_h5_read_array(grp, "instance_outlier", TF_H5_UINT64, (void **)&t->outlier,
+                                  &t->ninst, &cols, err);
+        if (rc == 0 && (rows != t->nc || cols != 0))
+            rc = tf_fail(err, TF_ERR_FORMAT, "%s: /truth shapes disagree", path);
+        tf_h5_close(grp);
+    }
+    tf_h5_close(file);
+    return rc;
+}
+
+/* The fitted row at x, by linear interpolation on the fold's grid. */
+static double at(const double *row, uint32_t grid, double x)
+{
+    double pos = x * (grid - 1);
+    size_t j = pos <= 0 ? 0 : pos >= grid - 1 ? grid - 2 : (size_t)pos;
+    double f = pos - (double)j;
+    return row[j] + f * (row[j + 1] - row[j]);
+}
+
+static bool near_boundary(const struct truth *t, double x)
+{
+    for (size_t k = 1; k + 1 < t->nb; k++)
+        if (fabs(x - t->boundaries[k]) <= WINDOW)
+            return true;
+    return false;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: fold_check_truth TRACE FOLD.h5\n");
+        return 2;
+    }
+    tf_error err;
+    struct truth t = { 0 };
+    tf_fold_result *res;
+    if (load_truth(argv[1], &t, &err) < 0 || tf_fold_result_load(argv[2], &res, &err) < 0) {
+        fprintf(stderr, "fold_check_truth: %s\n", err.msg);
+        return 1;
+    }
+    const tf_fold_region *r = &res->regions[0];
+    const tf_fold_group *g = &r->groups[0];
+    double curve_worst = 0, rate_worst = 0, mean_worst = 0;
+    for (size_t tc = 0; tc < t.nc; tc++) {
+        uint32_t c = 0;
+        while (c < r->ncounters && strcmp(r->counter_names[c], t.names[tc]))
+            c++;
+        if (c == r->ncounters) {
+            fprintf(stderr, "fold_check_truth: counter %s missing from the fold\n", t.names[tc]);
+            return 1;
+        }
+        const double *curve = g->curve + (size_t)c * g->grid, *rate = g->rate + (size_t)c * g->grid;
+        double cmax = 0, rsum = 0;
+        size_t rn = 0;
+        for (size_t j = 0; j < t.grid; j++) {
+            double x = t.x[j];
+            cmax = fmax(cmax, fabs(at(curve, g->grid, x) - t.curve[tc * t.grid + j]));
+            double tr = t.rate[tc * t.grid + j];
+            if (!near_boundary(&t, x) && tr > 0) {
+                rsum += fabs(at(rate, g->grid, x) - tr) / tr;
+                rn++;
+            }
+        }
+        double rerr = rn ? rsum / (double)rn : NAN;
+        printf("curve_max_err.%s %.6g\nrate_mean_rel_err.%s %.6g\n", t.names[tc], cmax,
+               t.names[tc], rerr);
+        curve_worst = fmax(curve_worst, cmax);
+        rate_worst = fmax(rate_worst, rerr);
+
+        /* Mean of the rate curve (trapezoid) against total/duration. */
+        double integral = 0;
+        for (uint32_t j = 0; j + 1 < g->grid; j++)
+            integral += (rate[j] + rate[j + 1]) / 2 * (g->x[j + 1] - g->x[j]);
+        double tot = 0, dur = 0;
+        for (size_t i = 0; i < r->ninstances; i++) {
+            uint64_t d = r->counter_delta[i * r->ncounters + c];
+            if (r->instances[i].status != TF_FOLD_USED || d == TF_NOVALUE || d == 0)
+                continue;
+            tot += (double)d;
+            dur += (double)r->instances[i].duration * 1e-9;
+        }
+        mean_worst = fmax(mean_worst, fabs(integral - tot / dur) / (tot / dur));
+    }
+
+    double far = 0;
+    for (size_t k = 1; k + 1 < t.nb; k++) {
+        double best = INFINITY;
+        for (size_t b = 0; b < g->nboundaries; b++)
+            best = fmin(best, fabs(g->boundaries[b] - t.boundaries[k]));
+        far = fmax(far, best);
+    }
+    size_t spurious = 0;
+    for (size_t b = 0; b < g->nboundaries; b++) {
+        bool near = false;
+        for (size_t k = 1; k + 1 < t.nb; k++)
+            near |= fabs(g->boundaries[b] - t.boundaries[k]) <= SPURIOUS;
+        spurious += !near;
+    }
+
+    if (t.ninst != r->ninstances) {
+        fprintf(stderr, "fold_check_truth: %zu instances in the truth, %zu in the fold\n",
+                t.ninst, r->ninstances);
+        return 1;
+    }
+    size_t outliers = 0, caught = 0, ordinary = 0, kept = 0;
+    for (size_t i = 0; i < t.ninst; i++) {
+        bool used = r->instances[i].status == TF_FOLD_USED;
+        if (t.outlier[i]) {
+            outliers++;
+            caught += !used;
+        } else {
+            ordinary++;
+            kept += used;
+        }
+    }
+    printf("curve_max_err %.6g\n", curve_worst);
+    printf("rate_mean_rel_err %.6g\n", rate_worst);
+    printf("change_max_dist %.6g\n", t.nb > 2 ? far : 0.0);
+    printf("change_spurious %zu\n", spurious);
+    printf("outlier_recall %.6g\n", outliers ? (double)caught / (double)outliers : 1.0);
+    printf("ordinary_kept %.6g\n", ordinary ? (double)kept / (double)ordinary : 1.0);
+    printf("mean_rate_rel_err %.6g\n", mean_worst);
+    tf_fold_result_free(res);
+    free(t.names);
+    free(t.x);
+    free(t.curve);
+    free(t.rate);
+    free(t.boundaries);
+    free(t.outlier);
+    return 0;
+}
