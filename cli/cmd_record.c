@@ -1,10 +1,302 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* PLACEHOLDER: replaced by the module that implements 'tracefold record'. */
+/* `tracefold record`: runs a program with libtracefold preloaded and writes
+ * its trace.  This process is the writer: it resolves the options (flag >
+ * environment > configuration file > default), hands them to the program
+ * through TRACEFOLD_* variables (so libxml2 never enters the program's
+ * process), creates the shared-memory session and drains it into one HDF5
+ * trace per traced process until the program and its children are done. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "commands.h"
 #include "msg.h"
+#include "tf_config.h"
+#include "tf_options.h"
+#include "tf_session.h"
+#include "tf_writer.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: tracefold record [OPTIONS] [--] PROGRAM [ARGS...]\n"
+            "Runs PROGRAM with the tracefold recorder preloaded and writes one HDF5 trace\n"
+            "per process: regions and counters at every tracefold_region_begin/end,\n"
+            "timer samples with instruction address, call stack and counters.\n\n"
+            "Options (each also an environment variable and a <NAME> element of the\n"
+            "configuration file; precedence: option > environment > file > default):\n"
+            "  -c, --config FILE        XML configuration file (also TRACEFOLD_CONFIG)\n"
+            "  -o FILE                  same as --output\n");
+    for (unsigned i = 0; i < tf_option_count; i++) {
+        const tf_option_desc *d = &tf_option_table[i];
+        if (!strcmp(d->name, "autostart"))
+            continue;   /* meaningful only for a linked program */
+        char flag[64];
+        snprintf(flag, sizeof flag, "--%s VALUE", d->name);
+        fprintf(out, "      %-21s%s\n%27s[%s; default %s]\n", flag, d->help, "", d->env,
+                d->deflt);
+    }
+    fprintf(out,
+            "      --library FILE       the libtracefold.so to preload (also TRACEFOLD_LIBRARY)\n"
+            "      --print-env          print the resolved options as TRACEFOLD_* variables\n"
+            "                           and exit (used by a linked program given a file)\n"
+            "      --writer DIR         internal: drain the session DIR (started by a\n"
+            "                           program linked with libtracefold)\n"
+            "  -q, --quiet              no closing summary\n"
+            "  -h, --help               show this help and exit\n\n"
+            "Exit status: the program's (128+N when killed by signal N); 1 when recording\n"
+            "could not start (bad configuration, missing library); 2 wrong command line.\n"
+            "See docs/recorder.md for the API, the mechanisms and their overhead.\n");
+}
+
+/* The libtracefold.so next to this binary: the build tree, then the
+ * installed layout. */
+static int find_library(const char *given, char *buf, size_t size)
+{
+    if (given && *given) {
+        snprintf(buf, size, "%s", given);
+        return access(buf, R_OK);
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    static const char *const rel[] = {"record/.libs/libtracefold.so", "../lib/libtracefold.so",
+                                      "../lib64/libtracefold.so"};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        if (snprintf(buf, size, "%s/%s", exe, rel[i]) < (int)size && !access(buf, R_OK))
+            return 0;
+    }
+    return -1;
+}
+
+static int make_session(char *dir, size_t size)
+{
+    const char *bases[] = {"/dev/shm", getenv("TMPDIR"), "/tmp"};
+    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+        if (!bases[i])
+            continue;
+        snprintf(dir, size, "%s/tracefold-XXXXXX", bases[i]);
+        if (mkdtemp(dir))
+            return 0;
+    }
+    return -1;
+}
+
+static int export_options(const tf_options *o)
+{
+    for (unsigned i = 0; i < tf_option_count; i++) {
+        char v[1100];
+        tf_option_format(o, &tf_option_table[i], v, sizeof v);
+        if (setenv(tf_option_table[i].env, v, 1))
+            return -1;
+    }
+    return unsetenv("TRACEFOLD_CONFIG");
+}
+
+static int preload(const char *lib)
+{
+    const char *old = getenv("LD_PRELOAD");
+    char *v = malloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
+    if (!v)
+        return -1;
+    sprintf(v, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+    int rc = setenv("LD_PRELOAD", v, 1);
+    free(v);
+    return rc;
+}
+
+static pid_t child_pid;
+
+static void forward_signal(int sig)
+{
+    if (child_pid > 0)
+        kill(child_pid, sig);
+}
+
+/* The writer outlives the program to close its trace: terminal interrupts
+ * reach the program directly; termination requests are passed on. */
+static void writer_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGQUIT, &sa, NULL);
+    sa.sa_handler = forward_signal;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+static void summarise(const tf_rec_session *s)
+{
+    const tf_rec_summary *sum;
+    size_t n = tf_rec_session_summaries(s, &sum);
+    for (size_t i = 0; i < n; i++) {
+        if (sum[i].failed)
+            continue;
+        tf_msg_note("%s: process %lld, %u thread%s, %llu events, %llu samples", sum[i].path,
+                    (long long)sum[i].pid, sum[i].threads, sum[i].threads == 1 ? "" : "s",
+                    (unsigned long long)sum[i].events, (unsigned long long)sum[i].samples);
+        if (sum[i].dropped)
+            tf_msg_warn("%s: %llu records dropped because a buffer was full "
+                        "(raise --buffer-size)", sum[i].path, (unsigned long long)sum[i].dropped);
+    }
+}
+
+static int run_writer(const char *dir, const tf_options *o, pid_t child, int *status)
+{
+    tf_error err;
+    tf_rec_session *s;
+    char producer[64];
+    snprintf(producer, sizeof producer, "tracefold record %s", PACKAGE_VERSION);
+    if (tf_rec_session_create(&s, dir, o, producer, &err))
+        return tf_msg_fail(&err);
+    tf_rec_session_run(s, child, status);
+    summarise(s);
+    tf_rec_session_destroy(s);
+    return TF_EXIT_OK;
+}
 
 int tf_cmd_record(int argc, char **argv)
 {
-    tf_msg_error("not implemented yet");
-    return TF_EXIT_FAILURE;
+    tf_options opt, flags;
+    tf_options_defaults(&opt);
+    bool set[64] = {false};
+    const char *config = getenv("TRACEFOLD_CONFIG"), *library = getenv("TRACEFOLD_LIBRARY");
+    const char *writer_dir = NULL;
+    bool print_env = false, quiet = false;
+    tf_error err;
+    memset(&flags, 0, sizeof flags);
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return TF_EXIT_OK;
+        }
+        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = true;
+            continue;
+        }
+        if (!strcmp(a, "--print-env")) {
+            print_env = true;
+            continue;
+        }
+        /* Options with a value: --name VALUE or --name=VALUE. */
+        const char *name = a[1] == '-' ? a + 2 : a + 1;
+        const char *eq = strchr(name, '=');
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - name) : (int)strlen(name), name);
+        const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
+        const tf_option_desc *d = tf_option_find(key);
+        bool known = d || !strcmp(key, "c") || !strcmp(key, "config") || !strcmp(key, "o") ||
+                     !strcmp(key, "library") || !strcmp(key, "writer");
+        if (!known || (a[1] != '-' && strlen(key) != 1))
+            return tf_msg_usage("unknown option '%s'", a);
+        if (!value)
+            return tf_msg_usage("option '%s' needs a value", a);
+        if (!eq)
+            i++;
+        if (!strcmp(key, "c") || !strcmp(key, "config"))
+            config = value;
+        else if (!strcmp(key, "library"))
+            library = value;
+        else if (!strcmp(key, "writer"))
+            writer_dir = value;
+        else {
+            if (!d)
+                d = tf_option_find("output");
+            if (tf_option_set(&flags, d, value, &err))
+                return tf_msg_usage("option --%s", err.msg);
+            set[d - tf_option_table] = true;
+        }
+    }
+    /* Precedence: file, then environment, then the flags. */
+    if (config && *config && tf_config_load(config, &opt, &err)) {
+        tf_msg_error("%s", err.msg);
+        tf_msg_error("not starting: fix the configuration file");
+        return TF_EXIT_FAILURE;
+    }
+    if (tf_options_from_env(&opt, &err))
+        return tf_msg_fail(&err);
+    for (unsigned k = 0; k < tf_option_count; k++) {
+        if (!set[k])
+            continue;
+        char v[1100];
+        tf_option_format(&flags, &tf_option_table[k], v, sizeof v);
+        tf_option_set(&opt, &tf_option_table[k], v, NULL);
+    }
+    tf_msg_set_quiet(quiet);
+    if (print_env) {
+        for (unsigned k = 0; k < tf_option_count; k++) {
+            char v[1100];
+            tf_option_format(&opt, &tf_option_table[k], v, sizeof v);
+            printf("%s=%s\n", tf_option_table[k].env, v);
+        }
+        return TF_EXIT_OK;
+    }
+    if (writer_dir) {
+        /* The helper of a linked program: only problems are worth a line. */
+        tf_msg_set_quiet(true);
+        writer_signals();
+        signal(SIGTERM, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
+        return run_writer(writer_dir, &opt, 0, NULL);
+    }
+    if (i >= argc)
+        return tf_msg_usage("no program to run (tracefold record [OPTIONS] -- PROGRAM ARGS)");
+    char lib[PATH_MAX];
+    if (find_library(library, lib, sizeof lib)) {
+        tf_msg_error("cannot find the recorder library %s (give --library or TRACEFOLD_LIBRARY)",
+                     library && *library ? library : "libtracefold.so");
+        return TF_EXIT_FAILURE;
+    }
+    char dir[PATH_MAX];
+    if (make_session(dir, sizeof dir)) {
+        tf_msg_error("cannot create a session directory in /dev/shm or /tmp: %s", strerror(errno));
+        return TF_EXIT_FAILURE;
+    }
+    if (export_options(&opt) || setenv(TF_SESSION_ENV, dir, 1) || preload(lib)) {
+        rmdir(dir);
+        tf_msg_error("cannot set up the program's environment: %s", strerror(errno));
+        return TF_EXIT_FAILURE;
+    }
+    fflush(NULL);
+    child_pid = fork();
+    if (child_pid < 0) {
+        rmdir(dir);
+        tf_msg_error("cannot start %s: %s", argv[i], strerror(errno));
+        return TF_EXIT_FAILURE;
+    }
+    if (child_pid == 0) {
+        execvp(argv[i], argv + i);
+        fprintf(stderr, "tracefold record: error: cannot run %s: %s\n", argv[i], strerror(errno));
+        _exit(127);
+    }
+    writer_signals();
+    int status = 0;
+    int rc = run_writer(dir, &opt, child_pid, &status);
+    if (rc)
+        return rc;
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : TF_EXIT_FAILURE;
 }

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* exec closes the trace first: the interposed exec family stops recording,
+ * marks the process closed and waits (bounded) for the writer to close the
+ * trace file, so the new image starts a trace of its own (when it is
+ * recorded too: LD_PRELOAD is inherited).  If exec then fails, the process
+ * runs on untraced.  Only these entry points are interposed; glibc's
+ * internal calls (system, popen, posix_spawn) need nothing: they exec in a
+ * child process. */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tf_rec.h"
+
+#define EXEC_WAIT_NS 2000000000ull
+
+static void close_before_exec(void)
+{
+    if (atomic_load(&tf_rec_g.state) != TF_REC_ON)
+        return;
+    tf_process_stop();
+    uint64_t deadline = tf_now() + EXEC_WAIT_NS;
+    while (tf_now() < deadline) {
+        uint32_t w = atomic_load(&tf_rec_g.proc->writer);
+        if (w == TF_WRITER_DONE || w == TF_WRITER_FAILED)
+            break;
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+    static execve_fn real;
+    if (!real)
+        real = (execve_fn)dlsym(RTLD_NEXT, "execve");
+    close_before_exec();
+    return real(path, argv, envp);
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    static execvpe_fn real;
+    if (!real)
+        real = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
+    close_before_exec();
+    return real(file, argv, envp);
+}
+
+extern char **environ;
+
+int execv(const char *path, char *const argv[])
+{
+    return execve(path, argv, environ);
+}
+
+int execvp(const char *file, char *const argv[])
+{
+    return execvpe(file, argv, environ);
+}
+
+/* The list forms: count the arguments, then build the vector on the stack
+ * (no allocation: exec may follow a fork of a multi-threaded program). */
+#define COLLECT_ARGS(first, ap, argv)                         \
+    size_t n_ = 1;                                            \
+    va_start(ap, first);                                      \
+    while (va_arg(ap, const char *))                          \
+        n_++;                                                 \
+    va_end(ap);                                               \
+    char *argv[n_ + 1];                                       \
+    argv[0] = (char *)(first);                                \
+    va_start(ap, first);                                      \
+    for (size_t i_ = 1; i_ <= n_; i_++)                       \
+        argv[i_] = va_arg(ap, char *);
+
+int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    COLLECT_ARGS(arg, ap, argv)
+    va_end(ap);
+    return execve(path, argv, environ);
+}
+
+int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    COLLECT_ARGS(arg, ap, argv)
+    va_end(ap);
+    return execvpe(file, argv, environ);
+}
+
+int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    COLLECT_ARGS(arg, ap, argv)
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    return execve(path, argv, envp);
+}

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The recorder's life in a process: start (constructor or tracefold_init),
+ * the session's control file, the writer helper when no `tracefold record`
+ * parent drains the session, fork (the child gets its own control file, or
+ * stops recording), exec (the trace is closed first), and the end (atexit,
+ * destructor or tracefold_fini). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tf_rec.h"
+#include "tracefold.h"
+
+#ifndef TF_BINDIR
+#define TF_BINDIR "/usr/local/bin"
+#endif
+
+extern char **environ;
+
+tf_rec tf_rec_g;
+
+static bool atfork_registered;
+
+void tf_rec_disable(const char *why)
+{
+    fprintf(stderr, "tracefold: %s; the program runs on without recording\n", why);
+    atomic_store(&tf_rec_g.state, TF_REC_DISABLED);
+}
+
+static void read_text_file(const char *path, char *buf, size_t size, char sep)
+{
+    buf[0] = '\0';
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    for (ssize_t i = 0; i < n; i++)
+        if (buf[i] == '\0')
+            buf[i] = sep;
+    while (n > 0 && buf[n - 1] == sep)
+        buf[--n] = '\0';
+}
+
+static int32_t env_int(const char *const *names, int32_t deflt)
+{
+    for (; *names; names++) {
+        const char *v = getenv(*names);
+        if (v && *v)
+            return (int32_t)strtol(v, NULL, 10);
+    }
+    return deflt;
+}
+
+static void describe_process(tf_shm_process *p)
+{
+    static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                            "SLURM_PROCID", NULL};
+    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+                                            NULL};
+    p->pid = getpid();
+    p->ppid = getppid();
+    p->rank = env_int(rank_vars, -1);
+    p->nranks = p->rank >= 0 ? env_int(size_vars, 0) : 0;
+    ssize_t n = readlink("/proc/self/exe", p->exe, sizeof p->exe - 1);
+    p->exe[n > 0 ? n : 0] = '\0';
+    read_text_file("/proc/self/cmdline", p->cmdline, sizeof p->cmdline, ' ');
+    if (gethostname(p->host, sizeof p->host))
+        p->host[0] = '\0';
+    p->host[sizeof p->host - 1] = '\0';
+}
+
+static const char *writer_program(void)
+{
+    const char *prog = getenv("TRACEFOLD_PROGRAM");
+    return prog && *prog ? prog : TF_BINDIR "/tracefold";
+}
+
+/* Starts `tracefold ARGS` with stdin from /dev/null and stdout to out_fd
+ * (or /dev/null), without LD_PRELOAD: the tracefold process must not
+ * record itself. */
+static int spawn_tracefold(char *const argv[], int out_fd, pid_t *pid)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 1, sizeof *env);
+    if (!env)
+        return ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "LD_PRELOAD=", 11))
+            env[k++] = environ[i];
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (out_fd >= 0)
+        posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    else
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    int rc = posix_spawn(pid, writer_program(), &fa, NULL, argv, env);
+    posix_spawn_file_actions_destroy(&fa);
+    free(env);
+    return rc;
+}
+
+/* Creates the session directory and starts `tracefold record --writer` on
+ * it, for a program linked with the library and run without
+ * `tracefold record`.  The helper outlives the program to close its trace;
+ * it is never waited for. */
+static int start_helper(void)
+{
+    snprintf(tf_rec_g.session, sizeof tf_rec_g.session, "/dev/shm/tracefold-%d-%llx",
+             (int)getpid(), (unsigned long long)tf_now());
+    if (mkdir(tf_rec_g.session, 0700))
+        return -1;
+    char *argv[] = {"tracefold", "record", "--writer", tf_rec_g.session, NULL};
+    pid_t pid;
+    int rc = spawn_tracefold(argv, -1, &pid);
+    if (rc) {
+        errno = rc;
+        rmdir(tf_rec_g.session);
+        return -1;
+    }
+    return 0;
+}
+
+/* TRACEFOLD_CONFIG given to a program started without `tracefold record`:
+ * `tracefold record --print-env` reads the XML file (libxml2 stays out of
+ * this process) and prints every resolved option, which becomes our
+ * environment.  A bad file: tracefold has printed why, with the line. */
+static int apply_config_file(void)
+{
+    const char *file = getenv("TRACEFOLD_CONFIG");
+    if (!file || !*file)
+        return 0;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC))
+        return -1;
+    char *argv[] = {"tracefold", "record", "--print-env", NULL};
+    pid_t pid;
+    int rc = spawn_tracefold(argv, fds[1], &pid);
+    close(fds[1]);
+    if (rc) {
+        close(fds[0]);
+        errno = rc;
+        return -1;
+    }
+    char out[16384];
+    size_t used = 0;
+    ssize_t got;
+    while (used < sizeof out - 1 &&
+           ((got = read(fds[0], out + used, sizeof out - 1 - used)) > 0 || (got < 0 && errno == EINTR)))
+        used += got > 0 ? (size_t)got : 0;
+    out[used] = '\0';
+    close(fds[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+        errno = EINVAL;
+        return -1;
+    }
+    char *save = NULL;
+    for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *eq = strchr(line, '=');
+        if (eq && !strncmp(line, "TRACEFOLD_", 10)) {
+            *eq = '\0';
+            setenv(line, eq + 1, 1);
+        }
+    }
+    return 0;
+}
+
+static int create_control(void)
+{
+    uint64_t mono0 = tf_now();
+    snprintf(tf_rec_g.proc_path, sizeof tf_rec_g.proc_path, "%.4000s/" TF_SESSION_PROC_PREFIX "%d-%llx",
+             tf_rec_g.session, (int)getpid(), (unsigned long long)mono0);
+    size_t size = (sizeof(tf_shm_process) + 4095) & ~(size_t)4095;
+    int fd = open(tf_rec_g.proc_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    void *m = MAP_FAILED;
+    if (!ftruncate(fd, (off_t)size))
+        m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        unlink(tf_rec_g.proc_path);
+        return -1;
+    }
+    tf_shm_process *p = m;
+    p->size = size;
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    p->mono0 = mono0;
+    p->real0 = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+    p->buffer_bytes = (uint32_t)tf_rec_g.opt.buffer_size;
+    p->stack_depth = tf_rec_g.opt.stack_depth;
+    atomic_store(&p->state, TF_PROC_RUNNING);
+    describe_process(p);
+    tf_rec_g.proc = p;
+    tf_rec_g.proc_size = size;
+    return 0;
+}
+
+void tf_maps_snapshot(void)
+{
+    tf_shm_process *p = tf_rec_g.proc;
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    atomic_fetch_add(&p->maps_seq, 1);
+    size_t len = 0;
+    ssize_t n;
+    while (len < sizeof p->maps && (n = read(fd, p->maps + len, sizeof p->maps - len)) > 0)
+        len += (size_t)n;
+    close(fd);
+    /* A full area ends mid-line: keep whole lines only. */
+    while (len == sizeof p->maps && len && p->maps[len - 1] != '\n')
+        len--;
+    p->maps_len = (uint32_t)len;
+    atomic_fetch_add(&p->maps_seq, 1);
+}
+
+/* The writer ignores a control file until its magic is set. */
+static void publish_control(void)
+{
+    atomic_thread_fence(memory_order_release);
+    tf_rec_g.proc->magic = TF_SESSION_MAGIC;
+}
+
+static void on_fork_child(void);
+
+int tf_process_start(bool forked_child)
+{
+    tf_shm_process *parent = forked_child ? tf_rec_g.proc : NULL;
+    if (create_control()) {
+        tf_rec_disable("cannot create the recording buffers in the session directory");
+        return -1;
+    }
+    tf_shm_process *p = tf_rec_g.proc;
+    if (parent) {
+        /* Same counters as the parent: no second probe, no second message. */
+        p->nbase = parent->nbase;
+        memcpy(p->base_kind, parent->base_kind, sizeof p->base_kind);
+        memcpy(p->base_name, parent->base_name, sizeof p->base_name);
+        memcpy(p->base_unit, parent->base_unit, sizeof p->base_unit);
+    } else {
+        tf_counters_setup(tf_rec_g.opt.counters, p, &tf_rec_g.nbase);
+        tf_error err;
+        tf_error_clear(&err);
+        if (tf_sampling_setup(&err) && tf_rec_g.opt.sampler != TF_SAMPLER_NONE)
+            fprintf(stderr, "tracefold: no sampling (%s); regions and counters are still"
+                            " recorded\n", err.msg);
+    }
+    tf_maps_snapshot();
+    publish_control();
+    atomic_store(&tf_rec_g.state, TF_REC_ON);
+    if (!atfork_registered) {
+        pthread_atfork(NULL, NULL, on_fork_child);
+        atfork_registered = true;
+    }
+    tf_thread_attach();
+    return 0;
+}
+
+static void on_fork_child(void)
+{
+    if (atomic_load(&tf_rec_g.state) != TF_REC_ON)
+        return;
+    tf_thread_forget_all();
+    tf_intern_reset();
+    tf_shm_process *parent = tf_rec_g.proc;
+    if (tf_rec_g.opt.fork == TF_FORK_NONE) {
+        atomic_store(&tf_rec_g.state, TF_REC_OFF);
+        return;
+    }
+    atomic_store(&tf_rec_g.state, TF_REC_OFF);
+    tf_process_start(true);
+    munmap(parent, tf_rec_g.proc_size);
+}
+
+void tf_process_stop(void)
+{
+    int was = TF_REC_ON;
+    if (!atomic_compare_exchange_strong(&tf_rec_g.state, &was, TF_REC_OFF))
+        return;
+    tf_rec_thread *t = tf_self;
+    if (t)
+        tf_sampling_thread_stop(t);
+    tf_maps_snapshot();
+    atomic_store_explicit(&tf_rec_g.proc->state, TF_PROC_CLOSED, memory_order_release);
+}
+
+static void at_exit(void)
+{
+    tracefold_fini();
+}
+
+int tracefold_init(void)
+{
+    int state = atomic_load(&tf_rec_g.state);
+    if (state == TF_REC_ON)
+        return 0;
+    if (state == TF_REC_DISABLED)
+        return -1;
+    tf_error err;
+    const char *session = getenv(TF_SESSION_ENV);
+    bool recorded = session && *session;   /* under `tracefold record`: options resolved */
+    if (!recorded && apply_config_file()) {
+        char why[PATH_MAX + 128];
+        snprintf(why, sizeof why, "cannot use the configuration file %s (%s)",
+                 getenv("TRACEFOLD_CONFIG"), errno == EINVAL ? "see above" : strerror(errno));
+        tf_rec_disable(why);
+        return -1;
+    }
+    tf_options_defaults(&tf_rec_g.opt);
+    if (tf_options_from_env(&tf_rec_g.opt, &err)) {
+        tf_rec_disable(err.msg);
+        return -1;
+    }
+    if (recorded) {
+        snprintf(tf_rec_g.session, sizeof tf_rec_g.session, "%s", session);
+    } else if (start_helper()) {
+        char why[PATH_MAX + 128];
+        snprintf(why, sizeof why, "cannot start the trace writer %s: %s", writer_program(),
+                 strerror(errno));
+        tf_rec_disable(why);
+        return -1;
+    }
+    if (tf_process_start(false))
+        return -1;
+    atexit(at_exit);
+    return 0;
+}
+
+void tracefold_fini(void)
+{
+    tf_process_stop();
+}
+
+__attribute__((constructor)) static void tf_load(void)
+{
+    const char *v = getenv("TRACEFOLD_AUTOSTART");
+    if (v && !strcmp(v, "no"))
+        return;
+    tracefold_init();
+}
+
+__attribute__((destructor)) static void tf_unload(void)
+{
+    tracefold_fini();
+}

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The option table and its value parsers (no libxml2 here: this file is
+ * linked into the application's process too). */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tf_options.h"
+
+static const char *const sampler_names[] = {"auto", "perf", "posix", "none", NULL};
+static const char *const unwind_names[] = {"libunwind", "fp", "none", NULL};
+static const char *const fork_names[] = {"trace", "none", NULL};
+static const char *const bool_names[] = {"no", "yes", NULL};
+
+#define NS_PER_MS 1000000ull
+#define NS_PER_S  1000000000ull
+
+const tf_option_desc tf_option_table[] = {
+    {"output", "TRACEFOLD_OUTPUT", TF_OPT_STRING, "tracefold-%e-%p.h5", NULL, 0, 0,
+     "trace file name pattern: %p pid, %r MPI rank, %h host, %e program name, %% a percent sign",
+     offsetof(tf_options, output)},
+    {"period", "TRACEFOLD_PERIOD", TF_OPT_DURATION, "5ms", NULL, 10000, 10 * NS_PER_S,
+     "mean sampling period per thread, in thread CPU time (e.g. 5ms, 1ms, 100us)",
+     offsetof(tf_options, period_ns)},
+    {"jitter", "TRACEFOLD_JITTER", TF_OPT_UINT, "10", NULL, 0, 50,
+     "random variation of each sampling period, in percent of the period",
+     offsetof(tf_options, jitter_pct)},
+    {"sampler", "TRACEFOLD_SAMPLER", TF_OPT_ENUM, "auto", sampler_names, 0, 0,
+     "sampling mechanism: auto, perf (perf software clock), posix (per-thread CPU-time timer), none",
+     offsetof(tf_options, sampler)},
+    {"counters", "TRACEFOLD_COUNTERS", TF_OPT_STRING, "instructions,cycles", NULL, 0, 0,
+     "comma-separated counters (libpfm4 names); unavailable ones are reported and replaced by "
+     "software events", offsetof(tf_options, counters)},
+    {"unwind", "TRACEFOLD_UNWIND", TF_OPT_ENUM, "libunwind", unwind_names, 0, 0,
+     "call-stack method: libunwind, fp (frame pointers), none",
+     offsetof(tf_options, unwind)},
+    {"stack-depth", "TRACEFOLD_STACK_DEPTH", TF_OPT_UINT, "32", NULL, 0, 128,
+     "maximum number of call-stack frames per sample", offsetof(tf_options, stack_depth)},
+    {"buffer-size", "TRACEFOLD_BUFFER_SIZE", TF_OPT_SIZE, "4M", NULL, 64 * 1024, 1ull << 30,
+     "shared-memory buffer per thread (K, M, G suffixes); records are dropped and counted when full",
+     offsetof(tf_options, buffer_size)},
+    {"flush-interval", "TRACEFOLD_FLUSH_INTERVAL", TF_OPT_DURATION, "1s", NULL, 10 * NS_PER_MS,
+     3600 * NS_PER_S, "how often the writer makes the trace durable",
+     offsetof(tf_options, flush_ns)},
+    {"signal", "TRACEFOLD_SIGNAL", TF_OPT_UINT, "0", NULL, 0, 64,
+     "sampling signal number; 0 picks a free real-time signal", offsetof(tf_options, signal)},
+    {"fork", "TRACEFOLD_FORK", TF_OPT_ENUM, "trace", fork_names, 0, 0,
+     "forked children: trace (own trace file) or none", offsetof(tf_options, fork)},
+    {"autostart", "TRACEFOLD_AUTOSTART", TF_OPT_BOOL, "yes", bool_names, 0, 0,
+     "start recording when the library is loaded (no: at tracefold_init)",
+     offsetof(tf_options, autostart)},
+};
+const unsigned tf_option_count = sizeof tf_option_table / sizeof tf_option_table[0];
+
+const tf_option_desc *tf_option_find(const char *name)
+{
+    for (unsigned i = 0; i < tf_option_count; i++)
+        if (!strcmp(tf_option_table[i].name, name))
+            return &tf_option_table[i];
+    return NULL;
+}
+
+void tf_options_defaults(tf_options *o)
+{
+    memset(o, 0, sizeof *o);
+    for (unsigned i = 0; i < tf_option_count; i++) {
+        int rc = tf_option_set(o, &tf_option_table[i], tf_option_table[i].deflt, NULL);
+        (void)rc;   /* the defaults are valid by construction (tests/record/options.c) */
+    }
+}
+
+/* A number with a unit suffix from units (name, multiplier), no suffix
+ * meaning plain_mult. */
+struct unit { const char *suffix; uint64_t mult; };
+
+static int parse_scaled(const char *text, const struct unit *units, uint64_t plain_mult,
+                        uint64_t *value)
+{
+    errno = 0;
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || errno || !(v >= 0))
+        return -1;
+    uint64_t mult = 0;
+    if (!*end) {
+        mult = plain_mult;
+    } else {
+        for (const struct unit *u = units; u->suffix; u++)
+            if (!strcmp(end, u->suffix))
+                mult = u->mult;
+    }
+    if (!mult || v * (double)mult > 1.8e19)
+        return -1;
+    *value = (uint64_t)(v * (double)mult + 0.5);
+    return 0;
+}
+
+static const struct unit time_units[] = {
+    {"ns", 1}, {"us", 1000}, {"ms", NS_PER_MS}, {"s", NS_PER_S}, {NULL, 0}};
+static const struct unit size_units[] = {
+    {"K", 1024}, {"k", 1024}, {"M", 1ull << 20}, {"G", 1ull << 30}, {"B", 1},
+    {"KiB", 1024}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {NULL, 0}};
+
+int tf_option_set(tf_options *o, const tf_option_desc *d, const char *text, tf_error *err)
+{
+    char *field = (char *)o + d->offset;
+    uint64_t v = 0;
+    switch (d->type) {
+    case TF_OPT_STRING:
+        if (strlen(text) >= sizeof o->output)
+            return tf_fail(err, TF_ERR_USAGE, "%s: value longer than %zu characters", d->name,
+                           sizeof o->output - 1);
+        if (!*text)
+            return tf_fail(err, TF_ERR_USAGE, "%s: empty value", d->name);
+        memcpy(field, text, strlen(text) + 1);
+        return 0;
+    case TF_OPT_DURATION:
+        if (parse_scaled(text, time_units, 0, &v))
+            return tf_fail(err, TF_ERR_USAGE,
+                           "%s: '%s' is not a duration (a number with ns, us, ms or s)",
+                           d->name, text);
+        break;
+    case TF_OPT_SIZE:
+        if (parse_scaled(text, size_units, 1, &v))
+            return tf_fail(err, TF_ERR_USAGE,
+                           "%s: '%s' is not a size (bytes, or a number with K, M or G)",
+                           d->name, text);
+        break;
+    case TF_OPT_UINT: {
+        char *end;
+        errno = 0;
+        unsigned long long u = strtoull(text, &end, 10);
+        if (end == text || *end || errno || text[0] == '-')
+            return tf_fail(err, TF_ERR_USAGE, "%s: '%s' is not a non-negative integer",
+                           d->name, text);
+        v = u;
+        break;
+    }
+    case TF_OPT_ENUM:
+    case TF_OPT_BOOL:
+        for (int i = 0; d->choices[i]; i++) {
+            if (strcmp(text, d->choices[i]))
+                continue;
+            if (d->type == TF_OPT_BOOL)
+                *(bool *)field = i;
+            else
+                *(int *)field = i;
+            return 0;
+        }
+        {
+            char list[256] = "";
+            for (int i = 0; d->choices[i]; i++) {
+                size_t len = strlen(list);
+                snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", d->choices[i]);
+            }
+            return tf_fail(err, TF_ERR_USAGE, "%s: '%s' is not one of %s", d->name, text, list);
+        }
+    }
+    if (v < d->min || v > d->max)
+        return tf_fail(err, TF_ERR_USAGE, "%s: '%s' is out of range [%" PRIu64 ", %" PRIu64 "]%s",
+                       d->name, text, d->min, d->max,
+                       d->type == TF_OPT_DURATION ? " ns" : d->type == TF_OPT_SIZE ? " bytes" : "");
+    if (d->type == TF_OPT_UINT)
+        *(uint32_t *)field = (uint32_t)v;
+    else
+        *(uint64_t *)field = v;
+    return 0;
+}
+
+int tf_options_from_env(tf_options *o, tf_error *err)
+{
+    for (unsigned i = 0; i < tf_option_count; i++) {
+        const char *v = getenv(tf_option_table[i].env);
+        if (!v)
+            continue;
+        int rc = tf_option_set(o, &tf_option_table[i], v, err);
+        if (rc) {
+            tf_error_prefix(err, "environment variable %s: ", tf_option_table[i].env);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+void tf_option_format(const tf_options *o, const tf_option_desc *d, char *buf, size_t size)
+{
+    const char *field = (const char *)o + d->offset;
+    switch (d->type) {
+    case TF_OPT_STRING:
+        snprintf(buf, size, "%s", field);
+        break;
+    case TF_OPT_DURATION:
+        snprintf(buf, size, "%" PRIu64 "ns", *(const uint64_t *)field);
+        break;
+    case TF_OPT_SIZE:
+        snprintf(buf, size, "%" PRIu64, *(const uint64_t *)field);
+        break;
+    case TF_OPT_UINT:
+        snprintf(buf, size, "%" PRIu32, *(const uint32_t *)field);
+        break;
+    case TF_OPT_ENUM:
+        snprintf(buf, size, "%s", d->choices[*(const int *)field]);
+        break;
+    case TF_OPT_BOOL:
+        snprintf(buf, size, "%s", d->choices[*(const bool *)field]);
+        break;
+    }
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The recorder's options, described once as a table shared by the library
+ * (which reads the TRACEFOLD_* environment), `tracefold record` (flags) and
+ * the XML configuration reader.  Precedence: flag > environment > file >
+ * default.  docs/recorder.md lists the same table for users. */
+#ifndef TF_OPTIONS_H
+#define TF_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tf_error.h"
+
+enum tf_sampler_choice { TF_SAMPLER_AUTO, TF_SAMPLER_PERF, TF_SAMPLER_POSIX, TF_SAMPLER_NONE };
+enum tf_unwind_choice { TF_UNWIND_LIBUNWIND, TF_UNWIND_FP, TF_UNWIND_NONE };
+enum tf_fork_choice { TF_FORK_TRACE, TF_FORK_NONE };
+
+typedef struct tf_options {
+    char     output[1024];     /* file name pattern: %p pid, %r rank, %h host, %e program */
+    uint64_t period_ns;
+    uint32_t jitter_pct;
+    int      sampler;          /* enum tf_sampler_choice */
+    char     counters[1024];   /* comma-separated event names */
+    int      unwind;           /* enum tf_unwind_choice */
+    uint32_t stack_depth;
+    uint64_t buffer_size;      /* bytes per thread */
+    uint64_t flush_ns;
+    int      signal;           /* 0: chosen at start */
+    int      fork;             /* enum tf_fork_choice */
+    bool     autostart;
+} tf_options;
+
+enum tf_option_type { TF_OPT_STRING, TF_OPT_DURATION, TF_OPT_SIZE, TF_OPT_UINT,
+                      TF_OPT_ENUM, TF_OPT_BOOL };
+
+typedef struct tf_option_desc {
+    const char *name;          /* XML element and --flag name */
+    const char *env;           /* environment variable */
+    int         type;          /* enum tf_option_type */
+    const char *deflt;         /* default, as text */
+    const char *const *choices;/* TF_OPT_ENUM: NULL-terminated names, value = index */
+    uint64_t    min, max;      /* numeric bounds */
+    const char *help;          /* one line for --help and the docs */
+    size_t      offset;        /* of the field in tf_options: char[1024] for
+                                  strings, uint64_t for durations and sizes,
+                                  uint32_t for UINT, int for ENUM, bool */
+} tf_option_desc;
+
+extern const tf_option_desc tf_option_table[];
+extern const unsigned tf_option_count;
+
+/* The option named name, or NULL. */
+const tf_option_desc *tf_option_find(const char *name);
+
+/* Fills o with every default. */
+void tf_options_defaults(tf_options *o);
+
+/* Parses text as a value of option d into o.  Errors say what was expected,
+ * without context: callers prefix where the text came from. */
+int tf_option_set(tf_options *o, const tf_option_desc *d, const char *text, tf_error *err);
+
+/* Applies every TRACEFOLD_* variable set in the environment. */
+int tf_options_from_env(tf_options *o, tf_error *err);
+
+/* The value of d in o as text (for passing to the application's environment). */
+void tf_option_format(const tf_options *o, const tf_option_desc *d, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Internals of libtracefold shared between its files.  Everything here runs
+ * in the application's process: no HDF5, no libxml2. */
+#ifndef TF_REC_H
+#define TF_REC_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "tf_error.h"
+#include "tf_options.h"
+#include "tf_session.h"
+
+#define TF_MAX_GROUPS 4
+
+/* Per-thread recorder state, reached through tf_self (initial-exec TLS, so
+ * the signal handler can read it without calling into the dynamic loader). */
+typedef struct tf_rec_thread {
+    tf_shm_buffer *buf;
+    size_t   buf_size;
+    uint32_t slot;                     /* index in the process's thread table */
+    uint64_t tid;
+    uint64_t user[TF_SESSION_MAX_USER];/* cumulative user counters */
+    int      ctr_fd[TF_SESSION_MAX_BASE]; /* counter descriptors, -1 when closed */
+    volatile sig_atomic_t busy;        /* inside an event write: a nested one drops */
+    int      sample_fd;                /* perf back end: the sampling event */
+    timer_t  timer;                    /* posix back end */
+    bool     has_timer;
+    bool     sampling;                 /* the handler may record */
+    uintptr_t stack_lo, stack_hi;      /* for frame-pointer walks */
+    uint64_t rng;                      /* xorshift state for the period jitter */
+} tf_rec_thread;
+
+extern __thread tf_rec_thread *tf_self __attribute__((tls_model("initial-exec")));
+
+enum tf_rec_state { TF_REC_OFF = 0, TF_REC_ON = 1, TF_REC_DISABLED = 2 };
+
+/* Process-wide recorder state. */
+typedef struct tf_rec {
+    _Atomic int state;                 /* enum tf_rec_state */
+    tf_options opt;
+    tf_shm_process *proc;
+    size_t   proc_size;
+    char     session[PATH_MAX];
+    char     proc_path[PATH_MAX];
+    int      signal;                   /* sampling signal, 0 when not sampling */
+    const struct tf_sampler_ops *sampler;
+    uint32_t nbase;                    /* base (hardware/software) counters */
+} tf_rec;
+
+extern tf_rec tf_rec_g;
+
+/* ---- sampling back ends: one file each, chosen in tf_sample.c ---- */
+typedef struct tf_sampler_ops {
+    const char *name;
+    /* Arms sampling of the calling thread with signal sig. */
+    int  (*start)(tf_rec_thread *t, int sig, uint64_t period_ns, tf_error *err);
+    /* From the handler: sets the next period (jitter).  Async-signal-safe. */
+    void (*rearm)(tf_rec_thread *t, uint64_t period_ns);
+    /* From the handler: whether this signal came from our source. */
+    bool (*owns)(const tf_rec_thread *t, const siginfo_t *si);
+    void (*stop)(tf_rec_thread *t);
+} tf_sampler_ops;
+
+extern const tf_sampler_ops tf_sampler_perf;
+extern const tf_sampler_ops tf_sampler_posix;
+
+/* tf_sample.c */
+int  tf_sampling_setup(tf_error *err);            /* choose back end and signal */
+void tf_sampling_thread_start(tf_rec_thread *t);
+void tf_sampling_thread_stop(tf_rec_thread *t);
+uint64_t tf_jittered_period(tf_rec_thread *t);
+
+/* tf_counters.c */
+int  tf_counters_setup(const char *list, tf_shm_process *p, uint32_t *nbase);
+int  tf_counters_open(tf_rec_thread *t);
+/* Reads the base counters into out[0..nbase).  Async-signal-safe. */
+void tf_counters_read(const tf_rec_thread *t, uint64_t *out);
+void tf_counters_close(tf_rec_thread *t);
+
+/* tf_thread.c */
+tf_rec_thread *tf_thread_attach(void);            /* not from a signal handler */
+void tf_thread_detach(tf_rec_thread *t);
+void tf_thread_forget_all(void);                  /* in a forked child */
+
+/* tf_intern.c */
+uint32_t tf_intern(const char *name);             /* 0 when the table is full */
+void tf_intern_reset(void);
+
+/* tf_lib.c */
+int  tf_process_start(bool forked_child);
+void tf_process_stop(void);
+void tf_rec_disable(const char *why);
+void tf_maps_snapshot(void);                      /* copies /proc/self/maps to the session */
+
+static inline uint64_t tf_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether the library records right now (writer alive and willing). */
+static inline bool tf_rec_active(void)
+{
+    return atomic_load_explicit(&tf_rec_g.state, memory_order_relaxed) == TF_REC_ON &&
+           atomic_load_explicit(&tf_rec_g.proc->writer, memory_order_relaxed) != TF_WRITER_FAILED;
+}
+
+#endif

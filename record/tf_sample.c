@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The sampling signal handler and the choice of back end and signal.
+ *
+ * Signal: a real-time signal the application does not handle (searched from
+ * SIGRTMAX-1 down, or TRACEFOLD_SIGNAL), so that applications keep SIGPROF,
+ * SIGALRM and SIGIO for themselves.  A signal that reaches the handler but
+ * was not raised by our back end is passed to the handler that was installed
+ * before ours.
+ *
+ * The handler only does async-signal-safe work (signal-safety(7)):
+ * clock_gettime, read(2) of the counter groups, ioctl/timer_settime for the
+ * next period, a walk of the stack (libunwind local unwinding, documented
+ * signal-safe in libunwind(3), or frame pointers bounded by the thread's
+ * stack), and stores into the thread's own shared-memory ring. */
+#include "config.h"
+
+#define UNW_LOCAL_ONLY
+#include <errno.h>
+#include <libunwind.h>
+#include <stdio.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include "tf_rec.h"
+
+static struct sigaction previous;     /* the application's, for chaining */
+
+static uint64_t context_ip(const ucontext_t *uc)
+{
+#if defined(__x86_64__)
+    return (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uint64_t)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    return 0;
+#endif
+}
+
+/* Walks saved frame pointers (x86-64 SysV ABI: [rbp] = caller's rbp,
+ * [rbp+8] = return address), refusing any frame outside the thread's stack
+ * or not moving up it, so garbage in rbp (code without frame pointers)
+ * ends the walk instead of faulting. */
+static uint32_t walk_frame_pointers(const tf_rec_thread *t, const ucontext_t *uc,
+                                    uint64_t *frames, uint32_t depth)
+{
+    uint32_t n = 0;
+    frames[n++] = context_ip(uc);
+#if defined(__x86_64__)
+    uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+    while (n < depth && fp >= t->stack_lo && fp + 16 <= t->stack_hi && !(fp & 7)) {
+        const uintptr_t *frame = (const uintptr_t *)fp;
+        if (!frame[1])
+            break;
+        frames[n++] = frame[1];
+        if (frame[0] <= fp)
+            break;
+        fp = frame[0];
+    }
+#else
+    (void)t;
+#endif
+    return n;
+}
+
+static uint32_t walk_libunwind(ucontext_t *uc, uint64_t *frames, uint32_t depth)
+{
+    unw_cursor_t cursor;
+    if (unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
+        return 0;
+    uint32_t n = 0;
+    do {
+        unw_word_t ip;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || !ip)
+            break;
+        frames[n++] = ip;
+    } while (n < depth && unw_step(&cursor) > 0);
+    return n;
+}
+
+static void on_sample(int sig, siginfo_t *si, void *ucv)
+{
+    int saved_errno = errno;
+    tf_rec_thread *t = tf_self;
+    if (!t || !tf_rec_g.sampler || !tf_rec_g.sampler->owns(t, si)) {
+        /* Not ours: give it to whoever had the signal before us. */
+        if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction)
+            previous.sa_sigaction(sig, si, ucv);
+        else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN &&
+                 previous.sa_handler)
+            previous.sa_handler(sig);
+        errno = saved_errno;
+        return;
+    }
+    if (t->sampling && tf_rec_active()) {
+        tf_shm_ring *r = &t->buf->samples;
+        tf_sample_slot *s = tf_ring_reserve(r);
+        if (s) {
+            ucontext_t *uc = ucv;
+            uint32_t nbase = tf_rec_g.nbase;
+            s->time = tf_now();
+            s->ip = context_ip(uc);
+            tf_counters_read(t, s->ctr);
+            uint32_t nuser = TF_USER_COUNT(
+                atomic_load_explicit(&tf_rec_g.proc->user_word, memory_order_relaxed));
+            memcpy(s->ctr + nbase, t->user, nuser * sizeof t->user[0]);
+            s->nuser = (uint8_t)nuser;
+            uint64_t *frames = tf_sample_frames(s, nbase);
+            uint32_t depth = tf_rec_g.opt.stack_depth;
+            uint32_t n = 0;
+            if (depth && tf_rec_g.opt.unwind == TF_UNWIND_LIBUNWIND)
+                n = walk_libunwind(uc, frames, depth);
+            else if (depth && tf_rec_g.opt.unwind == TF_UNWIND_FP)
+                n = walk_frame_pointers(t, uc, frames, depth);
+            s->nframes = (uint16_t)n;
+            tf_ring_commit(r);
+        }
+        if (tf_rec_g.opt.jitter_pct)
+            tf_rec_g.sampler->rearm(t, tf_jittered_period(t));
+        else if (tf_rec_g.sampler == &tf_sampler_posix)
+            tf_rec_g.sampler->rearm(t, tf_rec_g.opt.period_ns);
+    }
+    errno = saved_errno;
+}
+
+uint64_t tf_jittered_period(tf_rec_thread *t)
+{
+    /* xorshift64 (Marsaglia 2003): a few cycles, no shared state. */
+    uint64_t x = t->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    t->rng = x;
+    uint64_t p = tf_rec_g.opt.period_ns, span = p * tf_rec_g.opt.jitter_pct / 100;
+    if (!span)
+        return p;
+    return p - span + x % (2 * span + 1);
+}
+
+static int choose_signal(void)
+{
+    if (tf_rec_g.opt.signal)
+        return tf_rec_g.opt.signal;
+    for (int sig = SIGRTMAX - 1; sig > SIGRTMIN; sig--) {
+        struct sigaction cur;
+        if (!sigaction(sig, NULL, &cur) && !(cur.sa_flags & SA_SIGINFO) &&
+            cur.sa_handler == SIG_DFL)
+            return sig;
+    }
+    return 0;
+}
+
+int tf_sampling_setup(tf_error *err)
+{
+    tf_rec_g.sampler = NULL;
+    tf_rec_g.signal = 0;
+    int choice = tf_rec_g.opt.sampler;
+    if (choice == TF_SAMPLER_NONE)
+        return 0;
+    int sig = choose_signal();
+    if (!sig)
+        return tf_fail(err, TF_ERR_UNSUPPORTED, "no free real-time signal for sampling");
+    if (tf_rec_g.opt.unwind == TF_UNWIND_LIBUNWIND)
+        unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sample;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sig, &sa, &previous))
+        return tf_fail(err, TF_ERR_UNSUPPORTED, "sigaction(%d): %s", sig, strerror(errno));
+    tf_rec_g.signal = sig;
+    /* auto: the perf clock (precise at any rate); POSIX timers when perf
+     * events are refused (perf_event_paranoid 3, seccomp). */
+    const tf_sampler_ops *order[2] = {&tf_sampler_perf, &tf_sampler_posix};
+    if (choice == TF_SAMPLER_POSIX)
+        order[0] = &tf_sampler_posix;
+    for (int i = 0; i < (choice == TF_SAMPLER_AUTO ? 2 : 1); i++) {
+        tf_rec_thread probe;
+        memset(&probe, 0, sizeof probe);
+        probe.sample_fd = -1;
+        probe.tid = (uint64_t)gettid();
+        /* A probe on the calling thread: starts and stops at once. */
+        probe.sampling = false;
+        if (order[i]->start(&probe, sig, tf_rec_g.opt.period_ns, err) == 0) {
+            order[i]->stop(&probe);
+            tf_rec_g.sampler = order[i];
+            tf_error_clear(err);
+            return 0;
+        }
+    }
+    sigaction(sig, &previous, NULL);
+    tf_rec_g.signal = 0;
+    return -TF_ERR_UNSUPPORTED;
+}
+
+void tf_sampling_thread_start(tf_rec_thread *t)
+{
+    t->sample_fd = -1;
+    t->rng = t->tid * 0x9e3779b97f4a7c15ull ^ tf_now();
+    if (!t->rng)
+        t->rng = 1;
+    if (!tf_rec_g.sampler)
+        return;
+    tf_error err;
+    t->sampling = true;
+    if (tf_rec_g.sampler->start(t, tf_rec_g.signal, tf_jittered_period(t), &err))
+        t->sampling = false;
+}
+
+void tf_sampling_thread_stop(tf_rec_thread *t)
+{
+    t->sampling = false;
+    if (tf_rec_g.sampler)
+        tf_rec_g.sampler->stop(t);
+}

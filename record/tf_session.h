@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The shared-memory session between the recorder library (in the
+ * application) and the writer process (`tracefold record`, or the helper the
+ * library starts).  A session is a directory under /dev/shm holding, per
+ * traced process, one control file and one buffer file per thread.  Both
+ * sides map the files MAP_SHARED; the writer drains them into the HDF5 trace.
+ * Because the data lives in files, nothing written before a SIGKILL of the
+ * application is lost: the writer drains it after the death.
+ *
+ * Each buffer holds two single-producer single-consumer rings of fixed-size
+ * slots: events (written by the thread outside signal context) and samples
+ * (written only by the thread's sampling signal handler).  The producer
+ * publishes with a release store of head; the consumer frees slots with a
+ * release store of tail.  C11 lock-free atomics on 64-bit words work across
+ * processes on a shared mapping. */
+#ifndef TF_SESSION_H
+#define TF_SESSION_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TF_SESSION_MAGIC        0x31535346544e5254ull   /* "TRNTFSS1" */
+#define TF_SESSION_ENV          "TRACEFOLD_SESSION"
+#define TF_SESSION_MAX_THREADS  1024
+#define TF_SESSION_MAX_BASE     16          /* hardware + software counters */
+#define TF_SESSION_MAX_USER     16          /* = TRACEFOLD_MAX_USER_COUNTERS */
+#define TF_SESSION_MAX_COUNTERS (TF_SESSION_MAX_BASE + TF_SESSION_MAX_USER)
+#define TF_SESSION_NAME_MAX     64
+#define TF_SESSION_STRINGS      (256 * 1024)
+#define TF_SESSION_TEXT_MAX     4096
+#define TF_SESSION_MAPS_MAX     (128 * 1024)
+
+/* Process life, written by the library. */
+enum tf_proc_state {
+    TF_PROC_RUNNING = 1,
+    TF_PROC_CLOSED  = 2,   /* tracefold_fini or exec: drain and close the trace */
+};
+
+/* Writer's answer, read by the library. */
+enum tf_writer_state {
+    TF_WRITER_NONE   = 0,
+    TF_WRITER_OPEN   = 1,  /* trace file created */
+    TF_WRITER_DONE   = 2,  /* closed after TF_PROC_CLOSED */
+    TF_WRITER_FAILED = 3,  /* no trace (unwritable output, full disk): stop recording */
+};
+
+/* user_word: number of user counters in the low bits; the frozen bit is set
+ * once the writer has fixed the process's counter columns. */
+#define TF_USER_FROZEN 0x80000000u
+#define TF_USER_BUSY   0x40000000u   /* a definition is being written */
+#define TF_USER_COUNT(word) ((word) & 0xffffu)
+
+enum tf_thread_state { TF_THREAD_FREE = 0, TF_THREAD_LIVE = 1, TF_THREAD_EXITED = 2 };
+
+typedef struct tf_shm_thread {
+    _Atomic uint32_t state;        /* enum tf_thread_state; LIVE once its buffer exists */
+    uint32_t pad;
+    uint64_t tid;
+} tf_shm_thread;
+
+typedef struct tf_shm_process {
+    uint64_t magic;
+    uint64_t size;                 /* of this mapping, for the reader's check */
+    int64_t  pid, ppid;
+    int32_t  rank, nranks;
+    uint64_t mono0;                /* CLOCK_MONOTONIC ns at time 0 */
+    uint64_t real0;                /* CLOCK_REALTIME ns at time 0 */
+    uint32_t buffer_bytes;         /* size of each thread buffer file */
+    uint32_t stack_depth;
+    uint32_t nbase;
+    uint8_t  base_kind[TF_SESSION_MAX_BASE];          /* enum tf_counter_kind */
+    char     base_name[TF_SESSION_MAX_BASE][TF_SESSION_NAME_MAX];
+    char     base_unit[TF_SESSION_MAX_BASE][TF_SESSION_NAME_MAX];
+    _Atomic uint32_t user_word;
+    char     user_name[TF_SESSION_MAX_USER][TF_SESSION_NAME_MAX];
+    _Atomic uint32_t state;        /* enum tf_proc_state */
+    _Atomic uint32_t writer;       /* enum tf_writer_state */
+    _Atomic uint32_t flush_req;    /* bumped by tracefold_flush */
+    _Atomic uint32_t flush_done;   /* set to flush_req by the writer when done */
+    _Atomic uint32_t nthreads;     /* slots handed out */
+    char     exe[TF_SESSION_TEXT_MAX];
+    char     cmdline[TF_SESSION_TEXT_MAX];   /* arguments separated by spaces */
+    char     host[256];
+    /* The last copy of /proc/self/maps (at start, flush and end), for a
+     * writer that finds the process gone; maps_seq is odd while it is
+     * being rewritten. */
+    _Atomic uint32_t maps_seq;
+    uint32_t maps_len;
+    char     maps[TF_SESSION_MAPS_MAX];
+    /* Interned names: NUL-terminated, id = 1 + index of appearance. */
+    _Atomic uint64_t strings_used;
+    char     strings[TF_SESSION_STRINGS];
+    tf_shm_thread threads[TF_SESSION_MAX_THREADS];
+} tf_shm_process;
+
+typedef struct tf_shm_ring {
+    _Atomic uint64_t head;         /* next slot to write (producer) */
+    char pad0[56];
+    _Atomic uint64_t tail;         /* next slot to read (consumer) */
+    char pad1[56];
+    _Atomic uint64_t dropped;      /* records lost because the ring was full */
+    uint32_t slot_size, nslots;
+    uint64_t offset;               /* of slot 0 from the start of the ring header */
+} tf_shm_ring;
+
+/* A thread buffer file: header, then both rings' slots. */
+typedef struct tf_shm_buffer {
+    uint64_t magic;
+    uint64_t size;
+    tf_shm_ring events;
+    tf_shm_ring samples;
+} tf_shm_buffer;
+
+/* Slot kinds beyond enum tf_event_kind, never stored as events. */
+#define TF_SLOT_OBJECT 16          /* memory region: value begin, extra end, type name id */
+
+typedef struct tf_event_slot {
+    uint64_t time;                 /* CLOCK_MONOTONIC ns */
+    uint64_t value;
+    uint64_t extra;
+    uint32_t type;
+    uint8_t  kind;
+    uint8_t  nuser;                /* user counter values present */
+    uint16_t pad;
+    uint64_t ctr[];                /* nbase base values, then nuser user values */
+} tf_event_slot;
+
+typedef struct tf_sample_slot {
+    uint64_t time;
+    uint64_t ip;
+    uint16_t nframes;
+    uint8_t  nuser;
+    uint8_t  pad[5];
+    uint64_t ctr[];                /* TF_SESSION_MAX_COUNTERS values, then frames */
+} tf_sample_slot;
+
+static inline size_t tf_event_slot_size(uint32_t nbase)
+{
+    return sizeof(tf_event_slot) + (nbase + TF_SESSION_MAX_USER) * sizeof(uint64_t);
+}
+
+static inline size_t tf_sample_slot_size(uint32_t nbase, uint32_t depth)
+{
+    return sizeof(tf_sample_slot) + (nbase + TF_SESSION_MAX_USER + depth) * sizeof(uint64_t);
+}
+
+static inline uint64_t *tf_sample_frames(tf_sample_slot *s, uint32_t nbase)
+{
+    return s->ctr + nbase + TF_SESSION_MAX_USER;
+}
+
+static inline void *tf_ring_slot(tf_shm_ring *r, uint64_t seq)
+{
+    return (char *)r + r->offset + (size_t)(seq % r->nslots) * r->slot_size;
+}
+
+/* Producer: a free slot, or NULL (counted as dropped) when the ring is full.
+ * Never blocks; async-signal-safe. */
+static inline void *tf_ring_reserve(tf_shm_ring *r)
+{
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+    if (head - tail >= r->nslots) {
+        atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
+        return NULL;
+    }
+    return tf_ring_slot(r, head);
+}
+
+static inline void tf_ring_commit(tf_shm_ring *r)
+{
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    atomic_store_explicit(&r->head, head + 1, memory_order_release);
+}
+
+/* Lays out both rings in a buffer of `size` bytes. */
+void tf_shm_buffer_layout(tf_shm_buffer *b, size_t size, uint32_t nbase, uint32_t depth);
+
+/* File names inside a session directory. */
+#define TF_SESSION_PROC_PREFIX "p"
+int tf_session_buffer_name(char *buf, size_t size, const char *proc_file, uint32_t slot);
+
+#endif

@@ -1,0 +1,677 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Drains a recording session (tf_session.h) into HDF5 traces.
+ *
+ * Every tick (a twentieth of the flush interval, at most 50 ms) the writer
+ * looks for new processes and threads, and empties the rings so that they
+ * rarely fill; every flush interval it makes the traces durable
+ * (tf_writer_flush).  A process's trace is created once its counter columns
+ * are fixed: at its first region, when it ends, when a buffer is a quarter
+ * full, or ten flush intervals after its start.  A process is finished when
+ * it says so (exit, exec) or when it is gone (killed): its buffers are still
+ * in the session files, so everything it wrote reaches the trace. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tf_session.h"
+#include "tf_writer.h"
+
+#define BATCH 512
+
+typedef struct wthread {
+    tf_shm_buffer *buf;
+    size_t   size;
+    uint32_t index;                 /* thread number in the trace */
+    uint64_t last_event, last_sample;
+} wthread;
+
+typedef struct wproc {
+    char     path[PATH_MAX];
+    tf_shm_process *shm;
+    size_t   size;
+    tf_writer *w;
+    uint32_t proc;
+    bool     open, done, failed;
+    uint32_t ncols, nuser;
+    uint64_t strings_pos;
+    uint32_t *string_map;           /* local id - 1 -> trace string id */
+    size_t   nstrings, string_cap;
+    wthread  threads[TF_SESSION_MAX_THREADS];
+    uint32_t nthreads;              /* slots looked at */
+    uint32_t next_object;
+    tf_module_set *modules;
+    tf_rec_summary sum;
+} wproc;
+
+struct tf_rec_session {
+    char     dir[PATH_MAX];
+    tf_options opt;
+    char     producer[128];
+    wproc  **procs;
+    size_t   nprocs, cap;
+    tf_rec_summary *sums;
+    uint64_t last_flush;
+    /* batch scratch */
+    tf_event events[BATCH];
+    tf_sample samples[BATCH];
+    tf_object objects[BATCH];
+    uint64_t counters[BATCH * TF_SESSION_MAX_COUNTERS];
+    uint64_t frames[BATCH * 128];
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *map_file(const char *path, size_t *size)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    void *m = MAP_FAILED;
+    if (!fstat(fd, &st) && st.st_size > 0)
+        m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED)
+        return NULL;
+    *size = (size_t)st.st_size;
+    return m;
+}
+
+int tf_rec_session_create(tf_rec_session **out, const char *dir, const tf_options *o,
+                          const char *producer, tf_error *err)
+{
+    tf_rec_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return tf_fail(err, TF_ERR_NOMEM, "recording session %s", dir);
+    snprintf(s->dir, sizeof s->dir, "%s", dir);
+    snprintf(s->producer, sizeof s->producer, "%s", producer);
+    s->opt = *o;
+    s->last_flush = now_ns();
+    *out = s;
+    return 0;
+}
+
+/* ---- file names ---- */
+
+static bool name_taken(const tf_rec_session *s, const char *path)
+{
+    for (size_t i = 0; i < s->nprocs; i++)
+        if (s->procs[i]->open && !strcmp(s->procs[i]->sum.path, path))
+            return true;
+    return false;
+}
+
+/* Expands the output pattern for process p; a name already used in this
+ * session (a pattern without %p and a fork or exec) gets -PID, then a
+ * counter, inserted before its extension. */
+static void trace_name(const tf_rec_session *s, const tf_shm_process *p, char *buf, size_t size)
+{
+    char out[1024];
+    size_t k = 0;
+    const char *base = strrchr(p->exe, '/');
+    base = base ? base + 1 : p->exe;
+    for (const char *c = s->opt.output; *c && k + 1 < sizeof out; c++) {
+        char piece[300];
+        if (*c != '%' || !c[1]) {
+            out[k++] = *c;
+            continue;
+        }
+        switch (*++c) {
+        case 'p': snprintf(piece, sizeof piece, "%" PRId64, p->pid); break;
+        case 'r': snprintf(piece, sizeof piece, "%" PRId32, p->rank < 0 ? 0 : p->rank); break;
+        case 'h': snprintf(piece, sizeof piece, "%.299s", p->host); break;
+        case 'e': snprintf(piece, sizeof piece, "%.299s", *base ? base : "program"); break;
+        case '%': snprintf(piece, sizeof piece, "%%"); break;
+        default: snprintf(piece, sizeof piece, "%%%c", *c); break;
+        }
+        size_t len = strlen(piece);
+        if (k + len >= sizeof out)
+            break;
+        memcpy(out + k, piece, len);
+        k += len;
+    }
+    out[k] = '\0';
+    snprintf(buf, size, "%s", out);
+    for (int n = 1; name_taken(s, buf) && n < 1000; n++) {
+        const char *dot = strrchr(out, '.');
+        const char *slash = strrchr(out, '/');
+        int stem = dot && (!slash || dot > slash) ? (int)(dot - out) : (int)k;
+        if (n == 1)
+            snprintf(buf, size, "%.*s-%" PRId64 "%s", stem, out, p->pid, out + stem);
+        else
+            snprintf(buf, size, "%.*s-%" PRId64 ".%d%s", stem, out, p->pid, n, out + stem);
+    }
+}
+
+/* ---- per process ---- */
+
+static void report(wproc *p, const tf_error *err)
+{
+    fprintf(stderr, "tracefold record: %s: %s; process %" PRId64 " runs on untraced\n",
+            p->sum.path[0] ? p->sum.path : "trace", err->msg, p->shm->pid);
+}
+
+static void fail(wproc *p, const tf_error *err)
+{
+    report(p, err);
+    p->failed = true;
+    p->sum.failed = true;
+    atomic_store(&p->shm->writer, TF_WRITER_FAILED);
+    if (p->w)
+        tf_writer_abort(p->w);
+    p->w = NULL;
+}
+
+static bool process_gone(const wproc *p)
+{
+    pid_t pid = (pid_t)p->shm->pid;
+    if (kill(pid, 0) && errno == ESRCH)
+        return true;
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return true;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *close = strrchr(stat, ')');
+    return !close || close[1] != ' ' || close[2] == 'Z' || close[2] == 'X';
+}
+
+static int sync_strings(wproc *p, tf_error *err)
+{
+    uint64_t used = atomic_load_explicit(&p->shm->strings_used, memory_order_acquire);
+    while (p->strings_pos < used) {
+        const char *str = p->shm->strings + p->strings_pos;
+        if (p->nstrings == p->string_cap) {
+            size_t cap = p->string_cap ? 2 * p->string_cap : 256;
+            uint32_t *m = realloc(p->string_map, cap * sizeof *m);
+            if (!m)
+                return tf_fail(err, TF_ERR_NOMEM, "string table");
+            p->string_map = m;
+            p->string_cap = cap;
+        }
+        int rc = tf_writer_intern(p->w, str, &p->string_map[p->nstrings], err);
+        if (rc)
+            return rc;
+        p->nstrings++;
+        p->strings_pos += strlen(str) + 1;
+    }
+    return 0;
+}
+
+static uint32_t map_string(const wproc *p, uint64_t local)
+{
+    return local >= 1 && local <= p->nstrings ? p->string_map[local - 1] : 0;
+}
+
+static int update_modules(wproc *p, tf_error *err)
+{
+    /* The process's own copy, unless it is being rewritten right now. */
+    static char saved[TF_SESSION_MAPS_MAX];
+    uint32_t seq = atomic_load(&p->shm->maps_seq);
+    size_t len = p->shm->maps_len < sizeof saved ? p->shm->maps_len : sizeof saved;
+    memcpy(saved, p->shm->maps, len);
+    if ((seq & 1) || seq != atomic_load(&p->shm->maps_seq))
+        len = 0;
+    return tf_modules_update(p->w, p->proc, p->shm->pid, saved, len, &p->modules, err);
+}
+
+/* Fixes the counter columns and creates the trace file. */
+static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
+{
+    tf_shm_process *sh = p->shm;
+    uint32_t word = atomic_fetch_or(&sh->user_word, TF_USER_FROZEN);
+    for (int i = 0; (word & TF_USER_BUSY) && i < 1000; i++) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+        word = atomic_load(&sh->user_word);
+    }
+    p->nuser = TF_USER_COUNT(word);
+    if (p->nuser > TF_SESSION_MAX_USER)
+        p->nuser = TF_SESSION_MAX_USER;
+    uint32_t nbase = sh->nbase < TF_SESSION_MAX_BASE ? sh->nbase : TF_SESSION_MAX_BASE;
+    p->ncols = nbase + p->nuser;
+    const char *names[TF_SESSION_MAX_COUNTERS], *units[TF_SESSION_MAX_COUNTERS];
+    uint8_t kinds[TF_SESSION_MAX_COUNTERS];
+    for (uint32_t i = 0; i < nbase; i++) {
+        sh->base_name[i][TF_SESSION_NAME_MAX - 1] = '\0';
+        sh->base_unit[i][TF_SESSION_NAME_MAX - 1] = '\0';
+        names[i] = sh->base_name[i];
+        units[i] = sh->base_unit[i];
+        kinds[i] = sh->base_kind[i];
+    }
+    for (uint32_t i = 0; i < p->nuser; i++) {
+        sh->user_name[i][TF_SESSION_NAME_MAX - 1] = '\0';
+        names[nbase + i] = sh->user_name[i];
+        units[nbase + i] = "events";
+        kinds[nbase + i] = TF_COUNTER_USER;
+    }
+    sh->exe[sizeof sh->exe - 1] = sh->cmdline[sizeof sh->cmdline - 1] = '\0';
+    sh->host[sizeof sh->host - 1] = '\0';
+    trace_name(s, sh, p->sum.path, sizeof p->sum.path);
+    p->sum.pid = sh->pid;
+    tf_trace_meta meta = {
+        .clock = "CLOCK_MONOTONIC", .host = sh->host, .command_line = sh->cmdline,
+        .producer = s->producer, .start_time = sh->real0,
+    };
+    int rc = tf_writer_create(&p->w, p->sum.path, &meta, 0, err);
+    if (rc)
+        return rc;
+    p->open = true;
+    char build_id[96];
+    tf_build_id(sh->exe, build_id, sizeof build_id);
+    tf_process_desc d = {
+        .pid = sh->pid, .rank = sh->rank, .nranks = sh->nranks, .executable = sh->exe,
+        .host = sh->host, .build_id = build_id, .ncounters = p->ncols,
+        .counter_names = names, .counter_units = units, .counter_kinds = kinds,
+    };
+    if ((rc = tf_writer_add_process(p->w, &d, &p->proc, err)))
+        return rc;
+    atomic_store(&sh->writer, TF_WRITER_OPEN);
+    return update_modules(p, err);
+}
+
+static bool ring_quarter_full(const tf_shm_ring *r)
+{
+    uint64_t used = atomic_load(&r->head) - atomic_load(&r->tail);
+    return used * 4 >= r->nslots;
+}
+
+static void attach_threads(wproc *p)
+{
+    uint32_t n = atomic_load(&p->shm->nthreads);
+    if (n > TF_SESSION_MAX_THREADS)
+        n = TF_SESSION_MAX_THREADS;
+    for (uint32_t i = 0; i < n; i++) {
+        wthread *t = &p->threads[i];
+        if (t->buf || atomic_load_explicit(&p->shm->threads[i].state, memory_order_acquire) ==
+                          TF_THREAD_FREE)
+            continue;
+        char path[PATH_MAX + 32];
+        if (tf_session_buffer_name(path, sizeof path, p->path, i))
+            continue;
+        t->buf = map_file(path, &t->size);
+        if (t->buf && (t->buf->magic != TF_SESSION_MAGIC || t->buf->size != t->size)) {
+            munmap(t->buf, t->size);
+            t->buf = NULL;
+        }
+        t->index = UINT32_MAX;
+    }
+    p->nthreads = n;
+}
+
+/* The counter row of a slot: base values, then the user values the slot
+ * carries (a counter defined after the slot was written was still 0). */
+static void counter_row(const wproc *p, const uint64_t *ctr, uint32_t nuser, uint64_t *row)
+{
+    uint32_t nbase = p->ncols - p->nuser;
+    memcpy(row, ctr, nbase * sizeof *row);
+    for (uint32_t i = 0; i < p->nuser; i++)
+        row[nbase + i] = i < nuser ? ctr[nbase + i] : 0;
+}
+
+static uint64_t rel_time(const wproc *p, uint64_t t, uint64_t *last)
+{
+    uint64_t v = t > p->shm->mono0 ? t - p->shm->mono0 : 0;
+    if (v < *last)
+        v = *last;       /* times within a thread never decrease; guard anyway */
+    *last = v;
+    return v;
+}
+
+static int drain_events(tf_rec_session *s, wproc *p, wthread *t, tf_error *err)
+{
+    tf_shm_ring *r = &t->buf->events;
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint32_t nbase = p->shm->nbase;
+    while (tail < head) {
+        size_t ne = 0, no = 0;
+        for (; tail < head && ne < BATCH && no < BATCH; tail++) {
+            const tf_event_slot *e = tf_ring_slot(r, tail);
+            uint32_t nuser = e->nuser <= TF_SESSION_MAX_USER ? e->nuser : 0;
+            if (e->kind == TF_SLOT_OBJECT) {
+                tf_object *o = &s->objects[no++];
+                memset(o, 0, sizeof *o);
+                o->start = e->value;
+                o->size = e->extra - e->value;
+                o->alloc_time = e->time > p->shm->mono0 ? e->time - p->shm->mono0 : 0;
+                o->free_time = TF_NOTIME;
+                o->id = p->next_object++;
+                o->name = map_string(p, e->type);
+                o->kind = TF_OBJECT_USER;
+                continue;
+            }
+            tf_event *ev = &s->events[ne];
+            ev->time = rel_time(p, e->time, &t->last_event);
+            ev->kind = e->kind;
+            ev->type = e->type;
+            ev->value = e->kind == TF_EVENT_USER ? e->value : map_string(p, e->value);
+            counter_row(p, e->ctr, nuser, s->counters + ne * p->ncols);
+            (void)nbase;
+            ne++;
+        }
+        int rc = 0;
+        if (ne)
+            rc = tf_writer_append_events(p->w, p->proc, t->index, s->events,
+                                         p->ncols ? s->counters : NULL, ne, err);
+        if (!rc && no)
+            rc = tf_writer_append_objects(p->w, p->proc, s->objects, no, err);
+        if (rc)
+            return rc;
+        atomic_store_explicit(&r->tail, tail, memory_order_release);
+        p->sum.events += ne;
+    }
+    return 0;
+}
+
+static int drain_samples(tf_rec_session *s, wproc *p, wthread *t, tf_error *err)
+{
+    tf_shm_ring *r = &t->buf->samples;
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint32_t nbase = p->shm->nbase, depth = p->shm->stack_depth;
+    if (depth > 128)
+        depth = 128;
+    while (tail < head) {
+        size_t n = 0, nf = 0;
+        for (; tail < head && n < BATCH; tail++) {
+            tf_sample_slot *e = tf_ring_slot(r, tail);
+            tf_sample *sm = &s->samples[n];
+            memset(sm, 0, sizeof *sm);
+            sm->time = rel_time(p, e->time, &t->last_sample);
+            sm->ip = e->ip;
+            sm->kind = TF_SAMPLE_TIMER;
+            sm->level = TF_LEVEL_UNKNOWN;
+            uint32_t nfr = e->nframes <= depth ? e->nframes : depth;
+            sm->stack = nf;                      /* batch-relative until appended */
+            sm->stack_len = (uint16_t)nfr;
+            memcpy(s->frames + nf, tf_sample_frames(e, nbase), nfr * sizeof(uint64_t));
+            nf += nfr;
+            counter_row(p, e->ctr, e->nuser <= TF_SESSION_MAX_USER ? e->nuser : 0,
+                        s->counters + n * p->ncols);
+            n++;
+        }
+        uint64_t first = 0;
+        int rc = 0;
+        if (nf)
+            rc = tf_writer_append_frames(p->w, p->proc, t->index, s->frames, nf, &first, err);
+        for (size_t i = 0; i < n; i++)
+            s->samples[i].stack += first;
+        if (!rc)
+            rc = tf_writer_append_samples(p->w, p->proc, t->index, s->samples,
+                                          p->ncols ? s->counters : NULL, n, err);
+        if (rc)
+            return rc;
+        atomic_store_explicit(&r->tail, tail, memory_order_release);
+        p->sum.samples += n;
+    }
+    return 0;
+}
+
+/* Empties every ring of p into its trace (or discards, when failed). */
+static int drain(tf_rec_session *s, wproc *p, tf_error *err)
+{
+    attach_threads(p);
+    int rc = sync_strings(p, err);
+    for (uint32_t i = 0; !rc && i < p->nthreads; i++) {
+        wthread *t = &p->threads[i];
+        if (!t->buf)
+            continue;
+        if (t->index == UINT32_MAX) {
+            rc = tf_writer_add_thread(p->w, p->proc, p->shm->threads[i].tid, &t->index, err);
+            if (rc)
+                break;
+            p->sum.threads++;
+        }
+        if (!(rc = drain_events(s, p, t, err)))
+            rc = drain_samples(s, p, t, err);
+    }
+    return rc;
+}
+
+static void discard(wproc *p)
+{
+    attach_threads(p);
+    for (uint32_t i = 0; i < p->nthreads; i++) {
+        tf_shm_buffer *b = p->threads[i].buf;
+        if (!b)
+            continue;
+        atomic_store(&b->events.tail, atomic_load(&b->events.head));
+        atomic_store(&b->samples.tail, atomic_load(&b->samples.head));
+    }
+}
+
+static void remove_files(wproc *p)
+{
+    for (uint32_t i = 0; i < p->nthreads; i++) {
+        wthread *t = &p->threads[i];
+        if (t->buf) {
+            p->sum.dropped += atomic_load(&t->buf->events.dropped) +
+                              atomic_load(&t->buf->samples.dropped);
+            munmap(t->buf, t->size);
+            t->buf = NULL;
+        }
+        char path[PATH_MAX + 32];
+        if (!tf_session_buffer_name(path, sizeof path, p->path, i))
+            unlink(path);
+    }
+    unlink(p->path);
+}
+
+static void finish(tf_rec_session *s, wproc *p)
+{
+    tf_error err;
+    tf_error_clear(&err);
+    if (!p->failed && !p->open && open_trace(s, p, &err))
+        fail(p, &err);
+    if (!p->failed && (drain(s, p, &err) || update_modules(p, &err)))
+        fail(p, &err);
+    if (p->failed)
+        discard(p);
+    remove_files(p);
+    if (!p->failed) {
+        int rc = tf_writer_close(p->w, &err);
+        p->w = NULL;
+        if (rc) {
+            report(p, &err);
+            p->sum.failed = true;
+        }
+    }
+    atomic_store(&p->shm->writer, p->sum.failed ? TF_WRITER_FAILED : TF_WRITER_DONE);
+    tf_modules_free(p->modules);
+    p->modules = NULL;
+    free(p->string_map);
+    p->string_map = NULL;
+    munmap(p->shm, p->size);
+    p->shm = NULL;
+    p->done = true;
+}
+
+static void add_process(tf_rec_session *s, const char *name)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", s->dir, name) >= (int)sizeof path)
+        return;
+    for (size_t i = 0; i < s->nprocs; i++)
+        if (!strcmp(s->procs[i]->path, path))
+            return;
+    size_t size;
+    tf_shm_process *shm = map_file(path, &size);
+    if (!shm)
+        return;
+    if (shm->magic != TF_SESSION_MAGIC || size < sizeof *shm || shm->size != size) {
+        munmap(shm, size);   /* not published yet: next tick */
+        return;
+    }
+    if (s->nprocs == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 8;
+        wproc **procs = realloc(s->procs, cap * sizeof *procs);
+        if (!procs) {
+            munmap(shm, size);
+            return;
+        }
+        s->procs = procs;
+        s->cap = cap;
+    }
+    wproc *p = calloc(1, sizeof *p);
+    if (!p) {
+        munmap(shm, size);
+        return;
+    }
+    snprintf(p->path, sizeof p->path, "%s", path);
+    p->shm = shm;
+    p->size = size;
+    s->procs[s->nprocs++] = p;
+}
+
+static void scan(tf_rec_session *s)
+{
+    DIR *d = opendir(s->dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, TF_SESSION_PROC_PREFIX, strlen(TF_SESSION_PROC_PREFIX)) &&
+            !strchr(e->d_name, '.'))
+            add_process(s, e->d_name);
+    closedir(d);
+}
+
+/* One pass over the session; returns the number of unfinished processes. */
+static size_t tick(tf_rec_session *s, bool flush_due)
+{
+    scan(s);
+    size_t active = 0;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        wproc *p = s->procs[i];
+        if (p->done)
+            continue;
+        bool closed = atomic_load(&p->shm->state) == TF_PROC_CLOSED;
+        bool gone = !closed && process_gone(p);
+        if (closed || gone) {
+            finish(s, p);
+            continue;
+        }
+        active++;
+        if (p->failed) {
+            discard(p);
+            continue;
+        }
+        tf_error err;
+        tf_error_clear(&err);
+        if (!p->open) {
+            attach_threads(p);
+            bool due = (atomic_load(&p->shm->user_word) & TF_USER_FROZEN) ||
+                       now_ns() - p->shm->mono0 > 10 * s->opt.flush_ns;
+            for (uint32_t k = 0; !due && k < p->nthreads; k++)
+                due = p->threads[k].buf && (ring_quarter_full(&p->threads[k].buf->events) ||
+                                            ring_quarter_full(&p->threads[k].buf->samples));
+            if (!due)
+                continue;
+            if (open_trace(s, p, &err)) {
+                fail(p, &err);
+                continue;
+            }
+        }
+        uint32_t req = atomic_load(&p->shm->flush_req);
+        bool flush = flush_due || req != atomic_load(&p->shm->flush_done);
+        if (drain(s, p, &err) ||
+            (flush && (update_modules(p, &err) ||
+                       tf_writer_flush(p->w, &err)))) {
+            fail(p, &err);
+            continue;
+        }
+        if (flush)
+            atomic_store(&p->shm->flush_done, req);
+    }
+    return active;
+}
+
+void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status)
+{
+    uint64_t tick_ns = s->opt.flush_ns / 20;
+    if (tick_ns > 50000000u)
+        tick_ns = 50000000u;
+    bool child_done = child <= 0;
+    int idle = 0;
+    for (;;) {
+        uint64_t t = now_ns();
+        bool flush_due = t - s->last_flush >= s->opt.flush_ns;
+        if (flush_due)
+            s->last_flush = t;
+        size_t active = tick(s, flush_due);
+        if (!child_done) {
+            pid_t r = waitpid(child, child_status, WNOHANG);
+            if (r == child || (r < 0 && errno == ECHILD))
+                child_done = true;
+        }
+        /* Finished when nothing is left for a few ticks: a process forked
+         * just before its parent's end registers a moment later. */
+        idle = child_done && !active ? idle + 1 : 0;
+        if (idle >= 3)
+            break;
+        struct timespec ts = {(time_t)(tick_ns / 1000000000u), (long)(tick_ns % 1000000000u)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+size_t tf_rec_session_summaries(const tf_rec_session *s, const tf_rec_summary **out)
+{
+    tf_rec_session *m = (tf_rec_session *)s;
+    free(m->sums);
+    m->sums = calloc(s->nprocs ? s->nprocs : 1, sizeof *m->sums);
+    size_t n = 0;
+    for (size_t i = 0; m->sums && i < s->nprocs; i++)
+        if (s->procs[i]->open || s->procs[i]->sum.failed)
+            m->sums[n++] = s->procs[i]->sum;
+    *out = m->sums;
+    return n;
+}
+
+void tf_rec_session_destroy(tf_rec_session *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        wproc *p = s->procs[i];
+        if (!p->done)
+            finish(s, p);
+        free(p);
+    }
+    free(s->procs);
+    free(s->sums);
+    /* Leftovers of processes that never published (killed while starting). */
+    DIR *d = opendir(s->dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (e->d_name[0] != '.') {
+                char path[PATH_MAX];
+                if (snprintf(path, sizeof path, "%s/%s", s->dir, e->d_name) < (int)sizeof path)
+                    unlink(path);
+            }
+        closedir(d);
+    }
+    rmdir(s->dir);
+    free(s);
+}

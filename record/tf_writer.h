@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The writer side of a recording session: drains the shared-memory buffers
+ * of every traced process of a session directory into one HDF5 trace per
+ * process (formats/trace.h).  Runs in `tracefold record` (the parent of the
+ * application) or in the helper a linked application starts. */
+#ifndef TF_REC_WRITER_H
+#define TF_REC_WRITER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "tf_error.h"
+#include "tf_options.h"
+#include "trace.h"
+
+typedef struct tf_rec_session tf_rec_session;
+
+/* Summary of one process's trace, for the closing note. */
+typedef struct tf_rec_summary {
+    char     path[1024];
+    int64_t  pid;
+    uint32_t threads;
+    uint64_t events, samples, dropped;
+    bool     failed;
+} tf_rec_summary;
+
+/* dir must exist; the session takes ownership and removes it at the end.
+ * producer goes into the trace's metadata. */
+int  tf_rec_session_create(tf_rec_session **s, const char *dir, const tf_options *o,
+                           const char *producer, tf_error *err);
+
+/* Drains until every process of the session is finished (and child, when
+ * > 0, has exited: *child_status gets its wait status).  Problems with one
+ * trace (unwritable output, full disk) are reported on stderr as they
+ * happen, and that process runs on untraced. */
+void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status);
+
+/* The traces written, valid until destroy. */
+size_t tf_rec_session_summaries(const tf_rec_session *s, const tf_rec_summary **out);
+
+void tf_rec_session_destroy(tf_rec_session *s);
+
+/* tf_modules.c: appends the file mappings of /proc/PID/maps that are not in
+ * *known yet (with their GNU build-ids) to the trace; when the process is
+ * gone, those of its last copy, saved (len bytes, not NUL-terminated). */
+typedef struct tf_module_set tf_module_set;
+int  tf_modules_update(tf_writer *w, uint32_t proc, int64_t pid, const char *saved, size_t len,
+                       tf_module_set **known, tf_error *err);
+void tf_modules_free(tf_module_set *known);
+/* The GNU build-id of an ELF file as lowercase hex, or "" (buf >= 81). */
+void tf_build_id(const char *path, char *buf, size_t size);
+
+#endif

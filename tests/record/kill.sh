@@ -1,0 +1,30 @@
+#!/bin/sh
+# SIGKILL: the program killed mid-run leaves a complete trace (the writer
+# outlives it); program and writer killed together leave a trace that
+# still opens, with what was flushed before the kill.
+. "$top_srcdir/tests/record/lib.sh"
+"$tf" record -q -o "$tmp/k.h5" --period 2ms -- "$apps/threads_app" 2 0 forever &
+rec=$!
+sleep 2.5
+app=$(ps -o pid= --ppid $rec | tr -d ' ')
+[ -n "$app" ] || fail "recorded program not found"
+kill -KILL "$app"
+wait $rec
+rc=$?
+[ $rc -eq 137 ] || fail "record should report the kill (137), got $rc"
+[ "$(field complete "$tmp/k.h5")" = 1 ] || fail "killed program: trace not complete"
+[ "$(field events "$tmp/k.h5")" -gt 10 ] || fail "killed program: events missing"
+"$tf" info "$tmp/k.h5" >/dev/null || fail "tracefold info on the killed program's trace"
+
+"$tf" record -q -o "$tmp/k2.h5" --period 2ms --flush-interval 200ms -- \
+    "$apps/threads_app" 2 0 forever &
+rec=$!
+sleep 2.5
+app=$(ps -o pid= --ppid $rec | tr -d ' ')
+kill -KILL $rec $app
+wait $rec
+"$check" summary "$tmp/k2.h5" > "$tmp/k2.txt" || fail "trace of a killed writer does not open"
+grep -q 'complete=0' "$tmp/k2.txt" || fail "trace of a killed writer claims to be complete"
+[ "$(field events "$tmp/k2.h5")" -gt 10 ] || fail "killed writer: flushed events missing"
+"$tf" info "$tmp/k2.h5" >/dev/null || fail "tracefold info on a killed writer's trace"
+exit 0

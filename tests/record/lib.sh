@@ -1,0 +1,13 @@
+# Shared by the recorder's scenario tests (sourced).
+tf=${TRACEFOLD:?run by make check}
+bd=${top_builddir:?run by make check}
+apps=$bd/tests/record
+check=$apps/check_trace
+# A linked program started without `tracefold record` runs this writer.
+TRACEFOLD_PROGRAM=$tf
+export TRACEFOLD_PROGRAM
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-record-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+# field NAME FILE: a key=value of check_trace's summary line.
+field() { "$check" summary "$2" | sed -n "1s/.* $1=\([^ ]*\).*/\1/p;1s/^$1=\([^ ]*\).*/\1/p"; }

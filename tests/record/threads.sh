@@ -1,0 +1,24 @@
+#!/bin/sh
+# 8 threads with nested regions and user counters under `tracefold record`:
+# exact instances and counter totals, samples with monotone counters and
+# call stacks that resolve to the workers' functions; the same program
+# built without -g; tracefold info reads the trace; exit() from a worker.
+. "$top_srcdir/tests/record/lib.sh"
+"$tf" record -q -o "$tmp/t.h5" --period 1ms -- "$apps/threads_app" 8 20 ||
+    fail "record exit status $?"
+"$check" threads "$tmp/t.h5" 8 20 || fail "threads_app trace"
+"$tf" info "$tmp/t.h5" > "$tmp/info.txt" || fail "tracefold info exit status $?"
+grep -q iteration "$tmp/info.txt" || fail "tracefold info lists no region 'iteration'"
+
+"$tf" record -q -o "$tmp/nodebug.h5" --period 1ms -- "$apps/threads_app_nodebug" 4 10 ||
+    fail "record (no -g) exit status $?"
+"$check" threads "$tmp/nodebug.h5" 4 10 || fail "threads_app_nodebug trace"
+
+# exit(3) called by a worker while the main thread computes.
+"$tf" record -q -o "$tmp/exit.h5" -- "$apps/threads_app" 4 5 exit-in-thread
+rc=$?
+[ $rc -eq 3 ] || fail "exit from a worker: status $rc, expected 3"
+[ "$(field complete "$tmp/exit.h5")" = 1 ] || fail "exit from a worker: trace not complete"
+[ "$("$check" summary "$tmp/exit.h5" | grep -c '^enter iteration')" -ge 5 ] ||
+    fail "exit from a worker: iterations missing"
+exit 0
