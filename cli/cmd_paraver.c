@@ -1,10 +1,674 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* PLACEHOLDER: replaced by the module that implements 'tracefold paraver'. */
+/* `tracefold paraver`: traces for Paraver.  A tracefold trace becomes a raw
+ * Paraver trace; a fold result (OUTDIR/fold.h5) becomes the synthetic trace
+ * of its folded iterations; a Paraver trace can be converted into a
+ * tracefold trace (--import) or checked (--check).  Event types and
+ * conventions: docs/paraver.md. */
+#include "config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "commands.h"
+#include "fold_result.h"
+#include "h5util.h"
 #include "msg.h"
+#include "open_trace.h"
+#include "prv_check.h"
+#include "prv_export.h"
+#include "prv_import.h"
+#include "prv_types.h"
+#include "prv_writer.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: tracefold paraver [OPTIONS] INPUT -o NAME.prv\n"
+            "       tracefold paraver --import TRACE.prv -o TRACE.h5\n"
+            "       tracefold paraver --check NAME.prv\n"
+            "Writes traces for the Paraver viewer: NAME.prv (or NAME.prv.gz, compressed),\n"
+            "NAME.pcf (labels of every event type and value used) and NAME.row (names),\n"
+            "globally time-sorted.\n\n"
+            "INPUT is either\n"
+            "  a tracefold trace (.h5): the raw trace, with regions as user functions,\n"
+            "    samples with their callers and lines, counters, memory samples, objects;\n"
+            "  a fold result (OUTDIR/fold.h5): the synthetic trace, one thread per folded\n"
+            "    region and group over one iteration of mean duration, with the folded\n"
+            "    samples, the fitted counters, the rates and the phases.\n\n"
+            "Options:\n"
+            "  -o, --output NAME   the trace to write (.prv, .prv.gz; .h5 with --import)\n"
+            "      --import        convert an Extrae/Paraver trace into a tracefold trace\n"
+            "      --check         check a Paraver trace: well-formed records, global time\n"
+            "                      order, header against .row and records, complete labels\n"
+            "      --lenient       with Paraver input: skip malformed records (and say how\n"
+            "                      many) instead of stopping at the first\n"
+            "  -q, --quiet         no progress or notes\n"
+            "  -h, --help          show this help and exit\n\n"
+            "Views for the synthetic trace are installed with tracefold (share/tracefold/cfg).\n"
+            "Exit status: 0 success, 1 unreadable input or unwritable output, 2 wrong command line.\n");
+}
+
+/* ---- the synthetic trace of a fold result ------------------------------------------- */
+
+/* One record of the synthetic trace, generated in order once sorted. */
+enum synth_kind { SYN_STATE, SYN_PHASE, SYN_GRID, SYN_POINT };
+
+typedef struct synth_rec {
+    uint64_t time;
+    uint32_t thread;      /* 0-based Paraver thread: one per (region, group) */
+    uint8_t  kind;        /* enum synth_kind, also the order at equal times */
+    uint32_t index;       /* grid step, point or phase */
+} synth_rec;
+
+typedef struct synth_thread {
+    const tf_fold_region *region;
+    const tf_fold_group  *group;
+    double                duration;   /* ns */
+    uint32_t             *ctype;      /* Paraver type of each counter */
+    uint64_t             *carry_total;/* counts written so far per counter */
+    uint32_t              nphases;
+    double               *phase_x;    /* [nphases + 1] */
+    uint64_t             *phase_fn, *phase_line;
+} synth_thread;
+
+typedef struct synth {
+    tf_fold_result *res;
+    tf_trace       *tr;           /* the folded trace, for symbols and objects; may be NULL */
+    tf_prv_writer  *w;
+    tf_pcf         *pcf;
+    synth_thread   *th;
+    uint32_t        nth;
+    /* Routine and line values: labels interned in order of first use. */
+    char          **fn_labels, **line_labels;
+    size_t          nfn, nline, capfn, capline;
+    tf_prv_pair    *pairs;
+    size_t          cappairs;
+} synth;
+
+static int intern_label(char ***labels, size_t *n, size_t *cap, const char *s, uint64_t *value,
+                        tf_error *err)
+{
+    /* Values 0 (end) and 1 (unresolved) are fixed; names start at 2. */
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*labels)[i], s)) {
+            *value = i + 2;
+            return 0;
+        }
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        char **nl = realloc(*labels, c * sizeof *nl);
+        if (!nl)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        *labels = nl;
+        *cap = c;
+    }
+    if (!((*labels)[*n] = strdup(s)))
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    *value = (*n)++ + 2;
+    return 0;
+}
+
+/* Routine and line of an instruction address, from the folded trace's
+ * symbols table (imported Extrae traces and synthetic traces have one). */
+static int site_of(synth *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t *line,
+                   tf_error *err)
+{
+    *fn = *line = 1;
+    if (!sy->tr || !ip || proc >= tf_trace_nprocesses(sy->tr))
+        return 0;
+    const tf_process *p = tf_trace_process(sy->tr, proc);
+    for (size_t k = 0; k < p->nsymbols; k++) {
+        const tf_symbol *s = &p->symbols[k];
+        if (ip < s->start || ip >= s->end)
+            continue;
+        int rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn,
+                              tf_trace_string(sy->tr, s->function), fn, err);
+        if (rc == 0 && s->line) {
+            char label[600];
+            const char *file = tf_trace_string(sy->tr, s->file), *base = strrchr(file, '/');
+            snprintf(label, sizeof label, "%" PRIu32 " (%s)", s->line, base ? base + 1 : file);
+            rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label, line, err);
+        }
+        return rc;
+    }
+    return 0;
+}
+
+static int push(synth *sy, size_t *n, uint32_t type, uint64_t value, tf_error *err)
+{
+    if (*n == sy->cappairs) {
+        size_t c = sy->cappairs ? 2 * sy->cappairs : 64;
+        tf_prv_pair *np = realloc(sy->pairs, c * sizeof *np);
+        if (!np)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        sy->pairs = np;
+        sy->cappairs = c;
+    }
+    sy->pairs[(*n)++] = (tf_prv_pair){type, value};
+    return 0;
+}
+
+static uint64_t fixed(double v, double scale)
+{
+    if (!isfinite(v) || v <= 0)
+        return 0;
+    double s = v * scale + 0.5;
+    return s >= 9.2e18 ? (uint64_t)INT64_MAX : (uint64_t)s;
+}
+
+/* Phases: the group's merged change points cut the iteration; each phase is
+ * named by the routine and line most of its samples are in. */
+static int build_phases(synth *sy, synth_thread *st, uint32_t thread, tf_error *err)
+{
+    const tf_fold_group *g = st->group;
+    st->nphases = (uint32_t)g->nboundaries + 1;
+    st->phase_x = malloc((st->nphases + 1) * sizeof *st->phase_x);
+    st->phase_fn = calloc(st->nphases, sizeof *st->phase_fn);
+    st->phase_line = calloc(st->nphases, sizeof *st->phase_line);
+    if (!st->phase_x || !st->phase_fn || !st->phase_line)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    st->phase_x[0] = 0;
+    for (size_t k = 0; k < g->nboundaries; k++)
+        st->phase_x[k + 1] = g->boundaries[k];
+    st->phase_x[st->nphases] = 1;
+    const tf_fold_points *pts = &g->points;
+    /* Name every site first, so the counts below can be indexed by value. */
+    for (size_t i = 0; i < pts->n; i++) {
+        uint64_t fn, line;
+        int rc = site_of(sy, st->region->instances[pts->instance[i]].proc, pts->ip[i], &fn, &line, err);
+        if (rc < 0)
+            return rc;
+    }
+    for (uint32_t ph = 0; ph < st->nphases; ph++) {
+        /* Counts per routine and line value in this phase (values are small ids). */
+        size_t nvals = sy->nfn + sy->nline + 2, best_fn = 0, best_line = 0;
+        uint32_t *cf = calloc(nvals + 2, sizeof *cf), *cl = calloc(nvals + 2, sizeof *cl);
+        if (!cf || !cl) {
+            free(cf);
+            free(cl);
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        }
+        int rc = 0;
+        for (size_t i = 0; rc == 0 && i < pts->n; i++) {
+            if (pts->x[i] < st->phase_x[ph] || pts->x[i] > st->phase_x[ph + 1])
+                continue;
+            uint64_t fn, line;
+            uint32_t proc = st->region->instances[pts->instance[i]].proc;
+            if ((rc = site_of(sy, proc, pts->ip[i], &fn, &line, err)) < 0)
+                break;
+            if (fn < nvals + 2 && ++cf[fn] > cf[best_fn])
+                best_fn = fn;
+            if (line < nvals + 2 && ++cl[line] > cl[best_line])
+                best_line = line;
+        }
+        free(cf);
+        free(cl);
+        if (rc < 0)
+            return rc;
+        st->phase_fn[ph] = best_fn;
+        st->phase_line[ph] = best_line;
+        char label[160];
+        snprintf(label, sizeof label, "Phase %" PRIu32 " of thread %" PRIu32 " [%.3f, %.3f]",
+                 ph + 1, thread + 1, st->phase_x[ph], st->phase_x[ph + 1]);
+        /* Phase values: thread × 1000 + phase + 1, so phases of different
+         * threads keep their own labels. */
+        if ((rc = tf_pcf_add_value(sy->pcf, TF_PRV_FOLD_PHASE, (uint64_t)thread * 1000 + ph + 1,
+                                   label, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
+{
+    synth_thread *st = &sy->th[r->thread];
+    const tf_fold_group *g = st->group;
+    const tf_fold_region *reg = st->region;
+    tf_prv_object obj = {r->thread + 1, 1, 1, r->thread + 1};
+    tf_prv_record rec = {.kind = TF_PRV_EVENT, .obj = obj, .time = r->time};
+    size_t n = 0;
+    int rc = 0;
+    switch (r->kind) {
+    case SYN_STATE:
+        rec.kind = TF_PRV_STATE;
+        rec.end = (uint64_t)llround(st->duration);
+        rec.state = 1;
+        return tf_prv_write(sy->w, &rec, err);
+    case SYN_PHASE: {
+        uint32_t ph = r->index;
+        if (ph < st->nphases) {
+            rc = push(sy, &n, TF_PRV_FOLD_PHASE, (uint64_t)r->thread * 1000 + ph + 1, err);
+            if (rc == 0)
+                rc = push(sy, &n, TF_PRV_FOLD_PHASE_ROUTINE, st->phase_fn[ph], err);
+            if (rc == 0)
+                rc = push(sy, &n, TF_PRV_FOLD_PHASE_LINE, st->phase_line[ph], err);
+        } else {
+            rc = push(sy, &n, TF_PRV_FOLD_PHASE, 0, err);
+            if (rc == 0)
+                rc = push(sy, &n, TF_PRV_FOLD_PHASE_ROUTINE, 0, err);
+            if (rc == 0)
+                rc = push(sy, &n, TF_PRV_FOLD_PHASE_LINE, 0, err);
+        }
+        break;
+    }
+    case SYN_GRID: {
+        /* Counter increments between grid steps, rounded so that their sum
+         * stays the rounded curve; rates and ratios as fixed point. */
+        uint32_t j = r->index;
+        for (uint32_t c = 0; rc == 0 && c < reg->ncounters; c++) {
+            double cur = g->curve[(size_t)c * g->grid + j];
+            if (!isfinite(cur) || !isfinite(g->mean_total[c]))
+                continue;
+            uint64_t target = fixed(cur * g->mean_total[c], 1);
+            uint64_t inc = target > st->carry_total[c] ? target - st->carry_total[c] : 0;
+            st->carry_total[c] += inc;
+            if (j > 0)
+                rc = push(sy, &n, st->ctype[c], inc, err);
+            if (rc == 0)
+                rc = push(sy, &n, TF_PRV_FOLD_RATE + c, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
+            if (rc == 0 && g->ratio)
+                rc = push(sy, &n, TF_PRV_FOLD_PER_INS + c, fixed(g->ratio[(size_t)c * g->grid + j], 1e6), err);
+        }
+        break;
+    }
+    default: {
+        const tf_fold_points *p = &g->points;
+        uint32_t i = r->index;
+        uint32_t proc = reg->instances[p->instance[i]].proc;
+        uint64_t fn, line;
+        if ((rc = site_of(sy, proc, p->ip[i], &fn, &line, err)) < 0 ||
+            (rc = push(sy, &n, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
+            (rc = push(sy, &n, TF_PRV_SAMPLED_LINE, line, err)) < 0 ||
+            (rc = push(sy, &n, TF_PRV_FOLD_INSTANCE, (uint64_t)p->instance[i] + 1, err)) < 0)
+            return rc;
+        if (p->ip[i] && (rc = push(sy, &n, TF_PRV_SAMPLE_IP, p->ip[i], err)) < 0)
+            return rc;
+        if (p->kind[i] != TF_SAMPLE_TIMER) {
+            uint32_t type = p->kind[i] == TF_SAMPLE_LOAD ? TF_PRV_MEM_LOAD_ADDR
+                          : p->kind[i] == TF_SAMPLE_STORE ? TF_PRV_MEM_STORE_ADDR : TF_PRV_MEM_RMW_ADDR;
+            if ((rc = push(sy, &n, type, p->addr[i], err)) < 0)
+                return rc;
+            if (p->level[i] <= TF_LEVEL_REMOTE_DRAM_2 && (rc = push(sy, &n, TF_PRV_MEM_LEVEL, p->level[i], err)) < 0)
+                return rc;
+            if (p->weight[i] && (rc = push(sy, &n, TF_PRV_MEM_COST, p->weight[i], err)) < 0)
+                return rc;
+            uint64_t ov = 0;
+            if (sy->tr && proc < tf_trace_nprocesses(sy->tr)) {
+                const tf_process *pr = tf_trace_process(sy->tr, proc);
+                for (size_t k = 0; k < pr->nobjects && !ov; k++)
+                    if (p->addr[i] - pr->objects[k].start < pr->objects[k].size)
+                        ov = k + 1;
+            }
+            if ((rc = push(sy, &n, TF_PRV_MEM_OBJECT, ov, err)) < 0)
+                return rc;
+        }
+        break;
+    }
+    }
+    if (rc < 0 || n == 0)
+        return rc;
+    rec.npairs = n;
+    rec.pairs = sy->pairs;
+    return tf_prv_write(sy->w, &rec, err);
+}
+
+static int cmp_synth_rec(const void *a, const void *b)
+{
+    const synth_rec *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static uint64_t at(const synth_thread *st, double x)
+{
+    double t = x * st->duration;
+    return t <= 0 ? 0 : (uint64_t)llround(t);
+}
+
+static int synth_labels(synth *sy, tf_error *err)
+{
+    static const struct { uint32_t type; const char *label; } types[] = {
+        {TF_PRV_SAMPLED_CALLER, "Sampled functions"},
+        {TF_PRV_SAMPLED_LINE, "Sampled lines"},
+        {TF_PRV_SAMPLE_IP, "Sampled instruction address"},
+        {TF_PRV_FOLD_INSTANCE, "Folded instance of the sample (row + 1)"},
+        {TF_PRV_MEM_LOAD_ADDR, "Sampled load address"},
+        {TF_PRV_MEM_STORE_ADDR, "Sampled store address"},
+        {TF_PRV_MEM_RMW_ADDR, "Sampled read-modify-write address"},
+        {TF_PRV_MEM_LEVEL, "Memory level of the sampled reference"},
+        {TF_PRV_MEM_COST, "Sampled reference cost (cycles)"},
+        {TF_PRV_MEM_OBJECT, "Memory object referenced"},
+        {TF_PRV_FOLD_PHASE, "Folded phase"},
+        {TF_PRV_FOLD_PHASE_ROUTINE, "Routine of the folded phase"},
+        {TF_PRV_FOLD_PHASE_LINE, "Line of the folded phase"},
+    };
+    static const char *const levels[] = {
+        "Uncached or I/O", "L1", "Line-fill buffer", "L2", "L3", "Remote cache (1 hop)",
+        "Remote cache (2 hops)", "Local DRAM", "Remote DRAM (1 hop)", "Remote DRAM (2 hops)",
+    };
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof types / sizeof types[0]; i++)
+        rc = tf_pcf_add_type(sy->pcf, types[i].type, 9, types[i].label, err);
+    for (uint64_t l = 0; rc == 0 && l < sizeof levels / sizeof levels[0]; l++)
+        rc = tf_pcf_add_value(sy->pcf, TF_PRV_MEM_LEVEL, l, levels[l], err);
+    if (rc == 0)
+        rc = tf_pcf_add_value(sy->pcf, TF_PRV_FOLD_PHASE, 0, "End", err);
+    if (rc == 0)
+        rc = tf_pcf_add_value(sy->pcf, TF_PRV_MEM_OBJECT, 0, "No known object", err);
+    if (rc == 0)
+        rc = tf_pcf_add_state(sy->pcf, 0, "Idle", err);
+    if (rc == 0)
+        rc = tf_pcf_add_state(sy->pcf, 1, "Running", err);
+    return rc;
+}
+
+/* Counter, rate and ratio types of a thread's region, labelled once. */
+static int thread_counters(synth *sy, synth_thread *st, tf_error *err)
+{
+    const tf_fold_region *reg = st->region;
+    st->ctype = calloc(reg->ncounters ? reg->ncounters : 1, sizeof *st->ctype);
+    st->carry_total = calloc(reg->ncounters ? reg->ncounters : 1, sizeof *st->carry_total);
+    if (!st->ctype || !st->carry_total)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    int rc = 0;
+    for (uint32_t c = 0; rc == 0 && c < reg->ncounters; c++) {
+        const char *name = reg->counter_names[c];
+        uint32_t type = tf_prv_counter_type(name, c);
+        for (uint32_t k = 0; k < c; k++)
+            if (st->ctype[k] == type)
+                type = TF_PRV_OTHER_COUNTER + c;
+        st->ctype[c] = type;
+        char label[300];
+        snprintf(label, sizeof label, "(%s) %s", name, name);
+        if ((rc = tf_pcf_add_type(sy->pcf, type, 7, label, err)) < 0)
+            break;
+        snprintf(label, sizeof label, "Folded rate of %s (events per ms; MIPS x 1000 for instructions)", name);
+        if ((rc = tf_pcf_add_type(sy->pcf, TF_PRV_FOLD_RATE + c, 7, label, err)) < 0)
+            break;
+        snprintf(label, sizeof label, "Folded %s per instruction (x 10^6)", name);
+        if (st->group->ratio)
+            rc = tf_pcf_add_type(sy->pcf, TF_PRV_FOLD_PER_INS + c, 7, label, err);
+    }
+    return rc;
+}
+
+static int synth_values(synth *sy, tf_error *err)
+{
+    static const char *const fixed_values[] = {"End", "Unresolved"};
+    static const uint32_t value_types[][2] = {
+        {TF_PRV_SAMPLED_CALLER, TF_PRV_FOLD_PHASE_ROUTINE}, {TF_PRV_SAMPLED_LINE, TF_PRV_FOLD_PHASE_LINE},
+    };
+    int rc = 0;
+    for (size_t k = 0; k < 2; k++)
+        for (size_t t = 0; t < 2; t++)
+            for (uint64_t v = 0; rc == 0 && v < 2; v++)
+                rc = tf_pcf_add_value(sy->pcf, value_types[k][t], v, fixed_values[v], err);
+    for (size_t i = 0; rc == 0 && i < sy->nfn; i++)
+        for (size_t t = 0; rc == 0 && t < 2; t++)
+            rc = tf_pcf_add_value(sy->pcf, value_types[0][t], i + 2, sy->fn_labels[i], err);
+    for (size_t i = 0; rc == 0 && i < sy->nline; i++)
+        for (size_t t = 0; rc == 0 && t < 2; t++)
+            rc = tf_pcf_add_value(sy->pcf, value_types[1][t], i + 2, sy->line_labels[i], err);
+    for (uint32_t p = 0; rc == 0 && sy->tr && p < tf_trace_nprocesses(sy->tr); p++) {
+        const tf_process *pr = tf_trace_process(sy->tr, p);
+        for (size_t k = 0; rc == 0 && k < pr->nobjects; k++) {
+            const char *name = tf_trace_string(sy->tr, pr->objects[k].name);
+            char label[600];
+            if (*name)
+                snprintf(label, sizeof label, "%s", name);
+            else
+                snprintf(label, sizeof label, "object %" PRIu32 " (%" PRIu64 " bytes)",
+                         pr->objects[k].id, pr->objects[k].size);
+            rc = tf_pcf_add_value(sy->pcf, TF_PRV_MEM_OBJECT, k + 1, label, err);
+        }
+    }
+    return rc;
+}
+
+static int synth_write(synth *sy, const char *out, tf_error *err)
+{
+    const tf_fold_result *res = sy->res;
+    for (uint32_t r = 0; r < res->nregions; r++)
+        sy->nth += res->regions[r].ngroups;
+    if (sy->nth == 0)
+        return tf_fail(err, TF_ERR_DATA, "%s: the fold result has no folded group", out);
+    sy->th = calloc(sy->nth, sizeof *sy->th);
+    tf_prv_task task = {sy->nth, 1};
+    tf_prv_appl appl = {1, &task};
+    uint32_t cpus = sy->nth;
+    tf_prv_header h = {.nnodes = 1, .node_cpus = &cpus, .ncpus = sy->nth, .nappls = 1,
+                       .appls = &appl, .unit_ns = 1};
+    if (!sy->th)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    int rc = tf_prv_writer_create(&sy->w, out, &h, err);
+    if (rc < 0)
+        return rc;
+    sy->pcf = tf_prv_writer_pcf(sy->w);
+    tf_row *row = tf_prv_writer_row(sy->w);
+    rc = synth_labels(sy, err);
+    size_t nrec = 0, k = 0;
+    for (uint32_t r = 0; rc == 0 && r < res->nregions; r++)
+        for (uint32_t g = 0; rc == 0 && g < res->regions[r].ngroups; g++, k++) {
+            synth_thread *st = &sy->th[k];
+            st->region = &res->regions[r];
+            st->group = &res->regions[r].groups[g];
+            st->duration = st->group->mean_duration_ns;
+            char name[600];
+            snprintf(name, sizeof name, "THREAD 1.1.%zu %s group %" PRIu32 " (%" PRIu32 " instances)",
+                     k + 1, st->region->name, g, st->group->instances);
+            if ((rc = tf_row_add(row, TF_ROW_THREAD, name, err)) < 0 ||
+                (rc = thread_counters(sy, st, err)) < 0 ||
+                (rc = build_phases(sy, st, (uint32_t)k, err)) < 0)
+                break;
+            snprintf(name, sizeof name, "%zu.folded", k + 1);
+            rc = tf_row_add(row, TF_ROW_CPU, name, err);
+            nrec += 1 + st->nphases + 1 + st->group->grid + st->group->points.n;
+        }
+    if (rc == 0 && ((rc = tf_row_add(row, TF_ROW_NODE, "folded", err)) < 0 ||
+                    (rc = tf_row_add(row, TF_ROW_APPL, res->trace ? res->trace : "folded", err)) < 0))
+        return rc;
+    synth_rec *recs = rc == 0 ? malloc((nrec ? nrec : 1) * sizeof *recs) : NULL;
+    if (rc == 0 && !recs)
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    size_t m = 0;
+    for (uint32_t t = 0; rc == 0 && t < sy->nth; t++) {
+        const synth_thread *st = &sy->th[t];
+        recs[m++] = (synth_rec){0, t, SYN_STATE, 0};
+        for (uint32_t ph = 0; ph <= st->nphases; ph++)
+            recs[m++] = (synth_rec){at(st, st->phase_x[ph]), t, SYN_PHASE, ph};
+        for (uint32_t j = 0; j < st->group->grid; j++)
+            recs[m++] = (synth_rec){at(st, st->group->x[j]), t, SYN_GRID, j};
+        for (size_t i = 0; i < st->group->points.n; i++)
+            recs[m++] = (synth_rec){at(st, st->group->points.x[i]), t, SYN_POINT, (uint32_t)i};
+    }
+    if (rc == 0)
+        qsort(recs, m, sizeof *recs, cmp_synth_rec);
+    for (size_t i = 0; rc == 0 && i < m; i++)
+        rc = emit_record(sy, &recs[i], err);
+    free(recs);
+    if (rc == 0)
+        rc = synth_values(sy, err);
+    if (rc == 0) {
+        rc = tf_prv_writer_close(sy->w, err);
+        sy->w = NULL;
+    }
+    return rc;
+}
+
+static void synth_free(synth *sy)
+{
+    if (sy->w)
+        tf_prv_writer_abort(sy->w);
+    for (uint32_t t = 0; sy->th && t < sy->nth; t++) {
+        free(sy->th[t].ctype);
+        free(sy->th[t].carry_total);
+        free(sy->th[t].phase_x);
+        free(sy->th[t].phase_fn);
+        free(sy->th[t].phase_line);
+    }
+    for (size_t i = 0; i < sy->nfn; i++)
+        free(sy->fn_labels[i]);
+    for (size_t i = 0; i < sy->nline; i++)
+        free(sy->line_labels[i]);
+    free(sy->fn_labels);
+    free(sy->line_labels);
+    free(sy->th);
+    free(sy->pairs);
+}
+
+int tf_cli_paraver_synthetic(const char *fold_h5, const char *out, tf_error *err)
+{
+    synth sy = {0};
+    int rc = tf_fold_result_load(fold_h5, &sy.res, err);
+    if (rc < 0)
+        return rc;
+    /* The folded trace gives routine names and objects; without it the
+     * synthetic trace still has the curves, rates, phases and addresses. */
+    tf_error terr;
+    if (sy.res->trace && tf_cli_open_trace(sy.res->trace, &sy.tr, &terr) < 0) {
+        tf_msg_warn("%s: routines and objects left unnamed: %s", fold_h5, terr.msg);
+        sy.tr = NULL;
+    }
+    rc = synth_write(&sy, out, err);
+    synth_free(&sy);
+    tf_cli_close_trace(sy.tr);
+    tf_fold_result_free(sy.res);
+    return rc;
+}
+
+/* ---- the command -------------------------------------------------------------------- */
+
+static bool is_fold_result(const char *path)
+{
+    int64_t f;
+    tf_error err;
+    if (tf_h5_file_open(path, false, &f, &err) < 0)
+        return false;
+    char *format = NULL;
+    bool yes = tf_h5_attr_read_string(f, "format", &format, &err) == 0 &&
+               !strcmp(format, TF_FOLD_FORMAT);
+    free(format);
+    tf_h5_close(f);
+    return yes;
+}
+
+static int run_check(const char *path)
+{
+    tf_prv_check_report rep;
+    tf_error err;
+    if (tf_prv_check(path, &rep, &err) < 0)
+        return tf_msg_fail(&err);
+    printf("%s: ok: %" PRIu64 " records, %" PRIu32 " threads, time-sorted, header consistent, "
+           "%" PRIu64 " event types and %" PRIu64 " labelled values all labelled\n",
+           path, rep.records, rep.threads, rep.types, rep.values);
+    return TF_EXIT_OK;
+}
+
+static void import_progress(void *arg, uint64_t done, uint64_t total)
+{
+    (void)arg;
+    tf_progress("reading the Paraver trace", done, total);
+}
+
+static int run_import(const char *in, const char *out, bool lenient)
+{
+    tf_prv_import_stats st;
+    tf_error err;
+    int rc = tf_prv_import(in, out, lenient, import_progress, NULL, &st, &err);
+    tf_progress_done();
+    if (rc < 0)
+        return tf_msg_fail(&err);
+    if (st.skipped)
+        tf_msg_warn("%s: skipped %" PRIu64 " bad record%s (first: %s)", in, st.skipped,
+                    st.skipped == 1 ? "" : "s", st.first_skip);
+    tf_msg_note("wrote %s: %" PRIu64 " events, %" PRIu64 " samples, %" PRIu64 " objects, %" PRIu32
+                " counters, %" PRIu64 " regions", out, st.events, st.samples, st.objects,
+                st.counters, st.regions);
+    return TF_EXIT_OK;
+}
+
+static int run_raw(const char *in, const char *out)
+{
+    tf_trace *tr;
+    tf_error err;
+    if (tf_cli_open_trace(in, &tr, &err) < 0)
+        return tf_msg_fail(&err);
+    tf_prv_export_stats st;
+    int rc = tf_prv_export_raw(tr, out, NULL, NULL, &st, &err);
+    tf_cli_close_trace(tr);
+    if (rc < 0)
+        return tf_msg_fail(&err);
+    tf_msg_note("wrote %s (%" PRIu64 " records: %" PRIu64 " events, %" PRIu64 " samples; %" PRIu32
+                " threads) with its .pcf and .row", out, st.records, st.events, st.samples, st.threads);
+    return TF_EXIT_OK;
+}
+
+static bool ends_with(const char *s, const char *sfx)
+{
+    size_t n = strlen(s), k = strlen(sfx);
+    return n > k && !strcmp(s + n - k, sfx);
+}
 
 int tf_cmd_paraver(int argc, char **argv)
 {
-    tf_msg_error("not implemented yet");
-    return TF_EXIT_FAILURE;
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'}, {"import", no_argument, NULL, 'I'},
+        {"check", no_argument, NULL, 'C'},        {"lenient", no_argument, NULL, 'L'},
+        {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL;
+    bool import = false, check = false, lenient = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'I': import = true; break;
+        case 'C': check = true; break;
+        case 'L': lenient = true; break;
+        case 'q': tf_msg_set_quiet(true); break;
+        case 'h': usage(stdout); return TF_EXIT_OK;
+        default: return tf_msg_usage("unknown option");
+        }
+    }
+    if (optind + 1 != argc)
+        return tf_msg_usage(optind >= argc ? "missing INPUT" : "one INPUT expected");
+    const char *in = argv[optind];
+    if (import && check)
+        return tf_msg_usage("--import and --check exclude each other");
+    if (check) {
+        if (out)
+            return tf_msg_usage("--check writes nothing: no -o");
+        return run_check(in);
+    }
+    if (!out)
+        return tf_msg_usage("missing -o NAME");
+    if (import) {
+        if (!tf_cli_is_paraver(in))
+            return tf_msg_usage("--import reads a Paraver trace (.prv, .prv.gz): '%s'", in);
+        return run_import(in, out, lenient);
+    }
+    if (!ends_with(out, ".prv") && !ends_with(out, ".prv.gz"))
+        return tf_msg_usage("the output must end in .prv or .prv.gz: '%s'", out);
+    if (tf_cli_is_paraver(in))
+        return tf_msg_usage("'%s' is already a Paraver trace (--check checks it, --import converts it)", in);
+    tf_cli_set_lenient(lenient);
+    if (is_fold_result(in)) {
+        tf_error err;
+        if (tf_cli_paraver_synthetic(in, out, &err) < 0)
+            return tf_msg_fail(&err);
+        tf_msg_note("wrote the synthetic trace %s with its .pcf and .row", out);
+        return TF_EXIT_OK;
+    }
+    return run_raw(in, out);
 }

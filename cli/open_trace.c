@@ -54,7 +54,9 @@ static int open_paraver(const char *path, tf_trace **tr, tf_error *err)
         free(dir);
         return rc;
     }
-    if (asprintf(&file, "%s/trace.h5", dir) < 0) {
+    /* Named after the .prv, so messages about the conversion point at it. */
+    const char *base = strrchr(path, '/');
+    if (asprintf(&file, "%s/%s.h5", dir, base ? base + 1 : path) < 0) {
         rmdir(dir);
         free(dir);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");

@@ -21,4 +21,9 @@ int tf_cli_region_name(const tf_trace *tr, const char *spec, char **name, tf_err
 bool tf_cli_is_paraver(const char *path);
 void tf_cli_set_lenient(bool lenient);
 
+/* Writes the synthetic Paraver trace (out: NAME.prv or NAME.prv.gz, with
+ * NAME.pcf and NAME.row) of a fold result; defined with `tracefold
+ * paraver` (cmd_paraver.c), for `tracefold fold` to call as well. */
+int tf_cli_paraver_synthetic(const char *fold_h5, const char *out, tf_error *err);
+
 #endif

@@ -30,9 +30,9 @@ struct tf_prv_writer {
 char *tf_prv_sibling(const char *prv_path, const char *ext)
 {
     size_t n = strlen(prv_path);
-    if (n > 3 && !strcmp(prv_path + n - 3, ".gz"))
+    if (n > 3 && !memcmp(prv_path + n - 3, ".gz", 3))
         n -= 3;
-    if (n > 4 && !strcmp(prv_path + n - 4, ".prv"))
+    if (n > 4 && !memcmp(prv_path + n - 4, ".prv", 4))
         n -= 4;
     char *s = malloc(n + strlen(ext) + 1);
     if (s) {
