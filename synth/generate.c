@@ -302,7 +302,8 @@ static int gen_thread(struct gen *g, tf_error *err)
 
     uint64_t begin = setup;
     for (uint32_t j = 0; j < o->iterations; j++) {
-        tf_synth_instance_draw(&g->in, g->sc, o, g->outlier[j], &g->rng_inst);
+        tf_synth_instance_draw(&g->in, g->sc, o, tf_synth_kind_of(g->sc, j), g->outlier[j],
+                               &g->rng_inst);
         if (instance_events(g, begin, err) < 0)
             return -err->code;
         double end = (double)(begin + g->in.duration);

@@ -37,11 +37,13 @@ double tf_synth_integral(const tf_synth_instance *in, uint32_t s, double tau, ui
 }
 
 void tf_synth_instance_draw(tf_synth_instance *in, const tf_synth_scenario *sc,
-                            const tf_synth_options *o, bool outlier, tf_rng *rng)
+                            const tf_synth_options *o, uint32_t kind, bool outlier, tf_rng *rng)
 {
     uint32_t K = in->nphases, C = in->ncounters;
 
-    double d = (double)o->duration_ns * (1.0 + o->jitter * tf_rng_normal(rng, 3.0));
+    in->kind = kind;
+    double d = (double)o->duration_ns * tf_synth_kind_duration(sc, kind) *
+               (1.0 + o->jitter * tf_rng_normal(rng, 3.0));
     uint64_t work = (uint64_t)llround(d);
 
     /* Inner boundaries move by at most boundary_shift, which tf_synth_check
@@ -49,7 +51,7 @@ void tf_synth_instance_draw(tf_synth_instance *in, const tf_synth_scenario *sc,
     double cum = 0.0;
     in->work_begin[0] = 0;
     for (uint32_t k = 1; k < K; k++) {
-        cum += sc->phases[k - 1].share;
+        cum += tf_synth_share(sc, kind, k - 1);
         double b = cum + o->boundary_shift * (2.0 * tf_rng_uniform(rng) - 1.0);
         in->work_begin[k] = (uint64_t)llround(b * (double)work);
     }

@@ -13,7 +13,6 @@
 #include "scenario.h"
 #include "synth.h"
 
-#define TF_SYNTH_MAX_PHASES 8
 #define TF_SYNTH_MAX_SEGMENTS (TF_SYNTH_MAX_PHASES + 2)
 /* Counter rates during a stall, relative to the phase it interrupts. */
 #define TF_SYNTH_STALL_FACTOR 0.01
@@ -26,6 +25,7 @@ typedef struct tf_synth_segment {
 
 typedef struct tf_synth_instance {
     uint32_t nphases, ncounters;
+    uint32_t kind;                                /* 0, or 1: the scenario's second kind */
     uint64_t duration;                            /* stall included */
     uint64_t phase_begin[TF_SYNTH_MAX_PHASES + 1];/* real time; [nphases] = duration */
     uint64_t work_begin[TF_SYNTH_MAX_PHASES + 1]; /* the same without the stall */
@@ -44,9 +44,11 @@ size_t tf_synth_instance_doubles(uint32_t nphases, uint32_t ncounters);
 void tf_synth_instance_init(tf_synth_instance *in, uint32_t nphases, uint32_t ncounters,
                             double *mem);
 
-/* Draws one instance of the scenario (with a stall when outlier). */
+/* Draws one instance of the scenario, of the given kind (with a stall when
+ * outlier). */
 void tf_synth_instance_draw(tf_synth_instance *in, const tf_synth_scenario *sc,
-                            const tf_synth_options *o, bool outlier, tf_rng *rng);
+                            const tf_synth_options *o, uint32_t kind, bool outlier,
+                            tf_rng *rng);
 
 /* The segment holding time tau (ns, relative), searching on from *hint. */
 uint32_t tf_synth_segment_at(const tf_synth_instance *in, double tau, uint32_t hint);

@@ -71,9 +71,10 @@ int tf_synth_check(const tf_synth_options *o, tf_error *err)
     if (!(o->rate_noise >= 0 && o->rate_noise <= 0.3))
         return tf_fail(err, TF_ERR_USAGE, "--rate-noise: a fraction between 0 and 0.3");
     double shortest = 1.0;
-    for (uint32_t k = 0; k < sc->nphases; k++)
-        if (sc->phases[k].share < shortest)
-            shortest = sc->phases[k].share;
+    for (uint32_t kind = 0; kind < (sc->second ? 2u : 1u); kind++)
+        for (uint32_t k = 0; k < sc->nphases; k++)
+            if (tf_synth_share(sc, kind, k) < shortest)
+                shortest = tf_synth_share(sc, kind, k);
     if (!(o->boundary_shift >= 0 && o->boundary_shift < shortest / 2))
         return tf_fail(err, TF_ERR_USAGE,
                        "--boundary-shift: a fraction from 0 to below %g (half the shortest "

@@ -55,10 +55,16 @@ static const tf_synth_phase flat_phases[] = {
      1, {LINEAR(OBJ_A, false, 1, 8)}},
 };
 
+/* Every third iteration also runs a longer smoother: 1.6 times as long,
+ * with most of the extra time in the two Gauss-Seidel sweeps. */
+static const tf_synth_kind long_smoother = {3, 1.6, {0.12, 0.14, 0.12, 0.31, 0.31}};
+
+#define NPHASES (sizeof hpc_phases / sizeof hpc_phases[0])
+#define NOBJECTS (sizeof hpc_objects / sizeof hpc_objects[0])
 static const tf_synth_scenario scenarios[] = {
-    {"phases", sizeof hpc_phases / sizeof hpc_phases[0], hpc_phases,
-     sizeof hpc_objects / sizeof hpc_objects[0], hpc_objects},
-    {"flat", 1, flat_phases, 1, hpc_objects},
+    {"phases", NPHASES, hpc_phases, NOBJECTS, hpc_objects, NULL},
+    {"flat", 1, flat_phases, 1, hpc_objects, NULL},
+    {"twokinds", NPHASES, hpc_phases, NOBJECTS, hpc_objects, &long_smoother},
 };
 
 const tf_synth_scenario *tf_synth_scenario_find(const char *name)
@@ -71,7 +77,22 @@ const tf_synth_scenario *tf_synth_scenario_find(const char *name)
 
 const char *tf_synth_scenario_names(void)
 {
-    return "phases, flat";
+    return "phases, flat, twokinds";
+}
+
+uint32_t tf_synth_kind_of(const tf_synth_scenario *sc, uint32_t j)
+{
+    return sc->second && j % sc->second->every == sc->second->every - 1;
+}
+
+double tf_synth_share(const tf_synth_scenario *sc, uint32_t kind, uint32_t k)
+{
+    return kind ? sc->second->shares[k] : sc->phases[k].share;
+}
+
+double tf_synth_kind_duration(const tf_synth_scenario *sc, uint32_t kind)
+{
+    return kind ? sc->second->duration : 1.0;
 }
 
 const char *tf_synth_counter_name(uint32_t c, char *buf, unsigned size)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #define TF_SYNTH_NAMED_COUNTERS 8
+#define TF_SYNTH_MAX_PHASES 8
 #define TF_SYNTH_MAX_STREAMS 3
 #define TF_SYNTH_MAX_OBJECTS 8
 
@@ -40,13 +41,30 @@ typedef struct tf_synth_object {
     uint8_t     kind;      /* enum tf_object_kind */
 } tf_synth_object;
 
+/* A second kind of instance: the same phases at the same rates, but a
+ * different duration and different phase shares (an iteration that also
+ * does extra work), so that durations are multi-modal. */
+typedef struct tf_synth_kind {
+    uint32_t every;        /* instance j of a thread is of this kind when j % every == every - 1 */
+    double   duration;     /* nominal duration relative to --duration */
+    double   shares[TF_SYNTH_MAX_PHASES];
+} tf_synth_kind;
+
 typedef struct tf_synth_scenario {
     const char *name;
     uint32_t nphases;
     const tf_synth_phase *phases;
     uint32_t nobjects;
     const tf_synth_object *objects;
+    const tf_synth_kind *second;   /* NULL: all instances are of one kind */
 } tf_synth_scenario;
+
+/* The kind (group) of instance j of a thread: 0, or 1 for the second kind. */
+uint32_t tf_synth_kind_of(const tf_synth_scenario *sc, uint32_t j);
+/* Phase k's nominal share of an instance of that kind. */
+double tf_synth_share(const tf_synth_scenario *sc, uint32_t kind, uint32_t k);
+/* Nominal duration of an instance of that kind relative to --duration. */
+double tf_synth_kind_duration(const tf_synth_scenario *sc, uint32_t kind);
 
 /* NULL when there is no scenario of that name. */
 const tf_synth_scenario *tf_synth_scenario_find(const char *name);

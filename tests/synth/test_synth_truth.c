@@ -134,11 +134,11 @@ static double integrate(const struct truth *t, size_t i, size_t c, double stall_
     return sum;
 }
 
-static void test_totals_are_integrals(void **state)
+/* Every instance's counter deltas in the trace equal the stored totals,
+ * which are the integrals of the stored rates, rounded. */
+static void check_totals(const tf_synth_options *o, const char *name)
 {
-    tf_synth_options o;
-    small_options(&o);
-    tf_trace *tr = generate(&o, "totals");
+    tf_trace *tr = generate(o, name);
     struct truth t;
     read_truth(tr, &t);
     double stall_factor;
@@ -150,9 +150,9 @@ static void test_totals_are_integrals(void **state)
     tf_instance *in;
     size_t n;
     assert_int_equal(tf_instances_find(tr, region, &in, &n, &err), 0);
-    assert_int_equal(n, (size_t)P * T * I);
+    assert_int_equal(n, (size_t)o->processes * o->threads * o->iterations);
     assert_int_equal(t.n, n);
-    assert_int_equal(t.C, o.counters);
+    assert_int_equal(t.C, o->counters);
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(in[i].status, TF_INSTANCE_COMPLETE);
         assert_int_equal(in[i].begin, t.begin[i]);
@@ -171,6 +171,68 @@ static void test_totals_are_integrals(void **state)
         }
     }
     free(in);
+    free_truth(&t);
+    tf_trace_close(tr);
+}
+
+static void test_totals_are_integrals(void **state)
+{
+    tf_synth_options o;
+    small_options(&o);
+    check_totals(&o, "totals");
+    o.scenario = "twokinds";
+    o.counters = 11;
+    o.nested = true;
+    check_totals(&o, "totals2");
+}
+
+/* With two kinds of instance, each kind has its own truth, and the kinds
+ * come in the documented pattern. */
+static void test_two_kinds(void **state)
+{
+    tf_synth_options o;
+    small_options(&o);
+    o.scenario = "twokinds";
+    o.processes = 1;
+    o.threads = 1;
+    o.iterations = 60;
+    tf_trace *tr = generate(&o, "kinds");
+    struct truth t;
+    read_truth(tr, &t);
+    tf_error err;
+    uint64_t groups, ordinary[2], all;
+    double duration[2];
+    uint64_t *group = read_array(t.group, "instance_group", TF_H5_UINT64, NULL, NULL);
+    for (size_t i = 0; i < t.n; i++)
+        assert_int_equal(group[i], i % 3 == 2);
+    assert_int_equal(tf_h5_attr_read_uint64(t.group, "groups", &groups, &err), 0);
+    assert_int_equal(groups, 2);
+    assert_int_equal(tf_h5_attr_read_uint64(t.group, "ordinary", &all, &err), 0);
+    for (int g = 0; g < 2; g++) {
+        int64_t sub;
+        char name[16];
+        size_t rows, cols;
+        snprintf(name, sizeof name, "group%d", g);
+        assert_int_equal(tf_h5_group_open(t.group, name, &sub, &err), 0);
+        assert_int_equal(tf_h5_attr_read_uint64(sub, "ordinary", &ordinary[g], &err), 0);
+        assert_int_equal(tf_h5_attr_read_double(sub, "mean_duration_ns", &duration[g], &err), 0);
+        double *curve = read_array(sub, "curve", TF_H5_DOUBLE, &rows, &cols);
+        assert_int_equal(rows * cols, t.C * t.G);
+        for (size_t c = 0; c < t.C; c++) {
+            assert_true(curve[c * t.G + t.G - 1] > 1 - 1e-12);
+            for (size_t j = 1; j < t.G; j++)
+                assert_true(curve[c * t.G + j] >= curve[c * t.G + j - 1]);
+        }
+        double *b = read_array(sub, "boundaries", TF_H5_DOUBLE, &rows, NULL);
+        /* group1 spends 0.12 then 0.14 of its time in the first two phases. */
+        assert_true(fabs(b[2] - (g ? 0.26 : 0.40)) < 0.005);
+        free(b);
+        free(curve);
+        tf_h5_close(sub);
+    }
+    assert_int_equal(ordinary[0] + ordinary[1], all);
+    assert_true(fabs(duration[1] / duration[0] - 1.6) < 0.02);
+    free(group);
     free_truth(&t);
     tf_trace_close(tr);
 }
@@ -530,7 +592,8 @@ static int remove_dir(void **state)
 {
     static const char *const names[] = {"totals", "curves", "outliers", "samples", "nested",
                                         "seed1a", "seed1b", "seed2", "sparse", "dense",
-                                        "aslr", "exists", "fold"};
+                                        "aslr", "exists", "fold", "totals2",
+                                        "kinds"};
     char path[300];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         trace_path(path, sizeof path, names[i]);
@@ -548,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_outlier_share),
         cmocka_unit_test(test_samples_follow_model),
         cmocka_unit_test(test_curve_is_what_folding_sees),
+        cmocka_unit_test(test_two_kinds),
         cmocka_unit_test(test_nested_regions),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_sampling_leaves_instances_alone),
