@@ -19,6 +19,7 @@ void tf_an_params_default(tf_an_params *p)
         .line_bytes = 64,
         .ordered_r2 = 0.9,
         .min_stream_samples = 8,
+        .min_stream_share = 0.03,
     };
 }
 

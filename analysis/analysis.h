@@ -30,6 +30,7 @@ typedef struct tf_an_sample {
     uint32_t object;     /* index in tf_analysis.objects, or TF_AN_NONE */
     uint32_t group;      /* thread index within its process */
     uint32_t weight;     /* cost in cycles, 0 when unknown */
+    uint32_t point;      /* index of the sample in the caller's input order */
     uint8_t  kind;       /* enum tf_sample_kind */
     uint8_t  level;      /* enum tf_mem_level */
 } tf_an_sample;
@@ -127,6 +128,8 @@ typedef struct tf_an_params {
     uint64_t line_bytes;     /* cache line: strides below it are linear */
     double ordered_r2;       /* R² at or above which offsets are ordered */
     size_t min_stream_samples;
+    double min_stream_share; /* phase × object pairs with a smaller share of the
+                                phase's memory samples are not reported */
 } tf_an_params;
 
 void tf_an_params_default(tf_an_params *p);
@@ -162,6 +165,10 @@ void tf_analysis_clear(tf_analysis *a);
 /* Interns a routine (function, file) and returns its index. */
 int tf_analysis_add_routine(tf_analysis *a, const char *function, const char *file,
                             uint32_t *index, tf_error *err);
+
+/* True for the names of the instructions counter (instructions,
+ * PAPI_TOT_INS, INST_RETIRED..., case-insensitive). */
+bool tf_an_is_instructions(const char *name);
 
 const char *tf_an_pattern_name(uint8_t pattern);
 const char *tf_an_level_name(uint8_t level);

@@ -44,6 +44,11 @@ static const char *const cycles_names[] = {
     "UNHALTED_CORE_CYCLES", "cycles:u", NULL,
 };
 
+bool tf_an_is_instructions(const char *name)
+{
+    return name_is(name, instructions_names);
+}
+
 int tf_an_phase_rates(tf_analysis *a, const tf_an_counter *counters, size_t ncounters,
                       tf_error *err)
 {

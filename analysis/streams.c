@@ -366,6 +366,13 @@ int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
     }
     for (size_t k = 0; k < a->nphases; k++) {
         const tf_an_phase *ph = &a->phases[k];
+        /* a phase split into sub-phases is described by them: a sweep up
+         * then down over the whole phase is two streams, not a random one */
+        bool split = false;
+        for (size_t j = 0; j < a->nphases && !split; j++)
+            split = a->phases[j].parent == k;
+        if (split)
+            continue;
         size_t n = 0;
         for (size_t i = tf_an_lower_index(a, ph->x0), e = tf_an_end_index(a, ph->x1); i < e; i++) {
             const tf_an_sample *sm = &a->samples[i];
@@ -383,6 +390,12 @@ int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
                 analyse_points(pts + g, e - g, ph->x1 - ph->x0, a->duration_ns, prm, &s,
                                &per_group[ng]);
                 ng++;
+            }
+            /* iterations whose phase boundaries moved bring a few samples
+             * of the neighbouring phase's objects: not a stream of this one */
+            if ((double)(e - b) < prm->min_stream_share * (double)n) {
+                b = e;
+                continue;
             }
             if (nout == cap) {
                 cap = cap ? 2 * cap : 32;

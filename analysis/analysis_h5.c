@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Column by column with formats/h5util.h: each table is a group of 1-D
+ * datasets of one length (cost modes: [L][4]). */
+#include "analysis_h5.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "h5util.h"
+
+/* Scratch columns sized for the largest table. */
+struct columns {
+    double      *d;
+    int64_t     *i;
+    uint64_t    *u;
+    const char **s;
+};
+
+static int put_d(int64_t g, const char *name, const double *v, size_t n, tf_error *err)
+{
+    return tf_h5_write_array(g, name, TF_H5_DOUBLE, v, n, 0, err);
+}
+
+static int put_i(int64_t g, const char *name, const int64_t *v, size_t n, tf_error *err)
+{
+    return tf_h5_write_array(g, name, TF_H5_INT64, v, n, 0, err);
+}
+
+static int64_t index_or_minus_one(uint32_t v)
+{
+    return v == TF_AN_NONE ? -1 : (int64_t)v;
+}
+
+static int write_routines_objects(const tf_analysis *a, int64_t g, struct columns *c,
+                                  tf_error *err)
+{
+    int rc;
+    int64_t sub;
+    if ((rc = tf_h5_group_create(g, "routines", &sub, err)))
+        return rc;
+    for (size_t i = 0; i < a->nroutines; i++)
+        c->s[i] = a->routines[i].function;
+    rc = tf_h5_write_strings(sub, "function", c->s, a->nroutines, err);
+    for (size_t i = 0; i < a->nroutines; i++)
+        c->s[i] = a->routines[i].file;
+    if (!rc)
+        rc = tf_h5_write_strings(sub, "file", c->s, a->nroutines, err);
+    tf_h5_close(sub);
+    if (rc || (rc = tf_h5_group_create(g, "objects", &sub, err)))
+        return rc;
+    size_t n = a->nobjects;
+    for (size_t i = 0; i < n; i++)
+        c->s[i] = a->objects[i].name;
+    rc = tf_h5_write_strings(sub, "name", c->s, n, err);
+    for (size_t i = 0; i < n; i++)
+        c->s[i] = tf_an_object_kind_name(a->objects[i].kind);
+    if (!rc)
+        rc = tf_h5_write_strings(sub, "kind", c->s, n, err);
+    for (size_t i = 0; i < n; i++)
+        c->u[i] = a->objects[i].size;
+    if (!rc)
+        rc = tf_h5_write_array(sub, "size_bytes", TF_H5_UINT64, c->u, n, 0, err);
+    for (size_t i = 0; i < n; i++)
+        c->d[i] = a->objects[i].share;
+    if (!rc)
+        rc = put_d(sub, "share", c->d, n, err);
+    for (size_t i = 0; i < n; i++)
+        c->i[i] = (int64_t)a->objects[i].loads;
+    if (!rc)
+        rc = put_i(sub, "loads", c->i, n, err);
+    for (size_t i = 0; i < n; i++)
+        c->i[i] = (int64_t)a->objects[i].stores;
+    if (!rc)
+        rc = put_i(sub, "stores", c->i, n, err);
+    tf_h5_close(sub);
+    return rc;
+}
+
+/* Per folded point, in the caller's order: routine, line, object, offset. */
+static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_error *err)
+{
+    int64_t *routine = malloc((npoints + 1) * sizeof *routine);
+    int64_t *line = malloc((npoints + 1) * sizeof *line);
+    int64_t *object = malloc((npoints + 1) * sizeof *object);
+    uint64_t *offset = malloc((npoints + 1) * sizeof *offset);
+    int rc = 0;
+    int64_t sub = -1;
+    if (!routine || !line || !object || !offset) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory writing the analysis points");
+        goto done;
+    }
+    for (size_t i = 0; i < npoints; i++) {
+        routine[i] = object[i] = -1;
+        line[i] = 0;
+        offset[i] = 0;
+    }
+    for (size_t i = 0; i < a->nsamples; i++) {
+        const tf_an_sample *s = &a->samples[i];
+        if (s->point >= npoints)
+            continue;
+        routine[s->point] = index_or_minus_one(s->routine);
+        line[s->point] = s->line;
+        object[s->point] = index_or_minus_one(s->object);
+        offset[s->point] = s->offset;
+    }
+    if ((rc = tf_h5_group_create(g, "points", &sub, err)) ||
+        (rc = put_i(sub, "routine", routine, npoints, err)) ||
+        (rc = put_i(sub, "line", line, npoints, err)) ||
+        (rc = put_i(sub, "object", object, npoints, err)) ||
+        (rc = tf_h5_write_array(sub, "offset", TF_H5_UINT64, offset, npoints, 0, err)))
+        goto done;
+done:
+    tf_h5_close(sub);
+    free(routine);
+    free(line);
+    free(object);
+    free(offset);
+    return rc;
+}
+
+static int write_windows(const tf_analysis *a, int64_t g, struct columns *c, tf_error *err)
+{
+    int64_t sub;
+    int rc = tf_h5_group_create(g, "windows", &sub, err);
+    size_t n = a->nwindows;
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->windows[i].x0;
+    if (!rc)
+        rc = put_d(sub, "x_begin", c->d, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->windows[i].x1;
+    if (!rc)
+        rc = put_d(sub, "x_end", c->d, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = index_or_minus_one(a->windows[i].routine);
+    if (!rc)
+        rc = put_i(sub, "routine", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = a->windows[i].line;
+    if (!rc)
+        rc = put_i(sub, "line", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->windows[i].share;
+    if (!rc)
+        rc = put_d(sub, "share", c->d, n, err);
+    tf_h5_close(sub);
+    return rc;
+}
+
+static int write_phases(const tf_analysis *a, int64_t g, struct columns *c, tf_error *err)
+{
+    int64_t sub;
+    int rc = tf_h5_group_create(g, "phases", &sub, err);
+    size_t n = a->nphases;
+    if (!rc)
+        rc = tf_h5_attr_write_int64(sub, "per_instruction", a->per_instruction, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->s[i] = a->phases[i].label;
+    if (!rc)
+        rc = tf_h5_write_strings(sub, "label", c->s, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = index_or_minus_one(a->phases[i].parent);
+    if (!rc)
+        rc = put_i(sub, "parent", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->phases[i].x0;
+    if (!rc)
+        rc = put_d(sub, "x_begin", c->d, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->phases[i].x1;
+    if (!rc)
+        rc = put_d(sub, "x_end", c->d, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = index_or_minus_one(a->phases[i].routine);
+    if (!rc)
+        rc = put_i(sub, "routine", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = a->phases[i].line;
+    if (!rc)
+        rc = put_i(sub, "line", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->phases[i].share;
+    if (!rc)
+        rc = put_d(sub, "share", c->d, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->phases[i].mips;
+    if (!rc)
+        rc = put_d(sub, "mips", c->d, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->phases[i].ipc;
+    if (!rc)
+        rc = put_d(sub, "ipc", c->d, n, err);
+    if (!rc && a->ncounters) {
+        double *pu = malloc((n * a->ncounters + 1) * sizeof *pu);
+        if (!pu)
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory writing phase rates");
+        for (size_t i = 0; !rc && i < n; i++)
+            for (size_t k = 0; k < a->ncounters; k++)
+                pu[i * a->ncounters + k] = a->phases[i].per_unit ? a->phases[i].per_unit[k] : NAN;
+        if (!rc)
+            rc = tf_h5_write_array(sub, "per_unit", TF_H5_DOUBLE, pu, n, a->ncounters, err);
+        free(pu);
+        if (!rc)
+            rc = tf_h5_write_strings(sub, "counter_names", (const char *const *)a->counter_names,
+                                     a->ncounters, err);
+    }
+    tf_h5_close(sub);
+    return rc;
+}
+
+static int write_streams(const tf_analysis *a, int64_t g, struct columns *c, tf_error *err)
+{
+    int64_t sub;
+    int rc = tf_h5_group_create(g, "streams", &sub, err);
+    size_t n = a->nstreams;
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = a->streams[i].phase;
+    if (!rc)
+        rc = put_i(sub, "phase", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = a->streams[i].object;
+    if (!rc)
+        rc = put_i(sub, "object", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = a->streams[i].direction;
+    if (!rc)
+        rc = put_i(sub, "direction", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = (int64_t)a->streams[i].stride;
+    if (!rc)
+        rc = put_i(sub, "stride_bytes", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = a->streams[i].streams;
+    if (!rc)
+        rc = put_i(sub, "streams", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->s[i] = tf_an_pattern_name(a->streams[i].pattern);
+    if (!rc)
+        rc = tf_h5_write_strings(sub, "pattern", c->s, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->streams[i].ordered_r2;
+    if (!rc)
+        rc = put_d(sub, "ordered_r2", c->d, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->streams[i].bytes;
+    if (!rc)
+        rc = put_d(sub, "bytes", c->d, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->streams[i].bandwidth;
+    if (!rc)
+        rc = put_d(sub, "bandwidth_MBps", c->d, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = (int64_t)a->streams[i].samples;
+    if (!rc)
+        rc = put_i(sub, "samples", c->i, n, err);
+    tf_h5_close(sub);
+    return rc;
+}
+
+static int write_levels(const tf_analysis *a, int64_t g, struct columns *c, tf_error *err)
+{
+    int64_t sub;
+    int rc = tf_h5_group_create(g, "levels", &sub, err);
+    size_t n = a->nlevels;
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = index_or_minus_one(a->levels[i].phase);
+    if (!rc)
+        rc = put_i(sub, "phase", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = a->levels[i].level;
+    if (!rc)
+        rc = put_i(sub, "level", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->s[i] = tf_an_level_name(a->levels[i].level);
+    if (!rc)
+        rc = tf_h5_write_strings(sub, "level_name", c->s, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = (int64_t)a->levels[i].loads;
+    if (!rc)
+        rc = put_i(sub, "loads", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->levels[i].share;
+    if (!rc)
+        rc = put_d(sub, "share", c->d, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->levels[i].mean_cost;
+    if (!rc)
+        rc = put_d(sub, "mean_cost", c->d, n, err);
+    double *modes = malloc((n * TF_AN_MAX_MODES + 1) * sizeof *modes);
+    if (!rc && !modes)
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory writing cost modes");
+    for (size_t i = 0; !rc && i < n; i++)
+        for (unsigned m = 0; m < TF_AN_MAX_MODES; m++)
+            modes[i * TF_AN_MAX_MODES + m] = m < a->levels[i].nmodes ? a->levels[i].modes[m] : NAN;
+    if (!rc)
+        rc = tf_h5_write_array(sub, "cost_modes", TF_H5_DOUBLE, modes, n, TF_AN_MAX_MODES, err);
+    free(modes);
+    tf_h5_close(sub);
+    return rc;
+}
+
+int tf_analysis_write_h5(const tf_analysis *a, int64_t loc, size_t npoints, tf_error *err)
+{
+    size_t max = a->nroutines;
+    const size_t sizes[] = { a->nobjects, a->nwindows, a->nphases, a->nstreams, a->nlevels };
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        max = sizes[i] > max ? sizes[i] : max;
+    struct columns c = { malloc((max + 1) * sizeof *c.d), malloc((max + 1) * sizeof *c.i),
+                         malloc((max + 1) * sizeof *c.u), malloc((max + 1) * sizeof *c.s) };
+    int64_t g = -1;
+    int rc = 0;
+    if (!c.d || !c.i || !c.u || !c.s)
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory writing the analysis");
+    if (!rc)
+        rc = tf_h5_group_create(loc, "analysis", &g, err);
+    if (!rc)
+        rc = tf_h5_attr_write_double(g, "mean_duration_ns", a->duration_ns, err);
+    if (!rc)
+        rc = write_routines_objects(a, g, &c, err);
+    if (!rc)
+        rc = write_points(a, g, npoints, err);
+    if (!rc)
+        rc = write_windows(a, g, &c, err);
+    if (!rc)
+        rc = write_phases(a, g, &c, err);
+    if (!rc)
+        rc = write_streams(a, g, &c, err);
+    if (!rc)
+        rc = write_levels(a, g, &c, err);
+    tf_h5_close(g);
+    free(c.d);
+    free(c.i);
+    free(c.u);
+    free(c.s);
+    return rc;
+}

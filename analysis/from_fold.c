@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* From folded points to analysis samples.  Per process, a symboliser and
+ * an object map; per distinct instruction address a cached (routine, line),
+ * so the cost grows with the distinct addresses, not the samples. */
+#include "from_fold.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "objmap.h"
+#include "symbolize.h"
+
+/* (routine, line) per instruction address, open addressing. */
+struct code_cache {
+    uint64_t *ip;        /* 0: empty */
+    uint32_t *routine, *line;
+    size_t    cap, n;
+};
+
+static size_t cache_slot(const struct code_cache *c, uint64_t ip)
+{
+    size_t i = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 20) & (c->cap - 1);
+    while (c->ip[i] && c->ip[i] != ip)
+        i = (i + 1) & (c->cap - 1);
+    return i;
+}
+
+static int cache_init(struct code_cache *c, size_t cap)
+{
+    c->cap = cap;
+    c->n = 0;
+    c->ip = calloc(cap, sizeof *c->ip);
+    c->routine = malloc(cap * sizeof *c->routine);
+    c->line = malloc(cap * sizeof *c->line);
+    return c->ip && c->routine && c->line ? 0 : -1;
+}
+
+static void cache_free(struct code_cache *c)
+{
+    free(c->ip);
+    free(c->routine);
+    free(c->line);
+}
+
+static int cache_grow(struct code_cache *c)
+{
+    struct code_cache bigger;
+    if (cache_init(&bigger, 2 * c->cap)) {
+        cache_free(&bigger);
+        return -1;
+    }
+    for (size_t i = 0; i < c->cap; i++)
+        if (c->ip[i]) {
+            size_t j = cache_slot(&bigger, c->ip[i]);
+            bigger.ip[j] = c->ip[i];
+            bigger.routine[j] = c->routine[i];
+            bigger.line[j] = c->line[i];
+        }
+    bigger.n = c->n;
+    cache_free(c);
+    *c = bigger;
+    return 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The routine of a location: its innermost function, or "[module]" when
+ * only the module is known (so that one unsymbolised library is one
+ * routine, not one per address). */
+static int routine_of(tf_analysis *a, const tf_sym_location *loc, uint32_t *routine,
+                      uint32_t *line, tf_error *err)
+{
+    *line = loc->frames[0].line;
+    if (loc->source == TF_SYM_NONE) {
+        *routine = TF_AN_NONE;
+        return 0;
+    }
+    if (loc->frames[0].function[0])
+        return tf_analysis_add_routine(a, loc->frames[0].function, loc->frames[0].file, routine,
+                                       err);
+    char name[300];
+    snprintf(name, sizeof name, "[%s]", base_name(loc->module));
+    return tf_analysis_add_routine(a, name, "", routine, err);
+}
+
+struct process_tools {
+    tf_symbolizer   *sym;
+    tf_an_objmap    *objects;
+    struct code_cache code;
+    bool             ready;
+};
+
+static int tools_for(struct process_tools *t, tf_analysis *a, const tf_trace *tr, uint32_t proc,
+                     const char *debug_dir, tf_error *err)
+{
+    if (t->ready)
+        return 0;
+    int rc = tf_symbolizer_for_process(&t->sym, tr, proc, debug_dir, err);
+    if (!rc)
+        rc = tf_an_objmap_create(&t->objects, a, tr, proc, t->sym, err);
+    if (!rc && cache_init(&t->code, 4096))
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the code cache");
+    t->ready = !rc;
+    return rc;
+}
+
+static int code_of(struct process_tools *t, tf_analysis *a, uint64_t ip, uint32_t *routine,
+                   uint32_t *line, tf_error *err)
+{
+    if (!ip) {
+        *routine = TF_AN_NONE;
+        *line = 0;
+        return 0;
+    }
+    size_t i = cache_slot(&t->code, ip);
+    if (!t->code.ip[i]) {
+        const tf_sym_location *loc;
+        int rc = tf_symbolize(t->sym, ip, false, &loc, err);
+        if (!rc)
+            rc = routine_of(a, loc, &t->code.routine[i], &t->code.line[i], err);
+        if (rc)
+            return rc;
+        t->code.ip[i] = ip;
+        if (2 * ++t->code.n > t->code.cap && cache_grow(&t->code))
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory for the code cache");
+        i = cache_slot(&t->code, ip);
+    }
+    *routine = t->code.routine[i];
+    *line = t->code.line[i];
+    return 0;
+}
+
+int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_region *reg,
+                          uint32_t g, const char *debug_dir, const tf_an_params *params,
+                          tf_error *err)
+{
+    memset(a, 0, sizeof *a);
+    if (g >= reg->ngroups)
+        return tf_fail(err, TF_ERR_USAGE, "region %s has no group %u", reg->name, g);
+    const tf_fold_group *grp = &reg->groups[g];
+    const tf_fold_points *pts = &grp->points;
+    uint32_t np = tf_trace_nprocesses(tr);
+    struct process_tools *tools = calloc(np ? np : 1, sizeof *tools);
+    tf_an_counter *counters = calloc(reg->ncounters + 1, sizeof *counters);
+    a->region = strdup(reg->name);
+    a->group = g;
+    a->duration_ns = grp->mean_duration_ns;
+    a->samples = malloc((pts->n + 1) * sizeof *a->samples);
+    int rc = 0;
+    if (!tools || !counters || !a->region || !a->samples) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory analysing region %s", reg->name);
+        goto done;
+    }
+    for (size_t i = 0; i < pts->n; i++) {
+        const tf_fold_instance *in = &reg->instances[pts->instance[i]];
+        if (in->proc >= np) {
+            rc = tf_fail(err, TF_ERR_FORMAT, "%s: folded point %zu names process %u of %u",
+                         tf_trace_path(tr), i, in->proc, np);
+            goto done;
+        }
+        struct process_tools *t = &tools[in->proc];
+        if ((rc = tools_for(t, a, tr, in->proc, debug_dir, err)))
+            goto done;
+        double x = pts->x[i] < 0 ? 0 : pts->x[i] > 1 ? 1 : pts->x[i];
+        tf_an_sample *s = &a->samples[a->nsamples++];
+        *s = (tf_an_sample){ .x = x, .object = TF_AN_NONE, .group = in->thread, .point = (uint32_t)i,
+                             .weight = pts->weight[i], .kind = pts->kind[i],
+                             .level = pts->level[i] };
+        if ((rc = code_of(t, a, pts->ip[i], &s->routine, &s->line, err)))
+            goto done;
+        if (s->kind != TF_SAMPLE_TIMER && pts->addr[i]) {
+            uint64_t when = in->begin + (uint64_t)llround(x * (double)in->duration);
+            if ((rc = tf_an_objmap_lookup(t->objects, a, pts->addr[i], when, &s->object,
+                                          &s->offset, err)))
+                goto done;
+        }
+    }
+    size_t nc = 0;
+    for (uint32_t c = 0; c < reg->ncounters; c++) {
+        const double *curve = grp->curve + (size_t)c * grp->grid;
+        if (grp->grid < 2 || isnan(curve[0]) || isnan(grp->mean_total[c]))
+            continue;
+        counters[nc++] = (tf_an_counter){ reg->counter_names[c], grp->mean_total[c], grp->grid,
+                                          curve };
+    }
+    rc = tf_analysis_compute(a, counters, nc, grp->boundaries, grp->nboundaries, params, err);
+done:
+    for (uint32_t p = 0; tools && p < np; p++) {
+        tf_symbolizer_free(tools[p].sym);
+        tf_an_objmap_free(tools[p].objects);
+        if (tools[p].ready)
+            cache_free(&tools[p].code);
+    }
+    free(tools);
+    free(counters);
+    if (rc)
+        tf_analysis_clear(a);
+    return rc;
+}

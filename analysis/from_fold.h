@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The analysis input from a fold result: the folded points of one group of
+ * one region, symbolised and mapped to data objects with the trace's
+ * tables, the group's counter curves and its change points. */
+#ifndef TF_AN_FROM_FOLD_H
+#define TF_AN_FROM_FOLD_H
+
+#include "analysis.h"
+#include "fold_result.h"
+#include "trace.h"
+
+/* Analyses group g of region reg (folded from tr) into *a (cleared first).
+ * debug_dir (may be NULL) is where binaries and debug files are looked up
+ * by build-id; params NULL: the defaults. */
+int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_region *reg,
+                          uint32_t g, const char *debug_dir, const tf_an_params *params,
+                          tf_error *err);
+
+#endif

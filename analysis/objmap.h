@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Data addresses → data objects, by address and lifetime, for one process;
+ * and the identity of an object across processes, so that the same
+ * allocation in processes with different address layouts (ASLR) becomes one
+ * object of the analysis, addressed by offset from its start. */
+#ifndef TF_AN_OBJMAP_H
+#define TF_AN_OBJMAP_H
+
+#include "analysis.h"
+#include "symbolize.h"
+#include "trace.h"
+
+typedef struct tf_an_objmap tf_an_objmap;
+
+/* The objects of process proc, named (heap: call site, symbolised from the
+ * allocation stack with sym when the trace has no call-site string) and
+ * interned into a->objects by identity: kind, name, and the rank among the
+ * process's objects of that kind and name in allocation order (so the
+ * second allocation from one call site is "site#2" in every process).
+ * sym may be NULL. */
+int tf_an_objmap_create(tf_an_objmap **m, tf_analysis *a, const tf_trace *tr, uint32_t proc,
+                        tf_symbolizer *sym, tf_error *err);
+
+/* The analysis object holding addr at time t (ns, trace time) and the
+ * offset of addr in it.  An address in no object maps to the object
+ * "[unknown]" at its absolute address.  Among overlapping live objects, a
+ * user region comes first (it groups allocations on purpose), then the
+ * smallest. */
+int tf_an_objmap_lookup(tf_an_objmap *m, tf_analysis *a, uint64_t addr, uint64_t t,
+                        uint32_t *object, uint64_t *offset, tf_error *err);
+
+void tf_an_objmap_free(tf_an_objmap *m);
+
+#endif

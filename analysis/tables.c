@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* CSV (RFC 4180 quoting: a field with a comma, quote or newline is quoted,
+ * quotes doubled; a missing number is an empty field) and Markdown. */
+#include "tables.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void put_text(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void put_number(FILE *f, double v)
+{
+    if (!isnan(v))
+        fprintf(f, "%.6g", v);
+}
+
+static const char *direction_name(int d)
+{
+    return d > 0 ? "up" : d < 0 ? "down" : "none";
+}
+
+static const char *phase_label(const tf_analysis *a, uint32_t ph)
+{
+    return ph == TF_AN_NONE ? "all" : a->phases[ph].label;
+}
+
+static const char *routine_name(const tf_analysis *a, uint32_t r)
+{
+    return r == TF_AN_NONE ? "" : a->routines[r].function;
+}
+
+static const char *routine_file(const tf_analysis *a, uint32_t r)
+{
+    return r == TF_AN_NONE ? "" : a->routines[r].file;
+}
+
+static void modes_text(const tf_an_level *l, char *buf, size_t size, const char *sep)
+{
+    buf[0] = '\0';
+    size_t used = 0;
+    for (unsigned m = 0; m < l->nmodes && used < size; m++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%.0f", m ? sep : "", l->modes[m]);
+}
+
+/* The rate columns: the union of the counters over the analyses, each
+ * per instruction when its first analysis has an instructions counter,
+ * else per second; the instructions counter itself is the mips column. */
+struct rate_columns {
+    const char **names;
+    bool        *per_instr;
+    size_t       n;
+};
+
+static int rate_columns(const tf_analysis *const *a, size_t n, struct rate_columns *rc)
+{
+    size_t max = 0;
+    for (size_t i = 0; i < n; i++)
+        max += a[i]->ncounters;
+    rc->names = malloc((max + 1) * sizeof *rc->names);
+    rc->per_instr = malloc((max + 1) * sizeof *rc->per_instr);
+    rc->n = 0;
+    if (!rc->names || !rc->per_instr)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < a[i]->ncounters; c++) {
+            const char *name = a[i]->counter_names[c];
+            bool seen = tf_an_is_instructions(name);
+            for (size_t j = 0; j < rc->n && !seen; j++)
+                seen = !strcmp(rc->names[j], name);
+            if (seen)
+                continue;
+            rc->per_instr[rc->n] = a[i]->per_instruction;
+            rc->names[rc->n++] = name;
+        }
+    return 0;
+}
+
+static double phase_rate(const tf_analysis *a, const tf_an_phase *ph, const char *name,
+                         bool per_instr)
+{
+    if (!ph->per_unit || a->per_instruction != per_instr)
+        return NAN;
+    for (size_t c = 0; c < a->ncounters; c++)
+        if (!strcmp(a->counter_names[c], name))
+            return ph->per_unit[c];
+    return NAN;
+}
+
+static void write_phases(FILE *f, const tf_analysis *const *a, size_t n,
+                         const struct rate_columns *rc)
+{
+    fputs("region,group,phase,x_begin,x_end,begin_ns,end_ns,routine,file,line,share,mips,ipc", f);
+    for (size_t c = 0; c < rc->n; c++) {
+        fputc(',', f);
+        char col[512];
+        snprintf(col, sizeof col, "%s_%s", rc->names[c], rc->per_instr[c] ? "per_instr" : "per_s");
+        put_text(f, col);
+    }
+    fputc('\n', f);
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < a[i]->nphases; k++) {
+            const tf_an_phase *ph = &a[i]->phases[k];
+            put_text(f, a[i]->region);
+            fprintf(f, ",%u,%s,%.6f,%.6f,%.0f,%.0f,", a[i]->group, ph->label, ph->x0, ph->x1,
+                    ph->x0 * a[i]->duration_ns, ph->x1 * a[i]->duration_ns);
+            put_text(f, routine_name(a[i], ph->routine));
+            fputc(',', f);
+            put_text(f, routine_file(a[i], ph->routine));
+            fprintf(f, ",%u,%.6f,", ph->line, ph->share);
+            put_number(f, ph->mips);
+            fputc(',', f);
+            put_number(f, ph->ipc);
+            for (size_t c = 0; c < rc->n; c++) {
+                fputc(',', f);
+                put_number(f, phase_rate(a[i], ph, rc->names[c], rc->per_instr[c]));
+            }
+            fputc('\n', f);
+        }
+}
+
+static void write_objects(FILE *f, const tf_analysis *const *a, size_t n)
+{
+    fputs("region,group,object,kind,size_bytes,share,loads,stores\n", f);
+    for (size_t i = 0; i < n; i++)
+        for (size_t o = 0; o < a[i]->nobjects; o++) {
+            const tf_an_object *ob = &a[i]->objects[o];
+            put_text(f, a[i]->region);
+            fprintf(f, ",%u,", a[i]->group);
+            put_text(f, ob->name);
+            fprintf(f, ",%s,%llu,%.6f,%zu,%zu\n", tf_an_object_kind_name(ob->kind),
+                    (unsigned long long)ob->size, ob->share, ob->loads, ob->stores);
+        }
+}
+
+static void write_streams(FILE *f, const tf_analysis *const *a, size_t n)
+{
+    fputs("region,group,phase,object,direction,stride_bytes,streams,pattern,bytes,bandwidth_MBps\n",
+          f);
+    for (size_t i = 0; i < n; i++)
+        for (size_t s = 0; s < a[i]->nstreams; s++) {
+            const tf_an_stream *st = &a[i]->streams[s];
+            put_text(f, a[i]->region);
+            fprintf(f, ",%u,%s,", a[i]->group, phase_label(a[i], st->phase));
+            put_text(f, a[i]->objects[st->object].name);
+            fprintf(f, ",%s,%llu,%u,%s,%.0f,", direction_name(st->direction),
+                    (unsigned long long)st->stride, st->streams, tf_an_pattern_name(st->pattern),
+                    st->bytes);
+            put_number(f, st->bandwidth);
+            fputc('\n', f);
+        }
+}
+
+static void write_levels(FILE *f, const tf_analysis *const *a, size_t n)
+{
+    fputs("region,group,phase,level,share,mean_cost,cost_modes\n", f);
+    for (size_t i = 0; i < n; i++)
+        for (size_t l = 0; l < a[i]->nlevels; l++) {
+            const tf_an_level *lv = &a[i]->levels[l];
+            char modes[128];
+            modes_text(lv, modes, sizeof modes, ";");
+            put_text(f, a[i]->region);
+            fprintf(f, ",%u,%s,%s,%.6f,", a[i]->group, phase_label(a[i], lv->phase),
+                    tf_an_level_name(lv->level), lv->share);
+            put_number(f, lv->mean_cost);
+            fprintf(f, ",%s\n", modes);
+        }
+}
+
+/* Markdown cells: '|' would end the cell. */
+static void md_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
+static void md_number(FILE *f, int decimals, double v)
+{
+    if (isnan(v))
+        fputs("–", f);
+    else
+        fprintf(f, "%.*f", decimals, v);
+}
+
+static void summary_one(FILE *f, const tf_analysis *a)
+{
+    fputs("## Region `", f);
+    md_text(f, a->region);
+    fprintf(f, "`, group %u\n\nMean iteration: %.3f ms.\n\n", a->group, a->duration_ns / 1e6);
+    fputs("### Phases\n\n| phase | span | time (µs) | routine | line | share | MIPS | IPC |\n"
+          "|---|---|---|---|---|---|---|---|\n", f);
+    for (size_t k = 0; k < a->nphases; k++) {
+        const tf_an_phase *ph = &a->phases[k];
+        fprintf(f, "| %s | %.3f–%.3f | %.1f–%.1f | ", ph->label, ph->x0, ph->x1,
+                ph->x0 * a->duration_ns / 1e3, ph->x1 * a->duration_ns / 1e3);
+        md_text(f, routine_name(a, ph->routine));
+        fputs(" | ", f);
+        const char *file = routine_file(a, ph->routine), *slash = strrchr(file, '/');
+        md_text(f, slash ? slash + 1 : file);
+        fprintf(f, ":%u | %.1f %% | ", ph->line, 100 * ph->share);
+        md_number(f, 0, ph->mips);
+        fputs(" | ", f);
+        md_number(f, 2, ph->ipc);
+        fputs(" |\n", f);
+    }
+    fputs("\n### Data objects\n\n| object | kind | size | share | loads | stores |\n"
+          "|---|---|---|---|---|---|\n", f);
+    for (size_t o = 0; o < a->nobjects; o++) {
+        const tf_an_object *ob = &a->objects[o];
+        fputs("| ", f);
+        md_text(f, ob->name);
+        fprintf(f, " | %s | %.1f MB | %.1f %% | %zu | %zu |\n", tf_an_object_kind_name(ob->kind),
+                (double)ob->size / 1e6, 100 * ob->share, ob->loads, ob->stores);
+    }
+    fputs("\n### Access streams\n\nPer thread; pattern from the streams' R² "
+          "(ordered at 0.9 or more; see docs/algorithms.md).\n\n"
+          "| phase | object | pattern | direction | stride | streams | R² | bytes | MB/s | samples |\n"
+          "|---|---|---|---|---|---|---|---|---|---|\n", f);
+    for (size_t s = 0; s < a->nstreams; s++) {
+        const tf_an_stream *st = &a->streams[s];
+        fprintf(f, "| %s | ", phase_label(a, st->phase));
+        md_text(f, a->objects[st->object].name);
+        fprintf(f, " | %s | %s | %llu | %u | ", tf_an_pattern_name(st->pattern),
+                direction_name(st->direction), (unsigned long long)st->stride, st->streams);
+        md_number(f, 3, st->ordered_r2);
+        fprintf(f, " | %.0f | ", st->bytes);
+        md_number(f, 0, st->bandwidth);
+        fprintf(f, " | %zu |\n", st->samples);
+    }
+    fputs("\n### Memory levels of the loads\n\n| phase | level | share | mean cost (cycles) | cost modes (cycles) |\n"
+          "|---|---|---|---|---|\n", f);
+    for (size_t l = 0; l < a->nlevels; l++) {
+        const tf_an_level *lv = &a->levels[l];
+        char modes[128];
+        modes_text(lv, modes, sizeof modes, ", ");
+        fprintf(f, "| %s | %s | %.1f %% | ", phase_label(a, lv->phase), tf_an_level_name(lv->level),
+                100 * lv->share);
+        md_number(f, 0, lv->mean_cost);
+        fprintf(f, " | %s |\n", modes);
+    }
+    fputc('\n', f);
+}
+
+static int open_out(const char *dir, const char *name, FILE **f, tf_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    *f = fopen(path, "w");
+    if (!*f)
+        return tf_fail(err, TF_ERR_IO, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
+static int close_out(const char *dir, const char *name, FILE *f, tf_error *err)
+{
+    bool bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return tf_fail(err, TF_ERR_IO, "%s/%s: write failed", dir, name);
+    return 0;
+}
+
+int tf_analysis_write_tables(const tf_analysis *const *a, size_t n, const char *dir,
+                             tf_error *err)
+{
+    struct rate_columns rc;
+    if (rate_columns(a, n, &rc)) {
+        free(rc.names);
+        free(rc.per_instr);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory writing the analysis tables");
+    }
+    static const char *const files[] = { "phases.csv", "objects.csv", "streams.csv",
+                                         "levels.csv", "summary.md" };
+    int ret = 0;
+    for (size_t i = 0; i < sizeof files / sizeof *files && !ret; i++) {
+        FILE *f;
+        if ((ret = open_out(dir, files[i], &f, err)))
+            break;
+        switch (i) {
+        case 0: write_phases(f, a, n, &rc); break;
+        case 1: write_objects(f, a, n); break;
+        case 2: write_streams(f, a, n); break;
+        case 3: write_levels(f, a, n); break;
+        default:
+            fputs("# Phases, code lines and the address space\n\n", f);
+            for (size_t j = 0; j < n; j++)
+                summary_one(f, a[j]);
+        }
+        ret = close_out(dir, files[i], f, err);
+    }
+    free(rc.names);
+    free(rc.per_instr);
+    return ret;
+}
