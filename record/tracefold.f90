@@ -1,0 +1,108 @@
+! SPDX-License-Identifier: BSD-3-Clause
+! Fortran bindings of the tracefold recorder API (tracefold.h), through
+! iso_c_binding.  Installed as source next to tracefold.h, because compiled
+! module files are specific to one compiler and version: compile it with the
+! application, e.g.
+!   gfortran -c $(pkg-config --variable=includedir tracefold)/tracefold.f90
+!   gfortran app.f90 tracefold.o $(pkg-config --libs tracefold)
+! Names are Fortran strings (trailing blanks are ignored).
+module tracefold
+    use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_int64_t, c_char, c_ptr, &
+                                           c_null_char
+    implicit none
+    private
+    public :: tracefold_init, tracefold_fini, tracefold_region_begin, tracefold_region_end, &
+              tracefold_event, tracefold_counter_define, tracefold_counter_add, &
+              tracefold_memory_region, tracefold_flush
+
+    interface
+        function c_init() bind(c, name="tracefold_init") result(rc)
+            import :: c_int
+            integer(c_int) :: rc
+        end function
+        subroutine c_fini() bind(c, name="tracefold_fini")
+        end subroutine
+        subroutine c_region_begin(name) bind(c, name="tracefold_region_begin")
+            import :: c_char
+            character(kind=c_char), dimension(*), intent(in) :: name
+        end subroutine
+        subroutine c_region_end(name) bind(c, name="tracefold_region_end")
+            import :: c_char
+            character(kind=c_char), dimension(*), intent(in) :: name
+        end subroutine
+        subroutine c_event(type, value) bind(c, name="tracefold_event")
+            import :: c_int32_t, c_int64_t
+            integer(c_int32_t), value :: type
+            integer(c_int64_t), value :: value
+        end subroutine
+        function c_counter_define(name) bind(c, name="tracefold_counter_define") result(id)
+            import :: c_int, c_char
+            character(kind=c_char), dimension(*), intent(in) :: name
+            integer(c_int) :: id
+        end function
+        subroutine c_counter_add(id, delta) bind(c, name="tracefold_counter_add")
+            import :: c_int, c_int64_t
+            integer(c_int), value :: id
+            integer(c_int64_t), value :: delta
+        end subroutine
+        subroutine c_memory_region(name, begin, end) bind(c, name="tracefold_memory_region")
+            import :: c_char, c_ptr
+            character(kind=c_char), dimension(*), intent(in) :: name
+            type(c_ptr), value :: begin, end
+        end subroutine
+        subroutine c_flush() bind(c, name="tracefold_flush")
+        end subroutine
+    end interface
+
+contains
+
+    !> 0 when recording, -1 when the recorder is disabled.
+    integer function tracefold_init()
+        tracefold_init = int(c_init())
+    end function
+
+    subroutine tracefold_fini()
+        call c_fini()
+    end subroutine
+
+    subroutine tracefold_region_begin(name)
+        character(len=*), intent(in) :: name
+        call c_region_begin(trim(name) // c_null_char)
+    end subroutine
+
+    subroutine tracefold_region_end(name)
+        character(len=*), intent(in) :: name
+        call c_region_end(trim(name) // c_null_char)
+    end subroutine
+
+    subroutine tracefold_event(type, value)
+        integer, intent(in) :: type
+        integer(c_int64_t), intent(in) :: value
+        call c_event(int(type, c_int32_t), value)
+    end subroutine
+
+    !> The counter's id, or -1 (see tracefold.h).
+    integer function tracefold_counter_define(name)
+        character(len=*), intent(in) :: name
+        tracefold_counter_define = int(c_counter_define(trim(name) // c_null_char))
+    end function
+
+    subroutine tracefold_counter_add(id, delta)
+        integer, intent(in) :: id
+        integer(c_int64_t), intent(in) :: delta
+        call c_counter_add(int(id, c_int), delta)
+    end subroutine
+
+    !> Names [begin, end) as one data object; pass c_loc of the first element
+    !> and of one past the last.
+    subroutine tracefold_memory_region(name, begin, end)
+        character(len=*), intent(in) :: name
+        type(c_ptr), intent(in) :: begin, end
+        call c_memory_region(trim(name) // c_null_char, begin, end)
+    end subroutine
+
+    subroutine tracefold_flush()
+        call c_flush()
+    end subroutine
+
+end module tracefold
