@@ -146,6 +146,38 @@ done:
     return rc;
 }
 
+int tf_elf_load_bias(const char *path, uint64_t map_start, uint64_t *bias, tf_error *err)
+{
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return tf_fail(err, TF_ERR_INTERNAL, "libelf: %s", elf_errmsg(-1));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return tf_fail(err, errno == ENOENT ? TF_ERR_NOTFOUND : TF_ERR_IO, "%s: %s", path,
+                       strerror(errno));
+    int rc = tf_fail(err, TF_ERR_FORMAT, "%s: no loadable segment", path);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    size_t nphdr = 0;
+    if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nphdr) != 0) {
+        rc = tf_fail(err, TF_ERR_FORMAT, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+        nphdr = 0;
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    uint64_t mask = ~(uint64_t)(page > 0 ? page - 1 : 4095);
+    for (size_t i = 0; i < nphdr; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+            continue;
+        *bias = map_start - (ph.p_vaddr & mask);   /* the first PT_LOAD */
+        tf_error_clear(err);
+        rc = 0;
+        break;
+    }
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    return rc;
+}
+
 static bool already_read(const tf_elf_objects *o, const char *path, uint64_t bias)
 {
     for (size_t i = 0; i < o->nmodules; i++)

@@ -52,6 +52,16 @@ int  tf_elf_objects_read_file(tf_elf_objects *o, const char *path, uint64_t bias
 int  tf_elf_objects_read_self(tf_elf_objects *o, size_t *skipped, tf_error *err)
     __attribute__((warn_unused_result));
 
+/* The load bias of an ELF file from /proc/PID/maps: map_start is the
+ * lowest start address among the file's mappings, which maps its first
+ * PT_LOAD segment (segments are in ascending address order, ELF gABI), so
+ * bias = map_start - that segment's page-aligned p_vaddr.  (Any other
+ * mapping is ambiguous: two segments may share a file page.)  For the
+ * writer process, which sees the modules map but not the application's
+ * dl_iterate_phdr. */
+int  tf_elf_load_bias(const char *path, uint64_t map_start, uint64_t *bias, tf_error *err)
+    __attribute__((warn_unused_result));
+
 /* The object containing addr, or NULL. */
 const tf_elf_object *tf_elf_objects_find(const tf_elf_objects *o, uint64_t addr);
 

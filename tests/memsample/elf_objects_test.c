@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Static data objects of this test program (built as a PIE on Debian, so
  * its symbols are relocated by the load bias) and of the C library. */
+#include <limits.h>
 #include <link.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "elf_objects.h"
@@ -109,6 +112,73 @@ static void test_bias(void **state)
     tf_elf_objects_free(&o);
 }
 
+/* The bias found from /proc/self/maps (what the writer process sees)
+ * equals the loader's, for the executable and the C library. */
+typedef struct loaded {
+    char     path[PATH_MAX];
+    uint64_t bias;
+} loaded;
+
+static int list_loaded(struct dl_phdr_info *info, size_t size, void *data)
+{
+    loaded *v = data;
+    for (int i = 0; i < 8; i++)
+        if (!v[i].path[0]) {
+            snprintf(v[i].path, sizeof v[i].path, "%s",
+                     info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe");
+            v[i].bias = info->dlpi_addr;
+            return 0;
+        }
+    return 1;
+}
+
+static void test_bias_from_maps(void **state)
+{
+    loaded mods[8] = { { "", 0 } };
+    dl_iterate_phdr(list_loaded, mods);
+    char exe[512];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    assert_true(n > 0);
+    exe[n] = '\0';
+    snprintf(mods[0].path, sizeof mods[0].path, "%s", exe);
+    /* maps shows resolved paths (/lib -> /usr/lib on merged-/usr systems). */
+    for (int i = 1; i < 8; i++) {
+        char real[PATH_MAX];
+        if (mods[i].path[0] && realpath(mods[i].path, real))
+            memcpy(mods[i].path, real, sizeof real);
+    }
+    /* The lowest mapping of each module (maps lists them in address order). */
+    uint64_t lowest[8] = { 0 };
+    FILE *maps = fopen("/proc/self/maps", "r");
+    assert_non_null(maps);
+    char line[1024];
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long long start, end, offset;
+        char path[512] = "";
+        if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %511s", &start, &end, &offset, path) < 3)
+            continue;
+        for (int i = 0; i < 8; i++)
+            if (mods[i].path[0] && strcmp(mods[i].path, path) == 0 && !lowest[i])
+                lowest[i] = start;
+    }
+    fclose(maps);
+    int checked = 0;
+    for (int i = 0; i < 8; i++) {
+        if (!lowest[i])
+            continue;   /* the vDSO: no file */
+        uint64_t bias;
+        tf_error err;
+        assert_int_equal(tf_elf_load_bias(mods[i].path, lowest[i], &bias, &err), 0);
+        if (bias != mods[i].bias)
+            fail_msg("%s lowest mapping %#llx: bias %#llx, loader says %#llx", mods[i].path,
+                     (unsigned long long)lowest[i], (unsigned long long)bias,
+                     (unsigned long long)mods[i].bias);
+        checked++;
+    }
+    print_message("# %d modules checked\n", checked);
+    assert_true(checked >= 2);   /* the executable and libc */
+}
+
 static void test_min_size_and_errors(void **state)
 {
     tf_elf_objects o;
@@ -133,6 +203,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_self_objects),
         cmocka_unit_test(test_bias),
+        cmocka_unit_test(test_bias_from_maps),
         cmocka_unit_test(test_min_size_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
