@@ -272,6 +272,9 @@ static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
                 rc = push(sy, &n, TF_PRV_FOLD_RATE + c, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
             if (rc == 0 && g->ratio)
                 rc = push(sy, &n, TF_PRV_FOLD_PER_INS + c, fixed(g->ratio[(size_t)c * g->grid + j], 1e6), err);
+            /* The instructions rate again under one fixed type, for the MIPS view. */
+            if (rc == 0 && (int32_t)c == g->instructions)
+                rc = push(sy, &n, TF_PRV_FOLD_MIPS, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
         }
         break;
     }
@@ -350,6 +353,7 @@ static int synth_labels(synth *sy, tf_error *err)
         {TF_PRV_FOLD_PHASE, "Folded phase"},
         {TF_PRV_FOLD_PHASE_ROUTINE, "Routine of the folded phase"},
         {TF_PRV_FOLD_PHASE_LINE, "Line of the folded phase"},
+        {TF_PRV_FOLD_MIPS, "Folded MIPS x 1000"},
     };
     static const char *const levels[] = {
         "Uncached or I/O", "L1", "Line-fill buffer", "L2", "L3", "Remote cache (1 hop)",

@@ -61,8 +61,9 @@ static inline int tf_prv_is_sampled_line(uint32_t type)
 #define TF_PRV_FOLD_PHASE         780002000u  /* phase number + 1, 0 = end */
 #define TF_PRV_FOLD_PHASE_ROUTINE 780002001u  /* dominant routine of the phase */
 #define TF_PRV_FOLD_PHASE_LINE    780002002u  /* most observed line of the phase */
-#define TF_PRV_FOLD_RATE          780003000u  /* + counter index: rate in milli-events per us */
-#define TF_PRV_FOLD_PER_INS       780004000u  /* + counter index: events per instruction × 10^6 */
+#define TF_PRV_FOLD_MIPS          780002010u  /* instructions rate: MIPS x 1000 */
+#define TF_PRV_FOLD_RATE          780003000u  /* + counter index: rate in events per ms */
+#define TF_PRV_FOLD_PER_INS       780004000u  /* + counter index: events per instruction x 10^6 */
 #define TF_PRV_FOLD_INSTANCE      780005000u  /* instance a folded sample comes from, + 1 */
 
 /* PAPI presets by name: the counter types Extrae gives them. */
