@@ -120,6 +120,9 @@ static void bad_inputs(void **state)
             fail_msg("line %d (%s): code %d, expected %d: %s", c->line, c->mode, err.code,
                      c->code, err.msg);
         check_message(c, &err, path);
+        if (fixture_open_hdf5_ids() != 0)
+            fail_msg("line %d (%s): %ld HDF5 ids left open", c->line, c->mode,
+                     fixture_open_hdf5_ids());
         free(path);
     }
 }
@@ -145,6 +148,7 @@ static void missing_file_and_directory(void **state)
     assert_non_null(strstr(err.msg, "No such file"));
     assert_int_equal(tf_trace_open(&tr, dir, &err), -TF_ERR_USAGE);
     assert_non_null(strstr(err.msg, "directory"));
+    assert_int_equal(fixture_open_hdf5_ids(), 0);
     free(path);
 }
 
@@ -164,6 +168,7 @@ static void bad_requests(void **state)
     assert_non_null(strstr(err.msg, "out of range"));
     assert_int_equal(tf_trace_read_frames(tr, 0, UINT32_MAX, 0, 1, ips, &err), -TF_ERR_FORMAT);
     tf_trace_close(tr);
+    assert_int_equal(fixture_open_hdf5_ids(), 0);
     free(path);
 }
 

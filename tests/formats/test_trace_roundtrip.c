@@ -125,6 +125,7 @@ static void fixture_roundtrip(void **state)
         assert_int_equal(ips[1], 0x401100);
     }
     tf_trace_close(tr);
+    assert_int_equal(fixture_open_hdf5_ids(), 0);
     free(path);
 }
 
@@ -368,6 +369,7 @@ static void small_batches(void **state)
     OK(tf_trace_read_frames(tr, 0, 0, th->nframes - 3, 3, frames, err));
     assert_true(frames[0] < frames[1] && frames[1] < frames[2]);
     tf_trace_close(tr);
+    assert_int_equal(fixture_open_hdf5_ids(), 0);
     free(r);
     free(rc);
     free(s);

@@ -145,6 +145,7 @@ static void refuses_bad_records(void **state)
     too_many.ncounters = TF_MAX_COUNTERS + 1;
     FAILS(tf_writer_add_process(w, &too_many, &p, err), TF_ERR_USAGE, "at most");
     tf_writer_abort(w);
+    assert_int_equal(fixture_open_hdf5_ids(), 0);
     free(path);
 }
 
@@ -173,6 +174,7 @@ static void atomic_close_and_abort(void **state)
     tf_writer_abort(w);
     assert_false(exists(aborted));
     assert_false(exists(tmp));
+    assert_int_equal(fixture_open_hdf5_ids(), 0);
     free(aborted);
     free(path);
 }

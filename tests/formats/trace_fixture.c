@@ -7,6 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hdf5.h>
+
+long fixture_open_hdf5_ids(void)
+{
+    return (long)H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
+}
+
 char *fixture_tmpdir(void)
 {
     char templ[] = "formats-test-XXXXXX";

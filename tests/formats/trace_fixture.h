@@ -18,6 +18,11 @@ void fixture_rmtree(char *dir);
 /* dir/name, malloc'ed. */
 char *fixture_path(const char *dir, const char *name);
 
+/* HDF5 identifiers still open in the process (files, groups, datasets,
+ * types, attributes): 0 after every trace or writer is closed, on success
+ * and failure paths alike. */
+long fixture_open_hdf5_ids(void);
+
 /* Writes the fixture trace to path; returns 0 or a negative tf_error code. */
 int fixture_write(const char *path, unsigned flags, tf_error *err);
 
