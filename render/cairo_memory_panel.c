@@ -85,9 +85,11 @@ static void legend(const tf_panel *p, const tf_cost_scale *scale)
     tf_legend_end(&l);
 }
 
-/* Band backgrounds and the labels on both sides. */
-static void bands(const tf_panel *p, const tf_bands *b)
+/* Band backgrounds and the labels on both sides; *left_w and *right_w get
+ * the widths of the widest labels drawn, to place the axis titles. */
+static void bands(const tf_panel *p, const tf_bands *b, double *left_w, double *right_w)
 {
+    *left_w = *right_w = 0;
     cairo_t *cr = p->cr;
     double right = p->plot.x + p->plot.w;
     for (size_t i = 0; i < b->n; i++) {
@@ -102,9 +104,11 @@ static void bands(const tf_panel *p, const tf_bands *b)
         double cy = (top + bottom) / 2;
         tf_rect r = tf_text_box(p->text, TF_FONT_LABEL, buf, p->plot.x - LABEL_GAP, cy, 1, 0.5,
                                 LEFT_LABEL_MAX);
-        if (tf_claims_take(p->claims, r))
+        if (tf_claims_take(p->claims, r)) {
             tf_text_draw(p->text, TF_FONT_LABEL, buf, p->plot.x - LABEL_GAP, cy, 1, 0.5,
                          LEFT_LABEL_MAX, tf_ink);
+            *left_w = r.w > *left_w ? r.w : *left_w;
+        }
 
         /* Addresses at the band's edges, the upper one first (it is the
          * one nearer the band above, and the lower one of the band above
@@ -116,9 +120,11 @@ static void bands(const tf_panel *p, const tf_bands *b)
             tf_bands_address(edge[e].addr, d->relative, buf, sizeof buf);
             r = tf_text_box(p->text, TF_FONT_MONO, buf, right + LABEL_GAP, edge[e].y, 0,
                             edge[e].ay, 0);
-            if (tf_claims_take(p->claims, r))
+            if (tf_claims_take(p->claims, r)) {
                 tf_text_draw(p->text, TF_FONT_MONO, buf, right + LABEL_GAP, edge[e].y, 0,
                              edge[e].ay, 0, tf_ink);
+                *right_w = r.w > *right_w ? r.w : *right_w;
+            }
         }
     }
 }
@@ -169,7 +175,8 @@ int tf_panel_memory(const tf_panel *p, tf_error *err)
     tf_bands b;
     if (tf_bands_build(page, &b, err) < 0)
         return -err->code;
-    bands(p, &b);
+    double left_w, right_w;
+    bands(p, &b, &left_w, &right_w);
     tf_axes_phases(p);
     /* Loads first, stores over them: stores are rarer and black. */
     int rc = cloud(p, &b, &scale, false, err);
@@ -178,8 +185,8 @@ int tf_panel_memory(const tf_panel *p, tf_error *err)
     tf_bands_free(&b);
     if (rc < 0)
         return rc;
-    tf_axes_title(p, TF_AXIS_LEFT, "data object | size", LABEL_GAP + LEFT_LABEL_MAX + 4);
-    tf_axes_title(p, TF_AXIS_RIGHT, "address", 66);
+    tf_axes_title(p, TF_AXIS_LEFT, "data object | size", LABEL_GAP + left_w + 5);
+    tf_axes_title(p, TF_AXIS_RIGHT, "address", LABEL_GAP + right_w + 5);
     tf_axes_time(p, false);
     tf_axes_frame(p->cr, p->plot);
     return 0;

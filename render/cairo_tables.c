@@ -145,7 +145,9 @@ static void histogram(tf_text *text, const tf_report_page *page, double top, tf_
     double bw = plot.w / (double)nbins, ymax = (double)highest * 1.08;
     cairo_t *cr = text->cr;
     for (size_t b = 0; b < nbins; b++) {
-        double h_used = plot.h * (double)used[b] / ymax, h_ex = plot.h * (double)excluded[b] / ymax;
+        /* A bin with any instance stays visible next to the tallest. */
+        double h_used = used[b] ? fmax(1.5, plot.h * (double)used[b] / ymax) : 0;
+        double h_ex = excluded[b] ? fmax(1.5, plot.h * (double)excluded[b] / ymax) : 0;
         double x = plot.x + (double)b * bw, base = plot.y + plot.h;
         cairo_set_source_rgb(cr, used_colour.r, used_colour.g, used_colour.b);
         cairo_rectangle(cr, x + 0.4, base - h_used, bw - 0.8, h_used);

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Symbol and object lookups in the folded trace. */
+/* Symbol and object lookups in the folded trace.  Code addresses go
+ * through the project's symboliser (extract/symbolize.h: the trace's symbol
+ * table, then DWARF, then ELF symbols); each distinct address is resolved
+ * once, the answer kept in a small hash table. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -8,12 +11,16 @@
 #include <string.h>
 
 #include "report_symbolise.h"
+#include "symbolize.h"
 #include "trace.h"
 
-typedef struct sym_range {
-    uint64_t start, end;
+/* A resolved code address; line 0 marks an address without a source line. */
+typedef struct code_entry {
+    uint64_t ip;
+    uint32_t proc;
     uint32_t routine, line;
-} sym_range;
+    bool     used;
+} code_entry;
 
 typedef struct obj_range {
     uint64_t start, size;
@@ -21,8 +28,8 @@ typedef struct obj_range {
 } obj_range;
 
 typedef struct proc_table {
-    size_t     nsym, nobj;
-    sym_range *sym;
+    tf_symbolizer *symbolizer;   /* NULL when it could not be made */
+    size_t     nobj;
     obj_range *obj;
 } proc_table;
 
@@ -37,21 +44,16 @@ struct tf_symbolise {
     tf_trace      *tr;
     uint32_t       nprocs;
     proc_table    *procs;
-    size_t         nroutines;
-    uint32_t      *routine_ids;   /* function string id of each routine */
+    size_t         nroutines, routines_cap;
+    char         **routines;      /* function names */
+    size_t         ncache, cache_cap;   /* cache_cap: a power of two */
+    code_entry    *cache;
     size_t         nobjects;
     merged_object *objects;
     bool           relative;
-    size_t         nsymbols_total;
 };
 
 static const char *const object_kinds[] = {"heap", "static", "user", "stack", "mmap"};
-
-static int sym_cmp(const void *a, const void *b)
-{
-    const sym_range *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
 
 static int obj_cmp(const void *a, const void *b)
 {
@@ -59,12 +61,22 @@ static int obj_cmp(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static uint32_t routine_of(tf_symbolise *s, uint32_t function)
+/* Index of a routine by name, added when new; UINT32_MAX out of memory. */
+static uint32_t routine_of(tf_symbolise *s, const char *function)
 {
     for (size_t i = s->nroutines; i-- > 0;)
-        if (s->routine_ids[i] == function)
+        if (!strcmp(s->routines[i], function))
             return (uint32_t)i;
-    s->routine_ids[s->nroutines] = function;
+    if (s->nroutines == s->routines_cap) {
+        size_t cap = s->routines_cap ? 2 * s->routines_cap : 64;
+        char **r = realloc(s->routines, cap * sizeof *r);
+        if (!r)
+            return UINT32_MAX;
+        s->routines = r;
+        s->routines_cap = cap;
+    }
+    if (!(s->routines[s->nroutines] = tf_report_strdup("%s", function)))
+        return UINT32_MAX;
     return (uint32_t)s->nroutines++;
 }
 
@@ -94,34 +106,31 @@ static uint32_t object_of(tf_symbolise *s, const tf_object *o)
 
 static int build(tf_symbolise *s)
 {
-    size_t nsym = 0, nobj = 0;
-    for (uint32_t p = 0; p < s->nprocs; p++) {
-        nsym += tf_trace_process(s->tr, p)->nsymbols;
+    size_t nobj = 0;
+    for (uint32_t p = 0; p < s->nprocs; p++)
         nobj += tf_trace_process(s->tr, p)->nobjects;
-    }
-    s->nsymbols_total = nsym;
-    s->routine_ids = malloc((nsym ? nsym : 1) * sizeof *s->routine_ids);
     s->objects = calloc(nobj ? nobj : 1, sizeof *s->objects);
-    if (!s->routine_ids || !s->objects)
+    s->cache_cap = 1024;
+    s->cache = calloc(s->cache_cap, sizeof *s->cache);
+    if (!s->objects || !s->cache)
         return -1;
     for (uint32_t p = 0; p < s->nprocs; p++) {
         const tf_process *proc = tf_trace_process(s->tr, p);
         proc_table *t = &s->procs[p];
-        t->sym = malloc((proc->nsymbols ? proc->nsymbols : 1) * sizeof *t->sym);
+        tf_error err = {0};
+        /* Without a symboliser (no modules, no symbols) the process's code
+         * addresses stay unresolved; the code panel says so. */
+        if (tf_symbolizer_for_process(&t->symbolizer, s->tr, p, NULL, &err) < 0)
+            t->symbolizer = NULL;
         t->obj = malloc((proc->nobjects ? proc->nobjects : 1) * sizeof *t->obj);
-        if (!t->sym || !t->obj)
+        if (!t->obj)
             return -1;
-        for (size_t i = 0; i < proc->nsymbols; i++) {
-            const tf_symbol *y = &proc->symbols[i];
-            t->sym[t->nsym++] = (sym_range){y->start, y->end, routine_of(s, y->function), y->line};
-        }
         for (size_t i = 0; i < proc->nobjects; i++) {
             const tf_object *o = &proc->objects[i];
             if (o->size == 0)
                 continue;
             t->obj[t->nobj++] = (obj_range){o->start, o->size, object_of(s, o)};
         }
-        qsort(t->sym, t->nsym, sizeof *t->sym, sym_cmp);
         qsort(t->obj, t->nobj, sizeof *t->obj, obj_cmp);
     }
     return 0;
@@ -170,26 +179,20 @@ void tf_symbolise_close(tf_symbolise *s)
     if (!s)
         return;
     for (uint32_t p = 0; s->procs && p < s->nprocs; p++) {
-        free(s->procs[p].sym);
+        if (s->procs[p].symbolizer)
+            tf_symbolizer_free(s->procs[p].symbolizer);
         free(s->procs[p].obj);
     }
+    for (size_t i = 0; i < s->nroutines; i++)
+        free(s->routines[i]);
+    free(s->routines);
+    free(s->cache);
     for (size_t i = 0; i < s->nobjects; i++)
         free(s->objects[i].name);
     free(s->objects);
     free(s->procs);
-    free(s->routine_ids);
     tf_trace_close(s->tr);
     free(s);
-}
-
-bool tf_symbolise_has_symbols(const tf_symbolise *s)
-{
-    return s->nsymbols_total > 0;
-}
-
-bool tf_symbolise_has_objects(const tf_symbolise *s)
-{
-    return s->nobjects > 0;
 }
 
 bool tf_symbolise_relative(const tf_symbolise *s)
@@ -197,24 +200,66 @@ bool tf_symbolise_relative(const tf_symbolise *s)
     return s->relative;
 }
 
+static size_t slot_of(uint64_t ip, uint32_t proc, size_t cap)
+{
+    uint64_t h = (ip ^ ((uint64_t)proc << 47)) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 20) & (cap - 1);
+}
+
+/* Doubles the cache; false when out of memory (the cache then stays). */
+static bool cache_grow(tf_symbolise *s)
+{
+    size_t cap = s->cache_cap * 2;
+    code_entry *c = calloc(cap, sizeof *c);
+    if (!c)
+        return false;
+    for (size_t i = 0; i < s->cache_cap; i++) {
+        if (!s->cache[i].used)
+            continue;
+        size_t k = slot_of(s->cache[i].ip, s->cache[i].proc, cap);
+        while (c[k].used)
+            k = (k + 1) & (cap - 1);
+        c[k] = s->cache[i];
+    }
+    free(s->cache);
+    s->cache = c;
+    s->cache_cap = cap;
+    return true;
+}
+
 bool tf_symbolise_code(tf_symbolise *s, uint32_t proc, uint64_t ip, uint32_t *routine,
                        uint32_t *line)
 {
-    if (proc >= s->nprocs)
+    if (proc >= s->nprocs || !s->procs[proc].symbolizer)
         return false;
-    const proc_table *t = &s->procs[proc];
-    size_t lo = 0, hi = t->nsym;
-    while (lo < hi) {   /* last range starting at or before ip */
-        size_t mid = (lo + hi) / 2;
-        if (t->sym[mid].start <= ip)
-            lo = mid + 1;
-        else
-            hi = mid;
+    size_t k = slot_of(ip, proc, s->cache_cap);
+    while (s->cache[k].used && (s->cache[k].ip != ip || s->cache[k].proc != proc))
+        k = (k + 1) & (s->cache_cap - 1);
+    if (!s->cache[k].used) {
+        code_entry e = {ip, proc, UINT32_MAX, 0, true};
+        const tf_sym_location *loc;
+        tf_error err = {0};
+        if (tf_symbolize(s->procs[proc].symbolizer, ip, false, &loc, &err) == 0 && loc->nframes
+            && loc->frames[0].line > 0 && loc->frames[0].function[0]) {
+            /* The innermost frame: the line that ran, in the function
+             * (inlined or not) it belongs to. */
+            e.routine = routine_of(s, loc->frames[0].function);
+            e.line = e.routine == UINT32_MAX ? 0 : loc->frames[0].line;
+        }
+        if (2 * (s->ncache + 1) > s->cache_cap) {
+            if (!cache_grow(s))
+                return false;
+            k = slot_of(ip, proc, s->cache_cap);
+            while (s->cache[k].used)
+                k = (k + 1) & (s->cache_cap - 1);
+        }
+        s->cache[k] = e;
+        s->ncache++;
     }
-    if (lo == 0 || ip >= t->sym[lo - 1].end)
+    if (s->cache[k].line == 0)
         return false;
-    *routine = t->sym[lo - 1].routine;
-    *line = t->sym[lo - 1].line;
+    *routine = s->cache[k].routine;
+    *line = s->cache[k].line;
     return true;
 }
 
@@ -225,8 +270,7 @@ size_t tf_symbolise_nroutines(const tf_symbolise *s)
 
 const char *tf_symbolise_routine(const tf_symbolise *s, size_t i)
 {
-    const char *name = tf_trace_string(s->tr, s->routine_ids[i]);
-    return *name ? name : "?";
+    return s->routines[i];
 }
 
 bool tf_symbolise_object(const tf_symbolise *s, uint32_t proc, uint64_t addr, uint32_t *object,

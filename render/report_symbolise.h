@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Code lines and data objects of folded samples, looked up in the folded
- * trace: its symbol ranges (address -> routine, file, line) and its object
- * tables.  Objects of several processes are merged by name (their
+ * trace: code addresses through the project's symboliser (the trace's
+ * symbol table, the binaries' DWARF, their ELF symbols), data addresses in
+ * the trace's object tables.  Objects of several processes are merged by name (their
  * addresses differ under ASLR); references are then given as offsets. */
 #ifndef TF_RENDER_REPORT_SYMBOLISE_H
 #define TF_RENDER_REPORT_SYMBOLISE_H
@@ -20,8 +21,6 @@ typedef struct tf_symbolise tf_symbolise;
 tf_symbolise *tf_symbolise_open(const char *trace, const char *fold_path, char *why, size_t len);
 void tf_symbolise_close(tf_symbolise *s);
 
-bool tf_symbolise_has_symbols(const tf_symbolise *s);
-bool tf_symbolise_has_objects(const tf_symbolise *s);
 /* Processes merged: references are offsets inside their objects. */
 bool tf_symbolise_relative(const tf_symbolise *s);
 

@@ -55,12 +55,14 @@ static int phases(tf_report_page *p, tf_error *err)
                                p->rates_unit ? p->rates_unit : "rates",
                                p->nrates > nrates ? " (first counters only)" : "");
     double ms = p->duration_ns / 1e6;
+    /* Enough decimals for a thousandth of the iteration. */
+    int decimals = ms >= 1000 ? 0 : ms >= 100 ? 1 : ms >= 10 ? 2 : ms >= 1 ? 3 : 4;
     for (size_t k = 0; k < p->nphases; k++) {
         const tf_report_phase *ph = &p->phases[k];
         char **row = &t->cells[k * ncols];
         const char *routine = ph->routine < p->nroutines ? p->routines[ph->routine] : "?";
         row[0] = tf_report_strdup("%zu", k + 1);
-        row[1] = tf_report_strdup("%.3g-%.3g", ph->x0 * ms, ph->x1 * ms);
+        row[1] = tf_report_strdup("%.*f-%.*f", decimals, ph->x0 * ms, decimals, ph->x1 * ms);
         row[2] = ph->line ? tf_report_strdup("%s[%u]", routine, ph->line)
                           : tf_report_strdup("%s", routine);
         c = 3;
