@@ -14,7 +14,7 @@
  *     so samples pile up just AFTER the instructions the core waits for --
  *     in a streaming loop, after the loads and stores.  Measured on this
  *     VM (tests/memsample/stream_sampling_test): decoding only at the IP
- *     found a memory reference in under 2 % of the samples of a loop whose
+ *     found a memory reference in under 1 % of the samples of a loop whose
  *     every third instruction is a load.
  * So tf_ea_decode_live decodes the instruction at the IP first and, when it
  * makes no memory reference, the instruction that ends at the IP
