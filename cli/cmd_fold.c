@@ -21,6 +21,7 @@
 #include "instances.h"
 #include "msg.h"
 #include "open_trace.h"
+#include "render.h"
 
 static void usage(FILE *out)
 {
@@ -274,6 +275,18 @@ static int check_outdir(const char *outdir, bool force, bool *exists, tf_error *
                    "to replace it", outdir);
 }
 
+/* The report (tracefold render's default PDF) beside fold.h5 in dir.  A
+ * drawing failure is only a warning: the fold's own outputs stand. */
+static void write_report(const char *dir)
+{
+    char fold[4200], pdf[4200];
+    tf_error err = {0};
+    snprintf(fold, sizeof fold, "%s/fold.h5", dir);
+    snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
+    if (tf_render_fold_report(fold, pdf, &err) < 0)
+        tf_msg_warn("no report.pdf: %s", err.msg);
+}
+
 /* Writes the result into a temporary sibling of outdir and renames it. */
 static int write_outputs(const tf_fold_result *res, const char *outdir, bool replace,
                          tf_error *err)
@@ -288,6 +301,8 @@ static int write_outputs(const tf_fold_result *res, const char *outdir, bool rep
     int rc = tf_fold_result_save(res, file, err);
     if (rc == 0)
         rc = tf_fold_write_csv(res, tmp, err);
+    if (rc == 0)
+        write_report(tmp);
     if (rc == 0 && replace && rename(outdir, old) != 0)
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot move the earlier output aside: %s", outdir,
                      strerror(errno));

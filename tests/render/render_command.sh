@@ -12,6 +12,9 @@ check() { echo "FAIL: $*"; fail=1; }
 "$tf" synth -q -o "$dir/s.h5" --iterations 60 || { echo "synth failed"; exit 1; }
 "$tf" fold -q "$dir/s.h5" -o "$dir/s.fold" || { echo "fold failed"; exit 1; }
 fold=$dir/s.fold/fold.h5
+# tracefold fold draws the report by default.
+[ -s "$dir/s.fold/report.pdf" ] || check "tracefold fold wrote no report.pdf"
+rm -f "$dir/s.fold/report.pdf"
 
 # PDF beside the fold file by default, with its text.
 "$tf" render -q "$fold" || check "render pdf exit $?"
