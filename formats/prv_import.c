@@ -212,14 +212,27 @@ static int site_ip(importer *im, uint64_t routine, uint64_t line, uint64_t *ip, 
     return 0;
 }
 
+/* Largest spooled record: header, sample, deepest stack, every counter. */
+#define SPOOL_MAX (sizeof(spool_head) + sizeof(tf_sample) + TF_PRV_MAX_DEPTH * sizeof(uint64_t) + \
+                   TF_MAX_COUNTERS * sizeof(counter_read))
+
+/* One fwrite per record: per-call stdio overhead shows at millions of records. */
 static int spool_put(importer *im, uint32_t thread, uint8_t what, const void *rec, size_t size,
                      const uint64_t *frames, uint16_t nframes, const counter_read *reads,
                      uint8_t nread, tf_error *err)
 {
+    unsigned char buf[SPOOL_MAX];
     spool_head hd = {thread, what, nread, nframes};
-    if (fwrite(&hd, sizeof hd, 1, im->spool) != 1 || fwrite(rec, size, 1, im->spool) != 1 ||
-        (nframes && fwrite(frames, sizeof *frames, nframes, im->spool) != nframes) ||
-        (nread && fwrite(reads, sizeof *reads, nread, im->spool) != nread))
+    size_t n = 0;
+    memcpy(buf, &hd, sizeof hd);
+    n += sizeof hd;
+    memcpy(buf + n, rec, size);
+    n += size;
+    memcpy(buf + n, frames, nframes * sizeof *frames);
+    n += nframes * sizeof *frames;
+    memcpy(buf + n, reads, nread * sizeof *reads);
+    n += nread * sizeof *reads;
+    if (fwrite(buf, 1, n, im->spool) != n)
         return tf_fail(err, TF_ERR_IO, "%s: writing the conversion spool: %s", im->prv_path,
                        strerror(errno));
     return 0;
@@ -487,10 +500,17 @@ static void fill_row(uint64_t *row, uint32_t n, const counter_read *reads, uint8
         row[reads[k].idx] = reads[k].value;
 }
 
-static int spool_get(FILE *f, void *p, size_t size, size_t n, const char *path, tf_error *err)
+/* The rest of a record after its header, in one fread. */
+static int spool_get(importer *im, const spool_head *hd, void *rec, size_t size,
+                     uint64_t *frames, counter_read *reads, tf_error *err)
 {
-    if (n && fread(p, size, n, f) != n)
-        return tf_fail(err, TF_ERR_IO, "%s: reading the conversion spool back failed", path);
+    unsigned char buf[SPOOL_MAX];
+    size_t nf = hd->nframes * sizeof *frames, nr = hd->nread * sizeof *reads;
+    if (fread(buf, 1, size + nf + nr, im->spool) != size + nf + nr)
+        return tf_fail(err, TF_ERR_IO, "%s: reading the conversion spool back failed", im->prv_path);
+    memcpy(rec, buf, size);
+    memcpy(frames, buf + size, nf);
+    memcpy(reads, buf + size + nf, nr);
     return 0;
 }
 
@@ -511,8 +531,7 @@ static int stream_spool(pass_two *p2, tf_error *err)
                            !(b->ev_rows = malloc((size_t)BATCH * (C ? C : 1) * sizeof *b->ev_rows))))
                 return nomem(err);
             tf_event *ev = &b->ev[b->nev];
-            if ((rc = spool_get(im->spool, ev, sizeof *ev, 1, im->prv_path, err)) < 0 ||
-                (rc = spool_get(im->spool, reads, sizeof *reads, hd.nread, im->prv_path, err)) < 0)
+            if ((rc = spool_get(im, &hd, ev, sizeof *ev, frames, reads, err)) < 0)
                 return rc;
             if (ev->kind != TF_EVENT_USER)
                 ev->value = p2->region_sid[ev->value];
@@ -524,9 +543,7 @@ static int stream_spool(pass_two *p2, tf_error *err)
                           !(b->s_rows = malloc((size_t)BATCH * (C ? C : 1) * sizeof *b->s_rows))))
                 return nomem(err);
             tf_sample *s = &b->s[b->ns];
-            if ((rc = spool_get(im->spool, s, sizeof *s, 1, im->prv_path, err)) < 0 ||
-                (rc = spool_get(im->spool, frames, sizeof *frames, hd.nframes, im->prv_path, err)) < 0 ||
-                (rc = spool_get(im->spool, reads, sizeof *reads, hd.nread, im->prv_path, err)) < 0)
+            if ((rc = spool_get(im, &hd, s, sizeof *s, frames, reads, err)) < 0)
                 return rc;
             if (b->nframes + hd.nframes > b->capframes) {
                 size_t cap = 2 * (b->nframes + hd.nframes) + 256;
