@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis_run.h"
 #include "commands.h"
 #include "fold_csv.h"
 #include "fold_engine.h"
@@ -30,7 +31,9 @@ static void usage(FILE *out)
             "Folds the instances of a region into one synthetic iteration: filters\n"
             "outlier instances, fits a monotone curve to every counter with bootstrap\n"
             "bands, derives rates and per-instruction ratios, finds abrupt changes.\n"
-            "Writes OUTDIR/fold.h5, instances.csv, curves.csv and ratios.csv.\n\n"
+            "Writes OUTDIR/fold.h5, instances.csv, curves.csv and ratios.csv, and the\n"
+            "phases, code lines and address space: phases.csv, objects.csv, streams.csv,\n"
+            "levels.csv and summary.md.\n\n"
             "Options:\n"
             "  -r, --region NAME     region to fold (default: the repeated region that\n"
             "                        covers the most time); for Paraver traces also TYPE=VALUE\n"
@@ -288,8 +291,8 @@ static void write_report(const char *dir)
 }
 
 /* Writes the result into a temporary sibling of outdir and renames it. */
-static int write_outputs(const tf_fold_result *res, const char *outdir, bool replace,
-                         tf_error *err)
+static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const char *outdir,
+                         bool replace, tf_error *err)
 {
     char tmp[4096], old[4096], file[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", outdir, (long)getpid());
@@ -301,6 +304,8 @@ static int write_outputs(const tf_fold_result *res, const char *outdir, bool rep
     int rc = tf_fold_result_save(res, file, err);
     if (rc == 0)
         rc = tf_fold_write_csv(res, tmp, err);
+    if (rc == 0)
+        rc = tf_analysis_run(tr, res, tmp, NULL, err);
     if (rc == 0)
         write_report(tmp);
     if (rc == 0 && replace && rename(outdir, old) != 0)
@@ -341,7 +346,8 @@ static void report(const tf_fold_result *res, const char *outdir)
                             "a boundary or in the active counter set elsewhere)", g,
                             r->counter_names[c], grp->counter_instances[c], grp->instances);
     }
-    tf_msg_note("wrote %s/fold.h5, instances.csv, curves.csv%s", outdir,
+    tf_msg_note("wrote %s/fold.h5, instances.csv, curves.csv%s, phases.csv, objects.csv, "
+                "streams.csv, levels.csv, summary.md", outdir,
                 tf_fold_has_ratios(res) ? ", ratios.csv" : "");
 }
 
@@ -373,10 +379,10 @@ int tf_cmd_fold(int argc, char **argv)
     if (rc == 0)
         rc = tf_fold_trace(tr, region, &p, show_progress, NULL, &res, &err);
     tf_progress_done();
+    if (rc == 0)
+        rc = write_outputs(tr, res, outdir, exists, &err);
     if (tr)
         tf_cli_close_trace(tr);
-    if (rc == 0)
-        rc = write_outputs(res, outdir, exists, &err);
     int status = TF_EXIT_OK;
     if (rc < 0)
         status = tf_msg_fail(&err);
