@@ -28,11 +28,46 @@
 #define TF_EA_ANCHORS      256
 #define TF_EA_ANCHOR_REACH 256   /* bytes before the IP searched from an anchor */
 
+/* Plans of the IPs sampled before (direct-mapped by IP): a hot loop is
+ * decoded once, later samples there only evaluate the plan. */
+#define TF_EA_CACHE 512
+
+/* An address register in a plan: a greg index, or one of these. */
+enum { TF_REG_NONE = -1, TF_REG_NEXT_IP = -2 };
+enum { TF_SEG_NONE = 0, TF_SEG_FS, TF_SEG_GS };
+
+typedef struct tf_ea_recipe {
+    int64_t  disp;
+    uint32_t size;
+    int8_t   base, index;        /* greg index or TF_REG_* */
+    uint8_t  base_w, index_w;    /* bytes of the register used: 8, or 4 */
+    uint8_t  scale;
+    uint8_t  segment;            /* TF_SEG_* */
+    bool     addr32;             /* 0x67: the address is truncated to 32 bits */
+    uint8_t  dir, flags;
+} tf_ea_recipe;
+
+/* A decoded instruction reduced to what the addresses need: evaluating it
+ * with the registers of any later sample at the same IP gives that
+ * sample's references without decoding again. */
+typedef struct tf_ea_plan {
+    uint64_t insn_ip;            /* address of the decoded instruction */
+    uint32_t insn_id;
+    uint8_t  insn_len, status, origin, nref;
+    tf_ea_recipe ref[TF_EA_MAX_ACCESS];
+} tf_ea_plan;
+
+typedef struct tf_ea_cached {
+    uint64_t   ip;               /* the sampled IP; 0: empty */
+    tf_ea_plan plan;
+} tf_ea_cached;
+
 struct tf_ea_decoder {
     csh      handle;
     cs_insn *insn;       /* cs_malloc'ed once; cs_disasm_iter fills it */
     size_t   page_size;  /* cached: sysconf is not async-signal-safe */
     uint64_t anchors[TF_EA_ANCHORS];
+    tf_ea_cached cache[TF_EA_CACHE];
 };
 
 /* ---- capstone memory hooks (process-wide) ------------------------------ */
@@ -312,25 +347,68 @@ void tf_ea_regs_from_ucontext(tf_ea_regs *regs, const void *ucontext, uint64_t f
 }
 #endif
 
-/* Value of an address register: general registers (32-bit names read the
- * low half), rip/eip = the address of the next instruction. */
-static bool reg_value(unsigned reg, const tf_ea_regs *regs, uint64_t next_ip, uint64_t *v)
+/* ---- plans: how to compute an instruction's references ----------------- */
+
+/* Converts a capstone address register; false for one that is neither a
+ * general register nor rip/eip. */
+static bool plan_register(unsigned reg, int8_t *idx, uint8_t *width)
 {
     switch (reg) {
-    case X86_REG_INVALID: *v = 0; return true;
-    case X86_REG_RIP:     *v = next_ip; return true;
-    case X86_REG_EIP:     *v = next_ip & 0xffffffffu; return true;
+    case X86_REG_INVALID: *idx = TF_REG_NONE; *width = 8; return true;
+    case X86_REG_RIP:     *idx = TF_REG_NEXT_IP; *width = 8; return true;
+    case X86_REG_EIP:     *idx = TF_REG_NEXT_IP; *width = 4; return true;
     default:              break;
     }
     if (reg >= X86_REG_ENDING || reg_map[reg].width < 4)
         return false;
-    *v = regs->greg[reg_map[reg].greg];
-    if (reg_map[reg].width == 4)
-        *v &= 0xffffffffu;
+    *idx = (int8_t)reg_map[reg].greg;
+    *width = reg_map[reg].width;
     return true;
 }
 
-/* ---- decoding ----------------------------------------------------------- */
+static uint64_t recipe_register(int8_t idx, uint8_t width, const tf_ea_regs *regs,
+                                uint64_t next_ip)
+{
+    uint64_t v = idx == TF_REG_NONE ? 0 : idx == TF_REG_NEXT_IP ? next_ip : regs->greg[idx];
+    return width == 4 ? v & 0xffffffffu : v;
+}
+
+static uint64_t recipe_address(const tf_ea_recipe *r, const tf_ea_regs *regs, uint64_t next_ip)
+{
+    uint64_t ea = recipe_register(r->base, r->base_w, regs, next_ip) +
+                  recipe_register(r->index, r->index_w, regs, next_ip) * r->scale +
+                  (uint64_t)r->disp;
+    if (r->addr32)
+        ea &= 0xffffffffu;
+    /* Only fs and gs have a base in 64-bit mode (SDM vol. 1, 3.4.2.1). */
+    if (r->segment == TF_SEG_FS)
+        ea += regs->fs_base;
+    else if (r->segment == TF_SEG_GS)
+        ea += regs->gs_base;
+    return ea;
+}
+
+/* The references of a plan with the given registers. */
+static int evaluate(const tf_ea_plan *p, const tf_ea_regs *regs, uint64_t sampled_ip,
+                    tf_ea_result *out)
+{
+    uint64_t next_ip = p->insn_ip + p->insn_len;
+    out->ip = p->status == TF_EA_UNDECODABLE || p->status == TF_EA_UNRESOLVED ? sampled_ip
+                                                                             : p->insn_ip;
+    out->insn_id = p->insn_id;
+    out->insn_len = p->insn_len;
+    out->origin = p->origin;
+    out->naccess = p->nref;
+    for (unsigned i = 0; i < p->nref; i++) {
+        const tf_ea_recipe *r = &p->ref[i];
+        out->access[i] = (tf_ea_access){
+            .addr = (r->flags & TF_EA_VECTOR) ? 0 : recipe_address(r, regs, next_ip),
+            .size = r->size, .dir = r->dir, .flags = r->flags,
+        };
+    }
+    out->status = p->status;
+    return p->status;
+}
 
 /* Direction of explicit memory operand i. */
 static uint8_t operand_dir(const cs_x86 *x, unsigned i, int rule)
@@ -349,30 +427,22 @@ static uint8_t operand_dir(const cs_x86 *x, unsigned i, int rule)
     return a ? a : TF_EA_READ;
 }
 
-static bool operand_address(const cs_x86_op *op, const cs_x86 *x, const tf_ea_regs *regs,
-                            uint64_t next_ip, tf_ea_access *acc)
+static bool operand_recipe(const cs_x86_op *op, const cs_x86 *x, tf_ea_recipe *r)
 {
-    uint64_t base, index;
-    if (!reg_value(op->mem.base, regs, next_ip, &base) ||
-        !reg_value(op->mem.index, regs, next_ip, &index))
+    if (!plan_register(op->mem.base, &r->base, &r->base_w) ||
+        !plan_register(op->mem.index, &r->index, &r->index_w))
         return false;
-    uint64_t ea = base + index * (uint64_t)op->mem.scale + (uint64_t)op->mem.disp;
-    if (x->addr_size == 4)
-        ea &= 0xffffffffu;
-    /* Only fs and gs have a base in 64-bit mode (SDM vol. 1, 3.4.2.1). */
-    if (op->mem.segment == X86_REG_FS) {
-        ea += regs->fs_base;
-        acc->flags |= TF_EA_SEGMENT;
-    } else if (op->mem.segment == X86_REG_GS) {
-        ea += regs->gs_base;
-        acc->flags |= TF_EA_SEGMENT;
+    r->scale = (uint8_t)op->mem.scale;
+    r->disp = op->mem.disp;
+    r->addr32 = x->addr_size == 4;
+    if (op->mem.segment == X86_REG_FS || op->mem.segment == X86_REG_GS) {
+        r->segment = op->mem.segment == X86_REG_FS ? TF_SEG_FS : TF_SEG_GS;
+        r->flags |= TF_EA_SEGMENT;
     }
-    acc->addr = ea;
     return true;
 }
 
-static void add_stack_access(const tf_stack_insn *s, const cs_x86 *x, const tf_ea_regs *regs,
-                             tf_ea_result *out)
+static void stack_recipe(const tf_stack_insn *s, const cs_x86 *x, tf_ea_recipe *r)
 {
     uint32_t size = s->size;
     if (size == 0) {
@@ -381,75 +451,71 @@ static void add_stack_access(const tf_stack_insn *s, const cs_x86 *x, const tf_e
         size = x->op_count && op->type != X86_OP_IMM ? op->size
                                                       : (x->prefix[2] == 0x66 ? 2 : 8);
     }
-    uint64_t rsp = regs->greg[TF_EA_RSP];
-    tf_ea_access *a = &out->access[out->naccess++];
-    a->dir = s->dir;
-    a->size = size;
-    a->flags = TF_EA_STACK;
-    a->addr = s->slot == SLOT_PUSH ? rsp - size
-            : s->slot == SLOT_POP  ? rsp
-                                   : regs->greg[TF_EA_RBP];
+    *r = (tf_ea_recipe){
+        .base = s->slot == SLOT_LEAVE ? TF_EA_RBP : TF_EA_RSP, .base_w = 8,
+        .index = TF_REG_NONE, .index_w = 8,
+        .disp = s->slot == SLOT_PUSH ? -(int64_t)size : 0,
+        .size = size, .dir = s->dir, .flags = TF_EA_STACK,
+    };
 }
 
-static int finish(tf_ea_result *out, int status)
+static int plan_status(tf_ea_plan *p, int status)
 {
-    out->status = (uint8_t)status;
+    p->status = (uint8_t)status;
     return status;
 }
 
-/* Decodes the instruction at code (address ip) with the registers as they
- * are when it is about to execute. */
-static int decode_at(tf_ea_decoder *d, const uint8_t *code, size_t len, uint64_t ip,
-                     const tf_ea_regs *regs, tf_ea_result *out)
+/* Decodes the instruction at code (address ip) into a plan. */
+static int decode_plan(tf_ea_decoder *d, const uint8_t *code, size_t len, uint64_t ip,
+                       tf_ea_plan *p)
 {
-    out->ip = ip;
-    out->insn_id = 0;
-    out->insn_len = 0;
-    out->naccess = 0;
-    out->origin = TF_EA_AT_IP;
+    memset(p, 0, sizeof *p);
+    p->insn_ip = ip;
+    p->origin = TF_EA_AT_IP;
     uint64_t addr = ip;
     if (!cs_disasm_iter(d->handle, &code, &len, &addr, d->insn))
-        return finish(out, TF_EA_UNDECODABLE);
+        return plan_status(p, TF_EA_UNDECODABLE);
     const cs_insn *insn = d->insn;
     const cs_x86 *x = &insn->detail->x86;
-    out->insn_id = insn->id;
-    out->insn_len = (uint8_t)insn->size;
-    uint64_t next_ip = ip + insn->size;
+    p->insn_id = insn->id;
+    p->insn_len = (uint8_t)insn->size;
 
     int rule = find_rule(insn_rules, TF_NELEM(insn_rules), insn->id);
     int vsib_dir = find_rule(vsib_insns, TF_NELEM(vsib_insns), insn->id);
-    bool vector = false;
-    for (unsigned i = 0; i < x->op_count && out->naccess < TF_EA_MAX_ACCESS; i++) {
+    for (unsigned i = 0; i < x->op_count && p->nref < TF_EA_MAX_ACCESS; i++) {
         const cs_x86_op *op = &x->operands[i];
         if (op->type != X86_OP_MEM || rule == RULE_NO_ACCESS)
             continue;
-        tf_ea_access *a = &out->access[out->naccess];
-        memset(a, 0, sizeof *a);
-        a->size = op->size;
+        tf_ea_recipe *r = &p->ref[p->nref];
+        r->size = op->size;
         if (vsib_dir) {
-            a->dir = (uint8_t)vsib_dir;
-            a->flags = TF_EA_VECTOR;
-            vector = true;
+            r->dir = (uint8_t)vsib_dir;
+            r->flags = TF_EA_VECTOR;
         } else {
-            a->dir = operand_dir(x, i, rule);
-            if (!operand_address(op, x, regs, next_ip, a))
-                return finish(out, TF_EA_UNDECODABLE);
+            r->dir = operand_dir(x, i, rule);
+            if (!operand_recipe(op, x, r))
+                return plan_status(p, TF_EA_UNDECODABLE);
         }
-        out->naccess++;
+        p->nref++;
     }
     const tf_stack_insn *s = find_stack_insn(insn->id);
-    if (s && out->naccess < TF_EA_MAX_ACCESS)
-        add_stack_access(s, x, regs, out);
-    if (vector)
-        return finish(out, TF_EA_GATHER);
-    return finish(out, out->naccess ? TF_EA_MEMORY : TF_EA_NO_MEMORY);
+    if (s && p->nref < TF_EA_MAX_ACCESS)
+        stack_recipe(s, x, &p->ref[p->nref++]);
+    if (vsib_dir)
+        return plan_status(p, TF_EA_GATHER);
+    return plan_status(p, p->nref ? TF_EA_MEMORY : TF_EA_NO_MEMORY);
 }
 
 int tf_ea_decode(tf_ea_decoder *d, const uint8_t *code, size_t len, const tf_ea_regs *regs,
                  tf_ea_result *out)
 {
-    return decode_at(d, code, len, regs->greg[TF_EA_RIP], regs, out);
+    tf_ea_plan p;
+    uint64_t ip = regs->greg[TF_EA_RIP];
+    decode_plan(d, code, len, ip, &p);
+    return evaluate(&p, regs, ip, out);
 }
+
+/* ---- the instruction before the IP -------------------------------------- */
 
 /* True when the decoded instruction (d->insn) writes a register that its
  * memory operands use: executed, it no longer has the registers it used. */
@@ -478,65 +544,78 @@ static bool writes_address_register(tf_ea_decoder *d)
     return false;
 }
 
-static bool same_references(const tf_ea_result *a, const tf_ea_result *b)
+/* A plan of the instruction that ended at the IP (just decoded into
+ * d->insn) is usable when it makes memory references computable from the
+ * current registers. */
+static bool usable_previous(tf_ea_decoder *d, const tf_ea_plan *p)
 {
-    if (a->naccess != b->naccess)
+    if (p->status != TF_EA_MEMORY || writes_address_register(d))
         return false;
-    for (unsigned i = 0; i < a->naccess; i++)
-        if (a->access[i].addr != b->access[i].addr || a->access[i].dir != b->access[i].dir ||
-            a->access[i].flags != b->access[i].flags)
-            return false;
-    return true;
-}
-
-/* A reading of the instruction that ended at the IP is usable when it makes
- * memory references computable from the current registers. */
-static bool usable_previous(tf_ea_decoder *d, int status, const tf_ea_result *r)
-{
-    if (status != TF_EA_MEMORY || writes_address_register(d))
-        return false;
-    for (unsigned i = 0; i < r->naccess; i++)
-        if (r->access[i].flags & TF_EA_STACK)
+    for (unsigned i = 0; i < p->nref; i++)
+        if (p->ref[i].flags & TF_EA_STACK)
             return false;   /* rsp has moved */
     return true;
 }
 
-int tf_ea_decode_previous(tf_ea_decoder *d, const uint8_t *before, size_t len,
-                          const tf_ea_regs *regs, tf_ea_result *out)
+/* Two plans that give the same references whatever the registers. */
+static bool same_recipes(const tf_ea_plan *a, const tf_ea_plan *b)
 {
-    uint64_t ip = regs->greg[TF_EA_RIP];
+    if (a->nref != b->nref)
+        return false;
+    for (unsigned i = 0; i < a->nref; i++) {
+        const tf_ea_recipe *x = &a->ref[i], *y = &b->ref[i];
+        if (x->base != y->base || x->index != y->index || x->base_w != y->base_w ||
+            x->index_w != y->index_w || x->scale != y->scale || x->disp != y->disp ||
+            x->segment != y->segment || x->addr32 != y->addr32 || x->dir != y->dir ||
+            x->flags != y->flags || x->base == TF_REG_NEXT_IP || x->index == TF_REG_NEXT_IP)
+            return false;   /* rip-relative readings of different lengths differ */
+    }
+    return true;
+}
+
+/* From the bytes alone: every reading must agree; the longest is kept. */
+static int previous_from_bytes(tf_ea_decoder *d, const uint8_t *before, size_t len,
+                               uint64_t ip, tf_ea_plan *out)
+{
     bool found = false;
     for (size_t k = 1; k <= len && k <= TF_X86_MAX_INSN; k++) {
-        tf_ea_result cand;
-        int st = decode_at(d, before + len - k, k, ip - k, regs, &cand);
+        tf_ea_plan cand;
+        int st = decode_plan(d, before + len - k, k, ip - k, &cand);
         if (st == TF_EA_UNDECODABLE || cand.insn_len != k)
             continue;   /* not an instruction ending exactly at the IP */
-        /* Every reading of the bytes must agree on one computable set of
-         * references. */
-        if (!usable_previous(d, st, &cand) || (found && !same_references(out, &cand))) {
+        if (!usable_previous(d, &cand) || (found && !same_recipes(out, &cand))) {
             found = false;
             break;
         }
-        *out = cand;    /* the longest agreeing reading keeps its size */
+        *out = cand;
         found = true;
     }
     if (!found) {
-        out->ip = ip;
-        out->naccess = 0;
-        return finish(out, TF_EA_UNRESOLVED);
+        memset(out, 0, sizeof *out);
+        out->insn_ip = ip;
+        return plan_status(out, TF_EA_UNRESOLVED);
     }
     out->origin = TF_EA_PREVIOUS;
     return out->status;
 }
 
-static unsigned anchor_slot(uint64_t addr)
+int tf_ea_decode_previous(tf_ea_decoder *d, const uint8_t *before, size_t len,
+                          const tf_ea_regs *regs, tf_ea_result *out)
 {
-    return (unsigned)((addr ^ (addr >> 8)) & (TF_EA_ANCHORS - 1));
+    tf_ea_plan p;
+    uint64_t ip = regs->greg[TF_EA_RIP];
+    previous_from_bytes(d, before, len, ip, &p);
+    return evaluate(&p, regs, ip, out);
+}
+
+static unsigned slot_of(uint64_t addr, unsigned nslots)
+{
+    return (unsigned)((addr ^ (addr >> 8)) & (nslots - 1));
 }
 
 static void remember_boundary(tf_ea_decoder *d, uint64_t addr)
 {
-    d->anchors[anchor_slot(addr)] = addr;
+    d->anchors[slot_of(addr, TF_EA_ANCHORS)] = addr;
 }
 
 /* The nearest known boundary in [lo, ip), or 0. */
@@ -552,72 +631,98 @@ static uint64_t nearest_anchor(const tf_ea_decoder *d, uint64_t lo, uint64_t ip)
 }
 
 /* Decodes forward from a known boundary; when an instruction ends exactly
- * at the IP, computes its references into out. */
-static int previous_from_anchor(tf_ea_decoder *d, uint64_t anchor, const tf_ea_regs *regs,
-                                tf_ea_result *out)
+ * at the IP, plans it.  Definite either way: TF_EA_MEMORY or
+ * TF_EA_UNRESOLVED. */
+static int previous_from_anchor(tf_ea_decoder *d, uint64_t anchor, uint64_t ip,
+                                tf_ea_plan *p)
 {
-    uint64_t ip = regs->greg[TF_EA_RIP];
     const uint8_t *code = (const uint8_t *)(uintptr_t)anchor;
     size_t left = (size_t)(ip - anchor);
-    uint64_t addr = anchor;
-    uint64_t start = anchor;
+    uint64_t addr = anchor, start = anchor;
+    memset(p, 0, sizeof *p);
+    p->insn_ip = ip;
     while (addr < ip) {
         start = addr;
         if (!cs_disasm_iter(d->handle, &code, &left, &addr, d->insn))
-            return TF_EA_UNRESOLVED;
+            return plan_status(p, TF_EA_UNRESOLVED);
     }
     if (addr != ip)
-        return TF_EA_UNRESOLVED;
-    int st = decode_at(d, (const uint8_t *)(uintptr_t)start, (size_t)(ip - start), start, regs,
-                       out);
-    if (!usable_previous(d, st, out))
-        return TF_EA_UNRESOLVED;
-    out->origin = TF_EA_PREVIOUS;
+        return plan_status(p, TF_EA_UNRESOLVED);
+    decode_plan(d, (const uint8_t *)(uintptr_t)start, (size_t)(ip - start), start, p);
+    if (!usable_previous(d, p)) {
+        memset(p, 0, sizeof *p);
+        p->insn_ip = ip;
+        return plan_status(p, TF_EA_UNRESOLVED);
+    }
+    p->origin = TF_EA_PREVIOUS;
     return TF_EA_MEMORY;
 }
 
-int tf_ea_decode_live(tf_ea_decoder *d, const tf_ea_regs *regs, tf_ea_result *out)
+/* The plan for a sample at ip, from the code in memory, and whether it is
+ * final (the same for every later sample at this IP). */
+static bool plan_live(tf_ea_decoder *d, uint64_t ip, tf_ea_plan *p)
 {
-    uint64_t ip = regs->greg[TF_EA_RIP];
     uint64_t page_offset = ip & (d->page_size - 1);
     uint8_t buf[TF_X86_MAX_INSN];
     size_t to_page_end = d->page_size - page_offset;
     size_t n = to_page_end < sizeof buf ? to_page_end : sizeof buf;
     memcpy(buf, (const void *)(uintptr_t)ip, n);
-    int st = tf_ea_decode(d, buf, n, regs, out);
+    int st = decode_plan(d, buf, n, ip, p);
     if (st == TF_EA_UNDECODABLE && n < sizeof buf) {
         /* The instruction continues on the next page, which is mapped
          * because the CPU is about to fetch it. */
         memcpy(buf, (const void *)(uintptr_t)ip, sizeof buf);
-        st = tf_ea_decode(d, buf, sizeof buf, regs, out);
+        st = decode_plan(d, buf, sizeof buf, ip, p);
     }
     if (st == TF_EA_UNDECODABLE)
-        return st;
+        return false;
     remember_boundary(d, ip);
-    remember_boundary(d, ip + out->insn_len);
+    remember_boundary(d, ip + p->insn_len);
     if (st != TF_EA_NO_MEMORY)
-        return st;
+        return true;
     /* Look back, within the IP's page only (the page before may not be
      * mapped): from a known boundary if there is one, else from the bytes
      * just before the IP. */
     uint64_t page_start = ip - page_offset;
     uint64_t reach = ip - page_start < TF_EA_ANCHOR_REACH ? page_start : ip - TF_EA_ANCHOR_REACH;
     uint64_t anchor = nearest_anchor(d, reach, ip);
-    tf_ea_result prev;
-    int pst;
+    tf_ea_plan prev;
     if (anchor) {
-        pst = previous_from_anchor(d, anchor, regs, &prev);
-    } else {
-        size_t back = page_offset < sizeof buf ? (size_t)page_offset : sizeof buf;
-        if (back == 0)
-            return st;
-        memcpy(buf, (const void *)(uintptr_t)(ip - back), back);
-        pst = tf_ea_decode_previous(d, buf, back, regs, &prev);
+        if (previous_from_anchor(d, anchor, ip, &prev) == TF_EA_MEMORY)
+            *p = prev;
+        return true;   /* decided from a known boundary: final */
     }
-    if (pst != TF_EA_MEMORY)
-        return st;
-    *out = prev;
-    return TF_EA_MEMORY;
+    size_t back = page_offset < sizeof buf ? (size_t)page_offset : sizeof buf;
+    if (back == 0)
+        return true;
+    memcpy(buf, (const void *)(uintptr_t)(ip - back), back);
+    if (previous_from_bytes(d, buf, back, ip, &prev) == TF_EA_MEMORY) {
+        *p = prev;
+        return true;
+    }
+    return false;   /* an anchor found later may resolve it */
+}
+
+int tf_ea_decode_live(tf_ea_decoder *d, const tf_ea_regs *regs, tf_ea_result *out)
+{
+    uint64_t ip = regs->greg[TF_EA_RIP];
+    tf_ea_cached *c = &d->cache[slot_of(ip, TF_EA_CACHE)];
+    if (c->ip == ip && ip)
+        return evaluate(&c->plan, regs, ip, out);
+    tf_ea_plan p;
+    if (plan_live(d, ip, &p)) {
+        c->ip = ip;
+        c->plan = p;
+    }
+    int st = evaluate(&p, regs, ip, out);
+    /* An unresolved look-back leaves the at-IP answer: no memory. */
+    return st;
+}
+
+void tf_ea_decoder_forget_code(tf_ea_decoder *d)
+{
+    memset(d->cache, 0, sizeof d->cache);
+    memset(d->anchors, 0, sizeof d->anchors);
 }
 
 void tf_ea_to_sample(const tf_ea_result *r, unsigned i, tf_sample *s)

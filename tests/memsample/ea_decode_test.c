@@ -372,6 +372,26 @@ static void test_live_lookback_from_anchor(void **state)
 
     regs.greg[TF_EA_RIP] = at + 16;     /* at jne: cmp makes no reference */
     assert_int_equal(tf_ea_decode_live(decoder, &regs, &r), TF_EA_NO_MEMORY);
+
+    /* Later samples at a known IP reuse its plan with their registers. */
+    regs.greg[TF_EA_RDI] = 0x9000;
+    regs.greg[TF_EA_RIP] = at + 13;
+    assert_int_equal(tf_ea_decode_live(decoder, &regs, &r), TF_EA_MEMORY);
+    assert_int_equal(r.ip, at + 8);
+    assert_int_equal(r.access[0].addr, 0x9000 - 8);
+
+    /* Code rewritten in place is seen once the decoder forgets it:
+     * offset 4 becomes mov [rbx],rdi (48 89 3b) + nop. */
+    static const uint8_t store[] = { 0x48, 0x89, 0x3b, 0x90 };
+    memcpy(code + 4, store, sizeof store);
+    regs.greg[TF_EA_RIP] = at + 4;
+    tf_ea_decode_live(decoder, &regs, &r);
+    assert_int_equal(r.access[0].addr, 0x9000);     /* the cached plan: [rdi] */
+    tf_ea_decoder_forget_code(decoder);
+    assert_int_equal(tf_ea_decode_live(decoder, &regs, &r), TF_EA_MEMORY);
+    assert_int_equal(r.origin, TF_EA_AT_IP);
+    assert_int_equal(r.access[0].addr, RBX);
+    assert_int_equal(r.access[0].dir, TF_EA_WRITE);
     munmap(mem, (size_t)page);
 }
 
