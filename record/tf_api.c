@@ -39,7 +39,7 @@ static void emit(tf_rec_thread *t, uint8_t kind, uint32_t type, uint64_t value, 
         s->type = type;
         s->value = value;
         s->extra = extra;
-        tf_counters_read(t, s->ctr);
+        tf_counters_read(t, s->ctr, NULL);
         uint32_t nuser =
             TF_USER_COUNT(atomic_load_explicit(&tf_rec_g.proc->user_word, memory_order_relaxed));
         memcpy(s->ctr + nbase, t->user, nuser * sizeof t->user[0]);

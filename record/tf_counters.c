@@ -181,26 +181,42 @@ int tf_counters_open(tf_rec_thread *t)
     return 0;
 }
 
-void tf_counters_read(const tf_rec_thread *t, uint64_t *out)
+int tf_counters_group0_fd(const tf_rec_thread *t)
+{
+    return layout.ngroups ? t->ctr_fd[layout.first[0]] : -1;
+}
+
+/* Fills the values of group g from buf, read(2)'s PERF_FORMAT_GROUP layout
+ * with TOTAL_TIME_ENABLED and RUNNING: nr, enabled, running, values.  A
+ * multiplexed group is scaled to its estimate over the enabled time. */
+static void fill_group(uint32_t g, const uint64_t *buf, size_t words, uint64_t *out)
+{
+    uint32_t first = layout.first[g], count = layout.count[g];
+    if (!buf || words < 3 + (size_t)count || buf[0] < count) {
+        for (uint32_t i = 0; i < count; i++)
+            out[first + i] = UINT64_MAX;   /* TF_NOVALUE */
+        return;
+    }
+    uint64_t enabled = buf[1], running = buf[2];
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t v = buf[3 + i];
+        if (running && running < enabled)
+            v = (uint64_t)((double)v * ((double)enabled / (double)running));
+        out[first + i] = v;
+    }
+}
+
+void tf_counters_read(const tf_rec_thread *t, uint64_t *out, const uint64_t *group0)
 {
     for (uint32_t g = 0; g < layout.ngroups; g++) {
-        /* read_format GROUP|ENABLED|RUNNING: nr, enabled, running, values. */
-        uint64_t buf[3 + TF_SESSION_MAX_BASE];
-        uint32_t first = layout.first[g], count = layout.count[g];
-        int fd = t->ctr_fd[first];
-        ssize_t got = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
-        if (got < (ssize_t)((3 + count) * sizeof(uint64_t))) {
-            for (uint32_t i = 0; i < count; i++)
-                out[first + i] = UINT64_MAX;   /* TF_NOVALUE */
+        if (g == 0 && group0) {
+            fill_group(0, group0, TF_GROUP_READ_WORDS, out);
             continue;
         }
-        uint64_t enabled = buf[1], running = buf[2];
-        for (uint32_t i = 0; i < count; i++) {
-            uint64_t v = buf[3 + i];
-            if (running && running < enabled)
-                v = (uint64_t)((double)v * ((double)enabled / (double)running));
-            out[first + i] = v;
-        }
+        uint64_t buf[TF_GROUP_READ_WORDS];
+        int fd = t->ctr_fd[layout.first[g]];
+        ssize_t got = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+        fill_group(g, got > 0 ? buf : NULL, got > 0 ? (size_t)got / sizeof buf[0] : 0, out);
     }
 }
 

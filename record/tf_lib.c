@@ -300,8 +300,12 @@ void tf_process_stop(void)
     if (!atomic_compare_exchange_strong(&tf_rec_g.state, &was, TF_REC_OFF))
         return;
     tf_rec_thread *t = tf_self;
-    if (t)
+    if (t) {
         tf_sampling_thread_stop(t);
+        tf_stats_merge(t);
+    }
+    if (tf_rec_g.opt.stats)
+        tf_stats_report();
     tf_maps_snapshot();
     atomic_store_explicit(&tf_rec_g.proc->state, TF_PROC_CLOSED, memory_order_release);
 }

@@ -53,6 +53,9 @@ const tf_option_desc tf_option_table[] = {
     {"autostart", "TRACEFOLD_AUTOSTART", TF_OPT_BOOL, "yes", bool_names, 0, 0,
      "start recording when the library is loaded (no: at tracefold_init)",
      offsetof(tf_options, autostart)},
+    {"stats", "TRACEFOLD_STATS", TF_OPT_BOOL, "no", bool_names, 0, 0,
+     "at the end, print the number of samples and the sampling handler's cost on stderr",
+     offsetof(tf_options, stats)},
 };
 const unsigned tf_option_count = sizeof tf_option_table / sizeof tf_option_table[0];
 

@@ -29,6 +29,7 @@ typedef struct tf_options {
     int      signal;           /* 0: chosen at start */
     int      fork;             /* enum tf_fork_choice */
     bool     autostart;
+    bool     stats;            /* report the sampling handler's cost at the end */
 } tf_options;
 
 enum tf_option_type { TF_OPT_STRING, TF_OPT_DURATION, TF_OPT_SIZE, TF_OPT_UINT,

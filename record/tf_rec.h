@@ -16,6 +16,9 @@
 #include "tf_session.h"
 
 #define TF_MAX_GROUPS 4
+/* Handler cost histogram (TRACEFOLD_STATS): buckets of TF_COST_NS. */
+#define TF_COST_BUCKETS 512
+#define TF_COST_NS      25
 
 /* Per-thread recorder state, reached through tf_self (initial-exec TLS, so
  * the signal handler can read it without calling into the dynamic loader). */
@@ -28,11 +31,15 @@ typedef struct tf_rec_thread {
     int      ctr_fd[TF_SESSION_MAX_BASE]; /* counter descriptors, -1 when closed */
     volatile sig_atomic_t busy;        /* inside an event write: a nested one drops */
     int      sample_fd;                /* perf back end: the sampling event */
+    void    *sample_ring;              /* perf back end: its mmap'ed ring buffer */
+    size_t   sample_ring_size;
+    uint64_t nsamples;                 /* samples taken, for the period redraws */
     timer_t  timer;                    /* posix back end */
     bool     has_timer;
     bool     sampling;                 /* the handler may record */
     uintptr_t stack_lo, stack_hi;      /* for frame-pointer walks */
     uint64_t rng;                      /* xorshift state for the period jitter */
+    uint32_t cost[TF_COST_BUCKETS];    /* TRACEFOLD_STATS: handler durations */
 } tf_rec_thread;
 
 extern __thread tf_rec_thread *tf_self __attribute__((tls_model("initial-exec")));
@@ -50,6 +57,7 @@ typedef struct tf_rec {
     int      signal;                   /* sampling signal, 0 when not sampling */
     const struct tf_sampler_ops *sampler;
     uint32_t nbase;                    /* base (hardware/software) counters */
+    _Atomic uint64_t cost[TF_COST_BUCKETS];   /* merged from exited threads */
 } tf_rec;
 
 extern tf_rec tf_rec_g;
@@ -63,6 +71,10 @@ typedef struct tf_sampler_ops {
     void (*rearm)(tf_rec_thread *t, uint64_t period_ns);
     /* From the handler: whether this signal came from our source. */
     bool (*owns)(const tf_rec_thread *t, const siginfo_t *si);
+    /* From the handler: the counter group 0 values the kernel recorded with
+     * this sample, in read(2)'s PERF_FORMAT_GROUP layout (nr, enabled,
+     * running, values), copied into scratch; NULL when there are none. */
+    const uint64_t *(*group_read)(tf_rec_thread *t, uint64_t *scratch, size_t words);
     void (*stop)(tf_rec_thread *t);
 } tf_sampler_ops;
 
@@ -75,17 +87,36 @@ void tf_sampling_thread_start(tf_rec_thread *t);
 void tf_sampling_thread_stop(tf_rec_thread *t);
 uint64_t tf_jittered_period(tf_rec_thread *t);
 
+/* The sampling period is redrawn (jitter) every this many samples: changing
+ * it costs a system call that reprograms a timer, several microseconds
+ * under virtualisation (docs/recorder.md), too much for every sample. */
+#define TF_REDRAW_EVERY 32
+
 /* tf_counters.c */
+#define TF_GROUP_READ_WORDS (3 + TF_SESSION_MAX_BASE + 1)
 int  tf_counters_setup(const char *list, tf_shm_process *p, uint32_t *nbase);
 int  tf_counters_open(tf_rec_thread *t);
-/* Reads the base counters into out[0..nbase).  Async-signal-safe. */
-void tf_counters_read(const tf_rec_thread *t, uint64_t *out);
+/* The leader of counter group 0 (which the perf sampling event joins, so
+ * that the kernel reads the group at each sample), or -1. */
+int  tf_counters_group0_fd(const tf_rec_thread *t);
+/* Reads the base counters into out[0..nbase); group 0 from group0 when not
+ * NULL (a sample's group read), else by read(2).  Async-signal-safe. */
+void tf_counters_read(const tf_rec_thread *t, uint64_t *out, const uint64_t *group0);
 void tf_counters_close(tf_rec_thread *t);
 
 /* tf_thread.c */
 tf_rec_thread *tf_thread_attach(void);            /* not from a signal handler */
 void tf_thread_detach(tf_rec_thread *t);
 void tf_thread_forget_all(void);                  /* in a forked child */
+
+/* tf_stats.c: the handler's own cost, when TRACEFOLD_STATS=yes. */
+static inline void tf_stats_add(tf_rec_thread *t, uint64_t ns)
+{
+    uint64_t b = ns / TF_COST_NS;
+    t->cost[b < TF_COST_BUCKETS ? b : TF_COST_BUCKETS - 1]++;
+}
+void tf_stats_merge(tf_rec_thread *t);            /* at thread exit */
+void tf_stats_report(void);                       /* at the end, on stderr */
 
 /* tf_intern.c */
 uint32_t tf_intern(const char *name);             /* 0 when the table is full */

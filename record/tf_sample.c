@@ -63,19 +63,29 @@ static uint32_t walk_frame_pointers(const tf_rec_thread *t, const ucontext_t *uc
     return n;
 }
 
+/* libunwind's unw_backtrace takes its fast path (a per-thread cache of
+ * frame layouts, x86-64 Gtrace.c) where unw_step would parse DWARF at every
+ * frame, several times cheaper here (docs/recorder.md).  It starts in this
+ * handler: the frames up to the signal trampoline are dropped by finding
+ * the interrupted instruction, which libunwind reports exactly for a signal
+ * frame. */
+#define HANDLER_FRAMES 8
+
 static uint32_t walk_libunwind(ucontext_t *uc, uint64_t *frames, uint32_t depth)
 {
-    unw_cursor_t cursor;
-    if (unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
-        return 0;
-    uint32_t n = 0;
-    do {
-        unw_word_t ip;
-        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || !ip)
-            break;
-        frames[n++] = ip;
-    } while (n < depth && unw_step(&cursor) > 0);
-    return n;
+    void *buf[128 + HANDLER_FRAMES];
+    int n = unw_backtrace(buf, (int)(depth + HANDLER_FRAMES));
+    uint64_t ip = context_ip(uc);
+    for (int skip = 0; skip < n && skip < HANDLER_FRAMES; skip++) {
+        if ((uint64_t)(uintptr_t)buf[skip] != ip)
+            continue;
+        uint32_t k = 0;
+        for (int i = skip; i < n && k < depth; i++)
+            frames[k++] = (uint64_t)(uintptr_t)buf[i];
+        return k;
+    }
+    frames[0] = ip;   /* the trampoline was not recognised: the IP alone */
+    return 1;
 }
 
 static void on_sample(int sig, siginfo_t *si, void *ucv)
@@ -93,6 +103,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
         return;
     }
     if (t->sampling && tf_rec_active()) {
+        uint64_t start = tf_rec_g.opt.stats ? tf_now() : 0;
         tf_shm_ring *r = &t->buf->samples;
         tf_sample_slot *s = tf_ring_reserve(r);
         if (s) {
@@ -100,7 +111,9 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
             uint32_t nbase = tf_rec_g.nbase;
             s->time = tf_now();
             s->ip = context_ip(uc);
-            tf_counters_read(t, s->ctr);
+            uint64_t group0[TF_GROUP_READ_WORDS];
+            tf_counters_read(t, s->ctr,
+                             tf_rec_g.sampler->group_read(t, group0, TF_GROUP_READ_WORDS));
             uint32_t nuser = TF_USER_COUNT(
                 atomic_load_explicit(&tf_rec_g.proc->user_word, memory_order_relaxed));
             memcpy(s->ctr + nbase, t->user, nuser * sizeof t->user[0]);
@@ -115,10 +128,10 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
             s->nframes = (uint16_t)n;
             tf_ring_commit(r);
         }
-        if (tf_rec_g.opt.jitter_pct)
+        if (tf_rec_g.opt.jitter_pct && ++t->nsamples % TF_REDRAW_EVERY == 0)
             tf_rec_g.sampler->rearm(t, tf_jittered_period(t));
-        else if (tf_rec_g.sampler == &tf_sampler_posix)
-            tf_rec_g.sampler->rearm(t, tf_rec_g.opt.period_ns);
+        if (start)
+            tf_stats_add(t, tf_now() - start);
     }
     errno = saved_errno;
 }
@@ -179,6 +192,8 @@ int tf_sampling_setup(tf_error *err)
         tf_rec_thread probe;
         memset(&probe, 0, sizeof probe);
         probe.sample_fd = -1;
+        for (uint32_t k = 0; k < TF_SESSION_MAX_BASE; k++)
+            probe.ctr_fd[k] = -1;
         probe.tid = (uint64_t)gettid();
         /* A probe on the calling thread: starts and stops at once. */
         probe.sampling = false;

@@ -3,9 +3,9 @@
  * (CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID: timer_create(2)) delivering the
  * signal to its thread.  CPU-time timers are checked at the kernel tick, so
  * periods shorter than 1/HZ (4 ms at HZ=250) are rounded up to it; this is
- * the fallback when perf events are not permitted.  Re-armed one-shot from
- * the handler (timer_settime is async-signal-safe, signal-safety(7)) so that
- * every period can be varied. */
+ * the fallback when perf events are not permitted.  The timer is periodic;
+ * the handler redraws the period now and then (timer_settime is
+ * async-signal-safe, signal-safety(7)).  Counters are read by read(2). */
 #include "config.h"
 
 #include <errno.h>
@@ -20,6 +20,7 @@ static void set_period(tf_rec_thread *t, uint64_t period_ns)
     memset(&its, 0, sizeof its);
     its.it_value.tv_sec = (time_t)(period_ns / 1000000000u);
     its.it_value.tv_nsec = (long)(period_ns % 1000000000u);
+    its.it_interval = its.it_value;
     timer_settime(t->timer, 0, &its, NULL);
 }
 
@@ -43,6 +44,11 @@ static bool posix_owns(const tf_rec_thread *t, const siginfo_t *si)
     return t->has_timer && si->si_code == SI_TIMER && si->si_value.sival_ptr == t;
 }
 
+static const uint64_t *posix_group_read(tf_rec_thread *t, uint64_t *scratch, size_t words)
+{
+    return NULL;
+}
+
 static void posix_stop(tf_rec_thread *t)
 {
     if (!t->has_timer)
@@ -56,5 +62,6 @@ const tf_sampler_ops tf_sampler_posix = {
     .start = posix_start,
     .rearm = set_period,
     .owns = posix_owns,
+    .group_read = posix_group_read,
     .stop = posix_stop,
 };

@@ -60,8 +60,10 @@ static tf_shm_buffer *create_buffer(uint32_t slot, size_t size)
     if (fd < 0)
         return NULL;
     void *m = MAP_FAILED;
+    /* MAP_POPULATE: the handler should not take page faults on first use
+     * of each page (it is the configured, bounded size anyway). */
     if (!ftruncate(fd, (off_t)size))
-        m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     close(fd);
     if (m == MAP_FAILED) {
         unlink(path);
@@ -109,6 +111,7 @@ void tf_thread_detach(tf_rec_thread *t)
 {
     tf_sampling_thread_stop(t);
     tf_self = NULL;
+    tf_stats_merge(t);
     tf_counters_close(t);
     atomic_store_explicit(&tf_rec_g.proc->threads[t->slot].state, TF_THREAD_EXITED,
                           memory_order_release);
@@ -126,6 +129,8 @@ void tf_thread_forget_all(void)
     attach_failed = false;
     if (!t)
         return;
+    if (t->sample_ring)
+        munmap(t->sample_ring, t->sample_ring_size);
     if (t->sample_fd >= 0)
         close(t->sample_fd);
     for (uint32_t i = 0; i < TF_SESSION_MAX_BASE; i++)
