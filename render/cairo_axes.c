@@ -65,11 +65,13 @@ void tf_axes_time(const tf_panel *p, bool labelled)
                  p->plot.x + p->plot.w / 2, bottom + TICK_GAP + h + 2, 0.5, 0, 0, tf_ink);
 }
 
-void tf_axes_value(const tf_panel *p, enum tf_axis_side side, double lo, double hi, bool reversed,
-                   const char *title)
+double tf_axes_value(const tf_panel *p, enum tf_axis_side side, double lo, double hi,
+                     bool reversed, const char *title)
 {
     tf_ticks t;
-    int target = p->plot.h > 150 ? 6 : 4;
+    /* About one labelled tick per 28 points of height. */
+    int target = (int)(p->plot.h / 28);
+    target = target < 2 ? 2 : target > 7 ? 7 : target;
     tf_ticks_compute(lo, hi, target, &t);
     cairo_t *cr = p->cr;
     double edge = side == TF_AXIS_LEFT ? p->plot.x : p->plot.x + p->plot.w;
@@ -99,6 +101,7 @@ void tf_axes_value(const tf_panel *p, enum tf_axis_side side, double lo, double 
     cairo_restore(cr);
     if (title)
         tf_axes_title(p, side, title, TICK_GAP + widest + 3);
+    return widest;
 }
 
 void tf_axes_title(const tf_panel *p, enum tf_axis_side side, const char *title, double offset)

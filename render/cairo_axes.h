@@ -16,8 +16,9 @@ void tf_axes_frame(cairo_t *cr, tf_rect plot);
 /* Time axis in ms (0 .. duration): tick marks on the plot's bottom edge,
  * tick labels and the axis title only when labelled. */
 void tf_axes_time(const tf_panel *p, bool labelled);
-/* A linear value axis; reversed puts lo at the top. */
-void tf_axes_value(const tf_panel *p, enum tf_axis_side side, double lo, double hi, bool reversed,
+/* A linear value axis; reversed puts lo at the top.  Returns the width of
+ * its widest tick label. */
+double tf_axes_value(const tf_panel *p, enum tf_axis_side side, double lo, double hi, bool reversed,
                    const char *title);
 /* Axis title centred along the plot's side, outside its tick labels. */
 void tf_axes_title(const tf_panel *p, enum tf_axis_side side, const char *title, double offset);

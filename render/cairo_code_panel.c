@@ -6,10 +6,10 @@
 
 #include <stdio.h>
 
-#include "axis_ticks.h"
 #include "cairo_axes.h"
 #include "cairo_cloud.h"
 #include "cairo_legend.h"
+#include "line_axis.h"
 
 /* Height of the strip along the top of the plot that shows each phase's
  * routine colour. */
@@ -77,6 +77,38 @@ static void phases(const tf_panel *p, tf_rect labels)
     }
 }
 
+/* Line ticks per axis segment, and the cuts between segments shown as
+ * light strips with a break mark on the axis. */
+static void segments(const tf_panel *p, tf_rect box, const tf_line_axis *axis)
+{
+    cairo_t *cr = p->cr;
+    double widest = 0;
+    for (size_t i = 0; i < axis->n; i++) {
+        const tf_line_segment *s = &axis->seg[i];
+        tf_panel seg = *p;
+        seg.plot = (tf_rect){box.x, box.y + (1 - s->y1) * box.h, box.w, (s->y1 - s->y0) * box.h};
+        double w = tf_axes_value(&seg, TF_AXIS_LEFT, s->lo, s->hi, true, NULL);
+        widest = w > widest ? w : widest;
+        if (i + 1 == axis->n)
+            continue;
+        double top = seg.plot.y + seg.plot.h, bottom = box.y + (1 - axis->seg[i + 1].y1) * box.h;
+        cairo_save(cr);
+        cairo_set_source_rgb(cr, 0.93, 0.93, 0.93);
+        cairo_rectangle(cr, box.x, top, box.w, bottom - top);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, tf_ink.r, tf_ink.g, tf_ink.b);
+        cairo_set_line_width(cr, 0.6);
+        for (int k = 0; k < 2; k++) {
+            double y = (top + bottom) / 2 + (k ? 1.2 : -1.2);
+            cairo_move_to(cr, box.x - 3, y + 1.5);
+            cairo_line_to(cr, box.x + 3, y - 1.5);
+        }
+        cairo_stroke(cr);
+        cairo_restore(cr);
+    }
+    tf_axes_title(p, TF_AXIS_LEFT, "source line", widest + 5);
+}
+
 int tf_panel_code(const tf_panel *p, tf_rect labels, tf_error *err)
 {
     const tf_report_page *page = p->page;
@@ -86,13 +118,9 @@ int tf_panel_code(const tf_panel *p, tf_rect labels, tf_error *err)
         tf_axes_missing(p, page->code_missing ? page->code_missing
                                               : "no code-line samples in this fold");
     } else {
-        uint32_t lo = UINT32_MAX, hi = 0;
-        for (size_t i = 0; i < page->ncode; i++) {
-            lo = page->code[i].line < lo ? page->code[i].line : lo;
-            hi = page->code[i].line > hi ? page->code[i].line : hi;
-        }
-        double ylo = lo, yhi = hi;
-        tf_range_pad(&ylo, &yhi, 0.04);
+        tf_line_axis axis;
+        if (tf_line_axis_build(page, &axis, err) < 0)
+            return -err->code;
         tf_cloud cloud;
         /* Keep the dots clear of the phase strip. */
         tf_rect box = p->plot;
@@ -100,16 +128,12 @@ int tf_panel_code(const tf_panel *p, tf_rect labels, tf_error *err)
         box.h -= PHASE_STRIP + 1;
         if (tf_cloud_begin(&cloud, p->cr, box, page->ncode, err) < 0)
             return -err->code;
-        for (size_t i = 0; i < page->ncode; i++) {
-            const tf_report_code_point *c = &page->code[i];
-            tf_cloud_add(&cloud, c->x, 1 - (c->line - ylo) / (yhi - ylo),
-                         tf_palette_routine(c->routine));
-        }
+        for (size_t i = 0; i < page->ncode; i++)
+            tf_cloud_add(&cloud, page->code[i].x, tf_line_axis_place(&axis, page->code[i].line),
+                         tf_palette_routine(page->code[i].routine));
         if (tf_cloud_end(&cloud, err) < 0)
             return -err->code;
-        tf_panel axis = *p;
-        axis.plot = box;
-        tf_axes_value(&axis, TF_AXIS_LEFT, ylo, yhi, true, "source line");
+        segments(p, box, &axis);
     }
     phases(p, labels);
     tf_axes_time(p, false);

@@ -12,6 +12,7 @@
 #include "address_bands.h"
 #include "axis_ticks.h"
 #include "gnuplot_script.h"
+#include "line_axis.h"
 
 /* Rough width of a character of the 7.5 pt label font, for keeping phase
  * labels apart (gnuplot cannot measure text before drawing it). */
@@ -46,7 +47,7 @@ static void panel_start(FILE *f, const char *what, tf_rect plot, tf_rect head, d
             "set key horizontal maxrows 1 reverse Left left top samplen 1 at screen %.4f, screen %.4f\n"
             "set label 100 \"%s\" at screen %.4f, screen %.4f left font \"DejaVu Sans Bold,8\"\n",
             tf_gp_sx(head.x + 80), tf_gp_sy(head.y + 1), what, tf_gp_sx(head.x),
-            tf_gp_sy(head.y + head.h / 2));
+            tf_gp_sy(head.y + 7));
 }
 
 static void phase_lines(FILE *f, const tf_report_page *p, double ms)
@@ -73,15 +74,20 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
 {
     char name[256], data[256];
     double ms = p->duration_ns / 1e6;
+    tf_line_axis axis;
+    if (tf_line_axis_build(p, &axis, err) < 0)
+        return -err->code;
     snprintf(data, sizeof data, "%scode.dat", prefix);
     if (p->ncode) {
         FILE *f = tf_gp_open(d, data, err);
         if (!f)
             return -err->code;
-        fprintf(f, "# time [ms]  source line  routine  colour (0xAARRGGBB)\n");
+        fprintf(f, "# time [ms]  height on the line axis (0..1, see code.gp)  source line  routine  "
+                   "colour (0xAARRGGBB)\n");
         unsigned tr = cloud_transparency(p->ncode) << 24;
         for (size_t i = 0; i < p->ncode; i++)
-            fprintf(f, "%.6g %u %u 0x%08x\n", p->code[i].x * ms, p->code[i].line,
+            fprintf(f, "%.6g %.6g %u %u 0x%08x\n", p->code[i].x * ms,
+                    tf_line_axis_place(&axis, p->code[i].line), p->code[i].line,
                     p->code[i].routine, tr | rgb24(tf_palette_routine(p->code[i].routine)));
         if (tf_gp_close(f, d, data, err) < 0)
             return -err->code;
@@ -94,8 +100,10 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             "# Panel 1 of the triple timeline: the source line executing over the\n"
             "# synthetic iteration; one dot per folded sample, coloured by routine,\n"
             "# top of the file at the top; phases labelled routine[most observed line].\n"
+            "# The line axis is cut where routines lie far apart (other files): each\n"
+            "# segment has its own line ticks, the cuts are grey strips.\n"
             "# Loaded by %stimeline.gp; alone: gnuplot -e \"set terminal pdfcairo; set output 'code.pdf'\" %s\n"
-            "# Data: %s (time [ms], line, routine index, colour with transparency).\n",
+            "# Data: %s (time [ms], height, line, routine index, colour with transparency).\n",
             prefix, name, data);
     panel_start(f, "Source code", l->plot[TF_PANEL_CODE], l->head[TF_PANEL_CODE], ms);
     phase_lines(f, p, ms);
@@ -103,19 +111,25 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
         missing(f, p->code_missing ? p->code_missing : "no code-line samples in this fold");
         return tf_gp_close(f, d, name, err);
     }
-    uint32_t lo = UINT32_MAX, hi = 0;
-    for (size_t i = 0; i < p->ncode; i++) {
-        lo = p->code[i].line < lo ? p->code[i].line : lo;
-        hi = p->code[i].line > hi ? p->code[i].line : hi;
+    fprintf(f, "set yrange [0:1]\nset ylabel \"source line\"\nset ytics out scale 0.5 nomirror (");
+    bool first = true;
+    for (size_t k = 0; k < axis.n; k++) {
+        const tf_line_segment *s = &axis.seg[k];
+        tf_ticks t;
+        double h = (s->y1 - s->y0) * l->plot[TF_PANEL_CODE].h;
+        tf_ticks_compute(s->lo, s->hi, h / 28 < 2 ? 2 : h / 28 > 7 ? 7 : (int)(h / 28), &t);
+        for (size_t i = 0; i < t.n; i++) {
+            double f01 = (t.value[i] - s->lo) / (s->hi - s->lo);
+            fprintf(f, "%s\"%.*f\" %.4f", first ? "" : ", ", t.decimals, t.value[i],
+                    s->y1 - f01 * (s->y1 - s->y0));
+            first = false;
+        }
     }
-    double ylo = lo, yhi = hi;
-    tf_range_pad(&ylo, &yhi, 0.04);
-    fprintf(f,
-            "# Reversed range: the top of the file at the top.\n"
-            "set yrange [%.6g:%.6g]\n"
-            "set ytics out scale 0.5 nomirror\n"
-            "set ylabel \"source line\"\n",
-            yhi, ylo);
+    fputs(")\n", f);
+    for (size_t k = 0; k + 1 < axis.n; k++)
+        fprintf(f, "set object %zu rect from graph 0, first %.4f to graph 1, first %.4f "
+                   "fc rgb '#ededed' fs solid 1.0 noborder behind\n",
+                k + 1, axis.seg[k + 1].y1, axis.seg[k].y0);
     /* Phase labels above the panel, on two rows, dropped when they would
      * overlap (estimated widths). */
     double row_end[2] = {-1e9, -1e9};
@@ -141,7 +155,7 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             break;
         }
     }
-    fprintf(f, "plot '%s' using 1:2:4 with points pt 7 ps 0.25 lc rgb variable notitle", data);
+    fprintf(f, "plot '%s' using 1:2:5 with points pt 7 ps 0.25 lc rgb variable notitle", data);
     size_t shown = p->nroutines < TF_PALETTE_ROUTINES ? p->nroutines : TF_PALETTE_ROUTINES;
     for (size_t i = 0; i < shown; i++) {
         fprintf(f, ", \\\n     NaN with points pt 7 ps 0.6 lc rgb '#%06x' title ",
