@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linefit.h"
+
 
 /* 400 bins: 0.25 % of the iteration, well inside the ±1 % at which changes
  * must be located. */
@@ -43,50 +45,6 @@
  * crossing locates it (1 %, the usual shift of a boundary). */
 #define TRIM_BINS 4
 
-struct stats {
-    double w, sx, sy, sxx, sxy, syy;
-};
-
-static void stats_add(struct stats *s, double w, double x, double y)
-{
-    s->w += w;
-    s->sx += w * x;
-    s->sy += w * y;
-    s->sxx += w * x * x;
-    s->sxy += w * x * y;
-    s->syy += w * y * y;
-}
-
-/* Statistics of bins [i, j) from the prefix sums. */
-static struct stats range(const struct stats *p, size_t i, size_t j)
-{
-    return (struct stats){
-        p[j].w - p[i].w, p[j].sx - p[i].sx, p[j].sy - p[i].sy,
-        p[j].sxx - p[i].sxx, p[j].sxy - p[i].sxy, p[j].syy - p[i].syy,
-    };
-}
-
-struct line {
-    double slope, intercept, rss;
-};
-
-/* Weighted least-squares line through the statistics. */
-static struct line fit_line(struct stats s)
-{
-    struct line l = { 0, 0, 0 };
-    if (s.w <= 0)
-        return l;
-    double vxx = s.sxx - s.sx * s.sx / s.w;
-    double vxy = s.sxy - s.sx * s.sy / s.w;
-    double vyy = s.syy - s.sy * s.sy / s.w;
-    l.slope = vxx > 1e-300 ? vxy / vxx : 0;
-    l.intercept = (s.sy - l.slope * s.sx) / s.w;
-    l.rss = vyy - (vxx > 1e-300 ? vxy * vxy / vxx : 0);
-    if (l.rss < 0)
-        l.rss = 0;
-    return l;
-}
-
 static int bin_of(double x)
 {
     int b = (int)(x * NBINS);
@@ -95,9 +53,9 @@ static int bin_of(double x)
 
 /* Bins the cloud (and each instance's anchors (0,0), (1,1)) into prefix
  * sums p[0..NBINS]; returns the number of instances used. */
-static size_t bin_cloud(const tf_fold_cloud *cl, struct stats *p)
+static size_t bin_cloud(const tf_fold_cloud *cl, struct tf_stats *p)
 {
-    struct stats *bins = p + 1;
+    struct tf_stats *bins = p + 1;
     size_t used = 0;
     for (size_t i = 0; i < cl->ninst; i++) {
         if (!cl->valid[i])
@@ -106,11 +64,11 @@ static size_t bin_cloud(const tf_fold_cloud *cl, struct stats *p)
         for (size_t k = cl->first[i]; k < cl->first[i + 1]; k++)
             m += !isnan(cl->y[k]);
         double w = 1.0 / (double)m;
-        stats_add(&bins[0], w, 0, 0);
-        stats_add(&bins[NBINS - 1], w, 1, 1);
+        tf_stats_add(&bins[0], w, 0, 0);
+        tf_stats_add(&bins[NBINS - 1], w, 1, 1);
         for (size_t k = cl->first[i]; k < cl->first[i + 1]; k++)
             if (!isnan(cl->y[k]))
-                stats_add(&bins[bin_of(cl->x[k])], w, cl->x[k], cl->y[k]);
+                tf_stats_add(&bins[bin_of(cl->x[k])], w, cl->x[k], cl->y[k]);
         used++;
     }
     for (size_t b = 1; b <= NBINS; b++) {
@@ -148,10 +106,10 @@ static void remove_segment(struct segmentation *sg, size_t k)
 
 /* Where the lines fitted on bins [a0, a1) and [b0, b1) cross, if inside
  * [from, to]; else the fallback. */
-static double crossing(const struct stats *p, size_t a0, size_t a1, size_t b0, size_t b1,
+static double crossing(const struct tf_stats *p, size_t a0, size_t a1, size_t b0, size_t b1,
                        double from, double to, double fallback)
 {
-    struct line la = fit_line(range(p, a0, a1)), lb = fit_line(range(p, b0, b1));
+    struct tf_line la = tf_fit_line(tf_stats_range(p, a0, a1)), lb = tf_fit_line(tf_stats_range(p, b0, b1));
     if (fabs(la.slope - lb.slope) < 1e-12)
         return fallback;
     double x = (lb.intercept - la.intercept) / (la.slope - lb.slope);
@@ -159,17 +117,17 @@ static double crossing(const struct stats *p, size_t a0, size_t a1, size_t b0, s
 }
 
 /* Negative log-likelihood of a straight segment with its own variance. */
-static double segment_cost(const struct stats *p, size_t i, size_t j, double floor)
+static double segment_cost(const struct tf_stats *p, size_t i, size_t j, double floor)
 {
-    struct stats s = range(p, i, j);
+    struct tf_stats s = tf_stats_range(p, i, j);
     if (s.w <= 0)
         return 0;
-    return s.w * log(fit_line(s).rss / s.w + floor);
+    return s.w * log(tf_fit_line(s).rss / s.w + floor);
 }
 
-static void optimal_partition(const struct stats *p, double beta, struct segmentation *sg)
+static void optimal_partition(const struct tf_stats *p, double beta, struct segmentation *sg)
 {
-    double floor = VARIANCE_FLOOR * fit_line(range(p, 0, NBINS)).rss / p[NBINS].w + 1e-300;
+    double floor = VARIANCE_FLOOR * tf_fit_line(tf_stats_range(p, 0, NBINS)).rss / p[NBINS].w + 1e-300;
     _Static_assert(NBINS < 65536, "bins fit the back-pointer type");
     double f[NBINS + 1];
     unsigned short from[NBINS + 1];
@@ -201,9 +159,9 @@ static void optimal_partition(const struct stats *p, double beta, struct segment
     }
 }
 
-static double segment_slope(const struct stats *p, const struct segmentation *sg, size_t k)
+static double segment_slope(const struct tf_stats *p, const struct segmentation *sg, size_t k)
 {
-    return fit_line(range(p, sg->lo[k], sg->hi[k])).slope;
+    return tf_fit_line(tf_stats_range(p, sg->lo[k], sg->hi[k])).slope;
 }
 
 /* Absorbs transition zones: a short inner segment is dropped (its bins
@@ -232,7 +190,7 @@ static void absorb_transitions(struct segmentation *sg)
 
 /* Merges neighbours whose slopes differ by less than min_change, smallest
  * difference first (the merged segment takes any dropped bins between). */
-static void merge_small_changes(const struct stats *p, struct segmentation *sg,
+static void merge_small_changes(const struct tf_stats *p, struct segmentation *sg,
                                 double min_change)
 {
     while (sg->n > 1) {
@@ -254,7 +212,7 @@ static void merge_small_changes(const struct stats *p, struct segmentation *sg,
 
 /* Places each change where the lines of its two segments cross, the lines
  * fitted away from the change (the smeared zone would tilt them). */
-static void locate_changes(const struct stats *p, struct segmentation *sg)
+static void locate_changes(const struct tf_stats *p, struct segmentation *sg)
 {
     for (size_t k = 0; k + 1 < sg->n; k++) {
         size_t a0 = sg->lo[k], a1 = sg->hi[k], b0 = sg->lo[k + 1], b1 = sg->hi[k + 1];
@@ -273,7 +231,7 @@ int tf_changepoints_find(const tf_fold_cloud *cl, double min_change, tf_changepo
 {
     *out = NULL;
     *n = 0;
-    struct stats *p = calloc(NBINS + 1, sizeof *p);
+    struct tf_stats *p = calloc(NBINS + 1, sizeof *p);
     struct segmentation *sg = malloc(sizeof *sg);
     if (!p || !sg) {
         free(p);
@@ -324,14 +282,14 @@ size_t tf_changepoints_merge(double *x, size_t n, double distance)
 }
 
 /* Least-squares line through the grid values with x in [a, b]. */
-static struct line grid_line(const double *curve, size_t grid, double a, double b)
+static struct tf_line grid_line(const double *curve, size_t grid, double a, double b)
 {
-    struct stats s = { 0 };
+    struct tf_stats s = { 0 };
     double h = 1.0 / (double)(grid - 1);
     size_t j0 = a <= 0 ? 0 : (size_t)ceil(a / h), j1 = b >= 1 ? grid - 1 : (size_t)floor(b / h);
     for (size_t j = j0; j <= j1 && j < grid; j++)
-        stats_add(&s, 1, (double)j * h, curve[j]);
-    return fit_line(s);
+        tf_stats_add(&s, 1, (double)j * h, curve[j]);
+    return tf_fit_line(s);
 }
 
 double tf_changepoint_refine(const double *curve, size_t grid, double x, double lo, double hi,
@@ -344,7 +302,7 @@ double tf_changepoint_refine(const double *curve, size_t grid, double x, double 
     double b0 = x + trim, b1 = fmin((x + hi) / 2, x + 0.1);
     if (a1 - a0 < trim || b1 - b0 < trim)
         return x;
-    struct line la = grid_line(curve, grid, a0, a1), lb = grid_line(curve, grid, b0, b1);
+    struct tf_line la = grid_line(curve, grid, a0, a1), lb = grid_line(curve, grid, b0, b1);
     *slope_before = la.slope;
     *slope_after = lb.slope;
     if (fabs(la.slope - lb.slope) < 1e-12)

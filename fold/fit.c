@@ -1,25 +1,42 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The curve is the mean, over the instances, of each instance's rebuilt
- * curve (reconstruct.c) evaluated on the grid: it uses every sample, is
- * non-decreasing and goes from (0,0) to (1,1) by construction, and costs
- * O(samples + instances·G).  The rate is its derivative times the mean
- * total over the mean duration.
+/* The fit of one counter.  Each instance's curve is rebuilt from its own
+ * samples (reconstruct.c) and evaluated on the grid, with its slope and
+ * whether that piece is exact.  At every grid point the curve is the mean of
+ * the trusted instances' values and the rate the mean of their slopes: which
+ * instances are trusted at a point depends only on where their samples fell,
+ * not on their values, so the trusted mean is an unbiased estimate of the
+ * mean of all.  Where fewer than COVERAGE of the instances are trusted
+ * (sparse sampling: a few samples per iteration, so every interval spans a
+ * change), a pooled local-linear regression of the folded cloud takes over,
+ * within the segment between two change points.  A final isotonic
+ * regression (pool-adjacent-violators) makes the curve non-decreasing from
+ * (0,0) to (1,1).  Cost: O(samples + instances·G).
  *
  * Bands: a bootstrap over instances, since instances, not samples, are the
  * independent units.  Each replicate weighs instance i by an independent
  * Poisson(1) count (the "Poisson bootstrap", Hanley and MacGibbon 2006;
- * Chamandy et al. 2012), which approximates multinomial resampling for
- * more than a few dozen instances and lets all replicates accumulate in the
- * same pass over the instances, with the weights drawn from a counter-based
- * generator instead of stored. */
+ * Chamandy et al. 2012), which approximates multinomial resampling for more
+ * than a few dozen instances and lets all replicates accumulate in the same
+ * pass over the instances, the weights drawn from a counter-based generator
+ * instead of stored.  The band is the estimate plus the replicates'
+ * quantiles minus the full-sample value of the same mean (a shifted
+ * percentile band, so it also wraps the pooled fallback). */
 #include "fit.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "linefit.h"
 #include "reconstruct.h"
 #include "robust.h"
+
+/* Share of instances that must be trusted at a grid point. */
+#define COVERAGE 0.2
+/* Points in the pooled local fits: for the value, and (wider) the slope. */
+#define POOLED_POINTS 40
+#define POOLED_SLOPE_POINTS 160
 
 /* SplitMix64 (Steele, Lea and Flood 2014) as a hash of (seed, replicate,
  * instance): the same instance gets the same weight in every counter. */
@@ -47,14 +64,145 @@ static unsigned poisson1(uint64_t seed, uint32_t replicate, uint32_t row)
     return k;
 }
 
-/* d curve / dx on the grid: centred differences, one-sided at the ends. */
-static void derivative(const double *c, size_t g, double scale, double *out)
+/* Weighted sums over instances at each grid point: trusted values, slopes
+ * and weights; all values and slopes; weight, total and duration. */
+struct sums {
+    double *tv, *ts, *tw, *av, *as;
+    double w, t, d;
+};
+
+static int sums_alloc(struct sums *s, size_t g)
 {
-    double h = 1.0 / (double)(g - 1);
-    out[0] = (c[1] - c[0]) / h * scale;
-    out[g - 1] = (c[g - 1] - c[g - 2]) / h * scale;
-    for (size_t j = 1; j + 1 < g; j++)
-        out[j] = (c[j + 1] - c[j - 1]) / (2 * h) * scale;
+    memset(s, 0, sizeof *s);
+    s->tv = calloc(5 * g, sizeof *s->tv);
+    if (!s->tv)
+        return -1;
+    s->ts = s->tv + g;
+    s->tw = s->ts + g;
+    s->av = s->tw + g;
+    s->as = s->av + g;
+    return 0;
+}
+
+static void sums_add(struct sums *s, double w, size_t g, const double *v, const double *sl,
+                     const unsigned char *tr, double total, double duration)
+{
+    for (size_t j = 0; j < g; j++) {
+        s->av[j] += w * v[j];
+        s->as[j] += w * sl[j];
+        if (tr[j]) {
+            s->tv[j] += w * v[j];
+            s->ts[j] += w * sl[j];
+            s->tw[j] += w;
+        }
+    }
+    s->w += w;
+    s->t += w * total;
+    s->d += w * duration;
+}
+
+/* Trusted means where coverage allows, means of all elsewhere (mask = 1). */
+static void sums_estimate(const struct sums *s, size_t g, double *curve, double *slope,
+                          unsigned char *mask)
+{
+    for (size_t j = 0; j < g; j++) {
+        bool covered = s->tw[j] > 0 && s->tw[j] >= COVERAGE * s->w;
+        curve[j] = covered ? s->tv[j] / s->tw[j] : s->av[j] / s->w;
+        slope[j] = covered ? s->ts[j] / s->tw[j] : s->as[j] / s->w;
+        if (mask)
+            mask[j] = !covered;
+    }
+}
+
+/* Pool-adjacent-violators on equally weighted values, in place, then the
+ * ends pinned to 0 and 1 (Barlow et al., "Statistical inference under order
+ * restrictions", 1972).  level/count: work space of g each. */
+static void isotonic(double *v, size_t g, double *level, size_t *count)
+{
+    size_t nb = 0;
+    for (size_t j = 0; j < g; j++) {
+        level[nb] = v[j];
+        count[nb++] = 1;
+        while (nb > 1 && level[nb - 2] > level[nb - 1]) {
+            double c = (double)count[nb - 2] + (double)count[nb - 1];
+            level[nb - 2] = (level[nb - 2] * (double)count[nb - 2] +
+                             level[nb - 1] * (double)count[nb - 1]) / c;
+            count[nb - 2] += count[nb - 1];
+            nb--;
+        }
+    }
+    size_t j = 0;
+    for (size_t b = 0; b < nb; b++)
+        for (size_t k = 0; k < count[b]; k++)
+            v[j++] = level[b];
+    for (j = 0; j < g; j++)
+        v[j] = v[j] < 0 ? 0 : v[j] > 1 ? 1 : v[j];
+    v[0] = 0;
+    v[g - 1] = 1;
+}
+
+/* Pooled local-linear fits of the cloud at the masked grid points: the
+ * nearest POOLED_POINTS points (POOLED_SLOPE_POINTS for the slope) within
+ * the segment between the change points around the point. */
+static int pooled_fit(const tf_fold_cloud *cl, const double *bd, size_t nb, size_t g,
+                      const unsigned char *mask, double *curve, double *slope)
+{
+    size_t nbins = 4 * (g - 1) > 400 ? 4 * (g - 1) : 400;
+    struct tf_stats *p = calloc(nbins + 1, sizeof *p);
+    if (!p)
+        return -1;
+    for (size_t i = 0; i < cl->ninst; i++) {
+        if (!cl->valid[i])
+            continue;
+        tf_stats_add(&p[1], 1, 0, 0);
+        tf_stats_add(&p[nbins], 1, 1, 1);
+        for (size_t k = cl->first[i]; k < cl->first[i + 1]; k++) {
+            if (isnan(cl->y[k]))
+                continue;
+            size_t b = (size_t)(cl->x[k] * (double)nbins);
+            tf_stats_add(&p[1 + (b >= nbins ? nbins - 1 : b)], 1, cl->x[k], cl->y[k]);
+        }
+    }
+    for (size_t b = 1; b <= nbins; b++) {
+        p[b].w += p[b - 1].w;
+        p[b].sx += p[b - 1].sx;
+        p[b].sy += p[b - 1].sy;
+        p[b].sxx += p[b - 1].sxx;
+        p[b].sxy += p[b - 1].sxy;
+        p[b].syy += p[b - 1].syy;
+    }
+    size_t k = 0;
+    for (size_t j = 0; j < g; j++) {
+        if (!mask[j])
+            continue;
+        double x = (double)j / (double)(g - 1);
+        while (k < nb && bd[k] <= x)
+            k++;
+        double lo = k > 0 ? bd[k - 1] : 0, hi = k < nb ? bd[k] : 1;
+        size_t seg_lo = (size_t)ceil(lo * (double)nbins), seg_hi = (size_t)floor(hi * (double)nbins);
+        size_t at = (size_t)(x * (double)nbins);
+        at = at < seg_lo ? seg_lo : at >= seg_hi ? (seg_hi > seg_lo ? seg_hi - 1 : seg_lo) : at;
+        size_t a = at, b = at + 1 <= seg_hi ? at + 1 : seg_hi;
+        for (int pass = 0; pass < 2; pass++) {
+            double want = pass == 0 ? POOLED_POINTS : POOLED_SLOPE_POINTS;
+            while (tf_stats_range(p, a, b).w < want && (a > seg_lo || b < seg_hi)) {
+                if (a > seg_lo)
+                    a--;
+                if (b < seg_hi)
+                    b++;
+            }
+            struct tf_stats s = tf_stats_range(p, a, b);
+            if (s.w < 3)
+                break;
+            struct tf_line l = tf_fit_line(s);
+            if (pass == 0)
+                curve[j] = l.intercept + l.slope * x;
+            else
+                slope[j] = l.slope > 0 ? l.slope : 0;
+        }
+    }
+    free(p);
+    return 0;
 }
 
 static void fill_nan(double *v, size_t n)
@@ -63,45 +211,44 @@ static void fill_nan(double *v, size_t n)
         v[j] = NAN;
 }
 
-struct bootstrap {
-    uint32_t b;
-    double *acc;           /* [B][G] weighted sums of instance curves */
-    double *w, *t, *d;     /* [B] sums of weights, totals, durations */
-};
-
-/* Percentile bands from the replicates; -1 when out of memory. */
-static int bands(const struct bootstrap *bs, size_t g, double confidence, double *work,
-                 tf_fit_output *out)
+/* Bands from the replicates: estimate + quantile(replicate) - center. */
+static int bands(const struct sums *rep, uint32_t nrep, size_t g, const tf_fit_options *o,
+                 const double *center_curve, const double *center_slope, tf_fit_output *out)
 {
-    double *rate_b = malloc(bs->b * g * sizeof *rate_b);
-    double lo_q = (1 - confidence) / 2, hi_q = 1 - lo_q;
-    if (!rate_b)
-        return -1;
+    double *cb = malloc(((size_t)nrep * g + 1) * sizeof *cb);
+    double *rb = malloc(((size_t)nrep * g + 1) * sizeof *rb);
+    double *work = malloc((nrep + 1) * sizeof *work);
+    int rc = cb && rb && work ? 0 : -1;
     uint32_t kept = 0;
-    for (uint32_t b = 0; b < bs->b; b++) {
-        if (bs->w[b] <= 0)
+    for (uint32_t b = 0; rc == 0 && b < nrep; b++) {
+        if (rep[b].w <= 0 || rep[b].d <= 0)
             continue;
-        double *curve_b = bs->acc + (size_t)b * g;
+        double *c = cb + (size_t)kept * g, *r = rb + (size_t)kept * g;
+        sums_estimate(&rep[b], g, c, r, NULL);
+        double scale = rep[b].t / (rep[b].d * 1e-9);
         for (size_t j = 0; j < g; j++)
-            curve_b[j] /= bs->w[b];
-        derivative(curve_b, g, (bs->t[b] / bs->w[b]) / (bs->d[b] / bs->w[b] * 1e-9),
-                   rate_b + (size_t)kept * g);
-        if (kept != b)
-            memmove(bs->acc + (size_t)kept * g, curve_b, g * sizeof *curve_b);
+            r[j] *= scale;
         kept++;
     }
-    for (size_t j = 0; j < g && kept > 0; j++) {
+    double lo_q = (1 - o->confidence) / 2, hi_q = 1 - lo_q;
+    for (size_t j = 0; rc == 0 && kept > 1 && j < g; j++) {
         for (uint32_t b = 0; b < kept; b++)
-            work[b] = bs->acc[(size_t)b * g + j];
-        out->curve_lo[j] = tf_quantile_inplace(work, kept, lo_q);
-        out->curve_hi[j] = tf_quantile_inplace(work, kept, hi_q);
+            work[b] = cb[(size_t)b * g + j];
+        double clo = tf_quantile_inplace(work, kept, lo_q) - center_curve[j];
+        double chi = tf_quantile_inplace(work, kept, hi_q) - center_curve[j];
+        out->curve_lo[j] = fmin(fmax(out->curve[j] + clo, 0), out->curve[j]);
+        out->curve_hi[j] = fmax(fmin(out->curve[j] + chi, 1), out->curve[j]);
         for (uint32_t b = 0; b < kept; b++)
-            work[b] = rate_b[(size_t)b * g + j];
-        out->rate_lo[j] = tf_quantile_inplace(work, kept, lo_q);
-        out->rate_hi[j] = tf_quantile_inplace(work, kept, hi_q);
+            work[b] = rb[(size_t)b * g + j];
+        double rlo = tf_quantile_inplace(work, kept, lo_q) - center_slope[j];
+        double rhi = tf_quantile_inplace(work, kept, hi_q) - center_slope[j];
+        out->rate_lo[j] = fmin(fmax(out->rate[j] + rlo, 0), out->rate[j]);
+        out->rate_hi[j] = fmax(out->rate[j] + rhi, out->rate[j]);
     }
-    free(rate_b);
-    return 0;
+    free(cb);
+    free(rb);
+    free(work);
+    return rc;
 }
 
 int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
@@ -122,21 +269,23 @@ int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
         return 0;
     }
 
-    struct bootstrap bs = { .b = o->bootstrap };
-    double *values = malloc(g * sizeof *values);
-    double *work = malloc((bs.b > 0 ? bs.b : 1) * sizeof *work);
-    bs.acc = calloc((size_t)bs.b * g + 1, sizeof *bs.acc);
-    bs.w = calloc(bs.b + 1, sizeof *bs.w);
-    bs.t = calloc(bs.b + 1, sizeof *bs.t);
-    bs.d = calloc(bs.b + 1, sizeof *bs.d);
+    uint32_t nrep = o->bootstrap;
+    struct sums all = { 0 }, *rep = calloc(nrep + 1, sizeof *rep);
+    double *values = malloc(6 * g * sizeof *values);
+    unsigned char *trusted = malloc(2 * g);
+    size_t *count = malloc(g * sizeof *count);
     tf_polyline scratch = { 0 }, pl = { 0 };
     int rc = 0;
-    if (!values || !work || !bs.acc || !bs.w || !bs.t || !bs.d) {
+    bool ok = rep && values && trusted && count && sums_alloc(&all, g) == 0;
+    for (uint32_t b = 0; ok && b < nrep; b++)
+        ok = sums_alloc(&rep[b], g) == 0;
+    if (!ok) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
         goto done;
     }
-    memset(out->curve, 0, g * sizeof *out->curve);
-    double tsum = 0, dsum = 0;
+    double *slopes = values + g, *center_curve = values + 2 * g, *center_slope = values + 3 * g;
+    double *level = values + 4 * g;
+    unsigned char *mask = trusted + g;
     for (size_t i = 0; i < cl->ninst; i++) {
         if (!cl->valid[i])
             continue;
@@ -146,39 +295,45 @@ int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
             rc = tf_fail(err, TF_ERR_NOMEM, "out of memory rebuilding instance curves");
             goto done;
         }
-        tf_polyline_on_grid(&pl, g, values);
-        for (size_t j = 0; j < g; j++)
-            out->curve[j] += values[j];
-        tsum += cl->total[i];
-        dsum += cl->duration[i];
-        for (uint32_t b = 0; b < bs.b; b++) {
+        tf_polyline_on_grid(&pl, g, values, slopes, trusted);
+        sums_add(&all, 1, g, values, slopes, trusted, cl->total[i], cl->duration[i]);
+        for (uint32_t b = 0; b < nrep; b++) {
             unsigned w = poisson1(o->seed, b, cl->rows[i]);
-            if (!w)
-                continue;
-            double *acc = bs.acc + (size_t)b * g;
-            for (size_t j = 0; j < g; j++)
-                acc[j] += w * values[j];
-            bs.w[b] += w;
-            bs.t[b] += w * cl->total[i];
-            bs.d[b] += w * cl->duration[i];
+            if (w)
+                sums_add(&rep[b], w, g, values, slopes, trusted, cl->total[i],
+                         cl->duration[i]);
         }
     }
-    double n = out->instances;
+    double n = all.w;
+    out->mean_total = all.t / n;
+    out->mean_duration_ns = all.d / n;
+    double scale = out->mean_total / (out->mean_duration_ns * 1e-9);
+    sums_estimate(&all, g, center_curve, center_slope, mask);
+    memcpy(out->curve, center_curve, g * sizeof *out->curve);
+    memcpy(slopes, center_slope, g * sizeof *slopes);
+    bool sparse = false;
     for (size_t j = 0; j < g; j++)
-        out->curve[j] /= n;
-    out->mean_total = tsum / n;
-    out->mean_duration_ns = dsum / n;
-    derivative(out->curve, g, out->mean_total / (out->mean_duration_ns * 1e-9), out->rate);
-    if (bs.b > 0 && bands(&bs, g, o->confidence, work, out) < 0)
+        sparse |= mask[j];
+    if (sparse && pooled_fit(cl, boundaries, nb, g, mask, out->curve, slopes) < 0) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the pooled fit");
+        goto done;
+    }
+    isotonic(out->curve, g, level, count);
+    for (size_t j = 0; j < g; j++) {
+        out->rate[j] = (slopes[j] > 0 ? slopes[j] : 0) * scale;
+        center_slope[j] *= scale;
+    }
+    if (nrep > 1 && bands(rep, nrep, g, o, center_curve, center_slope, out) < 0)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the bootstrap bands");
 done:
     tf_polyline_free(&scratch);
     tf_polyline_free(&pl);
+    free(all.tv);
+    for (uint32_t b = 0; rep && b < nrep; b++)
+        free(rep[b].tv);
+    free(rep);
     free(values);
-    free(work);
-    free(bs.acc);
-    free(bs.w);
-    free(bs.t);
-    free(bs.d);
+    free(trusted);
+    free(count);
     return rc;
 }

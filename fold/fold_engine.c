@@ -250,10 +250,25 @@ static void refine_changes(tf_fold_group *g, const double *scale)
     merge_boundaries(g);
 }
 
-/* Fits every counter of the members into g (curves, rates, and with
- * `final`, bands, ratios and the mean durations). */
+/* Copies the change points of an earlier fit into g. */
+static int copy_changes(const tf_fold_group *from, tf_fold_group *g, tf_error *err)
+{
+    g->changes = malloc((from->nchanges + 1) * sizeof *g->changes);
+    g->boundaries = malloc((from->nchanges + 1) * sizeof *g->boundaries);
+    if (!g->changes || !g->boundaries)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for change points");
+    memcpy(g->changes, from->changes, from->nchanges * sizeof *g->changes);
+    g->nchanges = from->nchanges;
+    merge_boundaries(g);
+    return 0;
+}
+
+/* Fits every counter of the members into g (curves, rates, refined change
+ * points, and with `final`, bands, ratios and the mean durations).  The
+ * change points are found on the cloud, or taken from `known` (an earlier
+ * fit of the same group, whose refined changes are far more precise). */
 static int fit_members(const struct context *cx, const struct members *m, bool final,
-                       tf_fold_group *g, tf_error *err)
+                       const tf_fold_group *known, tf_fold_group *g, tf_error *err)
 {
     uint32_t nc = cx->region->ncounters;
     struct counter_view v = {
@@ -266,15 +281,27 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
         goto done;
     }
     g->grid = cx->p->grid;
-    if ((rc = alloc_rows(g, nc, final, err)) < 0 || (rc = find_changes(cx, m, &v, g, err)) < 0)
+    if ((rc = alloc_rows(g, nc, final, err)) < 0 ||
+        (rc = known ? copy_changes(known, g, err) : find_changes(cx, m, &v, g, err)) < 0)
         goto done;
     tf_fit_options o = {
         .grid = g->grid, .bootstrap = final ? cx->p->bootstrap : 0,
         .confidence = cx->p->confidence, .seed = cx->p->seed, .window = BEND_WINDOW,
     };
+    /* Where instances may bend: the changes found on the raw cloud scatter
+     * around each true change, so those closer than a bend window count as
+     * one (a run of intervals then holds one change, not two). */
     double *scratch = NULL, *scale = malloc((nc + 1) * sizeof *scale);
-    if (!scale || (!final && !(scratch = malloc(4 * (size_t)g->grid * sizeof *scratch)))) {
+    double *bend = malloc((g->nboundaries + 1) * sizeof *bend);
+    size_t nbend = 0;
+    if (bend) {
+        memcpy(bend, g->boundaries, g->nboundaries * sizeof *bend);
+        nbend = tf_changepoints_merge(bend, g->nboundaries, 2 * BEND_WINDOW);
+    }
+    if (!scale || !bend ||
+        (!final && !(scratch = malloc(4 * (size_t)g->grid * sizeof *scratch)))) {
         free(scale);
+        free(bend);
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
         goto done;
     }
@@ -289,7 +316,7 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
         };
         tf_fold_cloud cl;
         view_counter(cx, m, c, &v, &cl);
-        rc = tf_fit_counter(&cl, g->boundaries, g->nboundaries, &o, &out, err);
+        rc = tf_fit_counter(&cl, bend, nbend, &o, &out, err);
         g->counter_instances[c] = out.instances;
         g->mean_total[c] = out.mean_total;
         scale[c] = out.mean_total / (out.mean_duration_ns * 1e-9);
@@ -297,7 +324,8 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
             cx->progress(cx->progress_arg, "fitting", c + 1, nc);
     }
     free(scratch);
-    if (rc == 0 && final)
+    free(bend);
+    if (rc == 0)
         refine_changes(g, scale);
     free(scale);
     if (rc < 0 || !final)
@@ -391,14 +419,16 @@ static int fold_group(const struct context *cx, const uint32_t *rows, size_t n, 
     int rc = gather(cx, rows, n, &m, err);
     if (rc < 0)
         return rc;
-    if (cx->p->filter == TF_FILTER_ROBUST && m.n >= 3) {
-        tf_fold_group pre = { 0 };
+    /* A first fit locates the changes precisely; with the robust filter it
+     * also gives the curves that instances are compared with. */
+    tf_fold_group pre = { 0 };
+    if (m.n >= 2)
+        rc = fit_members(cx, &m, false, NULL, &pre, err);
+    if (rc == 0 && cx->p->filter == TF_FILTER_ROBUST && m.n >= 3) {
         double *score = malloc(m.n * sizeof *score);
         uint8_t *keep = malloc(m.n);
         if (!score || !keep)
             rc = tf_fail(err, TF_ERR_NOMEM, "out of memory filtering instances");
-        if (rc == 0)
-            rc = fit_members(cx, &m, false, &pre, err);
         if (rc == 0)
             rc = shape_scores(cx, &m, &pre, score, err);
         if (rc == 0) {
@@ -413,14 +443,14 @@ static int fold_group(const struct context *cx, const uint32_t *rows, size_t n, 
             }
             compact(&m, keep, r->ncounters);
         }
-        tf_fold_group_clear(&pre);
         free(score);
         free(keep);
     }
     if (rc == 0) {
         g->index = index;
-        rc = fit_members(cx, &m, true, g, err);
+        rc = fit_members(cx, &m, true, m.n >= 2 ? &pre : NULL, g, err);
     }
+    tf_fold_group_clear(&pre);
     if (rc == 0) {
         g->points = m.points;
         memset(&m.points, 0, sizeof m.points);

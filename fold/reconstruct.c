@@ -8,7 +8,9 @@
  * follows the line of the interval before the change and the line of the
  * interval after it up to their crossing — the instance's own change point,
  * which varies from instance to instance and is what makes the mean curve
- * round at a change. */
+ * round at a change.  Where that cannot work (a run of intervals holding two
+ * changes, or a change with no clean interval on one side), the pieces are
+ * marked untrusted and the fit leaves them out. */
 #include "reconstruct.h"
 
 #include <math.h>
@@ -23,11 +25,14 @@ void tf_polyline_free(tf_polyline *pl)
 {
     free(pl->x);
     free(pl->y);
+    free(pl->trusted);
     pl->x = pl->y = NULL;
+    pl->trusted = NULL;
     pl->n = pl->cap = 0;
 }
 
-static int push(tf_polyline *pl, double x, double y)
+/* Appends a vertex; the piece that ends there gets the trust flag. */
+static int push(tf_polyline *pl, double x, double y, bool trusted)
 {
     if (pl->n == pl->cap) {
         size_t cap = pl->cap ? 2 * pl->cap : 64;
@@ -39,10 +44,17 @@ static int push(tf_polyline *pl, double x, double y)
         if (!ny)
             return -1;
         pl->y = ny;
+        unsigned char *nt = realloc(pl->trusted, cap);
+        if (!nt)
+            return -1;
+        pl->trusted = nt;
         pl->cap = cap;
     }
     pl->x[pl->n] = x;
     pl->y[pl->n] = y;
+    pl->trusted[pl->n] = 0;
+    if (pl->n > 0)
+        pl->trusted[pl->n - 1] = trusted;
     pl->n++;
     return 0;
 }
@@ -57,7 +69,7 @@ static double clamp01(double v)
 static int raw_vertices(const float *x, const float *y, size_t n, tf_polyline *r)
 {
     r->n = 0;
-    if (push(r, 0, 0) < 0)
+    if (push(r, 0, 0, true) < 0)
         return -1;
     for (size_t k = 0; k < n; k++) {
         if (isnan(y[k]))
@@ -67,18 +79,19 @@ static int raw_vertices(const float *x, const float *y, size_t n, tf_polyline *r
             continue;
         if (yv < r->y[r->n - 1])
             yv = r->y[r->n - 1];
-        if (push(r, xv, yv) < 0)
+        if (push(r, xv, yv, true) < 0)
             return -1;
     }
-    return push(r, 1, 1);
+    return push(r, 1, 1, true);
 }
 
-static bool near_boundary(double a, double b, const double *bd, size_t nb, double window)
+/* Boundaries within (a - window, b + window). */
+static size_t boundaries_near(double a, double b, const double *bd, size_t nb, double window)
 {
+    size_t count = 0;
     for (size_t k = 0; k < nb && bd[k] < b + window; k++)
-        if (bd[k] > a - window)
-            return true;
-    return false;
+        count += bd[k] > a - window;
+    return count;
 }
 
 static double slope(const tf_polyline *r, size_t j)
@@ -93,34 +106,36 @@ int tf_reconstruct_instance(const float *x, const float *y, size_t n, const doub
     if (raw_vertices(x, y, n, r) < 0)
         return -1;
     pl->n = 0;
-    if (push(pl, 0, 0) < 0)
+    if (push(pl, 0, 0, true) < 0)
         return -1;
     size_t nint = r->n - 1;
     for (size_t j = 0; j < nint;) {
-        if (!near_boundary(r->x[j], r->x[j + 1], boundaries, nb, window)) {
-            if (push(pl, r->x[j + 1], r->y[j + 1]) < 0)
+        if (!boundaries_near(r->x[j], r->x[j + 1], boundaries, nb, window)) {
+            if (push(pl, r->x[j + 1], r->y[j + 1], true) < 0)
                 return -1;
             j++;
             continue;
         }
         size_t end = j + 1;   /* the run of intervals near a boundary: [j, end) */
-        while (end < nint && near_boundary(r->x[end], r->x[end + 1], boundaries, nb, window))
+        while (end < nint && boundaries_near(r->x[end], r->x[end + 1], boundaries, nb, window))
             end++;
-        bool lines = j > 0 && end < nint;
-        double sl = lines ? slope(r, j - 1) : 0, sr = lines ? slope(r, end) : 0;
-        if (fabs(sl - sr) <= PARALLEL * fmax(sl, sr))
-            lines = false;
+        bool sides = j > 0 && end < nint;
+        bool one = boundaries_near(r->x[j], r->x[end], boundaries, nb, window) == 1;
+        double sl = sides ? slope(r, j - 1) : 0, sr = sides ? slope(r, end) : 0;
+        /* Nearly equal slopes: the chord is as good as the corner. */
+        bool lines = sides && fabs(sl - sr) > PARALLEL * fmax(sl, sr);
+        bool trusted = sides && one;
         for (size_t k = j; k < end; k++) {
             double ax = r->x[k], ay = r->y[k], bx = r->x[k + 1], by = r->y[k + 1];
             if (lines) {
                 double xc = (by - ay - sr * bx + sl * ax) / (sl - sr);
                 if (xc > ax && xc < bx) {
                     double yc = ay + sl * (xc - ax);
-                    if (push(pl, xc, yc < ay ? ay : yc > by ? by : yc) < 0)
+                    if (push(pl, xc, yc < ay ? ay : yc > by ? by : yc, trusted) < 0)
                         return -1;
                 }
             }
-            if (push(pl, bx, by) < 0)
+            if (push(pl, bx, by, trusted) < 0)
                 return -1;
         }
         j = end;
@@ -128,16 +143,19 @@ int tf_reconstruct_instance(const float *x, const float *y, size_t n, const doub
     return 0;
 }
 
-void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, double *out)
+void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, double *value, double *slope,
+                         unsigned char *trusted)
 {
     size_t s = 0;
     for (size_t g = 0; g < grid; g++) {
         double xg = (double)g / (double)(grid - 1);
-        while (s + 2 < pl->n && pl->x[s + 1] < xg)
+        while (s + 2 < pl->n && pl->x[s + 1] <= xg)
             s++;
-        double x0 = pl->x[s], x1 = pl->x[s + 1];
-        double t = x1 > x0 ? (xg - x0) / (x1 - x0) : 1;
-        t = t < 0 ? 0 : t > 1 ? 1 : t;
-        out[g] = pl->y[s] + t * (pl->y[s + 1] - pl->y[s]);
+        double x0 = pl->x[s], x1 = pl->x[s + 1], y0 = pl->y[s], y1 = pl->y[s + 1];
+        double sl = x1 > x0 ? (y1 - y0) / (x1 - x0) : 0;
+        double v = y0 + sl * (xg - x0);
+        value[g] = v < y0 ? y0 : v > y1 ? y1 : v;
+        slope[g] = sl;
+        trusted[g] = pl->trusted[s];
     }
 }

@@ -5,10 +5,13 @@
 
 #include <stddef.h>
 
-/* Vertices of a non-decreasing polyline from (0,0) to (1,1). */
+/* Vertices of a non-decreasing polyline from (0,0) to (1,1); trusted[k]
+ * tells whether the piece from vertex k to k+1 is exact for a piecewise
+ * constant rate (no change inside, or one change rebuilt from both sides). */
 typedef struct tf_polyline {
     size_t n, cap;
     double *x, *y;
+    unsigned char *trusted;
 } tf_polyline;
 
 void tf_polyline_free(tf_polyline *pl);
@@ -22,7 +25,9 @@ void tf_polyline_free(tf_polyline *pl);
 int tf_reconstruct_instance(const float *x, const float *y, size_t n, const double *boundaries,
                             size_t nb, double window, tf_polyline *scratch, tf_polyline *pl);
 
-/* Values of the polyline at the G grid points j/(G-1). */
-void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, double *out);
+/* Value, slope and trust of the polyline at the G grid points j/(G-1)
+ * (the slope and trust of the piece on the right of a vertex). */
+void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, double *value, double *slope,
+                         unsigned char *trusted);
 
 #endif
