@@ -6,7 +6,9 @@
  * streams through a static array (reads), a heap array (reads) and a third
  * array (writes), and checks, per loop: >= 95 % of the memory references
  * sampled fall inside that loop's array, they have the right direction,
- * and within one pass over the array the sampled addresses increase. */
+ * and within one pass over the array the sampled addresses increase.  The
+ * static arrays' references are also attributed to their objects from the
+ * program's ELF symbol table, as the recorder attributes them. */
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <setjmp.h>
@@ -23,6 +25,7 @@
 #include <cmocka.h>
 
 #include "ea_decode.h"
+#include "elf_objects.h"
 
 #define NELEM         (2u << 20)      /* 16 MiB arrays of 8-byte elements */
 #define PERIOD_NS     250000
@@ -231,12 +234,41 @@ static void test_array_writes(void **state)
     check_phase(PHASE_WRITE, write_array, sizeof write_array, TF_EA_WRITE);
 }
 
+/* Each loop's references, looked up among the program's static objects:
+ * the static loops' land in the object of that name, the heap loop's in
+ * none. */
+static void test_attribution_to_static_objects(void **state)
+{
+    tf_elf_objects objs;
+    tf_elf_objects_init(&objs, 1);
+    tf_error err;
+    assert_int_equal(tf_elf_objects_read_self(&objs, NULL, &err), 0);
+    static const struct { int phase; const char *object; } want[] = {
+        { PHASE_STATIC, "static_array" }, { PHASE_HEAP, NULL }, { PHASE_WRITE, "write_array" },
+    };
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        size_t total = 0, right = 0;
+        for (sig_atomic_t k = 0; k < log_len; k++) {
+            if (log_entries[k].phase != want[w].phase)
+                continue;
+            total++;
+            const tf_elf_object *ob = tf_elf_objects_find(&objs, log_entries[k].addr);
+            right += want[w].object ? ob && strcmp(ob->name, want[w].object) == 0 : !ob;
+        }
+        print_message("# phase %d: %zu of %zu references attributed to %s\n", want[w].phase,
+                      right, total, want[w].object ? want[w].object : "no static object");
+        assert_true(total > 0 && right * 100 >= total * 95);
+    }
+    tf_elf_objects_free(&objs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_static_array_reads),
         cmocka_unit_test(test_heap_array_reads),
         cmocka_unit_test(test_array_writes),
+        cmocka_unit_test(test_attribution_to_static_objects),
     };
     return cmocka_run_group_tests(tests, run_all, cleanup);
 }
