@@ -421,22 +421,13 @@ int tf_h5_attr_read_double(int64_t obj, const char *name, double *value, tf_erro
 
 /* ---- datasets ------------------------------------------------------------- */
 
-static hid_t native_type(enum tf_h5_type type)
+/* The element type in memory, or little-endian as stored. */
+static hid_t element_type(enum tf_h5_type type, bool file)
 {
     switch (type) {
-    case TF_H5_DOUBLE: return H5T_NATIVE_DOUBLE;
-    case TF_H5_INT64: return H5T_NATIVE_INT64;
-    case TF_H5_UINT64: return H5T_NATIVE_UINT64;
-    }
-    return -1;
-}
-
-static hid_t file_type(enum tf_h5_type type)
-{
-    switch (type) {
-    case TF_H5_DOUBLE: return H5T_IEEE_F64LE;
-    case TF_H5_INT64: return H5T_STD_I64LE;
-    case TF_H5_UINT64: return H5T_STD_U64LE;
+    case TF_H5_DOUBLE: return file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+    case TF_H5_INT64: return file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
+    case TF_H5_UINT64: return file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
     }
     return -1;
 }
@@ -479,12 +470,12 @@ int tf_h5_write_array(int64_t loc, const char *name, enum tf_h5_type type, const
     tf_h5_silence();
     hsize_t dims[2] = { rows, cols };
     hid_t dset;
-    int status = create_dataset(loc, name, file_type(type), cols ? 2 : 1, dims, &dset, err);
+    int status = create_dataset(loc, name, element_type(type, true), cols ? 2 : 1, dims, &dset, err);
     if (status < 0)
         return status;
     herr_t rc = 0;
     if (rows && data)
-        rc = H5Dwrite(dset, native_type(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+        rc = H5Dwrite(dset, element_type(type, false), H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
     H5Dclose(dset);
     if (rc < 0)
         return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot write the dataset");
@@ -560,7 +551,7 @@ int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void *
             H5Dclose(dset);
             return tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory for %zu values", n);
         }
-        if (H5Dread(dset, native_type(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+        if (H5Dread(dset, element_type(type, false), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
             free(buf);
             H5Dclose(dset);
             return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "cannot read the dataset");

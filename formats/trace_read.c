@@ -254,30 +254,15 @@ static int load_thread(tf_trace *tr, hid_t threads, uint32_t proc, uint32_t inde
     return rc;
 }
 
-static int check_process_refs(const tf_trace *tr, hid_t g, const tf_process *p, tf_error *err)
+static int check_strings(const tf_trace *tr, hid_t g, const tf_table_schema *s,
+                         const void *records, size_t n, tf_error *err)
 {
-    int rc = 0;
-    for (size_t i = 0; i < p->ncounters && rc == 0; i++)
-        (void)((rc = string_ref(tr, g, tf_schema_counters.name, "name", i, p->counters[i].name,
-                                err)) < 0 ||
-               (rc = string_ref(tr, g, tf_schema_counters.name, "unit", i, p->counters[i].unit,
-                                err)) < 0);
-    for (size_t i = 0; i < p->nmodules && rc == 0; i++)
-        (void)((rc = string_ref(tr, g, tf_schema_modules.name, "path", i, p->modules[i].path,
-                                err)) < 0 ||
-               (rc = string_ref(tr, g, tf_schema_modules.name, "build_id", i,
-                                p->modules[i].build_id, err)) < 0);
-    for (size_t i = 0; i < p->nobjects && rc == 0; i++)
-        (void)((rc = string_ref(tr, g, tf_schema_objects.name, "name", i, p->objects[i].name,
-                                err)) < 0 ||
-               (rc = string_ref(tr, g, tf_schema_objects.name, "callsite", i,
-                                p->objects[i].callsite, err)) < 0);
-    for (size_t i = 0; i < p->nsymbols && rc == 0; i++)
-        (void)((rc = string_ref(tr, g, tf_schema_symbols.name, "function", i,
-                                p->symbols[i].function, err)) < 0 ||
-               (rc = string_ref(tr, g, tf_schema_symbols.name, "file", i, p->symbols[i].file,
-                                err)) < 0);
-    return rc;
+    size_t row;
+    const char *field;
+    uint32_t id;
+    if (!tf_schema_bad_string(s, records, n, tr->nstrings, &row, &field, &id))
+        return 0;
+    return string_ref(tr, g, s->name, field, row, id, err);
 }
 
 static int load_frames(hid_t g, uint64_t **frames, size_t *n, tf_error *err)
@@ -318,9 +303,12 @@ static int load_process_tables(tf_trace *tr, hid_t g, tf_process *p, tf_error *e
     if ((rc = table_load(g, &tf_schema_symbols, 0, &recs, NULL, &p->nsymbols, err)) < 0)
         return rc;
     p->symbols = recs;
-    if ((rc = load_frames(g, &p->frames, &p->nframes, err)) < 0)
+    if ((rc = load_frames(g, &p->frames, &p->nframes, err)) < 0 ||
+        (rc = check_strings(tr, g, &tf_schema_counters, p->counters, p->ncounters, err)) < 0 ||
+        (rc = check_strings(tr, g, &tf_schema_modules, p->modules, p->nmodules, err)) < 0 ||
+        (rc = check_strings(tr, g, &tf_schema_objects, p->objects, p->nobjects, err)) < 0)
         return rc;
-    return check_process_refs(tr, g, p, err);
+    return check_strings(tr, g, &tf_schema_symbols, p->symbols, p->nsymbols, err);
 }
 
 static int load_process(tf_trace *tr, hid_t procs, uint32_t index, tf_process *p,

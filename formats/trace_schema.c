@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define FIELD(type, member) { #member, offsetof(type, member), sizeof(((type *)0)->member) }
+#define FIELD(type, member) { #member, offsetof(type, member), sizeof(((type *)0)->member), false }
+#define STRING(type, member) { #member, offsetof(type, member), sizeof(((type *)0)->member), true }
 #define TABLE(dset, type, list, counters) {                              \
     .name = dset, .fields = list, .nfields = sizeof list / sizeof list[0], \
     .struct_size = sizeof(type), .has_counters = counters }
@@ -21,21 +22,21 @@ static const tf_field sample_fields[] = {
     FIELD(tf_sample, flags),
 };
 static const tf_field counter_fields[] = {
-    FIELD(tf_counter_desc, name), FIELD(tf_counter_desc, unit), FIELD(tf_counter_desc, kind),
+    STRING(tf_counter_desc, name), STRING(tf_counter_desc, unit), FIELD(tf_counter_desc, kind),
 };
 static const tf_field module_fields[] = {
     FIELD(tf_module, start), FIELD(tf_module, end), FIELD(tf_module, offset),
-    FIELD(tf_module, path), FIELD(tf_module, build_id),
+    STRING(tf_module, path), STRING(tf_module, build_id),
 };
 static const tf_field object_fields[] = {
     FIELD(tf_object, start), FIELD(tf_object, size), FIELD(tf_object, alloc_time),
     FIELD(tf_object, free_time), FIELD(tf_object, stack), FIELD(tf_object, id),
-    FIELD(tf_object, name), FIELD(tf_object, callsite), FIELD(tf_object, stack_len),
+    STRING(tf_object, name), STRING(tf_object, callsite), FIELD(tf_object, stack_len),
     FIELD(tf_object, kind),
 };
 static const tf_field symbol_fields[] = {
-    FIELD(tf_symbol, start), FIELD(tf_symbol, end), FIELD(tf_symbol, function),
-    FIELD(tf_symbol, file), FIELD(tf_symbol, line),
+    FIELD(tf_symbol, start), FIELD(tf_symbol, end), STRING(tf_symbol, function),
+    STRING(tf_symbol, file), FIELD(tf_symbol, line),
 };
 
 const tf_table_schema tf_schema_events = TABLE("events", tf_event, event_fields, true);
@@ -208,4 +209,24 @@ bool tf_schema_check_type(const tf_table_schema *t, uint32_t ncounters, hid_t st
         }
     }
     return !t->has_counters || check_counters(ncounters, stored, why, whylen);
+}
+
+bool tf_schema_bad_string(const tf_table_schema *t, const void *records, size_t n,
+                          size_t nstrings, size_t *row, const char **field, uint32_t *id)
+{
+    const unsigned char *rec = records;
+    for (size_t i = 0; i < n; i++, rec += t->struct_size)
+        for (size_t f = 0; f < t->nfields; f++) {
+            if (!t->fields[f].string)
+                continue;
+            uint32_t value;   /* string ids are uint32_t throughout trace.h */
+            memcpy(&value, rec + t->fields[f].offset, sizeof value);
+            if (value >= nstrings) {
+                *row = i;
+                *field = t->fields[f].name;
+                *id = value;
+                return true;
+            }
+        }
+    return false;
 }

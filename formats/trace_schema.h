@@ -48,6 +48,7 @@ typedef struct tf_field {
     const char *name;
     size_t      offset;   /* in the C struct */
     size_t      size;     /* 1, 2, 4 or 8 bytes */
+    bool        string;   /* a string id, which must be below the number of strings */
 } tf_field;
 
 typedef struct tf_table_schema {
@@ -72,6 +73,10 @@ void   tf_schema_pack(const tf_table_schema *t, uint32_t ncounters, const void *
 /* Packed rows back to struct records and counter rows (counters may be NULL). */
 void   tf_schema_unpack(const tf_table_schema *t, uint32_t ncounters, const unsigned char *rows,
                         size_t n, void *records, uint64_t *counters);
+/* Finds the first string-id field of n records that is not below nstrings;
+ * false when all are valid, else true with its row, field name and value. */
+bool   tf_schema_bad_string(const tf_table_schema *t, const void *records, size_t n,
+                            size_t nstrings, size_t *row, const char **field, uint32_t *id);
 /* Checks a stored dataset type against the table: every field an unsigned
  * integer member of its width, the counters an array of ncounters.  Extra
  * members are allowed.  On mismatch writes the reason to why. */

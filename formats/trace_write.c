@@ -209,17 +209,6 @@ static int write_new_strings(tf_writer *w, tf_error *err)
     return table_append(t, w->strings.strings + t->rows, w->strings.n - t->rows, err);
 }
 
-/* A string id a record refers to must have been interned already. */
-static int check_string(tf_writer *w, uint32_t id, const char *what, uint32_t proc,
-                        uint64_t index, tf_error *err)
-{
-    if (id < w->strings.n)
-        return 0;
-    return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ": %s %" PRIu64
-                   ": string id %" PRIu32 " was never interned (%zu strings)",
-                   w->path, proc, what, index, id, w->strings.n);
-}
-
 /* ---- creation ------------------------------------------------------------- */
 
 static hid_t writer_fapl(void)
@@ -507,26 +496,28 @@ int tf_writer_add_thread(tf_writer *w, uint32_t proc, uint64_t tid, uint32_t *th
 
 /* ---- records -------------------------------------------------------------- */
 
-/* Times must not decrease within a thread; first_row is the index the
- * batch's first record gets. */
-static int check_times(tf_writer *w, uint32_t proc, uint32_t thread, const char *what,
-                       const void *records, size_t stride, size_t n, uint64_t first_row,
-                       uint64_t *last, tf_error *err)
+/* Appends a batch of a thread's events or samples (what), refusing it
+ * whole when a time goes backwards; *last is the thread's latest time. */
+static int append_timed(tf_writer *w, uint32_t proc, uint32_t thread, const char *what,
+                        table *t, const tf_table_schema *s, uint64_t *last, const void *records,
+                        const uint64_t *counters, size_t n, tf_error *err)
 {
     uint64_t prev = *last;
     const unsigned char *r = records;
-    for (size_t i = 0; i < n; i++, r += stride) {
+    for (size_t i = 0; i < n; i++, r += s->struct_size) {
         uint64_t time;
         memcpy(&time, r, sizeof time);   /* time is the first member of both records */
         if (time < prev)
             return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ", thread %" PRIu32
                            ": %s %" PRIu64 " has time %" PRIu64 " ns, before the previous one's %"
                            PRIu64 " ns (times within a thread must not decrease)",
-                           w->path, proc, thread, what, first_row + i, time, prev);
+                           w->path, proc, thread, what, t->rows + i, time, prev);
         prev = time;
     }
-    *last = prev;
-    return 0;
+    int rc = table_append_records(w, t, s, w->procs[proc].ncounters, records, counters, n, err);
+    if (rc == 0)
+        *last = prev;
+    return rc;
 }
 
 int tf_writer_append_events(tf_writer *w, uint32_t proc, uint32_t thread, const tf_event *ev,
@@ -542,20 +533,14 @@ int tf_writer_append_events(tf_writer *w, uint32_t proc, uint32_t thread, const 
             return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ", thread %" PRIu32
                            ": event %" PRIu64 " has unknown kind %u", w->path, proc, thread,
                            row, ev[i].kind);
-        if (ev[i].kind != TF_EVENT_USER) {
-            uint32_t id = ev[i].value > UINT32_MAX ? UINT32_MAX : (uint32_t)ev[i].value;
-            if ((rc = check_string(w, id, "region event", proc, row, err)) < 0)
-                return rc;
-        }
+        if (ev[i].kind != TF_EVENT_USER && ev[i].value >= w->strings.n)
+            return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ", thread %" PRIu32
+                           ": event %" PRIu64 " names region string id %" PRIu64 ", which "
+                           "was never interned (%zu strings)", w->path, proc, thread, row,
+                           ev[i].value, w->strings.n);
     }
-    uint64_t last = t->last_event;
-    if ((rc = check_times(w, proc, thread, "event", ev, sizeof *ev, n, t->events.rows, &last,
-                          err)) < 0 ||
-        (rc = table_append_records(w, &t->events, &tf_schema_events, w->procs[proc].ncounters,
-                                   ev, counters, n, err)) < 0)
-        return rc;
-    t->last_event = last;
-    return 0;
+    return append_timed(w, proc, thread, "event", &t->events, &tf_schema_events, &t->last_event,
+                        ev, counters, n, err);
 }
 
 int tf_writer_append_samples(tf_writer *w, uint32_t proc, uint32_t thread, const tf_sample *s,
@@ -578,14 +563,8 @@ int tf_writer_append_samples(tf_writer *w, uint32_t proc, uint32_t thread, const
                            "thread has %" PRIu64 " frames", w->path, proc, thread, row,
                            s[i].stack, s[i].stack_len, t->frames.rows);
     }
-    uint64_t last = t->last_sample;
-    if ((rc = check_times(w, proc, thread, "sample", s, sizeof *s, n, t->samples.rows, &last,
-                          err)) < 0 ||
-        (rc = table_append_records(w, &t->samples, &tf_schema_samples, w->procs[proc].ncounters,
-                                   s, counters, n, err)) < 0)
-        return rc;
-    t->last_sample = last;
-    return 0;
+    return append_timed(w, proc, thread, "sample", &t->samples, &tf_schema_samples,
+                        &t->last_sample, s, counters, n, err);
 }
 
 int tf_writer_append_frames(tf_writer *w, uint32_t proc, uint32_t thread, const uint64_t *ips,
@@ -600,6 +579,28 @@ int tf_writer_append_frames(tf_writer *w, uint32_t proc, uint32_t thread, const 
     if (first)
         *first = t->rows;
     return table_append(t, ips, n, err);
+}
+
+/* String ids in the records must have been interned already. */
+static int check_strings(tf_writer *w, uint32_t proc, const tf_table_schema *s,
+                         const void *records, size_t n, uint64_t first_row, tf_error *err)
+{
+    size_t row;
+    const char *field;
+    uint32_t id;
+    if (!tf_schema_bad_string(s, records, n, w->strings.n, &row, &field, &id))
+        return 0;
+    return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ": %s row %" PRIu64 ": %s is "
+                   "string id %" PRIu32 ", which was never interned (%zu strings)", w->path, proc,
+                   s->name, first_row + row, field, id, w->strings.n);
+}
+
+static int append_process_records(tf_writer *w, uint32_t proc, table *t,
+                                  const tf_table_schema *s, const void *records, size_t n,
+                                  tf_error *err)
+{
+    int rc = check_strings(w, proc, s, records, n, t->rows, err);
+    return rc < 0 ? rc : table_append_records(w, t, s, 0, records, NULL, n, err);
 }
 
 int tf_writer_append_objects(tf_writer *w, uint32_t proc, const tf_object *o, size_t n,
@@ -620,43 +621,24 @@ int tf_writer_append_objects(tf_writer *w, uint32_t proc, const tf_object *o, si
                            " refers to frames %" PRIu64 "..+%u, but the process has %" PRIu64
                            " frames", w->path, proc, row, o[i].stack, o[i].stack_len,
                            p->frames.rows);
-        if ((rc = check_string(w, o[i].name, "object", proc, row, err)) < 0 ||
-            (rc = check_string(w, o[i].callsite, "object", proc, row, err)) < 0)
-            return rc;
     }
-    return table_append_records(w, &p->objects, &tf_schema_objects, 0, o, NULL, n, err);
+    return append_process_records(w, proc, &p->objects, &tf_schema_objects, o, n, err);
 }
 
 int tf_writer_append_modules(tf_writer *w, uint32_t proc, const tf_module *m, size_t n,
                              tf_error *err)
 {
     int rc = check_process(w, proc, err);
-    if (rc < 0)
-        return rc;
-    wprocess *p = &w->procs[proc];
-    for (size_t i = 0; i < n; i++) {
-        uint64_t row = p->modules.rows + i;
-        if ((rc = check_string(w, m[i].path, "module", proc, row, err)) < 0 ||
-            (rc = check_string(w, m[i].build_id, "module", proc, row, err)) < 0)
-            return rc;
-    }
-    return table_append_records(w, &p->modules, &tf_schema_modules, 0, m, NULL, n, err);
+    return rc < 0 ? rc : append_process_records(w, proc, &w->procs[proc].modules,
+                                                 &tf_schema_modules, m, n, err);
 }
 
 int tf_writer_append_symbols(tf_writer *w, uint32_t proc, const tf_symbol *s, size_t n,
                              tf_error *err)
 {
     int rc = check_process(w, proc, err);
-    if (rc < 0)
-        return rc;
-    wprocess *p = &w->procs[proc];
-    for (size_t i = 0; i < n; i++) {
-        uint64_t row = p->symbols.rows + i;
-        if ((rc = check_string(w, s[i].function, "symbol", proc, row, err)) < 0 ||
-            (rc = check_string(w, s[i].file, "symbol", proc, row, err)) < 0)
-            return rc;
-    }
-    return table_append_records(w, &p->symbols, &tf_schema_symbols, 0, s, NULL, n, err);
+    return rc < 0 ? rc : append_process_records(w, proc, &w->procs[proc].symbols,
+                                                 &tf_schema_symbols, s, n, err);
 }
 
 /* ---- flush and close ------------------------------------------------------ */

@@ -14,42 +14,10 @@
 #include "h5util.h"
 #include "trace_fixture.h"
 
-static char *dir;
-
-static int setup(void **state)
-{
-    dir = fixture_tmpdir();
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fixture_rmtree(dir);
-    return 0;
-}
-
-#define OK(call)                                                        \
-    do {                                                                \
-        tf_error e_ = { 0 };                                            \
-        tf_error *err = &e_;                                            \
-        if ((call) < 0)                                                 \
-            fail_msg("%s: %s", #call, e_.msg);                          \
-    } while (0)
-
-/* call fails with code and a message containing part. */
-#define FAILS(call, code, part)                                         \
-    do {                                                                \
-        tf_error e_ = { 0 };                                            \
-        tf_error *err = &e_;                                            \
-        assert_int_equal((call), -(code));                              \
-        if (!strstr(e_.msg, part))                                      \
-            fail_msg("\"%s\" lacks \"%s\"", e_.msg, part);              \
-    } while (0)
-
 static int64_t new_file(const char *name, char **path)
 {
     int64_t file = -1;
-    *path = fixture_path(dir, name);
+    *path = fixture_path(fixture_dir, name);
     OK(tf_h5_file_create(*path, &file, err));
     return file;
 }
@@ -228,8 +196,8 @@ static void strings(void **state)
 
 static void open_errors(void **state)
 {
-    char *missing = fixture_path(dir, "missing.h5"), *empty = fixture_path(dir, "empty.h5");
-    char *text = fixture_path(dir, "text.h5");
+    char *missing = fixture_path(fixture_dir, "missing.h5"), *empty = fixture_path(fixture_dir, "empty.h5");
+    char *text = fixture_path(fixture_dir, "text.h5");
     fclose(fopen(empty, "w"));
     FILE *t = fopen(text, "w");
     fputs("hello\n", t);
@@ -253,5 +221,5 @@ int main(void)
         cmocka_unit_test(strings),
         cmocka_unit_test(open_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

@@ -15,20 +15,6 @@
 #include "trace.h"
 #include "trace_fixture.h"
 
-static char *dir;
-
-static int setup(void **state)
-{
-    dir = fixture_tmpdir();
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fixture_rmtree(dir);
-    return 0;
-}
-
 struct bad_case {
     int line;
     const char *mode;
@@ -99,7 +85,7 @@ static void bad_inputs(void **state)
         /* Not named after the mode, which the message must not echo by chance. */
         char name[32];
         snprintf(name, sizeof name, "case-%zu.h5", i);
-        char *path = fixture_path(dir, name);
+        char *path = fixture_path(fixture_dir, name);
         char why[1200];
         if (bad_trace_make(c->mode, path, why, sizeof why) < 0)
             fail_msg("line %d: %s", c->line, why);
@@ -140,13 +126,13 @@ static void every_mode_is_tested(void **state)
 
 static void missing_file_and_directory(void **state)
 {
-    char *path = fixture_path(dir, "no-such-trace.h5");
+    char *path = fixture_path(fixture_dir, "no-such-trace.h5");
     tf_trace *tr = NULL;
     tf_error err = { 0 };
     assert_int_equal(tf_trace_open(&tr, path, &err), -TF_ERR_NOTFOUND);
     assert_non_null(strstr(err.msg, path));
     assert_non_null(strstr(err.msg, "No such file"));
-    assert_int_equal(tf_trace_open(&tr, dir, &err), -TF_ERR_USAGE);
+    assert_int_equal(tf_trace_open(&tr, fixture_dir, &err), -TF_ERR_USAGE);
     assert_non_null(strstr(err.msg, "directory"));
     assert_int_equal(fixture_open_hdf5_ids(), 0);
     free(path);
@@ -155,7 +141,7 @@ static void missing_file_and_directory(void **state)
 /* Out-of-range requests on a good trace fail cleanly. */
 static void bad_requests(void **state)
 {
-    char *path = fixture_path(dir, "good.h5");
+    char *path = fixture_path(fixture_dir, "good.h5");
     tf_error err = { 0 };
     assert_int_equal(fixture_write(path, 0, &err), 0);
     tf_trace *tr;
@@ -180,5 +166,5 @@ int main(void)
         cmocka_unit_test(missing_file_and_directory),
         cmocka_unit_test(bad_requests),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

@@ -14,29 +14,6 @@
 #include "trace.h"
 #include "trace_fixture.h"
 
-static char *dir;
-
-static int setup(void **state)
-{
-    dir = fixture_tmpdir();
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fixture_rmtree(dir);
-    return 0;
-}
-
-#define OK(call)                                                        \
-    do {                                                                \
-        tf_error e_ = { 0 };                                            \
-        tf_error *err = &e_;                                            \
-        int rc_ = (call);                                               \
-        if (rc_ < 0)                                                    \
-            fail_msg("%s: %s", #call, e_.msg);                          \
-    } while (0)
-
 static const tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = "h",
                                     .command_line = "cmd", .producer = "test",
                                     .start_time = 1 };
@@ -68,7 +45,7 @@ static size_t read_samples(tf_trace *tr, uint32_t proc, uint32_t thread, size_t 
 
 static void fixture_roundtrip(void **state)
 {
-    char *path = fixture_path(dir, "fixture.h5");
+    char *path = fixture_path(fixture_dir, "fixture.h5");
     OK(fixture_write(path, 0, err));
     tf_trace *tr = reopen(path);
     assert_string_equal(tf_trace_path(tr), path);
@@ -133,7 +110,7 @@ static void fixture_roundtrip(void **state)
  * nothing in it; and events written without counter values. */
 static void empty_tables(void **state)
 {
-    char *path = fixture_path(dir, "empty.h5");
+    char *path = fixture_path(fixture_dir, "empty.h5");
     tf_writer *w;
     OK(tf_writer_create(&w, path, &meta, 0, err));
     tf_process_desc bare = { .pid = 1, .rank = -1 };
@@ -172,7 +149,7 @@ static void empty_tables(void **state)
 
 static void extreme_values(void **state)
 {
-    char *path = fixture_path(dir, "extreme.h5");
+    char *path = fixture_path(fixture_dir, "extreme.h5");
     tf_trace_meta big = meta;
     big.start_time = UINT64_MAX;
     tf_writer *w;
@@ -256,7 +233,7 @@ static char *long_string(size_t len, char fill)
 
 static void long_strings(void **state)
 {
-    char *path = fixture_path(dir, "long.h5");
+    char *path = fixture_path(fixture_dir, "long.h5");
     char *cmd = long_string(100 * 1024, 'a'), *exe = long_string(70 * 1024, 'A');
     char *name = long_string(200 * 1024, 'a');
     tf_trace_meta lm = meta;
@@ -289,7 +266,7 @@ static void long_strings(void **state)
 static void many_processes_and_threads(void **state)
 {
     enum { PROCS = 12, THREADS = 9 };
-    char *path = fixture_path(dir, "many.h5");
+    char *path = fixture_path(fixture_dir, "many.h5");
     tf_writer *w;
     OK(tf_writer_create(&w, path, &meta, 0, err));
     for (uint32_t p = 0; p < PROCS; p++) {
@@ -331,7 +308,7 @@ static void many_processes_and_threads(void **state)
 static void small_batches(void **state)
 {
     enum { N = 20000, NC = 8 };
-    char *path = fixture_path(dir, "batches.h5");
+    char *path = fixture_path(fixture_dir, "batches.h5");
     static const char *const names[NC] = { "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7" };
     tf_process_desc d = { .pid = 1, .rank = -1, .ncounters = NC, .counter_names = names };
     tf_writer *w;
@@ -387,5 +364,5 @@ int main(void)
         cmocka_unit_test(many_processes_and_threads),
         cmocka_unit_test(small_batches),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

@@ -18,45 +18,6 @@
 #include "trace.h"
 #include "trace_fixture.h"
 
-static char *dir;
-
-static int setup(void **state)
-{
-    dir = fixture_tmpdir();
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fixture_rmtree(dir);
-    return 0;
-}
-
-#define OK(call)                                                        \
-    do {                                                                \
-        tf_error e_ = { 0 };                                            \
-        tf_error *err = &e_;                                            \
-        int rc_ = (call);                                               \
-        if (rc_ < 0)                                                    \
-            fail_msg("%s: %s", #call, e_.msg);                          \
-    } while (0)
-
-/* call must fail with code, and its message contain every given part. */
-static void expect_failure(int rc, const tf_error *err, int code, const char *const *parts)
-{
-    assert_int_equal(rc, -code);
-    assert_int_equal(err->code, code);
-    for (; *parts; parts++)
-        if (!strstr(err->msg, *parts))
-            fail_msg("message \"%s\" lacks \"%s\"", err->msg, *parts);
-}
-#define FAILS(call, code, ...)                                          \
-    do {                                                                \
-        tf_error e_ = { 0 };                                            \
-        tf_error *err = &e_;                                            \
-        expect_failure((call), &e_, code, (const char *const[]){ __VA_ARGS__, NULL }); \
-    } while (0)
-
 static const tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = "h",
                                     .command_line = "cmd", .producer = "test" };
 static const char *const names[2] = { "instructions", "cycles" };
@@ -83,7 +44,7 @@ static tf_writer *open_writer(const char *path, unsigned flags)
 
 static void refuses_decreasing_times(void **state)
 {
-    char *path = fixture_path(dir, "order.h5");
+    char *path = fixture_path(fixture_dir, "order.h5");
     tf_writer *w = open_writer(path, 0);
     tf_event ev[3] = { { .time = 10, .kind = TF_EVENT_USER }, { .time = 20, .kind = TF_EVENT_USER },
                        { .time = 15, .kind = TF_EVENT_USER } };
@@ -112,24 +73,24 @@ static void refuses_decreasing_times(void **state)
 
 static void refuses_bad_records(void **state)
 {
-    char *path = fixture_path(dir, "bad-records.h5");
+    char *path = fixture_path(fixture_dir, "bad-records.h5");
     tf_writer *w = open_writer(path, 0);
     tf_event bad_kind = { .kind = 7 };
     FAILS(tf_writer_append_events(w, 0, 0, &bad_kind, NULL, 1, err), TF_ERR_USAGE, "kind 7");
     tf_event bad_region = { .kind = TF_EVENT_ENTER, .value = 1000 };
     FAILS(tf_writer_append_events(w, 0, 0, &bad_region, NULL, 1, err), TF_ERR_USAGE,
-          "never interned");
+          "event 0 names region string id 1000");
     tf_sample bad_sample = { .kind = 9 };
     FAILS(tf_writer_append_samples(w, 0, 0, &bad_sample, NULL, 1, err), TF_ERR_USAGE, "kind 9");
     tf_sample no_frames = { .stack = 0, .stack_len = 3 };
     FAILS(tf_writer_append_samples(w, 0, 0, &no_frames, NULL, 1, err), TF_ERR_USAGE,
           "0 frames");
     tf_object obj = { .name = 77 };
-    FAILS(tf_writer_append_objects(w, 0, &obj, 1, err), TF_ERR_USAGE, "object 0");
+    FAILS(tf_writer_append_objects(w, 0, &obj, 1, err), TF_ERR_USAGE, "objects row 0: name is string id 77");
     tf_module mod = { .path = 77 };
-    FAILS(tf_writer_append_modules(w, 0, &mod, 1, err), TF_ERR_USAGE, "module 0");
+    FAILS(tf_writer_append_modules(w, 0, &mod, 1, err), TF_ERR_USAGE, "modules row 0: path");
     tf_symbol sym = { .file = 77 };
-    FAILS(tf_writer_append_symbols(w, 0, &sym, 1, err), TF_ERR_USAGE, "symbol 0");
+    FAILS(tf_writer_append_symbols(w, 0, &sym, 1, err), TF_ERR_USAGE, "symbols row 0: file");
     uint32_t t;
     FAILS(tf_writer_add_thread(w, 3, 1, &t, err), TF_ERR_USAGE, "no process 3");
     tf_event ok = { .kind = TF_EVENT_USER };
@@ -151,7 +112,7 @@ static void refuses_bad_records(void **state)
 
 static void atomic_close_and_abort(void **state)
 {
-    char *path = fixture_path(dir, "atomic.h5");
+    char *path = fixture_path(fixture_dir, "atomic.h5");
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
     tf_writer *w = open_writer(path, TF_WRITER_ATOMIC);
@@ -165,7 +126,7 @@ static void atomic_close_and_abort(void **state)
     assert_true(tf_trace_complete(tr));
     tf_trace_close(tr);
 
-    char *aborted = fixture_path(dir, "aborted.h5");
+    char *aborted = fixture_path(fixture_dir, "aborted.h5");
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", aborted, (long)getpid());
     w = open_writer(aborted, TF_WRITER_ATOMIC);
     tf_sample s = { .time = 1 };
@@ -182,7 +143,7 @@ static void atomic_close_and_abort(void **state)
 /* A plain writer that is aborted leaves an honest, incomplete trace. */
 static void abort_leaves_incomplete_trace(void **state)
 {
-    char *path = fixture_path(dir, "incomplete.h5");
+    char *path = fixture_path(fixture_dir, "incomplete.h5");
     tf_writer *w = open_writer(path, 0);
     tf_sample s = { .time = 1 };
     OK(tf_writer_append_samples(w, 0, 0, &s, NULL, 1, err));
@@ -230,7 +191,7 @@ static void killed_writer(const char *path)
 
 static void sigkill_after_flush(void **state)
 {
-    char *path = fixture_path(dir, "killed.h5");
+    char *path = fixture_path(fixture_dir, "killed.h5");
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0)
@@ -277,5 +238,5 @@ int main(void)
         cmocka_unit_test(abort_leaves_incomplete_trace),
         cmocka_unit_test(sigkill_after_flush),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

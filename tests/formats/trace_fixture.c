@@ -32,6 +32,38 @@ void fixture_rmtree(char *dir)
     free(dir);
 }
 
+char *fixture_dir;
+
+int fixture_setup(void **state)
+{
+    fixture_dir = fixture_tmpdir();
+    return fixture_dir ? 0 : -1;
+}
+
+int fixture_teardown(void **state)
+{
+    fixture_rmtree(fixture_dir);
+    fixture_dir = NULL;
+    return 0;
+}
+
+const char *fixture_error_mismatch(int rc, const tf_error *err, int code,
+                                   const char *const *parts)
+{
+    static char why[TF_ERROR_MSG_MAX + 200];
+    if (rc != -code || err->code != code) {
+        snprintf(why, sizeof why, "returned %d with code %d, expected code %d: \"%s\"", rc,
+                 err->code, code, err->msg);
+        return why;
+    }
+    for (; *parts; parts++)
+        if (!strstr(err->msg, *parts)) {
+            snprintf(why, sizeof why, "\"%s\" lacks \"%s\"", err->msg, *parts);
+            return why;
+        }
+    return NULL;
+}
+
 char *fixture_path(const char *dir, const char *name)
 {
     size_t len = strlen(dir) + strlen(name) + 2;

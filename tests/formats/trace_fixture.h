@@ -15,6 +15,36 @@
  * its removal with everything in it. */
 char *fixture_tmpdir(void);
 void fixture_rmtree(char *dir);
+
+/* cmocka group set-up and tear-down: fixture_dir is a scratch directory
+ * for the whole test program. */
+extern char *fixture_dir;
+int fixture_setup(void **state);
+int fixture_teardown(void **state);
+
+/* NULL when rc and err show a failure with that code and a message holding
+ * every one of the NULL-terminated parts; else what differs. */
+const char *fixture_error_mismatch(int rc, const tf_error *err, int code,
+                                   const char *const *parts);
+
+/* In cmocka tests: call (which may use `err`) must succeed ... */
+#define OK(call)                                                        \
+    do {                                                                \
+        tf_error e_ = { 0 };                                            \
+        tf_error *err = &e_;                                            \
+        if ((call) < 0)                                                 \
+            fail_msg("%s: %s", #call, e_.msg);                          \
+    } while (0)
+/* ... or fail with code and a message that contains each given part. */
+#define FAILS(call, code, ...)                                          \
+    do {                                                                \
+        tf_error e_ = { 0 };                                            \
+        tf_error *err = &e_;                                            \
+        const char *why_ = fixture_error_mismatch(                      \
+            (call), &e_, code, (const char *const[]){ __VA_ARGS__, NULL }); \
+        if (why_)                                                       \
+            fail_msg("%s: %s", #call, why_);                            \
+    } while (0)
 /* dir/name, malloc'ed. */
 char *fixture_path(const char *dir, const char *name);
 
