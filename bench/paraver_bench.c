@@ -176,20 +176,20 @@ static uint64_t parse(const char *path, double *wall, double *cpu)
     return n + (pairs == 0);   /* pairs keeps the loop from being optimised away */
 }
 
-/* Wall seconds of `tracefold fold`; *cpu gets its CPU seconds. */
-static double run_fold(const char *tracefold, const char *prv, const char *outdir, double *cpu)
+/* Runs argv, failing the benchmark when it fails: wall seconds, and its
+ * CPU seconds in *cpu. */
+static double run(char *const argv[], double *cpu)
 {
     double t0 = now();
     pid_t pid = fork();
     if (pid == 0) {
-        execl(tracefold, tracefold, "fold", "-q", "--force", prv, "--region", "User function=main",
-              "-o", outdir, (char *)NULL);
+        execv(argv[0], argv);
         _exit(127);
     }
     int status;
     struct rusage ru;
     if (pid < 0 || wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-        fprintf(stderr, "paraver_bench: %s fold failed\n", tracefold);
+        fprintf(stderr, "paraver_bench: %s %s failed\n", argv[0], argv[1]);
         exit(1);
     }
     *cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
@@ -230,6 +230,7 @@ int main(int argc, char **argv)
     double size_mb = (double)st.st_size / 1e6;
     printf("generated %s: %.1f MB in %.1f s (%d threads, %d samples per iteration)\n", path,
            size_mb, now() - t0, THREADS, SAMPLES_PER_ITER);
+    fflush(stdout);
     double best_wall = 1e30, best_cpu = 1e30;
     uint64_t records = 0;
     for (int i = 0; i < repeats; i++) {
@@ -245,15 +246,22 @@ int main(int argc, char **argv)
     printf("parse best: %" PRIu64 " records, %.0f MB/s wall, %.0f MB/s CPU, %.2f M records/s\n",
            records, size_mb / best_wall, size_mb / best_cpu, (double)records / best_wall / 1e6);
     if (tracefold) {
-        char outdir[4200];
+        /* The conversion alone, then the whole fold (which converts again). */
+        char outdir[4200], h5[4200], cmd[8500];
         snprintf(outdir, sizeof outdir, "%s.fold", path);
-        double fold_cpu, fold = run_fold(tracefold, path, outdir, &fold_cpu);
+        snprintf(h5, sizeof h5, "%s.h5", path);
+        char *import[] = {(char *)tracefold, "paraver", "-q", "--import", (char *)path, "-o", h5, NULL};
+        char *fold[] = {(char *)tracefold, "fold", "-q", "--force", (char *)path, "--region",
+                        "User function=main", "-o", outdir, NULL};
+        double import_cpu, import_wall = run(import, &import_cpu);
+        double fold_cpu, fold_wall = run(fold, &fold_cpu);
+        printf("import: %.2f s wall, %.2f s CPU (%.0f MB/s CPU)\n", import_wall, import_cpu,
+               size_mb / import_cpu);
         printf("fold: %.2f s wall, %.2f s CPU; read-only: %.2f s wall, %.2f s CPU; "
-               "fold / read-only: %.1f wall, %.1f CPU\n", fold, fold_cpu, best_wall, best_cpu,
-               fold / best_wall, fold_cpu / best_cpu);
+               "fold / read-only: %.1f wall, %.1f CPU\n", fold_wall, fold_cpu, best_wall, best_cpu,
+               fold_wall / best_wall, fold_cpu / best_cpu);
         if (!keep) {
-            char cmd[8500];
-            snprintf(cmd, sizeof cmd, "rm -rf '%s'", outdir);
+            snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", outdir, h5);
             if (system(cmd) != 0)
                 fprintf(stderr, "paraver_bench: could not remove %s\n", outdir);
         }
