@@ -493,8 +493,10 @@ static int decode_plan(tf_ea_decoder *d, const uint8_t *code, size_t len, uint64
             r->flags = TF_EA_VECTOR;
         } else {
             r->dir = operand_dir(x, i, rule);
-            if (!operand_recipe(op, x, r))
+            if (!operand_recipe(op, x, r)) {
+                p->nref = 0;
                 return plan_status(p, TF_EA_UNDECODABLE);
+            }
         }
         p->nref++;
     }

@@ -249,6 +249,9 @@ int tf_elf_objects_read_self(tf_elf_objects *o, size_t *skipped, tf_error *err)
     return rc;
 }
 
+/* How many earlier-starting objects tf_elf_objects_find examines. */
+#define TF_ELF_OVERLAP_LOOKBACK 64
+
 const tf_elf_object *tf_elf_objects_find(const tf_elf_objects *o, uint64_t addr)
 {
     size_t lo = 0, hi = o->nobjects;
@@ -259,13 +262,13 @@ const tf_elf_object *tf_elf_objects_find(const tf_elf_objects *o, uint64_t addr)
         else
             hi = mid;
     }
-    /* Objects can nest (aliases): look back over those that still cover it. */
-    for (size_t i = lo; i-- > 0;) {
+    /* Symbols can overlap (aliases, a struct and its members exported
+     * separately): look back over a few that start earlier and may still
+     * cover addr; the nearest covering one wins. */
+    for (size_t i = lo; i-- > 0 && lo - i <= TF_ELF_OVERLAP_LOOKBACK;) {
         const tf_elf_object *ob = &o->objects[i];
         if (addr - ob->start < ob->size)
             return ob;
-        if (i + 64 < lo)
-            break;
     }
     return NULL;
 }
