@@ -15,8 +15,10 @@
 #include "config.h"
 
 #define UNW_LOCAL_ONLY
+#include <dlfcn.h>
 #include <errno.h>
 #include <libunwind.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <ucontext.h>
@@ -24,6 +26,7 @@
 #include "tf_rec.h"
 
 static struct sigaction previous;     /* the application's, for chaining */
+static pthread_mutex_t previous_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t context_ip(const ucontext_t *uc)
 {
@@ -136,6 +139,38 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
     errno = saved_errno;
 }
 
+/* An application that installs a handler for our signal after we chose
+ * it would silence the sampling and receive signals it does not expect:
+ * its handler is kept as the one signals that are not ours are passed to
+ * (sigaction(2) semantics otherwise unchanged for it). */
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    static sigaction_fn real;
+    if (!real)
+        real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    if (!sig || sig != tf_rec_g.signal || !tf_rec_g.sampler)
+        return real(sig, act, old);
+    pthread_mutex_lock(&previous_lock);
+    if (old)
+        *old = previous;
+    if (act)
+        previous = *act;
+    pthread_mutex_unlock(&previous_lock);
+    return 0;
+}
+
+sighandler_t signal(int sig, sighandler_t handler)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(sig, &sa, &old) ? SIG_ERR : old.sa_handler;
+}
+
 uint64_t tf_jittered_period(tf_rec_thread *t)
 {
     /* xorshift64 (Marsaglia 2003): a few cycles, no shared state. */
@@ -173,6 +208,9 @@ int tf_sampling_setup(tf_error *err)
     int sig = choose_signal();
     if (!sig)
         return tf_fail(err, TF_ERR_UNSUPPORTED, "no free real-time signal for sampling");
+    if (sig < SIGRTMIN || sig > SIGRTMAX)
+        return tf_fail(err, TF_ERR_USAGE, "TRACEFOLD_SIGNAL %d is not a real-time signal (%d to %d)",
+                       sig, SIGRTMIN, SIGRTMAX);
     if (tf_rec_g.opt.unwind == TF_UNWIND_LIBUNWIND)
         unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     struct sigaction sa;
@@ -180,7 +218,7 @@ int tf_sampling_setup(tf_error *err)
     sa.sa_sigaction = on_sample;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(sig, &sa, &previous))
+    if (sigaction(sig, &sa, &previous))   /* tf_rec_g.signal is not set yet: the real one */
         return tf_fail(err, TF_ERR_UNSUPPORTED, "sigaction(%d): %s", sig, strerror(errno));
     tf_rec_g.signal = sig;
     /* auto: the perf clock (precise at any rate); POSIX timers when perf
