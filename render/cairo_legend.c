@@ -13,7 +13,7 @@
 #define MORE_W 34.0
 
 /* Height of one legend row. */
-#define ROW_H 10.0
+#define ROW_H 9.0
 
 void tf_legend_begin(tf_legend *l, const tf_panel *p, const char *title)
 {

@@ -116,8 +116,10 @@ static bool overlap(tf_rect a, tf_rect b)
 
 bool tf_claims_take(tf_claims *c, tf_rect r)
 {
-    tf_rect g = {r.x - CLAIM_MARGIN, r.y - CLAIM_MARGIN / 2, r.w + 2 * CLAIM_MARGIN,
-                 r.h + CLAIM_MARGIN};
+    /* Text boxes include the line spacing above and below the glyphs:
+     * little extra room is needed vertically. */
+    tf_rect g = {r.x - CLAIM_MARGIN, r.y - CLAIM_MARGIN / 6, r.w + 2 * CLAIM_MARGIN,
+                 r.h + CLAIM_MARGIN / 3};
     for (size_t i = 0; i < c->n; i++)
         if (overlap(g, c->r[i]))
             return false;

@@ -18,8 +18,9 @@ void tf_timeline_layout_get(tf_timeline_layout *l)
     /* Titles and legends may run on over the right margin. */
     double wide = TF_PAGE_WIDTH - LEFT - 8;
     l->title = (tf_rect){LEFT, 8, wide, 32};
-    l->head[TF_PANEL_CODE] = (tf_rect){LEFT, 44, wide, HEAD_H};
-    l->labels = (tf_rect){LEFT, 58, w, 22};
+    /* Routines often need two legend rows too. */
+    l->head[TF_PANEL_CODE] = (tf_rect){LEFT, 41, wide, 2 * HEAD_H - 9};
+    l->labels = (tf_rect){LEFT, 60, w, 20};
     l->plot[TF_PANEL_CODE] = (tf_rect){LEFT, 80, w, 182};
     l->head[TF_PANEL_MEMORY] = (tf_rect){LEFT, 274, wide, HEAD_H};
     l->plot[TF_PANEL_MEMORY] = (tf_rect){LEFT, 290, w, 210};
