@@ -1,0 +1,34 @@
+#!/bin/sh
+# A recorded run (timer samples, symbolised from the binary's DWARF through
+# the trace's modules table): one routine sweeping forward on one line and
+# backward on another shows as one phase with two sub-phases, on those
+# lines, in that order.
+tf=${TRACEFOLD:?run by make check}
+app=${top_builddir:?run by make check}/tests/analysis/sweep_app
+src=${top_srcdir:?run by make check}/tests/analysis/sweep_app.c
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-sweep-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+fwd=$(grep -n 'sweep-forward' "$src" | cut -d: -f1)
+bwd=$(grep -n 'sweep-backward' "$src" | cut -d: -f1)
+TRACEFOLD_PROGRAM=$tf
+export TRACEFOLD_PROGRAM
+"$tf" record -q -o "$tmp/t.h5" --period 1ms -- "$app" 60 >"$tmp/out" ||
+    fail "recording exit status $?"
+[ -f "$tmp/t.h5" ] || fail "no trace"
+share=$(sed -n 's/^cpu_share \([0-9.]*\).*/\1/p' "$tmp/out")
+if awk -v s="$share" 'BEGIN { exit !(s < 0.5) }'; then
+    echo "SKIP: the program got $share of a CPU: too busy a machine to fold wall time"
+    exit 77
+fi
+"$tf" fold -q -o "$tmp/fold" --region iteration "$tmp/t.h5" || fail "fold exit status $?"
+phases=$tmp/fold/phases.csv
+[ -f "$phases" ] || fail "no phases.csv"
+cat "$phases"
+# columns: region,group,phase,x_begin,x_end,begin_ns,end_ns,routine,file,line,...
+sub=$(awk -F, 'NR > 1 && $3 ~ /\./ && $8 == "sweep" { print $3 ":" $10 }' "$phases")
+set -- $sub
+[ $# -eq 2 ] || fail "expected two sub-phases of sweep, got: $sub"
+case $1 in *.1:$fwd) ;; *) fail "first sub-phase $1, expected line $fwd" ;; esac
+case $2 in *.2:$bwd) ;; *) fail "second sub-phase $2, expected line $bwd" ;; esac
+exit 0
