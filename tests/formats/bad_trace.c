@@ -73,6 +73,18 @@ static bool wrong_type(hid_t file, const char *path)
     return ok;
 }
 
+/* The events table replaced by a 2-D array. */
+static bool wrong_shape(hid_t file, const char *path)
+{
+    uint64_t values[6] = { 1, 2, 3, 4, 5, 6 };
+    hid_t g = H5Gopen2(file, "/process/0/thread/1", H5P_DEFAULT);
+    bool ok = g >= 0 && H5Ldelete(g, "events", H5P_DEFAULT) >= 0 &&
+              tf_h5_write_array(g, "events", TF_H5_UINT64, values, 3, 2, NULL) == 0;
+    if (g >= 0)
+        H5Gclose(g);
+    return ok;
+}
+
 /* Rewrites one uint64 member of a table, leaving the others: HDF5 writes a
  * compound subset by member name. */
 static bool poke_member(hid_t file, const char *table, const char *member, size_t row,
@@ -130,6 +142,7 @@ static const struct mode modes[] = {
     { "wrong-format", wrong_format }, { "wrong-version", wrong_version },
     { "missing-dataset", missing_dataset }, { "missing-attribute", missing_attribute },
     { "missing-group", missing_group }, { "wrong-type", wrong_type },
+    { "wrong-shape", wrong_shape },
     { "events-out-of-order", events_out_of_order },
     { "samples-out-of-order", samples_out_of_order }, { "bad-string-id", bad_string_id },
 };

@@ -37,6 +37,8 @@ static const struct bad_case cases[] = {
     { __LINE__, "missing-group", TF_ERR_FORMAT, true, { "/process/0/thread", "missing group" } },
     { __LINE__, "wrong-type", TF_ERR_FORMAT, true,
       { "/process/0/thread/0/samples", "compound" } },
+    { __LINE__, "wrong-shape", TF_ERR_FORMAT, true,
+      { "/process/0/thread/1/events", "expected a 1-D table, found 2 dimensions" } },
     { __LINE__, "events-out-of-order", TF_ERR_FORMAT, true,
       { "process 0, thread 1", "event 3 ", "time order" } },
     { __LINE__, "samples-out-of-order", TF_ERR_FORMAT, false,
@@ -152,7 +154,7 @@ static void bad_requests(void **state)
     uint64_t ips[4];
     assert_int_equal(tf_trace_read_frames(tr, 0, 0, 1, 2, ips, &err), -TF_ERR_FORMAT);
     assert_non_null(strstr(err.msg, "out of range"));
-    assert_int_equal(tf_trace_read_frames(tr, 0, UINT32_MAX, 0, 1, ips, &err), -TF_ERR_FORMAT);
+    assert_int_equal(tf_trace_read_frames(tr, 0, UINT32_MAX, 2, 2, ips, &err), -TF_ERR_FORMAT);
     tf_trace_close(tr);
     assert_int_equal(fixture_open_hdf5_ids(), 0);
     free(path);

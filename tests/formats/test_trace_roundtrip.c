@@ -77,6 +77,12 @@ static void fixture_roundtrip(void **state)
     assert_int_equal(p->nobjects, 1);
     assert_int_equal(p->objects[0].free_time, TF_NOTIME);
     assert_string_equal(tf_trace_string(tr, p->objects[0].name), "matrix");
+    assert_int_equal(p->nframes, 3);
+    assert_int_equal(p->objects[0].stack_len, 3);
+    uint64_t alloc[3];
+    OK(tf_trace_read_frames(tr, 0, UINT32_MAX, p->objects[0].stack, 3, alloc, err));
+    assert_int_equal(alloc[2], 0x400f00);
+    assert_int_equal(p->frames[0], 0x401050);
     assert_int_equal(p->nsymbols, 1);
     assert_int_equal(p->symbols[0].line, 42);
     assert_int_equal(p->nthreads, FIXTURE_THREADS);

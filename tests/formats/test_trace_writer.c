@@ -85,6 +85,9 @@ static void refuses_bad_records(void **state)
     tf_sample no_frames = { .stack = 0, .stack_len = 3 };
     FAILS(tf_writer_append_samples(w, 0, 0, &no_frames, NULL, 1, err), TF_ERR_USAGE,
           "0 frames");
+    tf_object unstacked = { .stack = 0, .stack_len = 1 };
+    FAILS(tf_writer_append_objects(w, 0, &unstacked, 1, err), TF_ERR_USAGE,
+          "the process has 0 frames");
     tf_object obj = { .name = 77 };
     FAILS(tf_writer_append_objects(w, 0, &obj, 1, err), TF_ERR_USAGE, "objects row 0: name is string id 77");
     tf_module mod = { .path = 77 };

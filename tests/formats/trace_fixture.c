@@ -123,9 +123,13 @@ int fixture_write(const char *path, unsigned flags, tf_error *err)
         (rc = tf_writer_intern(w, "main", &region, err)) < 0 ||
         (rc = tf_writer_intern(w, "matrix", &heap, err)) < 0)
         goto fail;
+    uint64_t alloc_stack[3] = { 0x401050, 0x401010, 0x400f00 }, first;
+    if ((rc = tf_writer_append_frames(w, proc, UINT32_MAX, alloc_stack, 3, &first, err)) < 0)
+        goto fail;
     tf_module mod = { .start = 0x400000, .end = 0x500000, .path = region };
     tf_object obj = { .start = 0x7f0000001000, .size = 1 << 20, .alloc_time = 10,
-                      .free_time = TF_NOTIME, .id = 1, .name = heap, .kind = TF_OBJECT_HEAP };
+                      .free_time = TF_NOTIME, .id = 1, .name = heap, .kind = TF_OBJECT_HEAP,
+                      .stack = first, .stack_len = 3 };
     tf_symbol sym = { .start = 0x401000, .end = 0x401200, .function = region, .file = heap,
                       .line = 42 };
     if ((rc = tf_writer_append_modules(w, proc, &mod, 1, err)) < 0 ||

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A small, fully populated trace for the formats tests and make_bad_trace:
- * 1 process with 3 counters and 2 threads, every table non-empty. */
+ * 1 process with 3 counters and 2 threads, every table non-empty; the one
+ * object's allocation stack is the 3 process frames. */
 #ifndef TF_TEST_TRACE_FIXTURE_H
 #define TF_TEST_TRACE_FIXTURE_H
 
