@@ -163,7 +163,7 @@ int tf_fold_filter_durations(const double *duration, size_t n, enum tf_fold_filt
     return 0;
 }
 
-int tf_fold_robust_z(const double *v, size_t n, double *z, tf_error *err)
+int tf_fold_robust_z(const double *v, size_t n, double min_scale, double *z, tf_error *err)
 {
     double *work = malloc((n ? n : 1) * sizeof *work);
     if (!work)
@@ -172,7 +172,7 @@ int tf_fold_robust_z(const double *v, size_t n, double *z, tf_error *err)
     if (n)
         tf_median_mad(v, n, work, &median, &mad);
     free(work);
-    double scaled = TF_MAD_SCALE * mad;
+    double scaled = fmax(TF_MAD_SCALE * mad, min_scale);
     for (size_t i = 0; i < n; i++) {
         double dev = v[i] - median;
         z[i] = dev <= 0 ? 0 : scaled > 0 ? dev / scaled : INFINITY;

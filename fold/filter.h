@@ -23,8 +23,10 @@ int tf_fold_group_durations(const double *duration, size_t n, uint32_t wanted, i
 int tf_fold_filter_durations(const double *duration, size_t n, enum tf_fold_filter filter,
                              double k, uint8_t *out, double *score, tf_error *err);
 
-/* Robust z-scores of n deviations (|v - median| / scaled MAD, one-sided:
- * only large deviations count), into z. */
-int tf_fold_robust_z(const double *v, size_t n, double *z, tf_error *err);
+/* Robust z-scores of n deviations ((v - median) / scale, one-sided: only
+ * large deviations count), into z; the scale is the scaled MAD, but at
+ * least min_scale (noise-free data would otherwise make rounding errors
+ * look like outliers). */
+int tf_fold_robust_z(const double *v, size_t n, double min_scale, double *z, tf_error *err);
 
 #endif

@@ -22,6 +22,10 @@
 /* Half-width of the zone around a boundary where an instance's own change
  * may lie (boundaries wander by about ±1 % from iteration to iteration). */
 #define BEND_WINDOW 0.015
+/* Smallest scale of the shape rule's deviations: 0.1 % of a counter's
+ * total, so that instances of noise-free (or identical) curves are never
+ * told apart by rounding. */
+#define SHAPE_MIN_SCALE 0.001
 
 struct context {
     const tf_fold_params *p;
@@ -399,7 +403,7 @@ static int shape_scores(const struct context *cx, const struct members *m,
         }
         if (n < 3)
             continue;
-        if ((rc = tf_fold_robust_z(dev, n, z, err)) < 0)
+        if ((rc = tf_fold_robust_z(dev, n, SHAPE_MIN_SCALE, z, err)) < 0)
             break;
         for (size_t k = 0; k < n; k++)
             score[idx[k]] = fmax(score[idx[k]], z[k]);

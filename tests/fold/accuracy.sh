@@ -1,0 +1,106 @@
+#!/bin/sh
+# Accuracy of `tracefold fold` against the ground truth that `tracefold synth`
+# stores in its traces (docs/commands/synth.md), with the bars of issue 4:
+# on the five-phase scenario (300 iterations, ~13 samples each, 2 % jitter,
+# ±1 % boundary shifts, 3 % rate noise, 5 % stalled iterations), for several
+# seeds: curve error <= 0.25 %, mean rate error <= 3 % outside ±2 % of each
+# change, changes within ±1 %, >= 95 % of stalls excluded, >= 95 % of
+# ordinary iterations kept, mean rate = total/duration within 0.5 %.  Also
+# the looser documented bounds of sparse (3 samples per iteration) and
+# Poisson sampling, accuracy growing with the samples, and the existing
+# tool's median ± 1.5·MAD rule dropping ordinary iterations.
+set -u
+tf=${TRACEFOLD:?}
+check=${top_builddir:?}/tests/fold/fold_check_truth
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# fold_case NAME SYNTH-OPTIONS -- FOLD-OPTIONS: folds a synth trace and keeps
+# the metrics in $tmp/NAME.metrics.
+fold_case() {
+    name=$1
+    shift
+    synth_opts=
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+        synth_opts="$synth_opts $1"
+        shift
+    done
+    [ $# -gt 0 ] && shift
+    # shellcheck disable=SC2086
+    "$tf" synth -q -o "$tmp/$name.h5" $synth_opts || { echo "FAIL: $name: synth"; fail=1; return 1; }
+    "$tf" fold -q -o "$tmp/$name.fold" "$@" "$tmp/$name.h5" || { echo "FAIL: $name: fold"; fail=1; return 1; }
+    "$check" "$tmp/$name.h5" "$tmp/$name.fold/fold.h5" > "$tmp/$name.metrics" ||
+        { echo "FAIL: $name: check"; fail=1; return 1; }
+}
+
+metric() {
+    awk -v m="$2" '$1 == m { print $2 }' "$tmp/$1.metrics"
+}
+
+# expect NAME METRIC le|ge|lt|gt BOUND
+expect() {
+    v=$(metric "$1" "$2")
+    if awk -v v="$v" -v b="$4" -v op="$3" 'BEGIN {
+            if (v == "") exit 1
+            ok = (op == "le") ? v <= b : (op == "ge") ? v >= b : (op == "lt") ? v < b : v > b
+            exit !ok }'; then
+        echo "ok: $1: $2 = $v ($3 $4)"
+    else
+        echo "FAIL: $1: $2 = $v, expected $3 $4"
+        fail=1
+    fi
+}
+
+issue_bars() {
+    expect "$1" curve_max_err le 0.0025
+    expect "$1" rate_mean_rel_err le 0.03
+    expect "$1" change_max_dist le 0.01
+    expect "$1" outlier_recall ge 0.95
+    expect "$1" ordinary_kept ge 0.95
+    expect "$1" mean_rate_rel_err le 0.005
+}
+
+for seed in 1 2 3; do
+    fold_case "seed$seed" --seed "$seed" && issue_bars "seed$seed"
+done
+
+# Sparse sampling: 3 samples per iteration (docs/algorithms.md, "Accuracy").
+for seed in 1 2; do
+    if fold_case "sparse$seed" --seed "$seed" --samples-per-iteration 3; then
+        expect "sparse$seed" curve_max_err le 0.03
+        expect "sparse$seed" rate_mean_rel_err le 0.15
+        expect "sparse$seed" change_max_dist le 0.01
+        expect "sparse$seed" outlier_recall ge 0.95
+        expect "sparse$seed" ordinary_kept ge 0.95
+        expect "sparse$seed" mean_rate_rel_err le 0.02
+    fi
+done
+
+# Poisson sampling at ~13 samples per iteration.
+if fold_case poisson --seed 4 --poisson; then
+    expect poisson curve_max_err le 0.005
+    expect poisson rate_mean_rel_err le 0.03
+    expect poisson change_max_dist le 0.01
+    expect poisson outlier_recall ge 0.95
+    expect poisson ordinary_kept ge 0.95
+    expect poisson mean_rate_rel_err le 0.005
+fi
+
+# More samples, smaller errors.
+if fold_case spi6 --seed 1 --samples-per-iteration 6; then
+    s3=$(metric sparse1 curve_max_err) s6=$(metric spi6 curve_max_err) s13=$(metric seed1 curve_max_err)
+    if awk -v a="$s3" -v b="$s6" -v c="$s13" 'BEGIN { exit !(a > b && b > c) }'; then
+        echo "ok: curve error falls with samples: $s3 (3/it) > $s6 (6/it) > $s13 (13/it)"
+    else
+        echo "FAIL: curve error does not fall with samples: $s3, $s6, $s13"
+        fail=1
+    fi
+fi
+
+# The existing tool's rule drops about a third of ordinary iterations.
+if fold_case mad15 --seed 1 -- --filter mad15; then
+    expect mad15 ordinary_kept lt 0.8
+    expect mad15 outlier_recall ge 0.95
+fi
+exit $fail

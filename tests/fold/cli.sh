@@ -1,0 +1,78 @@
+#!/bin/sh
+# `tracefold fold` as a command: its outputs and their headers, the default
+# output directory, region choice (default, named, nested, unknown), and the
+# errors: existing or unwritable output, too few instances, wrong options.
+set -u
+tf=${TRACEFOLD:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+say_fail() { echo "FAIL: $*"; fail=1; }
+
+# expect_exit CODE PATTERN CMD...: the command exits with CODE and its
+# stderr matches PATTERN (extended regular expression).
+expect_exit() {
+    code=$1 pattern=$2
+    shift 2
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ "$rc" -eq "$code" ] || say_fail "$* exited $rc, expected $code: $(cat "$tmp/err")"
+    grep -Eq -- "$pattern" "$tmp/err" || say_fail "$*: message '$(cat "$tmp/err")' lacks /$pattern/"
+}
+
+"$tf" synth -q -o "$tmp/run.h5" --seed 7 --iterations 60 --nested || exit 1
+
+# Default region and output directory (TRACE without .h5, plus .fold).
+"$tf" fold "$tmp/run.h5" 2> "$tmp/err" || say_fail "fold of a synth trace: $(cat "$tmp/err")"
+grep -q "folding region 'iteration'" "$tmp/err" || say_fail "the chosen region is not named"
+for f in fold.h5 instances.csv curves.csv ratios.csv; do
+    [ -s "$tmp/run.fold/$f" ] || say_fail "missing $f"
+done
+[ "$(head -1 "$tmp/run.fold/instances.csv")" = \
+  "region,group,process,thread,begin_ns,duration_ns,status,reason,samples,score" ] ||
+    say_fail "instances.csv header"
+[ "$(head -1 "$tmp/run.fold/curves.csv")" = \
+  "region,group,counter,x,y,y_lo,y_hi,rate,rate_lo,rate_hi,instances" ] ||
+    say_fail "curves.csv header"
+[ "$(head -1 "$tmp/run.fold/ratios.csv")" = "region,group,counter,x,per_instruction,instances" ] ||
+    say_fail "ratios.csv header"
+[ "$(grep -c '^iteration,' "$tmp/run.fold/instances.csv")" -eq 60 ] || say_fail "60 instance rows"
+# 8 counters x 1000 grid points; ratios for the 7 counters besides instructions.
+[ "$(grep -c '^iteration,0,' "$tmp/run.fold/curves.csv")" -eq 8000 ] || say_fail "curves.csv rows"
+[ "$(grep -c '^iteration,0,' "$tmp/run.fold/ratios.csv")" -eq 7000 ] || say_fail "ratios.csv rows"
+grep -q ',excluded,duration,' "$tmp/run.fold/instances.csv" || say_fail "no stalled instance excluded"
+ls "$tmp" | grep -q 'tmp-' && say_fail "temporary directory left behind"
+
+# The output exists: refused without --force, replaced with it.
+expect_exit 1 'exists.*--force' "$tf" fold -q "$tmp/run.h5"
+"$tf" fold -q --force --grid 200 --bootstrap 20 "$tmp/run.h5" || say_fail "--force"
+[ "$(grep -c '^iteration,0,instructions,' "$tmp/run.fold/curves.csv")" -eq 200 ] ||
+    say_fail "--force did not replace the output"
+mkdir "$tmp/other" && touch "$tmp/other/keep"
+expect_exit 1 'not an earlier fold' "$tf" fold -q --force -o "$tmp/other" "$tmp/run.h5"
+[ -f "$tmp/other/keep" ] || say_fail "--force removed an unrelated directory"
+
+# Named, nested and unknown regions.
+"$tf" fold -q -r gather -o "$tmp/gather" "$tmp/run.h5" || say_fail "nested region gather"
+[ "$(grep -c '^gather,' "$tmp/gather/instances.csv")" -eq 60 ] || say_fail "gather instances"
+expect_exit 1 "no region 'nosuch'.*iteration \(60\)" "$tf" fold -q -r nosuch -o "$tmp/x" "$tmp/run.h5"
+[ -e "$tmp/x" ] && say_fail "output left after an error"
+
+# Unwritable output, missing trace.
+touch "$tmp/file"
+expect_exit 1 'cannot create' "$tf" fold -q -o "$tmp/file/sub" "$tmp/run.h5"
+expect_exit 1 'nosuch\.h5' "$tf" fold -q "$tmp/nosuch.h5"
+
+# Fewer than 2 usable instances.
+"$tf" synth -q -o "$tmp/one.h5" --iterations 1 --outliers 0 || exit 1
+expect_exit 1 'no region repeats' "$tf" fold -q "$tmp/one.h5"
+expect_exit 1 'at least 2' "$tf" fold -q -r iteration "$tmp/one.h5"
+
+# Wrong command lines.
+expect_exit 2 'missing TRACE' "$tf" fold
+expect_exit 2 'grid' "$tf" fold --grid 1 "$tmp/run.h5"
+expect_exit 2 'filter' "$tf" fold --filter median "$tmp/run.h5"
+expect_exit 2 'groups' "$tf" fold --groups two "$tmp/run.h5"
+expect_exit 2 'unknown' "$tf" fold --no-such-option "$tmp/run.h5"
+"$tf" fold --help | grep -q 'tracefold fold' || say_fail "--help"
+exit $fail

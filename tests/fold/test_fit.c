@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Units of the fold engine on in-memory data: robust statistics, the
+ * outlier and grouping rules, the per-instance reconstruction, change
+ * points, and the fit with its bands.  Table rows report their source line
+ * on failure. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "changepoints.h"
+#include "filter.h"
+#include "fit.h"
+#include "reconstruct.h"
+#include "robust.h"
+
+#define SRC_LINE __LINE__
+
+/* |a - b| <= tol, with the values in the message (this cmocka has no
+ * floating-point assertion). */
+#define assert_near(a, b, tol)                                                        \
+    do {                                                                              \
+        double a_ = (a), b_ = (b);                                                    \
+        if (!(fabs(a_ - b_) <= (tol)))                                                \
+            fail_msg("line %d: %.9g differs from %.9g by more than %g", __LINE__, a_, \
+                     b_, (double)(tol));                                              \
+    } while (0)
+
+static void test_median_quantile(void **state)
+{
+    static const struct {
+        int line;
+        size_t n;
+        double v[8];
+        double median, q25;
+    } cases[] = {
+        { SRC_LINE, 1, { 5 }, 5, 5 },
+        { SRC_LINE, 2, { 1, 3 }, 2, 1.5 },
+        { SRC_LINE, 5, { 9, 1, 5, 3, 7 }, 5, 3 },
+        { SRC_LINE, 8, { 8, 7, 6, 5, 4, 3, 2, 1 }, 4.5, 2.75 },
+        { SRC_LINE, 4, { 2, 2, 2, 2 }, 2, 2 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        double v[8];
+        memcpy(v, cases[k].v, sizeof v);
+        double m = tf_median_inplace(v, cases[k].n);
+        if (fabs(m - cases[k].median) > 1e-12)
+            fail_msg("line %d: median %g, expected %g", cases[k].line, m, cases[k].median);
+        memcpy(v, cases[k].v, sizeof v);
+        double q = tf_quantile_inplace(v, cases[k].n, 0.25);
+        if (fabs(q - cases[k].q25) > 1e-12)
+            fail_msg("line %d: quantile %g, expected %g", cases[k].line, q, cases[k].q25);
+    }
+    double v[] = { 1, 2, 3, 4, 100 }, work[5], median, mad;
+    tf_median_mad(v, 5, work, &median, &mad);
+    assert_near(median, 3, 1e-12);
+    assert_near(mad, 1, 1e-12);
+}
+
+/* Durations 1000 ± 2 % (a fixed normal-like spread) and three stalls. */
+static size_t jittered(double *d)
+{
+    static const double z[] = { -1.6, -1.1, -0.8, -0.5, -0.3, -0.1, 0, 0.1, 0.2, 0.4,
+                                0.6, 0.9, 1.2, 1.5, 2.1, -2.2, 0.05, -0.05, 0.3, -0.7 };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof z / sizeof z[0]; i++)
+        d[n++] = 1000 * (1 + 0.02 * z[i]);
+    d[n++] = 1300;
+    d[n++] = 1800;
+    d[n++] = 1450;
+    return n;
+}
+
+static void test_duration_filters(void **state)
+{
+    double d[32], score[32];
+    uint8_t out[32];
+    tf_error err;
+    size_t n = jittered(d);
+    assert_int_equal(tf_fold_filter_durations(d, n, TF_FILTER_ROBUST, 3.5, out, score, &err), 0);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(out[i], i >= n - 3);
+    assert_int_equal(tf_fold_filter_durations(d, n, TF_FILTER_MAD15, 0, out, score, &err), 0);
+    size_t dropped = 0;
+    for (size_t i = 0; i < n - 3; i++)
+        dropped += out[i];
+    /* 1.5 unscaled MADs is about one standard deviation: ~30 % of the
+     * ordinary instances go. */
+    assert_in_range(dropped, 4, 9);
+    assert_int_equal(tf_fold_filter_durations(d, n, TF_FILTER_NONE, 0, out, score, &err), 0);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(out[i], 0);
+}
+
+static void test_groups(void **state)
+{
+    double d[40];
+    int32_t g[40];
+    uint32_t ng;
+    tf_error err;
+    size_t n = jittered(d);
+    assert_int_equal(tf_fold_group_durations(d, n, 0, g, &ng, &err), 0);
+    assert_int_equal(ng, 1);   /* stalls are a sparse tail, not a mode */
+    for (size_t i = 0; i < 20; i++)
+        d[i] = (i % 2 ? 10e6 : 20e6) * (1 + 0.001 * (double)(i % 5));
+    assert_int_equal(tf_fold_group_durations(d, 20, 0, g, &ng, &err), 0);
+    assert_int_equal(ng, 2);
+    for (size_t i = 0; i < 20; i++)
+        assert_int_equal(g[i], i % 2 ? 0 : 1);
+    assert_int_equal(tf_fold_group_durations(d, 20, 3, g, &ng, &err), 0);
+    assert_int_equal(ng, 3);
+    assert_int_equal(tf_fold_group_durations(d, 20, 1, g, &ng, &err), 0);
+    assert_int_equal(ng, 1);
+}
+
+/* Normalised curve with slope a up to c, then the slope that ends at (1,1). */
+static double kinked(double x, double a, double c)
+{
+    double b = (1 - a * c) / (1 - c);
+    return x <= c ? a * x : a * c + b * (x - c);
+}
+
+static void test_reconstruct_kink(void **state)
+{
+    float x[9], y[9];
+    for (int k = 0; k < 9; k++) {
+        x[k] = (float)(0.1 * (k + 1));
+        y[k] = (float)kinked(x[k], 0.4, 0.43);
+    }
+    double bd[] = { 0.42 };
+    tf_polyline scratch = { 0 }, pl = { 0 };
+    assert_int_equal(tf_reconstruct_instance(x, y, 9, bd, 1, 0.015, &scratch, &pl), 0);
+    /* The corner is rebuilt where the two lines cross. */
+    int found = 0;
+    for (size_t k = 0; k < pl.n; k++)
+        found |= fabs(pl.x[k] - 0.43) < 1e-5;
+    assert_true(found);
+    double v[101], s[101];
+    unsigned char t[101];
+    tf_polyline_on_grid(&pl, 101, v, s, t);
+    for (int j = 0; j < 101; j++) {
+        assert_near(v[j], kinked(j / 100.0, 0.4, 0.43), 1e-5);
+        assert_true(t[j]);
+    }
+    /* Without the boundary the chord cuts the corner. */
+    assert_int_equal(tf_reconstruct_instance(x, y, 9, NULL, 0, 0.015, &scratch, &pl), 0);
+    tf_polyline_on_grid(&pl, 101, v, s, t);
+    assert_true(fabs(v[43] - kinked(0.43, 0.4, 0.43)) > 1e-3);
+    tf_polyline_free(&scratch);
+    tf_polyline_free(&pl);
+}
+
+/* A cloud of ni instances, kink at c + shift (shifts spread over ±1 %),
+ * m samples each at staggered positions. */
+struct cloud_data {
+    size_t ninst;
+    uint32_t rows[200];
+    size_t first[201];
+    float x[200 * 20], y[200 * 20];
+    uint8_t valid[200];
+    double total[200], duration[200];
+};
+
+static void make_cloud(struct cloud_data *d, size_t ni, size_t m, double a, double c)
+{
+    d->ninst = ni;
+    size_t at = 0;
+    for (size_t i = 0; i < ni; i++) {
+        double shift = 0.01 * (2.0 * (double)(i % 21) / 20 - 1);
+        d->rows[i] = (uint32_t)i;
+        d->first[i] = at;
+        for (size_t k = 0; k < m; k++) {
+            double x = ((double)k + 0.5 + 0.37 * (double)(i % 7) / 7) / (double)m;
+            d->x[at] = (float)x;
+            d->y[at++] = (float)kinked(x, a, c + shift);
+        }
+        d->valid[i] = 1;
+        d->total[i] = 1e9;
+        d->duration[i] = 1e7;
+    }
+    d->first[ni] = at;
+}
+
+static tf_fold_cloud view(const struct cloud_data *d)
+{
+    return (tf_fold_cloud){ d->ninst, d->rows, d->first, d->x, d->y, d->valid, d->total,
+                            d->duration };
+}
+
+static void test_changepoints(void **state)
+{
+    static struct cloud_data d;
+    tf_error err;
+    tf_changepoint *cp;
+    size_t n;
+    make_cloud(&d, 200, 15, 0.3, 0.6);
+    tf_fold_cloud cl = view(&d);
+    assert_int_equal(tf_changepoints_find(&cl, 0.25, &cp, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_true(fabs(cp[0].x - 0.6) < 0.01);
+    assert_true(cp[0].slope_before < cp[0].slope_after);
+    free(cp);
+    make_cloud(&d, 200, 15, 1.0, 0.5);   /* the diagonal: no change */
+    cl = view(&d);
+    assert_int_equal(tf_changepoints_find(&cl, 0.25, &cp, &n, &err), 0);
+    assert_int_equal(n, 0);
+    free(cp);
+    double merged[] = { 0.2, 0.201, 0.203, 0.5, 0.8, 0.8004 };
+    assert_int_equal(tf_changepoints_merge(merged, 6, 0.005), 3);
+    assert_near(merged[0], 0.2013333333, 1e-9);
+    assert_near(merged[2], 0.8002, 1e-12);
+}
+
+static void test_fit_counter(void **state)
+{
+    static struct cloud_data d;
+    make_cloud(&d, 200, 15, 0.3, 0.6);
+    tf_fold_cloud cl = view(&d);
+    enum { G = 201 };
+    double curve[G], lo[G], hi[G], rate[G], rlo[G], rhi[G];
+    tf_fit_output out = { curve, lo, hi, rate, rlo, rhi, 0, 0, 0 };
+    tf_fit_options o = { .grid = G, .bootstrap = 50, .confidence = 0.95, .seed = 3,
+                         .window = 0.015 };
+    double bd[] = { 0.6 };
+    tf_error err;
+    assert_int_equal(tf_fit_counter(&cl, bd, 1, &o, &out, &err), 0);
+    assert_int_equal(out.instances, 200);
+    assert_near(out.mean_total, 1e9, 1e-3);
+    /* The truth: the mean of the instances' kinked curves. */
+    for (int j = 0; j < G; j++) {
+        double x = j / (double)(G - 1), truth = 0;
+        for (size_t i = 0; i < 200; i++)
+            truth += kinked(x, 0.3, 0.6 + 0.01 * (2.0 * (double)(i % 21) / 20 - 1)) / 200;
+        assert_near(curve[j], truth, 1e-4);
+        assert_true(lo[j] <= curve[j] && curve[j] <= hi[j]);
+        if (j > 0)
+            assert_true(curve[j] >= curve[j - 1]);
+    }
+    /* 1e9 events in 10 ms: 1e11 events/s on average, 0.3 of it early. */
+    assert_near(rate[50], 0.3e11, 1e7);
+    assert_true(rlo[50] <= rate[50] && rate[50] <= rhi[50]);
+    /* Fewer than 2 usable instances: NaN rows. */
+    memset(d.valid, 0, sizeof d.valid);
+    d.valid[0] = 1;
+    cl = view(&d);
+    assert_int_equal(tf_fit_counter(&cl, bd, 1, &o, &out, &err), 0);
+    assert_int_equal(out.instances, 1);
+    assert_true(isnan(curve[10]) && isnan(rate[10]));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_median_quantile),
+        cmocka_unit_test(test_duration_filters),
+        cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_reconstruct_kink),
+        cmocka_unit_test(test_changepoints),
+        cmocka_unit_test(test_fit_counter),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

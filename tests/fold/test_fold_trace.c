@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The fold engine on a written trace: a counter read in only some instances
+ * (multiplexed counter sets, as PAPI_TOT_INS in 12 of the 38 iterations of
+ * the namd Extrae trace) is folded over those instances and says so; an
+ * instance without an end is incomplete; fold.h5 loads back to what was
+ * saved. */
+#include <math.h>
+#include <stdbool.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fold_engine.h"
+#include "fold_result.h"
+#include "trace.h"
+
+#define ITERATIONS 38
+#define WITH_INSTRUCTIONS 12
+#define SAMPLES 16
+#define DURATION 1000000ull   /* 1 ms */
+
+/* instructions: 2e9/s in the first 40 % of an iteration, 0.5e9/s after;
+ * cycles: 3e9/s throughout. */
+static uint64_t instructions_at(uint64_t t)
+{
+    uint64_t k = t / DURATION, in = t % DURATION, split = DURATION * 4 / 10;
+    uint64_t per = split * 2 + (DURATION - split) / 2;
+    return k * per + (in < split ? in * 2 : split * 2 + (in - split) / 2);
+}
+
+static bool has_instructions(uint64_t k)
+{
+    return k % 3 == 0 && k / 3 < WITH_INSTRUCTIONS;
+}
+
+static void write_trace(const char *path)
+{
+    tf_error err;
+    tf_writer *w;
+    tf_trace_meta meta = { "CLOCK_MONOTONIC", "test", "test_fold_trace", "test", 0 };
+    assert_int_equal(tf_writer_create(&w, path, &meta, 0, &err), 0);
+    const char *names[] = { "instructions", "cycles" };
+    tf_process_desc d = { .pid = 1, .rank = -1, .executable = "app", .host = "test",
+                          .build_id = "", .ncounters = 2, .counter_names = names };
+    uint32_t proc, thread, region;
+    assert_int_equal(tf_writer_add_process(w, &d, &proc, &err), 0);
+    assert_int_equal(tf_writer_add_thread(w, proc, 1, &thread, &err), 0);
+    assert_int_equal(tf_writer_intern(w, "main", &region, &err), 0);
+    for (uint64_t k = 0; k <= ITERATIONS; k++) {
+        uint64_t begin = k * DURATION;
+        /* The last iteration never ends. */
+        size_t nev = k < ITERATIONS ? 2 : 1;
+        tf_event ev[2] = {
+            { begin, region, 0, TF_EVENT_ENTER },
+            { begin + DURATION - 1, region, 0, TF_EVENT_EXIT },
+        };
+        uint64_t ec[4];
+        for (size_t e = 0; e < 2; e++) {
+            ec[2 * e] = has_instructions(k) ? instructions_at(ev[e].time) : TF_NOVALUE;
+            ec[2 * e + 1] = ev[e].time * 3;
+        }
+        assert_int_equal(tf_writer_append_events(w, proc, thread, ev, ec, nev, &err), 0);
+        tf_sample s[SAMPLES];
+        uint64_t sc[2 * SAMPLES];
+        for (size_t j = 0; j < SAMPLES; j++) {
+            uint64_t t = begin + (j * DURATION + (k * 7919) % DURATION) / SAMPLES;
+            if (t >= begin + DURATION - 1)
+                t = begin + DURATION - 2;
+            s[j] = (tf_sample){ .time = t, .ip = 0x400000 + j, .kind = TF_SAMPLE_TIMER,
+                                .level = TF_LEVEL_UNKNOWN };
+            sc[2 * j] = has_instructions(k) ? instructions_at(t) : TF_NOVALUE;
+            sc[2 * j + 1] = t * 3;
+        }
+        /* keep sample times increasing within the thread */
+        for (size_t j = 1; j < SAMPLES; j++)
+            if (s[j].time <= s[j - 1].time)
+                s[j].time = s[j - 1].time + 1;
+        assert_int_equal(tf_writer_append_samples(w, proc, thread, s, sc, SAMPLES, &err), 0);
+    }
+    assert_int_equal(tf_writer_close(w, &err), 0);
+}
+
+static void test_multiplexed_and_roundtrip(void **state)
+{
+    char trace[] = "/tmp/tf-fold-trace-XXXXXX", saved[64];
+    int fd = mkstemp(trace);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(saved, sizeof saved, "%s.fold.h5", trace);
+    write_trace(trace);
+
+    tf_error err;
+    tf_trace *tr;
+    if (tf_trace_open(&tr, trace, &err) < 0)
+        fail_msg("%s", err.msg);
+    uint32_t region;
+    assert_true(tf_trace_find_string(tr, "main", &region));
+    tf_fold_params p;
+    tf_fold_params_default(&p);
+    p.grid = 101;
+    p.bootstrap = 30;
+    tf_fold_result *res;
+    if (tf_fold_trace(tr, region, &p, NULL, NULL, &res, &err) < 0)
+        fail_msg("%s", err.msg);
+    tf_trace_close(tr);
+
+    const tf_fold_region *r = &res->regions[0];
+    assert_int_equal(r->ninstances, ITERATIONS + 1);
+    assert_int_equal(r->incomplete, 1);
+    assert_int_equal(r->instances[ITERATIONS].status, TF_FOLD_INCOMPLETE);
+    assert_int_equal(r->instances[ITERATIONS].reason, TF_FOLD_REASON_NO_END);
+    assert_int_equal(r->used, ITERATIONS);
+    const tf_fold_group *g = &r->groups[0];
+    assert_int_equal(g->instructions, 0);
+    assert_int_equal(g->counter_instances[0], WITH_INSTRUCTIONS);
+    assert_int_equal(g->counter_instances[1], ITERATIONS);
+    /* The instructions curve bends at 40 %: 0.8 of the total by then. */
+    assert_true(fabs(g->curve[40] - 0.8 / 1.1) < 0.01);
+    /* 2000 MIPS before the change, 500 after. */
+    assert_true(fabs(g->rate[20] / 1e6 - 2000) < 40);
+    assert_true(fabs(g->rate[80] / 1e6 - 500) < 10);
+    /* cycles per instruction: 1.5 early, 6 late. */
+    assert_true(fabs(g->ratio[g->grid + 20] - 1.5) < 0.05);
+    assert_true(fabs(g->ratio[g->grid + 80] - 6) < 0.2);
+    bool found = false;
+    for (size_t k = 0; k < g->nchanges; k++)
+        found |= g->changes[k].counter == 0 && fabs(g->changes[k].x - 0.4) < 0.01;
+    assert_true(found);
+    /* Points of the instances without instructions have NaN there. */
+    size_t nan_points = 0;
+    for (size_t k = 0; k < g->points.n; k++)
+        nan_points += isnan(g->points.y[k]);
+    assert_int_equal(nan_points, (size_t)(ITERATIONS - WITH_INSTRUCTIONS) * SAMPLES);
+
+    if (tf_fold_result_save(res, saved, &err) < 0)
+        fail_msg("%s", err.msg);
+    tf_fold_result *back;
+    if (tf_fold_result_load(saved, &back, &err) < 0)
+        fail_msg("%s", err.msg);
+    const tf_fold_region *b = &back->regions[0];
+    assert_string_equal(b->name, "main");
+    assert_int_equal(b->ncounters, 2);
+    assert_string_equal(b->counter_names[1], "cycles");
+    assert_int_equal(b->ninstances, r->ninstances);
+    for (size_t i = 0; i < r->ninstances; i++) {
+        assert_int_equal(b->instances[i].status, r->instances[i].status);
+        assert_int_equal(b->instances[i].begin, r->instances[i].begin);
+        assert_int_equal(b->counter_delta[2 * i], r->counter_delta[2 * i]);
+    }
+    const tf_fold_group *bg = &b->groups[0];
+    assert_int_equal(bg->grid, g->grid);
+    assert_int_equal(bg->nchanges, g->nchanges);
+    assert_int_equal(bg->points.n, g->points.n);
+    assert_int_equal(bg->counter_instances[0], WITH_INSTRUCTIONS);
+    assert_memory_equal(bg->curve, g->curve, 2 * g->grid * sizeof *g->curve);
+    assert_memory_equal(bg->rate_hi, g->rate_hi, 2 * g->grid * sizeof *g->rate_hi);
+    assert_memory_equal(bg->ratio, g->ratio, 2 * g->grid * sizeof *g->ratio);
+    assert_memory_equal(bg->points.ip, g->points.ip, g->points.n * sizeof *g->points.ip);
+    for (size_t k = 0; k < 2 * g->points.n; k++)
+        assert_true(bg->points.y[k] == g->points.y[k] ||
+                    (isnan(bg->points.y[k]) && isnan(g->points.y[k])));
+    assert_int_equal(back->params.grid, 101);
+    assert_int_equal(back->params.filter, TF_FILTER_ROBUST);
+
+    /* A file of another kind is refused with its name. */
+    tf_fold_result *none;
+    assert_true(tf_fold_result_load(trace, &none, &err) < 0);
+    assert_non_null(strstr(err.msg, trace));
+    tf_fold_result_free(back);
+    tf_fold_result_free(res);
+    unlink(trace);
+    unlink(saved);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_multiplexed_and_roundtrip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
