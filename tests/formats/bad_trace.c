@@ -85,6 +85,31 @@ static bool wrong_shape(hid_t file, const char *path)
     return ok;
 }
 
+/* Garbage over the middle of the first compressed chunk of thread 0's
+ * samples: the deflate stream no longer decodes. */
+static bool corrupt_samples(hid_t file, const char *path)
+{
+    hid_t dset = H5Dopen2(file, "/process/0/thread/0/samples", H5P_DEFAULT);
+    hsize_t offset[1];
+    unsigned mask;
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t size = 0;
+    hid_t space = dset < 0 ? -1 : H5Dget_space(dset);
+    bool ok = space >= 0 &&
+              H5Dget_chunk_info(dset, space, 0, offset, &mask, &addr, &size) >= 0 && size > 8;
+    if (space >= 0)
+        H5Sclose(space);
+    if (dset >= 0)
+        H5Dclose(dset);
+    FILE *f = ok ? fopen(path, "r+b") : NULL;
+    if (!f)
+        return false;
+    ok = fseek(f, (long)(addr + size / 4), SEEK_SET) == 0;
+    for (hsize_t i = 0; ok && i < size / 2; i++)
+        ok = fputc(0xa5, f) != EOF;
+    return fclose(f) == 0 && ok;
+}
+
 /* Rewrites one uint64 member of a table, leaving the others: HDF5 writes a
  * compound subset by member name. */
 static bool poke_member(hid_t file, const char *table, const char *member, size_t row,
@@ -142,7 +167,7 @@ static const struct mode modes[] = {
     { "wrong-format", wrong_format }, { "wrong-version", wrong_version },
     { "missing-dataset", missing_dataset }, { "missing-attribute", missing_attribute },
     { "missing-group", missing_group }, { "wrong-type", wrong_type },
-    { "wrong-shape", wrong_shape },
+    { "wrong-shape", wrong_shape }, { "corrupt-samples", corrupt_samples },
     { "events-out-of-order", events_out_of_order },
     { "samples-out-of-order", samples_out_of_order }, { "bad-string-id", bad_string_id },
 };

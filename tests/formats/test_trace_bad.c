@@ -43,6 +43,8 @@ static const struct bad_case cases[] = {
       { "process 0, thread 1", "event 3 ", "time order" } },
     { __LINE__, "samples-out-of-order", TF_ERR_FORMAT, false,
       { "process 0, thread 0", "sample 41 ", "time order" } },
+    { __LINE__, "corrupt-samples", TF_ERR_FORMAT, false,
+      { "/process/0/thread/0/samples", "cannot read rows 0..", "corrupt" } },
     { __LINE__, "bad-string-id", TF_ERR_FORMAT, true,
       { "/process/0/thread/0/events", "999999" } },
 };
