@@ -100,8 +100,9 @@ typedef struct spool_head {
     uint16_t nframes;
 } spool_head;
 
+/* No padding: records are spooled byte for byte. */
 typedef struct counter_read {
-    uint32_t idx;
+    uint64_t idx;
     uint64_t value;      /* cumulative */
 } counter_read;
 
@@ -339,7 +340,11 @@ static int import_event(importer *im, const tf_prv_record *rec, tf_error *err)
     uint64_t routine[TF_PRV_MAX_DEPTH], line[TF_PRV_MAX_DEPTH];
     int maxdepth = -1;
     bool sample = false, ip_given = false;
-    tf_sample s = {.time = time, .kind = TF_SAMPLE_TIMER, .level = TF_LEVEL_UNKNOWN};
+    tf_sample s;
+    memset(&s, 0, sizeof s);   /* padding included: the struct is spooled as bytes */
+    s.time = time;
+    s.kind = TF_SAMPLE_TIMER;
+    s.level = TF_LEVEL_UNKNOWN;
     dynmem dm = {0};
     for (size_t i = 0; i < rec->npairs; i++) {
         uint32_t type = rec->pairs[i].type;
@@ -385,8 +390,10 @@ static int import_event(importer *im, const tf_prv_record *rec, tf_error *err)
         }
     }
     /* Region boundaries and generic events share the counters read here. */
+    tf_event ev;
     for (size_t i = 0; i < nfn; i++) {
-        tf_event ev = {.time = time};
+        memset(&ev, 0, sizeof ev);
+        ev.time = time;
         if (im->fn_values[i]) {
             uint32_t idx;
             if ((rc = region_index(im, im->fn_values[i], &idx, err)) < 0)
@@ -413,8 +420,11 @@ static int import_event(importer *im, const tf_prv_record *rec, tf_error *err)
         im->stats->events++;
     }
     for (size_t i = 0; i < nusers; i++) {
-        tf_event ev = {.time = time, .value = im->users[i].value, .type = im->users[i].type,
-                       .kind = TF_EVENT_USER};
+        memset(&ev, 0, sizeof ev);
+        ev.time = time;
+        ev.value = im->users[i].value;
+        ev.type = im->users[i].type;
+        ev.kind = TF_EVENT_USER;
         if ((rc = spool_put(im, t, SPOOL_EVENT, &ev, sizeof ev, NULL, 0, reads, nread, err)) < 0)
             return rc;
         im->stats->events++;
