@@ -114,6 +114,12 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
             uint32_t nbase = tf_rec_g.nbase;
             s->time = tf_now();
             s->ip = context_ip(uc);
+            s->addr = 0;
+            s->data_source = 0;
+            s->weight = 0;
+            s->kind = 0;                /* TF_SAMPLE_TIMER */
+            s->level = 255;             /* TF_LEVEL_UNKNOWN */
+            s->flags = 0;
             uint64_t group0[TF_GROUP_READ_WORDS];
             tf_counters_read(t, s->ctr,
                              tf_rec_g.sampler->group_read(t, group0, TF_GROUP_READ_WORDS));

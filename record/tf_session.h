@@ -126,12 +126,22 @@ typedef struct tf_event_slot {
     uint64_t ctr[];                /* nbase base values, then nuser user values */
 } tf_event_slot;
 
+/* A sample as tf_sample (formats/trace.h) describes it; timer samples set
+ * kind TF_SAMPLE_TIMER and level TF_LEVEL_UNKNOWN, memory back ends fill
+ * addr, data_source, weight, level and flags as well.  The writer copies
+ * these fields unchanged. */
 typedef struct tf_sample_slot {
     uint64_t time;
     uint64_t ip;
+    uint64_t addr;
+    uint64_t data_source;
+    uint32_t weight;
     uint16_t nframes;
     uint8_t  nuser;
-    uint8_t  pad[5];
+    uint8_t  kind;                 /* enum tf_sample_kind */
+    uint8_t  level;                /* enum tf_mem_level */
+    uint8_t  flags;                /* enum tf_sample_flags */
+    uint8_t  pad[6];
     uint64_t ctr[];                /* TF_SESSION_MAX_COUNTERS values, then frames */
 } tf_sample_slot;
 

@@ -400,8 +400,12 @@ static int drain_samples(tf_rec_session *s, wproc *p, wthread *t, tf_error *err)
             memset(sm, 0, sizeof *sm);
             sm->time = rel_time(p, e->time, &t->last_sample);
             sm->ip = e->ip;
-            sm->kind = TF_SAMPLE_TIMER;
-            sm->level = TF_LEVEL_UNKNOWN;
+            sm->addr = e->addr;
+            sm->data_source = e->data_source;
+            sm->weight = e->weight;
+            sm->kind = e->kind;
+            sm->level = e->level;
+            sm->flags = e->flags;
             uint32_t nfr = e->nframes <= depth ? e->nframes : depth;
             sm->stack = nf;                      /* batch-relative until appended */
             sm->stack_len = (uint16_t)nfr;
