@@ -18,6 +18,7 @@
 #include "h5util.h"
 #include "msg.h"
 #include "open_trace.h"
+#include "symbolize.h"
 #include "prv_check.h"
 #include "prv_export.h"
 #include "prv_import.h"
@@ -52,6 +53,57 @@ static void usage(FILE *out)
             "Exit status: 0 success, 1 unreadable input or unwritable output, 2 wrong command line.\n");
 }
 
+/* ---- symbols -------------------------------------------------------------------------- */
+
+/* One symboliser per process of a trace, made when first needed: the
+ * trace's own symbols table first, then the binaries' debug information. */
+typedef struct symbols {
+    tf_trace       *tr;
+    tf_symbolizer **per_proc;
+} symbols;
+
+static int symbols_init(symbols *sb, tf_trace *tr, tf_error *err)
+{
+    sb->tr = tr;
+    sb->per_proc = calloc(tr ? tf_trace_nprocesses(tr) + 1 : 1, sizeof *sb->per_proc);
+    return sb->per_proc ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+}
+
+static void symbols_free(symbols *sb)
+{
+    for (uint32_t p = 0; sb->tr && sb->per_proc && p < tf_trace_nprocesses(sb->tr); p++)
+        tf_symbolizer_free(sb->per_proc[p]);
+    free(sb->per_proc);
+}
+
+/* The routine and line of an address (innermost frame, inlined functions
+ * included); "" and 0 when unknown.  A module without symbols gives its
+ * file name as the routine. */
+static int symbols_resolve(void *arg, uint32_t proc, uint64_t ip, bool return_address,
+                           tf_prv_source *src, tf_error *err)
+{
+    symbols *sb = arg;
+    *src = (tf_prv_source){"", "", 0};
+    if (!sb->tr || !ip || proc >= tf_trace_nprocesses(sb->tr))
+        return 0;
+    int rc = 0;
+    if (!sb->per_proc[proc])
+        rc = tf_symbolizer_for_process(&sb->per_proc[proc], sb->tr, proc, NULL, err);
+    const tf_sym_location *loc;
+    if (rc == 0)
+        rc = tf_symbolize(sb->per_proc[proc], ip, return_address, &loc, err);
+    if (rc < 0)
+        return rc;
+    src->function = loc->frames[0].function;
+    src->file = loc->frames[0].file;
+    src->line = loc->frames[0].line;
+    if (!*src->function && loc->source == TF_SYM_MODULE) {
+        const char *base = strrchr(loc->module, '/');
+        src->function = base ? base + 1 : loc->module;
+    }
+    return 0;
+}
+
 /* ---- the synthetic trace of a fold result ------------------------------------------- */
 
 /* One record of the synthetic trace, generated in order once sorted. */
@@ -78,6 +130,7 @@ typedef struct synth_thread {
 typedef struct synth {
     tf_fold_result *res;
     tf_trace       *tr;           /* the folded trace, for symbols and objects; may be NULL */
+    symbols         sym;
     tf_prv_writer  *w;
     tf_pcf         *pcf;
     synth_thread   *th;
@@ -112,30 +165,22 @@ static int intern_label(char ***labels, size_t *n, size_t *cap, const char *s, u
     return 0;
 }
 
-/* Routine and line of an instruction address, from the folded trace's
- * symbols table (imported Extrae traces and synthetic traces have one). */
+/* Routine and line values of an instruction address of the folded trace. */
 static int site_of(synth *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t *line,
                    tf_error *err)
 {
     *fn = *line = 1;
-    if (!sy->tr || !ip || proc >= tf_trace_nprocesses(sy->tr))
-        return 0;
-    const tf_process *p = tf_trace_process(sy->tr, proc);
-    for (size_t k = 0; k < p->nsymbols; k++) {
-        const tf_symbol *s = &p->symbols[k];
-        if (ip < s->start || ip >= s->end)
-            continue;
-        int rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn,
-                              tf_trace_string(sy->tr, s->function), fn, err);
-        if (rc == 0 && s->line) {
-            char label[600];
-            const char *file = tf_trace_string(sy->tr, s->file), *base = strrchr(file, '/');
-            snprintf(label, sizeof label, "%" PRIu32 " (%s)", s->line, base ? base + 1 : file);
-            rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label, line, err);
-        }
-        return rc;
+    tf_prv_source src;
+    int rc = symbols_resolve(&sy->sym, proc, ip, false, &src, err);
+    if (rc == 0 && *src.function)
+        rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, src.function, fn, err);
+    if (rc == 0 && src.line) {
+        char label[600];
+        const char *base = strrchr(src.file, '/');
+        snprintf(label, sizeof label, "%" PRIu32 " (%s)", src.line, base ? base + 1 : src.file);
+        rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label, line, err);
     }
-    return 0;
+    return rc;
 }
 
 static int push(synth *sy, size_t *n, uint32_t type, uint64_t value, tf_error *err)
@@ -527,6 +572,7 @@ static void synth_free(synth *sy)
     free(sy->line_labels);
     free(sy->th);
     free(sy->pairs);
+    symbols_free(&sy->sym);
 }
 
 int tf_cli_paraver_synthetic(const char *fold_h5, const char *out, tf_error *err)
@@ -542,7 +588,9 @@ int tf_cli_paraver_synthetic(const char *fold_h5, const char *out, tf_error *err
         tf_msg_warn("%s: routines and objects left unnamed: %s", fold_h5, terr.msg);
         sy.tr = NULL;
     }
-    rc = synth_write(&sy, out, err);
+    rc = symbols_init(&sy.sym, sy.tr, err);
+    if (rc == 0)
+        rc = synth_write(&sy, out, err);
     synth_free(&sy);
     tf_cli_close_trace(sy.tr);
     tf_fold_result_free(sy.res);
@@ -607,7 +655,11 @@ static int run_raw(const char *in, const char *out)
     if (tf_cli_open_trace(in, &tr, &err) < 0)
         return tf_msg_fail(&err);
     tf_prv_export_stats st;
-    int rc = tf_prv_export_raw(tr, out, NULL, NULL, &st, &err);
+    symbols sb;
+    int rc = symbols_init(&sb, tr, &err);
+    if (rc == 0)
+        rc = tf_prv_export_raw(tr, out, symbols_resolve, &sb, &st, &err);
+    symbols_free(&sb);
     tf_cli_close_trace(tr);
     if (rc < 0)
         return tf_msg_fail(&err);
