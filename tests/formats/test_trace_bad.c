@@ -2,12 +2,16 @@
 /* Every kind of bad input gives one error that names the file and what is
  * wrong, and nothing crashes. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -117,6 +121,99 @@ static void bad_inputs(void **state)
     }
 }
 
+static bool copy_file(const char *from, const char *to, long damage_at)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    bool ok = in && out;
+    for (long pos = 0; ok; pos++) {
+        int c = fgetc(in);
+        if (c == EOF)
+            break;
+        /* 8 bytes of garbage: flips some bits, zeroes others */
+        if (pos >= damage_at && pos < damage_at + 8)
+            c = (int)((pos - damage_at) % 2 ? 0 : (unsigned)c ^ 0xa5u);
+        ok = fputc(c, out) != EOF;
+    }
+    if (in)
+        fclose(in);
+    return (out ? fclose(out) == 0 : false) && ok;
+}
+
+/* The byte ranges of HDF5 global heap collections in a file: a "GCOL"
+ * signature, version, 3 reserved bytes, then the collection's size. */
+static size_t global_heaps(const char *path, long *start, long *end, size_t max)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = 0;
+    unsigned char buf[16];
+    for (long at = 0; f && n < max && fseek(f, at, SEEK_SET) == 0 &&
+                      fread(buf, 1, sizeof buf, f) == sizeof buf; at++) {
+        if (memcmp(buf, "GCOL", 4) != 0)
+            continue;
+        uint64_t size = 0;
+        for (int i = 7; i >= 0; i--)
+            size = size << 8 | buf[8 + i];
+        start[n] = at;
+        end[n++] = at + (long)size;
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Garbage at offsets all over a valid trace: opening and reading it either
+ * works or fails with a message naming the file, and never crashes (each
+ * attempt runs in a child process, so a crash is seen, not suffered).
+ * Global heap collections are left out: HDF5 keeps variable-length strings
+ * there without a checksum and trusts the lengths it finds, so damage there
+ * can crash HDF5 itself (docs/trace-format.md, "What readers check"). */
+static void corruption_sweep(void **state)
+{
+    char *good = fixture_path(fixture_dir, "sweep-good.h5");
+    char *bad = fixture_path(fixture_dir, "sweep-bad.h5");
+    OK(fixture_write(good, 0, err));
+    struct stat st;
+    assert_int_equal(stat(good, &st), 0);
+    long heap_start[16], heap_end[16];
+    size_t heaps = global_heaps(good, heap_start, heap_end, 16);
+    assert_true(heaps > 0);
+    int failures = 0;
+    for (long at = 0; at < st.st_size; at += 61) {
+        bool in_heap = false;
+        for (size_t h = 0; h < heaps; h++)
+            in_heap |= at + 8 > heap_start[h] && at < heap_end[h];
+        if (in_heap)
+            continue;
+        assert_true(copy_file(good, bad, at));
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            /* cmocka's handlers would catch a crash and go on testing here */
+            static const int crashes[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+            for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
+                signal(crashes[i], SIG_DFL);
+            tf_trace *tr;
+            tf_error err = { 0 };
+            int rc = tf_trace_open(&tr, bad, &err);
+            if (rc == 0) {
+                rc = read_all_samples(tr, &err);
+                tf_trace_close(tr);
+            }
+            _exit(rc == 0 ? 0 : strstr(err.msg, bad) ? 1 : 2);
+        }
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (WIFSIGNALED(status))
+            fail_msg("garbage at offset %ld: killed by signal %d", at, WTERMSIG(status));
+        if (WEXITSTATUS(status) == 2)
+            fail_msg("garbage at offset %ld: the error does not name the file", at);
+        failures += WEXITSTATUS(status) == 1;
+    }
+    assert_true(failures > 0);   /* the sweep did hit the trace's structures */
+    free(good);
+    free(bad);
+}
+
 static void every_mode_is_tested(void **state)
 {
     for (size_t m = 0; bad_trace_mode(m); m++) {
@@ -167,6 +264,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bad_inputs),
         cmocka_unit_test(every_mode_is_tested),
+        cmocka_unit_test(corruption_sweep),
         cmocka_unit_test(missing_file_and_directory),
         cmocka_unit_test(bad_requests),
     };
