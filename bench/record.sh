@@ -4,8 +4,10 @@
 # period, interleaved runs of the plain loop, the loop with a bare timer
 # signal at that period, and the loop under `tracefold record`, REPS times;
 # prints the medians, the slowdowns against plain, the recorder's cost per
-# sample beyond the bare signal (from the run times, and measured inside the
-# handler by TRACEFOLD_STATS), and the memory used.
+# sample beyond the bare signal (from the loop's CPU time, and measured
+# inside the handler by TRACEFOLD_STATS), the writer process's CPU time and
+# the memory used.  Slowdowns use the loop's process CPU time, because on a
+# shared machine wall-clock times mostly measure the other users.
 # Usage: sh bench/record.sh [BUILDDIR]   (env: REPS=5 PERIODS="5ms 1ms 100us"
 #        SECONDS_OF_WORK=1.2 THREADS=1 UNWIND=libunwind)
 set -eu
@@ -34,15 +36,20 @@ for rep in $(seq "$reps"); do
             plain) out=$("$loop" --threads "$threads" "$n"); stats="";;
             bare) out=$("$loop" --threads "$threads" --bare "$(ns "$p")" "$n"); stats="";;
             recorder)
-                out=$(TRACEFOLD_STATS=yes "$tf" record -q -o "$tmp/t.h5" --period "$p" \
-                      --unwind "$unwind" -- "$loop" --threads "$threads" "$n" 2>"$tmp/err")
+                out=$(TRACEFOLD_STATS=yes /usr/bin/time -f "total_cpu=%U+%S" "$tf" record -q \
+                      -o "$tmp/t.h5" --period "$p" --unwind "$unwind" -- \
+                      "$loop" --threads "$threads" "$n" 2>"$tmp/err")
                 stats=$(sed -n 's/.*stats: \([0-9]*\) samples, handler cost median \([0-9]*\) ns.*/\1 \2/p' "$tmp/err")
+                # The writer's CPU: the whole run's minus the program's own.
+                total=$(sed -n 's/^total_cpu=//p' "$tmp/err" | bc)
+                prog=$(echo "$out" | sed -n 's/.*proc_cpu=\([0-9.]*\).*/\1/p')
+                stats="$stats $(echo "$total - $prog" | bc)"
                 rm -f "$tmp/t.h5";;
             esac
-            t=$(echo "$out" | sed -n 's/.*time=\([0-9.]*\).*/\1/p')
+            t=$(echo "$out" | sed -n 's/.* cpu=\([0-9.]*\).*/\1/p')
             sig=$(echo "$out" | sed -n 's/.*signals=\([0-9]*\).*/\1/p')
             rss=$(echo "$out" | sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p')
-            echo "$p $mode $t $sig $rss ${stats:-0 0}" >> "$tmp/runs"
+            echo "$p $mode $t $sig $rss ${stats:-0 0 0}" >> "$tmp/runs"
         done
     done
 done
@@ -57,19 +64,20 @@ function add(key, x) { cnt[key]++; val[key, cnt[key]] = x }
 {
     add($1 " " $2 " time", $3); add($1 " " $2 " rss", $5)
     if ($2 == "bare") add($1 " bare sig", $4)
-    if ($2 == "recorder") { add($1 " rec samples", $6); add($1 " rec cost", $7) }
+    if ($2 == "recorder") { add($1 " rec samples", $6); add($1 " rec cost", $7); add($1 " writer", $8) }
     if (!seen[$1]++) order[++np] = $1
 }
 END {
-    printf "%-7s %9s %9s %9s %8s %8s %9s %9s %10s %10s %9s\n", "period", "plain s", "bare s", "rec s",
-        "bare %", "rec %", "signals", "samples", "beyond/us", "handler/us", "mem KiB"
+    printf "%-7s %9s %9s %9s %8s %8s %9s %9s %10s %10s %9s %9s\n", "period", "plain s", "bare s",
+        "rec s", "bare %", "rec %", "signals", "samples", "beyond/us", "handler/us", "writer s",
+        "mem KiB"
     for (k = 1; k <= np; k++) {
         p = order[k]
         tp = median(p " plain time"); tb = median(p " bare time"); tr = median(p " recorder time")
         s = median(p " rec samples")
-        printf "%-7s %9.4f %9.4f %9.4f %8.2f %8.2f %9d %9d %10.2f %10.3f %9d\n", p, tp, tb, tr,
-            100 * (tb / tp - 1), 100 * (tr / tp - 1), median(p " bare sig"), s,
-            s ? 1e6 * (tr - tb) / s : 0, median(p " rec cost") / 1000,
+        printf "%-7s %9.4f %9.4f %9.4f %8.2f %8.2f %9d %9d %10.2f %10.3f %9.3f %9d\n", p, tp, tb,
+            tr, 100 * (tb / tp - 1), 100 * (tr / tp - 1), median(p " bare sig"), s,
+            s ? 1e6 * (tr - tb) / s : 0, median(p " rec cost") / 1000, median(p " writer"),
             median(p " recorder rss") - median(p " plain rss")
     }
 }' "$tmp/runs"

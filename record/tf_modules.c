@@ -86,8 +86,8 @@ static int remember(tf_module_set *set, uint64_t start, uint64_t end, uint64_t o
 }
 
 /* Appends the unknown file mappings listed in f; *seen counts the lines. */
-static int add_mappings(tf_writer *w, uint32_t proc, int64_t pid, FILE *f, tf_module_set *set,
-                        size_t *seen, tf_error *err)
+static int add_mappings(tf_writer *w, uint32_t proc, int64_t pid, FILE *f, const char *skip,
+                        tf_module_set *set, size_t *seen, tf_error *err)
 {
     char line[4096 + 256];
     int rc = 0;
@@ -101,6 +101,8 @@ static int add_mappings(tf_writer *w, uint32_t proc, int64_t pid, FILE *f, tf_mo
             continue;
         char *path = line + path_at;
         path[strcspn(path, "\n")] = '\0';
+        if (skip && !strncmp(path, skip, strlen(skip)))
+            continue;   /* the recorder's own buffers */
         /* Only code is looked up by sampled instruction addresses, but data
          * mappings of the same file help place static variables. */
         if (known(set, start, end, off, path))
@@ -119,7 +121,7 @@ static int add_mappings(tf_writer *w, uint32_t proc, int64_t pid, FILE *f, tf_mo
 }
 
 int tf_modules_update(tf_writer *w, uint32_t proc, int64_t pid, const char *saved, size_t len,
-                      tf_module_set **knownp, tf_error *err)
+                      const char *skip, tf_module_set **knownp, tf_error *err)
 {
     if (!*knownp && !(*knownp = calloc(1, sizeof **knownp)))
         return tf_fail(err, TF_ERR_NOMEM, "modules of process %" PRId64, pid);
@@ -129,12 +131,12 @@ int tf_modules_update(tf_writer *w, uint32_t proc, int64_t pid, const char *save
     int rc = 0;
     FILE *f = fopen(maps, "re");
     if (f) {
-        rc = add_mappings(w, proc, pid, f, *knownp, &seen, err);
+        rc = add_mappings(w, proc, pid, f, skip, *knownp, &seen, err);
         fclose(f);
     }
     /* Gone, or a zombie (whose maps file is empty): the saved copy. */
     if (!rc && !seen && saved && len && (f = fmemopen((void *)saved, len, "r"))) {
-        rc = add_mappings(w, proc, pid, f, *knownp, &seen, err);
+        rc = add_mappings(w, proc, pid, f, skip, *knownp, &seen, err);
         fclose(f);
     }
     return rc;

@@ -223,7 +223,7 @@ static uint32_t map_string(const wproc *p, uint64_t local)
     return local >= 1 && local <= p->nstrings ? p->string_map[local - 1] : 0;
 }
 
-static int update_modules(wproc *p, tf_error *err)
+static int update_modules(const tf_rec_session *s, wproc *p, tf_error *err)
 {
     /* The process's own copy, unless it is being rewritten right now. */
     static char saved[TF_SESSION_MAPS_MAX];
@@ -232,7 +232,7 @@ static int update_modules(wproc *p, tf_error *err)
     memcpy(saved, p->shm->maps, len);
     if ((seq & 1) || seq != atomic_load(&p->shm->maps_seq))
         len = 0;
-    return tf_modules_update(p->w, p->proc, p->shm->pid, saved, len, &p->modules, err);
+    return tf_modules_update(p->w, p->proc, p->shm->pid, saved, len, s->dir, &p->modules, err);
 }
 
 /* Fixes the counter columns and creates the trace file. */
@@ -287,7 +287,7 @@ static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
     if ((rc = tf_writer_add_process(p->w, &d, &p->proc, err)))
         return rc;
     atomic_store(&sh->writer, TF_WRITER_OPEN);
-    return update_modules(p, err);
+    return update_modules(s, p, err);
 }
 
 static bool ring_quarter_full(const tf_shm_ring *r)
@@ -488,7 +488,7 @@ static void finish(tf_rec_session *s, wproc *p)
     tf_error_clear(&err);
     if (!p->failed && !p->open && open_trace(s, p, &err))
         fail(p, &err);
-    if (!p->failed && (drain(s, p, &err) || update_modules(p, &err)))
+    if (!p->failed && (drain(s, p, &err) || update_modules(s, p, &err)))
         fail(p, &err);
     if (p->failed)
         discard(p);
@@ -600,7 +600,7 @@ static size_t tick(tf_rec_session *s, bool flush_due)
         uint32_t req = atomic_load(&p->shm->flush_req);
         bool flush = flush_due || req != atomic_load(&p->shm->flush_done);
         if (drain(s, p, &err) ||
-            (flush && (update_modules(p, &err) ||
+            (flush && (update_modules(s, p, &err) ||
                        tf_writer_flush(p->w, &err)))) {
             fail(p, &err);
             continue;

@@ -42,10 +42,11 @@ void tf_rec_session_destroy(tf_rec_session *s);
 
 /* tf_modules.c: appends the file mappings of /proc/PID/maps that are not in
  * *known yet (with their GNU build-ids) to the trace; when the process is
- * gone, those of its last copy, saved (len bytes, not NUL-terminated). */
+ * gone, those of its last copy, saved (len bytes, not NUL-terminated).
+ * Paths under skip (the session directory) are left out. */
 typedef struct tf_module_set tf_module_set;
 int  tf_modules_update(tf_writer *w, uint32_t proc, int64_t pid, const char *saved, size_t len,
-                       tf_module_set **known, tf_error *err);
+                       const char *skip, tf_module_set **known, tf_error *err);
 void tf_modules_free(tf_module_set *known);
 /* The GNU build-id of an ELF file as lowercase hex, or "" (buf >= 81). */
 void tf_build_id(const char *path, char *buf, size_t size);
