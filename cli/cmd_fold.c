@@ -290,6 +290,18 @@ static void write_report(const char *dir)
         tf_msg_warn("no report.pdf: %s", err.msg);
 }
 
+/* The synthetic Paraver trace (folded.prv, .pcf, .row) beside fold.h5 in
+ * dir; like the report, a failure only warns. */
+static void write_paraver(const char *dir)
+{
+    char fold[4200], prv[4200];
+    tf_error err = {0};
+    snprintf(fold, sizeof fold, "%s/fold.h5", dir);
+    snprintf(prv, sizeof prv, "%s/folded.prv", dir);
+    if (tf_cli_paraver_synthetic(fold, prv, &err) < 0)
+        tf_msg_warn("no folded.prv: %s", err.msg);
+}
+
 /* Writes the result into a temporary sibling of outdir and renames it. */
 static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const char *outdir,
                          bool replace, tf_error *err)
@@ -308,6 +320,8 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
         rc = tf_analysis_run(tr, res, tmp, NULL, err);
     if (rc == 0)
         write_report(tmp);
+    if (rc == 0)
+        write_paraver(tmp);
     if (rc == 0 && replace && rename(outdir, old) != 0)
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot move the earlier output aside: %s", outdir,
                      strerror(errno));
