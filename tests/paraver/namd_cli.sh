@@ -1,6 +1,7 @@
 #!/bin/sh
 # The real Extrae trace (444.namd) through the command line: info sees 38
-# instances of main; fold accepts "User function=main" and "60000019=5";
+# instances of main; fold accepts "User function=main" and "60000019=5" and
+# writes the synthetic trace folded.prv with named routines;
 # the raw and the synthetic Paraver traces written from it pass --check;
 # the gzip-compressed trace reads the same.
 set -u
@@ -21,6 +22,9 @@ grep -Eq '^  main +38 +0 ' "$work/info.txt" || check "info: no 38 complete insta
     check "fold --region 'User function=main' exit $?"
 [ "$(grep -c '^main,' "$work/fold/instances.csv" 2>/dev/null)" = 38 ] ||
     check "fold: instances.csv does not list 38 instances of main"
+"$tf" paraver --check "$work/fold/folded.prv" > /dev/null || check "fold's folded.prv fails --check"
+grep -q 'ComputeNonbondedUtil::calc_self_energy' "$work/fold/folded.pcf" ||
+    check "fold's folded.prv: routines not named"
 "$tf" fold -q "$data/444.namd.prv" --region 60000019=5 -o "$work/fold2" ||
     check "fold --region 60000019=5 exit $?"
 "$tf" fold -q "$data/444.namd.prv" --region "User function=nope" -o "$work/fold3" 2> "$work/err.txt"
