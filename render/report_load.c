@@ -10,6 +10,7 @@
 
 #include "fold_result.h"
 #include "report_load.h"
+#include "report_analysis.h"
 #include "report_phases.h"
 #include "report_symbolise.h"
 #include "report_tables.h"
@@ -136,11 +137,11 @@ static int by_count_desc(const void *a, const void *b, void *counts)
     return n[x] < n[y] ? 1 : n[x] > n[y] ? -1 : (x > y) - (x < y);
 }
 
-/* Routines in the order of their sample counts (so the most frequent get
- * the clearest colours), only those with samples. */
-static int routines(tf_report_page *p, const tf_symbolise *sym, tf_error *err)
+/* The page's routines: those of names[0..n) with code samples, in the order
+ * of their sample counts (so the most frequent get the clearest colours);
+ * code points and phases are renumbered accordingly. */
+static int routines(tf_report_page *p, const char *const *names, size_t n, tf_error *err)
 {
-    size_t n = tf_symbolise_nroutines(sym);
     size_t *counts = calloc(n ? n : 1, sizeof *counts);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order), *rank = malloc((n ? n : 1) * sizeof *rank);
     p->routines = calloc(n ? n : 1, sizeof *p->routines);
@@ -151,18 +152,23 @@ static int routines(tf_report_page *p, const tf_symbolise *sym, tf_error *err)
     }
     for (size_t i = 0; i < p->ncode; i++)
         counts[p->code[i].routine]++;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         order[i] = (uint32_t)i;
+        rank[i] = TF_REPORT_NONE;
+    }
     qsort_r(order, n, sizeof *order, by_count_desc, counts);
     for (size_t i = 0; i < n && counts[order[i]] > 0; i++) {
         rank[order[i]] = (uint32_t)i;
-        if (!(p->routines[p->nroutines++] = tf_report_strdup("%s", tf_symbolise_routine(sym, order[i])))) {
+        if (!(p->routines[p->nroutines++] = tf_report_strdup("%s", names[order[i]]))) {
             rc = tf_fail(err, TF_ERR_NOMEM, "report: no memory for routine names");
             goto done;
         }
     }
     for (size_t i = 0; i < p->ncode; i++)
         p->code[i].routine = rank[p->code[i].routine];
+    for (size_t i = 0; i < p->nphases; i++)
+        if (p->phases[i].routine < n)
+            p->phases[i].routine = rank[p->phases[i].routine];
 done:
     free(counts);
     free(order);
@@ -170,17 +176,43 @@ done:
     return rc;
 }
 
-static int points(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
-                  tf_symbolise *sym, const char *why, tf_error *err)
+/* Room for the group's points, and the memory fields every source shares. */
+static int points_alloc(tf_report_page *p, const tf_fold_points *pt, size_t *ntimer, tf_error *err)
 {
-    const tf_fold_points *pt = &g->points;
-    size_t ntimer = 0, nmem = 0;
+    size_t nmem = 0;
+    *ntimer = 0;
     for (size_t i = 0; i < pt->n; i++)
-        *(pt->kind[i] == TF_SAMPLE_TIMER ? &ntimer : &nmem) += 1;
-    p->code = malloc((ntimer ? ntimer : 1) * sizeof *p->code);
+        *(pt->kind[i] == TF_SAMPLE_TIMER ? ntimer : &nmem) += 1;
+    p->code = malloc((*ntimer ? *ntimer : 1) * sizeof *p->code);
     p->mem = malloc((nmem ? nmem : 1) * sizeof *p->mem);
     if (!p->code || !p->mem)
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu folded points", pt->n);
+    if (nmem == 0)
+        p->mem_missing = tf_report_strdup("no memory samples in this trace");
+    return 0;
+}
+
+static tf_report_mem_point *mem_point(tf_report_page *p, const tf_fold_points *pt, size_t i)
+{
+    tf_report_mem_point *m = &p->mem[p->nmem++];
+    memset(m, 0, sizeof *m);
+    m->x = pt->x[i];
+    m->addr = pt->addr[i];
+    m->object = TF_REPORT_NONE;
+    m->cost = pt->weight[i];
+    m->level = pt->level[i];
+    m->access = pt->kind[i] == TF_SAMPLE_LOAD ? TF_REPORT_LOAD : TF_REPORT_STORE;
+    return m;
+}
+
+/* Code lines and objects from the folded trace (a fold without analysis). */
+static int points_from_trace(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
+                             tf_symbolise *sym, const char *why, tf_error *err)
+{
+    const tf_fold_points *pt = &g->points;
+    size_t ntimer;
+    if (points_alloc(p, pt, &ntimer, err) < 0)
+        return -err->code;
     bool relative = sym && tf_symbolise_relative(sym);
     for (size_t i = 0; i < pt->n; i++) {
         uint32_t proc = pt->instance[i] < reg->ninstances ? reg->instances[pt->instance[i]].proc : 0;
@@ -190,43 +222,158 @@ static int points(tf_report_page *p, const tf_fold_region *reg, const tf_fold_gr
                 p->code[p->ncode++] = (tf_report_code_point){pt->x[i], routine, line};
             continue;
         }
-        tf_report_mem_point *m = &p->mem[p->nmem++];
-        memset(m, 0, sizeof *m);
-        m->x = pt->x[i];
-        m->addr = pt->addr[i];
-        m->object = TF_REPORT_NONE;
-        m->cost = pt->weight[i];
-        m->level = pt->level[i];
-        m->access = pt->kind[i] == TF_SAMPLE_LOAD ? TF_REPORT_LOAD : TF_REPORT_STORE;
+        tf_report_mem_point *m = mem_point(p, pt, i);
         uint64_t offset;
         if (sym && tf_symbolise_object(sym, proc, pt->addr[i], &m->object, &offset) && relative) {
             m->addr = offset;
             m->flags |= TF_REPORT_MEM_OFFSET;
         }
     }
-    if (nmem == 0)
-        p->mem_missing = tf_report_strdup("no memory samples in this trace");
     if (p->ncode == 0)
         p->code_missing = ntimer == 0 ? tf_report_strdup("no timer samples in this fold")
                         : !sym         ? tf_report_strdup("%s", why)
                                        : tf_report_strdup("no code-line information: the trace "
                                                           "has no symbols for the sampled addresses");
-    if (sym) {
-        if (routines(p, sym, err) < 0)
+    if (!sym)
+        return tf_report_phases_derive(p, g->boundaries, g->nboundaries, err);
+    size_t n = tf_symbolise_nroutines(sym);
+    const char **names = malloc((n ? n : 1) * sizeof *names);
+    if (!names)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for routine names");
+    for (size_t i = 0; i < n; i++)
+        names[i] = tf_symbolise_routine(sym, i);
+    int rc = routines(p, names, n, err);
+    free(names);
+    if (rc < 0)
+        return rc;
+    p->nobjects = tf_symbolise_nobjects(sym);
+    p->objects = calloc(p->nobjects ? p->nobjects : 1, sizeof *p->objects);
+    if (!p->objects)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the objects");
+    for (size_t i = 0; i < p->nobjects; i++)
+        if (tf_symbolise_describe(sym, i, &p->objects[i], err) < 0)
             return -err->code;
-        p->nobjects = tf_symbolise_nobjects(sym);
-        p->objects = calloc(p->nobjects ? p->nobjects : 1, sizeof *p->objects);
-        if (!p->objects)
-            return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the objects");
-        for (size_t i = 0; i < p->nobjects; i++)
-            if (tf_symbolise_describe(sym, i, &p->objects[i], err) < 0)
-                return -err->code;
+    return tf_report_phases_derive(p, g->boundaries, g->nboundaries, err);
+}
+
+/* Objects of the analysis (addresses in no known object left out).  An
+ * object keeps its absolute addresses when all its references agree on
+ * where it starts (one process), else it is drawn by offsets. */
+static int objects_from_analysis(tf_report_page *p, const tf_fold_points *pt,
+                                 const tf_report_analysis *an, uint32_t *map, bool *relative,
+                                 tf_error *err)
+{
+    uint64_t *start = malloc((an->nobjects ? an->nobjects : 1) * sizeof *start);
+    bool *seen = calloc(an->nobjects ? an->nobjects : 1, sizeof *seen);
+    p->objects = calloc(an->nobjects ? an->nobjects : 1, sizeof *p->objects);
+    if (!start || !seen || !p->objects) {
+        free(start);
+        free(seen);
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu objects", an->nobjects);
     }
-    return 0;
+    for (size_t k = 0; k < an->nobjects; k++)
+        relative[k] = false;
+    for (size_t i = 0; i < pt->n; i++) {
+        int64_t k = an->object[i];
+        if (pt->kind[i] == TF_SAMPLE_TIMER || k < 0)
+            continue;
+        uint64_t s = pt->addr[i] - an->offset[i];
+        if (seen[k] && s != start[k])
+            relative[k] = true;
+        seen[k] = true;
+        start[k] = s;
+    }
+    int rc = 0;
+    for (size_t k = 0; k < an->nobjects && rc == 0; k++) {
+        map[k] = TF_REPORT_NONE;
+        if (!strcmp(an->object_kinds[k], "unknown"))
+            continue;
+        tf_report_object *o = &p->objects[p->nobjects];
+        o->name = tf_report_strdup("%s", an->object_names[k]);
+        o->kind = tf_report_strdup("%s", an->object_kinds[k]);
+        o->start = seen[k] && !relative[k] ? start[k] : 0;
+        o->size = an->object_size[k];
+        map[k] = (uint32_t)p->nobjects++;
+        if (!o->name || !o->kind)
+            rc = tf_fail(err, TF_ERR_NOMEM, "report: no memory for object names");
+    }
+    free(start);
+    free(seen);
+    return rc;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const tf_report_phase *x = a, *y = b;
+    return (x->x0 > y->x0) - (x->x0 < y->x0);
+}
+
+/* Code lines, objects and phases from the fold's own analysis. */
+static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
+                                const tf_report_analysis *an, tf_error *err)
+{
+    const tf_fold_points *pt = &g->points;
+    if (an->npoints != pt->n)
+        return tf_fail(err, TF_ERR_FORMAT, "analysis of group %u: %zu points for %zu folded points",
+                       g->index, an->npoints, pt->n);
+    size_t ntimer;
+    if (points_alloc(p, pt, &ntimer, err) < 0)
+        return -err->code;
+    size_t no = an->nobjects ? an->nobjects : 1;
+    uint32_t *map = malloc(no * sizeof *map);
+    bool *relative = malloc(no * sizeof *relative);
+    int rc = map && relative ? objects_from_analysis(p, pt, an, map, relative, err)
+                             : tf_fail(err, TF_ERR_NOMEM, "report: no memory for object maps");
+    for (size_t i = 0; i < pt->n && rc == 0; i++) {
+        if (pt->kind[i] == TF_SAMPLE_TIMER) {
+            if (an->routine[i] >= 0 && an->line[i] > 0)
+                p->code[p->ncode++] = (tf_report_code_point){pt->x[i], (uint32_t)an->routine[i],
+                                                             (uint32_t)an->line[i]};
+            continue;
+        }
+        tf_report_mem_point *m = mem_point(p, pt, i);
+        int64_t k = an->object[i];
+        if (k < 0 || map[k] == TF_REPORT_NONE)
+            continue;
+        m->object = map[k];
+        if (relative[k]) {
+            m->addr = an->offset[i];
+            m->flags |= TF_REPORT_MEM_OFFSET;
+        }
+    }
+    free(map);
+    free(relative);
+    if (rc < 0)
+        return rc;
+    if (p->ncode == 0)
+        p->code_missing = tf_report_strdup(ntimer ? "no code-line information: the sampled "
+                                                    "addresses have no source lines"
+                                                  : "no timer samples in this fold");
+    /* The finest phases (those without sub-phases: a phase split into
+     * sub-phases is drawn as its sub-phases), in time order. */
+    p->phases = malloc((an->nphases ? an->nphases : 1) * sizeof *p->phases);
+    bool *split = calloc(an->nphases ? an->nphases : 1, sizeof *split);
+    if (!p->phases || !split) {
+        free(split);
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu phases", an->nphases);
+    }
+    for (size_t k = 0; k < an->nphases; k++)
+        if (an->phase_parent[k] >= 0 && (size_t)an->phase_parent[k] < an->nphases)
+            split[an->phase_parent[k]] = true;
+    for (size_t k = 0; k < an->nphases; k++)
+        if (!split[k])
+            p->phases[p->nphases++] = (tf_report_phase){
+                an->phase_x0[k], an->phase_x1[k],
+                an->phase_routine[k] >= 0 ? (uint32_t)an->phase_routine[k] : TF_REPORT_NONE,
+                an->phase_line[k] > 0 ? (uint32_t)an->phase_line[k] : 0};
+    free(split);
+    qsort(p->phases, p->nphases, sizeof *p->phases, by_start);
+    return routines(p, (const char *const *)an->routines, an->nroutines, err);
 }
 
 static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_region *reg,
-                     const tf_fold_group *g, tf_symbolise *sym, const char *why, tf_error *err)
+                     const tf_fold_group *g, const tf_report_analysis *an, tf_symbolise *sym,
+                     const char *why, tf_error *err)
 {
     p->title = reg->ngroups > 1
                    ? tf_report_strdup("region %s, group %u of %u", reg->name, g->index + 1, reg->ngroups)
@@ -241,9 +388,7 @@ static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_
     if (rc == 0)
         rc = rates(p, reg, g, err);
     if (rc == 0)
-        rc = points(p, reg, g, sym, why, err);
-    if (rc == 0)
-        rc = tf_report_phases_derive(p, g->boundaries, g->nboundaries, err);
+        rc = an ? points_from_analysis(p, g, an, err) : points_from_trace(p, reg, g, sym, why, err);
     if (rc == 0)
         rc = tf_report_tables_fill(p, err);
     return rc;
@@ -257,15 +402,27 @@ int tf_report_load(const char *fold_path, tf_report *r, tf_error *err)
         return -err->code;
     int rc = 0;
     r->source = tf_report_strdup("%s", fold_path);
-    char why[TF_ERROR_MSG_MAX + 64];
-    tf_symbolise *sym = tf_symbolise_open(fr->trace, fold_path, why, sizeof why);
+    char why[TF_ERROR_MSG_MAX + 64] = "";
+    tf_symbolise *sym = NULL;
+    bool sym_tried = false;
     for (uint32_t i = 0; i < fr->nregions && rc == 0; i++) {
         const tf_fold_region *reg = &fr->regions[i];
         for (uint32_t k = 0; k < reg->ngroups && rc == 0; k++) {
+            tf_report_analysis an;
+            bool have;
+            rc = tf_report_analysis_read(fold_path, i, k, &an, &have, err);
+            /* Without the fold's analysis, the trace is read once, for all. */
+            if (rc == 0 && !have && !sym_tried) {
+                sym = tf_symbolise_open(fr->trace, fold_path, why, sizeof why);
+                sym_tried = true;
+            }
             tf_report_page *p;
-            rc = tf_report_add_page(r, &p, err);
             if (rc == 0)
-                rc = page_fill(p, fr, reg, &reg->groups[k], sym, why, err);
+                rc = tf_report_add_page(r, &p, err);
+            if (rc == 0)
+                rc = page_fill(p, fr, reg, &reg->groups[k], have ? &an : NULL, sym, why, err);
+            if (have)
+                tf_report_analysis_free(&an);
         }
     }
     if (rc == 0 && r->npages == 0)

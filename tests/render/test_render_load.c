@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The loader on real fold files: a synthetic trace folded by the built
- * `tracefold` ($TRACEFOLD) fills every part of the page; a trace without
- * memory samples, a fold whose trace has moved away, and a fold file of
- * another format version each give the documented outcome.  Skipped when
+ * `tracefold` ($TRACEFOLD) fills every part of the page, from the fold's
+ * analysis or, without one, from the trace; a trace without memory
+ * samples, a fold whose trace has moved away, and a fold file of another
+ * format version each give the documented outcome.  Skipped when
  * run outside `make check` (no $TRACEFOLD). */
 #include "config.h"
 
@@ -101,12 +102,48 @@ static void test_no_memory_samples(void **state)
     tf_report_free(&r);
 }
 
+/* A copy of the mem fold without its analysis group (as written by a fold
+ * without the analysis step): the report then reads the trace itself. */
+static void fold_without_analysis(char *copy, size_t len)
+{
+    char path[512];
+    fold_path(path, sizeof path, "mem");
+    snprintf(copy, len, "%s/noanalysis.h5", tmpdir);
+    assert_int_equal(sh("cp '%s' '%s'", path, copy), 0);
+    hid_t f = H5Fopen(copy, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    assert_true(H5Ldelete(f, "region/0/group/0/analysis", H5P_DEFAULT) >= 0);
+    H5Fclose(f);
+}
+
+static void test_from_trace_without_analysis(void **state)
+{
+    if (!have_folds)
+        skip();
+    char path[512];
+    fold_without_analysis(path, sizeof path);
+    tf_report r;
+    tf_error err = {0};
+    if (tf_report_load(path, &r, &err) < 0)
+        fail_msg("%s", err.msg);
+    const tf_report_page *p = &r.pages[0];
+    assert_true(p->ncode > 100);
+    assert_true(p->nroutines >= 2);
+    assert_true(p->nphases >= 2);
+    assert_true(p->nobjects > 0);
+    size_t in_object = 0;
+    for (size_t i = 0; i < p->nmem; i++)
+        in_object += p->mem[i].object < p->nobjects;
+    assert_true(in_object > p->nmem / 2);
+    tf_report_free(&r);
+}
+
 static void test_trace_moved_away(void **state)
 {
     if (!have_folds)
         skip();
     char path[512];
-    fold_path(path, sizeof path, "mem");
+    fold_without_analysis(path, sizeof path);
     assert_int_equal(sh("mv '%s/mem.h5' '%s/elsewhere.h5'", tmpdir, tmpdir), 0);
     tf_report r;
     tf_error err = {0};
@@ -176,6 +213,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_page_from_fold),
         cmocka_unit_test(test_no_memory_samples),
+        cmocka_unit_test(test_from_trace_without_analysis),
         cmocka_unit_test(test_trace_moved_away),
         cmocka_unit_test(test_other_version_refused),
     };

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Reading the analysis group of fold.h5. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5util.h"
+#include "report_analysis.h"
+
+/* A 1-D numeric column of the expected length (any length when n is
+ * SIZE_MAX, which then receives it). */
+static int column(int64_t loc, const char *name, enum tf_h5_type type, void **data, size_t *n,
+                  tf_error *err)
+{
+    size_t rows, cols;
+    if (tf_h5_read_array(loc, name, type, data, &rows, &cols, err) < 0)
+        return -err->code;
+    if (cols != 0 || (*n != SIZE_MAX && rows != *n))
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "expected %zu rows, found %zu x %zu",
+                          *n == SIZE_MAX ? rows : *n, rows, cols);
+    *n = rows;
+    return 0;
+}
+
+static int strings(int64_t loc, const char *name, char ***s, size_t *n, tf_error *err)
+{
+    size_t got;
+    if (tf_h5_read_strings(loc, name, s, &got, err) < 0)
+        return -err->code;
+    if (*n != SIZE_MAX && got != *n)
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "expected %zu rows, found %zu", *n, got);
+    *n = got;
+    return 0;
+}
+
+int tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
+                            tf_report_analysis *a, bool *present, tf_error *err)
+{
+    memset(a, 0, sizeof *a);
+    *present = false;
+    a->nroutines = a->nobjects = a->npoints = a->nphases = SIZE_MAX;   /* any length */
+    int64_t file = -1, grp = -1;
+    char path[128];
+    snprintf(path, sizeof path, "region/%u/group/%u/analysis", r, g);
+    int rc = tf_h5_file_open(fold_path, false, &file, err);
+    if (rc < 0)
+        return rc;
+    if (!tf_h5_exists(file, path)) {
+        tf_h5_close(file);
+        memset(a, 0, sizeof *a);
+        return 0;
+    }
+    rc = tf_h5_group_open(file, path, &grp, err);
+    size_t n;
+    if (rc == 0)
+        rc = strings(grp, "routines/function", &a->routines, &a->nroutines, err);
+    if (rc == 0)
+        rc = strings(grp, "objects/name", &a->object_names, &a->nobjects, err);
+    if (rc == 0)
+        rc = strings(grp, "objects/kind", &a->object_kinds, &a->nobjects, err);
+    if (rc == 0)
+        rc = column(grp, "objects/size_bytes", TF_H5_UINT64, (void **)&a->object_size, &a->nobjects, err);
+    if (rc == 0)
+        rc = column(grp, "points/routine", TF_H5_INT64, (void **)&a->routine, &a->npoints, err);
+    if (rc == 0)
+        rc = column(grp, "points/line", TF_H5_INT64, (void **)&a->line, &a->npoints, err);
+    if (rc == 0)
+        rc = column(grp, "points/object", TF_H5_INT64, (void **)&a->object, &a->npoints, err);
+    if (rc == 0)
+        rc = column(grp, "points/offset", TF_H5_UINT64, (void **)&a->offset, &a->npoints, err);
+    if (rc == 0)
+        rc = column(grp, "phases/parent", TF_H5_INT64, (void **)&a->phase_parent, &a->nphases, err);
+    if (rc == 0)
+        rc = column(grp, "phases/routine", TF_H5_INT64, (void **)&a->phase_routine, &a->nphases, err);
+    if (rc == 0)
+        rc = column(grp, "phases/line", TF_H5_INT64, (void **)&a->phase_line, &a->nphases, err);
+    if (rc == 0)
+        rc = column(grp, "phases/x_begin", TF_H5_DOUBLE, (void **)&a->phase_x0, &a->nphases, err);
+    if (rc == 0)
+        rc = column(grp, "phases/x_end", TF_H5_DOUBLE, (void **)&a->phase_x1, &a->nphases, err);
+    /* Every index must point into its table. */
+    for (n = 0; rc == 0 && n < a->npoints; n++)
+        if (a->routine[n] >= (int64_t)a->nroutines || a->object[n] >= (int64_t)a->nobjects)
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "points",
+                            "row %zu: routine %lld or object %lld out of range", n,
+                            (long long)a->routine[n], (long long)a->object[n]);
+    for (n = 0; rc == 0 && n < a->nphases; n++)
+        if (a->phase_routine[n] >= (int64_t)a->nroutines)
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "phases/routine",
+                            "row %zu: routine %lld out of range", n, (long long)a->phase_routine[n]);
+    tf_h5_close(grp);
+    tf_h5_close(file);
+    if (rc < 0)
+        tf_report_analysis_free(a);
+    else
+        *present = true;
+    return rc;
+}
+
+void tf_report_analysis_free(tf_report_analysis *a)
+{
+    free(a->routines);
+    free(a->object_names);
+    free(a->object_kinds);
+    free(a->object_size);
+    free(a->routine);
+    free(a->line);
+    free(a->object);
+    free(a->offset);
+    free(a->phase_parent);
+    free(a->phase_routine);
+    free(a->phase_line);
+    free(a->phase_x0);
+    free(a->phase_x1);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The analysis of a folded group as `tracefold fold` stores it in fold.h5
+ * (/region/<r>/group/<g>/analysis, docs/fold-format.md): what the report
+ * takes from it — routines, data objects, each folded point's routine,
+ * line, object and offset, and the top-level phases. */
+#ifndef TF_RENDER_REPORT_ANALYSIS_H
+#define TF_RENDER_REPORT_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tf_error.h"
+
+typedef struct tf_report_analysis {
+    size_t    nroutines;
+    char    **routines;        /* function names (one block: free(routines)) */
+    size_t    nobjects;
+    char    **object_names;    /* one block */
+    char    **object_kinds;    /* one block */
+    uint64_t *object_size;
+    size_t    npoints;         /* the group's folded points, in their order */
+    int64_t  *routine, *line, *object;
+    uint64_t *offset;
+    size_t    nphases;
+    int64_t  *phase_parent, *phase_routine, *phase_line;
+    double   *phase_x0, *phase_x1;
+} tf_report_analysis;
+
+/* Reads the analysis of group g of region r from fold_path.  *present is
+ * false (and a is empty) when the file has none (a fold without the
+ * analysis step); a malformed analysis is an error naming the dataset. */
+int  tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
+                             tf_report_analysis *a, bool *present, tf_error *err);
+void tf_report_analysis_free(tf_report_analysis *a);
+
+#endif
