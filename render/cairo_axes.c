@@ -135,6 +135,13 @@ void tf_axes_phases(const tf_panel *p)
 void tf_axes_missing(const tf_panel *p, const char *note)
 {
     tf_rgb grey = {0.35, 0.35, 0.35};
-    tf_text_draw(p->text, TF_FONT_NOTE, note, p->plot.x + p->plot.w / 2,
-                 p->plot.y + p->plot.h / 2, 0.5, 0.5, p->plot.w - 10, grey);
+    double cx = p->plot.x + p->plot.w / 2, cy = p->plot.y + p->plot.h / 2;
+    /* On a white ground, so phase lines do not cross the text. */
+    tf_rect r = tf_text_box(p->text, TF_FONT_NOTE, note, cx, cy, 0.5, 0.5, p->plot.w - 10);
+    cairo_save(p->cr);
+    cairo_set_source_rgb(p->cr, 1, 1, 1);
+    cairo_rectangle(p->cr, r.x - 3, r.y - 1, r.w + 6, r.h + 2);
+    cairo_fill(p->cr);
+    cairo_restore(p->cr);
+    tf_text_draw(p->text, TF_FONT_NOTE, note, cx, cy, 0.5, 0.5, p->plot.w - 10, grey);
 }

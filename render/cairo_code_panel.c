@@ -60,6 +60,11 @@ static void phases(const tf_panel *p, tf_rect labels)
         const tf_report_phase *ph = &page->phases[i];
         if (ph->routine >= page->nroutines)
             continue;
+        /* A phase labelled like the one before it (split there by a rate
+         * change) keeps its boundary line but not a second label. */
+        if (i > 0 && page->phases[i - 1].routine == ph->routine
+            && page->phases[i - 1].line == ph->line)
+            continue;
         char buf[160];
         phase_label(page, ph, buf, sizeof buf);
         double cx = tf_axes_x(p, (ph->x0 + ph->x1) / 2);

@@ -135,7 +135,8 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
     double row_end[2] = {-1e9, -1e9};
     for (size_t i = 0; i < p->nphases; i++) {
         const tf_report_phase *ph = &p->phases[i];
-        if (ph->routine >= p->nroutines)
+        if (ph->routine >= p->nroutines
+            || (i > 0 && p->phases[i - 1].routine == ph->routine && p->phases[i - 1].line == ph->line))
             continue;
         char label[200];
         if (ph->line)
