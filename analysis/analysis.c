@@ -66,6 +66,47 @@ static int by_x(const void *pa, const void *pb)
     return (p->x > q->x) - (p->x < q->x);
 }
 
+/* Sorts the samples by x with a bucket sort: x lies in [0, 1], so n
+ * buckets of width 1/n hold about one sample each and the sort costs O(n)
+ * (a comparison sort of millions of samples dominated the analysis);
+ * buckets sorted by insertion, or by qsort when large (many equal x). */
+static int sort_by_x(tf_analysis *a, tf_error *err)
+{
+    size_t n = a->nsamples;
+    size_t *start = calloc(n + 2, sizeof *start);
+    tf_an_sample *out = malloc((n + 1) * sizeof *out);
+    if (!start || !out) {
+        free(start);
+        free(out);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory sorting %zu samples", n);
+    }
+    for (size_t i = 0; i < n; i++)
+        start[(size_t)(a->samples[i].x * (double)(n - 1)) + 1]++;
+    for (size_t b = 1; b <= n; b++)
+        start[b] += start[b - 1];
+    for (size_t i = 0; i < n; i++)
+        out[start[(size_t)(a->samples[i].x * (double)(n - 1))]++] = a->samples[i];
+    /* start[b] is now the end of bucket b */
+    for (size_t b = 0, first = 0; b < n; first = start[b], b++) {
+        size_t m = start[b] - first;
+        if (m > 32) {
+            qsort(out + first, m, sizeof *out, by_x);
+            continue;
+        }
+        for (size_t i = first + 1; i < start[b]; i++) {
+            tf_an_sample v = out[i];
+            size_t j = i;
+            for (; j > first && out[j - 1].x > v.x; j--)
+                out[j] = out[j - 1];
+            out[j] = v;
+        }
+    }
+    free(start);
+    free(a->samples);
+    a->samples = out;
+    return 0;
+}
+
 int tf_analysis_compute(tf_analysis *a, const tf_an_counter *counters, size_t ncounters,
                         const double *change_points, size_t nchange_points,
                         const tf_an_params *params, tf_error *err)
@@ -79,11 +120,12 @@ int tf_analysis_compute(tf_analysis *a, const tf_an_counter *counters, size_t nc
         if (!(a->samples[i].x >= 0 && a->samples[i].x <= 1))
             return tf_fail(err, TF_ERR_USAGE, "folded sample %zu has x = %g, outside [0, 1]", i,
                            a->samples[i].x);
-    qsort(a->samples, a->nsamples, sizeof *a->samples, by_x);
+    int rc;
+    if (a->nsamples > 1 && (rc = sort_by_x(a, err)))
+        return rc;
     bool timer_only = false;
     for (size_t i = 0; i < a->nsamples && !timer_only; i++)
         timer_only = a->samples[i].kind == TF_SAMPLE_TIMER && a->samples[i].routine != TF_AN_NONE;
-    int rc;
     if ((rc = tf_an_progression(a, params, timer_only, err)) ||
         (rc = tf_an_phases(a, change_points, nchange_points, params, timer_only, err)) ||
         (rc = tf_an_phase_rates(a, counters, ncounters, err)))

@@ -146,25 +146,31 @@ static bool is_load(const tf_an_sample *s)
            s->level != TF_LEVEL_UNKNOWN;
 }
 
-/* Levels of the loads in samples [b, e) for phase index ph, appended. */
+/* Levels of the loads in samples [b, e) for phase index ph, appended.
+ * One pass groups the costs by level (counting sort into costs[]). */
 static int levels_of_span(tf_analysis *a, size_t b, size_t e, uint32_t ph, double *costs,
                           size_t *cap, tf_error *err)
 {
-    size_t total = 0, per_level[256] = { 0 };
+    size_t total = 0, per_level[256] = { 0 }, priced[256] = { 0 }, first[257] = { 0 };
     for (size_t i = b; i < e; i++)
         if (is_load(&a->samples[i])) {
             total++;
             per_level[a->samples[i].level]++;
+            priced[a->samples[i].level] += a->samples[i].weight > 0;
         }
+    for (unsigned lv = 0; lv < 256; lv++)
+        first[lv + 1] = first[lv] + priced[lv];
+    size_t fill[256];
+    for (unsigned lv = 0; lv < 256; lv++)
+        fill[lv] = first[lv];
+    for (size_t i = b; i < e; i++) {
+        const tf_an_sample *s = &a->samples[i];
+        if (is_load(s) && s->weight > 0)
+            costs[fill[s->level]++] = s->weight;
+    }
     for (unsigned lv = 0; lv < 256; lv++) {
         if (!per_level[lv])
             continue;
-        size_t nc = 0;
-        for (size_t i = b; i < e; i++) {
-            const tf_an_sample *s = &a->samples[i];
-            if (is_load(s) && s->level == lv && s->weight > 0)
-                costs[nc++] = s->weight;
-        }
         if (a->nlevels == *cap) {
             *cap = *cap ? 2 * *cap : 16;
             tf_an_level *v = realloc(a->levels, *cap * sizeof *v);
@@ -176,14 +182,16 @@ static int levels_of_span(tf_analysis *a, size_t b, size_t e, uint32_t ph, doubl
         *out = (tf_an_level){ .phase = ph, .level = (uint8_t)lv, .loads = per_level[lv],
                               .share = (double)per_level[lv] / (double)total,
                               .mean_cost = NAN };
+        double *c = costs + first[lv];
+        size_t nc = priced[lv];
         if (!nc)
             continue;
-        qsort(costs, nc, sizeof *costs, by_double);
+        qsort(c, nc, sizeof *c, by_double);
         double sum = 0;
         for (size_t i = 0; i < nc; i++)
-            sum += costs[i];
+            sum += c[i];
         out->mean_cost = sum / (double)nc;
-        out->nmodes = cost_modes(costs, nc, out->modes);
+        out->nmodes = cost_modes(c, nc, out->modes);
     }
     return 0;
 }
