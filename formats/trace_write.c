@@ -217,7 +217,9 @@ static hid_t writer_fapl(void)
     if (fapl < 0)
         return -1;
     /* Metadata stays in memory until a flush, so the file on disk is always
-     * the state of the last flush: what makes a SIGKILLed trace readable. */
+     * the state of the last flush: what makes a SIGKILLed trace readable.
+     * The 1.8 format, not 1.10's: its superblock would stay marked "open for
+     * writing" after a kill, and HDF5 would refuse to open the trace. */
     H5AC_cache_config_t mdc = { .version = H5AC__CURR_CACHE_CONFIG_VERSION };
     if (H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
         H5Pget_mdc_config(fapl, &mdc) < 0) {
