@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Data addresses → objects on a written trace: by address and lifetime (a
+ * freed block reused by a later allocation), a user region before the
+ * allocations inside it, statics, the stack, unknown addresses; heap
+ * objects named by call site, symbolised from the allocation stack when
+ * the trace has no call-site string; ranks for repeated call sites; and a
+ * second process with a shifted layout landing on the same objects and
+ * offsets. */
+#include <fcntl.h>
+#include <gelf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "objmap.h"
+
+#define PIE_BASE 0x555555554000ull
+#define STACK_TOP 0x7ffd00021000ull
+
+static char target[4096], trace_path[64];
+
+/* tf_target_outer's address in the target mapped at PIE_BASE (or at its
+ * link address for ET_EXEC), and the mapping. */
+static uint64_t target_outer(uint64_t *start, uint64_t *end)
+{
+    elf_version(EV_CURRENT);
+    int fd = open(target, O_RDONLY);
+    assert_true(fd >= 0);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    GElf_Ehdr eh;
+    assert_non_null(gelf_getehdr(elf, &eh));
+    uint64_t base = eh.e_type == ET_DYN ? PIE_BASE : 0, lo = UINT64_MAX, hi = 0, outer = 0;
+    size_t nph;
+    elf_getphdrnum(elf, &nph);
+    for (size_t i = 0; i < nph; i++) {
+        GElf_Phdr ph;
+        gelf_getphdr(elf, (int)i, &ph);
+        if (ph.p_type == PT_LOAD) {
+            lo = ph.p_vaddr < lo ? ph.p_vaddr : lo;
+            hi = ph.p_vaddr + ph.p_memsz > hi ? ph.p_vaddr + ph.p_memsz : hi;
+        }
+    }
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        gelf_getshdr(scn, &sh);
+        if (sh.sh_type != SHT_SYMTAB)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Sym sym;
+            gelf_getsym(d, (int)i, &sym);
+            if (!strcmp(elf_strptr(elf, sh.sh_link, sym.st_name), "tf_target_outer"))
+                outer = base + sym.st_value;
+        }
+    }
+    elf_end(elf);
+    close(fd);
+    *start = base + (lo & ~0xfffull);
+    *end = base + hi;
+    return outer;
+}
+
+static uint32_t intern(tf_writer *w, const char *s)
+{
+    uint32_t id;
+    assert_int_equal(tf_writer_intern(w, s, &id, NULL), 0);
+    return id;
+}
+
+/* Process p: every data address shifted by p·0x5000 (ASLR). */
+static void add_process(tf_writer *w, uint32_t p, uint64_t code_start, uint64_t code_end,
+                        uint64_t return_address)
+{
+    tf_process_desc d = { .pid = 100 + p, .rank = -1, .executable = target, .host = "test",
+                          .build_id = "" };
+    uint32_t proc, thread;
+    assert_int_equal(tf_writer_add_process(w, &d, &proc, NULL), 0);
+    assert_int_equal(tf_writer_add_thread(w, proc, 100 + p, &thread, NULL), 0);
+    uint64_t shift = p * 0x5000ull;
+    tf_module m[2] = { { code_start, code_end, 0, intern(w, target), intern(w, "") },
+                       { STACK_TOP - 0x21000 + shift, STACK_TOP + shift, 0, intern(w, "[stack]"),
+                         intern(w, "") } };
+    assert_int_equal(tf_writer_append_modules(w, proc, m, 2, NULL), 0);
+    uint64_t first;
+    assert_int_equal(tf_writer_append_frames(w, proc, UINT32_MAX, &return_address, 1, &first,
+                                             NULL), 0);
+    uint32_t none = intern(w, "");
+    tf_object o[] = {
+        /* a block freed at 200, its address reused at 300 */
+        { 0x10000000 + shift, 4096, 100, 200, first, 1, none, none, 1, TF_OBJECT_HEAP },
+        { 0x10000000 + shift, 8192, 300, TF_NOTIME, 0, 2, none, intern(w, "main.c:9"), 0,
+          TF_OBJECT_HEAP },
+        /* a user region wrapping an allocation */
+        { 0x20000000 + shift, 1 << 20, 50, TF_NOTIME, 0, 3, intern(w, "matrix"), none, 0,
+          TF_OBJECT_USER },
+        { 0x20001000 + shift, 4096, 60, TF_NOTIME, 0, 4, none, intern(w, "sub.c:5"), 0,
+          TF_OBJECT_HEAP },
+        { 0x30000000 + shift, 64, 0, TF_NOTIME, 0, 5, intern(w, "table"), none, 0,
+          TF_OBJECT_STATIC },
+        /* two allocations from one call site */
+        { 0x40000000 + shift, 256, 10, TF_NOTIME, 0, 6, none, intern(w, "loop.c:3"), 0,
+          TF_OBJECT_HEAP },
+        { 0x40001000 + shift, 512, 20, TF_NOTIME, 0, 7, none, intern(w, "loop.c:3"), 0,
+          TF_OBJECT_HEAP },
+    };
+    assert_int_equal(tf_writer_append_objects(w, proc, o, sizeof o / sizeof *o, NULL), 0);
+}
+
+static const char *lookup(tf_an_objmap *m, tf_analysis *a, uint64_t addr, uint64_t t,
+                          uint64_t *offset)
+{
+    uint32_t object;
+    assert_int_equal(tf_an_objmap_lookup(m, a, addr, t, &object, offset, NULL), 0);
+    return a->objects[object].name;
+}
+
+static void objects_by_address_and_lifetime(void **state)
+{
+    uint64_t code_start, code_end, outer = target_outer(&code_start, &code_end);
+    tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = "test", .command_line = "test",
+                           .producer = "test_objmap" };
+    tf_writer *w;
+    tf_error err;
+    if (tf_writer_create(&w, trace_path, &meta, 0, &err))
+        fail_msg("%s", err.msg);
+    add_process(w, 0, code_start, code_end, outer + 8);
+    add_process(w, 1, code_start, code_end, outer + 8);
+    assert_int_equal(tf_writer_close(w, NULL), 0);
+    tf_trace *tr;
+    assert_int_equal(tf_trace_open(&tr, trace_path, NULL), 0);
+    tf_analysis a = { 0 };
+    for (uint32_t p = 0; p < 2; p++) {
+        tf_symbolizer *sym;
+        tf_an_objmap *m;
+        assert_int_equal(tf_symbolizer_for_process(&sym, tr, p, NULL, NULL), 0);
+        assert_int_equal(tf_an_objmap_create(&m, &a, tr, p, sym, NULL), 0);
+        uint64_t shift = p * 0x5000ull, off;
+        const char *name = lookup(m, &a, 0x10000010 + shift, 150, &off);
+        assert_non_null(strstr(name, "symbolize_target.c:"));
+        assert_int_equal(off, 16);
+        assert_string_equal(lookup(m, &a, 0x10000010 + shift, 350, &off), "main.c:9");
+        assert_int_equal(off, 16);
+        assert_string_equal(lookup(m, &a, 0x10000010 + shift, 250, &off), "[unknown]");
+        assert_int_equal(off, 0x10000010 + shift);
+        assert_string_equal(lookup(m, &a, 0x20001010 + shift, 500, &off), "matrix");
+        assert_int_equal(off, 0x1010);
+        assert_string_equal(lookup(m, &a, 0x30000008 + shift, 500, &off), "table");
+        assert_int_equal(off, 8);
+        assert_string_equal(lookup(m, &a, 0x40000010 + shift, 500, &off), "loop.c:3");
+        assert_string_equal(lookup(m, &a, 0x40001010 + shift, 500, &off), "loop.c:3#2");
+        assert_int_equal(off, 16);
+        assert_string_equal(lookup(m, &a, STACK_TOP - 64 + shift, 500, &off), "[stack]");
+        assert_int_equal(off, 0x21000 - 64);
+        tf_an_objmap_free(m);
+        tf_symbolizer_free(sym);
+    }
+    /* the second process added no object: the same eight (seven and the
+     * stack) plus [unknown] */
+    assert_int_equal(a.nobjects, 9);
+    tf_analysis_clear(&a);
+    tf_trace_close(tr);
+    unlink(trace_path);
+}
+
+int main(void)
+{
+    const char *bld = getenv("top_builddir");
+    snprintf(target, sizeof target, "%s/tests/analysis/symbolize_target", bld ? bld : ".");
+    snprintf(trace_path, sizeof trace_path, "/tmp/tf-objmap-%ld.h5", (long)getpid());
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(objects_by_address_and_lifetime),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
