@@ -22,6 +22,7 @@
 #include "prv_check.h"
 #include "prv_export.h"
 #include "prv_import.h"
+#include "prv_index.h"
 #include "prv_types.h"
 #include "prv_writer.h"
 
@@ -138,6 +139,11 @@ typedef struct synth {
     /* Routine and line values: labels interned in order of first use. */
     char          **fn_labels, **line_labels;
     size_t          nfn, nline, capfn, capline;
+    /* Their values for each address already seen, per process: folded
+     * samples repeat a few thousand addresses millions of times. */
+    tf_prv_index   *site_index;
+    uint64_t       *site_values;   /* [2 × sites]: routine, line */
+    size_t          capsites;
     tf_prv_pair    *pairs;
     size_t          cappairs;
 } synth;
@@ -170,6 +176,25 @@ static int site_of(synth *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t
                    tf_error *err)
 {
     *fn = *line = 1;
+    if (!sy->tr || !ip || proc >= tf_trace_nprocesses(sy->tr) || ip == UINT64_MAX)
+        return 0;
+    uint32_t k;
+    bool added;
+    if (tf_prv_index_get(&sy->site_index[proc], ip, &k, &added) < 0)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    if (!added) {
+        *fn = sy->site_values[2 * (size_t)k];
+        *line = sy->site_values[2 * (size_t)k + 1];
+        return 0;
+    }
+    if (k >= sy->capsites) {
+        size_t cap = 2 * (size_t)k + 256;
+        uint64_t *nv = realloc(sy->site_values, 2 * cap * sizeof *nv);
+        if (!nv)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        sy->site_values = nv;
+        sy->capsites = cap;
+    }
     tf_prv_source src;
     int rc = symbols_resolve(&sy->sym, proc, ip, false, &src, err);
     if (rc == 0 && *src.function)
@@ -180,6 +205,8 @@ static int site_of(synth *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t
         snprintf(label, sizeof label, "%" PRIu32 " (%s)", src.line, base ? base + 1 : src.file);
         rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label, line, err);
     }
+    sy->site_values[2 * (size_t)k] = *fn;
+    sy->site_values[2 * (size_t)k + 1] = *line;
     return rc;
 }
 
@@ -570,6 +597,10 @@ static void synth_free(synth *sy)
         free(sy->line_labels[i]);
     free(sy->fn_labels);
     free(sy->line_labels);
+    for (uint32_t p = 0; sy->site_index && p < tf_trace_nprocesses(sy->tr); p++)
+        tf_prv_index_free(&sy->site_index[p]);
+    free(sy->site_index);
+    free(sy->site_values);
     free(sy->th);
     free(sy->pairs);
     symbols_free(&sy->sym);
@@ -589,6 +620,9 @@ int tf_cli_paraver_synthetic(const char *fold_h5, const char *out, tf_error *err
         sy.tr = NULL;
     }
     rc = symbols_init(&sy.sym, sy.tr, err);
+    if (rc == 0 && sy.tr &&
+        !(sy.site_index = calloc(tf_trace_nprocesses(sy.tr) + 1, sizeof *sy.site_index)))
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     if (rc == 0)
         rc = synth_write(&sy, out, err);
     synth_free(&sy);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "h5util.h"
+#include "prv_index.h"
 #include "prv_pcf.h"
 #include "prv_reader.h"
 #include "prv_row.h"
@@ -23,67 +24,6 @@
 #define SYNTH_IP_BASE 0x10000000ull
 #define SYNTH_IP_STEP 16u
 #define BATCH 4096u
-
-/* ---- a small open-addressing map from 64-bit keys to indices -------------- */
-
-typedef struct u64map {
-    uint64_t *keys;
-    uint32_t *vals;
-    size_t    n, cap;     /* cap: power of two; UINT64_MAX marks a free slot */
-} u64map;
-
-static size_t map_slot(const u64map *m, uint64_t key)
-{
-    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (m->cap - 1);
-    while (m->keys[h] != UINT64_MAX && m->keys[h] != key)
-        h = (h + 1) & (m->cap - 1);
-    return h;
-}
-
-static int map_grow(u64map *m)
-{
-    u64map g = {.cap = m->cap ? 2 * m->cap : 64, .n = m->n};
-    g.keys = malloc(g.cap * sizeof *g.keys);
-    g.vals = malloc(g.cap * sizeof *g.vals);
-    if (!g.keys || !g.vals) {
-        free(g.keys);
-        free(g.vals);
-        return -1;
-    }
-    memset(g.keys, 0xff, g.cap * sizeof *g.keys);
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->keys[i] != UINT64_MAX) {
-            size_t s = map_slot(&g, m->keys[i]);
-            g.keys[s] = m->keys[i];
-            g.vals[s] = m->vals[i];
-        }
-    free(m->keys);
-    free(m->vals);
-    *m = g;
-    return 0;
-}
-
-/* The index of key, adding it as n (the count before) when new. */
-static int map_get(u64map *m, uint64_t key, uint32_t *val, bool *added)
-{
-    *added = false;
-    if (2 * (m->n + 1) > m->cap && map_grow(m) < 0)
-        return -1;
-    size_t s = map_slot(m, key);
-    if (m->keys[s] == UINT64_MAX) {
-        m->keys[s] = key;
-        m->vals[s] = (uint32_t)m->n++;
-        *added = true;
-    }
-    *val = m->vals[s];
-    return 0;
-}
-
-static void map_free(u64map *m)
-{
-    free(m->keys);
-    free(m->vals);
-}
 
 /* ---- import state ---------------------------------------------------------- */
 
@@ -136,11 +76,11 @@ typedef struct importer {
     iproc               *procs;
     uint32_t             ncounters;
     uint32_t             counter_type[TF_MAX_COUNTERS];
-    u64map               counter_map;
-    u64map               region_map;     /* user-function value -> region index */
+    tf_prv_index         counter_map;
+    tf_prv_index         region_map;     /* user-function value -> region index */
     uint64_t            *region_value;
     size_t               capregions;
-    u64map               site_map;       /* (routine << 32 | line) -> synthetic ip index */
+    tf_prv_index         site_map;       /* (routine << 32 | line) -> synthetic ip index */
     uint64_t            *site_key;
     size_t               capsites;
     tf_prv_pair         *users;          /* scratch: generic events of a record */
@@ -154,7 +94,7 @@ static int nomem(tf_error *err) { return tf_fail(err, TF_ERR_NOMEM, "out of memo
 static int counter_index(importer *im, uint32_t type, uint32_t *idx, tf_error *err)
 {
     bool added;
-    if (map_get(&im->counter_map, type, idx, &added) < 0)
+    if (tf_prv_index_get(&im->counter_map, type, idx, &added) < 0)
         return nomem(err);
     if (!added)
         return 0;
@@ -171,7 +111,7 @@ static int counter_index(importer *im, uint32_t type, uint32_t *idx, tf_error *e
 static int region_index(importer *im, uint64_t value, uint32_t *idx, tf_error *err)
 {
     bool added;
-    if (map_get(&im->region_map, value, idx, &added) < 0)
+    if (tf_prv_index_get(&im->region_map, value, idx, &added) < 0)
         return nomem(err);
     if (added) {
         if (*idx >= im->capregions) {
@@ -196,7 +136,7 @@ static int site_ip(importer *im, uint64_t routine, uint64_t line, uint64_t *ip, 
     uint64_t key = routine << 32 | line;
     uint32_t idx;
     bool added;
-    if (map_get(&im->site_map, key, &idx, &added) < 0)
+    if (tf_prv_index_get(&im->site_map, key, &idx, &added) < 0)
         return nomem(err);
     if (added) {
         if (idx >= im->capsites) {
@@ -901,9 +841,9 @@ int tf_prv_import(const char *prv_path, const char *h5_path, bool lenient,
     free(im.thread_proc);
     free(im.thread_local);
     free(im.procs);
-    map_free(&im.counter_map);
-    map_free(&im.region_map);
-    map_free(&im.site_map);
+    tf_prv_index_free(&im.counter_map);
+    tf_prv_index_free(&im.region_map);
+    tf_prv_index_free(&im.site_map);
     free(im.region_value);
     free(im.site_key);
     free(im.users);
