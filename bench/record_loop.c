@@ -112,11 +112,11 @@ int main(int argc, char **argv)
             printf("%d\n", BARE_SIGNAL);
             return 0;
         } else if (!strcmp(argv[i], "--bare") && i + 1 < argc) {
-            bare_period = atol(argv[++i]);
+            bare_period = strtol(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-            threads = atoi(argv[++i]);
+            threads = (int)strtol(argv[++i], NULL, 10);
         } else {
-            iterations = atol(argv[i]);
+            iterations = strtol(argv[i], NULL, 10);
         }
     }
     if (iterations <= 0 || threads < 1 || threads > 64) {

@@ -109,10 +109,11 @@ static int export_options(const tf_options *o)
 static int preload(const char *lib)
 {
     const char *old = getenv("LD_PRELOAD");
-    char *v = malloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
+    size_t size = strlen(lib) + (old ? strlen(old) : 0) + 2;
+    char *v = malloc(size);
     if (!v)
         return -1;
-    sprintf(v, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+    snprintf(v, size, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
     int rc = setenv("LD_PRELOAD", v, 1);
     free(v);
     return rc;
@@ -141,7 +142,7 @@ static void writer_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
-static void summarise(const tf_rec_session *s)
+static void summarise(tf_rec_session *s)
 {
     const tf_rec_summary *sum;
     size_t n = tf_rec_session_summaries(s, &sum);

@@ -110,7 +110,7 @@ static void build_groups(uint32_t n)
     memcpy(layout.attr, sorted, k * sizeof sorted[0]);
 }
 
-int tf_counters_setup(const char *list, tf_shm_process *p, uint32_t *nbase)
+void tf_counters_setup(const char *list, tf_shm_process *p, uint32_t *nbase)
 {
     uint32_t n = 0, nhw = 0;
     char missing[512] = "";
@@ -161,7 +161,6 @@ int tf_counters_setup(const char *list, tf_shm_process *p, uint32_t *nbase)
     build_groups(n);
     p->nbase = n;
     *nbase = n;
-    return 0;
 }
 
 int tf_counters_open(tf_rec_thread *t)

@@ -285,11 +285,9 @@ static void on_fork_child(void)
     tf_thread_forget_all();
     tf_intern_reset();
     tf_shm_process *parent = tf_rec_g.proc;
-    if (tf_rec_g.opt.fork == TF_FORK_NONE) {
-        atomic_store(&tf_rec_g.state, TF_REC_OFF);
-        return;
-    }
     atomic_store(&tf_rec_g.state, TF_REC_OFF);
+    if (tf_rec_g.opt.fork == TF_FORK_NONE)
+        return;
     tf_process_start(true);
     munmap(parent, tf_rec_g.proc_size);
 }

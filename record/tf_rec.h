@@ -94,7 +94,7 @@ uint64_t tf_jittered_period(tf_rec_thread *t);
 
 /* tf_counters.c */
 #define TF_GROUP_READ_WORDS (3 + TF_SESSION_MAX_BASE + 1)
-int  tf_counters_setup(const char *list, tf_shm_process *p, uint32_t *nbase);
+void tf_counters_setup(const char *list, tf_shm_process *p, uint32_t *nbase);
 int  tf_counters_open(tf_rec_thread *t);
 /* The leader of counter group 0 (which the perf sampling event joins, so
  * that the kernel reads the group at each sample), or -1. */

@@ -96,8 +96,8 @@ tf_rec_thread *tf_thread_attach(void)
         return NULL;
     }
     stack_bounds(t);
-    if (tf_counters_open(t))
-        tf_counters_close(t);      /* reads then give TF_NOVALUE */
+    /* Counters that cannot be opened on this thread read as TF_NOVALUE. */
+    (void)tf_counters_open(t);
     p->threads[slot].tid = t->tid;
     atomic_store_explicit(&p->threads[slot].state, TF_THREAD_LIVE, memory_order_release);
     pthread_once(&exit_key_once, make_exit_key);

@@ -343,7 +343,6 @@ static int drain_events(tf_rec_session *s, wproc *p, wthread *t, tf_error *err)
     tf_shm_ring *r = &t->buf->events;
     uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    uint32_t nbase = p->shm->nbase;
     while (tail < head) {
         size_t ne = 0, no = 0;
         for (; tail < head && ne < BATCH && no < BATCH; tail++) {
@@ -367,7 +366,6 @@ static int drain_events(tf_rec_session *s, wproc *p, wthread *t, tf_error *err)
             ev->type = e->type;
             ev->value = e->kind == TF_EVENT_USER ? e->value : map_string(p, e->value);
             counter_row(p, e->ctr, nuser, s->counters + ne * p->ncols);
-            (void)nbase;
             ne++;
         }
         int rc = 0;
@@ -639,16 +637,15 @@ void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status)
     }
 }
 
-size_t tf_rec_session_summaries(const tf_rec_session *s, const tf_rec_summary **out)
+size_t tf_rec_session_summaries(tf_rec_session *s, const tf_rec_summary **out)
 {
-    tf_rec_session *m = (tf_rec_session *)s;
-    free(m->sums);
-    m->sums = calloc(s->nprocs ? s->nprocs : 1, sizeof *m->sums);
+    free(s->sums);
+    s->sums = calloc(s->nprocs ? s->nprocs : 1, sizeof *s->sums);
     size_t n = 0;
-    for (size_t i = 0; m->sums && i < s->nprocs; i++)
+    for (size_t i = 0; s->sums && i < s->nprocs; i++)
         if (s->procs[i]->open || s->procs[i]->sum.failed)
-            m->sums[n++] = s->procs[i]->sum;
-    *out = m->sums;
+            s->sums[n++] = s->procs[i]->sum;
+    *out = s->sums;
     return n;
 }
 

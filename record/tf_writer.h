@@ -36,7 +36,7 @@ int  tf_rec_session_create(tf_rec_session **s, const char *dir, const tf_options
 void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status);
 
 /* The traces written, valid until destroy. */
-size_t tf_rec_session_summaries(const tf_rec_session *s, const tf_rec_summary **out);
+size_t tf_rec_session_summaries(tf_rec_session *s, const tf_rec_summary **out);
 
 void tf_rec_session_destroy(tf_rec_session *s);
 

@@ -318,7 +318,8 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "summary"))
         rc = summary(tr);
     else if (!strcmp(argv[1], "threads") && argc == 5)
-        rc = threads_check(tr, atoi(argv[3]), atoi(argv[4]));
+        rc = threads_check(tr, (int)strtol(argv[3], NULL, 10),
+                           (int)strtol(argv[4], NULL, 10));
     else if (!strcmp(argv[1], "stack") && argc == 4)
         rc = stack_check(tr, argv[3]);
     tf_trace_close(tr);

@@ -2,7 +2,8 @@
 # 8 threads with nested regions and user counters under `tracefold record`:
 # exact instances and counter totals, samples with monotone counters and
 # call stacks that resolve to the workers' functions; the same program
-# built without -g; tracefold info reads the trace; exit() from a worker.
+# built without -g; threads started before init; tracefold info reads the
+# trace; exit() from a worker.
 . "$top_srcdir/tests/record/lib.sh"
 "$tf" record -q -o "$tmp/t.h5" --period 1ms -- "$apps/threads_app" 8 20 ||
     fail "record exit status $?"
@@ -13,6 +14,11 @@ grep -q iteration "$tmp/info.txt" || fail "tracefold info lists no region 'itera
 "$tf" record -q -o "$tmp/nodebug.h5" --period 1ms -- "$apps/threads_app_nodebug" 4 10 ||
     fail "record (no -g) exit status $?"
 "$check" threads "$tmp/nodebug.h5" 4 10 || fail "threads_app_nodebug trace"
+
+# Threads started before tracefold_init: attached at their first call.
+TRACEFOLD_AUTOSTART=no "$tf" record -q -o "$tmp/late.h5" --period 1ms -- \
+    "$apps/threads_app" 4 10 late-init || fail "late init: record exit status $?"
+"$check" threads "$tmp/late.h5" 4 10 || fail "late init: threads started before init"
 
 # exit(3) called by a worker while the main thread computes.
 "$tf" record -q -o "$tmp/exit.h5" -- "$apps/threads_app" 4 5 exit-in-thread

@@ -3,10 +3,12 @@
  * regions with user counters whose totals are known:
  *   iteration { phase_a { cells += (t+1)*100 } phase_b { bytes += 64 } }
  * Each worker first records event (1, t) so the checker knows t.
- * Usage: threads_app NTHREADS NITER [forever|exit-in-thread]
+ * Usage: threads_app NTHREADS NITER [forever|exit-in-thread|late-init]
  *   forever: loop until killed (SIGKILL test);
  *   exit-in-thread: worker 0 calls exit(3) after its iterations while the
- *   others keep going. */
+ *   others keep going;
+ *   late-init: the workers are started before tracefold_init (run with
+ *   TRACEFOLD_AUTOSTART=no) and wait for it. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,8 @@
 
 static int niter;
 static int cells_id, bytes_id;
-static int mode;                 /* 0 normal, 1 forever, 2 exit in thread */
+static int mode;                 /* 0 normal, 1 forever, 2 exit in thread, 3 late init */
+static pthread_barrier_t started;
 static volatile double sink;
 
 /* Stores its result: a side effect, so the compiler cannot treat it as a
@@ -40,6 +43,8 @@ __attribute__((noinline)) static void compute_kernel_b(int n)
 static void *worker(void *arg)
 {
     int t = (int)(long)arg;
+    if (mode == 3)
+        pthread_barrier_wait(&started);
     tracefold_event(1, (uint64_t)t);
     for (int i = 0; i < niter || mode == 1; i++) {
         tracefold_region_begin("iteration");
@@ -64,10 +69,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: threads_app NTHREADS NITER [forever|exit-in-thread]\n");
         return 2;
     }
-    int n = atoi(argv[1]);
-    niter = atoi(argv[2]);
+    int n = (int)strtol(argv[1], NULL, 10);
+    niter = (int)strtol(argv[2], NULL, 10);
     if (argc > 3)
-        mode = !strcmp(argv[3], "forever") ? 1 : !strcmp(argv[3], "exit-in-thread") ? 2 : 0;
+        mode = !strcmp(argv[3], "forever") ? 1 : !strcmp(argv[3], "exit-in-thread") ? 2
+               : !strcmp(argv[3], "late-init") ? 3 : 0;
+    pthread_t th[64];
+    if (n > 64)
+        n = 64;
+    if (mode == 3) {
+        pthread_barrier_init(&started, NULL, (unsigned)n + 1);
+        for (int t = 0; t < n; t++)
+            pthread_create(&th[t], NULL, worker, (void *)(long)t);
+    }
     tracefold_init();
     cells_id = tracefold_counter_define("cells");
     bytes_id = tracefold_counter_define("bytes");
@@ -75,11 +89,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "threads_app: counter_define failed\n");
         return 1;
     }
-    pthread_t th[64];
-    if (n > 64)
-        n = 64;
-    for (int t = 0; t < n; t++)
-        pthread_create(&th[t], NULL, worker, (void *)(long)t);
+    if (mode == 3)
+        pthread_barrier_wait(&started);
+    else
+        for (int t = 0; t < n; t++)
+            pthread_create(&th[t], NULL, worker, (void *)(long)t);
     if (mode == 2) {
         for (;;)
             compute_kernel_b(100000);
