@@ -18,9 +18,9 @@
 #include "trace_schema.h"
 
 /* Chunks of about this many bytes (uncompressed), the deflate level, and
- * the byte shuffle before it: docs/trace-format.md ("Storage") has the
- * measurements behind the choice.  Overridable at build time only to
- * repeat those measurements (bench/RESULTS.md). */
+ * the byte shuffle before it: docs/trace-format.md ("Storage and its
+ * trade-offs") has the measurements behind the choice.  Overridable at
+ * build time only to repeat those measurements with bench/trace_io. */
 #ifndef TF_TRACE_CHUNK_BYTES
 #define TF_TRACE_CHUNK_BYTES (64 * 1024)
 #endif
@@ -101,7 +101,7 @@ static int table_create(hid_t loc, const char *name, hid_t file_type,
               /* No fill pass over new chunks; HDF5 forbids it for strings. */
               (H5Tget_class(file_type) == H5T_STRING ||
                H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0) &&
-              /* Room for the chunk being filled and the next: fully written
+              /* Room for the chunk being filled and two more: fully written
                * chunks go first (w0 = 1), the partial one stays cached. */
               H5Pset_chunk_cache(dapl, 101, 3 * chunk * file_row, 1.0) >= 0;
     if (ok)
