@@ -36,6 +36,13 @@ int tf_an_phase_rates(tf_analysis *a, const tf_an_counter *counters, size_t ncou
 /* References, loads, stores and share of every object. */
 void tf_an_objects_count(tf_analysis *a);
 
+/* Where the references to the phase's most referenced object turn from
+ * one direction to the other inside [x0, x1), for splitting a routine's
+ * phase into a forward and a backward sweep that share their code lines.
+ * False when there is no clear turn. */
+bool tf_an_direction_turn(const tf_analysis *a, double x0, double x1, const tf_an_params *p,
+                          double *x_turn);
+
 /* Per phase × object access streams: fills a->streams. */
 int tf_an_streams(tf_analysis *a, const tf_an_params *p, tf_error *err);
 

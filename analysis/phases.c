@@ -15,7 +15,10 @@
  * observed lines (a sweep forward on one line, backward on another), kept
  * only where each line is clearly more frequent on its side (by at least
  * 0.25 of the samples), plus the fold's change points of the counter
- * rates that fall inside the phase (a rate change within one routine). */
+ * rates that fall inside the phase (a rate change within one routine);
+ * failing both, the point where the references to the phase's main object
+ * turn round (a sweep forward then backward on the same lines, see
+ * direction_turn.c). */
 #include "an_steps.h"
 
 #include <math.h>
@@ -313,6 +316,10 @@ int tf_an_phases(tf_analysis *a, const double *change_points, size_t nchange_poi
             if (!near)
                 splits[ns++] = x;
         }
+        /* no line or rate change: a sweep that turns round on the same lines */
+        if (!ns && top.routine != TF_AN_NONE &&
+            tf_an_direction_turn(a, top.x0, top.x1, p, &splits[0]))
+            ns = 1;
         if (!ns)
             continue;
         qsort(splits, ns, sizeof *splits, by_double);

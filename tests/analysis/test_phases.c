@@ -143,6 +143,44 @@ static void rates_and_change_points(void **state)
     tf_analysis_clear(&a);
 }
 
+/* symgs forward and backward on the same lines: only the references to A
+ * turning round tell the two sweeps apart. */
+static void same_lines_split_by_direction(void **state)
+{
+    tf_analysis a;
+    fx_build(&a, 300, 13, 40, 1, 1e7, 13);
+    for (size_t i = 0; i < a.nsamples; i++)
+        if (a.samples[i].line >= fx_phases[4].line && a.samples[i].line <= fx_phases[4].line + 2)
+            a.samples[i].line -= fx_phases[4].line - fx_phases[3].line;
+    assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
+    const tf_an_phase *fwd = NULL, *bwd = NULL;
+    for (size_t k = 0; k < a.nphases; k++) {
+        if (!strcmp(a.phases[k].label, "4.1"))
+            fwd = &a.phases[k];
+        if (!strcmp(a.phases[k].label, "4.2"))
+            bwd = &a.phases[k];
+        /* no other phase turns round */
+        assert_true(a.phases[k].parent == TF_AN_NONE || a.phases[k].parent == 3);
+    }
+    assert_non_null(fwd);
+    assert_non_null(bwd);
+    assert_true(fabs(fwd->x1 - fx_boundary(4)) <= 0.01);
+    assert_int_equal(fwd->line, fx_phases[3].line);
+    assert_int_equal(bwd->line, fx_phases[3].line);
+    int dir_fwd = 0, dir_bwd = 0;
+    for (size_t s = 0; s < a.nstreams; s++) {
+        if (strcmp(a.objects[a.streams[s].object].name, "main.c:41"))
+            continue;
+        if (&a.phases[a.streams[s].phase] == fwd)
+            dir_fwd = a.streams[s].direction;
+        if (&a.phases[a.streams[s].phase] == bwd)
+            dir_bwd = a.streams[s].direction;
+    }
+    assert_int_equal(dir_fwd, 1);
+    assert_int_equal(dir_bwd, -1);
+    tf_analysis_clear(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +188,7 @@ int main(void)
         cmocka_unit_test(phases_found_with_three_samples),
         cmocka_unit_test(progression_windows_follow_routines),
         cmocka_unit_test(rates_and_change_points),
+        cmocka_unit_test(same_lines_split_by_direction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
