@@ -85,6 +85,17 @@ static bool wrong_shape(hid_t file, const char *path)
     return ok;
 }
 
+/* One counter fewer declared than the events and samples carry. */
+static bool counters_mismatch(hid_t file, const char *path)
+{
+    hid_t dset = H5Dopen2(file, "/process/0/counters", H5P_DEFAULT);
+    hsize_t rows = FIXTURE_COUNTERS - 1;
+    bool ok = dset >= 0 && H5Dset_extent(dset, &rows) >= 0;
+    if (dset >= 0)
+        H5Dclose(dset);
+    return ok;
+}
+
 /* Garbage over the middle of the first compressed chunk of thread 0's
  * samples: the deflate stream no longer decodes. */
 static bool corrupt_samples(hid_t file, const char *path)
@@ -167,7 +178,7 @@ static const struct mode modes[] = {
     { "wrong-format", wrong_format }, { "wrong-version", wrong_version },
     { "missing-dataset", missing_dataset }, { "missing-attribute", missing_attribute },
     { "missing-group", missing_group }, { "wrong-type", wrong_type },
-    { "wrong-shape", wrong_shape }, { "corrupt-samples", corrupt_samples },
+    { "wrong-shape", wrong_shape }, { "counters-mismatch", counters_mismatch }, { "corrupt-samples", corrupt_samples },
     { "events-out-of-order", events_out_of_order },
     { "samples-out-of-order", samples_out_of_order }, { "bad-string-id", bad_string_id },
 };

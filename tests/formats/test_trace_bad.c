@@ -43,6 +43,8 @@ static const struct bad_case cases[] = {
       { "/process/0/thread/0/samples", "compound" } },
     { __LINE__, "wrong-shape", TF_ERR_FORMAT, true,
       { "/process/0/thread/1/events", "expected a 1-D table, found 2 dimensions" } },
+    { __LINE__, "counters-mismatch", TF_ERR_FORMAT, true,
+      { "/process/0/thread/0/events", "not an array of 2 ", "one per counter" } },
     { __LINE__, "events-out-of-order", TF_ERR_FORMAT, true,
       { "process 0, thread 1", "event 3 ", "time order" } },
     { __LINE__, "samples-out-of-order", TF_ERR_FORMAT, false,
