@@ -33,7 +33,7 @@ __attribute__((noinline)) static void sweep(double *a, long n)
 
 int main(int argc, char **argv)
 {
-    long iterations = argc > 1 ? atol(argv[1]) : 100;
+    long iterations = argc > 1 ? strtol(argv[1], NULL, 10) : 100;
     double *a = malloc(N * sizeof *a);
     if (!a)
         return 1;
