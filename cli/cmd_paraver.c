@@ -20,6 +20,7 @@
 #include "open_trace.h"
 #include "symbolize.h"
 #include "prv_check.h"
+#include "prv_fields.h"
 #include "prv_export.h"
 #include "prv_import.h"
 #include "prv_index.h"
@@ -144,8 +145,8 @@ typedef struct synth {
     tf_prv_index   *site_index;
     uint64_t       *site_values;   /* [2 × sites]: routine, line */
     size_t          capsites;
-    tf_prv_pair    *pairs;
-    size_t          cappairs;
+    tf_prv_pairs    ps;           /* the pairs of the record being built */
+    uint64_t       *obj_first;    /* per process of the folded trace: its first object's value */
 } synth;
 
 static int intern_label(char ***labels, size_t *n, size_t *cap, const char *s, uint64_t *value,
@@ -208,20 +209,6 @@ static int site_of(synth *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t
     sy->site_values[2 * (size_t)k] = *fn;
     sy->site_values[2 * (size_t)k + 1] = *line;
     return rc;
-}
-
-static int push(synth *sy, size_t *n, uint32_t type, uint64_t value, tf_error *err)
-{
-    if (*n == sy->cappairs) {
-        size_t c = sy->cappairs ? 2 * sy->cappairs : 64;
-        tf_prv_pair *np = realloc(sy->pairs, c * sizeof *np);
-        if (!np)
-            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-        sy->pairs = np;
-        sy->cappairs = c;
-    }
-    sy->pairs[(*n)++] = (tf_prv_pair){type, value};
-    return 0;
 }
 
 static uint64_t fixed(double v, double scale)
@@ -295,6 +282,18 @@ static int build_phases(synth *sy, synth_thread *st, uint32_t thread, tf_error *
     return 0;
 }
 
+/* The value of the data object holding addr in process proc, 0 for none. */
+static uint64_t object_of(const synth *sy, uint32_t proc, uint64_t addr)
+{
+    if (!sy->tr || proc >= tf_trace_nprocesses(sy->tr))
+        return 0;
+    const tf_process *pr = tf_trace_process(sy->tr, proc);
+    for (size_t k = 0; k < pr->nobjects; k++)
+        if (addr - pr->objects[k].start < pr->objects[k].size)
+            return sy->obj_first[proc] + k;
+    return 0;
+}
+
 static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
 {
     synth_thread *st = &sy->th[r->thread];
@@ -302,8 +301,8 @@ static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
     const tf_fold_region *reg = st->region;
     tf_prv_object obj = {r->thread + 1, 1, 1, r->thread + 1};
     tf_prv_record rec = {.kind = TF_PRV_EVENT, .obj = obj, .time = r->time};
-    size_t n = 0;
     int rc = 0;
+    sy->ps.n = 0;
     switch (r->kind) {
     case SYN_STATE:
         rec.kind = TF_PRV_STATE;
@@ -313,17 +312,17 @@ static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
     case SYN_PHASE: {
         uint32_t ph = r->index;
         if (ph < st->nphases) {
-            rc = push(sy, &n, TF_PRV_FOLD_PHASE, (uint64_t)r->thread * 1000 + ph + 1, err);
+            rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE, (uint64_t)r->thread * 1000 + ph + 1, err);
             if (rc == 0)
-                rc = push(sy, &n, TF_PRV_FOLD_PHASE_ROUTINE, st->phase_fn[ph], err);
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE_ROUTINE, st->phase_fn[ph], err);
             if (rc == 0)
-                rc = push(sy, &n, TF_PRV_FOLD_PHASE_LINE, st->phase_line[ph], err);
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE_LINE, st->phase_line[ph], err);
         } else {
-            rc = push(sy, &n, TF_PRV_FOLD_PHASE, 0, err);
+            rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE, 0, err);
             if (rc == 0)
-                rc = push(sy, &n, TF_PRV_FOLD_PHASE_ROUTINE, 0, err);
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE_ROUTINE, 0, err);
             if (rc == 0)
-                rc = push(sy, &n, TF_PRV_FOLD_PHASE_LINE, 0, err);
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE_LINE, 0, err);
         }
         break;
     }
@@ -339,14 +338,14 @@ static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
             uint64_t inc = target > st->carry_total[c] ? target - st->carry_total[c] : 0;
             st->carry_total[c] += inc;
             if (j > 0)
-                rc = push(sy, &n, st->ctype[c], inc, err);
+                rc = tf_prv_pairs_add(&sy->ps, st->ctype[c], inc, err);
             if (rc == 0)
-                rc = push(sy, &n, TF_PRV_FOLD_RATE + c, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_RATE + c, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
             if (rc == 0 && g->ratio)
-                rc = push(sy, &n, TF_PRV_FOLD_PER_INS + c, fixed(g->ratio[(size_t)c * g->grid + j], 1e6), err);
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PER_INS + c, fixed(g->ratio[(size_t)c * g->grid + j], 1e6), err);
             /* The instructions rate again under one fixed type, for the MIPS view. */
             if (rc == 0 && (int32_t)c == g->instructions)
-                rc = push(sy, &n, TF_PRV_FOLD_MIPS, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_MIPS, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
         }
         break;
     }
@@ -356,38 +355,24 @@ static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
         uint32_t proc = reg->instances[p->instance[i]].proc;
         uint64_t fn, line;
         if ((rc = site_of(sy, proc, p->ip[i], &fn, &line, err)) < 0 ||
-            (rc = push(sy, &n, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
-            (rc = push(sy, &n, TF_PRV_SAMPLED_LINE, line, err)) < 0 ||
-            (rc = push(sy, &n, TF_PRV_FOLD_INSTANCE, (uint64_t)p->instance[i] + 1, err)) < 0)
+            (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
+            (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLED_LINE, line, err)) < 0 ||
+            (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_INSTANCE, (uint64_t)p->instance[i] + 1, err)) < 0)
             return rc;
-        if (p->ip[i] && (rc = push(sy, &n, TF_PRV_SAMPLE_IP, p->ip[i], err)) < 0)
+        if (p->ip[i] && (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLE_IP, p->ip[i], err)) < 0)
             return rc;
         if (p->kind[i] != TF_SAMPLE_TIMER) {
-            uint32_t type = p->kind[i] == TF_SAMPLE_LOAD ? TF_PRV_MEM_LOAD_ADDR
-                          : p->kind[i] == TF_SAMPLE_STORE ? TF_PRV_MEM_STORE_ADDR : TF_PRV_MEM_RMW_ADDR;
-            if ((rc = push(sy, &n, type, p->addr[i], err)) < 0)
-                return rc;
-            if (p->level[i] <= TF_LEVEL_REMOTE_DRAM_2 && (rc = push(sy, &n, TF_PRV_MEM_LEVEL, p->level[i], err)) < 0)
-                return rc;
-            if (p->weight[i] && (rc = push(sy, &n, TF_PRV_MEM_COST, p->weight[i], err)) < 0)
-                return rc;
-            uint64_t ov = 0;
-            if (sy->tr && proc < tf_trace_nprocesses(sy->tr)) {
-                const tf_process *pr = tf_trace_process(sy->tr, proc);
-                for (size_t k = 0; k < pr->nobjects && !ov; k++)
-                    if (p->addr[i] - pr->objects[k].start < pr->objects[k].size)
-                        ov = k + 1;
-            }
-            if ((rc = push(sy, &n, TF_PRV_MEM_OBJECT, ov, err)) < 0)
-                return rc;
+            tf_sample m = {.addr = p->addr[i], .weight = p->weight[i], .kind = p->kind[i],
+                           .level = p->level[i]};
+            rc = tf_prv_pairs_memory(&sy->ps, &m, object_of(sy, proc, p->addr[i]), err);
         }
         break;
     }
     }
-    if (rc < 0 || n == 0)
+    if (rc < 0 || sy->ps.n == 0)
         return rc;
-    rec.npairs = n;
-    rec.pairs = sy->pairs;
+    rec.npairs = sy->ps.n;
+    rec.pairs = sy->ps.p;
     return tf_prv_write(sy->w, &rec, err);
 }
 
@@ -409,41 +394,20 @@ static uint64_t at(const synth_thread *st, double x)
     return t <= 0 ? 0 : (uint64_t)llround(t);
 }
 
+/* The synthetic trace's own types beside those of the samples. */
+static const struct { uint32_t type; const char *label; } synth_types[] = {
+    {TF_PRV_FOLD_INSTANCE, "Folded instance of the sample (row + 1)"},
+    {TF_PRV_FOLD_PHASE, "Folded phase"},
+    {TF_PRV_FOLD_MIPS, "Folded MIPS x 1000"},
+};
+
 static int synth_labels(synth *sy, tf_error *err)
 {
-    static const struct { uint32_t type; const char *label; } types[] = {
-        {TF_PRV_SAMPLED_CALLER, "Sampled functions"},
-        {TF_PRV_SAMPLED_LINE, "Sampled lines"},
-        {TF_PRV_SAMPLE_IP, "Sampled instruction address"},
-        {TF_PRV_FOLD_INSTANCE, "Folded instance of the sample (row + 1)"},
-        {TF_PRV_MEM_LOAD_ADDR, "Sampled load address"},
-        {TF_PRV_MEM_STORE_ADDR, "Sampled store address"},
-        {TF_PRV_MEM_RMW_ADDR, "Sampled read-modify-write address"},
-        {TF_PRV_MEM_LEVEL, "Memory level of the sampled reference"},
-        {TF_PRV_MEM_COST, "Sampled reference cost (cycles)"},
-        {TF_PRV_MEM_OBJECT, "Memory object referenced"},
-        {TF_PRV_FOLD_PHASE, "Folded phase"},
-        {TF_PRV_FOLD_PHASE_ROUTINE, "Routine of the folded phase"},
-        {TF_PRV_FOLD_PHASE_LINE, "Line of the folded phase"},
-        {TF_PRV_FOLD_MIPS, "Folded MIPS x 1000"},
-    };
-    static const char *const levels[] = {
-        "Uncached or I/O", "L1", "Line-fill buffer", "L2", "L3", "Remote cache (1 hop)",
-        "Remote cache (2 hops)", "Local DRAM", "Remote DRAM (1 hop)", "Remote DRAM (2 hops)",
-    };
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < sizeof types / sizeof types[0]; i++)
-        rc = tf_pcf_add_type(sy->pcf, types[i].type, 9, types[i].label, err);
-    for (uint64_t l = 0; rc == 0 && l < sizeof levels / sizeof levels[0]; l++)
-        rc = tf_pcf_add_value(sy->pcf, TF_PRV_MEM_LEVEL, l, levels[l], err);
+    int rc = tf_prv_label_samples(sy->pcf, err);
+    for (size_t i = 0; rc == 0 && i < sizeof synth_types / sizeof synth_types[0]; i++)
+        rc = tf_pcf_add_type(sy->pcf, synth_types[i].type, 9, synth_types[i].label, err);
     if (rc == 0)
         rc = tf_pcf_add_value(sy->pcf, TF_PRV_FOLD_PHASE, 0, "End", err);
-    if (rc == 0)
-        rc = tf_pcf_add_value(sy->pcf, TF_PRV_MEM_OBJECT, 0, "No known object", err);
-    if (rc == 0)
-        rc = tf_pcf_add_state(sy->pcf, 0, "Idle", err);
-    if (rc == 0)
-        rc = tf_pcf_add_state(sy->pcf, 1, "Running", err);
     return rc;
 }
 
@@ -455,58 +419,34 @@ static int thread_counters(synth *sy, synth_thread *st, tf_error *err)
     st->carry_total = calloc(reg->ncounters ? reg->ncounters : 1, sizeof *st->carry_total);
     if (!st->ctype || !st->carry_total)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    int rc = 0;
+    int rc = tf_prv_counter_types(sy->pcf, (const char *const *)reg->counter_names,
+                                  (const char *const *)reg->counter_units, reg->ncounters,
+                                  st->ctype, err);
     for (uint32_t c = 0; rc == 0 && c < reg->ncounters; c++) {
-        const char *name = reg->counter_names[c];
-        uint32_t type = tf_prv_counter_type(name, c);
-        for (uint32_t k = 0; k < c; k++)
-            if (st->ctype[k] == type)
-                type = TF_PRV_OTHER_COUNTER + c;
-        st->ctype[c] = type;
         char label[300];
-        snprintf(label, sizeof label, "(%s) %s", name, name);
-        if ((rc = tf_pcf_add_type(sy->pcf, type, 7, label, err)) < 0)
-            break;
-        snprintf(label, sizeof label, "Folded rate of %s (events per ms; MIPS x 1000 for instructions)", name);
+        snprintf(label, sizeof label, "Folded rate of %s (events per ms; MIPS x 1000 for instructions)",
+                 reg->counter_names[c]);
         if ((rc = tf_pcf_add_type(sy->pcf, TF_PRV_FOLD_RATE + c, 7, label, err)) < 0)
             break;
-        snprintf(label, sizeof label, "Folded %s per instruction (x 10^6)", name);
+        snprintf(label, sizeof label, "Folded %s per instruction (x 10^6)", reg->counter_names[c]);
         if (st->group->ratio)
             rc = tf_pcf_add_type(sy->pcf, TF_PRV_FOLD_PER_INS + c, 7, label, err);
     }
     return rc;
 }
 
+/* Routines and lines of the samples and of the phases share their values. */
 static int synth_values(synth *sy, tf_error *err)
 {
-    static const char *const fixed_values[] = {"End", "Unresolved"};
-    static const uint32_t value_types[][2] = {
-        {TF_PRV_SAMPLED_CALLER, TF_PRV_FOLD_PHASE_ROUTINE}, {TF_PRV_SAMPLED_LINE, TF_PRV_FOLD_PHASE_LINE},
-    };
-    int rc = 0;
-    for (size_t k = 0; k < 2; k++)
-        for (size_t t = 0; t < 2; t++)
-            for (uint64_t v = 0; rc == 0 && v < 2; v++)
-                rc = tf_pcf_add_value(sy->pcf, value_types[k][t], v, fixed_values[v], err);
-    for (size_t i = 0; rc == 0 && i < sy->nfn; i++)
-        for (size_t t = 0; rc == 0 && t < 2; t++)
-            rc = tf_pcf_add_value(sy->pcf, value_types[0][t], i + 2, sy->fn_labels[i], err);
-    for (size_t i = 0; rc == 0 && i < sy->nline; i++)
-        for (size_t t = 0; rc == 0 && t < 2; t++)
-            rc = tf_pcf_add_value(sy->pcf, value_types[1][t], i + 2, sy->line_labels[i], err);
-    for (uint32_t p = 0; rc == 0 && sy->tr && p < tf_trace_nprocesses(sy->tr); p++) {
-        const tf_process *pr = tf_trace_process(sy->tr, p);
-        for (size_t k = 0; rc == 0 && k < pr->nobjects; k++) {
-            const char *name = tf_trace_string(sy->tr, pr->objects[k].name);
-            char label[600];
-            if (*name)
-                snprintf(label, sizeof label, "%s", name);
-            else
-                snprintf(label, sizeof label, "object %" PRIu32 " (%" PRIu64 " bytes)",
-                         pr->objects[k].id, pr->objects[k].size);
-            rc = tf_pcf_add_value(sy->pcf, TF_PRV_MEM_OBJECT, k + 1, label, err);
-        }
-    }
+    const char *const *fn = (const char *const *)sy->fn_labels;
+    const char *const *line = (const char *const *)sy->line_labels;
+    int rc = tf_prv_label_sites(sy->pcf, TF_PRV_SAMPLED_CALLER, "Sampled functions",
+                                TF_PRV_SAMPLED_LINE, "Sampled lines", fn, sy->nfn, line,
+                                sy->nline, err);
+    if (rc == 0)
+        rc = tf_prv_label_sites(sy->pcf, TF_PRV_FOLD_PHASE_ROUTINE, "Routine of the folded phase",
+                                TF_PRV_FOLD_PHASE_LINE, "Line of the folded phase", fn, sy->nfn,
+                                line, sy->nline, err);
     return rc;
 }
 
@@ -531,6 +471,8 @@ static int synth_write(synth *sy, const char *out, tf_error *err)
     sy->pcf = tf_prv_writer_pcf(sy->w);
     tf_row *row = tf_prv_writer_row(sy->w);
     rc = synth_labels(sy, err);
+    if (rc == 0 && sy->tr)
+        rc = tf_prv_label_objects(sy->pcf, sy->tr, sy->obj_first, err);
     size_t nrec = 0, k = 0;
     for (uint32_t r = 0; rc == 0 && r < res->nregions; r++)
         for (uint32_t g = 0; rc == 0 && g < res->regions[r].ngroups; g++, k++) {
@@ -602,7 +544,8 @@ static void synth_free(synth *sy)
     free(sy->site_index);
     free(sy->site_values);
     free(sy->th);
-    free(sy->pairs);
+    free(sy->obj_first);
+    tf_prv_pairs_free(&sy->ps);
     symbols_free(&sy->sym);
 }
 
@@ -621,7 +564,8 @@ int tf_cli_paraver_synthetic(const char *fold_h5, const char *out, tf_error *err
     }
     rc = symbols_init(&sy.sym, sy.tr, err);
     if (rc == 0 && sy.tr &&
-        !(sy.site_index = calloc(tf_trace_nprocesses(sy.tr) + 1, sizeof *sy.site_index)))
+        (!(sy.site_index = calloc(tf_trace_nprocesses(sy.tr) + 1, sizeof *sy.site_index)) ||
+         !(sy.obj_first = calloc(tf_trace_nprocesses(sy.tr) + 1, sizeof *sy.obj_first))))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     if (rc == 0)
         rc = synth_write(&sy, out, err);

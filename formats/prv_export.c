@@ -6,14 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prv_fields.h"
 #include "prv_types.h"
 #include "prv_writer.h"
 #include "strtab.h"
 
 #define SAMPLE_BATCH 1024u
 #define FRAME_WINDOW 65536u
-/* Caller and line values: 0 ends, 1 is unresolved, names from 2 on. */
-#define FIRST_NAME_VALUE 2u
 
 /* One thread's records in time order: its events (in memory), its samples
  * (streamed), and for a process's first thread the object allocations and
@@ -55,10 +54,10 @@ typedef struct exporter {
     uint32_t           **ctype;     /* per process: Paraver type of each counter */
     tf_symbol          **symbols;   /* per process, sorted by start */
     uint32_t           **obj_order; /* per process: objects sorted by start */
+    uint64_t            *obj_first; /* per process: value of its first object */
     tf_strtab            functions, lines;
     uint32_t             maxdepth;
-    tf_prv_pair         *pairs;
-    size_t               cappairs;
+    tf_prv_pairs         ps;          /* the pairs of the record being built */
     tf_prv_export_stats *stats;
 } exporter;
 
@@ -109,7 +108,7 @@ static int site_values(exporter *ex, uint32_t proc, uint64_t ip, bool ret, uint6
         if (!tf_strtab_find(&ex->functions, src.function, &id) &&
             !tf_strtab_add(&ex->functions, src.function, &id))
             return nomem(err);
-        *fn = id + FIRST_NAME_VALUE;
+        *fn = id + TF_PRV_FIRST_SITE;
     }
     if (src.line) {
         char label[600];
@@ -118,7 +117,7 @@ static int site_values(exporter *ex, uint32_t proc, uint64_t ip, bool ret, uint6
                  base ? base + 1 : src.file ? src.file : "");
         if (!tf_strtab_find(&ex->lines, label, &id) && !tf_strtab_add(&ex->lines, label, &id))
             return nomem(err);
-        *line = id + FIRST_NAME_VALUE;
+        *line = id + TF_PRV_FIRST_SITE;
     }
     return 0;
 }
@@ -134,7 +133,7 @@ static int cmp_obj_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The object holding addr at time t: value id + 1, 0 when none. */
+/* The object holding addr at time t: its value, 0 when none. */
 static uint64_t object_value(exporter *ex, uint32_t proc, uint64_t addr, uint64_t t)
 {
     const tf_process *p = proc_of(ex, proc);
@@ -152,7 +151,7 @@ static uint64_t object_value(exporter *ex, uint32_t proc, uint64_t addr, uint64_
     for (size_t i = lo; i-- > 0;) {
         const tf_object *o = &p->objects[ord[i]];
         if (addr - o->start < o->size && t >= o->alloc_time && t < o->free_time)
-            return (uint64_t)ord[i] + 1;
+            return ex->obj_first[proc] + ord[i];
         if (lo - i > 64)
             break;
     }
@@ -184,20 +183,6 @@ static int setup_objects(exporter *ex, uint32_t proc, tstream *first, tf_error *
     obj_cmp_base = p->objects;
     qsort(ex->obj_order[proc], p->nobjects, sizeof(uint32_t), cmp_obj_start);
     qsort(first->objs, first->nobjs, sizeof *first->objs, cmp_obj_event);
-    for (uint32_t i = 0; i < p->nobjects; i++) {
-        const tf_object *o = &p->objects[i];
-        char label[700];
-        const char *name = tf_trace_string(ex->tr, o->name);
-        const char *site = tf_trace_string(ex->tr, o->callsite);
-        if (*name)
-            snprintf(label, sizeof label, "%s", name);
-        else
-            snprintf(label, sizeof label, "object %" PRIu32 " (%" PRIu64 " bytes%s%s)", o->id,
-                     o->size, *site ? " at " : "", site);
-        int rc = tf_pcf_add_value(ex->pcf, TF_PRV_MEM_OBJECT, (uint64_t)i + 1, label, err);
-        if (rc < 0)
-            return rc;
-    }
     return 0;
 }
 
@@ -251,28 +236,14 @@ static void heap_down(exporter *ex, uint32_t i)
     }
 }
 
-static int push_pair(exporter *ex, size_t *n, uint32_t type, uint64_t value, tf_error *err)
-{
-    if (*n == ex->cappairs) {
-        size_t cap = ex->cappairs ? 2 * ex->cappairs : 64;
-        tf_prv_pair *np = realloc(ex->pairs, cap * sizeof *np);
-        if (!np)
-            return nomem(err);
-        ex->pairs = np;
-        ex->cappairs = cap;
-    }
-    ex->pairs[(*n)++] = (tf_prv_pair){type, value};
-    return 0;
-}
-
 /* Counters as Extrae writes them: the delta since the thread's previous read. */
-static int push_counters(exporter *ex, tstream *s, const uint64_t *row, size_t *n, tf_error *err)
+static int push_counters(exporter *ex, tstream *s, const uint64_t *row, tf_error *err)
 {
     const tf_process *p = proc_of(ex, s->proc);
     for (uint32_t c = 0; row && c < p->ncounters; c++) {
         if (row[c] == TF_NOVALUE)
             continue;
-        int rc = push_pair(ex, n, ex->ctype[s->proc][c], row[c] - s->last[c], err);
+        int rc = tf_prv_pairs_add(&ex->ps, ex->ctype[s->proc][c], row[c] - s->last[c], err);
         if (rc < 0)
             return rc;
         s->last[c] = row[c];
@@ -280,10 +251,12 @@ static int push_counters(exporter *ex, tstream *s, const uint64_t *row, size_t *
     return 0;
 }
 
-static int emit(exporter *ex, tstream *s, uint64_t time, size_t n, tf_error *err)
+/* Writes the pairs built since the last record, and starts afresh. */
+static int emit(exporter *ex, tstream *s, uint64_t time, tf_error *err)
 {
     tf_prv_record rec = {.kind = TF_PRV_EVENT, .obj = {s->cpu, 1, s->appl_task, s->thread + 1},
-                         .time = time, .npairs = n, .pairs = ex->pairs};
+                         .time = time, .npairs = ex->ps.n, .pairs = ex->ps.p};
+    ex->ps.n = 0;
     ex->stats->records++;
     return tf_prv_write(ex->w, &rec, err);
 }
@@ -294,13 +267,12 @@ static int emit_event(exporter *ex, tstream *s, tf_error *err)
     const tf_thread *th = &p->threads[s->thread];
     size_t i = s->next_event++;
     const tf_event *e = &th->events[i];
-    size_t n = 0;
     int rc;
     if (e->kind == TF_EVENT_USER) {
         char label[48];
         snprintf(label, sizeof label, "User event %" PRIu32, e->type);
         if ((rc = tf_pcf_add_type(ex->pcf, e->type, 5, label, err)) < 0 ||
-            (rc = push_pair(ex, &n, e->type, e->value, err)) < 0)
+            (rc = tf_prv_pairs_add(&ex->ps, e->type, e->value, err)) < 0)
             return rc;
     } else {
         /* Region ids: the string id + 1 (0 is the end), labelled with the name. */
@@ -308,14 +280,14 @@ static int emit_event(exporter *ex, tstream *s, tf_error *err)
         if (v && (rc = tf_pcf_add_value(ex->pcf, TF_PRV_USER_FUNCTION, v,
                                         tf_trace_string(ex->tr, (uint32_t)e->value), err)) < 0)
             return rc;
-        if ((rc = push_pair(ex, &n, TF_PRV_USER_FUNCTION, v, err)) < 0)
+        if ((rc = tf_prv_pairs_add(&ex->ps, TF_PRV_USER_FUNCTION, v, err)) < 0)
             return rc;
     }
     const uint64_t *row = th->event_counters && p->ncounters ? th->event_counters + i * p->ncounters : NULL;
-    if ((rc = push_counters(ex, s, row, &n, err)) < 0)
+    if ((rc = push_counters(ex, s, row, err)) < 0)
         return rc;
     ex->stats->events++;
-    return emit(ex, s, e->time, n, err);
+    return emit(ex, s, e->time, err);
 }
 
 static int frame_at(exporter *ex, tstream *s, uint64_t index, uint64_t *ip, tf_error *err)
@@ -342,7 +314,6 @@ static int emit_sample(exporter *ex, tstream *s, tf_error *err)
     const tf_process *p = proc_of(ex, s->proc);
     size_t i = s->next_sample++;
     const tf_sample *sm = &s->samples[i];
-    size_t n = 0;
     int rc = 0;
     /* The sampled ip is depth 0; the stack's callers follow.  A stack whose
      * first frame is the sampled ip itself is not repeated. */
@@ -350,8 +321,8 @@ static int emit_sample(exporter *ex, tstream *s, tf_error *err)
     if (sm->ip) {
         uint64_t fn, line;
         if ((rc = site_values(ex, s->proc, sm->ip, false, &fn, &line, err)) < 0 ||
-            (rc = push_pair(ex, &n, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
-            (rc = push_pair(ex, &n, TF_PRV_SAMPLED_LINE, line, err)) < 0)
+            (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
+            (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLED_LINE, line, err)) < 0)
             return rc;
         depth = 1;
     }
@@ -362,41 +333,26 @@ static int emit_sample(exporter *ex, tstream *s, tf_error *err)
         if (k == 0 && ip == sm->ip)
             continue;
         if ((rc = site_values(ex, s->proc, ip, true, &fn, &line, err)) < 0 ||
-            (rc = push_pair(ex, &n, TF_PRV_SAMPLED_CALLER + depth, fn, err)) < 0 ||
-            (rc = push_pair(ex, &n, TF_PRV_SAMPLED_LINE + depth, line, err)) < 0)
+            (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLED_CALLER + depth, fn, err)) < 0 ||
+            (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLED_LINE + depth, line, err)) < 0)
             return rc;
         depth++;
     }
     if (depth > ex->maxdepth)
         ex->maxdepth = depth;
-    if (sm->ip && (rc = push_pair(ex, &n, TF_PRV_SAMPLE_IP, sm->ip, err)) < 0)
+    if (sm->ip && (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLE_IP, sm->ip, err)) < 0)
         return rc;
-    if (sm->kind != TF_SAMPLE_TIMER) {
-        uint32_t type = sm->kind == TF_SAMPLE_LOAD ? TF_PRV_MEM_LOAD_ADDR
-                      : sm->kind == TF_SAMPLE_STORE ? TF_PRV_MEM_STORE_ADDR : TF_PRV_MEM_RMW_ADDR;
-        if ((rc = push_pair(ex, &n, type, sm->addr, err)) < 0)
-            return rc;
-        if (sm->level != TF_LEVEL_UNKNOWN && (rc = push_pair(ex, &n, TF_PRV_MEM_LEVEL, sm->level, err)) < 0)
-            return rc;
-        if (sm->kind != TF_SAMPLE_LOAD &&
-            (rc = push_pair(ex, &n, TF_PRV_MEM_HIT, (sm->flags & TF_SAMPLE_HIT) ? 1 : 0, err)) < 0)
-            return rc;
-        if ((sm->flags & TF_SAMPLE_TLB_MISS) && (rc = push_pair(ex, &n, TF_PRV_MEM_TLB_HIT, 0, err)) < 0)
-            return rc;
-        if (sm->weight && (rc = push_pair(ex, &n, TF_PRV_MEM_COST, sm->weight, err)) < 0)
-            return rc;
-        uint64_t ov = object_value(ex, s->proc, sm->addr, sm->time);
-        if ((rc = push_pair(ex, &n, TF_PRV_MEM_OBJECT, ov, err)) < 0)
-            return rc;
-    }
-    if (sm->flags && (rc = push_pair(ex, &n, TF_PRV_SAMPLE_FLAGS, sm->flags, err)) < 0)
+    if (sm->kind != TF_SAMPLE_TIMER &&
+        (rc = tf_prv_pairs_memory(&ex->ps, sm, object_value(ex, s->proc, sm->addr, sm->time), err)) < 0)
         return rc;
-    if ((rc = push_counters(ex, s, p->ncounters ? s->rows + i * p->ncounters : NULL, &n, err)) < 0)
+    if (sm->flags && (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLE_FLAGS, sm->flags, err)) < 0)
         return rc;
-    if (n == 0)
+    if ((rc = push_counters(ex, s, p->ncounters ? s->rows + i * p->ncounters : NULL, err)) < 0)
+        return rc;
+    if (ex->ps.n == 0)
         return 0;   /* nothing known about this sample */
     ex->stats->samples++;
-    return emit(ex, s, sm->time, n, err);
+    return emit(ex, s, sm->time, err);
 }
 
 /* Extrae's bracketing of an allocation call: the call and its size or
@@ -405,20 +361,18 @@ static int emit_object(exporter *ex, tstream *s, tf_error *err)
 {
     const obj_event *oe = &s->objs[s->next_obj++];
     const tf_object *o = &proc_of(ex, s->proc)->objects[oe->object];
-    size_t n = 0;
     int rc;
-    if ((rc = push_pair(ex, &n, TF_PRV_DYNMEM_CALL, oe->is_free ? 2 : 1, err)) < 0 ||
-        (rc = oe->is_free ? push_pair(ex, &n, TF_PRV_DYNMEM_IN_PTR, o->start, err)
-                          : push_pair(ex, &n, TF_PRV_DYNMEM_SIZE, o->size, err)) < 0 ||
-        (rc = emit(ex, s, oe->time, n, err)) < 0)
+    if ((rc = tf_prv_pairs_add(&ex->ps, TF_PRV_DYNMEM_CALL, oe->is_free ? 2 : 1, err)) < 0 ||
+        (rc = oe->is_free ? tf_prv_pairs_add(&ex->ps, TF_PRV_DYNMEM_IN_PTR, o->start, err)
+                          : tf_prv_pairs_add(&ex->ps, TF_PRV_DYNMEM_SIZE, o->size, err)) < 0 ||
+        (rc = emit(ex, s, oe->time, err)) < 0)
         return rc;
-    n = 0;
-    if ((rc = push_pair(ex, &n, TF_PRV_DYNMEM_CALL, 0, err)) < 0 ||
-        (!oe->is_free && (rc = push_pair(ex, &n, TF_PRV_DYNMEM_OUT_PTR, o->start, err)) < 0))
+    if ((rc = tf_prv_pairs_add(&ex->ps, TF_PRV_DYNMEM_CALL, 0, err)) < 0 ||
+        (!oe->is_free && (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_DYNMEM_OUT_PTR, o->start, err)) < 0))
         return rc;
     if (!oe->is_free)
         ex->stats->objects++;
-    return emit(ex, s, oe->time, n, err);
+    return emit(ex, s, oe->time, err);
 }
 
 /* The thread is running from its first record to its last event. */
@@ -532,17 +486,9 @@ static int build_header(exporter *ex, tf_prv_header *h, tf_error *err)
     return rc;
 }
 
-static const struct { uint32_t type; const char *label; } fixed_types[] = {
+/* The raw trace's own types beside those of the samples. */
+static const struct { uint32_t type; const char *label; } raw_types[] = {
     {TF_PRV_USER_FUNCTION, "User function"},
-    {TF_PRV_SAMPLE_IP, "Sampled instruction address"},
-    {TF_PRV_MEM_LOAD_ADDR, "Sampled load address"},
-    {TF_PRV_MEM_STORE_ADDR, "Sampled store address"},
-    {TF_PRV_MEM_RMW_ADDR, "Sampled read-modify-write address"},
-    {TF_PRV_MEM_LEVEL, "Memory level of the sampled reference"},
-    {TF_PRV_MEM_HIT, "Sampled store hit"},
-    {TF_PRV_MEM_TLB_HIT, "Sampled reference TLB hit"},
-    {TF_PRV_MEM_COST, "Sampled reference cost (cycles)"},
-    {TF_PRV_MEM_OBJECT, "Memory object referenced"},
     {TF_PRV_SAMPLE_FLAGS, "Sample flags (1 software address, 2 TLB miss, 4 hit, 8 vector)"},
     {TF_PRV_DYNMEM_CALL, "Dynamic memory call"},
     {TF_PRV_DYNMEM_SIZE, "Dynamic memory size"},
@@ -550,60 +496,39 @@ static const struct { uint32_t type; const char *label; } fixed_types[] = {
     {TF_PRV_DYNMEM_OUT_PTR, "Dynamic memory output pointer"},
 };
 
-static const char *const level_labels[] = {
-    "Uncached or I/O", "L1", "Line-fill buffer", "L2", "L3", "Remote cache (1 hop)",
-    "Remote cache (2 hops)", "Local DRAM", "Remote DRAM (1 hop)", "Remote DRAM (2 hops)",
+static const struct { uint32_t type; uint64_t value; const char *label; } raw_values[] = {
+    {TF_PRV_USER_FUNCTION, 0, "End"}, {TF_PRV_DYNMEM_CALL, 0, "End"},
+    {TF_PRV_DYNMEM_CALL, 1, "Allocation"}, {TF_PRV_DYNMEM_CALL, 2, "free"},
 };
 
 static int fixed_labels(exporter *ex, tf_error *err)
 {
-    tf_pcf *pcf = ex->pcf;
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < sizeof fixed_types / sizeof fixed_types[0]; i++)
-        rc = tf_pcf_add_type(pcf, fixed_types[i].type,
-                             fixed_types[i].type == TF_PRV_USER_FUNCTION ? 0 : 9,
-                             fixed_types[i].label, err);
-    for (uint64_t l = 0; rc == 0 && l < sizeof level_labels / sizeof level_labels[0]; l++)
-        rc = tf_pcf_add_value(pcf, TF_PRV_MEM_LEVEL, l, level_labels[l], err);
-    static const struct { uint32_t type; uint64_t value; const char *label; } values[] = {
-        {TF_PRV_USER_FUNCTION, 0, "End"}, {TF_PRV_MEM_HIT, 0, "Miss"}, {TF_PRV_MEM_HIT, 1, "Hit"},
-        {TF_PRV_MEM_TLB_HIT, 0, "Miss"}, {TF_PRV_MEM_TLB_HIT, 1, "Hit"},
-        {TF_PRV_MEM_OBJECT, 0, "No known object"}, {TF_PRV_DYNMEM_CALL, 0, "End"},
-        {TF_PRV_DYNMEM_CALL, 1, "Allocation"}, {TF_PRV_DYNMEM_CALL, 2, "free"},
-    };
-    for (size_t i = 0; rc == 0 && i < sizeof values / sizeof values[0]; i++)
-        rc = tf_pcf_add_value(pcf, values[i].type, values[i].value, values[i].label, err);
-    if (rc == 0)
-        rc = tf_pcf_add_state(pcf, 0, "Idle", err);
-    if (rc == 0)
-        rc = tf_pcf_add_state(pcf, 1, "Running", err);
+    int rc = tf_prv_label_samples(ex->pcf, err);
+    for (size_t i = 0; rc == 0 && i < sizeof raw_types / sizeof raw_types[0]; i++)
+        rc = tf_pcf_add_type(ex->pcf, raw_types[i].type, raw_types[i].type == TF_PRV_USER_FUNCTION ? 0 : 9,
+                             raw_types[i].label, err);
+    for (size_t i = 0; rc == 0 && i < sizeof raw_values / sizeof raw_values[0]; i++)
+        rc = tf_pcf_add_value(ex->pcf, raw_values[i].type, raw_values[i].value, raw_values[i].label,
+                              err);
     return rc;
 }
 
-/* Counter types: PAPI presets where the name maps to one, else new numbers;
- * the same type twice in a process would merge two counters, so the later
- * one takes a new number. */
 static int counter_labels(exporter *ex, uint32_t proc, tf_error *err)
 {
     const tf_process *p = proc_of(ex, proc);
-    ex->ctype[proc] = malloc((p->ncounters ? p->ncounters : 1) * sizeof(uint32_t));
-    if (!ex->ctype[proc])
-        return nomem(err);
-    for (uint32_t c = 0; c < p->ncounters; c++) {
-        const char *name = tf_trace_string(ex->tr, p->counters[c].name);
-        uint32_t type = tf_prv_counter_type(name, c);
-        for (uint32_t k = 0; k < c; k++)
-            if (ex->ctype[proc][k] == type)
-                type = TF_PRV_OTHER_COUNTER + c;
-        ex->ctype[proc][c] = type;
-        char label[300];
-        const char *unit = tf_trace_string(ex->tr, p->counters[c].unit);
-        snprintf(label, sizeof label, "(%s) %s%s%s%s", name, name, *unit ? " [" : "", unit, *unit ? "]" : "");
-        int rc = tf_pcf_add_type(ex->pcf, type, 7, label, err);
-        if (rc < 0)
-            return rc;
+    size_t n = p->ncounters ? p->ncounters : 1;
+    ex->ctype[proc] = malloc(n * sizeof(uint32_t));
+    const char **names = malloc(n * sizeof *names), **units = malloc(n * sizeof *units);
+    int rc = ex->ctype[proc] && names && units ? 0 : nomem(err);
+    for (uint32_t c = 0; rc == 0 && c < p->ncounters; c++) {
+        names[c] = tf_trace_string(ex->tr, p->counters[c].name);
+        units[c] = tf_trace_string(ex->tr, p->counters[c].unit);
     }
-    return 0;
+    if (rc == 0)
+        rc = tf_prv_counter_types(ex->pcf, names, units, p->ncounters, ex->ctype[proc], err);
+    free(names);
+    free(units);
+    return rc;
 }
 
 static int sampled_labels(exporter *ex, tf_error *err)
@@ -613,19 +538,9 @@ static int sampled_labels(exporter *ex, tf_error *err)
         char fl[64], ll[64];
         snprintf(fl, sizeof fl, d ? "Sampled functions (depth %" PRIu32 ")" : "Sampled functions", d);
         snprintf(ll, sizeof ll, d ? "Sampled lines (depth %" PRIu32 ")" : "Sampled lines", d);
-        if ((rc = tf_pcf_add_type(ex->pcf, TF_PRV_SAMPLED_CALLER + d, 0, fl, err)) < 0 ||
-            (rc = tf_pcf_add_type(ex->pcf, TF_PRV_SAMPLED_LINE + d, 0, ll, err)) < 0)
-            break;
-        static const char *const first[] = {"End", "Unresolved"};
-        for (uint64_t v = 0; rc == 0 && v < FIRST_NAME_VALUE; v++)
-            if ((rc = tf_pcf_add_value(ex->pcf, TF_PRV_SAMPLED_CALLER + d, v, first[v], err)) == 0)
-                rc = tf_pcf_add_value(ex->pcf, TF_PRV_SAMPLED_LINE + d, v, first[v], err);
-        for (size_t i = 0; rc == 0 && i < ex->functions.n; i++)
-            rc = tf_pcf_add_value(ex->pcf, TF_PRV_SAMPLED_CALLER + d, i + FIRST_NAME_VALUE,
-                                  ex->functions.strings[i], err);
-        for (size_t i = 0; rc == 0 && i < ex->lines.n; i++)
-            rc = tf_pcf_add_value(ex->pcf, TF_PRV_SAMPLED_LINE + d, i + FIRST_NAME_VALUE,
-                                  ex->lines.strings[i], err);
+        rc = tf_prv_label_sites(ex->pcf, TF_PRV_SAMPLED_CALLER + d, fl, TF_PRV_SAMPLED_LINE + d, ll,
+                                (const char *const *)ex->functions.strings, ex->functions.n,
+                                (const char *const *)ex->lines.strings, ex->lines.n, err);
     }
     return rc;
 }
@@ -687,9 +602,10 @@ static void free_exporter(exporter *ex)
     free(ex->ctype);
     free(ex->symbols);
     free(ex->obj_order);
+    free(ex->obj_first);
     free(ex->ts);
     free(ex->heap);
-    free(ex->pairs);
+    tf_prv_pairs_free(&ex->ps);
     tf_strtab_free(&ex->functions);
     tf_strtab_free(&ex->lines);
 }
@@ -712,7 +628,8 @@ int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn sy
     ex.ctype = calloc(np, sizeof *ex.ctype);
     ex.symbols = calloc(np, sizeof *ex.symbols);
     ex.obj_order = calloc(np, sizeof *ex.obj_order);
-    int rc = ex.ts && ex.heap && ex.ctype && ex.symbols && ex.obj_order ? 0 : nomem(err);
+    ex.obj_first = calloc(np, sizeof *ex.obj_first);
+    int rc = ex.ts && ex.heap && ex.ctype && ex.symbols && ex.obj_order && ex.obj_first ? 0 : nomem(err);
     /* The writer needs the header first: a temporary empty one gives way to
      * the real one as soon as the streams are named. */
     tf_prv_header h = {0};
@@ -727,6 +644,7 @@ int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn sy
     }
     ex.pcf = tf_prv_writer_pcf(ex.w);
     if ((rc = build_header(&ex, &h, err)) == 0 && (rc = fixed_labels(&ex, err)) == 0 &&
+        (rc = tf_prv_label_objects(ex.pcf, tr, ex.obj_first, err)) == 0 &&
         (rc = setup_streams(&ex, err)) == 0)
         rc = tf_prv_writer_set_header(ex.w, &h, err);
     for (uint32_t i = 0; i < ex.nts; i++)

@@ -114,14 +114,10 @@ static int region_index(importer *im, uint64_t value, uint32_t *idx, tf_error *e
     if (tf_prv_index_get(&im->region_map, value, idx, &added) < 0)
         return nomem(err);
     if (added) {
-        if (*idx >= im->capregions) {
-            size_t cap = im->capregions ? 2 * im->capregions : 64;
-            uint64_t *nv = realloc(im->region_value, cap * sizeof *nv);
-            if (!nv)
-                return nomem(err);
-            im->region_value = nv;
-            im->capregions = cap;
-        }
+        uint64_t *nv = tf_prv_grow(im->region_value, &im->capregions, *idx + 1, sizeof *nv, 64);
+        if (!nv)
+            return nomem(err);
+        im->region_value = nv;
         im->region_value[*idx] = value;
     }
     return 0;
@@ -139,14 +135,10 @@ static int site_ip(importer *im, uint64_t routine, uint64_t line, uint64_t *ip, 
     if (tf_prv_index_get(&im->site_map, key, &idx, &added) < 0)
         return nomem(err);
     if (added) {
-        if (idx >= im->capsites) {
-            size_t cap = im->capsites ? 2 * im->capsites : 256;
-            uint64_t *nk = realloc(im->site_key, cap * sizeof *nk);
-            if (!nk)
-                return nomem(err);
-            im->site_key = nk;
-            im->capsites = cap;
-        }
+        uint64_t *nk = tf_prv_grow(im->site_key, &im->capsites, idx + 1, sizeof *nk, 256);
+        if (!nk)
+            return nomem(err);
+        im->site_key = nk;
         im->site_key[idx] = key;
     }
     *ip = SYNTH_IP_BASE + (uint64_t)idx * SYNTH_IP_STEP;
@@ -185,14 +177,10 @@ static int object_new(importer *im, uint32_t thread, uint64_t start, uint64_t si
                       tf_error *err)
 {
     iproc *p = &im->procs[im->thread_proc[thread]];
-    if (p->nobjects == p->capobjects) {
-        size_t cap = p->capobjects ? 2 * p->capobjects : 64;
-        tf_object *no = realloc(p->objects, cap * sizeof *no);
-        if (!no)
-            return nomem(err);
-        p->objects = no;
-        p->capobjects = cap;
-    }
+    tf_object *no = tf_prv_grow(p->objects, &p->capobjects, p->nobjects + 1, sizeof *no, 64);
+    if (!no)
+        return nomem(err);
+    p->objects = no;
     p->objects[p->nobjects] = (tf_object){
         .start = start, .size = size, .alloc_time = time, .free_time = TF_NOTIME,
         .id = (uint32_t)p->nobjects, .kind = TF_OBJECT_HEAP,
@@ -338,14 +326,10 @@ static int import_event(importer *im, const tf_prv_record *rec, tf_error *err)
             uint32_t idx;
             if ((rc = region_index(im, im->fn_values[i], &idx, err)) < 0)
                 return rc;
-            if (th->nopen == th->capopen) {
-                size_t cap = th->capopen ? 2 * th->capopen : 8;
-                uint32_t *no = realloc(th->open, cap * sizeof *no);
-                if (!no)
-                    return nomem(err);
-                th->open = no;
-                th->capopen = cap;
-            }
+            uint32_t *no = tf_prv_grow(th->open, &th->capopen, th->nopen + 1, sizeof *no, 8);
+            if (!no)
+                return nomem(err);
+            th->open = no;
             th->open[th->nopen++] = idx;
             ev.kind = TF_EVENT_ENTER;
             ev.value = idx;
@@ -495,14 +479,11 @@ static int stream_spool(pass_two *p2, tf_error *err)
             tf_sample *s = &b->s[b->ns];
             if ((rc = spool_get(im, &hd, s, sizeof *s, frames, reads, err)) < 0)
                 return rc;
-            if (b->nframes + hd.nframes > b->capframes) {
-                size_t cap = 2 * (b->nframes + hd.nframes) + 256;
-                uint64_t *nf = realloc(b->frames, cap * sizeof *nf);
-                if (!nf)
-                    return nomem(err);
-                b->frames = nf;
-                b->capframes = cap;
-            }
+            uint64_t *nf = tf_prv_grow(b->frames, &b->capframes, b->nframes + hd.nframes,
+                                       sizeof *nf, 256);
+            if (!nf)
+                return nomem(err);
+            b->frames = nf;
             /* The offset within this batch; flush_thread adds the batch's first index. */
             s->stack = b->nframes;
             memcpy(b->frames + b->nframes, frames, hd.nframes * sizeof *frames);

@@ -57,3 +57,16 @@ void tf_prv_index_free(tf_prv_index *x)
     free(x->vals);
     memset(x, 0, sizeof *x);
 }
+
+void *tf_prv_grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+    if (need <= *cap)
+        return arr;
+    size_t c = *cap ? *cap : first;
+    while (c < need)
+        c *= 2;
+    void *n = realloc(arr, c * elem);
+    if (n)
+        *cap = c;
+    return n;
+}
