@@ -10,7 +10,7 @@
 /* Labels of values, kept sorted by value; one set can be shared by several
  * types (a .pcf EVENT_TYPE block with a VALUES block labels all its types). */
 typedef struct label_entry {
-    uint64_t key;
+    uint64_t key;       /* first member: the key of lower_bound */
     char    *label;
 } label_entry;
 
@@ -20,7 +20,8 @@ typedef struct label_set {
 } label_set;
 
 typedef struct pcf_type {
-    uint32_t type, gradient;
+    uint64_t type;      /* first member: the key of lower_bound */
+    uint32_t gradient;
     char    *label;
     size_t   values;    /* index in sets, or SIZE_MAX when the type has no value labels */
 } pcf_type;
@@ -56,18 +57,24 @@ void tf_pcf_free(tf_pcf *pcf)
     free(pcf);
 }
 
-/* First index whose key is >= key. */
-static size_t set_lower(const label_set *s, uint64_t key)
+/* First index of a sorted array of n structs (stride bytes apart, each
+ * starting with its uint64_t key) whose key is >= key. */
+static size_t lower_bound(const void *base, size_t n, size_t stride, uint64_t key)
 {
-    size_t lo = 0, hi = s->n;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->e[mid].key < key)
+        if (*(const uint64_t *)((const char *)base + mid * stride) < key)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+static size_t set_lower(const label_set *s, uint64_t key)
+{
+    return lower_bound(s->e, s->n, sizeof *s->e, key);
 }
 
 static const char *set_find(const label_set *s, uint64_t key)
@@ -106,15 +113,7 @@ static int set_put(label_set *s, uint64_t key, const char *label, tf_error *err)
 
 static size_t type_lower(const tf_pcf *pcf, uint32_t type)
 {
-    size_t lo = 0, hi = pcf->ntypes;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (pcf->types[mid].type < type)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return lower_bound(pcf->types, pcf->ntypes, sizeof *pcf->types, type);
 }
 
 static pcf_type *type_find(tf_pcf *pcf, uint32_t type)
@@ -210,7 +209,7 @@ bool tf_pcf_find_type(tf_pcf *pcf, const char *label, uint32_t *type)
 {
     for (size_t i = 0; i < pcf->ntypes; i++)
         if (!strcmp(pcf->types[i].label, label)) {
-            *type = pcf->types[i].type;
+            *type = (uint32_t)pcf->types[i].type;
             return true;
         }
     return false;
@@ -231,7 +230,7 @@ bool tf_pcf_find_value(tf_pcf *pcf, uint32_t type, const char *label, uint64_t *
 }
 
 size_t tf_pcf_ntypes(tf_pcf *pcf) { return pcf->ntypes; }
-uint32_t tf_pcf_type_at(tf_pcf *pcf, size_t i) { return pcf->types[i].type; }
+uint32_t tf_pcf_type_at(tf_pcf *pcf, size_t i) { return (uint32_t)pcf->types[i].type; }
 
 /* ---- parsing ------------------------------------------------------------- */
 
@@ -423,7 +422,7 @@ int tf_pcf_write(tf_pcf *pcf, FILE *f)
     fputs("\n\n", f);
     for (size_t i = 0; i < pcf->ntypes; i++) {
         const pcf_type *t = &pcf->types[i];
-        fprintf(f, "EVENT_TYPE\n%" PRIu32 "    %" PRIu32 "    %s\n", t->gradient, t->type, t->label);
+        fprintf(f, "EVENT_TYPE\n%" PRIu32 "    %" PRIu64 "    %s\n", t->gradient, t->type, t->label);
         if (t->values != SIZE_MAX) {
             const label_set *s = &pcf->sets[t->values];
             fputs("VALUES\n", f);

@@ -17,33 +17,7 @@
 #include "prv_check.h"
 #include "prv_export.h"
 #include "prv_import.h"
-
-static char *dir;
-
-static int setup(void **state)
-{
-    (void)state;
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    return asprintf(&dir, "%s/tf-prv-export-XXXXXX", tmp) < 0 || !mkdtemp(dir) ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char *cmd;
-    if (asprintf(&cmd, "rm -rf '%s'", dir) > 0 && system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    free(cmd);
-    free(dir);
-    return 0;
-}
-
-static char *path_in(const char *name)
-{
-    char *p;
-    assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
-    return p;
-}
+#include "test_dir.h"
 
 static void check_ok(const char *prv)
 {
@@ -115,7 +89,7 @@ static void test_namd_round_trip(void **state)
     snprintf(src, sizeof src, "%s/../shared/data/extrae/444.namd.prv", top ? top : ".");
     if (access(src, R_OK))
         skip();
-    char *h5 = path_in("namd.h5"), *prv = path_in("namd-raw.prv"), *back = path_in("back.h5");
+    char *h5 = tf_test_path("namd.h5"), *prv = tf_test_path("namd-raw.prv"), *back = tf_test_path("back.h5");
     tf_prv_import_stats ist;
     tf_prv_export_stats est;
     tf_error err;
@@ -222,7 +196,7 @@ static void make_trace(const char *path)
 static void test_written_trace_round_trip(void **state)
 {
     (void)state;
-    char *h5 = path_in("made.h5"), *prv = path_in("made.prv.gz"), *back = path_in("made-back.h5");
+    char *h5 = tf_test_path("made.h5"), *prv = tf_test_path("made.prv.gz"), *back = tf_test_path("made-back.h5");
     make_trace(h5);
     tf_error err;
     tf_trace *a, *b;
@@ -306,7 +280,7 @@ static const struct check_case {
 static void test_checker_faults(void **state)
 {
     (void)state;
-    char *prv = path_in("c.prv"), *pcf = path_in("c.pcf"), *row = path_in("c.row");
+    char *prv = tf_test_path("c.prv"), *pcf = tf_test_path("c.pcf"), *row = tf_test_path("c.row");
     for (size_t i = 0; i < sizeof check_cases / sizeof check_cases[0]; i++) {
         const struct check_case *c = &check_cases[i];
         char text[1024];
@@ -334,5 +308,5 @@ int main(void)
         cmocka_unit_test(test_written_trace_round_trip),
         cmocka_unit_test(test_checker_faults),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tf_test_dir_setup, tf_test_dir_teardown);
 }

@@ -14,33 +14,7 @@
 #include <unistd.h>
 
 #include "prv_import.h"
-
-static char *dir;
-
-static int setup(void **state)
-{
-    (void)state;
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    return asprintf(&dir, "%s/tf-prv-import-XXXXXX", tmp) < 0 || !mkdtemp(dir) ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char *cmd;
-    if (asprintf(&cmd, "rm -rf '%s'", dir) > 0 && system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    free(cmd);
-    free(dir);
-    return 0;
-}
-
-static char *path_in(const char *name)
-{
-    char *p;
-    assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
-    return p;
-}
+#include "test_dir.h"
 
 static int counter_index(const tf_trace *tr, const tf_process *p, const char *name)
 {
@@ -58,7 +32,7 @@ static void test_namd(void **state)
     snprintf(src, sizeof src, "%s/../shared/data/extrae/444.namd.prv", top ? top : ".");
     if (access(src, R_OK))
         skip();
-    char *out = path_in("namd.h5");
+    char *out = tf_test_path("namd.h5");
     tf_prv_import_stats st;
     tf_error err;
     if (tf_prv_import(src, out, false, NULL, NULL, &st, &err) < 0)
@@ -151,7 +125,7 @@ static void test_namd(void **state)
 static void test_objects_and_sets(void **state)
 {
     (void)state;
-    char *prv = path_in("mem.prv"), *pcf = path_in("mem.pcf"), *out = path_in("mem.h5");
+    char *prv = tf_test_path("mem.prv"), *pcf = tf_test_path("mem.pcf"), *out = tf_test_path("mem.h5");
     FILE *f = fopen(prv, "w");
     assert_non_null(f);
     fputs("#Paraver (02/03/2024 at 11:12):100_ns:1(2):1:1(2:1),0\n"
@@ -225,7 +199,7 @@ static void test_objects_and_sets(void **state)
 static void test_failures_leave_nothing(void **state)
 {
     (void)state;
-    char *prv = path_in("bad.prv"), *out = path_in("bad.h5");
+    char *prv = tf_test_path("bad.prv"), *out = tf_test_path("bad.h5");
     FILE *f = fopen(prv, "w");
     fputs("#Paraver (x):10_ns:1(1):1:1(1:1),0\n2:1:1:1:1:1:60000019:1\n2:1:1:1:1:0:1:1\n", f);
     fclose(f);
@@ -250,5 +224,5 @@ int main(void)
         cmocka_unit_test(test_objects_and_sets),
         cmocka_unit_test(test_failures_leave_nothing),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tf_test_dir_setup, tf_test_dir_teardown);
 }

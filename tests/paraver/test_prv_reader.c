@@ -16,6 +16,7 @@
 #include "prv_pcf.h"
 #include "prv_reader.h"
 #include "prv_row.h"
+#include "test_dir.h"
 
 static char namd[4096];
 
@@ -106,9 +107,10 @@ static void test_namd_labels(void **state)
 
 static char *write_temp(const char *text, const char *suffix)
 {
-    char *path;
-    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    assert_true(asprintf(&path, "%s/tf-prv-test-%ld%s", dir, (long)getpid(), suffix) > 0);
+    char name[32];
+    snprintf(name, sizeof name, "case%s", suffix);
+    char *path = tf_test_path(name);
+    assert_non_null(path);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(text, f);
@@ -214,9 +216,8 @@ static void test_gzip_and_values(void **state)
                        "# a comment\n"
                        "2:0:1:1:2:1:32000000:-8:32000001:18446744073709551615\n"
                        "3:0:1:1:1:2:3:0:2:1:1:4:5:64:7\r\n";
-    char *path;
-    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    assert_true(asprintf(&path, "%s/tf-prv-gz-%ld.prv.gz", dir, (long)getpid()) > 0);
+    char *path = tf_test_path("gz.prv.gz");
+    assert_non_null(path);
     gzFile z = gzopen(path, "wb");
     assert_non_null(z);
     gzputs(z, text);
@@ -279,5 +280,5 @@ int main(void)
         cmocka_unit_test(test_gzip_and_values),
         cmocka_unit_test(test_pcf_errors),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, tf_test_dir_setup, tf_test_dir_teardown);
 }

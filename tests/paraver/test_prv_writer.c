@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,48 +15,7 @@
 
 #include "prv_reader.h"
 #include "prv_writer.h"
-
-static char *dir;
-
-static int setup(void **state)
-{
-    (void)state;
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    if (asprintf(&dir, "%s/tf-prv-writer-XXXXXX", tmp) < 0 || !mkdtemp(dir))
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (e->d_name[0] != '.') {
-            char *p;
-            if (asprintf(&p, "%s/%s", dir, e->d_name) > 0) {
-                unlink(p);
-                free(p);
-            }
-        }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-    free(dir);
-    return 0;
-}
-
-static size_t files_in_dir(void)
-{
-    size_t n = 0;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
-}
+#include "test_dir.h"
 
 static bool same_record(const tf_prv_record *a, const tf_prv_record *b)
 {
@@ -148,9 +106,9 @@ static void test_namd_round_trip(void **state)
     if (access(src, R_OK))
         skip();
     char out[4200];
-    snprintf(out, sizeof out, "%s/namd.prv", dir);
+    snprintf(out, sizeof out, "%s/namd.prv", tf_test_dir);
     round_trip(src, out);
-    snprintf(out, sizeof out, "%s/namd-gz.prv.gz", dir);
+    snprintf(out, sizeof out, "%s/namd-gz.prv.gz", tf_test_dir);
     round_trip(src, out);
 }
 
@@ -158,8 +116,8 @@ static void test_generated_round_trip(void **state)
 {
     (void)state;
     char src[4200], out[4200];
-    snprintf(src, sizeof src, "%s/gen.prv", dir);
-    snprintf(out, sizeof out, "%s/gen-copy.prv", dir);
+    snprintf(src, sizeof src, "%s/gen.prv", tf_test_dir);
+    snprintf(out, sizeof out, "%s/gen-copy.prv", tf_test_dir);
     FILE *f = fopen(src, "w");
     assert_non_null(f);
     fputs("#Paraver (01/02/2025 at 10:00):900_us:2(2,1):2:2(1:1,2:2):1(1:1),2\n"
@@ -178,8 +136,8 @@ static void test_refusals(void **state)
 {
     (void)state;
     char out[4200];
-    snprintf(out, sizeof out, "%s/bad.prv", dir);
-    size_t before = files_in_dir();
+    snprintf(out, sizeof out, "%s/bad.prv", tf_test_dir);
+    size_t before = tf_test_dir_entries();
     tf_prv_task task = {1, 1};
     tf_prv_appl appl = {1, &task};
     uint32_t cpus = 1;
@@ -201,7 +159,7 @@ static void test_refusals(void **state)
     /* Type 100 was never labelled: closing must fail and leave nothing. */
     assert_true(tf_prv_writer_close(w, &err) < 0);
     assert_non_null(strstr(err.msg, "event type 100 has no label"));
-    assert_int_equal(files_in_dir(), before);
+    assert_int_equal(tf_test_dir_entries(), before);
 }
 
 int main(void)
@@ -211,5 +169,5 @@ int main(void)
         cmocka_unit_test(test_generated_round_trip),
         cmocka_unit_test(test_refusals),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tf_test_dir_setup, tf_test_dir_teardown);
 }
