@@ -189,6 +189,37 @@ static void test_other_version_refused(void **state)
     assert_non_null(strstr(err.msg, copy));
 }
 
+static void test_malformed_analysis_refused(void **state)
+{
+    if (!have_folds)
+        skip();
+    char path[512], copy[512];
+    fold_path(path, sizeof path, "mem");
+    snprintf(copy, sizeof copy, "%s/badanalysis.h5", tmpdir);
+    assert_int_equal(sh("cp '%s' '%s'", path, copy), 0);
+    /* points/routine replaced by a column of the wrong length. */
+    hid_t f = H5Fopen(copy, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    assert_true(H5Ldelete(f, "region/0/group/0/analysis/points/routine", H5P_DEFAULT) >= 0);
+    hsize_t dims[1] = {3};
+    long long rows[3] = {0, 0, 0};
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t d = H5Dcreate2(f, "region/0/group/0/analysis/points/routine", H5T_STD_I64LE, space,
+                         H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(d >= 0);
+    assert_true(H5Dwrite(d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Fclose(f);
+    tf_report r;
+    tf_error err = {0};
+    assert_true(tf_report_load(copy, &r, &err) < 0);
+    assert_int_equal(err.code, TF_ERR_FORMAT);
+    assert_non_null(strstr(err.msg, "badanalysis.h5"));
+    if (!strstr(err.msg, "points"))
+        fail_msg("message does not name the dataset: %s", err.msg);
+}
+
 static int setup(void **state)
 {
     const char *tf = getenv("TRACEFOLD");
@@ -216,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_from_trace_without_analysis),
         cmocka_unit_test(test_trace_moved_away),
         cmocka_unit_test(test_other_version_refused),
+        cmocka_unit_test(test_malformed_analysis_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
