@@ -130,6 +130,13 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
         fprintf(f, "set object %zu rect from graph 0, first %.4f to graph 1, first %.4f "
                    "fc rgb '#ededed' fs solid 1.0 noborder behind\n",
                 k + 1, axis.seg[k + 1].y1, axis.seg[k].y0);
+    /* The strip along the top: each phase in its routine's colour. */
+    for (size_t i = 0; i < p->nphases; i++)
+        if (p->phases[i].routine < p->nroutines)
+            fprintf(f, "set object %zu rect from %.9g, graph 1 to %.9g, graph 0.984 "
+                       "fc rgb '#%06x' fs solid 1.0 noborder front\n",
+                    300 + i, p->phases[i].x0 * ms, p->phases[i].x1 * ms,
+                    rgb24(tf_palette_routine(p->phases[i].routine)));
     /* Phase labels above the panel, on two rows, dropped when they would
      * overlap (estimated widths). */
     double row_end[2] = {-1e9, -1e9};
