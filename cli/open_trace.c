@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "open_trace.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,20 +22,54 @@ bool tf_cli_is_paraver(const char *path)
     return (n > 4 && !strcmp(path + n - 4, ".prv")) || (n > 7 && !strcmp(path + n - 7, ".prv.gz"));
 }
 
-/* Traces converted from Paraver, with the temporary folder that holds each,
- * removed when the trace is closed. */
+/* Traces converted from Paraver live in a temporary folder each, removed
+ * when the trace is closed, and by the handler below when the command is
+ * interrupted.  Fixed slots of fixed paths, so that the handler touches
+ * nothing but async-signal-safe calls and memory that stays put. */
+#define MAX_CONVERSIONS 8
+
 typedef struct conversion {
+    volatile sig_atomic_t used;
     tf_trace *tr;
-    char     *dir, *file;
+    char      dir[4096];
+    char      file[4400];
+    char      partial[4480];   /* the trace writer's name while it writes */
 } conversion;
 
-static conversion *conversions;
-static size_t nconversions;
+static conversion conversions[MAX_CONVERSIONS];
 
-static void remove_conversion(const char *dir, const char *file)
+static void remove_conversion(conversion *c)
 {
-    unlink(file);
-    rmdir(dir);
+    unlink(c->partial);
+    unlink(c->file);
+    rmdir(c->dir);
+}
+
+static void on_signal(int sig)
+{
+    for (size_t i = 0; i < MAX_CONVERSIONS; i++)
+        if (conversions[i].used)
+            remove_conversion(&conversions[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Installed once, and only over the default action of each signal. */
+static void watch_signals(void)
+{
+    static bool done;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    if (done)
+        return;
+    done = true;
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
+            struct sigaction sa = {.sa_handler = on_signal};
+            sigemptyset(&sa.sa_mask);
+            sigaction(sigs[i], &sa, NULL);
+        }
+    }
 }
 
 static void show_progress(void *arg, uint64_t done, uint64_t total)
@@ -44,46 +80,44 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
 
 static int open_paraver(const char *path, tf_trace **tr, tf_error *err)
 {
+    conversion *c = NULL;
+    for (size_t i = 0; i < MAX_CONVERSIONS && !c; i++)
+        if (!conversions[i].used)
+            c = &conversions[i];
+    if (!c)
+        return tf_fail(err, TF_ERR_UNSUPPORTED, "%s: more than %d Paraver traces open at once",
+                       path, MAX_CONVERSIONS);
     const char *tmp = getenv("TMPDIR");
-    char *dir = NULL, *file = NULL;
-    if (asprintf(&dir, "%s/tracefold-prv-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    if (!mkdtemp(dir)) {
-        int rc = tf_fail(err, TF_ERR_IO, "%s: cannot create a folder for the conversion of %s",
-                         dir, path);
-        free(dir);
-        return rc;
-    }
     /* Named after the .prv, so messages about the conversion point at it. */
     const char *base = strrchr(path, '/');
-    if (asprintf(&file, "%s/%s.h5", dir, base ? base + 1 : path) < 0) {
-        rmdir(dir);
-        free(dir);
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    }
+    base = base ? base + 1 : path;
+    if ((size_t)snprintf(c->dir, sizeof c->dir, "%s/tracefold-prv-XXXXXX",
+                         tmp && *tmp ? tmp : "/tmp") >= sizeof c->dir ||
+        strlen(base) > 255)
+        return tf_fail(err, TF_ERR_USAGE, "%s: name too long for a temporary conversion", path);
+    if (!mkdtemp(c->dir))
+        return tf_fail(err, TF_ERR_IO, "%s: cannot create a folder for the conversion of %s: %s",
+                       c->dir, path, strerror(errno));
+    snprintf(c->file, sizeof c->file, "%s/%s.h5", c->dir, base);
+    snprintf(c->partial, sizeof c->partial, "%s.tmp-%ld", c->file, (long)getpid());
+    watch_signals();
+    c->used = 1;
     tf_prv_import_stats st;
-    int rc = tf_prv_import(path, file, lenient, show_progress, NULL, &st, err);
+    int rc = tf_prv_import(path, c->file, lenient, show_progress, NULL, &st, err);
     tf_progress_done();
     if (rc == 0 && st.skipped)
         tf_msg_warn("%s: skipped %llu bad record%s (first: %s)", path,
                     (unsigned long long)st.skipped, st.skipped == 1 ? "" : "s", st.first_skip);
     if (rc == 0 && !st.have_pcf)
         tf_msg_warn("%s: no .pcf beside it: regions and routines are named by number", path);
-    conversion *nc = NULL;
-    if (rc == 0 && (rc = tf_trace_open(tr, file, err)) == 0 &&
-        !(nc = realloc(conversions, (nconversions + 1) * sizeof *nc))) {
-        tf_trace_close(*tr);
-        *tr = NULL;
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    }
+    if (rc == 0)
+        rc = tf_trace_open(tr, c->file, err);
     if (rc < 0) {
-        remove_conversion(dir, file);
-        free(dir);
-        free(file);
+        remove_conversion(c);
+        c->used = 0;
         return rc;
     }
-    conversions = nc;
-    conversions[nconversions++] = (conversion){*tr, dir, file};
+    c->tr = *tr;
     return 0;
 }
 
@@ -100,15 +134,12 @@ void tf_cli_close_trace(tf_trace *tr)
     if (!tr)
         return;
     tf_trace_close(tr);
-    for (size_t i = 0; i < nconversions; i++) {
-        if (conversions[i].tr != tr)
-            continue;
-        remove_conversion(conversions[i].dir, conversions[i].file);
-        free(conversions[i].dir);
-        free(conversions[i].file);
-        conversions[i] = conversions[--nconversions];
-        break;
-    }
+    for (size_t i = 0; i < MAX_CONVERSIONS; i++)
+        if (conversions[i].used && conversions[i].tr == tr) {
+            remove_conversion(&conversions[i]);
+            conversions[i].used = 0;
+            break;
+        }
 }
 
 int tf_cli_region_name(const tf_trace *tr, const char *spec, char **name, tf_error *err)

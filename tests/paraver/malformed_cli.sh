@@ -1,6 +1,7 @@
 #!/bin/sh
 # Malformed Paraver input through the command line: one message naming the
-# file and the line, exit 1, nothing left behind; --lenient skips and counts.
+# file and the line, exit 1, nothing left behind (also when interrupted);
+# --lenient skips and counts.
 set -u
 tf=${TRACEFOLD:?}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tf-badprv-XXXXXX") || exit 1
@@ -52,4 +53,25 @@ grep -q "skipped 2 bad records (first: line 3: " "$work/err.txt" ||
 [ $? -eq 2 ] || { echo "FAIL: output not .prv: not exit 2"; fail=1; }
 
 [ -z "$(ls -A "$TMPDIR")" ] || { echo "FAIL: temporary files left: $(ls "$TMPDIR")"; fail=1; }
+
+# A conversion interrupted by SIGTERM removes its temporary folder.
+awk 'BEGIN { print "#Paraver (01/01/2025 at 10:00):99999999999_ns:1(1):1:1(1:1),0";
+             for (i = 1; i <= 400000; i++)
+                 printf "2:1:1:1:1:%d:30000000:%d:30000100:%d:42000050:%d\n", i * 100, i % 37 + 2, i % 91 + 2, 1000 + i % 17 }' \
+    > "$work/big.prv"
+"$tf" info "$work/big.prv" > /dev/null 2>&1 &
+pid=$!
+tries=0
+while [ -z "$(ls -A "$TMPDIR")" ] && [ $tries -lt 500 ] && kill -0 $pid 2> /dev/null; do
+    sleep 0.01
+    tries=$((tries + 1))
+done
+kill -TERM $pid 2> /dev/null
+wait $pid
+rc=$?
+if [ $rc -eq 143 ]; then
+    [ -z "$(ls -A "$TMPDIR")" ] || { echo "FAIL: interrupted conversion left: $(ls "$TMPDIR")"; fail=1; }
+else
+    echo "note: the conversion ended (exit $rc) before it could be interrupted"
+fi
 exit $fail
