@@ -180,6 +180,11 @@ int tf_counters_open(tf_rec_thread *t)
     return 0;
 }
 
+int tf_counters_encode(const char *name, struct perf_event_attr *a)
+{
+    return pfm_initialize() == PFM_SUCCESS && encode(name, a) == PFM_SUCCESS ? 0 : -1;
+}
+
 int tf_counters_group0_fd(const tf_rec_thread *t)
 {
     return layout.ngroups ? t->ctr_fd[layout.first[0]] : -1;

@@ -56,6 +56,13 @@ const tf_option_desc tf_option_table[] = {
     {"stats", "TRACEFOLD_STATS", TF_OPT_BOOL, "no", bool_names, 0, 0,
      "at the end, print the number of samples and the sampling handler's cost on stderr",
      offsetof(tf_options, stats)},
+    {"overflow", "TRACEFOLD_OVERFLOW", TF_OPT_STRING, "none", NULL, 0, 0,
+     "sample on the overflow of this counter (libpfm4 name, e.g. cycles) every overflow-period "
+     "events instead of every period of CPU time; none: time-based sampling",
+     offsetof(tf_options, overflow)},
+    {"overflow-period", "TRACEFOLD_OVERFLOW_PERIOD", TF_OPT_UINT, "10000000", NULL, 1000,
+     4000000000u, "events between two samples with --overflow",
+     offsetof(tf_options, overflow_period)},
 };
 const unsigned tf_option_count = sizeof tf_option_table / sizeof tf_option_table[0];
 

@@ -30,6 +30,8 @@ typedef struct tf_options {
     int      fork;             /* enum tf_fork_choice */
     bool     autostart;
     bool     stats;            /* report the sampling handler's cost at the end */
+    char     overflow[1024];   /* counter to sample on ("none": the task clock) */
+    uint32_t overflow_period;  /* events between two overflow samples */
 } tf_options;
 
 enum tf_option_type { TF_OPT_STRING, TF_OPT_DURATION, TF_OPT_SIZE, TF_OPT_UINT,

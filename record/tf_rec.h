@@ -5,6 +5,7 @@
 #define TF_REC_H
 
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -57,6 +58,9 @@ typedef struct tf_rec {
     int      signal;                   /* sampling signal, 0 when not sampling */
     const struct tf_sampler_ops *sampler;
     uint32_t nbase;                    /* base (hardware/software) counters */
+    uint64_t sample_period;            /* ns of CPU time, or events with overflow */
+    bool     overflow;                 /* sample on overflow_attr instead of the task clock */
+    struct perf_event_attr overflow_attr;
     _Atomic uint64_t cost[TF_COST_BUCKETS];   /* merged from exited threads */
 } tf_rec;
 
@@ -96,6 +100,8 @@ uint64_t tf_jittered_period(tf_rec_thread *t);
 #define TF_GROUP_READ_WORDS (3 + TF_SESSION_MAX_BASE + 1)
 void tf_counters_setup(const char *list, tf_shm_process *p, uint32_t *nbase);
 int  tf_counters_open(tf_rec_thread *t);
+/* Resolves a counter name with libpfm4 (user level only); 0 or -1. */
+int  tf_counters_encode(const char *name, struct perf_event_attr *a);
 /* The leader of counter group 0 (which the perf sampling event joins, so
  * that the kernel reads the group at each sample), or -1. */
 int  tf_counters_group0_fd(const tf_rec_thread *t);

@@ -185,7 +185,7 @@ uint64_t tf_jittered_period(tf_rec_thread *t)
     x ^= x >> 7;
     x ^= x << 17;
     t->rng = x;
-    uint64_t p = tf_rec_g.opt.period_ns, span = p * tf_rec_g.opt.jitter_pct / 100;
+    uint64_t p = tf_rec_g.sample_period, span = p * tf_rec_g.opt.jitter_pct / 100;
     if (!span)
         return p;
     return p - span + x % (2 * span + 1);
@@ -202,6 +202,27 @@ static int choose_signal(void)
             return sig;
     }
     return 0;
+}
+
+/* Whether back end ops can sample the calling thread (started and stopped
+ * at once); overflow: on tf_rec_g.overflow_attr. */
+static int probe_sampler(const tf_sampler_ops *ops, int sig, uint64_t period, bool overflow,
+                         tf_error *err)
+{
+    tf_rec_thread probe;
+    memset(&probe, 0, sizeof probe);
+    probe.sample_fd = -1;
+    for (uint32_t k = 0; k < TF_SESSION_MAX_BASE; k++)
+        probe.ctr_fd[k] = -1;
+    probe.tid = (uint64_t)gettid();
+    tf_rec_g.overflow = overflow;
+    int rc = ops->start(&probe, sig, period, err);
+    if (rc == 0) {
+        ops->stop(&probe);
+        tf_error_clear(err);
+    }
+    tf_rec_g.overflow = overflow && rc == 0;
+    return rc;
 }
 
 int tf_sampling_setup(tf_error *err)
@@ -227,24 +248,27 @@ int tf_sampling_setup(tf_error *err)
     if (sigaction(sig, &sa, &previous))   /* tf_rec_g.signal is not set yet: the real one */
         return tf_fail(err, TF_ERR_UNSUPPORTED, "sigaction(%d): %s", sig, strerror(errno));
     tf_rec_g.signal = sig;
+    tf_rec_g.sample_period = tf_rec_g.opt.period_ns;
+    tf_rec_g.overflow = false;
+    if (strcmp(tf_rec_g.opt.overflow, "none") && choice != TF_SAMPLER_POSIX) {
+        if (tf_counters_encode(tf_rec_g.opt.overflow, &tf_rec_g.overflow_attr) == 0 &&
+            probe_sampler(&tf_sampler_perf, sig, tf_rec_g.opt.overflow_period, true, err) == 0) {
+            tf_rec_g.sampler = &tf_sampler_perf;
+            tf_rec_g.sample_period = tf_rec_g.opt.overflow_period;
+            return 0;
+        }
+        fprintf(stderr, "tracefold: overflow sampling on %s unavailable on this machine;"
+                        " sampling every %llu ns of CPU time instead\n", tf_rec_g.opt.overflow,
+                (unsigned long long)tf_rec_g.opt.period_ns);
+    }
     /* auto: the perf clock (precise at any rate); POSIX timers when perf
      * events are refused (perf_event_paranoid 3, seccomp). */
     const tf_sampler_ops *order[2] = {&tf_sampler_perf, &tf_sampler_posix};
     if (choice == TF_SAMPLER_POSIX)
         order[0] = &tf_sampler_posix;
     for (int i = 0; i < (choice == TF_SAMPLER_AUTO ? 2 : 1); i++) {
-        tf_rec_thread probe;
-        memset(&probe, 0, sizeof probe);
-        probe.sample_fd = -1;
-        for (uint32_t k = 0; k < TF_SESSION_MAX_BASE; k++)
-            probe.ctr_fd[k] = -1;
-        probe.tid = (uint64_t)gettid();
-        /* A probe on the calling thread: starts and stops at once. */
-        probe.sampling = false;
-        if (order[i]->start(&probe, sig, tf_rec_g.opt.period_ns, err) == 0) {
-            order[i]->stop(&probe);
+        if (probe_sampler(order[i], sig, tf_rec_g.opt.period_ns, false, err) == 0) {
             tf_rec_g.sampler = order[i];
-            tf_error_clear(err);
             return 0;
         }
     }

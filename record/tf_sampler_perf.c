@@ -7,6 +7,10 @@
  * hrtimer, so unlike POSIX CPU-time timers it is not rounded to the kernel
  * tick (HZ).
  *
+ * With --overflow, the event is that counter instead (every N events,
+ * where a PMU exists); if it cannot be opened, sampling falls back to the
+ * task clock with one message.
+ *
  * The event joins the thread's counter group 0 with PERF_SAMPLE_READ and
  * PERF_FORMAT_GROUP, so the kernel reads the whole group into the event's
  * ring buffer at the overflow: the handler takes the values from memory
@@ -26,14 +30,18 @@
 
 #define RING_DATA_PAGES 2   /* power of two (perf_event_open(2), "MMAP layout") */
 
-static int perf_start(tf_rec_thread *t, int sig, uint64_t period_ns, tf_error *err)
+static int perf_start(tf_rec_thread *t, int sig, uint64_t period, tf_error *err)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
+    if (tf_rec_g.overflow) {
+        a = tf_rec_g.overflow_attr;      /* counter-overflow sampling */
+    } else {
+        a.type = PERF_TYPE_SOFTWARE;
+        a.config = PERF_COUNT_SW_TASK_CLOCK;
+    }
     a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.sample_period = period_ns;
+    a.sample_period = period;
     a.sample_type = PERF_SAMPLE_READ;
     a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
                     PERF_FORMAT_TOTAL_TIME_RUNNING;
@@ -48,7 +56,8 @@ static int perf_start(tf_rec_thread *t, int sig, uint64_t period_ns, tf_error *e
         fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     }
     if (fd < 0)
-        return tf_fail(err, TF_ERR_UNSUPPORTED, "perf_event_open(task-clock): %s", strerror(errno));
+        return tf_fail(err, TF_ERR_UNSUPPORTED, "perf_event_open(%s): %s",
+                       tf_rec_g.overflow ? tf_rec_g.opt.overflow : "task-clock", strerror(errno));
     size_t page = (size_t)sysconf(_SC_PAGESIZE), size = (1 + RING_DATA_PAGES) * page;
     void *ring = a.sample_type ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
                                : MAP_FAILED;
@@ -103,10 +112,11 @@ static const uint64_t *perf_group_read(tf_rec_thread *t, uint64_t *scratch, size
     return last;
 }
 
-static void perf_rearm(tf_rec_thread *t, uint64_t period_ns)
+static void perf_rearm(tf_rec_thread *t, uint64_t period)
 {
-    /* Takes effect at the next hrtimer expiry (kernel perf_swevent_hrtimer). */
-    ioctl(t->sample_fd, PERF_EVENT_IOC_PERIOD, &period_ns);
+    /* Takes effect at the next overflow (for the task clock, the next
+     * hrtimer expiry: kernel perf_swevent_hrtimer). */
+    ioctl(t->sample_fd, PERF_EVENT_IOC_PERIOD, &period);
 }
 
 static bool perf_owns(const tf_rec_thread *t, const siginfo_t *si)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # An uninstrumented program, recorded by preloading only: samples with call
-# stacks; the POSIX-timer back end; an unwritable output directory leaves
+# stacks; the POSIX-timer back end; counter-overflow sampling and its
+# fallback; an unwritable output directory leaves
 # the program running untraced with a clear message.
 . "$top_srcdir/tests/record/lib.sh"
 out=$("$tf" record -q -o "$tmp/p.h5" -- "$apps/plain_app" 300) || fail "record exit status $?"
@@ -11,6 +12,18 @@ out=$("$tf" record -q -o "$tmp/p.h5" -- "$apps/plain_app" 300) || fail "record e
 "$tf" record -q -o "$tmp/posix.h5" --sampler posix --period 4ms -- "$apps/plain_app" 300 \
     >/dev/null || fail "record --sampler posix"
 [ "$(field samples "$tmp/posix.h5")" -ge 10 ] || fail "posix sampler: too few samples"
+
+# Counter-overflow sampling: on a counter this machine has (the task clock
+# every 1e6 ns), and on cycles, which falls back to time-based sampling with
+# one message where there is no PMU.
+"$tf" record -q -o "$tmp/ovf.h5" --overflow task-clock --overflow-period 1000000 -- \
+    "$apps/plain_app" 200 >/dev/null || fail "record --overflow task-clock"
+[ "$(field samples "$tmp/ovf.h5")" -ge 20 ] || fail "overflow sampling: too few samples"
+"$tf" record -q -o "$tmp/ovf2.h5" --overflow cycles -- "$apps/plain_app" 100 >/dev/null \
+    2>"$tmp/err" || fail "record --overflow cycles"
+if grep -q 'overflow sampling on cycles unavailable' "$tmp/err"; then
+    [ "$(field samples "$tmp/ovf2.h5")" -ge 5 ] || fail "overflow fallback: too few samples"
+fi
 
 out=$("$tf" record -o /nonexistent-dir/t.h5 -- "$apps/plain_app" 50 2>"$tmp/err") ||
     fail "unwritable output: the program should still succeed"
