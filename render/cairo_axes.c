@@ -125,10 +125,11 @@ void tf_axes_phases(const tf_panel *p)
         if (x0 <= 0.001 || x0 >= 0.999)
             continue;
         double x = tf_axes_x(p, x0);
+        /* One stroke per line: some SVG viewers join dashed subpaths. */
         cairo_move_to(cr, x, p->plot.y);
         cairo_line_to(cr, x, p->plot.y + p->plot.h);
+        cairo_stroke(cr);
     }
-    cairo_stroke(cr);
     cairo_restore(cr);
 }
 

@@ -91,6 +91,9 @@ tf_rect tf_text_draw(tf_text *t, int font, const char *s, double x, double y, do
     cairo_move_to(t->cr, r.x, r.y);
     pango_cairo_update_layout(t->cr, t->layout);
     pango_cairo_show_layout(t->cr, t->layout);
+    /* The move_to above must not stay as the start of the next path (the
+     * path is not part of the saved state). */
+    cairo_new_path(t->cr);
     cairo_restore(t->cr);
     return r;
 }
@@ -106,6 +109,9 @@ void tf_text_draw_vertical(tf_text *t, int font, const char *s, double x, double
     cairo_move_to(t->cr, r.x, r.y);
     pango_cairo_update_layout(t->cr, t->layout);
     pango_cairo_show_layout(t->cr, t->layout);
+    /* The move_to above must not stay as the start of the next path (the
+     * path is not part of the saved state). */
+    cairo_new_path(t->cr);
     cairo_restore(t->cr);
 }
 
