@@ -33,25 +33,27 @@ static void usage(FILE *out)
             "timer samples with instruction address, call stack and counters.\n\n"
             "Options (each also an environment variable and a <NAME> element of the\n"
             "configuration file; precedence: option > environment > file > default):\n"
-            "  -c, --config FILE        XML configuration file (also TRACEFOLD_CONFIG)\n"
-            "  -o FILE                  same as --output\n");
+            "  -c, --config FILE\n"
+            "          XML configuration file [TRACEFOLD_CONFIG]\n"
+            "  -o FILE  same as --output FILE\n");
     for (unsigned i = 0; i < tf_option_count; i++) {
         const tf_option_desc *d = &tf_option_table[i];
         if (!strcmp(d->name, "autostart"))
             continue;   /* meaningful only for a linked program */
-        char flag[64];
-        snprintf(flag, sizeof flag, "--%s VALUE", d->name);
-        fprintf(out, "      %-21s%s\n%27s[%s; default %s]\n", flag, d->help, "", d->env,
-                d->deflt);
+        fprintf(out, "      --%s VALUE\n          %s\n          [%s; default %s]\n", d->name,
+                d->help, d->env, d->deflt);
     }
     fprintf(out,
-            "      --library FILE       the libtracefold.so to preload (also TRACEFOLD_LIBRARY)\n"
-            "      --print-env          print the resolved options as TRACEFOLD_* variables\n"
-            "                           and exit (used by a linked program given a file)\n"
-            "      --writer DIR         internal: drain the session DIR (started by a\n"
-            "                           program linked with libtracefold)\n"
-            "  -q, --quiet              no closing summary\n"
-            "  -h, --help               show this help and exit\n\n"
+            "      --library FILE\n"
+            "          the libtracefold.so to preload [TRACEFOLD_LIBRARY]\n"
+            "      --print-env\n"
+            "          print the resolved options as TRACEFOLD_* variables and exit\n"
+            "          (used by a linked program given a configuration file)\n"
+            "      --writer DIR\n"
+            "          internal: drain the session DIR (the helper a program linked with\n"
+            "          libtracefold starts)\n"
+            "  -q, --quiet  no closing summary\n"
+            "  -h, --help   show this help and exit\n\n"
             "Exit status: the program's (128+N when killed by signal N); 1 when recording\n"
             "could not start (bad configuration, missing library); 2 wrong command line.\n"
             "See docs/recorder.md for the API, the mechanisms and their overhead.\n");
