@@ -290,15 +290,15 @@ static void write_report(const char *dir)
         tf_msg_warn("no report.pdf: %s", err.msg);
 }
 
-/* The synthetic Paraver trace (folded.prv, .pcf, .row) beside fold.h5 in
- * dir; like the report, a failure only warns. */
-static void write_paraver(const char *dir)
+/* The synthetic Paraver trace (folded.prv, .pcf, .row) of tr's fold beside
+ * fold.h5 in dir; like the report, a failure only warns. */
+static void write_paraver(const char *dir, const tf_trace *tr)
 {
     char fold[4200], prv[4200];
     tf_error err = {0};
     snprintf(fold, sizeof fold, "%s/fold.h5", dir);
     snprintf(prv, sizeof prv, "%s/folded.prv", dir);
-    if (tf_cli_paraver_synthetic(fold, prv, &err) < 0)
+    if (tf_cli_paraver_synthetic(fold, tr, prv, &err) < 0)
         tf_msg_warn("no folded.prv: %s", err.msg);
 }
 
@@ -321,7 +321,7 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
     if (rc == 0)
         write_report(tmp);
     if (rc == 0)
-        write_paraver(tmp);
+        write_paraver(tmp, tr);
     if (rc == 0 && replace && rename(outdir, old) != 0)
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot move the earlier output aside: %s", outdir,
                      strerror(errno));

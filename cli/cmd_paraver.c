@@ -60,11 +60,11 @@ static void usage(FILE *out)
 /* One symboliser per process of a trace, made when first needed: the
  * trace's own symbols table first, then the binaries' debug information. */
 typedef struct symbols {
-    tf_trace       *tr;
+    const tf_trace *tr;
     tf_symbolizer **per_proc;
 } symbols;
 
-static int symbols_init(symbols *sb, tf_trace *tr, tf_error *err)
+static int symbols_init(symbols *sb, const tf_trace *tr, tf_error *err)
 {
     sb->tr = tr;
     sb->per_proc = calloc(tr ? tf_trace_nprocesses(tr) + 1 : 1, sizeof *sb->per_proc);
@@ -131,7 +131,7 @@ typedef struct synth_thread {
 
 typedef struct synth {
     tf_fold_result *res;
-    tf_trace       *tr;           /* the folded trace, for symbols and objects; may be NULL */
+    const tf_trace *tr;           /* the folded trace, for symbols and objects; may be NULL */
     symbols         sym;
     tf_prv_writer  *w;
     tf_pcf         *pcf;
@@ -549,7 +549,8 @@ static void synth_free(synth *sy)
     symbols_free(&sy->sym);
 }
 
-int tf_cli_paraver_synthetic(const char *fold_h5, const char *out, tf_error *err)
+int tf_cli_paraver_synthetic(const char *fold_h5, const tf_trace *folded, const char *out,
+                             tf_error *err)
 {
     synth sy = {0};
     int rc = tf_fold_result_load(fold_h5, &sy.res, err);
@@ -557,10 +558,13 @@ int tf_cli_paraver_synthetic(const char *fold_h5, const char *out, tf_error *err
         return rc;
     /* The folded trace gives routine names and objects; without it the
      * synthetic trace still has the curves, rates, phases and addresses. */
+    tf_trace *opened = NULL;
     tf_error terr;
-    if (sy.res->trace && tf_cli_open_trace(sy.res->trace, &sy.tr, &terr) < 0) {
-        tf_msg_warn("%s: routines and objects left unnamed: %s", fold_h5, terr.msg);
-        sy.tr = NULL;
+    sy.tr = folded;
+    if (!sy.tr && sy.res->trace) {
+        if (tf_cli_open_trace(sy.res->trace, &opened, &terr) < 0)
+            tf_msg_warn("%s: routines and objects left unnamed: %s", fold_h5, terr.msg);
+        sy.tr = opened;
     }
     rc = symbols_init(&sy.sym, sy.tr, err);
     if (rc == 0 && sy.tr &&
@@ -570,7 +574,7 @@ int tf_cli_paraver_synthetic(const char *fold_h5, const char *out, tf_error *err
     if (rc == 0)
         rc = synth_write(&sy, out, err);
     synth_free(&sy);
-    tf_cli_close_trace(sy.tr);
+    tf_cli_close_trace(opened);
     tf_fold_result_free(sy.res);
     return rc;
 }
@@ -699,7 +703,7 @@ int tf_cmd_paraver(int argc, char **argv)
     tf_cli_set_lenient(lenient);
     if (is_fold_result(in)) {
         tf_error err;
-        if (tf_cli_paraver_synthetic(in, out, &err) < 0)
+        if (tf_cli_paraver_synthetic(in, NULL, out, &err) < 0)
             return tf_msg_fail(&err);
         tf_msg_note("wrote the synthetic trace %s with its .pcf and .row", out);
         return TF_EXIT_OK;

@@ -22,8 +22,11 @@ bool tf_cli_is_paraver(const char *path);
 void tf_cli_set_lenient(bool lenient);
 
 /* Writes the synthetic Paraver trace (out: NAME.prv or NAME.prv.gz, with
- * NAME.pcf and NAME.row) of a fold result; defined with `tracefold
- * paraver` (cmd_paraver.c), for `tracefold fold` to call as well. */
-int tf_cli_paraver_synthetic(const char *fold_h5, const char *out, tf_error *err);
+ * NAME.pcf and NAME.row) of a fold result.  folded is the trace that was
+ * folded, for routine names and objects; NULL opens the one fold_h5 names.
+ * Defined with `tracefold paraver` (cmd_paraver.c), for `tracefold fold`
+ * to call as well. */
+int tf_cli_paraver_synthetic(const char *fold_h5, const tf_trace *folded, const char *out,
+                             tf_error *err);
 
 #endif
