@@ -19,7 +19,9 @@
 
 static void close_before_exec(void)
 {
-    if (atomic_load(&tf_rec_g.state) != TF_REC_ON)
+    /* A vfork child shares our memory and ran no atfork handler: it must
+     * leave the parent's recording alone (its exec image records itself). */
+    if (atomic_load(&tf_rec_g.state) != TF_REC_ON || getpid() != tf_rec_g.proc->pid)
         return;
     tf_process_stop();
     uint64_t deadline = tf_now() + EXEC_WAIT_NS;

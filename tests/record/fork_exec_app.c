@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* fork and exec under the recorder.
  *   fork_exec_app        region "parent"; forks a child that records region
- *                        "child" and exits; waits; then execs itself with
+ *                        "child" and exits; waits; vforks a child that
+ *                        execs /bin/true (the parent must go on recording:
+ *                        region "after_vfork"); then execs itself with
  *                        "after-exec", which records region "after_exec".
  * Each part runs a little compute so that it is sampled too. */
 #include <stdio.h>
@@ -41,6 +43,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "fork_exec_app: child failed\n");
         return 1;
     }
+    pid = vfork();
+    if (pid == 0) {
+        execl("/bin/true", "true", (char *)NULL);
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        fprintf(stderr, "fork_exec_app: vfork child failed\n");
+        return 1;
+    }
+    work("after_vfork");
     execl("/proc/self/exe", argv[0], "after-exec", (char *)NULL);
     perror("fork_exec_app: exec");
     return 1;
