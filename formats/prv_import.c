@@ -161,7 +161,8 @@ static int spool_put(importer *im, uint32_t thread, uint8_t what, const void *re
     n += sizeof hd;
     memcpy(buf + n, rec, size);
     n += size;
-    memcpy(buf + n, frames, nframes * sizeof *frames);
+    if (nframes)   /* events have no frames (and no array) */
+        memcpy(buf + n, frames, nframes * sizeof *frames);
     n += nframes * sizeof *frames;
     memcpy(buf + n, reads, nread * sizeof *reads);
     n += nread * sizeof *reads;
