@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The second page: the phase table, the memory-hierarchy table, the top
- * data objects, and the histogram of instance durations (used instances
- * and those the outlier filter excluded). */
+ * data objects, the access streams, and the histogram of instance
+ * durations (used instances and those the outlier filter excluded). */
 #include "config.h"
 
 #include <ctype.h>
@@ -182,7 +182,7 @@ int tf_page_tables(cairo_t *cr, const tf_report_page *page, tf_error *err)
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     char title[256];
-    snprintf(title, sizeof title, "%s: phases, memory, objects", page->title ? page->title : "folded region");
+    snprintf(title, sizeof title, "%s: phases, memory, objects, streams", page->title ? page->title : "folded region");
     tf_page_header(&text, (tf_rect){MARGIN, 8, TF_PAGE_WIDTH - 2 * MARGIN, 32}, title,
                    page->subtitle);
     double y = 48;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The tables page for gnuplot: tables.gp writes the three tables as
+/* The tables page for gnuplot: tables.gp writes the tables as
  * monospaced text and plots the histogram of instance durations from
  * hist.dat (bin centre, used, excluded). */
 #include "config.h"
@@ -111,7 +111,8 @@ int tf_gp_tables(const tf_gp_dir *d, const tf_report_page *page, const char *pre
     if (!f)
         return -err->code;
     fprintf(f,
-            "# The tables page: phases, memory levels, top data objects (as text), and\n"
+            "# The tables page: phases, memory levels, top data objects, access\n"
+            "# streams (as text), and\n"
             "# the histogram of instance durations from %s (used instances and those\n"
             "# the outlier filter excluded, stacked).\n"
             "# Run: gnuplot %s   (writes %s.%s).\n",

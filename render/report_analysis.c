@@ -2,6 +2,7 @@
 /* Reading the analysis group of fold.h5. */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ int tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
 {
     memset(a, 0, sizeof *a);
     *present = false;
-    a->nroutines = a->nobjects = a->npoints = a->nphases = SIZE_MAX;   /* any length */
+    a->nroutines = a->nobjects = a->npoints = a->nphases = a->nstreams = SIZE_MAX; /* any length */
     int64_t file = -1, grp = -1;
     char path[128];
     snprintf(path, sizeof path, "region/%u/group/%u/analysis", r, g);
@@ -71,6 +72,8 @@ int tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
     if (rc == 0)
         rc = column(grp, "points/offset", TF_H5_UINT64, (void **)&a->offset, &a->npoints, err);
     if (rc == 0)
+        rc = strings(grp, "phases/label", &a->phase_label, &a->nphases, err);
+    if (rc == 0)
         rc = column(grp, "phases/parent", TF_H5_INT64, (void **)&a->phase_parent, &a->nphases, err);
     if (rc == 0)
         rc = column(grp, "phases/routine", TF_H5_INT64, (void **)&a->phase_routine, &a->nphases, err);
@@ -80,6 +83,28 @@ int tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
         rc = column(grp, "phases/x_begin", TF_H5_DOUBLE, (void **)&a->phase_x0, &a->nphases, err);
     if (rc == 0)
         rc = column(grp, "phases/x_end", TF_H5_DOUBLE, (void **)&a->phase_x1, &a->nphases, err);
+    static const struct { const char *name; size_t field; } stream_columns[] = {
+        {"streams/phase", offsetof(tf_report_analysis, stream_phase)},
+        {"streams/object", offsetof(tf_report_analysis, stream_object)},
+        {"streams/direction", offsetof(tf_report_analysis, stream_direction)},
+        {"streams/stride_bytes", offsetof(tf_report_analysis, stream_stride)},
+        {"streams/streams", offsetof(tf_report_analysis, stream_count)},
+        {"streams/samples", offsetof(tf_report_analysis, stream_samples)},
+    };
+    for (size_t c = 0; rc == 0 && c < sizeof stream_columns / sizeof stream_columns[0]; c++)
+        rc = column(grp, stream_columns[c].name, TF_H5_INT64,
+                    (void **)((char *)a + stream_columns[c].field), &a->nstreams, err);
+    if (rc == 0)
+        rc = strings(grp, "streams/pattern", &a->stream_pattern, &a->nstreams, err);
+    if (rc == 0)
+        rc = column(grp, "streams/bandwidth_MBps", TF_H5_DOUBLE, (void **)&a->stream_bandwidth,
+                    &a->nstreams, err);
+    for (n = 0; rc == 0 && n < a->nstreams; n++)
+        if (a->stream_phase[n] < 0 || a->stream_phase[n] >= (int64_t)a->nphases
+            || a->stream_object[n] < 0 || a->stream_object[n] >= (int64_t)a->nobjects)
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "streams",
+                            "row %zu: phase %lld or object %lld out of range", n,
+                            (long long)a->stream_phase[n], (long long)a->stream_object[n]);
     /* Every index must point into its table. */
     for (n = 0; rc == 0 && n < a->npoints; n++)
         if (a->routine[n] >= (int64_t)a->nroutines || a->object[n] >= (int64_t)a->nobjects)
@@ -109,10 +134,19 @@ void tf_report_analysis_free(tf_report_analysis *a)
     free(a->line);
     free(a->object);
     free(a->offset);
+    free(a->phase_label);
     free(a->phase_parent);
     free(a->phase_routine);
     free(a->phase_line);
     free(a->phase_x0);
     free(a->phase_x1);
+    free(a->stream_phase);
+    free(a->stream_object);
+    free(a->stream_direction);
+    free(a->stream_stride);
+    free(a->stream_count);
+    free(a->stream_samples);
+    free(a->stream_pattern);
+    free(a->stream_bandwidth);
     memset(a, 0, sizeof *a);
 }

@@ -2,7 +2,7 @@
 /* The analysis of a folded group as `tracefold fold` stores it in fold.h5
  * (/region/<r>/group/<g>/analysis, docs/fold-format.md): what the report
  * takes from it — routines, data objects, each folded point's routine,
- * line, object and offset, and the top-level phases. */
+ * line, object and offset, the phases and the access streams. */
 #ifndef TF_RENDER_REPORT_ANALYSIS_H
 #define TF_RENDER_REPORT_ANALYSIS_H
 
@@ -23,8 +23,14 @@ typedef struct tf_report_analysis {
     int64_t  *routine, *line, *object;
     uint64_t *offset;
     size_t    nphases;
+    char    **phase_label;     /* one block */
     int64_t  *phase_parent, *phase_routine, *phase_line;
     double   *phase_x0, *phase_x1;
+    size_t    nstreams;        /* per phase x object */
+    int64_t  *stream_phase, *stream_object, *stream_direction, *stream_stride;
+    int64_t  *stream_count, *stream_samples;
+    char    **stream_pattern;  /* one block */
+    double   *stream_bandwidth;   /* MB/s, NaN when not linear */
 } tf_report_analysis;
 
 /* Reads the analysis of group g of region r from fold_path.  *present is

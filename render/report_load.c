@@ -361,11 +361,15 @@ static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
         if (an->phase_parent[k] >= 0 && (size_t)an->phase_parent[k] < an->nphases)
             split[an->phase_parent[k]] = true;
     for (size_t k = 0; k < an->nphases; k++)
-        if (!split[k])
-            p->phases[p->nphases++] = (tf_report_phase){
-                an->phase_x0[k], an->phase_x1[k],
-                an->phase_routine[k] >= 0 ? (uint32_t)an->phase_routine[k] : TF_REPORT_NONE,
-                an->phase_line[k] > 0 ? (uint32_t)an->phase_line[k] : 0};
+        if (!split[k]) {
+            tf_report_phase *ph = &p->phases[p->nphases++];
+            *ph = (tf_report_phase){
+                .x0 = an->phase_x0[k], .x1 = an->phase_x1[k],
+                .routine = an->phase_routine[k] >= 0 ? (uint32_t)an->phase_routine[k]
+                                                     : TF_REPORT_NONE,
+                .line = an->phase_line[k] > 0 ? (uint32_t)an->phase_line[k] : 0};
+            snprintf(ph->label, sizeof ph->label, "%s", an->phase_label[k]);
+        }
     free(split);
     qsort(p->phases, p->nphases, sizeof *p->phases, by_start);
     return routines(p, (const char *const *)an->routines, an->nroutines, err);
@@ -390,7 +394,7 @@ static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_
     if (rc == 0)
         rc = an ? points_from_analysis(p, g, an, err) : points_from_trace(p, reg, g, sym, why, err);
     if (rc == 0)
-        rc = tf_report_tables_fill(p, err);
+        rc = tf_report_tables_fill(p, an, err);
     return rc;
 }
 

@@ -22,6 +22,7 @@
 /* A phase of the synthetic iteration: span, dominant routine, most observed
  * line; labelled `routine[line]` in the code-line panel. */
 typedef struct tf_report_phase {
+    char     label[16];    /* "4.1" as the fold's analysis numbers it; "" numbers by position */
     double   x0, x1;       /* normalised span */
     uint32_t routine;      /* index in routines, or TF_REPORT_NONE */
     uint32_t line;         /* most observed line, 0 when unknown */
@@ -81,7 +82,7 @@ typedef struct tf_report_table {
 
 enum tf_report_tables {
     TF_REPORT_TABLE_PHASES, TF_REPORT_TABLE_LEVELS, TF_REPORT_TABLE_OBJECTS,
-    TF_REPORT_NTABLES
+    TF_REPORT_TABLE_STREAMS, TF_REPORT_NTABLES
 };
 
 typedef struct tf_report_page {

@@ -84,7 +84,8 @@ int tf_report_phases_derive(tf_report_page *p, const double *bounds, size_t nbou
             ph[nph - 1].x1 = edge[s + 1];
             continue;
         }
-        ph[nph++] = (tf_report_phase){edge[s], edge[s + 1], best_routine, best_line};
+        ph[nph++] = (tf_report_phase){.x0 = edge[s], .x1 = edge[s + 1], .routine = best_routine,
+                                      .line = best_line};
     }
     free(edge);
     free(keys);

@@ -61,7 +61,7 @@ static int phases(tf_report_page *p, tf_error *err)
         const tf_report_phase *ph = &p->phases[k];
         char **row = &t->cells[k * ncols];
         const char *routine = ph->routine < p->nroutines ? p->routines[ph->routine] : "?";
-        row[0] = tf_report_strdup("%zu", k + 1);
+        row[0] = ph->label[0] ? tf_report_strdup("%s", ph->label) : tf_report_strdup("%zu", k + 1);
         row[1] = tf_report_strdup("%.*f-%.*f", decimals, ph->x0 * ms, decimals, ph->x1 * ms);
         row[2] = ph->line ? tf_report_strdup("%s[%u]", routine, ph->line)
                           : tf_report_strdup("%s", routine);
@@ -199,12 +199,60 @@ static int objects(tf_report_page *p, tf_error *err)
     return rc;
 }
 
-int tf_report_tables_fill(tf_report_page *p, tf_error *err)
+static const char *direction_name(int64_t d)
+{
+    return d > 0 ? "up" : d < 0 ? "down" : "-";
+}
+
+static int streams(tf_report_page *p, const tf_report_analysis *an, tf_error *err)
+{
+    /* Streams of fewer than a handful of samples say nothing: left out. */
+    size_t nrows = 0;
+    for (size_t i = 0; an && i < an->nstreams; i++)
+        nrows += strcmp(an->stream_pattern[i], "sparse") != 0;
+    tf_report_table *t = &p->tables[TF_REPORT_TABLE_STREAMS];
+    if (tf_report_table_init(t, "Access streams (per phase and object, per thread)", 8, nrows,
+                             err) < 0)
+        return -err->code;
+    static const char *const head[] = {"phase", "object", "pattern", "direction",
+                                       "stride [B]", "streams", "bandwidth [MB/s]", "samples"};
+    if (set_head(t, head) < 0)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the stream table");
+    if (!an)
+        t->note = tf_report_strdup("streams come from the analysis step of tracefold fold; "
+                                   "this fold.h5 has none");
+    else if (nrows == 0)
+        t->note = tf_report_strdup("no phase has enough memory samples on one object");
+    size_t r = 0;
+    for (size_t i = 0; an && i < an->nstreams; i++) {
+        if (!strcmp(an->stream_pattern[i], "sparse"))
+            continue;
+        char **row = &t->cells[r++ * 8];
+        double bw = an->stream_bandwidth[i];
+        row[0] = tf_report_strdup("%s", an->phase_label[an->stream_phase[i]]);
+        row[1] = tf_report_strdup("%s", an->object_names[an->stream_object[i]]);
+        row[2] = tf_report_strdup("%s", an->stream_pattern[i]);
+        row[3] = tf_report_strdup("%s", direction_name(an->stream_direction[i]));
+        row[4] = an->stream_stride[i] ? tf_report_strdup("%lld", (long long)an->stream_stride[i])
+                                       : tf_report_strdup("-");
+        row[5] = tf_report_strdup("%lld", (long long)an->stream_count[i]);
+        row[6] = isfinite(bw) ? tf_report_strdup("%.0f", bw) : tf_report_strdup("-");
+        row[7] = tf_report_strdup("%lld", (long long)an->stream_samples[i]);
+        for (int j = 0; j < 8; j++)
+            if (!row[j])
+                return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the stream table");
+    }
+    return 0;
+}
+
+int tf_report_tables_fill(tf_report_page *p, const tf_report_analysis *an, tf_error *err)
 {
     int rc = phases(p, err);
     if (rc == 0)
         rc = levels(p, err);
     if (rc == 0)
         rc = objects(p, err);
+    if (rc == 0)
+        rc = streams(p, an, err);
     return rc;
 }

@@ -132,8 +132,8 @@ int tf_fixture_stream(tf_report *r, size_t npoints, unsigned flags, tf_error *er
         return tf_fail(err, TF_ERR_NOMEM, "fixture: page");
     for (size_t k = 0; k < NKERNELS; k++) {
         p->routines[k] = tf_report_strdup("%s", kernels[k]);
-        p->phases[k] = (tf_report_phase){k ? phase_end[k - 1] : 0, phase_end[k], (uint32_t)k,
-                                         first_line[k] + 1};
+        p->phases[k] = (tf_report_phase){.x0 = k ? phase_end[k - 1] : 0, .x1 = phase_end[k],
+                                         .routine = (uint32_t)k, .line = first_line[k] + 1};
     }
     static const char *const names[] = {"a", "b", "c"};
     static const char *const kinds[] = {"static", "heap", "static"};
@@ -170,5 +170,5 @@ int tf_fixture_stream(tf_report *r, size_t npoints, unsigned flags, tf_error *er
         p->instance_ns[i] = 40e6 * (outlier ? 1.5 + 0.2 * uniform(&rng) : 0.95 + 0.1 * uniform(&rng));
         p->instance_used[i] = !outlier;
     }
-    return tf_report_tables_fill(p, err);
+    return tf_report_tables_fill(p, NULL, err);
 }

@@ -80,6 +80,12 @@ static void test_page_from_fold(void **state)
     assert_int_equal(p->ninstances, 80);
     assert_int_equal(p->tables[TF_REPORT_TABLE_PHASES].nrows, p->nphases);
     assert_true(p->tables[TF_REPORT_TABLE_OBJECTS].nrows > 0);
+    /* The analysis's access streams, labelled with its phase numbers. */
+    const tf_report_table *st = &p->tables[TF_REPORT_TABLE_STREAMS];
+    assert_true(st->nrows > 0);
+    assert_null(st->note);
+    for (size_t i = 0; i < st->nrows; i++)
+        assert_true(strcmp(st->cells[i * st->ncols + 2], "sparse") != 0);
     tf_report_free(&r);
 }
 

@@ -83,7 +83,7 @@ static void test_pdf_text(void **state)
         "a | 152 MiB", "b | 152 MiB", "c | 152 MiB", "0x601040", "source line",
         "time in the synthetic iteration [ms]", "misses per instruction", "MIPS", "address",
         "load cost [cycles]", "stores", "L1D misses", "Phases", "Memory hierarchy (loads)",
-        "Top data objects", "Instance durations", "instance duration [ms]", "DRAM",
+        "Top data objects", "Access streams", "Instance durations", "instance duration [ms]", "DRAM",
     };
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         if (!strstr(text, expected[i]))
