@@ -12,6 +12,7 @@
 #include "h5util.h"
 
 typedef struct region_table {
+    char     *source;   /* the .prv the trace was converted from */
     size_t    n;
     uint64_t *type, *value;
     char    **type_label, **value_label, **name;
@@ -19,6 +20,7 @@ typedef struct region_table {
 
 static void table_free(region_table *t)
 {
+    free(t->source);
     free(t->type);
     free(t->value);
     free(t->type_label);
@@ -37,8 +39,12 @@ static int table_load(const tf_trace *tr, const char *spec, region_table *t, tf_
                        tf_trace_path(tr), spec);
     int64_t g;
     int rc = tf_h5_group_open(file, TF_PRV_IMPORT_GROUP, &g, err);
-    if (rc < 0)
+    if (rc == 0)
+        rc = tf_h5_attr_read_string(g, "source", &t->source, err);
+    if (rc < 0) {
+        tf_h5_close(g);
         return rc;
+    }
     if (!tf_h5_exists(g, "region_name")) {
         tf_h5_close(g);
         return 0;   /* a trace without user functions */
@@ -98,7 +104,7 @@ int tf_prv_region_resolve(const tf_trace *tr, const char *spec, char **name, tf_
                                      i ? ", " : "", t.type_label[i], t.value_label[i],
                                      t.type[i], t.value[i]);
         rc = tf_fail(err, TF_ERR_NOTFOUND, "%s: no region matches '%s'; the trace has: %s",
-                     tf_trace_path(tr), spec, t.n ? have : "no user functions");
+                     t.source, spec, t.n ? have : "no user functions");
     }
     table_free(&t);
     free(type_side);
