@@ -5,7 +5,7 @@
 . "$top_srcdir/tests/record/lib.sh"
 "$tf" record -q -o "$tmp/fe-%p.h5" -- "$apps/fork_exec_app" || fail "record exit status $?"
 n=$(ls "$tmp"/fe-*.h5 | wc -l)
-[ "$n" -eq 4 ] || fail "expected 4 traces (parent, child, /bin/true, after exec), got $n"
+[ "$n" -eq 4 ] || fail "expected 4 traces (parent, child, vfork+exec, after exec), got $n"
 for f in "$tmp"/fe-*.h5; do
     "$check" summary "$f" >> "$tmp/all.txt" || fail "$f does not open"
 done

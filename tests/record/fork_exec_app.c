@@ -2,8 +2,9 @@
 /* fork and exec under the recorder.
  *   fork_exec_app        region "parent"; forks a child that records region
  *                        "child" and exits; waits; vforks a child that
- *                        execs /bin/true (the parent must go on recording:
- *                        region "after_vfork"); then execs itself with
+ *                        execs this program with "noop" (the parent must
+ *                        go on recording: region "after_vfork"); then
+ *                        execs itself with
  *                        "after-exec", which records region "after_exec".
  * Each part runs a little compute so that it is sampled too. */
 #include <stdio.h>
@@ -27,6 +28,8 @@ static void work(const char *region)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "noop"))
+        return 0;
     if (argc > 1 && !strcmp(argv[1], "after-exec")) {
         work("after_exec");
         return 0;
@@ -45,7 +48,7 @@ int main(int argc, char **argv)
     }
     pid = vfork();
     if (pid == 0) {
-        execl("/bin/true", "true", (char *)NULL);
+        execl("/proc/self/exe", argv[0], "noop", (char *)NULL);
         _exit(127);
     }
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {

@@ -11,9 +11,18 @@
 "$tf" info "$tmp/t.h5" > "$tmp/info.txt" || fail "tracefold info exit status $?"
 grep -q iteration "$tmp/info.txt" || fail "tracefold info lists no region 'iteration'"
 
-"$tf" record -q -o "$tmp/nodebug.h5" --period 1ms -- "$apps/threads_app_nodebug" 4 10 ||
-    fail "record (no -g) exit status $?"
-"$check" threads "$tmp/nodebug.h5" 4 10 || fail "threads_app_nodebug trace"
+# Without debug information (as if built without -g): no .debug_* sections,
+# so no .debug_frame; stacks must come from .eh_frame, names from .symtab.
+if command -v objcopy >/dev/null; then
+    objcopy --strip-debug "$apps/threads_app" "$tmp/threads_app_nodebug" ||
+        fail "objcopy --strip-debug"
+    if readelf -S "$tmp/threads_app_nodebug" 2>/dev/null | grep -q '\.debug_'; then
+        fail "debug sections left in the stripped copy"
+    fi
+    "$tf" record -q -o "$tmp/nodebug.h5" --period 1ms -- "$tmp/threads_app_nodebug" 4 10 ||
+        fail "record (no debug info) exit status $?"
+    "$check" threads "$tmp/nodebug.h5" 4 10 || fail "trace of the program without debug info"
+fi
 
 # Threads started before tracefold_init: attached at their first call.
 TRACEFOLD_AUTOSTART=no "$tf" record -q -o "$tmp/late.h5" --period 1ms -- \
