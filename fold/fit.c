@@ -13,14 +13,18 @@
  * (0,0) to (1,1).  Cost: O(samples + instances·G).
  *
  * Bands: a bootstrap over instances, since instances, not samples, are the
- * independent units.  Each replicate weighs instance i by an independent
- * Poisson(1) count (the "Poisson bootstrap", Hanley and MacGibbon 2006;
+ * independent units.  Each replicate weighs the units by independent
+ * Poisson(1) counts (the "Poisson bootstrap", Hanley and MacGibbon 2006;
  * Chamandy et al. 2012), which approximates multinomial resampling for more
- * than a few dozen instances and lets all replicates accumulate in the same
- * pass over the instances, the weights drawn from a counter-based generator
- * instead of stored.  The band is the estimate plus the replicates'
- * quantiles minus the full-sample value of the same mean (a shifted
- * percentile band, so it also wraps the pooled fallback). */
+ * than a few dozen units, the weights drawn from a counter-based generator
+ * instead of stored.  With more than MAX_UNITS instances, the units are
+ * MAX_UNITS random blocks of instances (by a hash of the instance): the
+ * mean of iid instances has the same variance whether they are resampled
+ * one by one or in random blocks, and the cost falls from
+ * replicates·instances·G to instances·G + replicates·MAX_UNITS·G.  The band
+ * is the estimate plus the replicates' quantiles minus the full-sample value
+ * of the same mean (a shifted percentile band, so it also wraps the pooled
+ * fallback). */
 #include "fit.h"
 
 #include <math.h>
@@ -34,6 +38,8 @@
 
 /* Share of instances that must be trusted at a grid point. */
 #define COVERAGE 0.2
+/* Most bootstrap units (instances, or blocks of instances). */
+#define MAX_UNITS 128
 /* Points in the pooled local fits: for the value, and (wider) the slope. */
 #define POOLED_POINTS 40
 #define POOLED_SLOPE_POINTS 160
@@ -88,17 +94,26 @@ static void sums_add(struct sums *s, double w, size_t g, const double *v, const 
                      const unsigned char *tr, double total, double duration)
 {
     for (size_t j = 0; j < g; j++) {
+        double wt = tr[j] ? w : 0;   /* a select, so the loop vectorises */
         s->av[j] += w * v[j];
         s->as[j] += w * sl[j];
-        if (tr[j]) {
-            s->tv[j] += w * v[j];
-            s->ts[j] += w * sl[j];
-            s->tw[j] += w;
-        }
+        s->tv[j] += wt * v[j];
+        s->ts[j] += wt * sl[j];
+        s->tw[j] += wt;
     }
     s->w += w;
     s->t += w * total;
     s->d += w * duration;
+}
+
+/* s += w · u (a bootstrap unit's sums into a replicate). */
+static void sums_merge(struct sums *s, double w, const struct sums *u, size_t g)
+{
+    for (size_t j = 0; j < 5 * g; j++)
+        s->tv[j] += w * u->tv[j];   /* the five arrays are one block */
+    s->w += w * u->w;
+    s->t += w * u->t;
+    s->d += w * u->d;
 }
 
 /* Trusted means where coverage allows, means of all elsewhere (mask = 1). */
@@ -270,15 +285,20 @@ int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     }
 
     uint32_t nrep = o->bootstrap;
+    size_t nunits = out->instances <= MAX_UNITS ? out->instances : MAX_UNITS;
     struct sums all = { 0 }, *rep = calloc(nrep + 1, sizeof *rep);
+    struct sums *unit = calloc(nunits + 1, sizeof *unit);
+    uint32_t *unit_key = malloc((nunits + 1) * sizeof *unit_key);
     double *values = malloc(6 * g * sizeof *values);
     unsigned char *trusted = malloc(2 * g);
     size_t *count = malloc(g * sizeof *count);
     tf_polyline scratch = { 0 }, pl = { 0 };
     int rc = 0;
-    bool ok = rep && values && trusted && count && sums_alloc(&all, g) == 0;
+    bool ok = rep && unit && unit_key && values && trusted && count && sums_alloc(&all, g) == 0;
     for (uint32_t b = 0; ok && b < nrep; b++)
         ok = sums_alloc(&rep[b], g) == 0;
+    for (size_t u = 0; ok && nrep > 0 && u < nunits; u++)
+        ok = sums_alloc(&unit[u], g) == 0;
     if (!ok) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
         goto done;
@@ -286,6 +306,7 @@ int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     double *slopes = values + g, *center_curve = values + 2 * g, *center_slope = values + 3 * g;
     double *level = values + 4 * g;
     unsigned char *mask = trusted + g;
+    size_t k = 0;
     for (size_t i = 0; i < cl->ninst; i++) {
         if (!cl->valid[i])
             continue;
@@ -297,13 +318,21 @@ int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
         }
         tf_polyline_on_grid(&pl, g, values, slopes, trusted);
         sums_add(&all, 1, g, values, slopes, trusted, cl->total[i], cl->duration[i]);
-        for (uint32_t b = 0; b < nrep; b++) {
-            unsigned w = poisson1(o->seed, b, cl->rows[i]);
-            if (w)
-                sums_add(&rep[b], w, g, values, slopes, trusted, cl->total[i],
-                         cl->duration[i]);
-        }
+        if (nrep == 0)
+            continue;
+        /* The unit: the instance itself, or its block (keyed by its row, so
+         * that an instance weighs the same in every counter). */
+        size_t u = nunits == out->instances ? k : (size_t)(mix(cl->rows[i]) % nunits);
+        unit_key[u] = nunits == out->instances ? cl->rows[i] : (uint32_t)u;
+        sums_add(&unit[u], 1, g, values, slopes, trusted, cl->total[i], cl->duration[i]);
+        k++;
     }
+    for (uint32_t b = 0; b < nrep; b++)
+        for (size_t u = 0; u < nunits; u++) {
+            unsigned w = unit[u].w > 0 ? poisson1(o->seed, b, unit_key[u]) : 0;
+            if (w)
+                sums_merge(&rep[b], w, &unit[u], g);
+        }
     double n = all.w;
     out->mean_total = all.t / n;
     out->mean_duration_ns = all.d / n;
@@ -332,6 +361,10 @@ done:
     for (uint32_t b = 0; rep && b < nrep; b++)
         free(rep[b].tv);
     free(rep);
+    for (size_t u = 0; unit && u < nunits; u++)
+        free(unit[u].tv);
+    free(unit);
+    free(unit_key);
     free(values);
     free(trusted);
     free(count);

@@ -22,15 +22,21 @@
 /* Half-width of the zone around a boundary where an instance's own change
  * may lie (boundaries wander by about ±1 % from iteration to iteration). */
 #define BEND_WINDOW 0.015
+/* Most instances of the first fit of a group. */
+#define PREFIT_INSTANCES 1000
 /* Smallest scale of the shape rule's deviations: 0.1 % of a counter's
  * total, so that instances of noise-free (or identical) curves are never
  * told apart by rounding. */
 #define SHAPE_MIN_SCALE 0.001
 
+struct members;
+
 struct context {
     const tf_fold_params *p;
     tf_fold_region *region;
     const tf_fold_input *in;
+    struct members *all;     /* every instance's points, until a group takes them */
+    uint32_t ngroups;
     int instructions;
     tf_fold_progress progress;
     void *progress_arg;
@@ -56,42 +62,40 @@ static char *dup_string(const char *s)
     return strdup(s ? s : "");
 }
 
-/* Copies the points of the instances rows[0..n) out of the extraction. */
-static int gather(const struct context *cx, const uint32_t *rows, size_t n, struct members *m,
-                  tf_error *err)
+/* Copies members pick[0..n) of src (indexes into src) into dst. */
+static int copy_members(const struct members *src, const size_t *pick, size_t n, uint32_t nc,
+                        struct members *dst, tf_error *err)
 {
-    const tf_fold_input *in = cx->in;
-    uint32_t nc = in->ncounters;
-    memset(m, 0, sizeof *m);
+    memset(dst, 0, sizeof *dst);
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
-        total += in->first_point[rows[i] + 1] - in->first_point[rows[i]];
-    m->rows = malloc((n ? n : 1) * sizeof *m->rows);
-    m->first = malloc((n + 1) * sizeof *m->first);
-    if (!m->rows || !m->first || tf_fold_points_alloc(&m->points, total, nc, err) < 0) {
-        members_free(m);
+        total += src->first[pick[i] + 1] - src->first[pick[i]];
+    dst->rows = malloc((n ? n : 1) * sizeof *dst->rows);
+    dst->first = malloc((n + 1) * sizeof *dst->first);
+    if (!dst->rows || !dst->first || tf_fold_points_alloc(&dst->points, total, nc, err) < 0) {
+        members_free(dst);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory gathering %zu folded samples", total);
     }
-    const tf_fold_points *src = &in->points;
-    tf_fold_points *dst = &m->points;
+    const tf_fold_points *a = &src->points;
+    tf_fold_points *b = &dst->points;
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t from = in->first_point[rows[i]], len = in->first_point[rows[i] + 1] - from;
-        m->rows[i] = rows[i];
-        m->first[i] = at;
-        memcpy(dst->instance + at, src->instance + from, len * sizeof *dst->instance);
-        memcpy(dst->x + at, src->x + from, len * sizeof *dst->x);
-        memcpy(dst->kind + at, src->kind + from, len * sizeof *dst->kind);
-        memcpy(dst->ip + at, src->ip + from, len * sizeof *dst->ip);
-        memcpy(dst->addr + at, src->addr + from, len * sizeof *dst->addr);
-        memcpy(dst->level + at, src->level + from, len * sizeof *dst->level);
-        memcpy(dst->weight + at, src->weight + from, len * sizeof *dst->weight);
+        size_t from = src->first[pick[i]], len = src->first[pick[i] + 1] - from;
+        dst->rows[i] = src->rows[pick[i]];
+        dst->first[i] = at;
+        memcpy(b->instance + at, a->instance + from, len * sizeof *b->instance);
+        memcpy(b->x + at, a->x + from, len * sizeof *b->x);
+        memcpy(b->kind + at, a->kind + from, len * sizeof *b->kind);
+        memcpy(b->ip + at, a->ip + from, len * sizeof *b->ip);
+        memcpy(b->addr + at, a->addr + from, len * sizeof *b->addr);
+        memcpy(b->level + at, a->level + from, len * sizeof *b->level);
+        memcpy(b->weight + at, a->weight + from, len * sizeof *b->weight);
         for (uint32_t c = 0; c < nc; c++)
-            memcpy(dst->y + c * total + at, src->y + c * src->n + from, len * sizeof *dst->y);
+            memcpy(b->y + c * total + at, a->y + c * a->n + from, len * sizeof *b->y);
         at += len;
     }
-    m->first[n] = at;
-    m->n = n;
+    dst->first[n] = at;
+    dst->n = n;
     return 0;
 }
 
@@ -121,6 +125,36 @@ static void compact(struct members *m, const uint8_t *keep, uint32_t nc)
     m->first[kept] = at;
     m->n = kept;
     tf_fold_points_shrink(p, at, stride, nc);
+}
+
+/* The members of a group: the instances rows[0..n) (sorted).  A single
+ * group takes every instance's points and keeps its own in place; several
+ * groups copy theirs. */
+static int gather(const struct context *cx, const uint32_t *rows, size_t n, struct members *m,
+                  tf_error *err)
+{
+    struct members *all = cx->all;
+    uint32_t nc = cx->region->ncounters;
+    if (cx->ngroups > 1) {
+        size_t *pick = malloc((n + 1) * sizeof *pick);
+        if (!pick)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory gathering folded samples");
+        for (size_t i = 0; i < n; i++)
+            pick[i] = rows[i];   /* all's rows are the region rows */
+        int rc = copy_members(all, pick, n, nc, m, err);
+        free(pick);
+        return rc;
+    }
+    uint8_t *keep = calloc(all->n + 1, 1);
+    if (!keep)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory gathering folded samples");
+    for (size_t i = 0; i < n; i++)
+        keep[rows[i]] = 1;
+    *m = *all;
+    memset(all, 0, sizeof *all);
+    compact(m, keep, nc);
+    free(keep);
+    return 0;
 }
 
 /* Per-instance inputs of one counter's cloud. */
@@ -393,8 +427,10 @@ static int shape_scores(const struct context *cx, const struct members *m,
                     continue;
                 double pos = m->points.x[k] * (double)(gsz - 1);
                 size_t j = pos <= 0 ? 0 : pos >= (double)(gsz - 1) ? gsz - 2 : (size_t)pos;
-                double t = fmin(fmax(pos - (double)j, 0), 1);
-                worst = fmax(worst, fabs(y[k] - (curve[j] + t * (curve[j + 1] - curve[j]))));
+                double t = pos - (double)j;
+                t = t < 0 ? 0 : t > 1 ? 1 : t;
+                double d = fabs(y[k] - (curve[j] + t * (curve[j + 1] - curve[j])));
+                worst = d > worst ? d : worst;   /* not fmax: a libm call here */
             }
             if (worst >= 0) {
                 idx[n] = i;
@@ -424,10 +460,25 @@ static int fold_group(const struct context *cx, const uint32_t *rows, size_t n, 
     if (rc < 0)
         return rc;
     /* A first fit locates the changes precisely; with the robust filter it
-     * also gives the curves that instances are compared with. */
+     * also gives the curves that instances are compared with.  It rests on
+     * PREFIT_INSTANCES instances at most, evenly spread: enough for both. */
     tf_fold_group pre = { 0 };
-    if (m.n >= 2)
+    if (m.n >= 2 && m.n <= PREFIT_INSTANCES) {
         rc = fit_members(cx, &m, false, NULL, &pre, err);
+    } else if (m.n > PREFIT_INSTANCES) {
+        struct members sub;
+        size_t *pick = malloc(PREFIT_INSTANCES * sizeof *pick);
+        if (!pick)
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the first fit");
+        for (size_t k = 0; rc == 0 && k < PREFIT_INSTANCES; k++)
+            pick[k] = k * m.n / PREFIT_INSTANCES;
+        if (rc == 0 && (rc = copy_members(&m, pick, PREFIT_INSTANCES, r->ncounters, &sub,
+                                          err)) == 0) {
+            rc = fit_members(cx, &sub, false, NULL, &pre, err);
+            members_free(&sub);
+        }
+        free(pick);
+    }
     if (rc == 0 && cx->p->filter == TF_FILTER_ROBUST && m.n >= 3) {
         double *score = malloc(m.n * sizeof *score);
         uint8_t *keep = malloc(m.n);
@@ -527,6 +578,7 @@ static int fold_region(struct context *cx, tf_error *err)
         }
     if ((rc = tf_fold_group_durations(dur, n, cx->p->groups, grp, &r->ngroups, err)) < 0)
         goto done;
+    cx->ngroups = r->ngroups;
     r->groups = calloc(r->ngroups, sizeof *r->groups);
     if (!r->groups) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
@@ -625,12 +677,27 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     tf_fold_region *r = &res->regions[0];
     if ((rc = init_region(tr, region, &in, r, err)) < 0)
         goto fail;
+    /* Every instance's points, taken over from the extraction. */
+    struct members all = { .n = in.ninstances, .first = in.first_point, .points = in.points,
+                           .rows = malloc((in.ninstances + 1) * sizeof *all.rows) };
+    in.first_point = NULL;
+    memset(&in.points, 0, sizeof in.points);
+    if (!all.rows) {
+        members_free(&all);
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < all.n; i++)
+        all.rows[i] = (uint32_t)i;
     struct context cx = {
-        .p = p, .region = r, .in = &in, .progress = progress, .progress_arg = progress_arg,
+        .p = p, .region = r, .in = &in, .all = &all, .progress = progress,
+        .progress_arg = progress_arg,
         .instructions = tf_fold_instructions_counter((const char *const *)r->counter_names,
                                                      r->ncounters),
     };
-    if ((rc = fold_region(&cx, err)) < 0)
+    rc = fold_region(&cx, err);
+    members_free(&all);
+    if (rc < 0)
         goto fail;
     tf_fold_input_free(&in);
     *out = res;

@@ -2,10 +2,15 @@
 /* Writes a fold result to fold.h5 (layout: docs/fold-format.md).  Tables go
  * through formats/h5util.h; the folded points, which dominate the file, are
  * written here with compact element types (float32, uint32, uint8) that
- * h5util does not offer, halving the bytes to compress and store. */
+ * h5util does not offer.  Their integer columns (instance, kind, addresses,
+ * level, weight: mostly runs and zeros) are shuffled and deflated at level 1,
+ * which is cheap on such data; the float columns x and y are noise to
+ * deflate, which spent more time on them than the whole read of the trace
+ * (bench/RESULTS.md), so they stay uncompressed. */
 #include "fold_result.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,22 +18,19 @@
 
 #include "h5util.h"
 
-/* 64 Ki elements per chunk; shuffle + deflate level 1, like h5util's
- * tables: cheap to compress, and float32 columns of a slowly varying x
- * compress well after shuffling. */
-#define POINT_CHUNK 65536
-
-/* Writes a 1-D (cols == 0) or 2-D dataset of a native type. */
+/* Writes a 1-D (cols == 0) or 2-D dataset of a native type; compressed ones
+ * are chunked by 64 Ki elements. */
 static int write_typed(int64_t loc, const char *name, hid_t file_type, hid_t mem_type,
-                       const void *data, size_t rows, size_t cols, tf_error *err)
+                       const void *data, size_t rows, size_t cols, bool compress,
+                       tf_error *err)
 {
     int rank = cols ? 2 : 1;
     hsize_t dims[2] = { rows, cols };
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     size_t elements = rows * (cols ? cols : 1);
-    if (dcpl >= 0 && elements > 4096) {
-        hsize_t chunk[2] = { rank == 2 ? 1 : (rows < POINT_CHUNK ? rows : POINT_CHUNK),
-                             cols < POINT_CHUNK ? cols : POINT_CHUNK };
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (dcpl >= 0 && compress && elements > 4096) {
+        hsize_t chunk[2] = { rank == 2 ? 1 : (rows < 65536 ? rows : 65536),
+                             cols < 65536 ? cols : 65536 };
         if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
             H5Pset_deflate(dcpl, 1) < 0) {
             H5Pclose(dcpl);
@@ -63,19 +65,20 @@ static int save_points(int64_t group, const tf_fold_points *p, uint32_t nc, tf_e
         hid_t file_type, mem_type;
         const void *data;
         size_t rows, cols;
+        bool compress;
     } cols[] = {
-        { "instance", H5T_STD_U32LE, H5T_NATIVE_UINT32, p->instance, n, 0 },
-        { "x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, p->x, n, 0 },
-        { "kind", H5T_STD_U8LE, H5T_NATIVE_UINT8, p->kind, n, 0 },
-        { "ip", H5T_STD_U64LE, H5T_NATIVE_UINT64, p->ip, n, 0 },
-        { "addr", H5T_STD_U64LE, H5T_NATIVE_UINT64, p->addr, n, 0 },
-        { "level", H5T_STD_U8LE, H5T_NATIVE_UINT8, p->level, n, 0 },
-        { "weight", H5T_STD_U32LE, H5T_NATIVE_UINT32, p->weight, n, 0 },
-        { "y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, p->y, nc, n },
+        { "instance", H5T_STD_U32LE, H5T_NATIVE_UINT32, p->instance, n, 0, true },
+        { "x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, p->x, n, 0, false },
+        { "kind", H5T_STD_U8LE, H5T_NATIVE_UINT8, p->kind, n, 0, true },
+        { "ip", H5T_STD_U64LE, H5T_NATIVE_UINT64, p->ip, n, 0, true },
+        { "addr", H5T_STD_U64LE, H5T_NATIVE_UINT64, p->addr, n, 0, true },
+        { "level", H5T_STD_U8LE, H5T_NATIVE_UINT8, p->level, n, 0, true },
+        { "weight", H5T_STD_U32LE, H5T_NATIVE_UINT32, p->weight, n, 0, true },
+        { "y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, p->y, nc, n, false },
     };
     for (size_t k = 0; k < sizeof cols / sizeof cols[0] && rc == 0; k++)
         rc = write_typed(pts, cols[k].name, cols[k].file_type, cols[k].mem_type, cols[k].data,
-                         cols[k].rows, cols[k].cols, err);
+                         cols[k].rows, cols[k].cols, cols[k].compress, err);
     tf_h5_close(pts);
     return rc;
 }

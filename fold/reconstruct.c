@@ -31,32 +31,40 @@ void tf_polyline_free(tf_polyline *pl)
     pl->n = pl->cap = 0;
 }
 
-/* Appends a vertex; the piece that ends there gets the trust flag. */
-static int push(tf_polyline *pl, double x, double y, bool trusted)
+/* Makes room for n vertices (once per instance, so that push need not). */
+static int reserve(tf_polyline *pl, size_t n)
 {
-    if (pl->n == pl->cap) {
-        size_t cap = pl->cap ? 2 * pl->cap : 64;
-        double *nx = realloc(pl->x, cap * sizeof *nx);
-        if (!nx)
-            return -1;
-        pl->x = nx;
-        double *ny = realloc(pl->y, cap * sizeof *ny);
-        if (!ny)
-            return -1;
-        pl->y = ny;
-        unsigned char *nt = realloc(pl->trusted, cap);
-        if (!nt)
-            return -1;
-        pl->trusted = nt;
-        pl->cap = cap;
-    }
+    if (n <= pl->cap)
+        return 0;
+    size_t cap = pl->cap ? pl->cap : 64;
+    while (cap < n)
+        cap *= 2;
+    double *nx = realloc(pl->x, cap * sizeof *nx);
+    if (!nx)
+        return -1;
+    pl->x = nx;
+    double *ny = realloc(pl->y, cap * sizeof *ny);
+    if (!ny)
+        return -1;
+    pl->y = ny;
+    unsigned char *nt = realloc(pl->trusted, cap);
+    if (!nt)
+        return -1;
+    pl->trusted = nt;
+    pl->cap = cap;
+    return 0;
+}
+
+/* Appends a vertex (room reserved); the piece that ends there gets the
+ * trust flag. */
+static inline void push(tf_polyline *pl, double x, double y, bool trusted)
+{
     pl->x[pl->n] = x;
     pl->y[pl->n] = y;
     pl->trusted[pl->n] = 0;
     if (pl->n > 0)
         pl->trusted[pl->n - 1] = trusted;
     pl->n++;
-    return 0;
 }
 
 static double clamp01(double v)
@@ -69,8 +77,9 @@ static double clamp01(double v)
 static int raw_vertices(const float *x, const float *y, size_t n, tf_polyline *r)
 {
     r->n = 0;
-    if (push(r, 0, 0, true) < 0)
+    if (reserve(r, n + 2) < 0)
         return -1;
+    push(r, 0, 0, true);
     for (size_t k = 0; k < n; k++) {
         if (isnan(y[k]))
             continue;
@@ -79,10 +88,10 @@ static int raw_vertices(const float *x, const float *y, size_t n, tf_polyline *r
             continue;
         if (yv < r->y[r->n - 1])
             yv = r->y[r->n - 1];
-        if (push(r, xv, yv, true) < 0)
-            return -1;
+        push(r, xv, yv, true);
     }
-    return push(r, 1, 1, true);
+    push(r, 1, 1, true);
+    return 0;
 }
 
 /* Boundaries within (a - window, b + window). */
@@ -105,14 +114,15 @@ int tf_reconstruct_instance(const float *x, const float *y, size_t n, const doub
     tf_polyline *r = scratch;
     if (raw_vertices(x, y, n, r) < 0)
         return -1;
+    /* At most one corner per interval. */
     pl->n = 0;
-    if (push(pl, 0, 0, true) < 0)
+    if (reserve(pl, 2 * r->n) < 0)
         return -1;
+    push(pl, 0, 0, true);
     size_t nint = r->n - 1;
     for (size_t j = 0; j < nint;) {
         if (!boundaries_near(r->x[j], r->x[j + 1], boundaries, nb, window)) {
-            if (push(pl, r->x[j + 1], r->y[j + 1], true) < 0)
-                return -1;
+            push(pl, r->x[j + 1], r->y[j + 1], true);
             j++;
             continue;
         }
@@ -131,12 +141,10 @@ int tf_reconstruct_instance(const float *x, const float *y, size_t n, const doub
                 double xc = (by - ay - sr * bx + sl * ax) / (sl - sr);
                 if (xc > ax && xc < bx) {
                     double yc = ay + sl * (xc - ax);
-                    if (push(pl, xc, yc < ay ? ay : yc > by ? by : yc, trusted) < 0)
-                        return -1;
+                    push(pl, xc, yc < ay ? ay : yc > by ? by : yc, trusted);
                 }
             }
-            if (push(pl, bx, by, trusted) < 0)
-                return -1;
+            push(pl, bx, by, trusted);
         }
         j = end;
     }
