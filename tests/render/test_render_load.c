@@ -168,6 +168,36 @@ static void test_trace_moved_away(void **state)
     tf_report_free(&r);
 }
 
+/* Two processes with different address layouts: references are drawn as
+ * offsets within their objects, and the objects' bands span [0, size). */
+static void test_processes_by_offset(void **state)
+{
+    if (!have_folds)
+        skip();
+    char path[512];
+    fold_path(path, sizeof path, "aslr");
+    tf_report r;
+    tf_error err = {0};
+    if (tf_report_load(path, &r, &err) < 0)
+        fail_msg("%s", err.msg);
+    const tf_report_page *p = &r.pages[0];
+    size_t offsets = 0, attributed = 0;
+    for (size_t i = 0; i < p->nmem; i++) {
+        const tf_report_mem_point *m = &p->mem[i];
+        if (m->object >= p->nobjects)
+            continue;
+        attributed++;
+        if (m->flags & TF_REPORT_MEM_OFFSET) {
+            offsets++;
+            assert_true(m->addr < p->objects[m->object].size);
+            assert_int_equal(p->objects[m->object].start, 0);
+        }
+    }
+    assert_true(attributed > 0);
+    assert_int_equal(offsets, attributed);
+    tf_report_free(&r);
+}
+
 static void test_other_version_refused(void **state)
 {
     if (!have_folds)
@@ -235,8 +265,11 @@ static int setup(void **state)
         sh("'%s' synth -q -o '%s/mem.h5' --iterations 80 --seed 3 && "
            "'%s' fold -q '%s/mem.h5' -o '%s/mem.fold' && "
            "'%s' synth -q -o '%s/nomem.h5' --iterations 40 --no-memory && "
-           "'%s' fold -q '%s/nomem.h5' -o '%s/nomem.fold'",
-           tf, tmpdir, tf, tmpdir, tmpdir, tf, tmpdir, tf, tmpdir, tmpdir) == 0;
+           "'%s' fold -q '%s/nomem.h5' -o '%s/nomem.fold' && "
+           "'%s' synth -q -o '%s/aslr.h5' --iterations 40 --processes 2 --aslr && "
+           "'%s' fold -q '%s/aslr.h5' -o '%s/aslr.fold'",
+           tf, tmpdir, tf, tmpdir, tmpdir, tf, tmpdir, tf, tmpdir, tmpdir,
+           tf, tmpdir, tf, tmpdir, tmpdir) == 0;
     return 0;
 }
 
@@ -252,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_no_memory_samples),
         cmocka_unit_test(test_from_trace_without_analysis),
         cmocka_unit_test(test_trace_moved_away),
+        cmocka_unit_test(test_processes_by_offset),
         cmocka_unit_test(test_other_version_refused),
         cmocka_unit_test(test_malformed_analysis_refused),
     };
