@@ -584,7 +584,8 @@ static size_t tick(tf_rec_session *s, bool flush_due)
         if (!p->open) {
             attach_threads(p);
             bool due = (atomic_load(&p->shm->user_word) & TF_USER_FROZEN) ||
-                       now_ns() - p->shm->mono0 > 10 * s->opt.flush_ns;
+                       now_ns() - p->shm->mono0 > 10 * s->opt.flush_ns ||
+                       atomic_load(&p->shm->flush_req) != atomic_load(&p->shm->flush_done);
             for (uint32_t k = 0; !due && k < p->nthreads; k++)
                 due = p->threads[k].buf && (ring_quarter_full(&p->threads[k].buf->events) ||
                                             ring_quarter_full(&p->threads[k].buf->samples));
