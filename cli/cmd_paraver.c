@@ -131,6 +131,7 @@ typedef struct synth_thread {
 
 typedef struct synth {
     tf_fold_result *res;
+    int64_t         file;         /* fold.h5, for the analysis's phases; -1 when not open */
     const tf_trace *tr;           /* the folded trace, for symbols and objects; may be NULL */
     symbols         sym;
     tf_prv_writer  *w;
@@ -221,37 +222,103 @@ static uint64_t fixed(double v, double scale)
 
 /* Phases: the group's merged change points cut the iteration; each phase is
  * named by the routine and line most of its samples are in. */
-static int build_phases(synth *sy, synth_thread *st, uint32_t thread, tf_error *err)
+static int alloc_phases(synth_thread *st, uint32_t n, tf_error *err)
+{
+    st->nphases = n;
+    st->phase_x = malloc((n + 1) * sizeof *st->phase_x);
+    st->phase_fn = calloc(n, sizeof *st->phase_fn);
+    st->phase_line = calloc(n, sizeof *st->phase_line);
+    return st->phase_x && st->phase_fn && st->phase_line
+               ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+}
+
+/* The top-level phases the analysis wrote into fold.h5
+ * (/region/R/group/G/analysis/phases, docs/fold-format.md), with their
+ * routine and line: 1 when found, 0 when the file has none. */
+static int analysis_phases(synth *sy, synth_thread *st, uint32_t r, uint32_t g, tf_error *err)
+{
+    char path[96];
+    snprintf(path, sizeof path, "region/%" PRIu32 "/group/%" PRIu32 "/analysis", r, g);
+    if (sy->file < 0 || !tf_h5_exists(sy->file, path))
+        return 0;
+    int64_t an = -1, ph = -1, ro = -1;
+    int64_t *parent = NULL, *routine = NULL, *line = NULL;
+    double *x0 = NULL, *x1 = NULL;
+    char **fn = NULL, **file = NULL;
+    size_t n = 0, nr = 0, k, cols;
+    int rc;
+    if ((rc = tf_h5_group_open(sy->file, path, &an, err)) == 0 &&
+        (rc = tf_h5_group_open(an, "phases", &ph, err)) == 0 &&
+        (rc = tf_h5_group_open(an, "routines", &ro, err)) == 0 &&
+        (rc = tf_h5_read_array(ph, "parent", TF_H5_INT64, (void **)&parent, &n, &cols, err)) == 0 &&
+        (rc = tf_h5_read_array(ph, "x_begin", TF_H5_DOUBLE, (void **)&x0, &k, &cols, err)) == 0 &&
+        (rc = tf_h5_read_array(ph, "x_end", TF_H5_DOUBLE, (void **)&x1, &k, &cols, err)) == 0 &&
+        (rc = tf_h5_read_array(ph, "routine", TF_H5_INT64, (void **)&routine, &k, &cols, err)) == 0 &&
+        (rc = tf_h5_read_array(ph, "line", TF_H5_INT64, (void **)&line, &k, &cols, err)) == 0 &&
+        (rc = tf_h5_read_strings(ro, "function", &fn, &nr, err)) == 0)
+        rc = tf_h5_read_strings(ro, "file", &file, &k, err);
+    uint32_t top = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        top += parent[i] < 0;
+    if (rc == 0 && top)
+        rc = alloc_phases(st, top, err);
+    uint32_t t = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (parent[i] >= 0)
+            continue;
+        st->phase_x[t] = x0[i];
+        st->phase_x[t + 1] = x1[i];
+        st->phase_fn[t] = st->phase_line[t] = 1;
+        if (routine[i] >= 0 && (size_t)routine[i] < nr) {
+            rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, fn[routine[i]],
+                              &st->phase_fn[t], err);
+            const char *base = strrchr(file[routine[i]], '/');
+            char label[600];
+            snprintf(label, sizeof label, "%" PRId64 " (%s)", line[i],
+                     base ? base + 1 : file[routine[i]]);
+            if (rc == 0 && line[i] > 0)
+                rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label,
+                                  &st->phase_line[t], err);
+        }
+        t++;
+    }
+    free(parent);
+    free(x0);
+    free(x1);
+    free(routine);
+    free(line);
+    free(fn);
+    free(file);
+    tf_h5_close(ro);
+    tf_h5_close(ph);
+    tf_h5_close(an);
+    return rc < 0 ? rc : top > 0;
+}
+
+/* Without the analysis: the group's change points cut the iteration, and
+ * each phase is named by the routine and line most of its samples are in. */
+static int boundary_phases(synth *sy, synth_thread *st, tf_error *err)
 {
     const tf_fold_group *g = st->group;
-    st->nphases = (uint32_t)g->nboundaries + 1;
-    st->phase_x = malloc((st->nphases + 1) * sizeof *st->phase_x);
-    st->phase_fn = calloc(st->nphases, sizeof *st->phase_fn);
-    st->phase_line = calloc(st->nphases, sizeof *st->phase_line);
-    if (!st->phase_x || !st->phase_fn || !st->phase_line)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    int rc = alloc_phases(st, (uint32_t)g->nboundaries + 1, err);
+    if (rc < 0)
+        return rc;
     st->phase_x[0] = 0;
     for (size_t k = 0; k < g->nboundaries; k++)
         st->phase_x[k + 1] = g->boundaries[k];
     st->phase_x[st->nphases] = 1;
     const tf_fold_points *pts = &g->points;
-    /* Name every site first, so the counts below can be indexed by value. */
-    for (size_t i = 0; i < pts->n; i++) {
-        uint64_t fn, line;
-        int rc = site_of(sy, st->region->instances[pts->instance[i]].proc, pts->ip[i], &fn, &line, err);
-        if (rc < 0)
-            return rc;
-    }
-    for (uint32_t ph = 0; ph < st->nphases; ph++) {
-        /* Counts per routine and line value in this phase (values are small ids). */
-        size_t nvals = sy->nfn + sy->nline + 2, best_fn = 0, best_line = 0;
-        uint32_t *cf = calloc(nvals + 2, sizeof *cf), *cl = calloc(nvals + 2, sizeof *cl);
+    /* Values are small ids, every site being named already. */
+    size_t nvals = sy->nfn + sy->nline + TF_PRV_FIRST_SITE;
+    uint32_t *cf = calloc(nvals, sizeof *cf), *cl = calloc(nvals, sizeof *cl);
+    for (uint32_t ph = 0; rc == 0 && ph < st->nphases; ph++) {
         if (!cf || !cl) {
-            free(cf);
-            free(cl);
-            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+            break;
         }
-        int rc = 0;
+        memset(cf, 0, nvals * sizeof *cf);
+        memset(cl, 0, nvals * sizeof *cl);
+        uint64_t best_fn = 0, best_line = 0;
         for (size_t i = 0; rc == 0 && i < pts->n; i++) {
             if (pts->x[i] < st->phase_x[ph] || pts->x[i] > st->phase_x[ph + 1])
                 continue;
@@ -259,27 +326,40 @@ static int build_phases(synth *sy, synth_thread *st, uint32_t thread, tf_error *
             uint32_t proc = st->region->instances[pts->instance[i]].proc;
             if ((rc = site_of(sy, proc, pts->ip[i], &fn, &line, err)) < 0)
                 break;
-            if (fn < nvals + 2 && ++cf[fn] > cf[best_fn])
+            if (fn < nvals && ++cf[fn] > cf[best_fn])
                 best_fn = fn;
-            if (line < nvals + 2 && ++cl[line] > cl[best_line])
+            if (line < nvals && ++cl[line] > cl[best_line])
                 best_line = line;
         }
-        free(cf);
-        free(cl);
-        if (rc < 0)
-            return rc;
         st->phase_fn[ph] = best_fn;
         st->phase_line[ph] = best_line;
+    }
+    free(cf);
+    free(cl);
+    return rc;
+}
+
+static int build_phases(synth *sy, synth_thread *st, uint32_t thread, uint32_t r, uint32_t g,
+                        tf_error *err)
+{
+    const tf_fold_points *pts = &st->group->points;
+    /* Name every site first: phases and samples share the values. */
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < pts->n; i++) {
+        uint64_t fn, line;
+        rc = site_of(sy, st->region->instances[pts->instance[i]].proc, pts->ip[i], &fn, &line, err);
+    }
+    if (rc == 0 && (rc = analysis_phases(sy, st, r, g, err)) == 0)
+        rc = boundary_phases(sy, st, err);
+    for (uint32_t ph = 0; rc >= 0 && ph < st->nphases; ph++) {
         char label[160];
         snprintf(label, sizeof label, "Phase %" PRIu32 " of thread %" PRIu32 " [%.3f, %.3f]",
                  ph + 1, thread + 1, st->phase_x[ph], st->phase_x[ph + 1]);
         /* Phase values: thread × 1000 + phase + 1, so phases of different
          * threads keep their own labels. */
-        if ((rc = tf_pcf_add_value(sy->pcf, TF_PRV_FOLD_PHASE, (uint64_t)thread * 1000 + ph + 1,
-                                   label, err)) < 0)
-            return rc;
+        rc = tf_pcf_add_value(sy->pcf, TF_PRV_FOLD_PHASE, (uint64_t)thread * 1000 + ph + 1, label, err);
     }
-    return 0;
+    return rc < 0 ? rc : 0;
 }
 
 /* The value of the data object holding addr in process proc, 0 for none. */
@@ -485,7 +565,7 @@ static int synth_write(synth *sy, const char *out, tf_error *err)
                      k + 1, st->region->name, g, st->group->instances);
             if ((rc = tf_row_add(row, TF_ROW_THREAD, name, err)) < 0 ||
                 (rc = thread_counters(sy, st, err)) < 0 ||
-                (rc = build_phases(sy, st, (uint32_t)k, err)) < 0)
+                (rc = build_phases(sy, st, (uint32_t)k, r, g, err)) < 0)
                 break;
             snprintf(name, sizeof name, "%zu.folded", k + 1);
             rc = tf_row_add(row, TF_ROW_CPU, name, err);
@@ -545,6 +625,7 @@ static void synth_free(synth *sy)
     free(sy->site_values);
     free(sy->th);
     free(sy->obj_first);
+    tf_h5_close(sy->file);
     tf_prv_pairs_free(&sy->ps);
     symbols_free(&sy->sym);
 }
@@ -552,10 +633,14 @@ static void synth_free(synth *sy)
 int tf_cli_paraver_synthetic(const char *fold_h5, const tf_trace *folded, const char *out,
                              tf_error *err)
 {
-    synth sy = {0};
+    synth sy = {.file = -1};
     int rc = tf_fold_result_load(fold_h5, &sy.res, err);
-    if (rc < 0)
+    if (rc == 0)
+        rc = tf_h5_file_open(fold_h5, false, &sy.file, err);
+    if (rc < 0) {
+        tf_fold_result_free(sy.res);
         return rc;
+    }
     /* The folded trace gives routine names and objects; without it the
      * synthetic trace still has the curves, rates, phases and addresses. */
     tf_trace *opened = NULL;

@@ -25,6 +25,10 @@ grep -Eq '^  main +38 +0 ' "$work/info.txt" || check "info: no 38 complete insta
 "$tf" paraver --check "$work/fold/folded.prv" > /dev/null || check "fold's folded.prv fails --check"
 grep -q 'ComputeNonbondedUtil::calc_self_energy' "$work/fold/folded.pcf" ||
     check "fold's folded.prv: routines not named"
+# The synthetic trace's phases are the analysis's top-level phases.
+phases=$(grep -c '^main,0,[0-9]*,' "$work/fold/phases.csv")
+[ "$phases" -gt 0 ] && [ "$(grep -c '^[0-9]* *Phase [0-9]* of thread 1 ' "$work/fold/folded.pcf")" = "$phases" ] ||
+    check "fold's folded.prv: not the $phases phases of phases.csv"
 "$tf" fold -q "$data/444.namd.prv" --region 60000019=5 -o "$work/fold2" ||
     check "fold --region 60000019=5 exit $?"
 "$tf" fold -q "$data/444.namd.prv" --region "User function=nope" -o "$work/fold3" 2> "$work/err.txt"
