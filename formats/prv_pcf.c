@@ -229,8 +229,6 @@ bool tf_pcf_find_value(tf_pcf *pcf, uint32_t type, const char *label, uint64_t *
     return false;
 }
 
-size_t tf_pcf_ntypes(tf_pcf *pcf) { return pcf->ntypes; }
-uint32_t tf_pcf_type_at(tf_pcf *pcf, size_t i) { return (uint32_t)pcf->types[i].type; }
 
 /* ---- parsing ------------------------------------------------------------- */
 

@@ -37,8 +37,4 @@ const char *tf_pcf_state_label(tf_pcf *pcf, uint32_t state);
 bool        tf_pcf_find_type(tf_pcf *pcf, const char *label, uint32_t *type);
 bool        tf_pcf_find_value(tf_pcf *pcf, uint32_t type, const char *label, uint64_t *value);
 
-/* Iteration over the types in type order. */
-size_t   tf_pcf_ntypes(tf_pcf *pcf);
-uint32_t tf_pcf_type_at(tf_pcf *pcf, size_t i);
-
 #endif

@@ -363,17 +363,6 @@ uint32_t tf_prv_nthreads(const tf_prv_header *h)
     return n;
 }
 
-uint32_t tf_prv_thread_index(const tf_prv_header *h, const tf_prv_object *o)
-{
-    uint32_t n = 0;
-    for (uint32_t a = 0; a + 1 < o->appl; a++)
-        for (uint32_t t = 0; t < h->appls[a].ntasks; t++)
-            n += h->appls[a].tasks[t].nthreads;
-    for (uint32_t t = 0; t + 1 < o->task; t++)
-        n += h->appls[o->appl - 1].tasks[t].nthreads;
-    return n + o->thread - 1;
-}
-
 /* ---- records ------------------------------------------------------------- */
 
 /* A record-level error: fatal when strict, counted and skipped when lenient

@@ -50,7 +50,8 @@ enum tf_prv_kind { TF_PRV_STATE = 1, TF_PRV_EVENT = 2, TF_PRV_COMM = 3 };
 typedef struct tf_prv_record {
     uint8_t       kind;         /* enum tf_prv_kind */
     tf_prv_object obj;          /* the thread (sender for communications) */
-    uint32_t      thread_index; /* flat index of obj (tf_prv_thread_index) */
+    uint32_t      thread_index; /* 0-based index of obj over all threads: applications,
+                                   then tasks, then threads in header order */
     uint64_t      time;         /* state begin, event time, logical send */
     /* state */
     uint64_t      end;
@@ -73,10 +74,8 @@ int  tf_prv_open(tf_prv_reader **r, const char *path, bool lenient, tf_error *er
 void tf_prv_close(tf_prv_reader *r);
 
 const tf_prv_header *tf_prv_get_header(const tf_prv_reader *r);
-/* Total threads over all applications, and the 0-based flat index of a
- * thread (applications, then tasks, then threads in header order). */
+/* Total threads over all applications. */
 uint32_t tf_prv_nthreads(const tf_prv_header *h);
-uint32_t tf_prv_thread_index(const tf_prv_header *h, const tf_prv_object *o);
 
 /* Next record: 1 with *rec filled, 0 at the end, < 0 on error. */
 int  tf_prv_next(tf_prv_reader *r, tf_prv_record *rec, tf_error *err);

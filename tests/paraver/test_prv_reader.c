@@ -232,15 +232,15 @@ static void test_gzip_and_values(void **state)
     assert_int_equal(h->ncomms, 1);
     assert_string_equal(h->comms[0], "c:1:1:1:1");
     assert_int_equal(tf_prv_nthreads(h), 3);
-    tf_prv_object o = {0, 2, 1, 1};
-    assert_int_equal(tf_prv_thread_index(h, &o), 2);
     tf_prv_record rec;
     assert_int_equal(tf_prv_next(r, &rec, &err), 1);
+    assert_int_equal(rec.thread_index, 1);   /* application 1, task 1, thread 2 */
     assert_int_equal(rec.npairs, 2);
     assert_int_equal(rec.pairs[0].value, (uint64_t)-8);
     assert_int_equal(rec.pairs[1].value, UINT64_MAX);
     assert_int_equal(tf_prv_next(r, &rec, &err), 1);
     assert_int_equal(rec.kind, TF_PRV_COMM);
+    assert_int_equal(rec.thread_index, 0);
     assert_int_equal(rec.partner.appl, 2);
     assert_int_equal(rec.size, 64);
     assert_int_equal(rec.tag, 7);
