@@ -164,6 +164,9 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
                          tf_trace_path(tr), i, in->proc, np);
             goto done;
         }
+        /* a point without a time (not expected from the fold) is no sample */
+        if (isnan(pts->x[i]))
+            continue;
         struct process_tools *t = &tools[in->proc];
         if ((rc = tools_for(t, a, tr, in->proc, debug_dir, err)))
             goto done;

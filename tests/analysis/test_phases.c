@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -181,6 +182,34 @@ static void same_lines_split_by_direction(void **state)
     tf_analysis_clear(&a);
 }
 
+/* No sample at all: one phase spanning the iteration, nothing else. */
+static void empty_input(void **state)
+{
+    tf_analysis a = { 0 };
+    a.region = strdup("empty");
+    a.duration_ns = 1e6;
+    assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
+    assert_int_equal(a.nphases, 1);
+    assert_true(a.phases[0].x0 == 0 && a.phases[0].x1 == 1);
+    assert_int_equal(a.phases[0].routine, TF_AN_NONE);
+    assert_int_equal(a.nstreams, 0);
+    assert_int_equal(a.nlevels, 0);
+    tf_analysis_clear(&a);
+}
+
+/* A sample outside [0, 1] is refused with a message. */
+static void x_out_of_range(void **state)
+{
+    tf_analysis a = { 0 };
+    a.samples = calloc(1, sizeof *a.samples);
+    a.nsamples = 1;
+    a.samples[0].x = 1.5;
+    tf_error err;
+    assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, &err), -TF_ERR_USAGE);
+    assert_non_null(strstr(err.msg, "outside [0, 1]"));
+    tf_analysis_clear(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +218,8 @@ int main(void)
         cmocka_unit_test(progression_windows_follow_routines),
         cmocka_unit_test(rates_and_change_points),
         cmocka_unit_test(same_lines_split_by_direction),
+        cmocka_unit_test(empty_input),
+        cmocka_unit_test(x_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
