@@ -147,7 +147,7 @@ typedef struct synth {
     uint64_t       *site_values;   /* [2 × sites]: routine, line */
     size_t          capsites;
     tf_prv_pairs    ps;           /* the pairs of the record being built */
-    uint64_t       *obj_first;    /* per process of the folded trace: its first object's value */
+    tf_prv_objects  objects;      /* of the folded trace */
 } synth;
 
 static int intern_label(char ***labels, size_t *n, size_t *cap, const char *s, uint64_t *value,
@@ -362,18 +362,6 @@ static int build_phases(synth *sy, synth_thread *st, uint32_t thread, uint32_t r
     return rc < 0 ? rc : 0;
 }
 
-/* The value of the data object holding addr in process proc, 0 for none. */
-static uint64_t object_of(const synth *sy, uint32_t proc, uint64_t addr)
-{
-    if (!sy->tr || proc >= tf_trace_nprocesses(sy->tr))
-        return 0;
-    const tf_process *pr = tf_trace_process(sy->tr, proc);
-    for (size_t k = 0; k < pr->nobjects; k++)
-        if (addr - pr->objects[k].start < pr->objects[k].size)
-            return sy->obj_first[proc] + k;
-    return 0;
-}
-
 static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
 {
     synth_thread *st = &sy->th[r->thread];
@@ -444,7 +432,7 @@ static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
         if (p->kind[i] != TF_SAMPLE_TIMER) {
             tf_sample m = {.addr = p->addr[i], .weight = p->weight[i], .kind = p->kind[i],
                            .level = p->level[i]};
-            rc = tf_prv_pairs_memory(&sy->ps, &m, object_of(sy, proc, p->addr[i]), err);
+            rc = tf_prv_pairs_memory(&sy->ps, &m, sy->tr ? tf_prv_objects_find(&sy->objects, proc, p->addr[i], TF_NOTIME) : 0, err);
         }
         break;
     }
@@ -552,7 +540,7 @@ static int synth_write(synth *sy, const char *out, tf_error *err)
     tf_row *row = tf_prv_writer_row(sy->w);
     rc = synth_labels(sy, err);
     if (rc == 0 && sy->tr)
-        rc = tf_prv_label_objects(sy->pcf, sy->tr, sy->obj_first, err);
+        rc = tf_prv_objects_init(&sy->objects, sy->pcf, sy->tr, err);
     size_t nrec = 0, k = 0;
     for (uint32_t r = 0; rc == 0 && r < res->nregions; r++)
         for (uint32_t g = 0; rc == 0 && g < res->regions[r].ngroups; g++, k++) {
@@ -624,7 +612,7 @@ static void synth_free(synth *sy)
     free(sy->site_index);
     free(sy->site_values);
     free(sy->th);
-    free(sy->obj_first);
+    tf_prv_objects_free(&sy->objects);
     tf_h5_close(sy->file);
     tf_prv_pairs_free(&sy->ps);
     symbols_free(&sy->sym);
@@ -653,8 +641,7 @@ int tf_cli_paraver_synthetic(const char *fold_h5, const tf_trace *folded, const 
     }
     rc = symbols_init(&sy.sym, sy.tr, err);
     if (rc == 0 && sy.tr &&
-        (!(sy.site_index = calloc(tf_trace_nprocesses(sy.tr) + 1, sizeof *sy.site_index)) ||
-         !(sy.obj_first = calloc(tf_trace_nprocesses(sy.tr) + 1, sizeof *sy.obj_first))))
+        !(sy.site_index = calloc(tf_trace_nprocesses(sy.tr) + 1, sizeof *sy.site_index)))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     if (rc == 0)
         rc = synth_write(&sy, out, err);

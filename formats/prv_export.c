@@ -53,8 +53,7 @@ typedef struct exporter {
     uint32_t             nheap;
     uint32_t           **ctype;     /* per process: Paraver type of each counter */
     tf_symbol          **symbols;   /* per process, sorted by start */
-    uint32_t           **obj_order; /* per process: objects sorted by start */
-    uint64_t            *obj_first; /* per process: value of its first object */
+    tf_prv_objects       objects;
     tf_strtab            functions, lines;
     uint32_t             maxdepth;
     tf_prv_pairs         ps;          /* the pairs of the record being built */
@@ -126,38 +125,6 @@ static int site_values(exporter *ex, uint32_t proc, uint64_t ip, bool ret, uint6
 
 static const tf_process *proc_of(exporter *ex, uint32_t p) { return tf_trace_process(ex->tr, p); }
 
-static const tf_object *obj_cmp_base;
-static int cmp_obj_start(const void *a, const void *b)
-{
-    const tf_object *x = &obj_cmp_base[*(const uint32_t *)a], *y = &obj_cmp_base[*(const uint32_t *)b];
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* The object holding addr at time t: its value, 0 when none. */
-static uint64_t object_value(exporter *ex, uint32_t proc, uint64_t addr, uint64_t t)
-{
-    const tf_process *p = proc_of(ex, proc);
-    const uint32_t *ord = ex->obj_order[proc];
-    size_t lo = 0, hi = p->nobjects;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->objects[ord[mid]].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    /* Earlier objects may be larger and still hold addr; address reuse after
-     * a free is told apart by time. */
-    for (size_t i = lo; i-- > 0;) {
-        const tf_object *o = &p->objects[ord[i]];
-        if (addr - o->start < o->size && t >= o->alloc_time && t < o->free_time)
-            return ex->obj_first[proc] + ord[i];
-        if (lo - i > 64)
-            break;
-    }
-    return 0;
-}
-
 static int cmp_obj_event(const void *a, const void *b)
 {
     const obj_event *x = a, *y = b;
@@ -167,12 +134,10 @@ static int cmp_obj_event(const void *a, const void *b)
 static int setup_objects(exporter *ex, uint32_t proc, tstream *first, tf_error *err)
 {
     const tf_process *p = proc_of(ex, proc);
-    ex->obj_order[proc] = malloc((p->nobjects ? p->nobjects : 1) * sizeof(uint32_t));
     first->objs = malloc((2 * p->nobjects + 1) * sizeof *first->objs);
-    if (!ex->obj_order[proc] || !first->objs)
+    if (!first->objs)
         return nomem(err);
     for (uint32_t i = 0; i < p->nobjects; i++) {
-        ex->obj_order[proc][i] = i;
         const tf_object *o = &p->objects[i];
         if (o->kind == TF_OBJECT_STATIC)
             continue;   /* there from the start: no allocation to show */
@@ -180,8 +145,6 @@ static int setup_objects(exporter *ex, uint32_t proc, tstream *first, tf_error *
         if (o->free_time != TF_NOTIME)
             first->objs[first->nobjs++] = (obj_event){o->free_time, i, true};
     }
-    obj_cmp_base = p->objects;
-    qsort(ex->obj_order[proc], p->nobjects, sizeof(uint32_t), cmp_obj_start);
     qsort(first->objs, first->nobjs, sizeof *first->objs, cmp_obj_event);
     return 0;
 }
@@ -343,7 +306,7 @@ static int emit_sample(exporter *ex, tstream *s, tf_error *err)
     if (sm->ip && (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLE_IP, sm->ip, err)) < 0)
         return rc;
     if (sm->kind != TF_SAMPLE_TIMER &&
-        (rc = tf_prv_pairs_memory(&ex->ps, sm, object_value(ex, s->proc, sm->addr, sm->time), err)) < 0)
+        (rc = tf_prv_pairs_memory(&ex->ps, sm, tf_prv_objects_find(&ex->objects, s->proc, sm->addr, sm->time), err)) < 0)
         return rc;
     if (sm->flags && (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLE_FLAGS, sm->flags, err)) < 0)
         return rc;
@@ -596,13 +559,10 @@ static void free_exporter(exporter *ex)
             free(ex->ctype[p]);
         if (ex->symbols)
             free(ex->symbols[p]);
-        if (ex->obj_order)
-            free(ex->obj_order[p]);
     }
     free(ex->ctype);
     free(ex->symbols);
-    free(ex->obj_order);
-    free(ex->obj_first);
+    tf_prv_objects_free(&ex->objects);
     free(ex->ts);
     free(ex->heap);
     tf_prv_pairs_free(&ex->ps);
@@ -627,9 +587,7 @@ int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn sy
     ex.heap = calloc(ex.nts ? ex.nts : 1, sizeof *ex.heap);
     ex.ctype = calloc(np, sizeof *ex.ctype);
     ex.symbols = calloc(np, sizeof *ex.symbols);
-    ex.obj_order = calloc(np, sizeof *ex.obj_order);
-    ex.obj_first = calloc(np, sizeof *ex.obj_first);
-    int rc = ex.ts && ex.heap && ex.ctype && ex.symbols && ex.obj_order && ex.obj_first ? 0 : nomem(err);
+    int rc = ex.ts && ex.heap && ex.ctype && ex.symbols ? 0 : nomem(err);
     /* The writer needs the header first: a temporary empty one gives way to
      * the real one as soon as the streams are named. */
     tf_prv_header h = {0};
@@ -644,7 +602,7 @@ int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn sy
     }
     ex.pcf = tf_prv_writer_pcf(ex.w);
     if ((rc = build_header(&ex, &h, err)) == 0 && (rc = fixed_labels(&ex, err)) == 0 &&
-        (rc = tf_prv_label_objects(ex.pcf, tr, ex.obj_first, err)) == 0 &&
+        (rc = tf_prv_objects_init(&ex.objects, ex.pcf, tr, err)) == 0 &&
         (rc = setup_streams(&ex, err)) == 0)
         rc = tf_prv_writer_set_header(ex.w, &h, err);
     for (uint32_t i = 0; i < ex.nts; i++)

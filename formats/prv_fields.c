@@ -123,25 +123,81 @@ int tf_prv_label_sites(tf_pcf *pcf, uint32_t fn_type, const char *fn_label, uint
     return rc;
 }
 
-int tf_prv_label_objects(tf_pcf *pcf, const tf_trace *tr, uint64_t *first, tf_error *err)
+static int cmp_start(const void *a, const void *b, void *objects)
 {
+    const tf_object *o = objects;
+    uint64_t x = o[*(const uint32_t *)a].start, y = o[*(const uint32_t *)b].start;
+    return x < y ? -1 : x > y;
+}
+
+static int label_object(tf_pcf *pcf, const tf_trace *tr, const tf_object *o, uint64_t value,
+                        tf_error *err)
+{
+    const char *name = tf_trace_string(tr, o->name), *site = tf_trace_string(tr, o->callsite);
+    char label[700];
+    if (*name)
+        snprintf(label, sizeof label, "%s", name);
+    else
+        snprintf(label, sizeof label, "object %" PRIu32 " (%" PRIu64 " bytes%s%s)", o->id, o->size,
+                 *site ? " at " : "", site);
+    return tf_pcf_add_value(pcf, TF_PRV_MEM_OBJECT, value, label, err);
+}
+
+int tf_prv_objects_init(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr, tf_error *err)
+{
+    uint32_t np = tf_trace_nprocesses(tr);
+    *o = (tf_prv_objects){.tr = tr};
+    o->order = calloc(np + 1, sizeof *o->order);
+    o->first = calloc(np + 1, sizeof *o->first);
+    if (!o->order || !o->first)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
     uint64_t next = 1;
-    for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
+    for (uint32_t p = 0; p < np; p++) {
         const tf_process *pr = tf_trace_process(tr, p);
-        first[p] = next;
-        for (size_t i = 0; i < pr->nobjects; i++) {
-            const tf_object *o = &pr->objects[i];
-            const char *name = tf_trace_string(tr, o->name), *site = tf_trace_string(tr, o->callsite);
-            char label[700];
-            if (*name)
-                snprintf(label, sizeof label, "%s", name);
-            else
-                snprintf(label, sizeof label, "object %" PRIu32 " (%" PRIu64 " bytes%s%s)", o->id,
-                         o->size, *site ? " at " : "", site);
-            int rc = tf_pcf_add_value(pcf, TF_PRV_MEM_OBJECT, next++, label, err);
+        o->first[p] = next;
+        if (!(o->order[p] = malloc((pr->nobjects + 1) * sizeof *o->order[p])))
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        for (uint32_t i = 0; i < pr->nobjects; i++) {
+            o->order[p][i] = i;
+            int rc = label_object(pcf, tr, &pr->objects[i], next++, err);
             if (rc < 0)
                 return rc;
         }
+        qsort_r(o->order[p], pr->nobjects, sizeof *o->order[p], cmp_start, pr->objects);
     }
     return 0;
+}
+
+uint64_t tf_prv_objects_find(const tf_prv_objects *o, uint32_t proc, uint64_t addr, uint64_t t)
+{
+    if (proc >= tf_trace_nprocesses(o->tr))
+        return 0;
+    const tf_process *p = tf_trace_process(o->tr, proc);
+    const uint32_t *ord = o->order[proc];
+    size_t lo = 0, hi = p->nobjects;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->objects[ord[mid]].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* Earlier objects may be larger and still hold addr; address reuse after
+     * a free is told apart by time.  Objects nest rarely: a short look back. */
+    for (size_t i = lo; i-- > 0 && lo - i <= 64;) {
+        const tf_object *ob = &p->objects[ord[i]];
+        if (addr - ob->start < ob->size &&
+            (t == TF_NOTIME || (t >= ob->alloc_time && t < ob->free_time)))
+            return o->first[proc] + ord[i];
+    }
+    return 0;
+}
+
+void tf_prv_objects_free(tf_prv_objects *o)
+{
+    for (uint32_t p = 0; o->order && p < tf_trace_nprocesses(o->tr); p++)
+        free(o->order[p]);
+    free(o->order);
+    free(o->first);
+    *o = (tf_prv_objects){0};
 }

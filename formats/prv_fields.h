@@ -41,11 +41,22 @@ int tf_prv_label_sites(tf_pcf *pcf, uint32_t fn_type, const char *fn_label, uint
                        const char *line_label, const char *const *functions, size_t nfn,
                        const char *const *lines, size_t nline, tf_error *err);
 
-/* Labels the data objects of every process of tr under 32000007: object i
- * of process p has value first[p] + i (first[0] = 1, as 0 is "no object"),
- * named by its name, else "object ID (SIZE bytes at CALLSITE)".  first has
- * one entry per process. */
-int tf_prv_label_objects(tf_pcf *pcf, const tf_trace *tr, uint64_t *first, tf_error *err);
+/* The data objects of every process of a trace, found by address.  Under
+ * 32000007 object i of process p has value first[p] + i (first[0] = 1, as
+ * 0 is "no object"), labelled with its name, else "object ID (SIZE bytes
+ * at CALLSITE)". */
+typedef struct tf_prv_objects {
+    const tf_trace *tr;
+    uint32_t      **order;   /* per process: object indices by start address */
+    uint64_t       *first;   /* per process: the value of its object 0 */
+} tf_prv_objects;
+
+/* Indexes and labels the objects of tr. */
+int tf_prv_objects_init(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr, tf_error *err);
+/* The value of the object of process proc holding addr at time t (at any
+ * time when t is TF_NOTIME), 0 when none. */
+uint64_t tf_prv_objects_find(const tf_prv_objects *o, uint32_t proc, uint64_t addr, uint64_t t);
+void tf_prv_objects_free(tf_prv_objects *o);
 
 /* Values of routines and lines start here (0 ends, 1 is unresolved). */
 #define TF_PRV_FIRST_SITE 2u
