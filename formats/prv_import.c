@@ -59,8 +59,11 @@ typedef struct ithread {
 } ithread;
 
 typedef struct iproc {
-    tf_object *objects;
-    size_t     nobjects, capobjects;
+    tf_object   *objects;
+    size_t       nobjects, capobjects;
+    tf_prv_index by_start;    /* start address -> slot in latest */
+    uint32_t    *latest;      /* per slot: the last object allocated there */
+    size_t       caplatest;
 } iproc;
 
 typedef struct importer {
@@ -177,11 +180,22 @@ static int spool_put(importer *im, uint32_t thread, uint8_t what, const void *re
 static int object_new(importer *im, uint32_t thread, uint64_t start, uint64_t size, uint64_t time,
                       tf_error *err)
 {
+    if (start == UINT64_MAX)
+        return 0;   /* not an address (and not a key of the index) */
     iproc *p = &im->procs[im->thread_proc[thread]];
     tf_object *no = tf_prv_grow(p->objects, &p->capobjects, p->nobjects + 1, sizeof *no, 64);
     if (!no)
         return nomem(err);
     p->objects = no;
+    uint32_t slot;
+    bool added;
+    if (tf_prv_index_get(&p->by_start, start, &slot, &added) < 0)
+        return nomem(err);
+    uint32_t *nl = tf_prv_grow(p->latest, &p->caplatest, (size_t)slot + 1, sizeof *nl, 64);
+    if (!nl)
+        return nomem(err);
+    p->latest = nl;
+    p->latest[slot] = (uint32_t)p->nobjects;
     p->objects[p->nobjects] = (tf_object){
         .start = start, .size = size, .alloc_time = time, .free_time = TF_NOTIME,
         .id = (uint32_t)p->nobjects, .kind = TF_OBJECT_HEAP,
@@ -191,15 +205,25 @@ static int object_new(importer *im, uint32_t thread, uint64_t start, uint64_t si
     return 0;
 }
 
-static void object_free(importer *im, uint32_t thread, uint64_t start, uint64_t time)
+/* Ends the object last allocated at start, if it is still alive. */
+static int object_free(importer *im, uint32_t thread, uint64_t start, uint64_t time, tf_error *err)
 {
     iproc *p = &im->procs[im->thread_proc[thread]];
-    /* Recent allocations are the likeliest to be freed: search backwards. */
-    for (size_t i = p->nobjects; i-- > 0;)
-        if (p->objects[i].start == start && p->objects[i].free_time == TF_NOTIME) {
-            p->objects[i].free_time = time;
-            return;
-        }
+    uint32_t slot;
+    bool added;
+    if (start == UINT64_MAX || tf_prv_index_get(&p->by_start, start, &slot, &added) < 0)
+        return start == UINT64_MAX ? 0 : nomem(err);
+    /* A free of an address never allocated in the trace: a new slot, unused. */
+    uint32_t *nl = tf_prv_grow(p->latest, &p->caplatest, (size_t)slot + 1, sizeof *nl, 64);
+    if (!nl)
+        return nomem(err);
+    p->latest = nl;
+    if (added)
+        p->latest[slot] = UINT32_MAX;
+    else if (p->objects[p->latest[slot]].free_time == TF_NOTIME)
+        p->objects[p->latest[slot]].free_time = time;
+    return 0;
+}
 }
 
 typedef struct dynmem {
@@ -222,17 +246,17 @@ static int dynmem_apply(importer *im, uint32_t t, const dynmem *d, uint64_t time
     if (d->has_in)
         a->in_ptr = d->in;
     if (d->has_out && d->out && !a->done) {
-        if (a->in_ptr)
-            object_free(im, t, a->in_ptr, time);   /* realloc moved it */
-        int rc = object_new(im, t, d->out, a->size, a->time, err);
+        int rc = a->in_ptr ? object_free(im, t, a->in_ptr, time, err) : 0;   /* realloc moved it */
+        if (rc == 0)
+            rc = object_new(im, t, d->out, a->size, a->time, err);
         if (rc < 0)
             return rc;
         a->done = true;
     }
     if (d->has_call && d->call == 0) {
-        if (!a->done && a->in_ptr && !a->size)
-            object_free(im, t, a->in_ptr, time);
         a->active = false;
+        if (!a->done && a->in_ptr && !a->size)
+            return object_free(im, t, a->in_ptr, time, err);
     }
     return 0;
 }
@@ -817,8 +841,11 @@ int tf_prv_import(const char *prv_path, const char *h5_path, bool lenient,
         fclose(im.spool);
     for (uint32_t t = 0; im.threads && t < im.nthreads; t++)
         free(im.threads[t].open);
-    for (uint32_t p = 0; im.procs && p < im.nprocs; p++)
+    for (uint32_t p = 0; im.procs && p < im.nprocs; p++) {
         free(im.procs[p].objects);
+        free(im.procs[p].latest);
+        tf_prv_index_free(&im.procs[p].by_start);
+    }
     free(im.threads);
     free(im.thread_proc);
     free(im.thread_local);
