@@ -51,6 +51,8 @@ static void usage(FILE *out)
             "      --seed N          seed of the bootstrap (1)\n"
             "      --min-change F    smallest relative rate change reported as a\n"
             "                        change point (0.25)\n"
+            "      --debug-dir DIR   where binaries and debug files are found by\n"
+            "                        build-id (DIR/.build-id/xx/rest), for code lines\n"
             "  -q, --quiet           no notes and no progress\n"
             "  -h, --help            show this help and exit\n\n"
             "TRACE is a tracefold HDF5 trace or a Paraver trace (.prv, .prv.gz).\n"
@@ -60,7 +62,7 @@ static void usage(FILE *out)
 
 enum {
     OPT_FORCE = 256, OPT_FILTER, OPT_FILTER_K, OPT_SHAPE_K, OPT_GROUPS, OPT_GRID, OPT_BOOTSTRAP,
-    OPT_CONFIDENCE, OPT_SEED, OPT_MIN_CHANGE,
+    OPT_CONFIDENCE, OPT_SEED, OPT_MIN_CHANGE, OPT_DEBUG_DIR,
 };
 
 static const struct option long_options[] = {
@@ -76,6 +78,7 @@ static const struct option long_options[] = {
     {"confidence", required_argument, NULL, OPT_CONFIDENCE},
     {"seed", required_argument, NULL, OPT_SEED},
     {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
+    {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -108,7 +111,7 @@ static bool parse_uint(const char *s, unsigned long long lo, unsigned long long 
 
 /* Parses the options into p; returns -1 on a usage error (reported). */
 static int parse_options(int argc, char **argv, tf_fold_params *p, const char **region,
-                         const char **outdir, bool *force)
+                         const char **outdir, bool *force, const char **debug_dir)
 {
     int opt;
     unsigned long long u;
@@ -118,6 +121,7 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, const char **
         case 'o': *outdir = optarg; break;
         case 'q': tf_msg_set_quiet(true); break;
         case OPT_FORCE: *force = true; break;
+        case OPT_DEBUG_DIR: *debug_dir = optarg; break;
         case OPT_FILTER: {
             int f = tf_fold_filter_parse(optarg);
             if (f < 0)
@@ -304,7 +308,7 @@ static void write_paraver(const char *dir, const tf_trace *tr)
 
 /* Writes the result into a temporary sibling of outdir and renames it. */
 static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const char *outdir,
-                         bool replace, tf_error *err)
+                         const char *debug_dir, bool replace, tf_error *err)
 {
     char tmp[4096], old[4096], file[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", outdir, (long)getpid());
@@ -317,7 +321,7 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
     if (rc == 0)
         rc = tf_fold_write_csv(res, tmp, err);
     if (rc == 0)
-        rc = tf_analysis_run(tr, res, tmp, NULL, err);
+        rc = tf_analysis_run(tr, res, tmp, debug_dir, err);
     if (rc == 0)
         write_report(tmp);
     if (rc == 0)
@@ -371,7 +375,8 @@ int tf_cmd_fold(int argc, char **argv)
     tf_fold_params_default(&p);
     const char *spec = NULL, *outdir_opt = NULL;
     bool force = false;
-    if (parse_options(argc, argv, &p, &spec, &outdir_opt, &force) < 0)
+    const char *debug_dir = NULL;
+    if (parse_options(argc, argv, &p, &spec, &outdir_opt, &force, &debug_dir) < 0)
         return TF_EXIT_USAGE;
     const char *trace = argv[optind];
     char *outdir = outdir_opt ? strdup(outdir_opt) : default_outdir(trace);
@@ -394,7 +399,7 @@ int tf_cmd_fold(int argc, char **argv)
         rc = tf_fold_trace(tr, region, &p, show_progress, NULL, &res, &err);
     tf_progress_done();
     if (rc == 0)
-        rc = write_outputs(tr, res, outdir, exists, &err);
+        rc = write_outputs(tr, res, outdir, debug_dir, exists, &err);
     if (tr)
         tf_cli_close_trace(tr);
     int status = TF_EXIT_OK;

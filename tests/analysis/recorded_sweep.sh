@@ -1,8 +1,10 @@
 #!/bin/sh
 # A recorded run (timer samples, symbolised from the binary's DWARF through
-# the trace's modules table): one routine sweeping forward on one line and
-# backward on another shows as one phase with two sub-phases, on those
-# lines, in that order.
+# the trace's modules table).
+# 1. The binary moved away after recording: its code lines are found by
+#    build-id under --debug-dir, and without it only the module is known.
+# 2. One routine sweeping forward on one line and backward on another shows
+#    as one phase with two sub-phases, on those lines, in that order.
 tf=${TRACEFOLD:?run by make check}
 app=${top_builddir:?run by make check}/tests/analysis/sweep_app
 src=${top_srcdir:?run by make check}/tests/analysis/sweep_app.c
@@ -13,16 +15,37 @@ fwd=$(grep -n 'sweep-forward' "$src" | cut -d: -f1)
 bwd=$(grep -n 'sweep-backward' "$src" | cut -d: -f1)
 TRACEFOLD_PROGRAM=$tf
 export TRACEFOLD_PROGRAM
-"$tf" record -q -o "$tmp/t.h5" --period 1ms -- "$app" 60 >"$tmp/out" ||
+cp "$app" "$tmp/sweep"
+"$tf" record -q -o "$tmp/t.h5" --period 1ms -- "$tmp/sweep" 60 >"$tmp/out" ||
     fail "recording exit status $?"
 [ -f "$tmp/t.h5" ] || fail "no trace"
+
+# 1. by build-id
+bid=$(readelf -n "$tmp/sweep" 2>/dev/null | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+if [ -n "$bid" ]; then
+    dir=$tmp/debug/.build-id/$(echo "$bid" | cut -c1-2)
+    mkdir -p "$dir"
+    mv "$tmp/sweep" "$dir/$(echo "$bid" | cut -c3-)"
+    "$tf" fold -q -o "$tmp/nodebug" --region iteration "$tmp/t.h5" || fail "fold exit status $?"
+    awk -F, 'NR > 1 && $8 == "sweep" { found = 1 } END { exit found }' "$tmp/nodebug/phases.csv" ||
+        fail "routine sweep named without its binary"
+    "$tf" fold -q -o "$tmp/debug-fold" --debug-dir "$tmp/debug" --region iteration "$tmp/t.h5" ||
+        fail "fold --debug-dir exit status $?"
+    awk -F, 'NR > 1 && $8 == "sweep" && $10 > 0 { found = 1 } END { exit !found }' \
+        "$tmp/debug-fold/phases.csv" || fail "routine sweep not found through --debug-dir"
+else
+    echo "no build-id in the test program (readelf missing?): --debug-dir not checked"
+fi
+
+# 2. sub-phases
 share=$(sed -n 's/^cpu_share \([0-9.]*\).*/\1/p' "$tmp/out")
 if awk -v s="$share" 'BEGIN { exit !(s < 0.5) }'; then
     echo "SKIP: the program got $share of a CPU: too busy a machine to fold wall time"
     exit 77
 fi
-"$tf" fold -q -o "$tmp/fold" --region iteration "$tmp/t.h5" || fail "fold exit status $?"
-phases=$tmp/fold/phases.csv
+phases=$tmp/debug-fold/phases.csv
+[ -n "$bid" ] || { "$tf" fold -q -o "$tmp/fold" --region iteration "$tmp/t.h5" &&
+                   phases=$tmp/fold/phases.csv; }
 [ -f "$phases" ] || fail "no phases.csv"
 cat "$phases"
 # columns: region,group,phase,x_begin,x_end,begin_ns,end_ns,routine,file,line,...
