@@ -220,10 +220,9 @@ static int object_free(importer *im, uint32_t thread, uint64_t start, uint64_t t
     p->latest = nl;
     if (added)
         p->latest[slot] = UINT32_MAX;
-    else if (p->objects[p->latest[slot]].free_time == TF_NOTIME)
+    else if (p->latest[slot] != UINT32_MAX && p->objects[p->latest[slot]].free_time == TF_NOTIME)
         p->objects[p->latest[slot]].free_time = time;
     return 0;
-}
 }
 
 typedef struct dynmem {

@@ -135,8 +135,16 @@ static void test_objects_and_sets(void **state)
           "2:2:1:1:2:3:42000050:7\n"
           "2:1:1:1:1:4:32000000:65600:32000002:4:32000006:120:30000000:2:30000100:2:42000050:100\n"
           "2:1:1:1:1:5:42000050:5:41999999:2:42000059:0\n"
+          /* realloc moves the object; the later free of its old address ends nothing */
+          "2:1:1:1:1:5:40000040:3:40000041:8192:40000042:65536\n"
+          "2:1:1:1:1:5:40000040:0:40000043:131072\n"
           "2:1:1:1:1:6:40000040:2:40000042:65536\n"
           "2:1:1:1:1:7:40000040:0:42000059:40\n"
+          /* frees of an address never allocated, twice */
+          "2:1:1:1:1:7:40000040:2:40000042:999\n"
+          "2:1:1:1:1:7:40000040:0\n"
+          "2:1:1:1:1:7:40000040:2:40000042:999\n"
+          "2:1:1:1:1:7:40000040:0\n"
           "2:1:1:1:1:8:60000019:0:42000059:2\n", f);
     fclose(f);
     f = fopen(pcf, "w");
@@ -148,16 +156,20 @@ static void test_objects_and_sets(void **state)
     tf_error err;
     if (tf_prv_import(prv, out, false, NULL, NULL, &st, &err) < 0)
         fail_msg("%s", err.msg);
-    assert_int_equal(st.objects, 1);
+    assert_int_equal(st.objects, 2);
     tf_trace *tr;
     assert_int_equal(tf_trace_open(&tr, out, &err), 0);
     const tf_process *p = tf_trace_process(tr, 0);
     assert_int_equal(p->nthreads, 2);
-    assert_int_equal(p->nobjects, 1);
+    assert_int_equal(p->nobjects, 2);
     assert_int_equal(p->objects[0].start, 65536);
     assert_int_equal(p->objects[0].size, 4096);
     assert_int_equal(p->objects[0].alloc_time, 2);
-    assert_int_equal(p->objects[0].free_time, 7);
+    assert_int_equal(p->objects[0].free_time, 5);
+    assert_int_equal(p->objects[1].start, 131072);
+    assert_int_equal(p->objects[1].size, 8192);
+    assert_int_equal(p->objects[1].alloc_time, 5);
+    assert_true(p->objects[1].free_time == TF_NOTIME);
     int ins = counter_index(tr, p, "PAPI_TOT_INS"), cyc = counter_index(tr, p, "PAPI_TOT_CYC");
     assert_true(ins >= 0 && cyc >= 0);
     /* Thread 1: enter at 1, exit at 8 where only cycles (set 2) are read. */
