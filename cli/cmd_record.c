@@ -130,7 +130,8 @@ static void forward_signal(int sig)
 }
 
 /* The writer outlives the program to close its trace: terminal interrupts
- * reach the program directly; termination requests are passed on. */
+ * reach the program directly; termination requests are passed on.  A file
+ * size limit (SIGXFSZ) must fail the write, not kill the writer. */
 static void writer_signals(void)
 {
     struct sigaction sa;
@@ -138,6 +139,7 @@ static void writer_signals(void)
     sa.sa_handler = SIG_IGN;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGQUIT, &sa, NULL);
+    sigaction(SIGXFSZ, &sa, NULL);
     sa.sa_handler = forward_signal;
     sa.sa_flags = SA_RESTART;
     sigaction(SIGTERM, &sa, NULL);

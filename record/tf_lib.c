@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -245,9 +246,28 @@ static void publish_control(void)
 
 static void on_fork_child(void);
 
+/* Whether the process may create files of the recorder's sizes: growing a
+ * file past RLIMIT_FSIZE (ulimit -f) raises SIGXFSZ, which would kill the
+ * application (setrlimit(2)), tmpfs included. */
+static bool sizes_within_file_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+        return true;
+    uint64_t need = sizeof(tf_shm_process) + 4096;
+    if (tf_rec_g.opt.buffer_size > need)
+        need = tf_rec_g.opt.buffer_size;
+    return need <= rl.rlim_cur;
+}
+
 int tf_process_start(bool forked_child)
 {
     tf_shm_process *parent = forked_child ? tf_rec_g.proc : NULL;
+    if (!sizes_within_file_limit()) {
+        tf_rec_disable("the file size limit (ulimit -f) is below the recorder's buffers "
+                       "(--buffer-size)");
+        return -1;
+    }
     if (create_control()) {
         tf_rec_disable("cannot create the recording buffers in the session directory");
         return -1;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # An uninstrumented program, recorded by preloading only: samples with call
 # stacks; the POSIX-timer back end; counter-overflow sampling and its
-# fallback; an unwritable output directory leaves
+# fallback; an unwritable output directory and a file-size limit leave
 # the program running untraced with a clear message.
 . "$top_srcdir/tests/record/lib.sh"
 out=$("$tf" record -q -o "$tmp/p.h5" -- "$apps/plain_app" 300) || fail "record exit status $?"
@@ -29,4 +29,11 @@ out=$("$tf" record -o /nonexistent-dir/t.h5 -- "$apps/plain_app" 50 2>"$tmp/err"
     fail "unwritable output: the program should still succeed"
 [ "$out" = "plain_app done" ] || fail "unwritable output: program output changed"
 grep -q '/nonexistent-dir/t.h5' "$tmp/err" || fail "unwritable output: no message naming the file"
+
+# A file-size limit below the recorder's buffers: growing them would raise
+# SIGXFSZ in the program, so the recorder stands aside and says so.
+out=$( (ulimit -f 64; "$tf" record -o "$tmp/small.h5" -- "$apps/plain_app" 50) 2>"$tmp/err") ||
+    fail "ulimit -f: the program should still succeed"
+[ "$out" = "plain_app done" ] || fail "ulimit -f: program output changed"
+grep -q 'file size limit' "$tmp/err" || fail "ulimit -f: no message"
 exit 0
