@@ -21,7 +21,8 @@ const tf_prv_papi tf_prv_papi_presets[] = {
 };
 const unsigned tf_prv_npapi_presets = sizeof tf_prv_papi_presets / sizeof tf_prv_papi_presets[0];
 
-/* Generic (perf) counter names with the PAPI preset of the same meaning. */
+/* Generic (perf) and native counter names with the PAPI preset of the same
+ * meaning. */
 static const struct { const char *generic, *papi; } aliases[] = {
     {"instructions", "PAPI_TOT_INS"},          {"cycles", "PAPI_TOT_CYC"},
     {"cpu-cycles", "PAPI_TOT_CYC"},            {"ref-cycles", "PAPI_REF_CYC"},
@@ -30,6 +31,8 @@ static const struct { const char *generic, *papi; } aliases[] = {
     {"L1-dcache-load-misses", "PAPI_L1_LDM"},  {"L1-dcache-loads", "PAPI_LD_INS"},
     {"L1-icache-load-misses", "PAPI_L1_ICM"},  {"LLC-load-misses", "PAPI_L3_LDM"},
     {"dTLB-load-misses", "PAPI_TLB_DM"},       {"iTLB-load-misses", "PAPI_TLB_IM"},
+    /* Intel's native name for the same count, as Extrae traces label it. */
+    {"LLC_MISSES", "PAPI_L3_TCM"},
 };
 
 uint32_t tf_prv_counter_type(const char *name, uint32_t index)
