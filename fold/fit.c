@@ -266,6 +266,117 @@ static int bands(const struct sums *rep, uint32_t nrep, size_t g, const tf_fit_o
     return rc;
 }
 
+/* A grid row at x in [0, 1], by linear interpolation. */
+static double grid_at(const double *row, size_t g, double x)
+{
+    double pos = x * (double)(g - 1);
+    size_t j = pos <= 0 ? 0 : pos >= (double)(g - 1) ? g - 2 : (size_t)pos;
+    double t = pos - (double)j;
+    return row[j] + (t < 0 ? 0 : t > 1 ? 1 : t) * (row[j + 1] - row[j]);
+}
+
+/* Fills the untrusted stretches of an instance (grid values and slopes)
+ * with the shape, scaled to the instance's own samples at their ends. */
+static void impute_untrusted(const tf_polyline *pl, size_t g, const double *shape,
+                             const double *shape_slope, double *values, double *slopes,
+                             unsigned char *trusted)
+{
+    double h = 1.0 / (double)(g - 1);
+    for (size_t s = 0; s + 1 < pl->n;) {
+        if (pl->trusted[s]) {
+            s++;
+            continue;
+        }
+        size_t e = s;
+        while (e + 1 < pl->n && !pl->trusted[e])
+            e++;
+        double xa = pl->x[s], ya = pl->y[s], xb = pl->x[e], yb = pl->y[e];
+        double sa = grid_at(shape, g, xa), sb = grid_at(shape, g, xb);
+        size_t j1 = (size_t)floor(xb / h);
+        for (size_t j = (size_t)ceil(xa / h); j <= j1 && j < g; j++) {
+            if (trusted[j] || sb - sa <= 1e-12)
+                continue;
+            double f = (shape[j] - sa) / (sb - sa);
+            values[j] = ya + (f < 0 ? 0 : f > 1 ? 1 : f) * (yb - ya);
+            slopes[j] = (yb - ya) / (sb - sa) * shape_slope[j];
+            trusted[j] = 1;
+        }
+        s = e;
+    }
+}
+
+/* One pass over the instances: rebuilt curves on the grid (filled with the
+ * shape where untrusted, when a shape is given) into all and the bootstrap
+ * units.  -1 when out of memory. */
+struct pass {
+    const tf_fold_cloud *cl;
+    const double *bd;
+    size_t nb, g, nunits;
+    const tf_fit_options *o;
+    const double *shape, *shape_slope;
+    struct sums *all, *unit;
+    uint32_t *unit_key;
+    tf_polyline *scratch, *pl;
+    double *values, *slopes;
+    unsigned char *trusted;
+};
+
+static int accumulate(const struct pass *ps, uint32_t instances)
+{
+    const tf_fold_cloud *cl = ps->cl;
+    size_t g = ps->g, k = 0;
+    for (size_t i = 0; i < cl->ninst; i++) {
+        if (!cl->valid[i])
+            continue;
+        size_t f = cl->first[i], m = cl->first[i + 1] - f;
+        if (tf_reconstruct_instance(cl->x + f, cl->y + f, m, ps->bd, ps->nb, ps->o->window,
+                                    ps->scratch, ps->pl) < 0)
+            return -1;
+        tf_polyline_on_grid(ps->pl, g, ps->values, ps->slopes, ps->trusted);
+        if (ps->shape)
+            impute_untrusted(ps->pl, g, ps->shape, ps->shape_slope, ps->values, ps->slopes,
+                             ps->trusted);
+        sums_add(ps->all, 1, g, ps->values, ps->slopes, ps->trusted, cl->total[i],
+                 cl->duration[i]);
+        if (ps->o->bootstrap == 0)
+            continue;
+        /* The unit: the instance itself, or its block (keyed by its row, so
+         * that an instance weighs the same in every counter). */
+        bool own = ps->nunits == instances;
+        size_t u = own ? k : (size_t)(mix(cl->rows[i]) % ps->nunits);
+        ps->unit_key[u] = own ? cl->rows[i] : (uint32_t)u;
+        sums_add(&ps->unit[u], 1, g, ps->values, ps->slopes, ps->trusted, cl->total[i],
+                 cl->duration[i]);
+        k++;
+    }
+    return 0;
+}
+
+/* The trusted means, the pooled fit where they lack coverage, and the
+ * isotonic finish: curve and (normalised) slope on the grid; center_* get
+ * the plain means the bootstrap replicates are compared with. */
+static int estimate(const tf_fold_cloud *cl, const double *bd, size_t nb, const struct sums *all,
+                    size_t g, double *curve, double *slope, double *center_curve,
+                    double *center_slope, unsigned char *mask, double *level, size_t *count)
+{
+    sums_estimate(all, g, center_curve, center_slope, mask);
+    memcpy(curve, center_curve, g * sizeof *curve);
+    memcpy(slope, center_slope, g * sizeof *slope);
+    bool sparse = false;
+    for (size_t j = 0; j < g; j++)
+        sparse |= mask[j];
+    if (sparse && pooled_fit(cl, bd, nb, g, mask, curve, slope) < 0)
+        return -1;
+    isotonic(curve, g, level, count);
+    return 0;
+}
+
+static void sums_clear(struct sums *s, size_t g)
+{
+    memset(s->tv, 0, 5 * g * sizeof *s->tv);
+    s->w = s->t = s->d = 0;
+}
+
 int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
                    const tf_fit_options *o, tf_fit_output *out, tf_error *err)
 {
@@ -304,28 +415,50 @@ int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
         goto done;
     }
     double *slopes = values + g, *center_curve = values + 2 * g, *center_slope = values + 3 * g;
-    double *level = values + 4 * g;
+    double *level = values + 4 * g, *shape_slope = values + 5 * g;
     unsigned char *mask = trusted + g;
-    size_t k = 0;
-    for (size_t i = 0; i < cl->ninst; i++) {
-        if (!cl->valid[i])
-            continue;
-        size_t f = cl->first[i], m = cl->first[i + 1] - f;
-        if (tf_reconstruct_instance(cl->x + f, cl->y + f, m, boundaries, nb, o->window,
-                                    &scratch, &pl) < 0) {
-            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory rebuilding instance curves");
+    struct pass ps = {
+        .cl = cl, .bd = boundaries, .nb = nb, .g = g, .nunits = nunits, .o = o, .all = &all,
+        .unit = unit, .unit_key = unit_key, .scratch = &scratch, .pl = &pl, .values = values,
+        .slopes = slopes, .trusted = trusted,
+    };
+    if (accumulate(&ps, out->instances) < 0) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory rebuilding instance curves");
+        goto done;
+    }
+    if (estimate(cl, boundaries, nb, &all, g, out->curve, shape_slope, center_curve,
+                 center_slope, mask, level, count) < 0) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the pooled fit");
+        goto done;
+    }
+    bool untrusted = false;
+    for (size_t j = 0; j < g; j++)
+        untrusted |= all.tw[j] < all.w;
+    if (untrusted) {
+        /* Second pass: untrusted stretches filled with the first pass's
+         * shape (its curve and slopes, both kept before they are reused). */
+        double *shape = malloc(g * sizeof *shape);
+        if (!shape) {
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
             goto done;
         }
-        tf_polyline_on_grid(&pl, g, values, slopes, trusted);
-        sums_add(&all, 1, g, values, slopes, trusted, cl->total[i], cl->duration[i]);
-        if (nrep == 0)
-            continue;
-        /* The unit: the instance itself, or its block (keyed by its row, so
-         * that an instance weighs the same in every counter). */
-        size_t u = nunits == out->instances ? k : (size_t)(mix(cl->rows[i]) % nunits);
-        unit_key[u] = nunits == out->instances ? cl->rows[i] : (uint32_t)u;
-        sums_add(&unit[u], 1, g, values, slopes, trusted, cl->total[i], cl->duration[i]);
-        k++;
+        memcpy(shape, out->curve, g * sizeof *shape);
+        ps.shape = shape;
+        ps.shape_slope = shape_slope;
+        sums_clear(&all, g);
+        for (size_t u = 0; nrep > 0 && u < nunits; u++)
+            sums_clear(&unit[u], g);
+        int failed = accumulate(&ps, out->instances);
+        if (!failed)
+            failed = estimate(cl, boundaries, nb, &all, g, out->curve, slopes, center_curve,
+                              center_slope, mask, level, count);
+        free(shape);
+        if (failed) {
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
+            goto done;
+        }
+    } else {
+        memcpy(slopes, shape_slope, g * sizeof *slopes);
     }
     for (uint32_t b = 0; b < nrep; b++)
         for (size_t u = 0; u < nunits; u++) {
@@ -337,17 +470,6 @@ int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     out->mean_total = all.t / n;
     out->mean_duration_ns = all.d / n;
     double scale = out->mean_total / (out->mean_duration_ns * 1e-9);
-    sums_estimate(&all, g, center_curve, center_slope, mask);
-    memcpy(out->curve, center_curve, g * sizeof *out->curve);
-    memcpy(slopes, center_slope, g * sizeof *slopes);
-    bool sparse = false;
-    for (size_t j = 0; j < g; j++)
-        sparse |= mask[j];
-    if (sparse && pooled_fit(cl, boundaries, nb, g, mask, out->curve, slopes) < 0) {
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the pooled fit");
-        goto done;
-    }
-    isotonic(out->curve, g, level, count);
     for (size_t j = 0; j < g; j++) {
         out->rate[j] = (slopes[j] > 0 ? slopes[j] : 0) * scale;
         center_slope[j] *= scale;
