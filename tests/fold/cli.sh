@@ -58,6 +58,12 @@ expect_exit 1 'not an earlier fold' "$tf" fold -q --force -o "$tmp/other" "$tmp/
 expect_exit 1 "no region 'nosuch'.*iteration \(60\)" "$tf" fold -q -r nosuch -o "$tmp/x" "$tmp/run.h5"
 [ -e "$tmp/x" ] && say_fail "output left after an error"
 
+# Duration groups: two groups folded on their own (the stalled iterations
+# are the longest, so they make the second group).
+"$tf" fold -q --groups 2 --bootstrap 10 -o "$tmp/groups" "$tmp/run.h5" || say_fail "--groups 2"
+[ "$(cut -d, -f2 "$tmp/groups/instances.csv" | grep -c '^1$')" -ge 2 ] || say_fail "no second group"
+grep -q '^iteration,1,instructions,' "$tmp/groups/curves.csv" || say_fail "no curves for group 1"
+
 # Unwritable output, missing trace.
 touch "$tmp/file"
 expect_exit 1 'cannot create' "$tf" fold -q -o "$tmp/file/sub" "$tmp/run.h5"
