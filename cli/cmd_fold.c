@@ -360,7 +360,7 @@ static void report(const tf_fold_result *res, const char *outdir)
                         grp->instances, grp->instances == 1 ? "" : "s");
         for (uint32_t c = 0; c < r->ncounters; c++)
             if (grp->counter_instances[c] < grp->instances)
-                tf_msg_note("group %u: counter %s rests on %u of %u instances (missing at "
+                tf_msg_note("group %u: counter '%s' rests on %u of %u instances (missing at "
                             "a boundary or in the active counter set elsewhere)", g,
                             r->counter_names[c], grp->counter_instances[c], grp->instances);
     }
