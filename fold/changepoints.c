@@ -71,14 +71,7 @@ static size_t bin_cloud(const tf_fold_cloud *cl, struct tf_stats *p)
                 tf_stats_add(&bins[bin_of(cl->x[k])], w, cl->x[k], cl->y[k]);
         used++;
     }
-    for (size_t b = 1; b <= NBINS; b++) {
-        p[b].w += p[b - 1].w;
-        p[b].sx += p[b - 1].sx;
-        p[b].sy += p[b - 1].sy;
-        p[b].sxx += p[b - 1].sxx;
-        p[b].sxy += p[b - 1].sxy;
-        p[b].syy += p[b - 1].syy;
-    }
+    tf_stats_prefix(p, NBINS);
     return used;
 }
 

@@ -140,16 +140,26 @@ int tf_fold_group_durations(const double *duration, size_t n, uint32_t wanted, i
     return 0;
 }
 
+/* Median and unscaled MAD of v[0..n) (0 and 0 when n = 0). */
+static int median_mad(const double *v, size_t n, double *median, double *mad, tf_error *err)
+{
+    *median = *mad = 0;
+    if (n == 0)
+        return 0;
+    double *work = malloc(n * sizeof *work);
+    if (!work)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory filtering instances");
+    tf_median_mad(v, n, work, median, mad);
+    free(work);
+    return 0;
+}
+
 int tf_fold_filter_durations(const double *duration, size_t n, enum tf_fold_filter filter,
                              double k, uint8_t *out, double *score, tf_error *err)
 {
-    double *work = malloc((n ? n : 1) * sizeof *work);
-    if (!work)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory filtering instances");
-    double median = 0, mad = 0;
-    if (n)
-        tf_median_mad(duration, n, work, &median, &mad);
-    free(work);
+    double median, mad;
+    if (median_mad(duration, n, &median, &mad, err) < 0)
+        return -TF_ERR_NOMEM;
     double scaled = TF_MAD_SCALE * mad;
     for (size_t i = 0; i < n; i++) {
         double dev = fabs(duration[i] - median);
@@ -165,13 +175,9 @@ int tf_fold_filter_durations(const double *duration, size_t n, enum tf_fold_filt
 
 int tf_fold_robust_z(const double *v, size_t n, double min_scale, double *z, tf_error *err)
 {
-    double *work = malloc((n ? n : 1) * sizeof *work);
-    if (!work)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory filtering instances");
-    double median = 0, mad = 0;
-    if (n)
-        tf_median_mad(v, n, work, &median, &mad);
-    free(work);
+    double median, mad;
+    if (median_mad(v, n, &median, &mad, err) < 0)
+        return -TF_ERR_NOMEM;
     double scaled = fmax(TF_MAD_SCALE * mad, min_scale);
     for (size_t i = 0; i < n; i++) {
         double dev = v[i] - median;

@@ -178,14 +178,7 @@ static int pooled_fit(const tf_fold_cloud *cl, const double *bd, size_t nb, size
             tf_stats_add(&p[1 + (b >= nbins ? nbins - 1 : b)], 1, cl->x[k], cl->y[k]);
         }
     }
-    for (size_t b = 1; b <= nbins; b++) {
-        p[b].w += p[b - 1].w;
-        p[b].sx += p[b - 1].sx;
-        p[b].sy += p[b - 1].sy;
-        p[b].sxx += p[b - 1].sxx;
-        p[b].sxy += p[b - 1].sxy;
-        p[b].syy += p[b - 1].syy;
-    }
+    tf_stats_prefix(p, nbins);
     size_t k = 0;
     for (size_t j = 0; j < g; j++) {
         if (!mask[j])

@@ -62,6 +62,24 @@ static char *dup_string(const char *s)
     return strdup(s ? s : "");
 }
 
+/* Moves len points from src (rows `src_stride` apart in y) at `from` to
+ * dst (rows `dst_stride` apart) at `at`; the ranges may overlap. */
+static void move_points(tf_fold_points *dst, size_t dst_stride, size_t at,
+                        const tf_fold_points *src, size_t src_stride, size_t from, size_t len,
+                        uint32_t nc)
+{
+    memmove(dst->instance + at, src->instance + from, len * sizeof *dst->instance);
+    memmove(dst->x + at, src->x + from, len * sizeof *dst->x);
+    memmove(dst->kind + at, src->kind + from, len * sizeof *dst->kind);
+    memmove(dst->ip + at, src->ip + from, len * sizeof *dst->ip);
+    memmove(dst->addr + at, src->addr + from, len * sizeof *dst->addr);
+    memmove(dst->level + at, src->level + from, len * sizeof *dst->level);
+    memmove(dst->weight + at, src->weight + from, len * sizeof *dst->weight);
+    for (uint32_t c = 0; c < nc; c++)
+        memmove(dst->y + c * dst_stride + at, src->y + c * src_stride + from,
+                len * sizeof *dst->y);
+}
+
 /* Copies members pick[0..n) of src (indexes into src) into dst. */
 static int copy_members(const struct members *src, const size_t *pick, size_t n, uint32_t nc,
                         struct members *dst, tf_error *err)
@@ -83,15 +101,7 @@ static int copy_members(const struct members *src, const size_t *pick, size_t n,
         size_t from = src->first[pick[i]], len = src->first[pick[i] + 1] - from;
         dst->rows[i] = src->rows[pick[i]];
         dst->first[i] = at;
-        memcpy(b->instance + at, a->instance + from, len * sizeof *b->instance);
-        memcpy(b->x + at, a->x + from, len * sizeof *b->x);
-        memcpy(b->kind + at, a->kind + from, len * sizeof *b->kind);
-        memcpy(b->ip + at, a->ip + from, len * sizeof *b->ip);
-        memcpy(b->addr + at, a->addr + from, len * sizeof *b->addr);
-        memcpy(b->level + at, a->level + from, len * sizeof *b->level);
-        memcpy(b->weight + at, a->weight + from, len * sizeof *b->weight);
-        for (uint32_t c = 0; c < nc; c++)
-            memcpy(b->y + c * total + at, a->y + c * a->n + from, len * sizeof *b->y);
+        move_points(b, total, at, a, a->n, from, len, nc);
         at += len;
     }
     dst->first[n] = at;
@@ -108,15 +118,7 @@ static void compact(struct members *m, const uint8_t *keep, uint32_t nc)
         size_t from = m->first[i], len = m->first[i + 1] - from;
         if (!keep[i])
             continue;
-        memmove(p->instance + at, p->instance + from, len * sizeof *p->instance);
-        memmove(p->x + at, p->x + from, len * sizeof *p->x);
-        memmove(p->kind + at, p->kind + from, len * sizeof *p->kind);
-        memmove(p->ip + at, p->ip + from, len * sizeof *p->ip);
-        memmove(p->addr + at, p->addr + from, len * sizeof *p->addr);
-        memmove(p->level + at, p->level + from, len * sizeof *p->level);
-        memmove(p->weight + at, p->weight + from, len * sizeof *p->weight);
-        for (uint32_t c = 0; c < nc; c++)
-            memmove(p->y + c * stride + at, p->y + c * stride + from, len * sizeof *p->y);
+        move_points(p, stride, at, p, stride, from, len, nc);
         m->rows[kept] = m->rows[i];
         m->first[kept] = at;
         at += len;

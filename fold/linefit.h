@@ -30,6 +30,19 @@ static inline struct tf_stats tf_stats_range(const struct tf_stats *p, size_t i,
     };
 }
 
+/* Turns per-bin statistics p[1..n] into prefix sums (p[0] is zero). */
+static inline void tf_stats_prefix(struct tf_stats *p, size_t n)
+{
+    for (size_t b = 1; b <= n; b++) {
+        p[b].w += p[b - 1].w;
+        p[b].sx += p[b - 1].sx;
+        p[b].sy += p[b - 1].sy;
+        p[b].sxx += p[b - 1].sxx;
+        p[b].sxy += p[b - 1].sxy;
+        p[b].syy += p[b - 1].syy;
+    }
+}
+
 struct tf_line {
     double slope, intercept, rss;
 };
