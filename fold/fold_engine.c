@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The fold pipeline for one region: extract (one pass over the samples),
  * group by duration, drop outliers by duration, then per group gather the
- * points of the kept instances, drop outliers by curve shape (robust filter
- * only), find the change points of every counter, and fit every counter
- * with its bands.  The points are the only per-sample data held, twice at
- * most while a group gathers them. */
+ * points of the kept instances, fit a first time (on at most
+ * PREFIT_INSTANCES instances) to locate the changes and, with the robust
+ * filter, drop outliers by curve shape, then fit every counter with its
+ * bands.  The points are the only per-sample data held: a single group keeps
+ * them in place; several groups copy theirs, so the points are held twice
+ * while the groups gather them. */
 #include "config.h"
 
 #include "fold_engine.h"
