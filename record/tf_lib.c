@@ -286,7 +286,9 @@ int tf_process_start(bool forked_child)
         if (tf_sampling_setup(&err) && tf_rec_g.opt.sampler != TF_SAMPLER_NONE)
             fprintf(stderr, "tracefold: no sampling (%s); regions and counters are still"
                             " recorded\n", err.msg);
+        tf_memsampling_setup();
     }
+    tf_heap_setup();
     tf_maps_snapshot();
     publish_control();
     atomic_store(&tf_rec_g.state, TF_REC_ON);
@@ -317,6 +319,7 @@ void tf_process_stop(void)
     int was = TF_REC_ON;
     if (!atomic_compare_exchange_strong(&tf_rec_g.state, &was, TF_REC_OFF))
         return;
+    tf_heap_stop();
     tf_rec_thread *t = tf_self;
     if (t) {
         tf_sampling_thread_stop(t);

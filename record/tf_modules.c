@@ -54,15 +54,17 @@ static bool known(const tf_module_set *set, uint64_t start, uint64_t end, uint64
     return false;
 }
 
-/* A file is mapped several times (text, data, ...): read its id once. */
-static void cached_build_id(const tf_module_set *set, const char *path, char *buf, size_t size)
+/* A file is mapped several times (text, data, ...): read its id once.
+ * Returns whether the file was new. */
+static bool cached_build_id(const tf_module_set *set, const char *path, char *buf, size_t size)
 {
     for (size_t i = 0; i < set->n; i++)
         if (!strcmp(set->m[i].path, path)) {
             snprintf(buf, size, "%s", set->m[i].build_id);
-            return;
+            return false;
         }
     tf_build_id(path, buf, size);
+    return true;
 }
 
 static int remember(tf_module_set *set, uint64_t start, uint64_t end, uint64_t off,
@@ -87,7 +89,7 @@ static int remember(tf_module_set *set, uint64_t start, uint64_t end, uint64_t o
 
 /* Appends the unknown file mappings listed in f; *seen counts the lines. */
 static int add_mappings(tf_writer *w, uint32_t proc, int64_t pid, FILE *f, const char *skip,
-                        tf_module_set *set, size_t *seen, tf_error *err)
+                        tf_module_set *set, tf_wobjects *objs, size_t *seen, tf_error *err)
 {
     char line[4096 + 256];
     int rc = 0;
@@ -108,9 +110,12 @@ static int add_mappings(tf_writer *w, uint32_t proc, int64_t pid, FILE *f, const
         if (known(set, start, end, off, path))
             continue;
         char build_id[96];
-        cached_build_id(set, path, build_id, sizeof build_id);
+        /* The first mapping of a file is its lowest (the map is sorted),
+         * the one the load bias is computed from. */
+        bool first = cached_build_id(set, path, build_id, sizeof build_id);
         tf_module m = {.start = start, .end = end, .offset = off};
-        if ((rc = tf_writer_intern(w, path, &m.path, err)) ||
+        if ((first && (rc = tf_wobjects_static_file(objs, w, proc, path, start, err))) ||
+            (rc = tf_writer_intern(w, path, &m.path, err)) ||
             (rc = tf_writer_intern(w, build_id, &m.build_id, err)) ||
             (rc = tf_writer_append_modules(w, proc, &m, 1, err)))
             break;
@@ -121,7 +126,8 @@ static int add_mappings(tf_writer *w, uint32_t proc, int64_t pid, FILE *f, const
 }
 
 int tf_modules_update(tf_writer *w, uint32_t proc, int64_t pid, const char *saved, size_t len,
-                      const char *skip, tf_module_set **knownp, tf_error *err)
+                      const char *skip, tf_module_set **knownp, tf_wobjects *objs,
+                      tf_error *err)
 {
     if (!*knownp && !(*knownp = calloc(1, sizeof **knownp)))
         return tf_fail(err, TF_ERR_NOMEM, "modules of process %" PRId64, pid);
@@ -131,12 +137,12 @@ int tf_modules_update(tf_writer *w, uint32_t proc, int64_t pid, const char *save
     int rc = 0;
     FILE *f = fopen(maps, "re");
     if (f) {
-        rc = add_mappings(w, proc, pid, f, skip, *knownp, &seen, err);
+        rc = add_mappings(w, proc, pid, f, skip, *knownp, objs, &seen, err);
         fclose(f);
     }
     /* Gone, or a zombie (whose maps file is empty): the saved copy. */
     if (!rc && !seen && saved && len && (f = fmemopen((void *)saved, len, "r"))) {
-        rc = add_mappings(w, proc, pid, f, skip, *knownp, &seen, err);
+        rc = add_mappings(w, proc, pid, f, skip, *knownp, objs, &seen, err);
         fclose(f);
     }
     return rc;

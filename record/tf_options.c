@@ -15,6 +15,7 @@ static const char *const sampler_names[] = {"auto", "perf", "posix", "none", NUL
 static const char *const unwind_names[] = {"libunwind", "fp", "none", NULL};
 static const char *const fork_names[] = {"trace", "none", NULL};
 static const char *const bool_names[] = {"no", "yes", NULL};
+static const char *const mem_names[] = {"auto", "pebs", "ibs", "software", "none", NULL};
 
 #define NS_PER_MS 1000000ull
 #define NS_PER_S  1000000000ull
@@ -56,6 +57,9 @@ const tf_option_desc tf_option_table[] = {
     {"stats", "TRACEFOLD_STATS", TF_OPT_BOOL, "no", bool_names, 0, 0,
      "at the end, print the number of samples and the sampling handler's cost on stderr",
      offsetof(tf_options, stats)},
+    {"mpi-calls", "TRACEFOLD_MPI_CALLS", TF_OPT_BOOL, "no", bool_names, 0, 0,
+     "MPI programs: record point-to-point and collective calls as events with partner and bytes",
+     offsetof(tf_options, mpi_calls)},
     {"overflow", "TRACEFOLD_OVERFLOW", TF_OPT_STRING, "none", NULL, 0, 0,
      "sample on the overflow of this counter (libpfm4 name, e.g. cycles) every overflow-period "
      "events instead of every period of CPU time; none: time-based sampling",
@@ -63,6 +67,17 @@ const tf_option_desc tf_option_table[] = {
     {"overflow-period", "TRACEFOLD_OVERFLOW_PERIOD", TF_OPT_UINT, "10000000", NULL, 1000,
      4000000000u, "events between two samples with --overflow",
      offsetof(tf_options, overflow_period)},
+    {"mem-sampler", "TRACEFOLD_MEM_SAMPLER", TF_OPT_ENUM, "auto", mem_names, 0, 0,
+     "memory-reference sampling: auto (pebs, else ibs, else software), pebs, ibs, software "
+     "(instruction decoded at each timer sample), none", offsetof(tf_options, mem_sampler)},
+    {"ldlat", "TRACEFOLD_LDLAT", TF_OPT_UINT, "3", NULL, 1, 65535,
+     "PEBS load-latency threshold in cycles: slower loads are sampled",
+     offsetof(tf_options, ldlat)},
+    {"heap-threshold", "TRACEFOLD_HEAP_THRESHOLD", TF_OPT_SIZE, "32K", NULL, 0, 1ull << 40,
+     "heap allocations and anonymous mmaps of at least this size are recorded as data objects; "
+     "0: none", offsetof(tf_options, heap_threshold)},
+    {"heap-stack-depth", "TRACEFOLD_HEAP_STACK_DEPTH", TF_OPT_UINT, "8", NULL, 0, 16,
+     "frames of each recorded allocation's call stack", offsetof(tf_options, heap_stack_depth)},
 };
 const unsigned tf_option_count = sizeof tf_option_table / sizeof tf_option_table[0];
 

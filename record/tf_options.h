@@ -15,6 +15,8 @@
 enum tf_sampler_choice { TF_SAMPLER_AUTO, TF_SAMPLER_PERF, TF_SAMPLER_POSIX, TF_SAMPLER_NONE };
 enum tf_unwind_choice { TF_UNWIND_LIBUNWIND, TF_UNWIND_FP, TF_UNWIND_NONE };
 enum tf_fork_choice { TF_FORK_TRACE, TF_FORK_NONE };
+/* Memory sampling: the order of the names in the option table. */
+enum tf_mem_choice { TF_MEMS_AUTO, TF_MEMS_PEBS, TF_MEMS_IBS, TF_MEMS_SOFTWARE, TF_MEMS_NONE };
 
 typedef struct tf_options {
     char     output[1024];     /* file name pattern: %p pid, %r rank, %h host, %e program */
@@ -30,8 +32,13 @@ typedef struct tf_options {
     int      fork;             /* enum tf_fork_choice */
     bool     autostart;
     bool     stats;            /* report the sampling handler's cost at the end */
+    bool     mpi_calls;        /* libtracefold-mpi records MPI calls as events */
     char     overflow[1024];   /* counter to sample on ("none": the task clock) */
     uint32_t overflow_period;  /* events between two overflow samples */
+    int      mem_sampler;      /* enum tf_mem_choice */
+    uint32_t ldlat;            /* PEBS load-latency threshold, cycles */
+    uint64_t heap_threshold;   /* bytes; allocations from this size are objects, 0: none */
+    uint32_t heap_stack_depth; /* frames per allocation call stack */
 } tf_options;
 
 enum tf_option_type { TF_OPT_STRING, TF_OPT_DURATION, TF_OPT_SIZE, TF_OPT_UINT,

@@ -41,6 +41,7 @@ typedef struct tf_rec_thread {
     uintptr_t stack_lo, stack_hi;      /* for frame-pointer walks */
     uint64_t rng;                      /* xorshift state for the period jitter */
     uint32_t cost[TF_COST_BUCKETS];    /* TRACEFOLD_STATS: handler durations */
+    struct tf_mem_thread *mem;         /* memory sampling state (tf_memsample.h), or NULL */
 } tf_rec_thread;
 
 extern __thread tf_rec_thread *tf_self __attribute__((tls_model("initial-exec")));
@@ -62,6 +63,7 @@ typedef struct tf_rec {
     bool     overflow;                 /* sample on overflow_attr instead of the task clock */
     struct perf_event_attr overflow_attr;
     _Atomic uint64_t cost[TF_COST_BUCKETS];   /* merged from exited threads */
+    const struct tf_memsampler_ops *memsampler;   /* NULL: no memory sampling */
 } tf_rec;
 
 extern tf_rec tf_rec_g;
@@ -85,11 +87,48 @@ typedef struct tf_sampler_ops {
 extern const tf_sampler_ops tf_sampler_perf;
 extern const tf_sampler_ops tf_sampler_posix;
 
+/* ---- memory-sampling back ends (docs/memory-sampling.md): one file each,
+ * chosen in tf_memsample.c; they run inside the timer sample's handler ---- */
+typedef struct tf_memsampler_ops {
+    const char *name;
+    /* Per thread, outside signal context: allocates t->mem. */
+    int  (*thread_start)(tf_rec_thread *t, tf_error *err);
+    /* From the handler, before the timer sample is stored: samples the
+     * hardware has buffered (they are older).  May be NULL. */
+    void (*drain)(tf_rec_thread *t);
+    /* From the handler, after the timer sample (timer) is stored: samples
+     * derived from it.  May be NULL. */
+    void (*decode)(tf_rec_thread *t, const void *ucontext, const struct tf_sample_slot *timer);
+    /* Thread end: releases t->mem; forked: the parent's events are left
+     * enabled (only our copies are closed). */
+    void (*thread_stop)(tf_rec_thread *t, bool forked);
+} tf_memsampler_ops;
+
+extern const tf_memsampler_ops tf_memsampler_software;
+extern const tf_memsampler_ops tf_memsampler_perf;
+
+/* tf_memsample.c: chooses the back end (option mem-sampler) after the timer
+ * sampling is set up; says which on stderr when one was asked for and
+ * cannot be used. */
+void tf_memsampling_setup(void);
+void tf_memsampling_thread_start(tf_rec_thread *t);
+void tf_memsampling_thread_stop(tf_rec_thread *t, bool forked);
+
+/* tf_heap.c: heap, mmap and thread-stack objects (docs/recorder.md). */
+void tf_heap_setup(void);                         /* at process start */
+void tf_heap_stop(void);                          /* recording ends */
+/* Records [lo, hi) as an object of kind TF_OBJECT_* (thread stacks). */
+void tf_object_begin(tf_rec_thread *t, uint8_t kind, uint64_t lo, uint64_t hi);
+void tf_object_end(tf_rec_thread *t, uint8_t kind, uint64_t lo);
+
 /* tf_sample.c */
 int  tf_sampling_setup(tf_error *err);            /* choose back end and signal */
 void tf_sampling_thread_start(tf_rec_thread *t);
 void tf_sampling_thread_stop(tf_rec_thread *t);
 uint64_t tf_jittered_period(tf_rec_thread *t);
+/* Return addresses of the frame-pointer chain from frame fp, checked to lie
+ * inside t's stack and to move up it.  Async-signal-safe. */
+uint32_t tf_fp_chain(const tf_rec_thread *t, uintptr_t fp, uint64_t *frames, uint32_t depth);
 
 /* The sampling period is redrawn (jitter) every this many samples: changing
  * it costs a system call that reprograms a timer, several microseconds

@@ -11,7 +11,9 @@
  * clock_gettime, read(2) of the counter groups, ioctl/timer_settime for the
  * next period, a walk of the stack (libunwind local unwinding, documented
  * signal-safe in libunwind(3), or frame pointers bounded by the thread's
- * stack), and stores into the thread's own shared-memory ring. */
+ * stack), and stores into the thread's own shared-memory ring.  The
+ * memory-sampling back end (tf_memsample.c) adds its samples around the
+ * timer sample: hardware samples drained before it, decoded ones after. */
 #include "config.h"
 
 #define UNW_LOCAL_ONLY
@@ -41,16 +43,12 @@ static uint64_t context_ip(const ucontext_t *uc)
 }
 
 /* Walks saved frame pointers (x86-64 SysV ABI: [rbp] = caller's rbp,
- * [rbp+8] = return address), refusing any frame outside the thread's stack
- * or not moving up it, so garbage in rbp (code without frame pointers)
- * ends the walk instead of faulting. */
-static uint32_t walk_frame_pointers(const tf_rec_thread *t, const ucontext_t *uc,
-                                    uint64_t *frames, uint32_t depth)
+ * [rbp+8] = return address) from fp, refusing any frame outside the
+ * thread's stack or not moving up it, so garbage in rbp (code without frame
+ * pointers) ends the walk instead of faulting. */
+uint32_t tf_fp_chain(const tf_rec_thread *t, uintptr_t fp, uint64_t *frames, uint32_t depth)
 {
     uint32_t n = 0;
-    frames[n++] = context_ip(uc);
-#if defined(__x86_64__)
-    uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
     while (n < depth && fp >= t->stack_lo && fp + 16 <= t->stack_hi && !(fp & 7)) {
         const uintptr_t *frame = (const uintptr_t *)fp;
         if (!frame[1])
@@ -60,10 +58,19 @@ static uint32_t walk_frame_pointers(const tf_rec_thread *t, const ucontext_t *uc
             break;
         fp = frame[0];
     }
+    return n;
+}
+
+static uint32_t walk_frame_pointers(const tf_rec_thread *t, const ucontext_t *uc,
+                                    uint64_t *frames, uint32_t depth)
+{
+    frames[0] = context_ip(uc);
+#if defined(__x86_64__)
+    return 1 + tf_fp_chain(t, (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], frames + 1, depth - 1);
 #else
     (void)t;
+    return 1;
 #endif
-    return n;
 }
 
 /* libunwind's unw_backtrace takes its fast path (a per-thread cache of
@@ -107,6 +114,9 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
     }
     if (t->sampling && tf_rec_active()) {
         uint64_t start = tf_rec_g.opt.stats ? tf_now() : 0;
+        const tf_memsampler_ops *mem = t->mem ? tf_rec_g.memsampler : NULL;
+        if (mem && mem->drain)
+            mem->drain(t);
         tf_shm_ring *r = &t->buf->samples;
         tf_sample_slot *s = tf_ring_reserve(r);
         if (s) {
@@ -136,6 +146,8 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
                 n = walk_frame_pointers(t, uc, frames, depth);
             s->nframes = (uint16_t)n;
             tf_ring_commit(r);
+            if (mem && mem->decode)
+                mem->decode(t, uc, s);
         }
         if (tf_rec_g.opt.jitter_pct && ++t->nsamples % TF_REDRAW_EVERY == 0)
             tf_rec_g.sampler->rearm(t, tf_jittered_period(t));

@@ -114,6 +114,13 @@ typedef struct tf_shm_buffer {
 
 /* Slot kinds beyond enum tf_event_kind, never stored as events. */
 #define TF_SLOT_OBJECT 16          /* memory region: value begin, extra end, type name id */
+/* An allocation: value begin, extra end, type enum tf_object_kind, pad the
+ * number of frames of its call stack, stored in ctr[] (at most
+ * TF_SESSION_MAX_USER, innermost first). */
+#define TF_SLOT_ALLOC  17
+/* Its release: value begin, type the kind.  A release of a block that was
+ * not recorded (below the threshold) is ignored by the writer. */
+#define TF_SLOT_FREE   18
 
 typedef struct tf_event_slot {
     uint64_t time;                 /* CLOCK_MONOTONIC ns */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tf_rec.h"
+#include "trace.h"
 
 __thread tf_rec_thread *tf_self __attribute__((tls_model("initial-exec")));
 /* Set once attaching failed (table or memory full), so we do not retry on
@@ -102,7 +103,12 @@ tf_rec_thread *tf_thread_attach(void)
     atomic_store_explicit(&p->threads[slot].state, TF_THREAD_LIVE, memory_order_release);
     pthread_once(&exit_key_once, make_exit_key);
     pthread_setspecific(exit_key, t);
+    /* Before tf_self is set: the decoder's own allocations are not the
+     * application's data objects. */
+    tf_memsampling_thread_start(t);
     tf_self = t;
+    if (t->stack_hi > t->stack_lo)
+        tf_object_begin(t, TF_OBJECT_STACK, t->stack_lo, t->stack_hi);
     tf_sampling_thread_start(t);
     return t;
 }
@@ -110,7 +116,10 @@ tf_rec_thread *tf_thread_attach(void)
 void tf_thread_detach(tf_rec_thread *t)
 {
     tf_sampling_thread_stop(t);
+    if (t->stack_hi > t->stack_lo)
+        tf_object_end(t, TF_OBJECT_STACK, t->stack_lo);
     tf_self = NULL;
+    tf_memsampling_thread_stop(t, false);
     tf_stats_merge(t);
     tf_counters_close(t);
     atomic_store_explicit(&tf_rec_g.proc->threads[t->slot].state, TF_THREAD_EXITED,
@@ -133,6 +142,7 @@ void tf_thread_forget_all(void)
         munmap(t->sample_ring, t->sample_ring_size);
     if (t->sample_fd >= 0)
         close(t->sample_fd);
+    tf_memsampling_thread_stop(t, true);
     for (uint32_t i = 0; i < TF_SESSION_MAX_BASE; i++)
         if (t->ctr_fd[i] >= 0)
             close(t->ctr_fd[i]);

@@ -52,7 +52,7 @@ typedef struct wproc {
     size_t   nstrings, string_cap;
     wthread  threads[TF_SESSION_MAX_THREADS];
     uint32_t nthreads;              /* slots looked at */
-    uint32_t next_object;
+    tf_wobjects *objects;
     tf_module_set *modules;
     tf_rec_summary sum;
 } wproc;
@@ -68,7 +68,6 @@ struct tf_rec_session {
     /* batch scratch */
     tf_event events[BATCH];
     tf_sample samples[BATCH];
-    tf_object objects[BATCH];
     uint64_t counters[BATCH * TF_SESSION_MAX_COUNTERS];
     uint64_t frames[BATCH * 128];
 };
@@ -241,7 +240,8 @@ static int update_modules(const tf_rec_session *s, wproc *p, tf_error *err)
     memcpy(saved, p->shm->maps, len);
     if ((seq & 1) || seq != atomic_load(&p->shm->maps_seq))
         len = 0;
-    return tf_modules_update(p->w, p->proc, p->shm->pid, saved, len, s->dir, &p->modules, err);
+    return tf_modules_update(p->w, p->proc, p->shm->pid, saved, len, s->dir, &p->modules,
+                             p->objects, err);
 }
 
 /* Fixes the counter columns and creates the trace file. */
@@ -293,7 +293,8 @@ static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
         .host = sh->host, .build_id = build_id, .ncounters = p->ncols,
         .counter_names = names, .counter_units = units, .counter_kinds = kinds,
     };
-    if ((rc = tf_writer_add_process(p->w, &d, &p->proc, err)))
+    if ((rc = tf_writer_add_process(p->w, &d, &p->proc, err)) ||
+        (rc = tf_wobjects_create(&p->objects, err)))
         return rc;
     atomic_store(&sh->writer, TF_WRITER_OPEN);
     return update_modules(s, p, err);
@@ -352,21 +353,27 @@ static int drain_events(tf_rec_session *s, wproc *p, wthread *t, tf_error *err)
     tf_shm_ring *r = &t->buf->events;
     uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    while (tail < head) {
-        size_t ne = 0, no = 0;
-        for (; tail < head && ne < BATCH && no < BATCH; tail++) {
+    int rc = 0;
+    while (!rc && tail < head) {
+        size_t ne = 0;
+        for (; !rc && tail < head && ne < BATCH; tail++) {
             const tf_event_slot *e = tf_ring_slot(r, tail);
             uint32_t nuser = e->nuser <= TF_SESSION_MAX_USER ? e->nuser : 0;
+            uint64_t time = e->time > p->shm->mono0 ? e->time - p->shm->mono0 : 0;
             if (e->kind == TF_SLOT_OBJECT) {
-                tf_object *o = &s->objects[no++];
-                memset(o, 0, sizeof *o);
-                o->start = e->value;
-                o->size = e->extra - e->value;
-                o->alloc_time = e->time > p->shm->mono0 ? e->time - p->shm->mono0 : 0;
-                o->free_time = TF_NOTIME;
-                o->id = p->next_object++;
-                o->name = map_string(p, e->type);
-                o->kind = TF_OBJECT_USER;
+                tf_object o = {.start = e->value, .size = e->extra - e->value,
+                               .alloc_time = time, .free_time = TF_NOTIME,
+                               .name = map_string(p, e->type), .kind = TF_OBJECT_USER};
+                rc = tf_wobjects_add(p->objects, p->w, p->proc, &o, err);
+                continue;
+            }
+            if (e->kind == TF_SLOT_ALLOC) {
+                rc = tf_wobjects_begin(p->objects, p->w, p->proc, (uint8_t)e->type, e->value,
+                                       e->extra, time, e->ctr, e->pad, err);
+                continue;
+            }
+            if (e->kind == TF_SLOT_FREE) {
+                rc = tf_wobjects_end(p->objects, p->w, p->proc, e->value, time, err);
                 continue;
             }
             tf_event *ev = &s->events[ne];
@@ -377,18 +384,15 @@ static int drain_events(tf_rec_session *s, wproc *p, wthread *t, tf_error *err)
             counter_row(p, e->ctr, nuser, s->counters + ne * p->ncols);
             ne++;
         }
-        int rc = 0;
-        if (ne)
+        if (!rc && ne)
             rc = tf_writer_append_events(p->w, p->proc, t->index, s->events,
                                          p->ncols ? s->counters : NULL, ne, err);
-        if (!rc && no)
-            rc = tf_writer_append_objects(p->w, p->proc, s->objects, no, err);
         if (rc)
             return rc;
         atomic_store_explicit(&r->tail, tail, memory_order_release);
         p->sum.events += ne;
     }
-    return 0;
+    return rc;
 }
 
 static int drain_samples(tf_rec_session *s, wproc *p, wthread *t, tf_error *err)
@@ -457,7 +461,7 @@ static int drain(tf_rec_session *s, wproc *p, tf_error *err)
         if (!(rc = drain_events(s, p, t, err)))
             rc = drain_samples(s, p, t, err);
     }
-    return rc;
+    return rc ? rc : tf_wobjects_flush(p->objects, p->w, p->proc, err);
 }
 
 static void discard(wproc *p)
@@ -495,7 +499,8 @@ static void finish(tf_rec_session *s, wproc *p)
     tf_error_clear(&err);
     if (!p->failed && !p->open && open_trace(s, p, &err))
         fail(p, &err);
-    if (!p->failed && (drain(s, p, &err) || update_modules(s, p, &err)))
+    if (!p->failed && (drain(s, p, &err) || update_modules(s, p, &err) ||
+                       tf_wobjects_finish(p->objects, p->w, p->proc, &err)))
         fail(p, &err);
     if (p->failed)
         discard(p);
@@ -511,6 +516,8 @@ static void finish(tf_rec_session *s, wproc *p)
     atomic_store(&p->shm->writer, p->sum.failed ? TF_WRITER_FAILED : TF_WRITER_DONE);
     tf_modules_free(p->modules);
     p->modules = NULL;
+    tf_wobjects_destroy(p->objects);
+    p->objects = NULL;
     free(p->string_map);
     p->string_map = NULL;
     munmap(p->shm, p->size);

@@ -40,13 +40,38 @@ size_t tf_rec_session_summaries(tf_rec_session *s, const tf_rec_summary **out);
 
 void tf_rec_session_destroy(tf_rec_session *s);
 
+/* tf_objects.c: a process's data objects.  Objects with a lifetime
+ * (heap, mmap, stack) are kept from begin to end and written then, or by
+ * finish; tf_wobjects_add writes one at once (user regions, statics), with
+ * a new id.  Everything is queued and written by flush. */
+typedef struct tf_wobjects tf_wobjects;
+int  tf_wobjects_create(tf_wobjects **o, tf_error *err);
+void tf_wobjects_destroy(tf_wobjects *o);
+uint32_t tf_wobjects_new_id(tf_wobjects *o);
+int  tf_wobjects_add(tf_wobjects *o, tf_writer *w, uint32_t proc, const tf_object *x,
+                     tf_error *err);
+int  tf_wobjects_begin(tf_wobjects *o, tf_writer *w, uint32_t proc, uint8_t kind,
+                       uint64_t start, uint64_t end, uint64_t time, const uint64_t *frames,
+                       uint32_t nframes, tf_error *err);
+int  tf_wobjects_end(tf_wobjects *o, tf_writer *w, uint32_t proc, uint64_t start,
+                     uint64_t time, tf_error *err);
+/* The static variables of an ELF file whose lowest mapping starts at
+ * map_start (nothing for a file that is not ELF). */
+int  tf_wobjects_static_file(tf_wobjects *o, tf_writer *w, uint32_t proc, const char *path,
+                             uint64_t map_start, tf_error *err);
+int  tf_wobjects_flush(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *err);
+/* Writes the objects still alive (free_time TF_NOTIME), then flushes. */
+int  tf_wobjects_finish(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *err);
+
 /* tf_modules.c: appends the file mappings of /proc/PID/maps that are not in
- * *known yet (with their GNU build-ids) to the trace; when the process is
- * gone, those of its last copy, saved (len bytes, not NUL-terminated).
+ * *known yet (with their GNU build-ids) to the trace, and the static
+ * variables of each file seen for the first time to objs; when the process
+ * is gone, those of its last copy, saved (len bytes, not NUL-terminated).
  * Paths under skip (the session directory) are left out. */
 typedef struct tf_module_set tf_module_set;
 int  tf_modules_update(tf_writer *w, uint32_t proc, int64_t pid, const char *saved, size_t len,
-                       const char *skip, tf_module_set **known, tf_error *err);
+                       const char *skip, tf_module_set **known, tf_wobjects *objs,
+                       tf_error *err);
 void tf_modules_free(tf_module_set *known);
 /* The GNU build-id of an ELF file as lowercase hex, or "" (buf >= 81). */
 void tf_build_id(const char *path, char *buf, size_t size);

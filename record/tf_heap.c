@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Heap and mmap data objects: malloc, calloc, realloc, free,
+ * posix_memalign, aligned_alloc, memalign, valloc, and anonymous
+ * mmap/munmap are interposed; a block of at least heap-threshold bytes is
+ * recorded (address range, time, allocation call stack) as a slot of the
+ * calling thread's event ring, and its release likewise, so the writer can
+ * give each object its lifetime and attribute a reused range to the right
+ * one (docs/recorder.md, "Data objects").
+ *
+ * Below the threshold a call costs the indirect call to the next allocator,
+ * one load and one compare (free: a malloc_usable_size).  The next
+ * allocator is found with dlsym(RTLD_NEXT), which may itself allocate: the
+ * thread resolving takes those from a static bootstrap arena.  Nested calls
+ * (the unwinder allocating, the recorder's own allocations) are not
+ * recorded: a thread-local flag.  Thread stacks are recorded here too, by
+ * tf_thread.c. */
+#include "config.h"
+
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <errno.h>
+#include <libunwind.h>
+#include <malloc.h>
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tf_rec.h"
+#include "trace.h"
+
+/* Smallest block recorded; 0 while not recording. */
+static _Atomic uint64_t threshold;
+
+static __thread bool in_hook __attribute__((tls_model("initial-exec")));
+static __thread bool resolving __attribute__((tls_model("initial-exec")));
+
+static struct {
+    void *(*malloc)(size_t);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    void (*free)(void *);
+    int (*posix_memalign)(void **, size_t, size_t);
+    void *(*aligned_alloc)(size_t, size_t);
+    void *(*memalign)(size_t, size_t);
+    void *(*valloc)(size_t);
+    void *(*mmap)(void *, size_t, int, int, int, off_t);
+    int (*munmap)(void *, size_t);
+} real;
+
+/* ---- bootstrap arena: what dlsym allocates while we resolve ---- */
+
+#define ARENA_SIZE (64 * 1024)
+#define ARENA_HEAD 16              /* block size, keeping 16-byte alignment */
+static alignas(16) unsigned char arena[ARENA_SIZE];
+static _Atomic size_t arena_used;
+
+static void *arena_alloc(size_t size)
+{
+    size_t need = ARENA_HEAD + ((size + 15) & ~(size_t)15);
+    size_t at = atomic_fetch_add(&arena_used, need);
+    if (size > ARENA_SIZE || at + need > ARENA_SIZE) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    memcpy(arena + at, &size, sizeof size);
+    return arena + at + ARENA_HEAD;   /* zeroed: the arena is never reused */
+}
+
+static bool in_arena(const void *p)
+{
+    return (const unsigned char *)p >= arena && (const unsigned char *)p < arena + ARENA_SIZE;
+}
+
+static void resolve(void)
+{
+    resolving = true;
+    real.calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+    real.realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+    real.free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+    real.posix_memalign = (int (*)(void **, size_t, size_t))dlsym(RTLD_NEXT, "posix_memalign");
+    real.aligned_alloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "aligned_alloc");
+    real.memalign = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "memalign");
+    real.valloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "valloc");
+    real.mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+    real.munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
+    real.malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+    resolving = false;
+}
+
+/* ---- recording ---- */
+
+static bool tracked(size_t size)
+{
+    uint64_t th = atomic_load_explicit(&threshold, memory_order_relaxed);
+    return th && size >= th;
+}
+
+/* One slot in t's event ring; frames go where event slots keep counters. */
+static void put(tf_rec_thread *t, uint8_t slot_kind, uint8_t kind, uint64_t lo, uint64_t hi,
+                const uint64_t *frames, uint32_t nframes)
+{
+    if (t->busy) {   /* interrupted another write of this thread: drop, counted */
+        atomic_fetch_add_explicit(&t->buf->events.dropped, 1, memory_order_relaxed);
+        return;
+    }
+    t->busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    tf_shm_ring *r = &t->buf->events;
+    tf_event_slot *s = tf_ring_reserve(r);
+    if (s) {
+        s->time = tf_now();
+        s->kind = slot_kind;
+        s->type = kind;
+        s->value = lo;
+        s->extra = hi;
+        s->nuser = 0;
+        s->pad = (uint16_t)nframes;
+        memcpy(s->ctr, frames, nframes * sizeof *frames);
+        tf_ring_commit(r);
+    }
+    atomic_signal_fence(memory_order_seq_cst);
+    t->busy = 0;
+}
+
+/* The allocation's call stack, starting at ret (the interposed function's
+ * return address, in its caller): the frames of this file are dropped. */
+#define OWN_FRAMES 8
+static uint32_t call_stack(const tf_rec_thread *t, uint64_t ret, uint64_t *frames,
+                           uint32_t depth)
+{
+    uint64_t buf[TF_SESSION_MAX_USER + OWN_FRAMES];
+    uint32_t n = 0;
+    if (tf_rec_g.opt.unwind == TF_UNWIND_LIBUNWIND) {
+        void *ips[TF_SESSION_MAX_USER + OWN_FRAMES];
+        int got = unw_backtrace(ips, (int)(depth + OWN_FRAMES));
+        for (int i = 0; i < got; i++)
+            buf[n++] = (uint64_t)(uintptr_t)ips[i];
+    } else if (tf_rec_g.opt.unwind == TF_UNWIND_FP) {
+        n = tf_fp_chain(t, (uintptr_t)__builtin_frame_address(0), buf, depth + OWN_FRAMES);
+    }
+    for (uint32_t skip = 0; skip < n && skip < OWN_FRAMES; skip++) {
+        if (buf[skip] != ret)
+            continue;
+        uint32_t k = 0;
+        for (uint32_t i = skip; i < n && k < depth; i++)
+            frames[k++] = buf[i];
+        return k;
+    }
+    frames[0] = ret;
+    return 1;
+}
+
+/* __attribute__((noinline)): the frames skipped above are this file's. */
+static __attribute__((noinline)) void record_alloc(const void *p, size_t size, uint8_t kind,
+                                                   const void *ret)
+{
+    tf_rec_thread *t = tf_self;
+    if (!p || !t || in_hook || !tf_rec_active())
+        return;
+    in_hook = true;
+    uint64_t frames[TF_SESSION_MAX_USER];
+    uint32_t depth = tf_rec_g.opt.heap_stack_depth;
+    uint32_t n = depth ? call_stack(t, (uint64_t)(uintptr_t)ret, frames, depth) : 0;
+    put(t, TF_SLOT_ALLOC, kind, (uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)p + size, frames,
+        n);
+    in_hook = false;
+}
+
+static void record_free(const void *p, uint8_t kind)
+{
+    tf_rec_thread *t = tf_self;
+    if (!t || in_hook || !tf_rec_active())
+        return;
+    in_hook = true;
+    put(t, TF_SLOT_FREE, kind, (uint64_t)(uintptr_t)p, 0, NULL, 0);
+    in_hook = false;
+}
+
+/* Whether p, from the heap, may be a recorded block.  A block of a size
+ * just below the threshold can pass too; the writer ignores the release
+ * of a block it has not seen allocated. */
+static bool maybe_tracked(void *p)
+{
+    return p && !in_arena(p) && atomic_load_explicit(&threshold, memory_order_relaxed) &&
+           tracked(malloc_usable_size(p));
+}
+
+void tf_object_begin(tf_rec_thread *t, uint8_t kind, uint64_t lo, uint64_t hi)
+{
+    put(t, TF_SLOT_ALLOC, kind, lo, hi, NULL, 0);
+}
+
+void tf_object_end(tf_rec_thread *t, uint8_t kind, uint64_t lo)
+{
+    put(t, TF_SLOT_FREE, kind, lo, 0, NULL, 0);
+}
+
+void tf_heap_setup(void)
+{
+    if (!real.malloc)
+        resolve();
+    atomic_store(&threshold, tf_rec_g.opt.heap_threshold);
+}
+
+void tf_heap_stop(void)
+{
+    atomic_store(&threshold, 0);
+}
+
+/* ---- the interposed functions ---- */
+
+#define CALLER __builtin_return_address(0)
+
+void *malloc(size_t size)
+{
+    if (!real.malloc) {
+        if (resolving)
+            return arena_alloc(size);
+        resolve();
+    }
+    void *p = real.malloc(size);
+    if (tracked(size))
+        record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
+    return p;
+}
+
+void *calloc(size_t n, size_t size)
+{
+    if (!real.calloc) {
+        if (resolving)
+            return n && size > SIZE_MAX / n ? NULL : arena_alloc(n * size);
+        resolve();
+    }
+    void *p = real.calloc(n, size);
+    if (p && tracked(n * size))   /* p: n * size did not overflow */
+        record_alloc(p, n * size, TF_OBJECT_HEAP, CALLER);
+    return p;
+}
+
+void free(void *p)
+{
+    if (!p || in_arena(p))
+        return;
+    if (!real.free)
+        resolve();
+    if (maybe_tracked(p))
+        record_free(p, TF_OBJECT_HEAP);
+    real.free(p);
+}
+
+void *realloc(void *p, size_t size)
+{
+    if (in_arena(p)) {
+        size_t old;
+        memcpy(&old, (unsigned char *)p - ARENA_HEAD, sizeof old);
+        void *q = malloc(size);
+        if (q)
+            memcpy(q, p, old < size ? old : size);
+        return q;
+    }
+    if (!real.realloc)
+        resolve();
+    /* A move, or a change in place, ends the old object and starts a new
+     * one.  The release goes first, as another thread may get the range
+     * once it is freed. */
+    size_t old = 0;
+    if (maybe_tracked(p)) {
+        old = malloc_usable_size(p);
+        record_free(p, TF_OBJECT_HEAP);
+    }
+    void *q = real.realloc(p, size);
+    if (q && tracked(size))
+        record_alloc(q, size, TF_OBJECT_HEAP, CALLER);
+    else if (!q && size && old)   /* failed: the old block lives on */
+        record_alloc(p, old, TF_OBJECT_HEAP, CALLER);
+    return q;
+}
+
+int posix_memalign(void **out, size_t align, size_t size)
+{
+    if (!real.posix_memalign)
+        resolve();
+    int rc = real.posix_memalign(out, align, size);
+    if (!rc && tracked(size))
+        record_alloc(*out, size, TF_OBJECT_HEAP, CALLER);
+    return rc;
+}
+
+void *aligned_alloc(size_t align, size_t size)
+{
+    if (!real.aligned_alloc)
+        resolve();
+    void *p = real.aligned_alloc(align, size);
+    if (tracked(size))
+        record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
+    return p;
+}
+
+void *memalign(size_t align, size_t size)
+{
+    if (!real.memalign)
+        resolve();
+    void *p = real.memalign(align, size);
+    if (tracked(size))
+        record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
+    return p;
+}
+
+void *valloc(size_t size)
+{
+    if (!real.valloc)
+        resolve();
+    void *p = real.valloc(size);
+    if (tracked(size))
+        record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
+    return p;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    if (!real.mmap && !resolving)
+        resolve();
+    void *p = real.mmap ? real.mmap(addr, len, prot, flags, fd, off)
+                        : (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+    if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && tracked(len))
+        record_alloc(p, len, TF_OBJECT_MMAP, CALLER);
+    return p;
+}
+
+int munmap(void *addr, size_t len)
+{
+    if (!real.munmap && !resolving)
+        resolve();
+    if (tracked(len))
+        record_free(addr, TF_OBJECT_MMAP);
+    return real.munmap ? real.munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
+}
