@@ -2,13 +2,17 @@
 /* Reads fold.h5 back into a tf_fold_result, checking the format name, the
  * version and the shape of every dataset against the counts the file
  * declares, so that a damaged or foreign file fails with the dataset named
- * instead of being read out of bounds later. */
+ * instead of being read out of bounds later.  Tables go through
+ * formats/h5util.h; the points, which it has no compact types for, are read
+ * with HDF5 directly (as fold_save.c writes them). */
 #include "fold_result.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <hdf5.h>
 
 #include "h5util.h"
 
@@ -63,47 +67,46 @@ static int read_names(int64_t loc, const char *name, size_t *count, char ***out,
     return *out ? rc : tf_fail(err, TF_ERR_NOMEM, "out of memory");
 }
 
-/* A points column of a narrow type, read as int64 and narrowed. */
-static int read_narrow(int64_t loc, const char *name, size_t n, size_t elsize, void **out,
-                       tf_error *err)
+/* A points column read straight into its compact in-memory type (HDF5
+ * converts from whatever integer or float type is stored), so that loading
+ * the points of a large fold needs no wide temporary copy.  The shape must
+ * be rows (1-D, cols == 0) or rows x cols. */
+static int read_points_column(int64_t loc, const char *name, hid_t mem_type, size_t elsize,
+                              size_t rows, size_t cols, void **out, tf_error *err)
 {
-    int64_t *wide;
-    int rc = read_shaped(loc, name, TF_H5_INT64, n, 0, (void **)&wide, err);
-    if (rc < 0)
-        return rc;
-    unsigned char *dst = malloc(n * elsize + 1);
-    if (!dst) {
-        free(wide);
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (elsize == 1)
-            dst[i] = (uint8_t)wide[i];
-        else
-            ((uint32_t *)(void *)dst)[i] = (uint32_t)wide[i];
-    }
-    free(wide);
-    *out = dst;
-    return 0;
-}
-
-static int read_floats(int64_t loc, const char *name, size_t rows, size_t cols, float **out,
-                       tf_error *err)
-{
-    double *wide;
-    int rc = read_shaped(loc, name, TF_H5_DOUBLE, rows, cols, (void **)&wide, err);
-    if (rc < 0)
-        return rc;
+    *out = NULL;
+    if (!tf_h5_exists(loc, name))
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "missing dataset");
+    hid_t dset = H5Dopen2((hid_t)loc, name, H5P_DEFAULT);
+    if (dset < 0)
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "not a dataset");
+    hid_t space = H5Dget_space(dset);
+    hsize_t dims[2] = { 0, 0 };
+    int rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
+    if (rank == (cols ? 2 : 1))
+        H5Sget_simple_extent_dims(space, dims, NULL);
+    if (space >= 0)
+        H5Sclose(space);
+    hid_t stored = H5Dget_type(dset);
+    H5T_class_t cls = stored < 0 ? H5T_NO_CLASS : H5Tget_class(stored);
+    if (stored >= 0)
+        H5Tclose(stored);
+    int rc = 0;
     size_t n = rows * (cols ? cols : 1);
-    *out = malloc((n + 1) * sizeof **out);
-    if (!*out) {
-        free(wide);
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    if (rank != (cols ? 2 : 1) || dims[0] != rows || (cols && dims[1] != cols))
+        rc = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "expected %zu x %zu values", rows, cols);
+    else if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+        rc = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "not a numeric dataset");
+    else if (!(*out = malloc(n * elsize + 1)))
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu values", n);
+    else if (n && H5Dread(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0)
+        rc = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "cannot read the dataset");
+    H5Dclose(dset);
+    if (rc < 0) {
+        free(*out);
+        *out = NULL;
     }
-    for (size_t i = 0; i < n; i++)
-        (*out)[i] = (float)wide[i];
-    free(wide);
-    return 0;
+    return rc;
 }
 
 static int load_points(int64_t grp, size_t n, uint32_t nc, tf_fold_points *p, tf_error *err)
@@ -114,14 +117,24 @@ static int load_points(int64_t grp, size_t n, uint32_t nc, tf_fold_points *p, tf
         return rc;
     memset(p, 0, sizeof *p);
     p->n = n;
-    if ((rc = read_narrow(pts, "instance", n, 4, (void **)&p->instance, err)) == 0 &&
-        (rc = read_floats(pts, "x", n, 0, &p->x, err)) == 0 &&
-        (rc = read_narrow(pts, "kind", n, 1, (void **)&p->kind, err)) == 0 &&
-        (rc = read_shaped(pts, "ip", TF_H5_UINT64, n, 0, (void **)&p->ip, err)) == 0 &&
-        (rc = read_shaped(pts, "addr", TF_H5_UINT64, n, 0, (void **)&p->addr, err)) == 0 &&
-        (rc = read_narrow(pts, "level", n, 1, (void **)&p->level, err)) == 0 &&
-        (rc = read_narrow(pts, "weight", n, 4, (void **)&p->weight, err)) == 0)
-        rc = read_floats(pts, "y", nc, n, &p->y, err);
+    const struct {
+        const char *name;
+        hid_t mem_type;
+        size_t elsize, rows, cols;
+        void **out;
+    } cols[] = {
+        { "instance", H5T_NATIVE_UINT32, 4, n, 0, (void **)&p->instance },
+        { "x", H5T_NATIVE_FLOAT, 4, n, 0, (void **)&p->x },
+        { "kind", H5T_NATIVE_UINT8, 1, n, 0, (void **)&p->kind },
+        { "ip", H5T_NATIVE_UINT64, 8, n, 0, (void **)&p->ip },
+        { "addr", H5T_NATIVE_UINT64, 8, n, 0, (void **)&p->addr },
+        { "level", H5T_NATIVE_UINT8, 1, n, 0, (void **)&p->level },
+        { "weight", H5T_NATIVE_UINT32, 4, n, 0, (void **)&p->weight },
+        { "y", H5T_NATIVE_FLOAT, 4, nc, n, (void **)&p->y },
+    };
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0] && rc == 0; k++)
+        rc = read_points_column(pts, cols[k].name, cols[k].mem_type, cols[k].elsize,
+                                cols[k].rows, cols[k].cols, cols[k].out, err);
     tf_h5_close(pts);
     return rc;
 }

@@ -61,6 +61,16 @@ static int load_truth(const char *path, struct truth *t, tf_error *err)
     return rc;
 }
 
+static void free_truth(struct truth *t)
+{
+    free(t->names);
+    free(t->x);
+    free(t->curve);
+    free(t->rate);
+    free(t->boundaries);
+    free(t->outlier);
+}
+
 /* The fitted row at x, by linear interpolation on the fold's grid. */
 static double at(const double *row, uint32_t grid, double x)
 {
@@ -89,6 +99,7 @@ int main(int argc, char **argv)
     tf_fold_result *res;
     if (load_truth(argv[1], &t, &err) < 0 || tf_fold_result_load(argv[2], &res, &err) < 0) {
         fprintf(stderr, "fold_check_truth: %s\n", err.msg);
+        free_truth(&t);
         return 1;
     }
     const tf_fold_region *r = &res->regions[0];
@@ -100,6 +111,8 @@ int main(int argc, char **argv)
             c++;
         if (c == r->ncounters) {
             fprintf(stderr, "fold_check_truth: counter %s missing from the fold\n", t.names[tc]);
+            tf_fold_result_free(res);
+            free_truth(&t);
             return 1;
         }
         const double *curve = g->curve + (size_t)c * g->grid, *rate = g->rate + (size_t)c * g->grid;
@@ -153,6 +166,8 @@ int main(int argc, char **argv)
     if (t.ninst != r->ninstances) {
         fprintf(stderr, "fold_check_truth: %zu instances in the truth, %zu in the fold\n",
                 t.ninst, r->ninstances);
+        tf_fold_result_free(res);
+        free_truth(&t);
         return 1;
     }
     size_t outliers = 0, caught = 0, ordinary = 0, kept = 0;
@@ -174,11 +189,6 @@ int main(int argc, char **argv)
     printf("ordinary_kept %.6g\n", ordinary ? (double)kept / (double)ordinary : 1.0);
     printf("mean_rate_rel_err %.6g\n", mean_worst);
     tf_fold_result_free(res);
-    free(t.names);
-    free(t.x);
-    free(t.curve);
-    free(t.rate);
-    free(t.boundaries);
-    free(t.outlier);
+    free_truth(&t);
     return 0;
 }
