@@ -14,6 +14,8 @@
  *   ordinary_kept      share of ordinary instances used
  *   mean_rate_rel_err  |mean of the rate curve − total/duration of the used
  *                      instances| / that, worst counter
+ *   ratio_mean_rel_err mean relative error of the per-instruction ratios
+ *                      outside the same windows, worst counter
  *
  * plus per-counter lines "curve_max_err.NAME" and "rate_mean_rel_err.NAME". */
 #include <math.h>
@@ -148,6 +150,29 @@ int main(int argc, char **argv)
         mean_worst = fmax(mean_worst, fabs(integral - tot / dur) / (tot / dur));
     }
 
+    /* Per-instruction ratios against the ratio of the true rates. */
+    double ratio_worst = 0;
+    size_t ti = 0;
+    while (ti < t.nc && strcmp(t.names[ti], "instructions"))
+        ti++;
+    for (size_t tc = 0; g->ratio && ti < t.nc && tc < t.nc; tc++) {
+        uint32_t c = 0;
+        while (c < r->ncounters && strcmp(r->counter_names[c], t.names[tc]))
+            c++;
+        if (tc == ti || c == r->ncounters)
+            continue;
+        double sum = 0;
+        size_t n = 0;
+        for (size_t j = 0; j < t.grid; j++) {
+            double ins = t.rate[ti * t.grid + j], truth = t.rate[tc * t.grid + j] / ins;
+            if (near_boundary(&t, t.x[j]) || !(ins > 0) || !(truth > 0))
+                continue;
+            sum += fabs(at(g->ratio + (size_t)c * g->grid, g->grid, t.x[j]) - truth) / truth;
+            n++;
+        }
+        ratio_worst = fmax(ratio_worst, n ? sum / (double)n : 0);
+    }
+
     double far = 0;
     for (size_t k = 1; k + 1 < t.nb; k++) {
         double best = INFINITY;
@@ -188,6 +213,7 @@ int main(int argc, char **argv)
     printf("outlier_recall %.6g\n", outliers ? (double)caught / (double)outliers : 1.0);
     printf("ordinary_kept %.6g\n", ordinary ? (double)kept / (double)ordinary : 1.0);
     printf("mean_rate_rel_err %.6g\n", mean_worst);
+    printf("ratio_mean_rel_err %.6g\n", ratio_worst);
     tf_fold_result_free(res);
     free_truth(&t);
     return 0;
