@@ -9,6 +9,12 @@
  *       counters, call stacks reaching the workers' functions
  *   check_trace stack FILE FUNCTION
  *       some sample's call stack contains FUNCTION of the executable
+ *   check_trace memory FILE
+ *       the stream_app expectations: memory samples of each loop inside
+ *       the right data object (by address and lifetime), with the right
+ *       direction and increasing addresses within a pass; its static, heap
+ *       (with call sites), realloc'ed, reused, mmap, user and stack objects;
+ *       no object below the heap threshold
  * Exit 0 when every check holds, 1 with a message otherwise. */
 #include <fcntl.h>
 #include <gelf.h>
@@ -302,10 +308,199 @@ static int stack_check(tf_trace *tr, const char *func)
     return failures ? 1 : 0;
 }
 
+/* ---- memory samples and data objects (stream_app) ---- */
+
+#define STREAM_BYTES (8u << 20)
+#define REUSE_BYTES  (64u * 1024)
+#define HEAP_THRESHOLD (32u * 1024)
+
+/* Whether the allocation call stack of o reaches func. */
+static bool allocated_in(const tf_trace *tr, const tf_process *p, const tf_object *o,
+                         const char *func)
+{
+    for (uint16_t f = 0; f < o->stack_len && o->stack + f < p->nframes; f++) {
+        const char *name = symbolise(tr, p, p->frames[o->stack + f]);
+        if (name && is_function(name, func))
+            return true;
+    }
+    return false;
+}
+
+/* The object of kind heap/mmap/static/user of this size made in func
+ * (NULL: any), the first by allocation time after `after`. */
+static const tf_object *find_object(const tf_trace *tr, const tf_process *p, uint8_t kind,
+                                    uint64_t size, const char *func, uint64_t after)
+{
+    const tf_object *best = NULL;
+    for (size_t i = 0; i < p->nobjects; i++) {
+        const tf_object *o = &p->objects[i];
+        if (o->kind != kind || o->size != size || o->alloc_time < after ||
+            (func && !allocated_in(tr, p, o, func)))
+            continue;
+        if (!best || o->alloc_time < best->alloc_time)
+            best = o;
+    }
+    return best;
+}
+
+/* The object holding addr at time t: the innermost (smallest) one alive. */
+static const tf_object *object_at(const tf_process *p, uint64_t addr, uint64_t t)
+{
+    const tf_object *best = NULL;
+    for (size_t i = 0; i < p->nobjects; i++) {
+        const tf_object *o = &p->objects[i];
+        if (addr >= o->start && addr - o->start < o->size && o->alloc_time <= t &&
+            t < o->free_time && (!best || o->size < best->size))
+            best = o;
+    }
+    return best;
+}
+
+enum { R_STATIC, R_HEAP, R_WRITE, R_REUSE1, R_REUSE2, NLOOPS };
+static const char *const loop_names[NLOOPS] = {"static", "heap", "write", "reuse1", "reuse2"};
+
+typedef struct loop_stats {
+    const tf_object *expect;
+    uint8_t kind;                 /* expected sample kind */
+    uint64_t n, inside, direction, pairs, increasing;
+} loop_stats;
+
+/* The loop whose region instance holds time t on thread th, with the
+ * instance's start in *since; -1 outside every loop. */
+static int loop_at(const tf_trace *tr, const tf_thread *th, uint64_t t, uint64_t *since)
+{
+    int open = -1;
+    for (size_t e = 0; e < th->nevents && th->events[e].time <= t; e++) {
+        const tf_event *ev = &th->events[e];
+        if (ev->kind != TF_EVENT_ENTER && ev->kind != TF_EVENT_EXIT)
+            continue;
+        int which = -1;
+        for (int k = 0; k < NLOOPS; k++)
+            if (!strcmp(tf_trace_string(tr, (uint32_t)ev->value), loop_names[k]))
+                which = k;
+        if (which < 0)
+            continue;
+        open = ev->kind == TF_EVENT_ENTER ? which : -1;
+        *since = ev->time;
+    }
+    return open;
+}
+
+static void scan_memory(tf_trace *tr, uint32_t pi, uint32_t ti, loop_stats *ls)
+{
+    const tf_process *p = tf_trace_process(tr, pi);
+    const tf_thread *th = &p->threads[ti];
+    tf_sample_cursor *c;
+    tf_error err;
+    if (tf_samples_open(tr, pi, ti, &c, &err)) {
+        check(false, "%s", err.msg);
+        return;
+    }
+    enum { CHUNK = 1024 };
+    static tf_sample s[CHUNK];
+    uint64_t last_addr[NLOOPS] = {0}, last_instance[NLOOPS] = {0};
+    size_t n;
+    while (!tf_samples_read(c, s, NULL, CHUNK, &n, &err) && n) {
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].kind == TF_SAMPLE_TIMER)
+                continue;
+            check(s[i].flags & TF_SAMPLE_SOFTWARE, "memory sample not marked software-decoded");
+            uint64_t since = 0;
+            int k = loop_at(tr, th, s[i].time, &since);
+            if (k < 0 || !ls[k].expect)
+                continue;
+            loop_stats *l = &ls[k];
+            l->n++;
+            if (object_at(p, s[i].addr, s[i].time) != l->expect)
+                continue;
+            l->inside++;
+            l->direction += s[i].kind == l->kind;
+            if (last_instance[k] == since + 1) {
+                l->pairs++;
+                l->increasing += s[i].addr > last_addr[k];
+            }
+            last_instance[k] = since + 1;
+            last_addr[k] = s[i].addr;
+        }
+    }
+    tf_samples_close(c);
+}
+
+static int memory_check(tf_trace *tr)
+{
+    const tf_process *p = tf_trace_process(tr, 0);
+    load_symbols(p->executable);
+    loop_stats ls[NLOOPS];
+    memset(ls, 0, sizeof ls);
+    uint32_t name;
+    const tf_object *st = NULL;
+    for (size_t i = 0; tf_trace_find_string(tr, "static_array", &name) && i < p->nobjects; i++)
+        if (p->objects[i].kind == TF_OBJECT_STATIC && p->objects[i].name == name)
+            st = &p->objects[i];
+    check(st && st->size == STREAM_BYTES, "static_array: %s",
+          st ? "wrong size" : "no static object");
+    ls[R_STATIC] = (loop_stats){.expect = st, .kind = TF_SAMPLE_LOAD};
+    ls[R_HEAP] = (loop_stats){
+        .expect = find_object(tr, p, TF_OBJECT_HEAP, STREAM_BYTES, "make_heap_array", 0),
+        .kind = TF_SAMPLE_LOAD};
+    ls[R_WRITE] = (loop_stats){
+        .expect = find_object(tr, p, TF_OBJECT_HEAP, STREAM_BYTES, "make_out_array", 0),
+        .kind = TF_SAMPLE_STORE};
+    check(ls[R_HEAP].expect, "no heap object allocated in make_heap_array");
+    check(ls[R_WRITE].expect, "no heap object allocated in make_out_array");
+    const tf_object *r1 = find_object(tr, p, TF_OBJECT_HEAP, REUSE_BYTES, NULL, 0);
+    const tf_object *r2 =
+        r1 ? find_object(tr, p, TF_OBJECT_HEAP, REUSE_BYTES, NULL, r1->alloc_time + 1) : NULL;
+    check(r1 && r2 && r1->start == r2->start && r1->free_time <= r2->alloc_time,
+          "reused block: two objects at one address with successive lifetimes");
+    ls[R_REUSE1] = (loop_stats){.expect = r1, .kind = TF_SAMPLE_LOAD};
+    ls[R_REUSE2] = (loop_stats){.expect = r2, .kind = TF_SAMPLE_LOAD};
+
+    for (uint32_t ti = 0; ti < p->nthreads; ti++)
+        scan_memory(tr, 0, ti, ls);
+    for (int k = 0; k < NLOOPS; k++) {
+        const loop_stats *l = &ls[k];
+        printf("%s: memory samples %" PRIu64 ", in object %" PRIu64 ", direction %" PRIu64
+               ", increasing %" PRIu64 "/%" PRIu64 "\n", loop_names[k], l->n, l->inside,
+               l->direction, l->increasing, l->pairs);
+        check(l->n >= 20, "%s: only %" PRIu64 " memory samples", loop_names[k], l->n);
+        check(l->inside * 100 >= 95 * l->n, "%s: %" PRIu64 " of %" PRIu64
+              " samples in the object", loop_names[k], l->inside, l->n);
+        check(l->direction * 100 >= 95 * l->inside, "%s: %" PRIu64 " of %" PRIu64
+              " samples with the right direction", loop_names[k], l->direction, l->inside);
+        if (k <= R_WRITE)
+            check(l->pairs >= 10 && l->increasing * 100 >= 95 * l->pairs,
+                  "%s: %" PRIu64 " of %" PRIu64 " successive samples of a pass increasing",
+                  loop_names[k], l->increasing, l->pairs);
+    }
+
+    /* realloc that moved: the old block ends, the new one starts, both made
+     * in grow_block. */
+    const tf_object *old = find_object(tr, p, TF_OBJECT_HEAP, 48 * 1024, "grow_block", 0);
+    const tf_object *grown = find_object(tr, p, TF_OBJECT_HEAP, 64u << 20, "grow_block", 0);
+    check(old && grown && old->start != grown->start && old->free_time != TF_NOTIME &&
+          grown->alloc_time >= old->free_time && grown->free_time != TF_NOTIME,
+          "realloc move: a freed 48 KiB block and a 64 MiB block after it, both from grow_block");
+    const tf_object *m = find_object(tr, p, TF_OBJECT_MMAP, 4u << 20, "main", 0);
+    check(m && m->free_time != TF_NOTIME, "anonymous mmap of 4 MiB, unmapped");
+    bool grid = false, stack = false, small = false;
+    for (size_t i = 0; i < p->nobjects; i++) {
+        const tf_object *o = &p->objects[i];
+        grid |= o->kind == TF_OBJECT_USER && !strcmp(tf_trace_string(tr, o->name), "grid");
+        stack |= o->kind == TF_OBJECT_STACK;
+        small |= (o->kind == TF_OBJECT_HEAP || o->kind == TF_OBJECT_MMAP) &&
+                 o->size < HEAP_THRESHOLD;
+    }
+    check(grid, "no user object 'grid'");
+    check(stack, "no thread stack object");
+    check(!small, "an allocation below the threshold was recorded");
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: check_trace summary|threads|stack FILE ...\n");
+        fprintf(stderr, "usage: check_trace summary|threads|stack|memory FILE ...\n");
         return 2;
     }
     tf_trace *tr;
@@ -322,6 +517,8 @@ int main(int argc, char **argv)
                            (int)strtol(argv[4], NULL, 10));
     else if (!strcmp(argv[1], "stack") && argc == 4)
         rc = stack_check(tr, argv[3]);
+    else if (!strcmp(argv[1], "memory"))
+        rc = memory_check(tr);
     tf_trace_close(tr);
     return rc;
 }

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Memory samples and data objects: stream_app under `tracefold record` with
+# the software back end (this machine has neither PEBS nor IBS): samples of
+# each loop in the right object, direction and order; static, heap (call
+# sites), realloc, reused, mmap, user and stack objects (check_trace
+# memory); `tracefold info` lists them.  The options: no memory sampling and
+# no heap objects; a hardware back end asked for where there is none.
+. "$top_srcdir/tests/record/lib.sh"
+"$tf" record -q -o "$tmp/m.h5" --period 500us --mem-sampler software -- "$apps/stream_app" ||
+    fail "record exit status $?"
+"$check" memory "$tmp/m.h5" || fail "stream_app trace"
+"$tf" info "$tmp/m.h5" > "$tmp/info.txt" || fail "tracefold info exit status $?"
+grep -q "static_array" "$tmp/info.txt" || "$tf" info --json "$tmp/m.h5" | grep -q static_array ||
+    fail "tracefold info lists no static_array"
+grep -Eq "^  load +[1-9]" "$tmp/info.txt" || fail "tracefold info shows no load samples"
+grep -Eq "^  store +[1-9]" "$tmp/info.txt" || fail "tracefold info shows no store samples"
+
+TRACEFOLD_MEM_SAMPLER=none TRACEFOLD_HEAP_THRESHOLD=0 "$tf" record -q -o "$tmp/off.h5" \
+    --period 1ms -- "$apps/stream_app" || fail "record (off) exit status $?"
+"$tf" info --json "$tmp/off.h5" > "$tmp/off.json" || fail "tracefold info (off)"
+grep -q '"load": 0, "store": 0, "rmw": 0' "$tmp/off.json" ||
+    fail "memory samples with --mem-sampler none"
+grep -Eq '"kind": "(heap|mmap)"' "$tmp/off.json" && fail "heap objects with heap-threshold 0"
+
+if ! [ -e /sys/bus/event_source/devices/cpu/events/mem-loads ]; then
+    "$tf" record -q -o "$tmp/pebs.h5" --period 1ms --mem-sampler pebs -- "$apps/stream_app" \
+        2> "$tmp/pebs.err" || fail "record (pebs) exit status $?"
+    grep -q "memory sampling with pebs unavailable" "$tmp/pebs.err" ||
+        fail "no message for an unavailable PEBS: $(cat "$tmp/pebs.err")"
+fi
+exit 0
