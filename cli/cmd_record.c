@@ -59,14 +59,10 @@ static void usage(FILE *out)
             "See docs/recorder.md for the API, the mechanisms and their overhead.\n");
 }
 
-/* The libtracefold.so next to this binary: the build tree, then the
+/* The library `name` next to this binary: the build tree, then the
  * installed layout. */
-static int find_library(const char *given, char *buf, size_t size)
+static int find_library(const char *name, char *buf, size_t size)
 {
-    if (given && *given) {
-        snprintf(buf, size, "%s", given);
-        return access(buf, R_OK);
-    }
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0)
@@ -75,13 +71,22 @@ static int find_library(const char *given, char *buf, size_t size)
     char *slash = strrchr(exe, '/');
     if (slash)
         *slash = '\0';
-    static const char *const rel[] = {"record/.libs/libtracefold.so", "../lib/libtracefold.so",
-                                      "../lib64/libtracefold.so"};
+    static const char *const rel[] = {"record/.libs", "../lib", "../lib64"};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        if (snprintf(buf, size, "%s/%s", exe, rel[i]) < (int)size && !access(buf, R_OK))
+        if (snprintf(buf, size, "%s/%s/%s", exe, rel[i], name) < (int)size && !access(buf, R_OK))
             return 0;
     }
     return -1;
+}
+
+/* The recorder library: the one given, else libtracefold.so found. */
+static int find_recorder(const char *given, char *buf, size_t size)
+{
+    if (given && *given) {
+        snprintf(buf, size, "%s", given);
+        return access(buf, R_OK);
+    }
+    return find_library("libtracefold.so", buf, size);
 }
 
 static int make_session(char *dir, size_t size)
@@ -119,6 +124,24 @@ static int preload(const char *lib)
     int rc = setenv("LD_PRELOAD", v, 1);
     free(v);
     return rc;
+}
+
+/* Started by an MPI launcher (Open MPI, or a PMI one such as MPICH's hydra),
+ * or asked to record MPI calls: libtracefold-mpi joins the preload when it
+ * was built (docs/recorder.md, "MPI").  Other programs never load libmpi. */
+static int preload_mpi_layer(const tf_options *o)
+{
+    if (!o->mpi_calls && !getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") &&
+        !getenv("PMIX_RANK"))
+        return 0;
+    char lib[PATH_MAX];
+    if (find_library("libtracefold-mpi.so", lib, sizeof lib)) {
+        if (o->mpi_calls)
+            tf_msg_warn("--mpi-calls: libtracefold-mpi.so was not built (no MPI at configure "
+                        "time); MPI calls are not recorded");
+        return 0;
+    }
+    return preload(lib);
 }
 
 static pid_t child_pid;
@@ -269,7 +292,7 @@ int tf_cmd_record(int argc, char **argv)
     if (i >= argc)
         return tf_msg_usage("no program to run (tracefold record [OPTIONS] -- PROGRAM ARGS)");
     char lib[PATH_MAX];
-    if (find_library(library, lib, sizeof lib)) {
+    if (find_recorder(library, lib, sizeof lib)) {
         tf_msg_error("cannot find the recorder library %s (give --library or TRACEFOLD_LIBRARY)",
                      library && *library ? library : "libtracefold.so");
         return TF_EXIT_FAILURE;
@@ -279,7 +302,8 @@ int tf_cmd_record(int argc, char **argv)
         tf_msg_error("cannot create a session directory in /dev/shm or /tmp: %s", strerror(errno));
         return TF_EXIT_FAILURE;
     }
-    if (export_options(&opt) || setenv(TF_SESSION_ENV, dir, 1) || preload(lib)) {
+    if (export_options(&opt) || setenv(TF_SESSION_ENV, dir, 1) || preload(lib) ||
+        preload_mpi_layer(&opt)) {
         rmdir(dir);
         tf_msg_error("cannot set up the program's environment: %s", strerror(errno));
         return TF_EXIT_FAILURE;

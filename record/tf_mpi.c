@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libtracefold-mpi: the recorder's MPI layer.  Its MPI_Init,
+ * MPI_Init_thread and MPI_Finalize (profiling interface: they call the PMPI_
+ * versions) give the recorder the process's rank, the world size and the
+ * node layout, and switch the call wrappers (tf_mpi_calls.c) on when the
+ * option mpi-calls asks for them.  The collectives of the layout run on
+ * every rank whether or not its recorder is on, so a rank whose recorder
+ * stood aside cannot make the others wait. */
+#include "config.h"
+
+#include <stdatomic.h>
+
+#include "tf_mpi.h"
+#include "tf_rec.h"
+#include "tracefold.h"
+#include "tracefold_mpi.h"
+
+bool tf_mpi_calls;
+
+typedef struct tf_mpi_layout {
+    int rank, size, node, nodes, local_rank, local_size;
+} tf_mpi_layout;
+
+/* Ranks sharing memory form a node; the lowest world rank of each node
+ * leads it, and the leaders, ordered by world rank, number the nodes. */
+static void find_layout(tf_mpi_layout *l)
+{
+    PMPI_Comm_rank(MPI_COMM_WORLD, &l->rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &l->size);
+    l->node = 0;
+    l->nodes = 1;
+    l->local_rank = 0;
+    l->local_size = 1;
+    MPI_Comm local, leaders;
+    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) !=
+        MPI_SUCCESS)
+        return;
+    PMPI_Comm_rank(local, &l->local_rank);
+    PMPI_Comm_size(local, &l->local_size);
+    int node[2] = {0, 1};
+    if (PMPI_Comm_split(MPI_COMM_WORLD, l->local_rank == 0 ? 0 : MPI_UNDEFINED, l->rank,
+                        &leaders) == MPI_SUCCESS &&
+        leaders != MPI_COMM_NULL) {
+        PMPI_Comm_rank(leaders, &node[0]);
+        PMPI_Comm_size(leaders, &node[1]);
+        PMPI_Comm_free(&leaders);
+    }
+    PMPI_Bcast(node, 2, MPI_INT, 0, local);
+    PMPI_Comm_free(&local);
+    l->node = node[0];
+    l->nodes = node[1];
+}
+
+void tf_mpi_started(void)
+{
+    tf_mpi_layout l;
+    find_layout(&l);
+    tracefold_init();
+    if (atomic_load(&tf_rec_g.state) != TF_REC_ON)
+        return;
+    /* The launcher's variables gave a rank already when it sets them; MPI's
+     * own answer wins.  The writer reads both when it creates the trace
+     * file, which is at the first region in most programs. */
+    tf_rec_g.proc->rank = l.rank;
+    tf_rec_g.proc->nranks = l.size;
+    tracefold_event(TRACEFOLD_MPI_EVENT_RANK, (uint64_t)l.rank);
+    tracefold_event(TRACEFOLD_MPI_EVENT_SIZE, (uint64_t)l.size);
+    tracefold_event(TRACEFOLD_MPI_EVENT_NODE, (uint64_t)l.node);
+    tracefold_event(TRACEFOLD_MPI_EVENT_NODES, (uint64_t)l.nodes);
+    tracefold_event(TRACEFOLD_MPI_EVENT_LOCAL_RANK, (uint64_t)l.local_rank);
+    tracefold_event(TRACEFOLD_MPI_EVENT_LOCAL_SIZE, (uint64_t)l.local_size);
+    tf_mpi_calls = tf_rec_g.opt.mpi_calls;
+}
+
+void tf_mpi_finishing(void)
+{
+    tf_mpi_calls = false;
+    tracefold_flush();
+}
+
+void tf_mpi_enter(int call, int partner, uint64_t bytes)
+{
+    tracefold_event(TRACEFOLD_MPI_EVENT_CALL, (uint64_t)call);
+    tf_mpi_peer(partner, bytes);
+}
+
+void tf_mpi_peer(int partner, uint64_t bytes)
+{
+    if (partner >= 0)
+        tracefold_event(TRACEFOLD_MPI_EVENT_PARTNER, (uint64_t)partner);
+    if (bytes)
+        tracefold_event(TRACEFOLD_MPI_EVENT_BYTES, bytes);
+}
+
+void tf_mpi_leave(void)
+{
+    tracefold_event(TRACEFOLD_MPI_EVENT_CALL, 0);
+}
+
+int tf_mpi_world_rank(MPI_Comm comm, int rank)
+{
+    if (rank < 0)
+        return -1;   /* MPI_PROC_NULL, MPI_ANY_SOURCE */
+    if (comm == MPI_COMM_WORLD)
+        return rank;
+    MPI_Group group, world;
+    int out = -1;
+    if (PMPI_Comm_group(comm, &group) != MPI_SUCCESS)
+        return -1;
+    if (PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
+        if (PMPI_Group_translate_ranks(group, 1, &rank, world, &out) != MPI_SUCCESS ||
+            out == MPI_UNDEFINED)
+            out = -1;
+        PMPI_Group_free(&world);
+    }
+    PMPI_Group_free(&group);
+    return out;
+}
+
+uint64_t tf_mpi_bytes(int count, MPI_Datatype type)
+{
+    int size = 0;
+    if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)size;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        tf_mpi_started();
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        tf_mpi_started();
+    return rc;
+}
+
+int MPI_Finalize(void)
+{
+    tf_mpi_finishing();
+    return PMPI_Finalize();
+}

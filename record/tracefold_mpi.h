@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Event types written by libtracefold-mpi, the MPI layer of the recorder
+ * (docs/recorder.md, "MPI").  They lie in this project's range of
+ * docs/paraver.md, so a raw Paraver export keeps them unchanged. */
+#ifndef TRACEFOLD_MPI_H
+#define TRACEFOLD_MPI_H
+
+/** Layout, one event each at the return of MPI_Init / MPI_Init_thread. */
+#define TRACEFOLD_MPI_EVENT_RANK       780006010u  /**< rank in MPI_COMM_WORLD */
+#define TRACEFOLD_MPI_EVENT_SIZE       780006011u  /**< size of MPI_COMM_WORLD */
+#define TRACEFOLD_MPI_EVENT_NODE       780006012u  /**< node index, 0 = node of rank 0 */
+#define TRACEFOLD_MPI_EVENT_NODES      780006013u  /**< number of nodes */
+#define TRACEFOLD_MPI_EVENT_LOCAL_RANK 780006014u  /**< rank among the node's ranks */
+#define TRACEFOLD_MPI_EVENT_LOCAL_SIZE 780006015u  /**< ranks on this node */
+
+/** Calls (option mpi-calls): the call's id at entry, 0 at its return;
+ *  partner and bytes follow the entry when they apply. */
+#define TRACEFOLD_MPI_EVENT_CALL       780006000u
+#define TRACEFOLD_MPI_EVENT_PARTNER    780006001u  /**< world rank of the peer or root */
+#define TRACEFOLD_MPI_EVENT_BYTES      780006002u  /**< bytes sent (received for receives) */
+
+/** Values of TRACEFOLD_MPI_EVENT_CALL. */
+enum tracefold_mpi_call {
+    TRACEFOLD_MPI_SEND = 1,
+    TRACEFOLD_MPI_RECV,
+    TRACEFOLD_MPI_ISEND,
+    TRACEFOLD_MPI_IRECV,
+    TRACEFOLD_MPI_SENDRECV,
+    TRACEFOLD_MPI_WAIT,
+    TRACEFOLD_MPI_WAITALL,
+    TRACEFOLD_MPI_BARRIER,
+    TRACEFOLD_MPI_BCAST,
+    TRACEFOLD_MPI_REDUCE,
+    TRACEFOLD_MPI_ALLREDUCE,
+    TRACEFOLD_MPI_GATHER,
+    TRACEFOLD_MPI_ALLGATHER,
+    TRACEFOLD_MPI_SCATTER,
+    TRACEFOLD_MPI_ALLTOALL,
+};
+
+#endif

@@ -1,0 +1,71 @@
+#!/bin/sh
+# The MPI example recorded per rank: `mpirun -np 4 tracefold record --
+# stencil_mpi` writes four traces named by rank (%r), each with the rank,
+# the world size, the host and the node layout; `tracefold info` shows
+# them.  With --mpi-calls the halo exchange and the reductions appear as
+# call events with the neighbours as partners and the exact bytes; without
+# it, no call is recorded.
+tf=${TRACEFOLD:?run by make check}
+bd=${top_builddir:?run by make check}
+app=$bd/examples/stencil_mpi
+check=$bd/tests/mpi/check_mpi
+[ -x "$app" ] || { echo "SKIP: built without MPI (configure found no usable mpicc and mpi.h)"; exit 77; }
+command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun on PATH (Debian package openmpi-bin)"; exit 77; }
+# CI runs as root; Open MPI refuses that unless told.
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-mpi-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+iters=100
+run4() {
+    timeout 120 mpirun -np 4 --oversubscribe --bind-to none "$@" >"$tmp/out" 2>"$tmp/err"
+}
+if ! timeout 60 mpirun -np 4 --oversubscribe --bind-to none true >/dev/null 2>&1; then
+    echo "SKIP: mpirun cannot start 4 processes here"; exit 77
+fi
+
+run4 "$tf" record -q -o "$tmp/st.%r.h5" -- "$app" $iters 65536 ||
+    { cat "$tmp/err"; fail "mpirun tracefold record: exit status $?"; }
+grep -q '^stencil_mpi: 4 ranks, 100 iterations' "$tmp/out" || fail "program output: $(cat "$tmp/out")"
+for r in 0 1 2 3; do
+    f=$tmp/st.$r.h5
+    [ -f "$f" ] || fail "no trace $f for rank $r"
+    "$tf" info "$f" >"$tmp/info" || fail "tracefold info $f"
+    grep -q "rank $r of 4, host $(hostname)" "$tmp/info" || fail "$f: info does not show rank $r of 4"
+    s=$("$check" "$f") || fail "check_mpi $f"
+    want="rank=$r nranks=4 ev_rank=$r ev_size=4 node=0 nodes=1 local_rank=$r local_size=4 calls=0 "
+    case "$s" in "$want"*) ;; *) fail "$f: got '$s', want '$want...'" ;; esac
+done
+[ "$(ls "$tmp" | grep -c '\.h5$')" -eq 4 ] || fail "not exactly four traces: $(ls "$tmp")"
+
+# Calls: per iteration 2 Irecv + 2 Isend + Waitall + Allreduce, then one
+# Reduce to rank 0.  Bytes: four one-double messages and one double reduced
+# per iteration, one double at the end.  Partners: the neighbours that
+# exist, and rank 0 as the Reduce's root.
+run4 "$tf" record -q --mpi-calls yes -o "$tmp/c.%r.h5" -- "$app" $iters 65536 ||
+    { cat "$tmp/err"; fail "mpirun tracefold record --mpi-calls: exit status $?"; }
+for r in 0 1 2 3; do
+    case $r in
+        0) peers=0x3 partners=$((2 * iters + 1)) ;;
+        1) peers=0x5 partners=$((4 * iters + 1)) ;;
+        2) peers=0xb partners=$((4 * iters + 1)) ;;
+        3) peers=0x5 partners=$((2 * iters + 1)) ;;
+    esac
+    s=$("$check" "$tmp/c.$r.h5") || fail "check_mpi c.$r.h5"
+    want="calls=$((6 * iters + 1)) partners=$partners bytes=$((40 * iters + 8)) peers=$peers"
+    case "$s" in *" $want") ;; *) fail "rank $r with --mpi-calls: got '$s', want '... $want'" ;; esac
+done
+
+# A Fortran program (`use mpi`): Open MPI's Fortran MPI_Init calls PMPI_Init
+# directly, so the layout comes from libtracefold-mpi's Fortran entry points,
+# built when configure found libmpi_mpifh.
+if command -v mpifort >/dev/null 2>&1 && grep -q mpi_init_ "$bd/record/.libs/libtracefold-mpi.so"; then
+    printf '%s\n' 'program f' '  use mpi' '  integer :: ierr' '  call MPI_Init(ierr)' \
+        '  call MPI_Finalize(ierr)' 'end program' >"$tmp/f.f90"
+    mpifort "$tmp/f.f90" -o "$tmp/fapp" || fail "mpifort"
+    run4 "$tf" record -q -o "$tmp/f.%r.h5" -- "$tmp/fapp" || fail "Fortran program: exit status $?"
+    s=$("$check" "$tmp/f.3.h5") || fail "check_mpi f.3.h5"
+    case "$s" in "rank=3 nranks=4 ev_rank=3 ev_size=4 "*) ;; *) fail "Fortran rank 3: got '$s'" ;; esac
+fi
+exit 0
