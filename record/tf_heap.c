@@ -128,14 +128,18 @@ static void put(tf_rec_thread *t, uint8_t slot_kind, uint8_t kind, uint64_t lo, 
 /* The allocation's call stack, starting at ret (the interposed function's
  * return address, in its caller): the frames of this file are dropped. */
 #define OWN_FRAMES 8
-static uint32_t call_stack(const tf_rec_thread *t, uint64_t ret, uint64_t *frames,
+static uint32_t call_stack(tf_rec_thread *t, uint64_t ret, uint64_t *frames,
                            uint32_t depth)
 {
     uint64_t buf[TF_SESSION_MAX_USER + OWN_FRAMES];
     uint32_t n = 0;
     if (tf_rec_g.opt.unwind == TF_UNWIND_LIBUNWIND) {
         void *ips[TF_SESSION_MAX_USER + OWN_FRAMES];
+        t->unwinding = 1;
+        atomic_signal_fence(memory_order_seq_cst);
         int got = unw_backtrace(ips, (int)(depth + OWN_FRAMES));
+        atomic_signal_fence(memory_order_seq_cst);
+        t->unwinding = 0;
         for (int i = 0; i < got; i++)
             buf[n++] = (uint64_t)(uintptr_t)ips[i];
     } else if (tf_rec_g.opt.unwind == TF_UNWIND_FP) {

@@ -31,6 +31,7 @@ typedef struct tf_rec_thread {
     uint64_t user[TF_SESSION_MAX_USER];/* cumulative user counters */
     int      ctr_fd[TF_SESSION_MAX_BASE]; /* counter descriptors, -1 when closed */
     volatile sig_atomic_t busy;        /* inside an event write: a nested one drops */
+    volatile sig_atomic_t unwinding;   /* tf_heap.c is in libunwind: the handler stays out */
     int      sample_fd;                /* perf back end: the sampling event */
     void    *sample_ring;              /* perf back end: its mmap'ed ring buffer */
     size_t   sample_ring_size;

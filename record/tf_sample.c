@@ -140,7 +140,9 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
             uint64_t *frames = tf_sample_frames(s, nbase);
             uint32_t depth = tf_rec_g.opt.stack_depth;
             uint32_t n = 0;
-            if (depth && tf_rec_g.opt.unwind == TF_UNWIND_LIBUNWIND)
+            if (depth && tf_rec_g.opt.unwind == TF_UNWIND_LIBUNWIND && t->unwinding)
+                frames[n++] = context_ip(uc);   /* libunwind is not re-entrant */
+            else if (depth && tf_rec_g.opt.unwind == TF_UNWIND_LIBUNWIND)
                 n = walk_libunwind(uc, frames, depth);
             else if (depth && tf_rec_g.opt.unwind == TF_UNWIND_FP)
                 n = walk_frame_pointers(t, uc, frames, depth);
