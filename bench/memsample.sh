@@ -9,14 +9,15 @@
 #     interposed);
 #  2. alloc_bench with blocks above the threshold (each pair recorded as an
 #     object, call stack included);
-#  3. record_loop at 1 ms with --mem-sampler none and software, interleaved:
-#     the loop's CPU time and the handler's median cost.
+#  3. stream_loop (reads and writes 8 MiB arrays) at 1 ms with
+#     --mem-sampler none and software, interleaved: the loop's CPU time and
+#     the handler's median cost.
 # Usage: sh bench/memsample.sh [BUILDDIR]   (env: REPS=5 SECONDS_OF_WORK=1.2)
 set -eu
 bd=${1:-build}
 tf=$bd/tracefold
 ab=$bd/bench/alloc_bench
-loop=$bd/bench/record_loop
+loop=$bd/bench/stream_loop
 reps=${REPS:-5}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-memsample.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -43,7 +44,7 @@ for rep in $(seq "$reps"); do
         out=$(TRACEFOLD_STATS=yes "$tf" record -q -o "$tmp/t.h5" --period 1ms \
               --mem-sampler "$mode" -- "$loop" "$n" 2>"$tmp/err")
         cost=$(sed -n 's/.*handler cost median \([0-9]*\) ns.*/\1/p' "$tmp/err")
-        echo "$(echo "$out" | field ' cpu') ${cost:-0}" >> "$tmp/$mode"
+        echo "$(echo "$out" | field cpu) ${cost:-0}" >> "$tmp/$mode"
     done
 done
 none=$(cut -d' ' -f1 "$tmp/none" | med)
