@@ -13,8 +13,8 @@
  *
  * Nested level, inside each routine phase: the same on the routine's most
  * observed lines (a sweep forward on one line, backward on another), kept
- * only where each line is clearly more frequent on its side (by at least
- * 0.25 of the samples), plus the fold's change points of the counter
+ * only where the mixes of lines on the two sides differ clearly (total
+ * variation distance of at least 0.5), plus the fold's change points of the counter
  * rates that fall inside the phase (a rate change within one routine);
  * failing both, the point where the references to the phase's main object
  * turn round (a sweep forward then backward on the same lines, see
@@ -168,19 +168,54 @@ static int push_phase(struct phase_list *pl, uint32_t parent, double x0, double 
     return 0;
 }
 
-/* Share of the samples of routine r in [x0, x1) that are on line ln. */
-static double line_share(const tf_analysis *a, const struct labeller *l, double x0, double x1,
-                         uint32_t ln)
+static int by_u32(const void *pa, const void *pb)
 {
-    size_t n = 0, on = 0;
-    for (size_t i = tf_an_lower_index(a, x0), e = tf_an_lower_index(a, x1); i < e; i++) {
-        uint32_t v = label_of(l, &a->samples[i]);
-        if (v == TF_AN_NONE)
-            continue;
-        n++;
-        on += v == ln;
+    uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+    return (x > y) - (x < y);
+}
+
+/* The lines of routine l->routine among the samples with x in [x0, x1),
+ * sorted, into v (malloc'ed); returns their count. */
+static size_t lines_in(const tf_analysis *a, const struct labeller *l, double x0, double x1,
+                       uint32_t **v)
+{
+    size_t i0 = tf_an_lower_index(a, x0), i1 = tf_an_lower_index(a, x1), n = 0;
+    *v = malloc((i1 - i0 + 1) * sizeof **v);
+    if (!*v)
+        return 0;
+    for (size_t i = i0; i < i1; i++) {
+        uint32_t ln = label_of(l, &a->samples[i]);
+        if (ln != TF_AN_NONE)
+            (*v)[n++] = ln;
     }
-    return n ? (double)on / (double)n : 0;
+    qsort(*v, n, sizeof **v, by_u32);
+    return n;
+}
+
+/* Total variation distance between the line distributions of the routine's
+ * samples in [xa0, xa1) and in [xb0, xb1): ½·Σ|pA(line) − pB(line)|, 0 for
+ * the same mix of lines (a loop's header and body lines, whichever is the
+ * mode in a window), 1 for disjoint lines (two different loops). */
+static double line_distance(const tf_analysis *a, const struct labeller *l, double xa0,
+                            double xa1, double xb0, double xb1)
+{
+    uint32_t *va, *vb;
+    size_t na = lines_in(a, l, xa0, xa1, &va), nb = lines_in(a, l, xb0, xb1, &vb);
+    double tv = 0;
+    if (na && nb) {
+        for (size_t i = 0, j = 0; i < na || j < nb;) {
+            uint32_t ln = j >= nb || (i < na && va[i] < vb[j]) ? va[i] : vb[j];
+            size_t ca = 0, cb = 0;
+            while (i < na && va[i] == ln)
+                ca++, i++;
+            while (j < nb && vb[j] == ln)
+                cb++, j++;
+            tv += fabs((double)ca / (double)na - (double)cb / (double)nb);
+        }
+    }
+    free(va);
+    free(vb);
+    return tv / 2;
 }
 
 static double window_x0(const tf_analysis *a, size_t w) { return a->windows[w].x0; }
@@ -215,10 +250,8 @@ static size_t line_boundaries(const tf_analysis *a, bool timer_only,
     for (size_t k = 0; k + 1 < n; k++) {
         double xa0 = k ? window_x0(a, runs[k].w0) : x0, xa1 = window_x1(a, runs[k].w1 - 1);
         double xb0 = window_x0(a, runs[k + 1].w0), xb1 = window_x1(a, runs[k + 1].w1 - 1);
-        uint32_t la = runs[k].label, lb = runs[k + 1].label;
-        if (line_share(a, &l, xa0, xa1, la) - line_share(a, &l, xb0, xb1, la) < 0.25 ||
-            line_share(a, &l, xb0, xb1, lb) - line_share(a, &l, xa0, xa1, lb) < 0.25)
-            runs[k + 1].label = la;
+        if (line_distance(a, &l, xa0, xa1, xb0, xb1) < 0.5)
+            runs[k + 1].label = runs[k].label;
     }
     coalesce(runs, &n);
     size_t nb = 0;
@@ -228,6 +261,25 @@ static size_t line_boundaries(const tf_analysis *a, bool timer_only,
         lo = refine_boundary(a, &l, lo, hi, runs[k].label, runs[k + 1].label,
                              window_x1(a, runs[k].w1 - 1));
         out[nb++] = lo;
+    }
+    /* refined, a part may have shrunk below a sub-part: it joins the
+     * neighbour across its nearer boundary */
+    for (;;) {
+        size_t smallest = 0, least = SIZE_MAX;
+        for (size_t k = 0; k <= nb; k++) {
+            double p0 = k ? out[k - 1] : x0, p1 = k < nb ? out[k] : x1;
+            size_t c = tf_an_end_index(a, p1 >= x1 ? x1 : p1) - tf_an_lower_index(a, p0);
+            if (c < least) {
+                least = c;
+                smallest = k;
+            }
+        }
+        if (!nb || least >= (size_t)ceil(min))
+            break;
+        size_t drop = smallest == nb ? nb - 1 : smallest;
+        for (size_t k = drop; k + 1 < nb; k++)
+            out[k] = out[k + 1];
+        nb--;
     }
     return nb;
 }
@@ -308,11 +360,14 @@ int tf_an_phases(tf_analysis *a, const double *change_points, size_t nchange_poi
         if (top.routine != TF_AN_NONE)
             ns = line_boundaries(a, timer_only, top.routine, top.x0, top.x1, top.samples,
                                  runs, label, count, splits);
+        /* a rate change splits the phase when both sides hold a sub-part
+         * (5 % of the phase, as for lines) and no boundary is that close */
+        double gap = fmax(p->boundary_tol, 0.05 * (top.x1 - top.x0));
         for (size_t c = 0; c < nchange_points; c++) {
             double x = change_points[c];
-            bool near = x < top.x0 + p->boundary_tol || x > top.x1 - p->boundary_tol;
+            bool near = x < top.x0 + gap || x > top.x1 - gap;
             for (size_t s = 0; s < ns && !near; s++)
-                near = fabs(splits[s] - x) < p->boundary_tol;
+                near = fabs(splits[s] - x) < gap;
             if (!near)
                 splits[ns++] = x;
         }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* CSV (RFC 4180 quoting: a field with a comma, quote or newline is quoted,
- * quotes doubled; a missing number is an empty field) and Markdown. */
+ * quotes doubled; a missing number is an empty field) and Markdown.  The
+ * objects tables list the referenced objects only (a process has hundreds
+ * of statics the iteration never touches); fold.h5 keeps them all. */
 #include "tables.h"
 
 #include <errno.h>
@@ -140,6 +142,8 @@ static void write_objects(FILE *f, const tf_analysis *const *a, size_t n)
     for (size_t i = 0; i < n; i++)
         for (size_t o = 0; o < a[i]->nobjects; o++) {
             const tf_an_object *ob = &a[i]->objects[o];
+            if (!ob->refs)
+                continue;
             put_text(f, a[i]->region);
             fprintf(f, ",%u,", a[i]->group);
             put_text(f, ob->name);
@@ -225,6 +229,8 @@ static void summary_one(FILE *f, const tf_analysis *a)
           "|---|---|---|---|---|---|\n", f);
     for (size_t o = 0; o < a->nobjects; o++) {
         const tf_an_object *ob = &a->objects[o];
+        if (!ob->refs)
+            continue;
         fputs("| ", f);
         md_text(f, ob->name);
         fprintf(f, " | %s | %.1f MB | %.1f %% | %zu | %zu |\n", tf_an_object_kind_name(ob->kind),

@@ -34,7 +34,7 @@ __attribute__((noinline)) static void sweep(double *a, long n)
 int main(int argc, char **argv)
 {
     long iterations = argc > 1 ? strtol(argv[1], NULL, 10) : 100;
-    double *a = malloc(N * sizeof *a);
+    double *a = malloc(N * sizeof *a); /* the-array */
     if (!a)
         return 1;
     for (long i = 0; i < N; i++)
