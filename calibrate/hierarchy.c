@@ -15,6 +15,9 @@
 #define PLATEAU_POINTS 2
 /* Successive cache levels are at least this much slower than the previous. */
 #define DISTINCT_LEVEL 1.5
+/* Sweeps of the capacity curve, each size keeping its fastest. */
+#define CAPACITY_PASSES 4
+#define CAPACITY_PASSES_QUICK 3
 
 void tf_cal_default_options(tf_cal_options *o)
 {
@@ -273,19 +276,34 @@ int tf_cal_measure(const tf_cal_options *o, tf_cal_profile *p, tf_error *err)
         return rc;
     }
 
-    size_t total = (size_t)(log((double)o->max_bytes / (double)o->min_bytes) / log(o->grid)) + 1;
-    for (double b = (double)o->min_bytes; b <= (double)o->max_bytes && p->capacity.n < TF_CAL_MAX_POINTS;
+    tf_cal_curve *cap = &p->capacity;
+    for (double b = (double)o->min_bytes; b <= (double)o->max_bytes && cap->n < TF_CAL_MAX_POINTS;
          b *= o->grid) {
-        /* 64-byte nodes: one per line on every machine this targets; the
-         * line size itself is measured separately. */
-        size_t nodes = (size_t)b / 64;
-        double ns = tf_chase_nodes(&huge, nodes, 64, 0, o->loads, o->repeats);
-        if (ns > 0) {
-            p->capacity.bytes[p->capacity.n] = b;
-            p->capacity.ns[p->capacity.n++] = ns;
-        }
-        report(o, "capacity sweep", p->capacity.n, total);
+        cap->bytes[cap->n] = b;
+        cap->ns[cap->n++] = INFINITY;
     }
+    /* Whole sweeps repeated, keeping each size's fastest: a neighbour that
+     * shares a cache for a while (another tenant, a hyperthread sibling)
+     * slows a stretch of consecutive sizes, which the repeats of one size
+     * (back to back, within the same stretch) cannot see past. */
+    int passes = o->quick ? CAPACITY_PASSES_QUICK : CAPACITY_PASSES;
+    for (int pass = 0; pass < passes; pass++)
+        for (size_t i = 0; i < cap->n; i++) {
+            /* 64-byte nodes: one per line on every machine this targets;
+             * the line size itself is measured separately. */
+            double ns = tf_chase_nodes(&huge, (size_t)cap->bytes[i] / 64, 64, 0, o->loads,
+                                       o->repeats);
+            if (ns > 0 && ns < cap->ns[i])
+                cap->ns[i] = ns;
+            report(o, "capacity sweep", (size_t)pass * cap->n + i + 1, (size_t)passes * cap->n);
+        }
+    size_t kept = 0;
+    for (size_t i = 0; i < cap->n; i++)
+        if (isfinite(cap->ns[i])) {
+            cap->bytes[kept] = cap->bytes[i];
+            cap->ns[kept++] = cap->ns[i];
+        }
+    cap->n = kept;
     p->nlevels = tf_cal_find_levels(&p->capacity, p->levels, TF_CAL_MAX_LEVELS, &p->memory_ns);
     p->line_bytes = measure_line(&huge, o, p);
     for (int k = 0; k < p->nlevels; k++)

@@ -49,6 +49,8 @@ int tf_cal_profile_save(const tf_cal_profile *p, const char *path, tf_error *err
         (rc = tf_h5_write_array(file, "levels", TF_H5_DOUBLE, levels, (size_t)p->nlevels,
                                 LEVEL_COLUMNS, err)) ||
         (rc = write_curve(file, "capacity", &p->capacity, err)) ||
+        (rc = tf_h5_write_array(file, "stride_bytes", TF_H5_DOUBLE, p->stride_bytes,
+                                (size_t)p->nstrides, 0, err)) ||
         (rc = tf_h5_group_create(file, "strides", &strides, err)))
         goto fail;
     for (int s = 0; s < p->nstrides; s++) {
@@ -92,6 +94,38 @@ static int read_curve(int64_t loc, const char *name, tf_cal_curve *c, tf_error *
     return 0;
 }
 
+/* The stride sweep, in the order of /stride_bytes (absent: none saved). */
+static int read_strides(int64_t file, const char *path, tf_cal_profile *p, tf_error *err)
+{
+    if (!tf_h5_exists(file, "stride_bytes"))
+        return 0;
+    double *bytes = NULL;
+    size_t n = 0, cols = 0;
+    int64_t group = -1;
+    int rc = tf_h5_read_array(file, "stride_bytes", TF_H5_DOUBLE, (void **)&bytes, &n, &cols, err);
+    if (rc)
+        return rc;
+    if (cols != 0 || n > TF_CAL_MAX_STRIDES) {
+        rc = tf_fail(err, TF_ERR_FORMAT, "%s: /stride_bytes: expected at most %d values", path,
+                     TF_CAL_MAX_STRIDES);
+        goto out;
+    }
+    if (n && (rc = tf_h5_group_open(file, "strides", &group, err)))
+        goto out;
+    for (size_t k = 0; k < n; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "%.0f", bytes[k]);
+        p->stride_bytes[k] = bytes[k];
+        if ((rc = read_curve(group, name, &p->stride[k], err)))
+            goto out;
+    }
+    p->nstrides = (int)n;
+out:
+    tf_h5_close(group);
+    free(bytes);
+    return rc;
+}
+
 int tf_cal_profile_load(tf_cal_profile *p, const char *path, tf_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -123,7 +157,8 @@ int tf_cal_profile_load(tf_cal_profile *p, const char *path, tf_error *err)
         (rc = tf_h5_attr_read_double(file, "tlb_miss_ns", &p->tlb_miss_ns, err)) ||
         (rc = tf_h5_attr_read_double(file, "memory_ns", &p->memory_ns, err)) ||
         (rc = tf_h5_read_array(file, "levels", TF_H5_DOUBLE, (void **)&levels, &n, &cols, err)) ||
-        (rc = read_curve(file, "capacity", &p->capacity, err)))
+        (rc = read_curve(file, "capacity", &p->capacity, err)) ||
+        (rc = read_strides(file, path, p, err)))
         goto out;
     if (n > TF_CAL_MAX_LEVELS || (n && cols != LEVEL_COLUMNS)) {
         rc = tf_fail(err, TF_ERR_FORMAT, "%s: /levels: expected at most %d rows of %d columns",

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* `tracefold calibrate`: measure this machine's caches and TLB (Saavedra &
  * Smith's method) and save the profile for `tracefold fold --machine`. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "commands.h"
 #include "hierarchy.h"
 #include "msg.h"
+#include "render.h"
 
 static void usage(FILE *out)
 {
@@ -18,10 +20,13 @@ static void usage(FILE *out)
             "Measure the cache and TLB hierarchy of this machine with dependent-load\n"
             "chases (Saavedra-Smith): size, line size, associativity and miss penalty of\n"
             "each cache level, the page size and TLB reach.  Prints a table and saves the\n"
-            "profile for 'tracefold fold --machine'.\n\n"
+            "profile for 'tracefold fold --machine', and draws the Saavedra-Smith figure.\n\n"
             "Options:\n"
             "  -o, --output FILE    profile to write (default: machine.h5)\n"
-            "      --force          overwrite an existing profile\n"
+            "      --figure FILE    the figure, .pdf, .png or .svg (default: the profile's\n"
+            "                       name with .pdf)\n"
+            "      --from PROFILE   measure nothing: print PROFILE and draw its figure\n"
+            "      --force          overwrite an existing profile or figure\n"
             "      --max-size BYTES largest array measured (default 536870912; suffixes\n"
             "                       K, M, G); above the last cache, to see memory\n"
             "      --quick          fewer repetitions and strides (about 4x faster)\n"
@@ -46,6 +51,40 @@ static int parse_bytes(const char *s, size_t *out)
         return -1;
     *out = (size_t)(v * mult);
     return 0;
+}
+
+/* The figure's format from its name's extension. */
+static bool figure_format(const char *path, enum tf_render_format *format)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    return dot && (!slash || dot > slash) && tf_render_format_parse(dot + 1, format);
+}
+
+/* The profile's name with .pdf in place of its extension. */
+static int default_figure(const char *profile, char *buf, size_t len)
+{
+    const char *dot = strrchr(profile, '.'), *slash = strrchr(profile, '/');
+    int base = dot && (!slash || dot > slash) ? (int)(dot - profile) : (int)strlen(profile);
+    int n = snprintf(buf, len, "%.*s.pdf", base, profile);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* Checked before measuring, so a bad output costs no minutes of work: the
+ * file must not exist (unless forced) and its folder must be writable. */
+static bool refuse_output(const char *path, bool force)
+{
+    if (!force && access(path, F_OK) == 0) {
+        tf_msg_error("%s exists; use --force to overwrite it", path);
+        return true;
+    }
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+    if (access(dir, W_OK) != 0) {
+        tf_msg_error("%s: cannot write in %s: %s", path, dir, strerror(errno));
+        return true;
+    }
+    return false;
 }
 
 static void progress(void *ctx, const char *what, size_t done, size_t total)
@@ -93,16 +132,19 @@ int tf_cmd_calibrate(int argc, char **argv)
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'}, {"force", no_argument, NULL, 'f'},
         {"max-size", required_argument, NULL, 'M'}, {"quick", no_argument, NULL, 'Q'},
-        {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'}, {0}};
+        {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
+        {"figure", required_argument, NULL, 'F'}, {"from", required_argument, NULL, 'R'}, {0}};
     tf_cal_options o;
     tf_cal_default_options(&o);
-    const char *output = "machine.h5";
+    const char *output = NULL, *figure = NULL, *from = NULL;
     bool force = false, quiet = false;
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o': output = optarg; break;
+        case 'F': figure = optarg; break;
+        case 'R': from = optarg; break;
         case 'f': force = true; break;
         case 'Q': o.quick = true; break;
         case 'q': quiet = true; break;
@@ -116,10 +158,21 @@ int tf_cmd_calibrate(int argc, char **argv)
     }
     if (optind < argc)
         return tf_msg_usage("unexpected argument '%s'", argv[optind]);
-    if (!force && access(output, F_OK) == 0) {
-        tf_msg_error("%s exists; use --force to overwrite it", output);
-        return TF_EXIT_FAILURE;
+    if (from && output)
+        return tf_msg_usage("--from reads a profile; --output writes one: give only one");
+    if (!output)
+        output = "machine.h5";
+    char figure_buf[4096];
+    if (!figure) {
+        if (default_figure(from ? from : output, figure_buf, sizeof figure_buf))
+            return tf_msg_usage("%s: name too long", from ? from : output);
+        figure = figure_buf;
     }
+    enum tf_render_format format;
+    if (!figure_format(figure, &format))
+        return tf_msg_usage("--figure: '%s' does not end in .pdf, .png or .svg", figure);
+    if ((!from && refuse_output(output, force)) || refuse_output(figure, force))
+        return TF_EXIT_FAILURE;
     if (o.quick) {
         o.repeats = 3;
         o.loads = 100000;
@@ -132,14 +185,20 @@ int tf_cmd_calibrate(int argc, char **argv)
         return TF_EXIT_FAILURE;
     }
     tf_error err;
-    if (tf_cal_measure(&o, p, &err) || tf_cal_profile_save(p, output, &err)) {
+    int rc = from ? tf_cal_profile_load(p, from, &err)
+                  : tf_cal_measure(&o, p, &err) || tf_cal_profile_save(p, output, &err);
+    tf_progress_done();
+    if (rc == 0)
+        rc = tf_render_calibrate(p, NULL, figure, format, 150, &err);
+    if (rc) {
         free(p);
         return tf_msg_fail(&err);
     }
-    tf_progress_done();
     if (!quiet) {
         print_profile(p);
-        printf("profile: %s\n", output);
+        if (!from)
+            printf("profile: %s\n", output);
+        printf("figure: %s\n", figure);
     }
     free(p);
     return TF_EXIT_OK;

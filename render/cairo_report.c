@@ -14,6 +14,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 
+#include "cairo_output.h"
 #include "cairo_page.h"
 #include "render.h"
 
@@ -103,8 +104,9 @@ static int out_close(out_file *o, tf_error *err)
     return 0;
 }
 
-static int draw_page(cairo_t *cr, const tf_report *r, size_t k, tf_error *err)
+static int draw_page(cairo_t *cr, const void *ctx, size_t k, tf_error *err)
 {
+    const tf_report *r = ctx;
     const tf_report_page *page = &r->pages[k / 2];
     return k % 2 == 0 ? tf_page_timeline(cr, page, err) : tf_page_tables(cr, page, err);
 }
@@ -123,23 +125,23 @@ static int check_cairo(cairo_t *cr, const out_file *o, tf_error *err)
 }
 
 /* Pages [first, last) on one vector surface (PDF: all, SVG: one). */
-static int write_vector(const tf_report *r, out_file *o, enum tf_render_format format,
+static int write_vector(const tf_cairo_doc *d, out_file *o, enum tf_render_format format,
                         size_t first, size_t last, tf_error *err)
 {
     cairo_surface_t *s = format == TF_FORMAT_PDF
-        ? cairo_pdf_surface_create_for_stream(stream_write, o, TF_PAGE_WIDTH, TF_PAGE_HEIGHT)
-        : cairo_svg_surface_create_for_stream(stream_write, o, TF_PAGE_WIDTH, TF_PAGE_HEIGHT);
+        ? cairo_pdf_surface_create_for_stream(stream_write, o, d->width, d->height)
+        : cairo_svg_surface_create_for_stream(stream_write, o, d->width, d->height);
     if (format == TF_FORMAT_PDF) {
         cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "tracefold " PACKAGE_VERSION);
-        if (r->pages[0].title)
-            cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, r->pages[0].title);
+        if (d->title)
+            cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, d->title);
     } else {
         cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PT);
     }
     cairo_t *cr = cairo_create(s);
     int rc = 0;
     for (size_t k = first; k < last && rc == 0; k++) {
-        rc = draw_page(cr, r, k, err);
+        rc = d->draw(cr, d->ctx, k, err);
         if (rc == 0)
             cairo_show_page(cr);
         if (rc == 0)
@@ -153,17 +155,17 @@ static int write_vector(const tf_report *r, out_file *o, enum tf_render_format f
     return rc;
 }
 
-static int write_png(const tf_report *r, out_file *o, size_t k, double dpi, tf_error *err)
+static int write_png(const tf_cairo_doc *d, out_file *o, size_t k, double dpi, tf_error *err)
 {
-    int w = (int)lround(TF_PAGE_WIDTH * dpi / 72.0), h = (int)lround(TF_PAGE_HEIGHT * dpi / 72.0);
+    int w = (int)lround(d->width * dpi / 72.0), h = (int)lround(d->height * dpi / 72.0);
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
     if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
         cairo_surface_destroy(s);
         return tf_fail(err, TF_ERR_NOMEM, "%s: cannot make a %dx%d image", o->path, w, h);
     }
     cairo_t *cr = cairo_create(s);
-    cairo_scale(cr, (double)w / TF_PAGE_WIDTH, (double)h / TF_PAGE_HEIGHT);
-    int rc = draw_page(cr, r, k, err);
+    cairo_scale(cr, (double)w / d->width, (double)h / d->height);
+    int rc = d->draw(cr, d->ctx, k, err);
     if (rc == 0)
         rc = check_cairo(cr, o, err);
     cairo_destroy(cr);
@@ -174,12 +176,10 @@ static int write_png(const tf_report *r, out_file *o, size_t k, double dpi, tf_e
     return rc;
 }
 
-int tf_render_cairo(const tf_report *r, const char *path, enum tf_render_format format,
-                    double dpi, tf_error *err)
+int tf_cairo_write(const tf_cairo_doc *d, const char *path, enum tf_render_format format,
+                   double dpi, tf_error *err)
 {
-    if (r->npages == 0)
-        return tf_fail(err, TF_ERR_DATA, "%s: no folded region to draw", r->source ? r->source : "report");
-    size_t nfiles = tf_render_cairo_files(r, format);
+    size_t nfiles = format == TF_FORMAT_PDF ? 1 : d->npages;
     out_file *files = calloc(nfiles, sizeof *files);
     if (!files)
         return tf_fail(err, TF_ERR_NOMEM, "%s: no memory", path);
@@ -191,11 +191,11 @@ int tf_render_cairo(const tf_report *r, const char *path, enum tf_render_format 
             break;
         opened++;
         if (format == TF_FORMAT_PDF)
-            rc = write_vector(r, &files[k], format, 0, 2 * r->npages, err);
+            rc = write_vector(d, &files[k], format, 0, d->npages, err);
         else if (format == TF_FORMAT_SVG)
-            rc = write_vector(r, &files[k], format, k, k + 1, err);
+            rc = write_vector(d, &files[k], format, k, k + 1, err);
         else
-            rc = write_png(r, &files[k], k, dpi, err);
+            rc = write_png(d, &files[k], k, dpi, err);
         int crc = out_close(&files[k], err);
         rc = rc < 0 ? rc : crc;
     }
@@ -211,4 +211,13 @@ int tf_render_cairo(const tf_report *r, const char *path, enum tf_render_format 
         }
     free(files);
     return rc;
+}
+
+int tf_render_cairo(const tf_report *r, const char *path, enum tf_render_format format,
+                    double dpi, tf_error *err)
+{
+    if (r->npages == 0)
+        return tf_fail(err, TF_ERR_DATA, "%s: no folded region to draw", r->source ? r->source : "report");
+    tf_cairo_doc d = {TF_PAGE_WIDTH, TF_PAGE_HEIGHT, r->pages[0].title, 2 * r->npages, draw_page, r};
+    return tf_cairo_write(&d, path, format, dpi, err);
 }

@@ -39,4 +39,12 @@ int tf_render_fold_report(const char *fold_path, const char *pdf_path, tf_error 
 int tf_render_gnuplot(const tf_report *r, const char *dir, enum tf_render_format format,
                       double dpi, bool run, tf_error *err);
 
+/* The Saavedra–Smith figure of a machine profile (tracefold calibrate): the
+ * capacity curve with the cache levels found, and one curve per stride of
+ * time per access against array size.  One page; written like the report
+ * (temporary name, renamed when complete).  title may be NULL. */
+struct tf_cal_profile;
+int tf_render_calibrate(const struct tf_cal_profile *p, const char *title, const char *path,
+                        enum tf_render_format format, double dpi, tf_error *err);
+
 #endif
