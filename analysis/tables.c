@@ -5,31 +5,17 @@
  * of statics the iteration never touches); fold.h5 keeps them all. */
 #include "tables.h"
 
+#include "csv_write.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void put_text(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void put_number(FILE *f, double v)
 {
-    if (!isnan(v))
-        fprintf(f, "%.6g", v);
+    tf_csv_number(f, v, 6);
 }
 
 static const char *direction_name(int d)
@@ -112,18 +98,18 @@ static void write_phases(FILE *f, const tf_analysis *const *a, size_t n,
         fputc(',', f);
         char col[512];
         snprintf(col, sizeof col, "%s_%s", rc->names[c], rc->per_instr[c] ? "per_instr" : "per_s");
-        put_text(f, col);
+        tf_csv_text(f, col);
     }
     fputc('\n', f);
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < a[i]->nphases; k++) {
             const tf_an_phase *ph = &a[i]->phases[k];
-            put_text(f, a[i]->region);
+            tf_csv_text(f, a[i]->region);
             fprintf(f, ",%u,%s,%.6f,%.6f,%.0f,%.0f,", a[i]->group, ph->label, ph->x0, ph->x1,
                     ph->x0 * a[i]->duration_ns, ph->x1 * a[i]->duration_ns);
-            put_text(f, routine_name(a[i], ph->routine));
+            tf_csv_text(f, routine_name(a[i], ph->routine));
             fputc(',', f);
-            put_text(f, routine_file(a[i], ph->routine));
+            tf_csv_text(f, routine_file(a[i], ph->routine));
             fprintf(f, ",%u,%.6f,", ph->line, ph->share);
             put_number(f, ph->mips);
             fputc(',', f);
@@ -144,9 +130,9 @@ static void write_objects(FILE *f, const tf_analysis *const *a, size_t n)
             const tf_an_object *ob = &a[i]->objects[o];
             if (!ob->refs)
                 continue;
-            put_text(f, a[i]->region);
+            tf_csv_text(f, a[i]->region);
             fprintf(f, ",%u,", a[i]->group);
-            put_text(f, ob->name);
+            tf_csv_text(f, ob->name);
             fprintf(f, ",%s,%llu,%.6f,%zu,%zu\n", tf_an_object_kind_name(ob->kind),
                     (unsigned long long)ob->size, ob->share, ob->loads, ob->stores);
         }
@@ -159,9 +145,9 @@ static void write_streams(FILE *f, const tf_analysis *const *a, size_t n)
     for (size_t i = 0; i < n; i++)
         for (size_t s = 0; s < a[i]->nstreams; s++) {
             const tf_an_stream *st = &a[i]->streams[s];
-            put_text(f, a[i]->region);
+            tf_csv_text(f, a[i]->region);
             fprintf(f, ",%u,%s,", a[i]->group, phase_label(a[i], st->phase));
-            put_text(f, a[i]->objects[st->object].name);
+            tf_csv_text(f, a[i]->objects[st->object].name);
             fprintf(f, ",%s,%llu,%u,%s,%.0f,", direction_name(st->direction),
                     (unsigned long long)st->stride, st->streams, tf_an_pattern_name(st->pattern),
                     st->bytes);
@@ -178,7 +164,7 @@ static void write_levels(FILE *f, const tf_analysis *const *a, size_t n)
             const tf_an_level *lv = &a[i]->levels[l];
             char modes[128];
             modes_text(lv, modes, sizeof modes, ";");
-            put_text(f, a[i]->region);
+            tf_csv_text(f, a[i]->region);
             fprintf(f, ",%u,%s,%s,%.6f,", a[i]->group, phase_label(a[i], lv->phase),
                     tf_an_level_name(lv->level), lv->share);
             put_number(f, lv->mean_cost);
@@ -265,24 +251,6 @@ static void summary_one(FILE *f, const tf_analysis *a)
     fputc('\n', f);
 }
 
-static int open_out(const char *dir, const char *name, FILE **f, tf_error *err)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    *f = fopen(path, "w");
-    if (!*f)
-        return tf_fail(err, TF_ERR_IO, "%s: %s", path, strerror(errno));
-    return 0;
-}
-
-static int close_out(const char *dir, const char *name, FILE *f, tf_error *err)
-{
-    bool bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return tf_fail(err, TF_ERR_IO, "%s/%s: write failed", dir, name);
-    return 0;
-}
-
 int tf_analysis_write_tables(const tf_analysis *const *a, size_t n, const char *dir,
                              tf_error *err)
 {
@@ -297,7 +265,7 @@ int tf_analysis_write_tables(const tf_analysis *const *a, size_t n, const char *
     int ret = 0;
     for (size_t i = 0; i < sizeof files / sizeof *files && !ret; i++) {
         FILE *f;
-        if ((ret = open_out(dir, files[i], &f, err)))
+        if ((ret = tf_out_open(dir, files[i], &f, err)))
             break;
         switch (i) {
         case 0: write_phases(f, a, n, &rc); break;
@@ -309,7 +277,7 @@ int tf_analysis_write_tables(const tf_analysis *const *a, size_t n, const char *
             for (size_t j = 0; j < n; j++)
                 summary_one(f, a[j]);
         }
-        ret = close_out(dir, files[i], f, err);
+        ret = tf_out_close(f, dir, files[i], err);
     }
     free(rc.names);
     free(rc.per_instr);

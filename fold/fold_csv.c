@@ -4,6 +4,8 @@
  * quoting for names; empty fields for values that do not exist (NaN). */
 #include "fold_csv.h"
 
+#include "csv_write.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,58 +15,26 @@ static const char *const status_names[] = { "used", "excluded", "incomplete" };
 static const char *const reason_names[] = { "", "duration", "shape", "no_end", "mismatched",
                                             "empty" };
 
-static void put_text(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
+/* A leading comma and the value: the curve tables' fields. */
 static void put_number(FILE *f, double v)
 {
     fputc(',', f);
-    if (!isnan(v))
-        fprintf(f, "%.9g", v);
-}
-
-static FILE *open_csv(const char *dir, const char *name, char *path, size_t size,
-                      tf_error *err)
-{
-    snprintf(path, size, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        tf_fail(err, TF_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    return f;
-}
-
-static int close_csv(FILE *f, const char *path, tf_error *err)
-{
-    bool bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return tf_fail(err, TF_ERR_IO, "%s: write error: %s", path, strerror(errno));
-    return 0;
+    tf_csv_number(f, v, 9);
 }
 
 static int write_instances(const tf_fold_result *res, const char *dir, tf_error *err)
 {
-    char path[4096];
-    FILE *f = open_csv(dir, "instances.csv", path, sizeof path, err);
-    if (!f)
-        return -TF_ERR_IO;
+    static const char name[] = "instances.csv";
+    FILE *f;
+    int rc = tf_out_open(dir, name, &f, err);
+    if (rc)
+        return rc;
     fputs("region,group,process,thread,begin_ns,duration_ns,status,reason,samples,score\n", f);
     for (uint32_t r = 0; r < res->nregions; r++) {
         const tf_fold_region *reg = &res->regions[r];
         for (size_t i = 0; i < reg->ninstances; i++) {
             const tf_fold_instance *in = &reg->instances[i];
-            put_text(f, reg->name);
+            tf_csv_text(f, reg->name);
             fputc(',', f);
             if (in->group >= 0)
                 fprintf(f, "%d", in->group);
@@ -77,7 +47,7 @@ static int write_instances(const tf_fold_result *res, const char *dir, tf_error 
             fputc('\n', f);
         }
     }
-    return close_csv(f, path, err);
+    return tf_out_close(f, dir, name, err);
 }
 
 /* One row per counter and grid point; with `ratios`, the per-instruction
@@ -85,10 +55,11 @@ static int write_instances(const tf_fold_result *res, const char *dir, tf_error 
 static int write_grid_table(const tf_fold_result *res, const char *dir, bool ratios,
                             tf_error *err)
 {
-    char path[4096];
-    FILE *f = open_csv(dir, ratios ? "ratios.csv" : "curves.csv", path, sizeof path, err);
-    if (!f)
-        return -TF_ERR_IO;
+    const char *name = ratios ? "ratios.csv" : "curves.csv";
+    FILE *f;
+    int rc = tf_out_open(dir, name, &f, err);
+    if (rc)
+        return rc;
     fputs(ratios ? "region,group,counter,x,per_instruction,instances\n"
                  : "region,group,counter,x,y,y_lo,y_hi,rate,rate_lo,rate_hi,instances\n",
           f);
@@ -103,9 +74,9 @@ static int write_grid_table(const tf_fold_result *res, const char *dir, bool rat
                     continue;
                 size_t off = (size_t)c * g->grid;
                 for (uint32_t j = 0; j < g->grid; j++) {
-                    put_text(f, reg->name);
+                    tf_csv_text(f, reg->name);
                     fprintf(f, ",%u,", g->index);
-                    put_text(f, reg->counter_names[c]);
+                    tf_csv_text(f, reg->counter_names[c]);
                     put_number(f, g->x[j]);
                     if (ratios) {
                         put_number(f, g->ratio[off + j]);
@@ -122,7 +93,7 @@ static int write_grid_table(const tf_fold_result *res, const char *dir, bool rat
             }
         }
     }
-    return close_csv(f, path, err);
+    return tf_out_close(f, dir, name, err);
 }
 
 bool tf_fold_has_ratios(const tf_fold_result *res)
