@@ -29,6 +29,8 @@ void tf_memsampling_setup(void)
     tf_mem_config mc;
     tf_mem_config_default(&mc);
     mc.ldlat = tf_rec_g.opt.ldlat;
+    mc.load_period = mc.store_period = tf_rec_g.opt.mem_period;
+    mc.sysfs = tf_rec_g.opt.pmu_sysfs;
     mc.callchain = tf_rec_g.opt.stack_depth > 0;
     mc.clockid = CLOCK_MONOTONIC;   /* tf_now's clock: no conversion */
     tf_error err;
@@ -48,9 +50,12 @@ void tf_memsampling_setup(void)
 #endif
         return;
     }
-    for (int i = 0; i < tf_mem_g.events.nevents; i++)
+    /* The sampling events share one ring: each sample says its event. */
+    for (int i = 0; i < tf_mem_g.events.nevents; i++) {
+        tf_mem_g.events.attr[i].sample_type |= PERF_SAMPLE_IDENTIFIER;
         tf_perf_layout_from_attr(&tf_mem_g.events.attr[i], tf_mem_g.events.kind[i],
                                  &tf_mem_g.layout[i]);
+    }
     tf_rec_g.memsampler = &tf_memsampler_perf;
 }
 

@@ -19,11 +19,14 @@ typedef struct tf_mem_thread {
     /* software back end */
     tf_ea_decoder *ea;
     uint64_t fs_base, gs_base;
-    /* hardware back ends: one event per entry of tf_mem_g.events */
+    /* hardware back ends: one event per entry of tf_mem_g.events, the
+     * sampling ones all writing into one ring (so in time order), their
+     * samples told apart by id */
     int      fd[TF_MEM_MAX_EVENTS];
-    void    *map[TF_MEM_MAX_EVENTS];
+    uint64_t id[TF_MEM_MAX_EVENTS];
+    void    *map;
     size_t   map_len;
-    tf_perf_ring ring[TF_MEM_MAX_EVENTS];
+    tf_perf_ring ring;
     tf_perf_drain_stats stats;
 } tf_mem_thread;
 

@@ -73,6 +73,12 @@ const tf_option_desc tf_option_table[] = {
     {"ldlat", "TRACEFOLD_LDLAT", TF_OPT_UINT, "3", NULL, 1, 65535,
      "PEBS load-latency threshold in cycles: slower loads are sampled",
      offsetof(tf_options, ldlat)},
+    {"mem-period", "TRACEFOLD_MEM_PERIOD", TF_OPT_UINT, "4000", NULL, 16, 1000000000,
+     "PEBS: qualifying loads, and stores, between two memory samples",
+     offsetof(tf_options, mem_period)},
+    {"pmu-sysfs", "TRACEFOLD_PMU_SYSFS", TF_OPT_STRING, "/sys/bus/event_source/devices", NULL,
+     0, 0, "where the kernel's PMU descriptions are read (type, events/, format/)",
+     offsetof(tf_options, pmu_sysfs)},
     {"heap-threshold", "TRACEFOLD_HEAP_THRESHOLD", TF_OPT_SIZE, "32K", NULL, 0, 1ull << 40,
      "heap allocations and anonymous mmaps of at least this size are recorded as data objects; "
      "0: none", offsetof(tf_options, heap_threshold)},

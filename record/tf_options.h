@@ -37,6 +37,8 @@ typedef struct tf_options {
     uint32_t overflow_period;  /* events between two overflow samples */
     int      mem_sampler;      /* enum tf_mem_choice */
     uint32_t ldlat;            /* PEBS load-latency threshold, cycles */
+    uint32_t mem_period;       /* PEBS loads or stores between two samples */
+    char     pmu_sysfs[1024];  /* the kernel's PMU descriptions */
     uint64_t heap_threshold;   /* bytes; allocations from this size are objects, 0: none */
     uint32_t heap_stack_depth; /* frames per allocation call stack */
 } tf_options;

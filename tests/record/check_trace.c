@@ -15,6 +15,11 @@
  *       direction and increasing addresses within a pass; its static, heap
  *       (with call sites), realloc'ed, reused, mmap, user and stack objects;
  *       no object below the heap threshold
+ *   check_trace hwmem FILE
+ *       memory samples from a hardware back end (here software events
+ *       described by a fixture sysfs tree): loads and stores, not marked
+ *       software-decoded, with the call chain starting at the sample's
+ *       instruction, and their own times (not clamped to the timer's)
  * Exit 0 when every check holds, 1 with a message otherwise. */
 #include <fcntl.h>
 #include <gelf.h>
@@ -497,10 +502,53 @@ static int memory_check(tf_trace *tr)
     return failures ? 1 : 0;
 }
 
+static int hwmem_check(tf_trace *tr)
+{
+    const tf_process *p = tf_trace_process(tr, 0);
+    uint64_t kinds[4] = {0}, software = 0, chained = 0, same_time = 0, last = UINT64_MAX;
+    for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+        tf_sample_cursor *c;
+        tf_error err;
+        if (tf_samples_open(tr, 0, ti, &c, &err)) {
+            check(false, "%s", err.msg);
+            return 1;
+        }
+        enum { CHUNK = 1024 };
+        static tf_sample s[CHUNK];
+        size_t n;
+        while (!tf_samples_read(c, s, NULL, CHUNK, &n, &err) && n) {
+            for (size_t i = 0; i < n; i++) {
+                if (s[i].kind == TF_SAMPLE_TIMER || s[i].kind > TF_SAMPLE_RMW)
+                    continue;
+                kinds[s[i].kind]++;
+                software += (s[i].flags & TF_SAMPLE_SOFTWARE) != 0;
+                same_time += s[i].time == last;
+                last = s[i].time;
+                uint64_t first;
+                if (s[i].stack_len &&
+                    !tf_trace_read_frames(tr, 0, ti, s[i].stack, 1, &first, &err) &&
+                    first == s[i].ip)
+                    chained++;
+            }
+        }
+        tf_samples_close(c);
+    }
+    uint64_t all = kinds[TF_SAMPLE_LOAD] + kinds[TF_SAMPLE_STORE] + kinds[TF_SAMPLE_RMW];
+    printf("loads=%" PRIu64 " stores=%" PRIu64 " software=%" PRIu64 " chained=%" PRIu64
+           " same_time=%" PRIu64 "\n", kinds[TF_SAMPLE_LOAD], kinds[TF_SAMPLE_STORE], software,
+           chained, same_time);
+    check(kinds[TF_SAMPLE_LOAD] >= 100 && kinds[TF_SAMPLE_STORE] >= 100,
+          "too few load or store samples");
+    check(!software, "hardware samples marked software-decoded");
+    check(chained * 10 >= 9 * all, "call chains not starting at the sample's instruction");
+    check(same_time * 20 <= all, "samples sharing a time (clamped out of order?)");
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: check_trace summary|threads|stack|memory FILE ...\n");
+        fprintf(stderr, "usage: check_trace summary|threads|stack|memory|hwmem FILE ...\n");
         return 2;
     }
     tf_trace *tr;
@@ -519,6 +567,8 @@ int main(int argc, char **argv)
         rc = stack_check(tr, argv[3]);
     else if (!strcmp(argv[1], "memory"))
         rc = memory_check(tr);
+    else if (!strcmp(argv[1], "hwmem"))
+        rc = hwmem_check(tr);
     tf_trace_close(tr);
     return rc;
 }
