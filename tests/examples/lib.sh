@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Shared by the example tests: record an example, read the fold's CSV
+# files by column name, and the two reasons to skip the memory checks.
+tf=${TRACEFOLD:?run by make check}
+examples=${top_builddir:?run by make check}/examples
+src=${top_srcdir:?run by make check}/examples
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-example.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# record_example SAMPLER OUT.h5 EXAMPLE ARGS...: records an example with the
+# memory sampler SAMPLER (none, software, auto), a sample every $period of
+# CPU time (1ms unless set), its stdout in OUT.txt.
+record_example() {
+    sampler=$1 out=$2
+    shift 2
+    "$tf" record -q -o "$out" --period "${period:-1ms}" --mem-sampler "$sampler" -- "$examples/$@" \
+        >"${out%.h5}.txt" || { echo "FAIL: recording $1 exited $?"; exit 1; }
+}
+
+# memory_samples TRACE: loads and stores recorded ("tracefold info").
+memory_samples() {
+    "$tf" info "$1" | awk '$1 == "load" || $1 == "store" { n += $2 } END { print n + 0 }'
+}
+
+# csv FILE COLUMN...: the named columns of FILE, comma-separated, no header.
+csv() {
+    file=$1
+    shift
+    awk -F, -v want="$*" 'NR == 1 { n = split(want, w, " ")
+                                    for (i = 1; i <= NF; i++) col[$i] = i
+                                    for (k = 1; k <= n; k++) if (!(w[k] in col)) exit 1
+                                    next }
+                          { s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? "," : "") $col[w[k]]
+                            print s }' "$file"
+}
+
+# cpu_share FOLD_DIR: the share of a CPU the program had over the folded
+# iteration (task-clock per second of the phases, weighted by their share).
+cpu_share() {
+    csv "$1/phases.csv" phase share task-clock_per_s |
+        awk -F, '$1 !~ /\./ { s += $2 * $3; w += $2 } END { printf "%.2f\n", w ? s / w / 1e9 : 0 }'
+}
+
+# memory_checks_possible TRACE FOLD_DIR: exits 77 with the reason when the
+# trace has no memory samples, or when the program got less than 90 % of a
+# CPU: preempted mid-sweep, each instance progresses at its own pace and the
+# folded sweeps blur (on this 2-core VM with builds alongside, the program
+# gets about 2/3 of a CPU and linear sweeps fold into "random" ones).
+memory_checks_possible() {
+    [ $fails -eq 0 ] || exit 1   # what was checked before must not hide behind a skip
+    nmem=$(memory_samples "$1")
+    if [ "$nmem" -eq 0 ]; then
+        echo "SKIP: $1 has no memory samples (the recorder found no memory sampler)"
+        exit 77
+    fi
+    share=$(cpu_share "$2")
+    if awk -v s="$share" 'BEGIN { exit !(s < 0.9) }'; then
+        echo "SKIP: the example got $share of a CPU: too busy a machine to fold its sweeps"
+        exit 77
+    fi
+    echo "$nmem memory samples; the example got $share of a CPU"
+}

@@ -1,0 +1,23 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# examples/sweep recorded and folded: the symmetric Gauss-Seidel pattern.
+# Always: the iteration's time is in the sweep routine.  With memory
+# samples: the sweep shows as a forward then a backward sub-phase, x swept
+# up in the first and down in the second, 8 bytes at a time.
+. "${top_srcdir:?run by make check}/tests/examples/lib.sh"
+period=500us
+record_example software "$tmp/s.h5" sweep -n 2097152 -i 80
+"$tf" fold -q "$tmp/s.h5" --region iteration -o "$tmp/fold" || bad "fold exited $?"
+csv "$tmp/fold/phases.csv" phase routine line share
+r=$(csv "$tmp/fold/phases.csv" phase routine share |
+    awk -F, '$1 !~ /\./ && $3 > best { best = $3; r = $2 } END { print r }')
+[ "$r" = symmetric_sweep ] || bad "main routine '$r', expected symmetric_sweep"
+memory_checks_possible "$tmp/s.h5" "$tmp/fold"
+x=sweep.c:$(grep -n 'double \*x = calloc' "$src/sweep.c" | cut -d: -f1)
+csv "$tmp/fold/streams.csv" phase object pattern direction stride_bytes
+# x's streams in the order of the phases: PATTERN:DIRECTION:STRIDE each.
+got=$(csv "$tmp/fold/streams.csv" phase object pattern direction stride_bytes |
+      awk -F, -v o="$x" '$2 == o { printf "%s:%s:%s ", $3, $4, $5 }')
+[ "$got" = "linear:up:8 linear:down:8 " ] ||
+    bad "x ($x): got '$got', expected a linear sweep up then one down"
+[ $fails -eq 0 ]
