@@ -30,7 +30,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: tracefold paraver [OPTIONS] INPUT -o NAME.prv\n"
+            "Usage: tracefold paraver [OPTIONS] INPUT... -o NAME.prv\n"
             "       tracefold paraver --import TRACE.prv -o TRACE.h5\n"
             "       tracefold paraver --check NAME.prv\n"
             "Writes traces for the Paraver viewer: NAME.prv (or NAME.prv.gz, compressed),\n"
@@ -39,6 +39,8 @@ static void usage(FILE *out)
             "INPUT is either\n"
             "  a tracefold trace (.h5): the raw trace, with regions as user functions,\n"
             "    samples with their callers and lines, counters, memory samples, objects;\n"
+            "    several traces or a directory of them (the ranks of an MPI run): one\n"
+            "    Paraver task per process, by rank, and the world communicator;\n"
             "  a fold result (OUTDIR/fold.h5): the synthetic trace, one thread per folded\n"
             "    region and group over one iteration of mean duration, with the folded\n"
             "    samples, the fitted counters, the rates and the phases.\n\n"
@@ -702,11 +704,13 @@ static int run_import(const char *in, const char *out, bool lenient)
     return TF_EXIT_OK;
 }
 
-static int run_raw(const char *in, const char *out)
+/* Several traces (an MPI run's ranks) or a directory of them give one
+ * Paraver task per process. */
+static int run_raw(char *const *in, size_t nin, const char *out)
 {
     tf_trace *tr;
     tf_error err;
-    if (tf_cli_open_trace(in, &tr, &err) < 0)
+    if (tf_cli_open_traces(in, nin, &tr, &err) < 0)
         return tf_msg_fail(&err);
     tf_prv_export_stats st;
     symbols sb;
@@ -751,9 +755,12 @@ int tf_cmd_paraver(int argc, char **argv)
         default: return tf_msg_usage("unknown option");
         }
     }
-    if (optind + 1 != argc)
-        return tf_msg_usage(optind >= argc ? "missing INPUT" : "one INPUT expected");
+    if (optind >= argc)
+        return tf_msg_usage("missing INPUT");
     const char *in = argv[optind];
+    size_t nin = (size_t)(argc - optind);
+    if (nin > 1 && (import || check || is_fold_result(in)))
+        return tf_msg_usage("one INPUT expected (several only for the raw trace of tracefold traces)");
     if (import && check)
         return tf_msg_usage("--import and --check exclude each other");
     if (check) {
@@ -780,5 +787,5 @@ int tf_cmd_paraver(int argc, char **argv)
         tf_msg_note("wrote the synthetic trace %s with its .pcf and .row", out);
         return TF_EXIT_OK;
     }
-    return run_raw(in, out);
+    return run_raw(argv + optind, nin, out);
 }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "open_trace.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "msg.h"
@@ -127,6 +129,59 @@ int tf_cli_open_trace(const char *path, tf_trace **tr, tf_error *err)
     if (tf_cli_is_paraver(path))
         return open_paraver(path, tr, err);
     return tf_trace_open(tr, path, err);
+}
+
+/* The *.h5 files of a directory, by name. */
+static int list_traces(const char *dir, char ***paths, size_t *n, tf_error *err)
+{
+    struct dirent **ents;
+    int k = scandir(dir, &ents, NULL, alphasort);
+    if (k < 0)
+        return tf_fail(err, TF_ERR_IO, "%s: cannot list the directory: %s", dir, strerror(errno));
+    char **list = calloc((size_t)k + 1, sizeof *list);
+    size_t m = 0;
+    for (int i = 0; i < k; i++) {
+        size_t len = strlen(ents[i]->d_name);
+        if (list && len > 3 && !strcmp(ents[i]->d_name + len - 3, ".h5") &&
+            asprintf(&list[m], "%s/%s", dir, ents[i]->d_name) > 0)
+            m++;
+        free(ents[i]);
+    }
+    free(ents);
+    if (!list)
+        return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", dir);
+    if (m == 0) {
+        free(list);
+        return tf_fail(err, TF_ERR_USAGE, "%s: no trace (*.h5) in the directory", dir);
+    }
+    *paths = list;
+    *n = m;
+    return 0;
+}
+
+int tf_cli_open_traces(char *const *paths, size_t n, tf_trace **tr, tf_error *err)
+{
+    *tr = NULL;
+    struct stat st;
+    if (n == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode)) {
+        char **list = NULL;
+        size_t m = 0;
+        int rc = list_traces(paths[0], &list, &m, err);
+        if (rc < 0)
+            return rc;
+        rc = tf_trace_open_set(tr, (const char *const *)list, m, err);
+        for (size_t i = 0; i < m; i++)
+            free(list[i]);
+        free(list);
+        return rc;
+    }
+    if (n == 1)
+        return tf_cli_open_trace(paths[0], tr, err);
+    for (size_t i = 0; i < n; i++)
+        if (tf_cli_is_paraver(paths[i]))
+            return tf_fail(err, TF_ERR_USAGE, "%s: Paraver traces are read one at a time "
+                           "(several traces must be tracefold HDF5 traces)", paths[i]);
+    return tf_trace_open_set(tr, (const char *const *)paths, n, err);
 }
 
 void tf_cli_close_trace(tf_trace *tr)

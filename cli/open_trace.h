@@ -7,6 +7,10 @@
 #include "trace.h"
 
 int tf_cli_open_trace(const char *path, tf_trace **tr, tf_error *err);
+/* Several tracefold HDF5 traces, or one directory of them (its *.h5 files),
+ * opened as one multi-process trace (tf_trace_open_set: processes by MPI
+ * rank); one path that is not a directory is tf_cli_open_trace. */
+int tf_cli_open_traces(char *const *paths, size_t n, tf_trace **tr, tf_error *err);
 /* Closes the trace and removes any temporary conversion. */
 void tf_cli_close_trace(tf_trace *tr);
 

@@ -371,6 +371,48 @@ static int emit_next(exporter *ex, tstream *s, tf_error *err)
 
 /* ---- header, labels, names -------------------------------------------------------- */
 
+typedef struct rank_task {
+    int32_t  rank;
+    uint32_t task;
+} rank_task;
+
+static int rank_task_cmp(const void *a, const void *b)
+{
+    const rank_task *x = a, *y = b;
+    return x->rank != y->rank ? (x->rank < y->rank ? -1 : 1) : (x->task > y->task) - (x->task < y->task);
+}
+
+/* An MPI run (every process has a rank): the world communicator line as
+ * Extrae writes it, c:APPL:ID:NTASKS:TASK...:TASK, tasks in rank order. */
+static int world_communicator(exporter *ex, tf_prv_header *h)
+{
+    uint32_t np = tf_trace_nprocesses(ex->tr);
+    for (uint32_t p = 0; p < np; p++)
+        if (proc_of(ex, p)->rank < 0)
+            return 0;
+    if (np == 0)
+        return 0;
+    rank_task *order = calloc(np, sizeof *order);
+    size_t size = 32 + (size_t)np * 11;
+    char *line = malloc(size);
+    h->comms = calloc(1, sizeof *h->comms);
+    if (!order || !line || !h->comms) {
+        free(order);
+        free(line);
+        return -1;
+    }
+    for (uint32_t p = 0; p < np; p++)
+        order[p] = (rank_task){proc_of(ex, p)->rank, p + 1};
+    qsort(order, np, sizeof *order, rank_task_cmp);
+    size_t used = (size_t)snprintf(line, size, "c:1:1:%" PRIu32, np);
+    for (uint32_t p = 0; p < np; p++)
+        used += (size_t)snprintf(line + used, size - used, ":%" PRIu32, order[p].task);
+    free(order);
+    h->comms[0] = line;
+    h->ncomms = 1;
+    return 0;
+}
+
 static int build_header(exporter *ex, tf_prv_header *h, tf_error *err)
 {
     uint32_t np = tf_trace_nprocesses(ex->tr);
@@ -396,6 +438,10 @@ static int build_header(exporter *ex, tf_prv_header *h, tf_error *err)
         h->appls[0].tasks[p] = (tf_prv_task){pr->nthreads ? pr->nthreads : 1, n + 1};
     }
     h->appls[0].ntasks = np;
+    if (world_communicator(ex, h) < 0) {
+        free(node_of);
+        return nomem(err);
+    }
     for (uint32_t n = 0; n < h->nnodes; n++)
         h->ncpus += h->node_cpus[n];
     /* Names: nodes by host, CPUs by node, threads by process and thread id. */

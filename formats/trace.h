@@ -229,6 +229,13 @@ typedef struct tf_process {
 typedef struct tf_trace tf_trace;
 
 int  tf_trace_open(tf_trace **tr, const char *path, tf_error *err);
+/* Opens n traces as one (the traces of an MPI run's ranks): each file is
+ * validated as by tf_trace_open, and an error names it.  The processes come
+ * ordered by MPI rank (those without one last, in the order given), string
+ * ids are those of one merged table, and times are moved onto the earliest
+ * trace's start_time.  Samples and frames are streamed from the member
+ * files; tf_trace_file gives the first one's.  n == 1 is tf_trace_open. */
+int  tf_trace_open_set(tf_trace **tr, const char *const *paths, size_t n, tf_error *err);
 void tf_trace_close(tf_trace *tr);
 
 const char       *tf_trace_path(const tf_trace *tr);

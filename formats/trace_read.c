@@ -30,6 +30,13 @@ struct tf_trace {
     tf_process    *procs;
     uint32_t       nprocs;
     hid_t        **thread_frames; /* per process and thread, opened on first use */
+    /* A set of traces (tf_trace_open_set): the members own the processes and
+     * the files; process i is process member_proc[i] of member member_of[i],
+     * whose times are shifted by member_shift[] ns onto the set's start. */
+    tf_trace     **members;
+    uint32_t       nmembers;
+    uint32_t      *member_of, *member_proc;
+    uint64_t      *member_shift;
 };
 
 struct tf_sample_cursor {
@@ -42,6 +49,7 @@ struct tf_sample_cursor {
     size_t         block_rows, block_n, block_pos;
     uint64_t       delivered;             /* index of the next sample handed out */
     uint64_t       last_time;
+    uint64_t       shift;                 /* ns added to each time (member of a set) */
 };
 
 /* ---- tables --------------------------------------------------------------- */
@@ -471,10 +479,16 @@ int tf_trace_open(tf_trace **out, const char *path, tf_error *err)
     return 0;
 }
 
+static void set_close(tf_trace *tr);
+
 void tf_trace_close(tf_trace *tr)
 {
     if (!tr)
         return;
+    if (tr->members) {
+        set_close(tr);
+        return;
+    }
     for (uint32_t i = 0; i < tr->nprocs; i++) {
         tf_process *p = &tr->procs[i];
         for (uint32_t t = 0; t < p->nthreads; t++) {
@@ -514,7 +528,7 @@ const char *tf_trace_path(const tf_trace *tr) { return tr->path; }
 const tf_trace_meta *tf_trace_get_meta(const tf_trace *tr) { return &tr->meta; }
 bool tf_trace_complete(const tf_trace *tr) { return tr->complete; }
 uint32_t tf_trace_nprocesses(const tf_trace *tr) { return tr->nprocs; }
-int64_t tf_trace_file(const tf_trace *tr) { return tr->file; }
+int64_t tf_trace_file(const tf_trace *tr) { return tr->members ? tr->members[0]->file : tr->file; }
 
 const tf_process *tf_trace_process(const tf_trace *tr, uint32_t i)
 {
@@ -554,6 +568,9 @@ static void thread_group(uint32_t proc, uint32_t thread, char *buf, size_t size)
 int tf_trace_read_frames(tf_trace *tr, uint32_t proc, uint32_t thread, uint64_t first,
                          size_t n, uint64_t *ips, tf_error *err)
 {
+    if (tr->members && proc < tr->nprocs)
+        return tf_trace_read_frames(tr->members[tr->member_of[proc]], tr->member_proc[proc],
+                                    thread, first, n, ips, err);
     if (thread == UINT32_MAX) {
         if (proc >= tr->nprocs)
             return check_thread(tr, proc, 0, err);
@@ -609,6 +626,13 @@ int tf_samples_open(tf_trace *tr, uint32_t proc, uint32_t thread, tf_sample_curs
                     tf_error *err)
 {
     *out = NULL;
+    if (tr->members && proc < tr->nprocs) {
+        int rc = tf_samples_open(tr->members[tr->member_of[proc]], tr->member_proc[proc], thread,
+                                 out, err);
+        if (rc == 0)
+            (*out)->shift = tr->member_shift[tr->member_of[proc]];
+        return rc;
+    }
     int rc = check_thread(tr, proc, thread, err);
     if (rc < 0)
         return rc;
@@ -674,6 +698,7 @@ int tf_samples_read(tf_sample_cursor *c, tf_sample *s, uint64_t *counters, size_
         tf_schema_unpack(&tf_schema_samples, c->ncounters, c->block + c->block_pos * c->row_size,
                          m, s + done, counters ? counters + done * c->ncounters : NULL);
         for (size_t i = done; i < done + m; i++) {
+            s[i].time += c->shift;
             if (s[i].time < c->last_time) {
                 *n = 0;
                 return tf_fail(err, TF_ERR_FORMAT, "%s: process %" PRIu32 ", thread %" PRIu32
@@ -702,4 +727,163 @@ void tf_samples_close(tf_sample_cursor *c)
         H5Dclose(c->dset);
     free(c->block);
     free(c);
+}
+
+/* ---- sets of traces ------------------------------------------------------- */
+
+/* Process order of a set: by MPI rank (processes without one last), then
+ * as given. */
+typedef struct set_order {
+    int64_t  rank;
+    uint32_t index;
+} set_order;
+
+static int set_order_cmp(const void *a, const void *b)
+{
+    const set_order *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void remap_strings(const tf_table_schema *s, void *records, size_t n,
+                          const uint32_t *map)
+{
+    for (size_t r = 0; r < n; r++) {
+        unsigned char *rec = (unsigned char *)records + r * s->struct_size;
+        for (size_t f = 0; f < s->nfields; f++) {
+            uint32_t id;
+            if (!s->fields[f].string || s->fields[f].size != sizeof id)
+                continue;
+            memcpy(&id, rec + s->fields[f].offset, sizeof id);
+            id = map[id];
+            memcpy(rec + s->fields[f].offset, &id, sizeof id);
+        }
+    }
+}
+
+/* Member m's processes join the set: string ids onto the set's table, times
+ * onto the set's start (statics keep alloc_time 0, never-freed objects
+ * TF_NOTIME). */
+static int set_adopt(tf_trace *set, uint32_t m, tf_error *err)
+{
+    tf_trace *mt = set->members[m];
+    uint32_t *map = malloc((mt->nstrings ? mt->nstrings : 1) * sizeof *map);
+    if (!map)
+        return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", mt->path);
+    for (size_t i = 0; i < mt->nstrings; i++)
+        if (!tf_strtab_find(&set->index, mt->strings[i], &map[i]) &&
+            !tf_strtab_add(&set->index, mt->strings[i], &map[i])) {
+            free(map);
+            return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory for the strings", mt->path);
+        }
+    uint64_t shift = set->member_shift[m];
+    for (uint32_t p = 0; p < mt->nprocs; p++) {
+        tf_process *proc = &mt->procs[p];
+        remap_strings(&tf_schema_counters, proc->counters, proc->ncounters, map);
+        remap_strings(&tf_schema_modules, proc->modules, proc->nmodules, map);
+        remap_strings(&tf_schema_objects, proc->objects, proc->nobjects, map);
+        remap_strings(&tf_schema_symbols, proc->symbols, proc->nsymbols, map);
+        for (size_t o = 0; o < proc->nobjects; o++) {
+            tf_object *obj = &proc->objects[o];
+            obj->alloc_time += obj->alloc_time ? shift : 0;
+            obj->free_time += obj->free_time != TF_NOTIME ? shift : 0;
+        }
+        for (uint32_t t = 0; t < proc->nthreads; t++)
+            for (size_t e = 0; e < proc->threads[t].nevents; e++) {
+                tf_event *ev = &proc->threads[t].events[e];
+                ev->time += shift;
+                if (ev->kind != TF_EVENT_USER)
+                    ev->value = map[ev->value];
+            }
+        set->member_of[set->nprocs] = m;
+        set->member_proc[set->nprocs] = p;
+        set->procs[set->nprocs++] = *proc;
+    }
+    free(map);
+    return 0;
+}
+
+int tf_trace_open_set(tf_trace **out, const char *const *paths, size_t n, tf_error *err)
+{
+    *out = NULL;
+    if (n == 0)
+        return tf_fail(err, TF_ERR_USAGE, "no trace to open");
+    if (n == 1)
+        return tf_trace_open(out, paths[0], err);
+    tf_trace *set = calloc(1, sizeof *set);
+    set_order *order = calloc(n, sizeof *order);
+    tf_trace **opened = calloc(n, sizeof *opened);
+    if (set) {
+        set->file = -1;
+        tf_strtab_init(&set->index);
+        set->members = calloc(n, sizeof *set->members);
+        set->member_shift = calloc(n, sizeof *set->member_shift);
+        set->path = strdup(paths[0]);
+    }
+    int rc = 0;
+    if (!set || !order || !opened || !set->members || !set->member_shift || !set->path ||
+        n > UINT32_MAX)
+        rc = tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", paths[0]);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = tf_trace_open(&opened[i], paths[i], err);
+        order[i].index = (uint32_t)i;
+        order[i].rank = rc == 0 && opened[i]->nprocs && opened[i]->procs[0].rank >= 0
+                            ? opened[i]->procs[0].rank : INT64_MAX;
+    }
+    if (rc == 0)
+        qsort(order, n, sizeof *order, set_order_cmp);
+    for (size_t i = 0; set && set->members && opened && order && i < n; i++)
+        if (opened[order[i].index])
+            set->members[set->nmembers++] = opened[order[i].index];
+    free(opened);
+    free(order);
+    size_t nprocs = 0;
+    uint64_t start = UINT64_MAX;
+    for (uint32_t m = 0; rc == 0 && m < set->nmembers; m++) {
+        nprocs += set->members[m]->nprocs;
+        if (set->members[m]->meta.start_time < start)
+            start = set->members[m]->meta.start_time;
+    }
+    if (rc == 0) {
+        set->procs = calloc(nprocs ? nprocs : 1, sizeof *set->procs);
+        set->member_of = calloc(nprocs ? nprocs : 1, sizeof *set->member_of);
+        set->member_proc = calloc(nprocs ? nprocs : 1, sizeof *set->member_proc);
+        if (!set->procs || !set->member_of || !set->member_proc)
+            rc = tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", paths[0]);
+    }
+    if (set)
+        set->complete = true;
+    for (uint32_t m = 0; rc == 0 && m < set->nmembers; m++) {
+        set->member_shift[m] = set->members[m]->meta.start_time - start;
+        set->complete &= set->members[m]->complete;
+        rc = set_adopt(set, m, err);
+    }
+    if (rc < 0) {
+        if (set)
+            set_close(set);
+        return rc;
+    }
+    set->strings = set->index.strings;
+    set->nstrings = set->index.n;
+    set->meta = set->members[0]->meta;
+    set->meta.start_time = start;
+    *out = set;
+    return 0;
+}
+
+/* The members own everything the processes point to; the set owns its
+ * arrays and its string table. */
+static void set_close(tf_trace *tr)
+{
+    for (uint32_t m = 0; m < tr->nmembers; m++)
+        tf_trace_close(tr->members[m]);
+    free(tr->members);
+    free(tr->member_of);
+    free(tr->member_proc);
+    free(tr->member_shift);
+    free(tr->procs);
+    tf_strtab_free(&tr->index);
+    free(tr->path);
+    free(tr);
 }

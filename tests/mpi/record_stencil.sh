@@ -38,6 +38,14 @@ for r in 0 1 2 3; do
     case "$s" in "$want"*) ;; *) fail "$f: got '$s', want '$want...'" ;; esac
 done
 [ "$(ls "$tmp" | grep -c '\.h5$')" -eq 4 ] || fail "not exactly four traces: $(ls "$tmp")"
+# The four traces as one set (times moved onto the earliest start), and
+# their raw Paraver export: one task per rank and the world communicator.
+s=$("$bd/tests/mpi/check_set" "$tmp"/st.3.h5 "$tmp"/st.1.h5 "$tmp"/st.0.h5 "$tmp"/st.2.h5) ||
+    fail "check_set of the four traces: $s"
+"$tf" paraver -q "$tmp"/st.*.h5 -o "$tmp/run.prv" || fail "paraver of the four traces"
+sed -n 2p "$tmp/run.prv" | grep -qx 'c:1:1:4:1:2:3:4' || fail "no world communicator line: $(sed -n 2p "$tmp/run.prv")"
+grep -q '^THREAD 1.4.1 rank 3 ' "$tmp/run.row" || fail "task 4 is not rank 3 in run.row"
+"$tf" paraver --check "$tmp/run.prv" >/dev/null || fail "paraver --check run.prv"
 
 # Calls: per iteration 2 Irecv + 2 Isend + Waitall + Allreduce, then one
 # Reduce to rank 0.  Bytes: four one-double messages and one double reduced
