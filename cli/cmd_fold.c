@@ -296,13 +296,13 @@ static void write_report(const char *dir)
 
 /* The synthetic Paraver trace (folded.prv, .pcf, .row) of tr's fold beside
  * fold.h5 in dir; like the report, a failure only warns. */
-static void write_paraver(const char *dir, const tf_trace *tr)
+static void write_paraver(const char *dir, const tf_trace *tr, const tf_fold_result *res)
 {
     char fold[4200], prv[4200];
     tf_error err = {0};
     snprintf(fold, sizeof fold, "%s/fold.h5", dir);
     snprintf(prv, sizeof prv, "%s/folded.prv", dir);
-    if (tf_cli_paraver_synthetic(fold, tr, prv, &err) < 0)
+    if (tf_cli_paraver_synthetic(fold, res, tr, prv, &err) < 0)
         tf_msg_warn("no folded.prv: %s", err.msg);
 }
 
@@ -325,7 +325,7 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
     if (rc == 0)
         write_report(tmp);
     if (rc == 0)
-        write_paraver(tmp, tr);
+        write_paraver(tmp, tr, res);
     if (rc == 0 && replace && rename(outdir, old) != 0)
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot move the earlier output aside: %s", outdir,
                      strerror(errno));

@@ -4,6 +4,7 @@
 #ifndef TF_CLI_OPEN_TRACE_H
 #define TF_CLI_OPEN_TRACE_H
 
+#include "fold_result.h"
 #include "trace.h"
 
 int tf_cli_open_trace(const char *path, tf_trace **tr, tf_error *err);
@@ -26,11 +27,12 @@ bool tf_cli_is_paraver(const char *path);
 void tf_cli_set_lenient(bool lenient);
 
 /* Writes the synthetic Paraver trace (out: NAME.prv or NAME.prv.gz, with
- * NAME.pcf and NAME.row) of a fold result.  folded is the trace that was
- * folded, for routine names and objects; NULL opens the one fold_h5 names.
- * Defined with `tracefold paraver` (cmd_paraver.c), for `tracefold fold`
- * to call as well. */
-int tf_cli_paraver_synthetic(const char *fold_h5, const tf_trace *folded, const char *out,
-                             tf_error *err);
+ * NAME.pcf and NAME.row) of a fold result.  res is the result fold_h5
+ * holds when the caller has it in memory; NULL loads it.  folded is the
+ * trace that was folded, for routine names and objects; NULL opens the one
+ * fold_h5 names.  Defined with `tracefold paraver` (cmd_paraver.c), for
+ * `tracefold fold` to call as well. */
+int tf_cli_paraver_synthetic(const char *fold_h5, const tf_fold_result *res,
+                             const tf_trace *folded, const char *out, tf_error *err);
 
 #endif
