@@ -4,7 +4,8 @@
  * its block with the three-point stencil and joins a global sum of the
  * change every iteration.  Each iteration is a tracefold region with two
  * inner ones (halo, update), so a fold of all ranks shows the phases of
- * one iteration.  Usage: stencil_mpi [ITERATIONS [CELLS_PER_RANK]]. */
+ * one iteration.  Usage: stencil_mpi [-n CELLS_PER_RANK] [-i ITERATIONS]. */
+#include <getopt.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -12,13 +13,39 @@
 
 #include <tracefold.h>
 
-static long arg_long(int argc, char **argv, int i, long deflt)
+#define USAGE "Usage: stencil_mpi [-n CELLS_PER_RANK] [-i ITERATIONS]\n"
+
+/* Before MPI_Init, so that --help needs no MPI launcher: 0 to run, else the
+ * exit status. */
+static int parse_args(int argc, char **argv, long *n, long *iters)
 {
-    if (argc <= i)
-        return deflt;
-    char *end;
-    long v = strtol(argv[i], &end, 10);
-    return *end || v <= 0 ? -1 : v;
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {0}};
+    int opt;
+    while ((opt = getopt_long(argc, argv, "n:i:h", longopts, NULL)) != -1) {
+        char *end = NULL;
+        long v = optarg ? strtol(optarg, &end, 10) : 0;
+        switch (opt) {
+        case 'n':
+        case 'i':
+            if (*optarg == '\0' || *end != '\0' || v < 1) {
+                fprintf(stderr, "stencil_mpi: -%c: expected a positive number, got '%s'\n", opt,
+                        optarg);
+                return 2;
+            }
+            *(opt == 'n' ? n : iters) = v;
+            break;
+        case 'h':
+            printf(USAGE "1-D heat equation over the MPI ranks: halo exchange with the\n"
+                   "neighbours, three-point update, a global sum per iteration; regions\n"
+                   "\"iteration\", \"halo\" and \"update\" (defaults: 262144 cells per rank,\n"
+                   "300 iterations).  Run it under mpirun.\n");
+            return 1;
+        default:
+            fputs(USAGE, stderr);
+            return 2;
+        }
+    }
+    return 0;
 }
 
 /* Cells 1..n are the rank's; 0 and n+1 hold the neighbours' edge values. */
@@ -44,17 +71,14 @@ static double update(const double *u, double *next, long n)
 
 int main(int argc, char **argv)
 {
+    long n = 1L << 18, iters = 300;
+    int status = parse_args(argc, argv, &n, &iters);
+    if (status)
+        return status == 1 ? 0 : status;
     MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long iters = arg_long(argc, argv, 1, 300), n = arg_long(argc, argv, 2, 1L << 18);
-    if (iters < 0 || n < 0) {
-        if (rank == 0)
-            fprintf(stderr, "usage: stencil_mpi [ITERATIONS [CELLS_PER_RANK]] (positive)\n");
-        MPI_Finalize();
-        return 2;
-    }
     double *u = calloc((size_t)n + 2, sizeof *u), *next = calloc((size_t)n + 2, sizeof *next);
     if (!u || !next) {
         fprintf(stderr, "stencil_mpi: rank %d: out of memory for %ld cells\n", rank, n);

@@ -25,7 +25,7 @@ if ! timeout 60 mpirun -np 4 --oversubscribe --bind-to none true >/dev/null 2>&1
     echo "SKIP: mpirun cannot start 4 processes here"; exit 77
 fi
 
-run4 "$tf" record -q -o "$tmp/st.%r.h5" -- "$app" $iters 65536 ||
+run4 "$tf" record -q -o "$tmp/st.%r.h5" -- "$app" -i $iters -n 65536 ||
     { cat "$tmp/err"; fail "mpirun tracefold record: exit status $?"; }
 grep -q '^stencil_mpi: 4 ranks, 100 iterations' "$tmp/out" || fail "program output: $(cat "$tmp/out")"
 for r in 0 1 2 3; do
@@ -51,7 +51,7 @@ grep -q '^THREAD 1.4.1 rank 3 ' "$tmp/run.row" || fail "task 4 is not rank 3 in 
 # Reduce to rank 0.  Bytes: four one-double messages and one double reduced
 # per iteration, one double at the end.  Partners: the neighbours that
 # exist, and rank 0 as the Reduce's root.
-run4 "$tf" record -q --mpi-calls yes -o "$tmp/c.%r.h5" -- "$app" $iters 65536 ||
+run4 "$tf" record -q --mpi-calls yes -o "$tmp/c.%r.h5" -- "$app" -i $iters -n 65536 ||
     { cat "$tmp/err"; fail "mpirun tracefold record --mpi-calls: exit status $?"; }
 for r in 0 1 2 3; do
     case $r in
