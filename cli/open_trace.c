@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -159,9 +160,21 @@ static int list_traces(const char *dir, char ***paths, size_t *n, tf_error *err)
     return 0;
 }
 
+/* A set keeps every member file open: allow as many descriptors as the
+ * hard limit does (1024 by default would stop near a thousand ranks). */
+static void raise_file_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 int tf_cli_open_traces(char *const *paths, size_t n, tf_trace **tr, tf_error *err)
 {
     *tr = NULL;
+    raise_file_limit();
     struct stat st;
     if (n == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode)) {
         char **list = NULL;
