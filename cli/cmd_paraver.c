@@ -110,14 +110,19 @@ static int symbols_resolve(void *arg, uint32_t proc, uint64_t ip, bool return_ad
 
 /* ---- the synthetic trace of a fold result ------------------------------------------- */
 
-/* One record of the synthetic trace, generated in order once sorted. */
+/* One record of the synthetic trace, generated in order once sorted.  A
+ * point's kind, instance and address are copied into it, so that writing in
+ * time order reads no point column at random (but memory samples'). */
 enum synth_kind { SYN_STATE, SYN_PHASE, SYN_GRID, SYN_POINT };
 
 typedef struct synth_rec {
     uint64_t time;
     uint32_t thread;      /* 0-based Paraver thread: one per (region, group) */
     uint8_t  kind;        /* enum synth_kind, also the order at equal times */
+    uint8_t  sample_kind; /* points: enum tf_sample_kind */
     uint32_t index;       /* grid step, point or phase */
+    uint32_t instance;    /* points */
+    uint64_t ip;          /* points */
 } synth_rec;
 
 typedef struct synth_thread {
@@ -422,17 +427,17 @@ static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
     default: {
         const tf_fold_points *p = &g->points;
         uint32_t i = r->index;
-        uint32_t proc = reg->instances[p->instance[i]].proc;
+        uint32_t proc = reg->instances[r->instance].proc;
         uint64_t fn, line;
-        if ((rc = site_of(sy, proc, p->ip[i], &fn, &line, err)) < 0 ||
+        if ((rc = site_of(sy, proc, r->ip, &fn, &line, err)) < 0 ||
             (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
             (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLED_LINE, line, err)) < 0 ||
-            (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_INSTANCE, (uint64_t)p->instance[i] + 1, err)) < 0)
+            (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_INSTANCE, (uint64_t)r->instance + 1, err)) < 0)
             return rc;
-        if (p->ip[i] && (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLE_IP, p->ip[i], err)) < 0)
+        if (r->ip && (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLE_IP, r->ip, err)) < 0)
             return rc;
-        if (p->kind[i] != TF_SAMPLE_TIMER) {
-            tf_sample m = {.addr = p->addr[i], .weight = p->weight[i], .kind = p->kind[i],
+        if (r->sample_kind != TF_SAMPLE_TIMER) {
+            tf_sample m = {.addr = p->addr[i], .weight = p->weight[i], .kind = r->sample_kind,
                            .level = p->level[i]};
             rc = tf_prv_pairs_memory(&sy->ps, &m, sy->tr ? tf_prv_objects_find(&sy->objects, proc, p->addr[i], TF_NOTIME) : 0, err);
         }
@@ -484,11 +489,13 @@ static int thread_records(const synth_thread *st, uint32_t t, synth_rec *out, si
         return tf_fail(err, TF_ERR_NOMEM, "out of memory ordering %zu records", n + nsmall);
     }
     size_t k = 0;
-    small[k++] = (synth_rec){0, t, SYN_STATE, 0};
+    small[k++] = (synth_rec){.time = 0, .thread = t, .kind = SYN_STATE};
     for (uint32_t ph = 0; ph <= st->nphases; ph++)
-        small[k++] = (synth_rec){at(st, st->phase_x[ph]), t, SYN_PHASE, ph};
+        small[k++] = (synth_rec){.time = at(st, st->phase_x[ph]), .thread = t, .kind = SYN_PHASE,
+                                 .index = ph};
     for (uint32_t j = 0; j < st->group->grid; j++)
-        small[k++] = (synth_rec){at(st, st->group->x[j]), t, SYN_GRID, j};
+        small[k++] = (synth_rec){.time = at(st, st->group->x[j]), .thread = t, .kind = SYN_GRID,
+                                 .index = j};
     qsort(small, nsmall, sizeof *small, cmp_synth_rec);
     uint64_t tmax = 1;
     for (size_t i = 0; i < n; i++) {
@@ -503,7 +510,9 @@ static int thread_records(const synth_thread *st, uint32_t t, synth_rec *out, si
     synth_rec *pts = out + nsmall;
     for (size_t i = 0; i < n; i++) {
         uint64_t ti = at(st, p->x[i]);
-        pts[start[(size_t)((double)ti * scale)]++] = (synth_rec){ti, t, SYN_POINT, (uint32_t)i};
+        pts[start[(size_t)((double)ti * scale)]++] = (synth_rec){
+            .time = ti, .thread = t, .kind = SYN_POINT, .sample_kind = p->kind[i],
+            .index = (uint32_t)i, .instance = p->instance[i], .ip = p->ip[i]};
     }
     /* start[b] is now the end of bucket b */
     for (size_t b = 0, lo = 0; b < n; lo = start[b], b++) {
@@ -621,8 +630,15 @@ static int synth_write(synth *sy, const char *out, tf_error *err)
     tf_prv_task task = {sy->nth, 1};
     tf_prv_appl appl = {1, &task};
     uint32_t cpus = sy->nth;
+    /* The end: that of the longest thread's state, known before its records. */
+    uint64_t end = 0;
+    for (uint32_t r = 0; r < res->nregions; r++)
+        for (uint32_t g = 0; g < res->regions[r].ngroups; g++) {
+            uint64_t e = (uint64_t)llround(res->regions[r].groups[g].mean_duration_ns);
+            end = e > end ? e : end;
+        }
     tf_prv_header h = {.nnodes = 1, .node_cpus = &cpus, .ncpus = sy->nth, .nappls = 1,
-                       .appls = &appl, .unit_ns = 1};
+                       .appls = &appl, .unit_ns = 1, .end_time = end};
     if (!sy->th)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
     int rc = tf_prv_writer_create(&sy->w, out, &h, err);

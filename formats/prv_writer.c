@@ -20,6 +20,10 @@ struct tf_prv_writer {
     tf_row        row;
     uint64_t      last_time, end_time;
     uint64_t      records;
+    /* Bytes of header at the start of the body (0: none) and the end time
+     * it gives; see start_body. */
+    long          header_len;
+    uint64_t      header_end;
     /* The event types written, an open-addressing set (0 marks a free slot;
      * type 0 is tracked apart). */
     uint32_t     *types;
@@ -245,8 +249,29 @@ static bool object_ok(const tf_prv_header *h, const tf_prv_object *o)
            o->thread <= a->tasks[o->task - 1].nthreads && o->cpu <= h->ncpus;
 }
 
+static bool is_gz(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 3 && !strcmp(path + n - 3, ".gz");
+}
+
+static void format_header(const tf_prv_writer *w, FILE *mem);
+
+/* An uncompressed trace whose end time is given up front gets its header at
+ * the start of the body, which then becomes the .prv itself: no copy of a
+ * body of hundreds of MB.  Should a record end later, closing copies the
+ * records behind a corrected header after all. */
+static void start_body(tf_prv_writer *w)
+{
+    w->header_end = w->end_time;
+    format_header(w, w->body);
+    w->header_len = ftell(w->body);
+}
+
 int tf_prv_write(tf_prv_writer *w, const tf_prv_record *rec, tf_error *err)
 {
+    if (w->records == 0 && w->end_time && !is_gz(w->path))
+        start_body(w);
     if (rec->time < w->last_time)
         return tf_fail(err, TF_ERR_INTERNAL,
                        "%s: record %" PRIu64 ": time %" PRIu64 " before the previous %" PRIu64
@@ -373,8 +398,7 @@ static int write_prv(tf_prv_writer *w, tf_error *err)
     format_header(w, mem);
     if (fclose(mem) != 0)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    size_t n = strlen(w->path);
-    bool gz = n > 3 && !strcmp(w->path + n - 3, ".gz");
+    bool gz = is_gz(w->path);
     int rc = 0;
     FILE *plain = NULL;
     gzFile z = NULL;
@@ -384,7 +408,7 @@ static int write_prv(tf_prv_writer *w, tf_error *err)
         plain = fopen(w->tmp_path, "w");
     FILE *in = fopen(w->body_path, "r");
     char *buf = malloc(1u << 20);
-    if ((!z && !plain) || !in || !buf) {
+    if ((!z && !plain) || !in || !buf || fseek(in, w->header_len, SEEK_SET) != 0) {
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot create: %s", w->tmp_path, strerror(errno));
         goto out;
     }
@@ -428,11 +452,14 @@ int tf_prv_writer_close(tf_prv_writer *w, tf_error *err)
         rc = write_side(w->pcf_tmp, w, true, err);
     if (rc == 0)
         rc = write_side(w->row_tmp, w, false, err);
-    if (rc == 0)
+    bool direct = w->header_len > 0 && w->end_time == w->header_end;
+    if (rc == 0 && w->header_len < 0)
+        rc = tf_fail(err, TF_ERR_IO, "%s: write error: %s", w->body_path, strerror(errno));
+    if (rc == 0 && !direct)
         rc = write_prv(w, err);
     /* The .prv goes last: its presence means the three files are complete. */
     if (rc == 0 && (rename(w->pcf_tmp, w->pcf_path) || rename(w->row_tmp, w->row_path) ||
-                    rename(w->tmp_path, w->path)))
+                    rename(direct ? w->body_path : w->tmp_path, w->path)))
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot rename into place: %s", w->path, strerror(errno));
     if (rc < 0) {
         tf_prv_writer_abort(w);

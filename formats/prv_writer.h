@@ -14,7 +14,9 @@ typedef struct tf_prv_writer tf_prv_writer;
 
 /* hdr gives the resources, applications and communicators (copied); its
  * end_time is a minimum, its unit_ns the unit of the record times (0: ns),
- * an empty date is replaced by the current one. */
+ * an empty date is replaced by the current one.  An uncompressed trace
+ * whose end_time is the true one is written once, not copied behind its
+ * header at closing. */
 int tf_prv_writer_create(tf_prv_writer **w, const char *path, const tf_prv_header *hdr,
                          tf_error *err);
 /* Replaces the header given at creation; only before the first record. */
