@@ -137,7 +137,7 @@ int tf_cmd_calibrate(int argc, char **argv)
     tf_cal_options o;
     tf_cal_default_options(&o);
     const char *output = NULL, *figure = NULL, *from = NULL;
-    bool force = false, quiet = false;
+    bool force = false, quiet = false, measuring = false;
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
@@ -146,11 +146,12 @@ int tf_cmd_calibrate(int argc, char **argv)
         case 'F': figure = optarg; break;
         case 'R': from = optarg; break;
         case 'f': force = true; break;
-        case 'Q': o.quick = true; break;
+        case 'Q': o.quick = measuring = true; break;
         case 'q': quiet = true; break;
         case 'M':
             if (parse_bytes(optarg, &o.max_bytes) || o.max_bytes < ((size_t)1 << 20))
                 return tf_msg_usage("--max-size: expected at least 1M, got '%s'", optarg);
+            measuring = true;
             break;
         case 'h': usage(stdout); return TF_EXIT_OK;
         default: return tf_msg_usage("unknown option");
@@ -158,8 +159,9 @@ int tf_cmd_calibrate(int argc, char **argv)
     }
     if (optind < argc)
         return tf_msg_usage("unexpected argument '%s'", argv[optind]);
-    if (from && output)
-        return tf_msg_usage("--from reads a profile; --output writes one: give only one");
+    if (from && (output || measuring))
+        return tf_msg_usage("--from measures nothing: --output, --quick and --max-size do not "
+                            "apply");
     if (!output)
         output = "machine.h5";
     char figure_buf[4096];

@@ -132,6 +132,7 @@ for size in abc 0 512K 1X -5M; do
 done
 expect_fail 2 "figure format" "" --from "$dir/m.h5" --figure "$dir/f.jpg"
 expect_fail 2 "--from and --output" "" --from "$dir/m.h5" -o "$dir/n.h5"
+expect_fail 2 "--from and --quick" "" --from "$dir/m.h5" --quick --figure "$dir/f.png"
 expect_fail 1 "missing profile" "$dir/missing.h5" --from "$dir/missing.h5" --figure "$dir/f.png"
 printf 'not a profile\n' >"$dir/text.h5"
 expect_fail 1 "text as profile" "$dir/text.h5" --from "$dir/text.h5" --figure "$dir/f.png"
