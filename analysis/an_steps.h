@@ -5,14 +5,20 @@
 #define TF_AN_STEPS_H
 
 #include "analysis.h"
+#include "trace.h"
 
 /* True when sample s counts as a code sample: it has a routine and, when
  * the trace has symbolised timer samples, it is one (memory samples follow
  * the loads, not the time, so they would bias the shares). */
-bool tf_an_is_code_sample(const tf_an_sample *s, bool timer_only);
+static inline bool tf_an_is_code_sample(const tf_an_sample *s, bool timer_only)
+{
+    if (s->routine == TF_AN_NONE)
+        return false;
+    return !timer_only || s->kind == TF_SAMPLE_TIMER;
+}
 
-/* The most frequent value of v[0..n) (sorts v; the smallest on a tie);
- * *count (may be NULL) gets its frequency. 0 when n is 0. */
+/* The most frequent value of v[0..n) (may reorder v; the smallest on a
+ * tie); *count (may be NULL) gets its frequency. 0 when n is 0. */
 uint32_t tf_an_mode_u32(uint32_t *v, size_t n, size_t *count);
 
 /* First sample (sorted by x) with x >= v. */

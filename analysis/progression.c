@@ -10,33 +10,74 @@
 
 #include "trace.h"
 
-bool tf_an_is_code_sample(const tf_an_sample *s, bool timer_only)
-{
-    if (s->routine == TF_AN_NONE)
-        return false;
-    return !timer_only || s->kind == TF_SAMPLE_TIMER;
-}
-
 static int by_value(const void *pa, const void *pb)
 {
     uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
     return (x > y) - (x < y);
 }
 
+/* Counts in an open-addressing table (count 0: free), O(n): windows and
+ * phases take the modes of millions of samples, and sorting them was a
+ * tenth of the fold.  Values are routines and lines: few distinct ones. */
+struct value_count {
+    uint32_t value, n;
+};
+
+static size_t count_slot(const struct value_count *t, size_t cap, uint32_t v)
+{
+    size_t i = (size_t)((v * 0x9e3779b9u) & (cap - 1));
+    while (t[i].n && t[i].value != v)
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+/* The table of v's counts, its capacity in *cap; NULL when out of memory. */
+static struct value_count *count_values(const uint32_t *v, size_t n, size_t *cap)
+{
+    size_t c = 256, used = 0;
+    struct value_count *t = calloc(c, sizeof *t);
+    for (size_t i = 0; t && i < n; i++) {
+        size_t k = count_slot(t, c, v[i]);
+        if (t[k].n++)
+            continue;
+        t[k].value = v[i];
+        if (2 * ++used <= c)
+            continue;
+        struct value_count *bigger = calloc(2 * c, sizeof *t);
+        for (size_t j = 0; bigger && j < c; j++)
+            if (t[j].n)
+                bigger[count_slot(bigger, 2 * c, t[j].value)] = t[j];
+        free(t);
+        t = bigger;
+        c *= 2;
+    }
+    *cap = c;
+    return t;
+}
+
 uint32_t tf_an_mode_u32(uint32_t *v, size_t n, size_t *count)
 {
     uint32_t best = 0;
-    size_t best_n = 0;
-    qsort(v, n, sizeof *v, by_value);
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && v[j] == v[i])
-            j++;
-        if (j - i > best_n) {
-            best_n = j - i;
-            best = v[i];
+    size_t best_n = 0, cap;
+    struct value_count *t = count_values(v, n, &cap);
+    if (t) {
+        for (size_t k = 0; k < cap; k++)
+            if (t[k].n > best_n || (t[k].n && t[k].n == best_n && t[k].value < best)) {
+                best_n = t[k].n;
+                best = t[k].value;
+            }
+        free(t);
+    } else {
+        /* Out of memory for the table: the same mode by sorting. */
+        qsort(v, n, sizeof *v, by_value);
+        for (size_t i = 0, j; i < n; i = j) {
+            for (j = i; j < n && v[j] == v[i]; j++)
+                ;
+            if (j - i > best_n) {
+                best_n = j - i;
+                best = v[i];
+            }
         }
-        i = j;
     }
     if (count)
         *count = best_n;
