@@ -76,12 +76,14 @@ static int write_routines_objects(const tf_analysis *a, int64_t g, struct column
     return rc;
 }
 
-/* Per folded point, in the caller's order: routine, line, object, offset. */
+/* Per folded point, in the caller's order: routine, line, object, offset.
+ * The first three as int32: millions of rows, whose deflating cost the
+ * fold more than their values need. */
 static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_error *err)
 {
-    int64_t *routine = malloc((npoints + 1) * sizeof *routine);
-    int64_t *line = malloc((npoints + 1) * sizeof *line);
-    int64_t *object = malloc((npoints + 1) * sizeof *object);
+    int32_t *routine = malloc((npoints + 1) * sizeof *routine);
+    int32_t *line = malloc((npoints + 1) * sizeof *line);
+    int32_t *object = malloc((npoints + 1) * sizeof *object);
     uint64_t *offset = malloc((npoints + 1) * sizeof *offset);
     int rc = 0;
     int64_t sub = -1;
@@ -98,15 +100,15 @@ static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_erro
         const tf_an_sample *s = &a->samples[i];
         if (s->point >= npoints)
             continue;
-        routine[s->point] = index_or_minus_one(s->routine);
-        line[s->point] = s->line;
-        object[s->point] = index_or_minus_one(s->object);
+        routine[s->point] = (int32_t)index_or_minus_one(s->routine);
+        line[s->point] = s->line <= INT32_MAX ? (int32_t)s->line : 0;
+        object[s->point] = (int32_t)index_or_minus_one(s->object);
         offset[s->point] = s->offset;
     }
     if ((rc = tf_h5_group_create(g, "points", &sub, err)) ||
-        (rc = put_i(sub, "routine", routine, npoints, err)) ||
-        (rc = put_i(sub, "line", line, npoints, err)) ||
-        (rc = put_i(sub, "object", object, npoints, err)) ||
+        (rc = tf_h5_write_array(sub, "routine", TF_H5_INT32, routine, npoints, 0, err)) ||
+        (rc = tf_h5_write_array(sub, "line", TF_H5_INT32, line, npoints, 0, err)) ||
+        (rc = tf_h5_write_array(sub, "object", TF_H5_INT32, object, npoints, 0, err)) ||
         (rc = tf_h5_write_array(sub, "offset", TF_H5_UINT64, offset, npoints, 0, err)))
         goto done;
 done:

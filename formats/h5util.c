@@ -428,6 +428,7 @@ static hid_t element_type(enum tf_h5_type type, bool file)
     case TF_H5_DOUBLE: return file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
     case TF_H5_INT64: return file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
     case TF_H5_UINT64: return file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
+    case TF_H5_INT32: return file ? H5T_STD_I32LE : H5T_NATIVE_INT32;
     }
     return -1;
 }
@@ -508,7 +509,7 @@ static int open_dataset(hid_t loc, const char *name, int max_rank, hsize_t *dims
 }
 
 /* Lossless conversions only: integers of the same signedness, narrower
- * unsigned into int64, and any integer or float into double. */
+ * unsigned into int64 or int32, and any integer or float into double. */
 static bool convertible(hid_t stored, enum tf_h5_type want)
 {
     H5T_class_t cls = H5Tget_class(stored);
@@ -519,6 +520,8 @@ static bool convertible(hid_t stored, enum tf_h5_type want)
     bool is_signed = H5Tget_sign(stored) == H5T_SGN_2;
     if (want == TF_H5_UINT64)
         return !is_signed;
+    if (want == TF_H5_INT32)
+        return H5Tget_size(stored) < 4 || (is_signed && H5Tget_size(stored) == 4);
     return is_signed || H5Tget_size(stored) < 8;
 }
 
@@ -538,7 +541,7 @@ int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void *
         H5Tclose(stored);
     if (!ok) {
         H5Dclose(dset);
-        static const char *const names[] = { "double", "int64", "uint64" };
+        static const char *const names[] = { "double", "int64", "uint64", "int32" };
         return tf_h5_fail(err, TF_ERR_FORMAT, loc, name,
                           "the stored element type cannot be read as %s without loss",
                           names[type]);

@@ -18,7 +18,7 @@
 #include "tf_error.h"
 
 /* Element types of the numeric datasets. */
-enum tf_h5_type { TF_H5_DOUBLE, TF_H5_INT64, TF_H5_UINT64 };
+enum tf_h5_type { TF_H5_DOUBLE, TF_H5_INT64, TF_H5_UINT64, TF_H5_INT32 };
 
 /* Stops HDF5 from printing its error stack to stderr (process-wide). */
 void tf_h5_silence(void);
