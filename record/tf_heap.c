@@ -118,7 +118,8 @@ static void put(tf_rec_thread *t, uint8_t slot_kind, uint8_t kind, uint64_t lo, 
         s->extra = hi;
         s->nuser = 0;
         s->pad = (uint16_t)nframes;
-        memcpy(s->ctr, frames, nframes * sizeof *frames);
+        if (nframes)
+            memcpy(s->ctr, frames, nframes * sizeof *frames);
         tf_ring_commit(r);
     }
     atomic_signal_fence(memory_order_seq_cst);

@@ -138,7 +138,8 @@ int tf_elf_objects_read_file(tf_elf_objects *o, const char *path, uint64_t bias,
     rc = add_module(o, path, bias, err);
     if (rc == 0)
         rc = read_symbols(o, elf, path, bias, err);
-    qsort(o->objects, o->nobjects, sizeof *o->objects, by_start);
+    if (o->nobjects)
+        qsort(o->objects, o->nobjects, sizeof *o->objects, by_start);
 done:
     if (elf)
         elf_end(elf);

@@ -7,6 +7,10 @@
 #    as one phase with two sub-phases, on those lines, in that order, and
 #    (software-decoded memory samples) the array, named by its allocation
 #    site, is swept up then down, linearly, 8 bytes at a time.
+if [ "${TF_SANITIZERS:-no}" = yes ]; then
+    echo "SKIP: sanitizer build: the instrumentation splits the sweeps' lines and slows them (normal build checks this)"
+    exit 77
+fi
 tf=${TRACEFOLD:?run by make check}
 app=${top_builddir:?run by make check}/tests/analysis/sweep_app
 src=${top_srcdir:?run by make check}/tests/analysis/sweep_app.c
