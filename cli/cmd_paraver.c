@@ -469,20 +469,83 @@ static uint64_t at(const synth_thread *st, double x)
     return t <= 0 ? 0 : (uint64_t)llround(t);
 }
 
+/* Coarse buckets of the points' first counting sort: few enough that
+ * their counts and write positions stay in cache. */
+#define COARSE 4096
+
+typedef struct sort_buffers {
+    synth_rec *tmp;
+    size_t    *count;
+    size_t     ntmp, ncount;
+} sort_buffers;
+
+/* Sorts the n records of one coarse bucket by time, keeping the order of
+ * equal times: a counting sort on time × scale (about one record a key)
+ * through buf, then insertion within keys (qsort for a crowded one). */
+static int sort_bucket(synth_rec *r, size_t n, double scale, sort_buffers *buf, tf_error *err)
+{
+    if (n < 2)
+        return 0;
+    size_t kmin = SIZE_MAX, kmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = (size_t)((double)r[i].time * scale);
+        kmin = k < kmin ? k : kmin;
+        kmax = k > kmax ? k : kmax;
+    }
+    size_t nkeys = kmax - kmin + 1;
+    if (buf->ntmp < n) {
+        free(buf->tmp);
+        buf->ntmp = 2 * n;
+        if (!(buf->tmp = malloc(buf->ntmp * sizeof *buf->tmp)))
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory ordering %zu records", n);
+    }
+    if (buf->ncount < nkeys + 1) {
+        free(buf->count);
+        buf->ncount = 2 * nkeys + 1;
+        if (!(buf->count = malloc(buf->ncount * sizeof *buf->count)))
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory ordering %zu records", n);
+    }
+    size_t *end = buf->count;
+    memset(end, 0, (nkeys + 1) * sizeof *end);
+    for (size_t i = 0; i < n; i++)
+        end[(size_t)((double)r[i].time * scale) - kmin + 1]++;
+    for (size_t k = 1; k <= nkeys; k++)
+        end[k] += end[k - 1];
+    for (size_t i = 0; i < n; i++)
+        buf->tmp[end[(size_t)((double)r[i].time * scale) - kmin]++] = r[i];
+    memcpy(r, buf->tmp, n * sizeof *r);
+    /* end[k] is now the end of key k */
+    for (size_t k = 0, lo = 0; k < nkeys; lo = end[k], k++) {
+        if (end[k] - lo > 32) {
+            qsort(r + lo, end[k] - lo, sizeof *r, cmp_synth_rec);
+            continue;
+        }
+        for (size_t i = lo + 1; i < end[k]; i++) {
+            synth_rec v = r[i];
+            size_t j = i;
+            for (; j > lo && r[j - 1].time > v.time; j--)
+                r[j] = r[j - 1];
+            r[j] = v;
+        }
+    }
+    return 0;
+}
+
 /* The records of thread t in the order of cmp_synth_rec, into out; *m
  * grows by their count.  Its few state, phase and grid records are sorted
- * by comparison; its points (millions, each instance's a sorted run) by a
- * counting sort on their time, one bucket per point on average, so that
- * equal times share a bucket and keep their index order.  The two are then
- * merged in place (a comparison sort of every record took a tenth of the
- * fold). */
+ * by comparison; its points (millions, each instance's a sorted run) by
+ * two counting sorts on their time, COARSE buckets and then about one key
+ * a point within each (a single pass of one key a point spent its time in
+ * cache misses), so that equal times share keys and keep their index
+ * order.  The two are then merged in place (a comparison sort of every
+ * record took a tenth of the fold). */
 static int thread_records(const synth_thread *st, uint32_t t, synth_rec *out, size_t *m,
                           tf_error *err)
 {
     const tf_fold_points *p = &st->group->points;
     size_t n = p->n, nsmall = 2 + (size_t)st->nphases + st->group->grid;
     synth_rec *small = malloc(nsmall * sizeof *small);
-    size_t *start = calloc(n + 2, sizeof *start);
+    size_t *start = calloc(COARSE + 2, sizeof *start);
     if (!small || !start) {
         free(small);
         free(start);
@@ -502,31 +565,30 @@ static int thread_records(const synth_thread *st, uint32_t t, synth_rec *out, si
         uint64_t ti = at(st, p->x[i]);
         tmax = ti > tmax ? ti : tmax;
     }
-    double scale = n > 1 ? (double)(n - 1) / (double)tmax : 0;
+    double coarse = (double)(COARSE - 1) / (double)tmax;
     for (size_t i = 0; i < n; i++)
-        start[(size_t)((double)at(st, p->x[i]) * scale) + 1]++;
-    for (size_t b = 1; b <= n; b++)
+        start[(size_t)((double)at(st, p->x[i]) * coarse) + 1]++;
+    for (size_t b = 1; b <= COARSE; b++)
         start[b] += start[b - 1];
     synth_rec *pts = out + nsmall;
     for (size_t i = 0; i < n; i++) {
         uint64_t ti = at(st, p->x[i]);
-        pts[start[(size_t)((double)ti * scale)]++] = (synth_rec){
+        pts[start[(size_t)((double)ti * coarse)]++] = (synth_rec){
             .time = ti, .thread = t, .kind = SYN_POINT, .sample_kind = p->kind[i],
             .index = (uint32_t)i, .instance = p->instance[i], .ip = p->ip[i]};
     }
-    /* start[b] is now the end of bucket b */
-    for (size_t b = 0, lo = 0; b < n; lo = start[b], b++) {
-        if (start[b] - lo > 32) {
-            qsort(pts + lo, start[b] - lo, sizeof *pts, cmp_synth_rec);
-            continue;
-        }
-        for (size_t i = lo + 1; i < start[b]; i++) {
-            synth_rec v = pts[i];
-            size_t j = i;
-            for (; j > lo && pts[j - 1].time > v.time; j--)
-                pts[j] = pts[j - 1];
-            pts[j] = v;
-        }
+    /* start[b] is now the end of coarse bucket b */
+    double fine = n > 1 ? (double)(n - 1) / (double)tmax : 0;
+    sort_buffers buf = {0};
+    int rc = 0;
+    for (size_t b = 0, lo = 0; rc == 0 && b < COARSE; lo = start[b], b++)
+        rc = sort_bucket(pts + lo, start[b] - lo, fine, &buf, err);
+    free(buf.tmp);
+    free(buf.count);
+    if (rc < 0) {
+        free(small);
+        free(start);
+        return rc;
     }
     /* The write position never passes the next point's. */
     size_t a = 0, i = 0;
