@@ -35,6 +35,7 @@ struct tf_trace {
      * whose times are shifted by member_shift[] ns onto the set's start. */
     tf_trace     **members;
     uint32_t       nmembers;
+    uint32_t       open_member;   /* the one member besides the first whose file is open */
     uint32_t      *member_of, *member_proc;
     uint64_t      *member_shift;
 };
@@ -480,6 +481,8 @@ int tf_trace_open(tf_trace **out, const char *path, tf_error *err)
 }
 
 static void set_close(tf_trace *tr);
+static int member_acquire(tf_trace *set, uint32_t m, tf_error *err);
+static void member_release(tf_trace *m);
 
 void tf_trace_close(tf_trace *tr)
 {
@@ -568,9 +571,12 @@ static void thread_group(uint32_t proc, uint32_t thread, char *buf, size_t size)
 int tf_trace_read_frames(tf_trace *tr, uint32_t proc, uint32_t thread, uint64_t first,
                          size_t n, uint64_t *ips, tf_error *err)
 {
-    if (tr->members && proc < tr->nprocs)
-        return tf_trace_read_frames(tr->members[tr->member_of[proc]], tr->member_proc[proc],
-                                    thread, first, n, ips, err);
+    if (tr->members && proc < tr->nprocs) {
+        int rc = member_acquire(tr, tr->member_of[proc], err);
+        return rc < 0 ? rc : tf_trace_read_frames(tr->members[tr->member_of[proc]],
+                                                  tr->member_proc[proc], thread, first, n, ips,
+                                                  err);
+    }
     if (thread == UINT32_MAX) {
         if (proc >= tr->nprocs)
             return check_thread(tr, proc, 0, err);
@@ -627,7 +633,9 @@ int tf_samples_open(tf_trace *tr, uint32_t proc, uint32_t thread, tf_sample_curs
 {
     *out = NULL;
     if (tr->members && proc < tr->nprocs) {
-        int rc = tf_samples_open(tr->members[tr->member_of[proc]], tr->member_proc[proc], thread,
+        int rc = member_acquire(tr, tr->member_of[proc], err);
+        if (rc == 0)
+            rc = tf_samples_open(tr->members[tr->member_of[proc]], tr->member_proc[proc], thread,
                                  out, err);
         if (rc == 0)
             (*out)->shift = tr->member_shift[tr->member_of[proc]];
@@ -827,6 +835,8 @@ int tf_trace_open_set(tf_trace **out, const char *const *paths, size_t n, tf_err
         rc = tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", paths[0]);
     for (size_t i = 0; i < n && rc == 0; i++) {
         rc = tf_trace_open(&opened[i], paths[i], err);
+        if (rc == 0)
+            member_release(opened[i]);
         order[i].index = (uint32_t)i;
         order[i].rank = rc == 0 && opened[i]->nprocs && opened[i]->procs[0].rank >= 0
                             ? opened[i]->procs[0].rank : INT64_MAX;
@@ -868,8 +878,44 @@ int tf_trace_open_set(tf_trace **out, const char *const *paths, size_t n, tf_err
     set->nstrings = set->index.n;
     set->meta = set->members[0]->meta;
     set->meta.start_time = start;
+    if ((rc = member_acquire(set, 0, err)) < 0) {
+        set_close(set);
+        return rc;
+    }
     *out = set;
     return 0;
+}
+
+/* Members' files are open one at a time besides the first (whose file
+ * tf_trace_file gives): with a thousand ranks, a thousand open HDF5 files
+ * would hold their caches all at once.  A file closed while a sample
+ * cursor still reads it stays open until the cursor closes (HDF5's weak
+ * close). */
+static void member_release(tf_trace *m)
+{
+    for (uint32_t p = 0; p < m->nprocs; p++)
+        for (uint32_t t = 0; t < m->procs[p].nthreads; t++)
+            if (m->thread_frames[p][t] >= 0) {
+                H5Dclose(m->thread_frames[p][t]);
+                m->thread_frames[p][t] = -1;
+            }
+    if (m->file >= 0)
+        H5Fclose(m->file);
+    m->file = -1;
+}
+
+static int member_acquire(tf_trace *set, uint32_t m, tf_error *err)
+{
+    if (set->open_member != m && set->open_member != 0)
+        member_release(set->members[set->open_member]);
+    set->open_member = m;
+    tf_trace *mt = set->members[m];
+    if (mt->file >= 0)
+        return 0;
+    int64_t file;
+    int rc = tf_h5_file_open(mt->path, false, &file, err);
+    mt->file = rc < 0 ? -1 : file;
+    return rc;
 }
 
 /* The members own everything the processes point to; the set owns its
