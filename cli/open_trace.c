@@ -160,8 +160,10 @@ static int list_traces(const char *dir, char ***paths, size_t *n, tf_error *err)
     return 0;
 }
 
-/* A set keeps every member file open: allow as many descriptors as the
- * hard limit does (1024 by default would stop near a thousand ranks). */
+/* A reader of a set may hold every member file open at once (the Paraver
+ * export merges all threads' samples in time order): allow as many
+ * descriptors as the hard limit does (1024 by default would stop near a
+ * thousand ranks). */
 static void raise_file_limit(void)
 {
     struct rlimit rl;
