@@ -66,42 +66,84 @@ static int by_x(const void *pa, const void *pb)
     return (p->x > q->x) - (p->x < q->x);
 }
 
-/* Sorts the samples by x with a bucket sort: x lies in [0, 1], so n
- * buckets of width 1/n hold about one sample each and the sort costs O(n)
- * (a comparison sort of millions of samples dominated the analysis);
- * buckets sorted by insertion, or by qsort when large (many equal x). */
+/* Coarse buckets of sort_by_x's first pass: few enough that their counts
+ * and write positions stay in cache. */
+#define COARSE 4096
+
+/* Sorts v[0..n), whose x lie in the coarse bucket that starts at key k0 of
+ * `keys` keys over [0, 1], through tmp: a counting sort on those fine keys
+ * (about one sample each), then insertion within a key, or qsort when
+ * crowded (many equal x).  The counts are end[0..span]; span covers the
+ * bucket's keys. */
+static void sort_bucket(tf_an_sample *v, size_t n, double keys, size_t k0, size_t *end,
+                        size_t span, tf_an_sample *tmp)
+{
+    memset(end, 0, (span + 1) * sizeof *end);
+    for (size_t i = 0; i < n; i++)
+        end[(size_t)(v[i].x * keys) - k0 + 1]++;
+    for (size_t k = 1; k <= span; k++)
+        end[k] += end[k - 1];
+    for (size_t i = 0; i < n; i++)
+        tmp[end[(size_t)(v[i].x * keys) - k0]++] = v[i];
+    memcpy(v, tmp, n * sizeof *v);
+    /* end[k] is now the end of key k */
+    for (size_t k = 0, first = 0; k < span; first = end[k], k++) {
+        size_t m = end[k] - first;
+        if (m > 32) {
+            qsort(v + first, m, sizeof *v, by_x);
+            continue;
+        }
+        for (size_t i = first + 1; i < end[k]; i++) {
+            tf_an_sample s = v[i];
+            size_t j = i;
+            for (; j > first && v[j - 1].x > s.x; j--)
+                v[j] = v[j - 1];
+            v[j] = s;
+        }
+    }
+}
+
+/* Sorts the samples by x with bucket sorts: x lies in [0, 1], so COARSE
+ * buckets and then n keys of width 1/n (about one sample each) sort in
+ * O(n) (a comparison sort of millions of samples dominated the analysis,
+ * and a single pass over n keys its cache misses).  Equal x share their
+ * buckets and keys. */
 static int sort_by_x(tf_analysis *a, tf_error *err)
 {
     size_t n = a->nsamples;
-    size_t *start = calloc(n + 2, sizeof *start);
+    double keys = (double)(n - 1), coarse = COARSE - 1;
+    size_t start[COARSE + 1] = {0}, largest = 0, span = 0;
+    for (size_t i = 0; i < n; i++)
+        start[(size_t)(a->samples[i].x * coarse) + 1]++;
+    for (size_t b = 1; b <= COARSE; b++) {
+        largest = start[b] > largest ? start[b] : largest;
+        start[b] += start[b - 1];
+    }
+    /* The keys of a coarse bucket: x * keys over an x range of 1/coarse. */
+    span = (size_t)(keys / coarse) + 3;
     tf_an_sample *out = malloc((n + 1) * sizeof *out);
-    if (!start || !out) {
-        free(start);
+    tf_an_sample *tmp = malloc((largest + 1) * sizeof *tmp);
+    size_t *end = malloc((span + 1) * sizeof *end);
+    if (!out || !tmp || !end) {
         free(out);
+        free(tmp);
+        free(end);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory sorting %zu samples", n);
     }
     for (size_t i = 0; i < n; i++)
-        start[(size_t)(a->samples[i].x * (double)(n - 1)) + 1]++;
-    for (size_t b = 1; b <= n; b++)
-        start[b] += start[b - 1];
-    for (size_t i = 0; i < n; i++)
-        out[start[(size_t)(a->samples[i].x * (double)(n - 1))]++] = a->samples[i];
-    /* start[b] is now the end of bucket b */
-    for (size_t b = 0, first = 0; b < n; first = start[b], b++) {
-        size_t m = start[b] - first;
-        if (m > 32) {
-            qsort(out + first, m, sizeof *out, by_x);
-            continue;
+        out[start[(size_t)(a->samples[i].x * coarse)]++] = a->samples[i];
+    /* start[b] is now the end of coarse bucket b */
+    for (size_t b = 0, first = 0; b < COARSE; first = start[b], b++) {
+        size_t k0 = SIZE_MAX;
+        for (size_t i = first; i < start[b]; i++) {
+            size_t k = (size_t)(out[i].x * keys);
+            k0 = k < k0 ? k : k0;
         }
-        for (size_t i = first + 1; i < start[b]; i++) {
-            tf_an_sample v = out[i];
-            size_t j = i;
-            for (; j > first && out[j - 1].x > v.x; j--)
-                out[j] = out[j - 1];
-            out[j] = v;
-        }
+        if (start[b] - first > 1)
+            sort_bucket(out + first, start[b] - first, keys, k0, end, span, tmp);
     }
-    free(start);
+    free(tmp);
+    free(end);
     free(a->samples);
     a->samples = out;
     return 0;
