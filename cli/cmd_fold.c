@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "fold_csv.h"
 #include "fold_engine.h"
+#include "fold_group_by.h"
 #include "instances.h"
 #include "msg.h"
 #include "open_trace.h"
@@ -27,7 +28,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: tracefold fold [OPTIONS] TRACE\n"
+            "Usage: tracefold fold [OPTIONS] TRACE...\n"
             "Folds the instances of a region into one synthetic iteration: filters\n"
             "outlier instances, fits a monotone curve to every counter with bootstrap\n"
             "bands, derives rates and per-instruction ratios, finds abrupt changes.\n"
@@ -45,6 +46,8 @@ static void usage(FILE *out)
             "      --shape-k K       robust rule: curve-shape threshold in scaled MADs (6)\n"
             "      --groups N|auto   split instances into N duration groups, or where\n"
             "                        durations are clearly multi-modal (default 1)\n"
+            "      --group-by KEY    one group per MPI rank (rank) or per host (host)\n"
+            "                        instead of duration groups (default duration)\n"
             "      --grid N          points of the fitted curves (1000)\n"
             "      --bootstrap N     bootstrap replicates for the bands (100; 0: none)\n"
             "      --confidence C    coverage of the bands (0.95)\n"
@@ -55,14 +58,16 @@ static void usage(FILE *out)
             "                        build-id (DIR/.build-id/xx/rest), for code lines\n"
             "  -q, --quiet           no notes and no progress\n"
             "  -h, --help            show this help and exit\n\n"
-            "TRACE is a tracefold HDF5 trace or a Paraver trace (.prv, .prv.gz).\n"
+            "TRACE is a tracefold HDF5 trace or a Paraver trace (.prv, .prv.gz).  Several\n"
+            "tracefold traces, or a directory of them (one per MPI rank), are folded\n"
+            "together: every instance of every rank and thread (give -o OUTDIR).\n"
             "Exit status: 0 success, 1 bad input or output error, 2 wrong command line.\n"
             "Manual: docs/commands/fold.md; file layout: docs/fold-format.md.\n");
 }
 
 enum {
     OPT_FORCE = 256, OPT_FILTER, OPT_FILTER_K, OPT_SHAPE_K, OPT_GROUPS, OPT_GRID, OPT_BOOTSTRAP,
-    OPT_CONFIDENCE, OPT_SEED, OPT_MIN_CHANGE, OPT_DEBUG_DIR,
+    OPT_CONFIDENCE, OPT_SEED, OPT_MIN_CHANGE, OPT_DEBUG_DIR, OPT_GROUP_BY,
 };
 
 static const struct option long_options[] = {
@@ -73,6 +78,7 @@ static const struct option long_options[] = {
     {"filter-k", required_argument, NULL, OPT_FILTER_K},
     {"shape-k", required_argument, NULL, OPT_SHAPE_K},
     {"groups", required_argument, NULL, OPT_GROUPS},
+    {"group-by", required_argument, NULL, OPT_GROUP_BY},
     {"grid", required_argument, NULL, OPT_GRID},
     {"bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
     {"confidence", required_argument, NULL, OPT_CONFIDENCE},
@@ -145,6 +151,13 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, const char **
             else
                 return tf_msg_usage("--groups: expected 1 to 64 or 'auto', got '%s'", optarg), -1;
             break;
+        case OPT_GROUP_BY: {
+            int by = tf_fold_group_by_parse(optarg);
+            if (by < 0)
+                return tf_msg_usage("--group-by: '%s' is not duration, rank or host", optarg), -1;
+            p->group_by = (enum tf_fold_group_by)by;
+            break;
+        }
         case OPT_GRID:
             if (!parse_uint(optarg, 2, 1000000, &u))
                 return tf_msg_usage("--grid: expected 2 to 1000000, got '%s'", optarg), -1;
@@ -172,16 +185,22 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, const char **
         default: return tf_msg_usage("unknown or incomplete option"), -1;
         }
     }
-    if (optind != argc - 1)
-        return tf_msg_usage(optind >= argc ? "missing TRACE" : "one TRACE only"), -1;
+    if (optind >= argc)
+        return tf_msg_usage("missing TRACE"), -1;
+    if (p->group_by != TF_GROUP_BY_DURATION && p->groups != 1)
+        return tf_msg_usage("--group-by rank or host replaces the duration groups: no --groups"),
+               -1;
     return 0;
 }
 
-/* TRACE without its extension (.h5, .prv, .prv.gz), plus .fold. */
+/* TRACE without its extension (.h5, .prv, .prv.gz), or a directory of
+ * traces without its trailing slashes, plus .fold. */
 static char *default_outdir(const char *trace)
 {
     static const char *const exts[] = { ".prv.gz", ".h5", ".hdf5", ".prv" };
     size_t len = strlen(trace);
+    while (len > 1 && trace[len - 1] == '/')
+        len--;
     for (size_t k = 0; k < sizeof exts / sizeof exts[0]; k++) {
         size_t el = strlen(exts[k]);
         if (len > el && !strcmp(trace + len - el, exts[k])) {
@@ -379,6 +398,9 @@ int tf_cmd_fold(int argc, char **argv)
     if (parse_options(argc, argv, &p, &spec, &outdir_opt, &force, &debug_dir) < 0)
         return TF_EXIT_USAGE;
     const char *trace = argv[optind];
+    size_t ntraces = (size_t)(argc - optind);
+    if (ntraces > 1 && !outdir_opt)
+        return tf_msg_usage("several traces: name the output with -o OUTDIR");
     char *outdir = outdir_opt ? strdup(outdir_opt) : default_outdir(trace);
     if (!outdir) {
         tf_msg_error("out of memory");
@@ -392,7 +414,7 @@ int tf_cmd_fold(int argc, char **argv)
     uint32_t region = 0;
     int rc = check_outdir(outdir, force, &exists, &err);
     if (rc == 0)
-        rc = tf_cli_open_trace(trace, &tr, &err);
+        rc = tf_cli_open_traces(argv + optind, ntraces, &tr, &err);
     if (rc == 0)
         rc = choose_region(tr, spec, &region, &err);
     if (rc == 0)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "changepoints.h"
+#include "fold_group_by.h"
 #include "filter.h"
 #include "fit.h"
 
@@ -35,6 +36,7 @@ struct members;
 
 struct context {
     const tf_fold_params *p;
+    const tf_trace *tr;
     tf_fold_region *region;
     const tf_fold_input *in;
     struct members *all;     /* every instance's points, until a group takes them */
@@ -580,7 +582,12 @@ static int fold_region(struct context *cx, tf_error *err)
             cand[n] = (uint32_t)i;
             dur[n++] = (double)r->instances[i].duration;
         }
-    if ((rc = tf_fold_group_durations(dur, n, cx->p->groups, grp, &r->ngroups, err)) < 0)
+    if (cx->p->group_by != TF_GROUP_BY_DURATION)
+        rc = tf_fold_group_by_process(cx->tr, r->instances, cand, n, cx->p->group_by, grp,
+                                      &r->ngroups, err);
+    else
+        rc = tf_fold_group_durations(dur, n, cx->p->groups, grp, &r->ngroups, err);
+    if (rc < 0)
         goto done;
     cx->ngroups = r->ngroups;
     r->groups = calloc(r->ngroups, sizeof *r->groups);
@@ -694,7 +701,7 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     for (size_t i = 0; i < all.n; i++)
         all.rows[i] = (uint32_t)i;
     struct context cx = {
-        .p = p, .region = r, .in = &in, .all = &all, .progress = progress,
+        .p = p, .tr = tr, .region = r, .in = &in, .all = &all, .progress = progress,
         .progress_arg = progress_arg,
         .instructions = tf_fold_instructions_counter((const char *const *)r->counter_names,
                                                      r->ncounters),

@@ -14,6 +14,7 @@
 
 #include <hdf5.h>
 
+#include "fold_group_by.h"
 #include "h5util.h"
 
 /* Reads loc/name as `type`, requiring rows × cols (cols 0: 1-D). */
@@ -347,7 +348,9 @@ static int load_params(int64_t file, tf_fold_params *p, tf_error *err)
             rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, NULL, "invalid filter '%s' or grid %lld",
                             filter, (long long)grid);
         p->filter = f < 0 ? TF_FILTER_ROBUST : (enum tf_fold_filter)f;
-        p->groups = strcmp(groups, "auto") ? (uint32_t)strtoul(groups, NULL, 10) : 0;
+        int by = tf_fold_group_by_parse(groups);
+        p->group_by = by > 0 ? (enum tf_fold_group_by)by : TF_GROUP_BY_DURATION;
+        p->groups = by > 0 ? 1 : strcmp(groups, "auto") ? (uint32_t)strtoul(groups, NULL, 10) : 0;
         p->grid = (uint32_t)grid;
         p->bootstrap = (uint32_t)bootstrap;
     }

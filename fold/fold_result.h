@@ -24,11 +24,19 @@ enum tf_fold_filter {
     TF_FILTER_NONE = 2,
 };
 
+/* What splits the instances into groups (--groups, --group-by). */
+enum tf_fold_group_by {
+    TF_GROUP_BY_DURATION = 0,   /* duration groups, `groups` of them */
+    TF_GROUP_BY_RANK = 1,       /* one group per MPI rank */
+    TF_GROUP_BY_HOST = 2,       /* one group per host */
+};
+
 typedef struct tf_fold_params {
     enum tf_fold_filter filter;
     double   filter_k;     /* robust duration rule: threshold in scaled MADs */
     double   shape_k;      /* robust shape rule: threshold in scaled MADs */
     uint32_t groups;       /* duration groups asked for; 0 = automatic */
+    enum tf_fold_group_by group_by;
     uint32_t grid;         /* grid points of the curves (G) */
     uint32_t bootstrap;    /* bootstrap replicates for the bands; 0 = none */
     double   confidence;   /* coverage of the bands, in (0, 1) */

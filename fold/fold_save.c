@@ -248,7 +248,9 @@ static int save_params(int64_t file, const tf_fold_params *p, tf_error *err)
     if (rc < 0)
         return rc;
     char groups[16];
-    if (p->groups == 0)
+    if (p->group_by == TF_GROUP_BY_RANK || p->group_by == TF_GROUP_BY_HOST)
+        snprintf(groups, sizeof groups, "%s", p->group_by == TF_GROUP_BY_RANK ? "rank" : "host");
+    else if (p->groups == 0)
         snprintf(groups, sizeof groups, "auto");
     else
         snprintf(groups, sizeof groups, "%u", p->groups);

@@ -47,6 +47,13 @@ sed -n 2p "$tmp/run.prv" | grep -qx 'c:1:1:4:1:2:3:4' || fail "no world communic
 grep -q '^THREAD 1.4.1 rank 3 ' "$tmp/run.row" || fail "task 4 is not rank 3 in run.row"
 "$tf" paraver --check "$tmp/run.prv" >/dev/null || fail "paraver --check run.prv"
 
+# The four ranks folded together, one group per rank.
+"$tf" fold -q "$tmp"/st.*.h5 -o "$tmp/st.fold" --group-by rank || fail "fold of the four traces"
+for r in 0 1 2 3; do
+    n=$(awk -F, -v r=$r 'NR > 1 && $3 == r && $2 == r' "$tmp/st.fold/instances.csv" | wc -l)
+    [ "$n" -eq $iters ] || fail "fold: $n instances of rank $r in group $r, want $iters"
+done
+
 # Calls: per iteration 2 Irecv + 2 Isend + Waitall + Allreduce, then one
 # Reduce to rank 0.  Bytes: four one-double messages and one double reduced
 # per iteration, one double at the end.  Partners: the neighbours that

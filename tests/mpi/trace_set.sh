@@ -30,4 +30,24 @@ grep -q 'cut.h5' "$tmp/err" || fail "damaged member not named: $(cat "$tmp/err")
 [ ! -e "$tmp/bad.prv" ] || fail "damaged member: an output was written"
 "$tf" paraver -q "$tmp/b.h5" "$tmp/a.h5" --import -o "$tmp/x.h5" 2>/dev/null
 [ $? -eq 2 ] || fail "--import with several inputs must be a usage error"
+
+# Folding a set: every process's instances.  Two copies of one trace fold
+# into two halves equal to each other and to the trace folded alone.
+cp "$tmp/b.h5" "$tmp/b2.h5"
+"$tf" fold -q "$tmp/b.h5" -o "$tmp/b.fold" || fail "fold b"
+"$tf" fold -q "$tmp/b.h5" "$tmp/b2.h5" -o "$tmp/bb.fold" || fail "fold of a set"
+rows() { awk -F, -v p="$2" 'NR > 1 && (p == "" || $3 == p) { print $4, $5, $6, $9 }' "$1/instances.csv"; }
+rows "$tmp/b.fold" >"$tmp/single"
+rows "$tmp/bb.fold" 0 >"$tmp/half0"
+rows "$tmp/bb.fold" 1 >"$tmp/half1"
+[ "$(wc -l <"$tmp/single")" -eq 60 ] || fail "b: want 60 instances (2 threads x 30)"
+cmp -s "$tmp/single" "$tmp/half0" && cmp -s "$tmp/half0" "$tmp/half1" ||
+    fail "the set's processes do not each hold the single trace's instances"
+# A directory of traces: its *.h5 files, the output named after it.
+mkdir "$tmp/run"
+cp "$tmp/b.h5" "$tmp/b2.h5" "$tmp/run/"
+"$tf" fold -q "$tmp/run/" || fail "fold of a directory"
+rows "$tmp/run.fold" 1 | cmp -s - "$tmp/single" || fail "directory: process 1 differs"
+"$tf" fold -q "$tmp/b.h5" "$tmp/b2.h5" 2>/dev/null
+[ $? -eq 2 ] || fail "several traces without -o must be a usage error"
 exit 0
