@@ -63,5 +63,10 @@ int  tf_cal_find_levels(const tf_cal_curve *c, tf_cal_level *levels, int max_lev
  * described in docs/commands/calibrate.md), for `tracefold fold --machine`. */
 int  tf_cal_profile_save(const tf_cal_profile *p, const char *path, tf_error *err);
 int  tf_cal_profile_load(tf_cal_profile *p, const char *path, tf_error *err);
+/* Adds group /machine (source, line and page size, memory latency, the
+ * levels as in the profile) to the existing HDF5 file h5_path: what
+ * `tracefold fold --machine` keeps in fold.h5 (docs/fold-format.md). */
+int  tf_cal_profile_attach(const tf_cal_profile *p, const char *source, const char *h5_path,
+                           tf_error *err);
 
 #endif

@@ -23,6 +23,17 @@ static int write_curve(int64_t loc, const char *name, const tf_cal_curve *c, tf_
     return tf_h5_write_array(loc, name, TF_H5_DOUBLE, rows, c->n, 2, err);
 }
 
+/* The levels as rows of LEVEL_COLUMNS, into rows. */
+static void pack_levels(const tf_cal_profile *p, double rows[][LEVEL_COLUMNS])
+{
+    for (int k = 0; k < p->nlevels; k++) {
+        rows[k][0] = p->levels[k].size_bytes;
+        rows[k][1] = p->levels[k].hit_ns;
+        rows[k][2] = p->levels[k].miss_penalty_ns;
+        rows[k][3] = p->levels[k].associativity;
+    }
+}
+
 int tf_cal_profile_save(const tf_cal_profile *p, const char *path, tf_error *err)
 {
     char tmp[4096];
@@ -33,12 +44,7 @@ int tf_cal_profile_save(const tf_cal_profile *p, const char *path, tf_error *err
     if (rc)
         return rc;
     double levels[TF_CAL_MAX_LEVELS][LEVEL_COLUMNS];
-    for (int k = 0; k < p->nlevels; k++) {
-        levels[k][0] = p->levels[k].size_bytes;
-        levels[k][1] = p->levels[k].hit_ns;
-        levels[k][2] = p->levels[k].miss_penalty_ns;
-        levels[k][3] = p->levels[k].associativity;
-    }
+    pack_levels(p, levels);
     if ((rc = tf_h5_attr_write_string(file, "format", PROFILE_FORMAT, err)) ||
         (rc = tf_h5_attr_write_int64(file, "version", PROFILE_VERSION, err)) ||
         (rc = tf_h5_attr_write_int64(file, "line_bytes", p->line_bytes, err)) ||
@@ -175,6 +181,31 @@ int tf_cal_profile_load(tf_cal_profile *p, const char *path, tf_error *err)
 out:
     free(levels);
     free(format);
+    tf_h5_close(file);
+    return rc;
+}
+
+int tf_cal_profile_attach(const tf_cal_profile *p, const char *source, const char *h5_path,
+                          tf_error *err)
+{
+    int64_t file = -1, group = -1;
+    double levels[TF_CAL_MAX_LEVELS][LEVEL_COLUMNS];
+    pack_levels(p, levels);
+    int rc = tf_h5_file_open(h5_path, true, &file, err);
+    if (rc == 0)
+        rc = tf_h5_group_create(file, "machine", &group, err);
+    if (rc == 0)
+        rc = tf_h5_attr_write_string(group, "source", source, err);
+    if (rc == 0)
+        rc = tf_h5_attr_write_int64(group, "line_bytes", p->line_bytes, err);
+    if (rc == 0)
+        rc = tf_h5_attr_write_int64(group, "page_bytes", p->page_bytes, err);
+    if (rc == 0)
+        rc = tf_h5_attr_write_double(group, "memory_ns", p->memory_ns, err);
+    if (rc == 0)
+        rc = tf_h5_write_array(group, "levels", TF_H5_DOUBLE, levels, (size_t)p->nlevels,
+                               LEVEL_COLUMNS, err);
+    tf_h5_close(group);
     tf_h5_close(file);
     return rc;
 }

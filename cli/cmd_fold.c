@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "fold_csv.h"
 #include "fold_engine.h"
+#include "hierarchy.h"
 #include "fold_group_by.h"
 #include "instances.h"
 #include "msg.h"
@@ -56,6 +57,8 @@ static void usage(FILE *out)
             "                        change point (0.25)\n"
             "      --debug-dir DIR   where binaries and debug files are found by\n"
             "                        build-id (DIR/.build-id/xx/rest), for code lines\n"
+            "      --machine PROFILE machine profile from 'tracefold calibrate': its cache\n"
+            "                        sizes kept in fold.h5 and drawn in the report\n"
             "  -q, --quiet           no notes and no progress\n"
             "  -h, --help            show this help and exit\n\n"
             "TRACE is a tracefold HDF5 trace or a Paraver trace (.prv, .prv.gz).  Several\n"
@@ -67,7 +70,7 @@ static void usage(FILE *out)
 
 enum {
     OPT_FORCE = 256, OPT_FILTER, OPT_FILTER_K, OPT_SHAPE_K, OPT_GROUPS, OPT_GRID, OPT_BOOTSTRAP,
-    OPT_CONFIDENCE, OPT_SEED, OPT_MIN_CHANGE, OPT_DEBUG_DIR, OPT_GROUP_BY,
+    OPT_CONFIDENCE, OPT_SEED, OPT_MIN_CHANGE, OPT_DEBUG_DIR, OPT_MACHINE, OPT_GROUP_BY,
 };
 
 static const struct option long_options[] = {
@@ -85,6 +88,7 @@ static const struct option long_options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
     {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+    {"machine", required_argument, NULL, OPT_MACHINE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -117,7 +121,8 @@ static bool parse_uint(const char *s, unsigned long long lo, unsigned long long 
 
 /* Parses the options into p; returns -1 on a usage error (reported). */
 static int parse_options(int argc, char **argv, tf_fold_params *p, const char **region,
-                         const char **outdir, bool *force, const char **debug_dir)
+                         const char **outdir, bool *force, const char **debug_dir,
+                         const char **machine)
 {
     int opt;
     unsigned long long u;
@@ -128,6 +133,7 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, const char **
         case 'q': tf_msg_set_quiet(true); break;
         case OPT_FORCE: *force = true; break;
         case OPT_DEBUG_DIR: *debug_dir = optarg; break;
+        case OPT_MACHINE: *machine = optarg; break;
         case OPT_FILTER: {
             int f = tf_fold_filter_parse(optarg);
             if (f < 0)
@@ -327,7 +333,8 @@ static void write_paraver(const char *dir, const tf_trace *tr, const tf_fold_res
 
 /* Writes the result into a temporary sibling of outdir and renames it. */
 static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const char *outdir,
-                         const char *debug_dir, bool replace, tf_error *err)
+                         const char *debug_dir, const char *machine,
+                         const tf_cal_profile *profile, bool replace, tf_error *err)
 {
     char tmp[4096], old[4096], file[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", outdir, (long)getpid());
@@ -337,6 +344,8 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
                        strerror(errno));
     snprintf(file, sizeof file, "%s/fold.h5", tmp);
     int rc = tf_fold_result_save(res, file, err);
+    if (rc == 0 && profile)
+        rc = tf_cal_profile_attach(profile, machine, file, err);
     if (rc == 0)
         rc = tf_fold_write_csv(res, tmp, err);
     if (rc == 0)
@@ -394,8 +403,8 @@ int tf_cmd_fold(int argc, char **argv)
     tf_fold_params_default(&p);
     const char *spec = NULL, *outdir_opt = NULL;
     bool force = false;
-    const char *debug_dir = NULL;
-    if (parse_options(argc, argv, &p, &spec, &outdir_opt, &force, &debug_dir) < 0)
+    const char *debug_dir = NULL, *machine = NULL;
+    if (parse_options(argc, argv, &p, &spec, &outdir_opt, &force, &debug_dir, &machine) < 0)
         return TF_EXIT_USAGE;
     const char *trace = argv[optind];
     size_t ntraces = (size_t)(argc - optind);
@@ -412,7 +421,12 @@ int tf_cmd_fold(int argc, char **argv)
     tf_fold_result *res = NULL;
     bool exists;
     uint32_t region = 0;
+    tf_cal_profile *profile = NULL;
     int rc = check_outdir(outdir, force, &exists, &err);
+    if (rc == 0 && machine && !(profile = malloc(sizeof *profile)))
+        rc = tf_fail(&err, TF_ERR_NOMEM, "%s: no memory for the profile", machine);
+    if (rc == 0 && machine)
+        rc = tf_cal_profile_load(profile, machine, &err);
     if (rc == 0)
         rc = tf_cli_open_traces(argv + optind, ntraces, &tr, &err);
     if (rc == 0)
@@ -421,7 +435,7 @@ int tf_cmd_fold(int argc, char **argv)
         rc = tf_fold_trace(tr, region, &p, show_progress, NULL, &res, &err);
     tf_progress_done();
     if (rc == 0)
-        rc = write_outputs(tr, res, outdir, debug_dir, exists, &err);
+        rc = write_outputs(tr, res, outdir, debug_dir, machine, profile, exists, &err);
     if (tr)
         tf_cli_close_trace(tr);
     int status = TF_EXIT_OK;
@@ -430,6 +444,7 @@ int tf_cmd_fold(int argc, char **argv)
     else
         report(res, outdir);
     tf_fold_result_free(res);
+    free(profile);
     free(outdir);
     return status;
 }

@@ -3,7 +3,8 @@
  * bands (address_bands.h) labelled `name | size` on the left, with their
  * first and last addresses on the right; loads are coloured by cost on the
  * green-to-blue ramp, stores black, references without a cost (decoded in
- * software) neutral grey. */
+ * software) neutral grey; with a machine profile, the cache sizes as dashed
+ * lines in the bands. */
 #include "config.h"
 
 #include <stdio.h>
@@ -129,6 +130,36 @@ static void bands(const tf_panel *p, const tf_bands *b, double *left_w, double *
     }
 }
 
+/* The machine's cache sizes (tracefold fold --machine) as dashed lines in
+ * each band large enough: below the line for L2, the object's first bytes
+ * fit in L2. */
+static void cache_lines(const tf_panel *p, const tf_bands *b)
+{
+    cairo_t *cr = p->cr;
+    for (size_t i = 0; i < b->n; i++) {
+        const tf_band *d = &b->band[i];
+        double span = (double)(d->hi - d->lo);
+        for (size_t k = 0; k < p->page->ncaches && p->page->cache_bytes[k] < span; k++) {
+            double f = d->y0 + (d->y1 - d->y0) * p->page->cache_bytes[k] / span;
+            double y = p->plot.y + (1 - f) * p->plot.h;
+            cairo_save(cr);
+            cairo_set_source_rgb(cr, tf_palette_phase.r, tf_palette_phase.g, tf_palette_phase.b);
+            cairo_set_line_width(cr, 0.5);
+            cairo_set_dash(cr, (const double[]){2, 2}, 2, 0);
+            cairo_move_to(cr, p->plot.x, y);
+            cairo_line_to(cr, p->plot.x + p->plot.w, y);
+            cairo_stroke(cr);
+            cairo_restore(cr);
+            char label[8];
+            snprintf(label, sizeof label, "L%zu", k + 1);
+            tf_rect r = tf_text_box(p->text, TF_FONT_TICK, label, p->plot.x + 2, y, 0, 1, 0);
+            if (tf_claims_take(p->claims, r))
+                tf_text_draw(p->text, TF_FONT_TICK, label, p->plot.x + 2, y, 0, 1, 0,
+                             tf_palette_phase);
+        }
+    }
+}
+
 static int cloud(const tf_panel *p, const tf_bands *b, const tf_cost_scale *scale, bool stores,
                  tf_error *err)
 {
@@ -177,6 +208,7 @@ int tf_panel_memory(const tf_panel *p, tf_error *err)
         return -err->code;
     double left_w, right_w;
     bands(p, &b, &left_w, &right_w);
+    cache_lines(p, &b);
     tf_axes_phases(p);
     /* Loads first, stores over them: stores are rarer and black. */
     int rc = cloud(p, &b, &scale, false, err);

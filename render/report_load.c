@@ -11,6 +11,7 @@
 #include "fold_result.h"
 #include "report_load.h"
 #include "report_analysis.h"
+#include "report_machine.h"
 #include "report_phases.h"
 #include "report_symbolise.h"
 #include "report_tables.h"
@@ -431,6 +432,8 @@ int tf_report_load(const char *fold_path, tf_report *r, tf_error *err)
     }
     if (rc == 0 && r->npages == 0)
         rc = tf_fail(err, TF_ERR_DATA, "%s: no folded region in this file", fold_path);
+    if (rc == 0)
+        rc = tf_report_machine_read(fold_path, r, err);
     tf_symbolise_close(sym);
     tf_fold_result_free(fr);
     if (rc < 0)

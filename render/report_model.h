@@ -85,6 +85,8 @@ enum tf_report_tables {
     TF_REPORT_TABLE_STREAMS, TF_REPORT_NTABLES
 };
 
+#define TF_REPORT_CACHES 6
+
 typedef struct tf_report_page {
     char  *title;          /* "region main" or "region main, group 2" */
     char  *subtitle;       /* source trace, instances used, ... */
@@ -105,6 +107,10 @@ typedef struct tf_report_page {
     size_t               nmem;
     tf_report_mem_point *mem;
     char                *mem_missing;
+    /* Cache sizes of the machine profile `tracefold fold --machine` stored
+     * (/machine/levels), smallest first: reference lines in the bands. */
+    size_t               ncaches;
+    double               cache_bytes[TF_REPORT_CACHES];
 
     /* Bottom panel: per-instruction ratios when mips is set, otherwise the
      * rates of the counters that exist (in rates_unit). */
