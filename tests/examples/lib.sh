@@ -50,6 +50,10 @@ cpu_share() {
 # gets about 2/3 of a CPU and linear sweeps fold into "random" ones).
 memory_checks_possible() {
     [ $fails -eq 0 ] || exit 1   # what was checked before must not hide behind a skip
+    if [ "${TF_SANITIZERS:-no}" = yes ]; then
+        echo "SKIP: sanitizer build: the instrumented example's own timings and access lines differ from the program the checks are about (normal build checks this)"
+        exit 77
+    fi
     nmem=$(memory_samples "$1")
     if [ "$nmem" -eq 0 ]; then
         echo "SKIP: $1 has no memory samples (the recorder found no memory sampler)"
