@@ -388,8 +388,8 @@ static void report(const tf_fold_result *res, const char *outdir)
                         grp->instances, grp->instances == 1 ? "" : "s");
         for (uint32_t c = 0; c < r->ncounters; c++)
             if (grp->counter_instances[c] < grp->instances)
-                tf_msg_note("group %u: counter '%s' rests on %u of %u instances (missing at "
-                            "a boundary or in the active counter set elsewhere)", g,
+                tf_msg_note("group %u: counter '%s' rests on %u of %u instances (in the "
+                            "others it was not read at a boundary, or did not change)", g,
                             r->counter_names[c], grp->counter_instances[c], grp->instances);
     }
     tf_msg_note("wrote %s/fold.h5, instances.csv, curves.csv%s, phases.csv, objects.csv, "
