@@ -57,6 +57,12 @@ static void triad(const double *restrict b, size_t n, double s)
         a[j] = b[j] + s * c[j];
 }
 
+static int by_value(const void *pa, const void *pb)
+{
+    double x = *(const double *)pa, y = *(const double *)pb;
+    return (x > y) - (x < y);
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -145,6 +151,13 @@ int main(int argc, char **argv)
     double best[NKERNELS], total[NKERNELS] = {0};
     for (int k = 0; k < NKERNELS; k++)
         best[k] = 1e30;
+    /* Every iteration's time per kernel, for the median: the figure to set
+     * against a fold, which leaves disturbed iterations out too. */
+    double *times = malloc(iterations * NKERNELS * sizeof *times);
+    if (!times) {
+        fprintf(stderr, "stream: cannot allocate %zu timings\n", iterations);
+        return 1;
+    }
 
     const double s = 3.0;
     for (size_t it = 0; it < iterations; it++) {
@@ -170,6 +183,7 @@ int main(int argc, char **argv)
         tracefold_region_end("iteration");
         for (int k = 0; k < NKERNELS; k++) {
             double dt = t[k + 1] - t[k];
+            times[(size_t)k * iterations + it] = dt;
             total[k] += dt;
             if (dt < best[k])
                 best[k] = dt;
@@ -178,12 +192,18 @@ int main(int argc, char **argv)
 
     printf("stream: %zu elements, %zu iterations, Scale over %zu random elements\n", n,
            iterations, m);
-    printf("%-8s %14s %14s %12s\n", "kernel", "mean_MBps", "best_MBps", "mean_ms");
+    printf("%-8s %14s %14s %14s %12s\n", "kernel", "mean_MBps", "median_MBps", "best_MBps",
+           "mean_ms");
     for (int k = 0; k < NKERNELS; k++) {
         double mean = total[k] / (double)iterations;
-        printf("%-8s %14.1f %14.1f %12.3f\n", kernel_names[k], bytes[k] / mean / 1e6,
-               bytes[k] / best[k] / 1e6, mean * 1e3);
+        double *kt = times + (size_t)k * iterations;
+        qsort(kt, iterations, sizeof *kt, by_value);
+        double median = iterations % 2 ? kt[iterations / 2]
+                                       : 0.5 * (kt[iterations / 2 - 1] + kt[iterations / 2]);
+        printf("%-8s %14.1f %14.1f %14.1f %12.3f\n", kernel_names[k], bytes[k] / mean / 1e6,
+               bytes[k] / median / 1e6, bytes[k] / best[k] / 1e6, mean * 1e3);
     }
+    free(times);
     /* Keeps the compiler from dropping the kernels. */
     double check = 0;
     for (size_t j = 0; j < n; j += n / 16 + 1)

@@ -150,7 +150,7 @@ static void cache_lines(const tf_panel *p, const tf_bands *b)
             cairo_line_to(cr, p->plot.x + p->plot.w, y);
             cairo_stroke(cr);
             cairo_restore(cr);
-            char label[8];
+            char label[24];
             snprintf(label, sizeof label, "L%zu", k + 1);
             tf_rect r = tf_text_box(p->text, TF_FONT_TICK, label, p->plot.x + 2, y, 0, 1, 0);
             if (tf_claims_take(p->claims, r))
