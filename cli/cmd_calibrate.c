@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "commands.h"
 #include "hierarchy.h"
 #include "msg.h"
@@ -32,25 +33,6 @@ static void usage(FILE *out)
             "      --quick          fewer repetitions and strides (about 4x faster)\n"
             "  -q, --quiet          no progress, no table; only errors\n"
             "  -h, --help           show this help and exit\n");
-}
-
-static int parse_bytes(const char *s, size_t *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    double mult = 1;
-    if (end == s || v <= 0)
-        return -1;
-    if (*end == 'K' || *end == 'k')
-        mult = 1024.0, end++;
-    else if (*end == 'M' || *end == 'm')
-        mult = 1024.0 * 1024, end++;
-    else if (*end == 'G' || *end == 'g')
-        mult = 1024.0 * 1024 * 1024, end++;
-    if (*end != '\0')
-        return -1;
-    *out = (size_t)(v * mult);
-    return 0;
 }
 
 /* The figure's format from its name's extension. */
@@ -149,7 +131,7 @@ int tf_cmd_calibrate(int argc, char **argv)
         case 'Q': o.quick = measuring = true; break;
         case 'q': quiet = true; break;
         case 'M':
-            if (parse_bytes(optarg, &o.max_bytes) || o.max_bytes < ((size_t)1 << 20))
+            if (!tf_arg_bytes(optarg, &o.max_bytes) || o.max_bytes < ((size_t)1 << 20))
                 return tf_msg_usage("--max-size: expected at least 1M, got '%s'", optarg);
             measuring = true;
             break;

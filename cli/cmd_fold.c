@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analysis_run.h"
+#include "args.h"
 #include "commands.h"
 #include "fold_csv.h"
 #include "fold_engine.h"
@@ -94,38 +95,13 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static bool parse_double(const char *s, double lo, double hi, double *v)
-{
-    char *end;
-    errno = 0;
-    double d = strtod(s, &end);
-    if (errno || end == s || *end || !(d >= lo && d <= hi))
-        return false;
-    *v = d;
-    return true;
-}
-
-static bool parse_uint(const char *s, unsigned long long lo, unsigned long long hi,
-                       unsigned long long *v)
-{
-    char *end;
-    errno = 0;
-    if (*s == '-')
-        return false;
-    unsigned long long u = strtoull(s, &end, 10);
-    if (errno || end == s || *end || u < lo || u > hi)
-        return false;
-    *v = u;
-    return true;
-}
-
 /* Parses the options into p; returns -1 on a usage error (reported). */
 static int parse_options(int argc, char **argv, tf_fold_params *p, const char **region,
                          const char **outdir, bool *force, const char **debug_dir,
                          const char **machine)
 {
     int opt;
-    unsigned long long u;
+    uint64_t u;
     while ((opt = getopt_long(argc, argv, "r:o:qh", long_options, NULL)) != -1) {
         switch (opt) {
         case 'r': *region = optarg; break;
@@ -142,17 +118,17 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, const char **
             break;
         }
         case OPT_FILTER_K:
-            if (!parse_double(optarg, 0.1, 1e6, &p->filter_k))
+            if (!tf_arg_double(optarg, 0.1, 1e6, &p->filter_k))
                 return tf_msg_usage("--filter-k: expected a number >= 0.1, got '%s'", optarg), -1;
             break;
         case OPT_SHAPE_K:
-            if (!parse_double(optarg, 0.1, INFINITY, &p->shape_k))
+            if (!tf_arg_double(optarg, 0.1, INFINITY, &p->shape_k))
                 return tf_msg_usage("--shape-k: expected a number >= 0.1, got '%s'", optarg), -1;
             break;
         case OPT_GROUPS:
             if (!strcmp(optarg, "auto"))
                 p->groups = 0;
-            else if (parse_uint(optarg, 1, 64, &u))
+            else if (tf_arg_uint(optarg, 1, 64, &u))
                 p->groups = (uint32_t)u;
             else
                 return tf_msg_usage("--groups: expected 1 to 64 or 'auto', got '%s'", optarg), -1;
@@ -165,26 +141,26 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, const char **
             break;
         }
         case OPT_GRID:
-            if (!parse_uint(optarg, 2, 1000000, &u))
+            if (!tf_arg_uint(optarg, 2, 1000000, &u))
                 return tf_msg_usage("--grid: expected 2 to 1000000, got '%s'", optarg), -1;
             p->grid = (uint32_t)u;
             break;
         case OPT_BOOTSTRAP:
-            if (!parse_uint(optarg, 0, 100000, &u))
+            if (!tf_arg_uint(optarg, 0, 100000, &u))
                 return tf_msg_usage("--bootstrap: expected 0 to 100000, got '%s'", optarg), -1;
             p->bootstrap = (uint32_t)u;
             break;
         case OPT_CONFIDENCE:
-            if (!parse_double(optarg, 0.5, 0.999, &p->confidence))
+            if (!tf_arg_double(optarg, 0.5, 0.999, &p->confidence))
                 return tf_msg_usage("--confidence: expected 0.5 to 0.999, got '%s'", optarg), -1;
             break;
         case OPT_SEED:
-            if (!parse_uint(optarg, 0, UINT64_MAX, &u))
+            if (!tf_arg_uint(optarg, 0, UINT64_MAX, &u))
                 return tf_msg_usage("--seed: expected a non-negative integer, got '%s'", optarg), -1;
             p->seed = u;
             break;
         case OPT_MIN_CHANGE:
-            if (!parse_double(optarg, 0.01, 1, &p->min_change))
+            if (!tf_arg_double(optarg, 0.01, 1, &p->min_change))
                 return tf_msg_usage("--min-change: expected 0.01 to 1, got '%s'", optarg), -1;
             break;
         case 'h': usage(stdout); exit(TF_EXIT_OK);

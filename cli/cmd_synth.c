@@ -4,10 +4,12 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "commands.h"
 #include "msg.h"
 #include "synth.h"
@@ -83,39 +85,6 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static bool parse_u64(const char *s, uint64_t *v)
-{
-    char *end;
-    errno = 0;
-    if (*s == '-' || *s == '\0')
-        return false;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || *end)
-        return false;
-    *v = x;
-    return true;
-}
-
-static bool parse_u32(const char *s, uint32_t *v)
-{
-    uint64_t x;
-    if (!parse_u64(s, &x) || x > UINT32_MAX)
-        return false;
-    *v = (uint32_t)x;
-    return true;
-}
-
-static bool parse_double(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (errno || end == s || *end)
-        return false;
-    *v = x;
-    return true;
-}
-
 /* "10ms", "770us", "2s", "1500" (ns) to nanoseconds. */
 static bool parse_time(const char *s, uint64_t *ns)
 {
@@ -174,30 +143,30 @@ int tf_cmd_synth(int argc, char **argv)
         switch (c) {
         case 'o': output = optarg; break;
         case OPT_FORCE: force = true; break;
-        case OPT_SEED: ok = parse_u64(optarg, &o.seed); break;
+        case OPT_SEED: ok = tf_arg_uint(optarg, 0, UINT64_MAX, &o.seed); break;
         case OPT_SCENARIO: o.scenario = optarg; break;
-        case OPT_PROCESSES: ok = parse_u32(optarg, &o.processes); break;
-        case OPT_THREADS: ok = parse_u32(optarg, &o.threads); break;
-        case OPT_ITERATIONS: ok = parse_u32(optarg, &o.iterations); break;
+        case OPT_PROCESSES: ok = tf_arg_u32(optarg, &o.processes); break;
+        case OPT_THREADS: ok = tf_arg_u32(optarg, &o.threads); break;
+        case OPT_ITERATIONS: ok = tf_arg_u32(optarg, &o.iterations); break;
         case OPT_REGION: o.region = optarg; break;
         case OPT_NESTED: o.nested = true; break;
         case OPT_DURATION: ok = parse_time(optarg, &o.duration_ns); break;
         case OPT_SPI:
-            ok = parse_double(optarg, &o.samples_per_iteration);
+            ok = tf_arg_double(optarg, -INFINITY, INFINITY, &o.samples_per_iteration);
             o.period_ns = 0;
             break;
         case OPT_PERIOD: ok = parse_time(optarg, &o.period_ns) && o.period_ns > 0; break;
         case OPT_POISSON: o.poisson = true; break;
-        case OPT_OUTLIERS: ok = parse_double(optarg, &o.outliers); break;
-        case OPT_JITTER: ok = parse_double(optarg, &o.jitter); break;
-        case OPT_SHIFT: ok = parse_double(optarg, &o.boundary_shift); break;
-        case OPT_NOISE: ok = parse_double(optarg, &o.rate_noise); break;
-        case OPT_COUNTERS: ok = parse_u32(optarg, &o.counters); break;
+        case OPT_OUTLIERS: ok = tf_arg_double(optarg, -INFINITY, INFINITY, &o.outliers); break;
+        case OPT_JITTER: ok = tf_arg_double(optarg, -INFINITY, INFINITY, &o.jitter); break;
+        case OPT_SHIFT: ok = tf_arg_double(optarg, -INFINITY, INFINITY, &o.boundary_shift); break;
+        case OPT_NOISE: ok = tf_arg_double(optarg, -INFINITY, INFINITY, &o.rate_noise); break;
+        case OPT_COUNTERS: ok = tf_arg_u32(optarg, &o.counters); break;
         case OPT_MEMORY: o.memory = true; break;
         case OPT_NO_MEMORY: o.memory = false; break;
-        case OPT_MEMORY_SAMPLES: ok = parse_double(optarg, &o.memory_samples); break;
+        case OPT_MEMORY_SAMPLES: ok = tf_arg_double(optarg, -INFINITY, INFINITY, &o.memory_samples); break;
         case OPT_ASLR: o.aslr = true; break;
-        case OPT_GRID: ok = parse_u32(optarg, &o.grid); break;
+        case OPT_GRID: ok = tf_arg_u32(optarg, &o.grid); break;
         case 'q': quiet = true; break;
         case 'h': usage(stdout); return TF_EXIT_OK;
         case ':': return tf_msg_usage("option '%s' needs a value", argv[optind - 1]);
