@@ -20,6 +20,7 @@
  * turn round (a sweep forward then backward on the same lines, see
  * direction_turn.c). */
 #include "an_steps.h"
+#include "tf_array.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -155,14 +156,10 @@ struct phase_list {
 static int push_phase(struct phase_list *pl, uint32_t parent, double x0, double x1,
                       tf_error *err)
 {
-    if (pl->n == pl->cap) {
-        size_t cap = pl->cap ? 2 * pl->cap : 16;
-        tf_an_phase *v = realloc(pl->v, cap * sizeof *v);
-        if (!v)
-            return tf_fail(err, TF_ERR_NOMEM, "out of memory for phases");
-        pl->v = v;
-        pl->cap = cap;
-    }
+    tf_an_phase *v = tf_array_room(pl->v, pl->n, &pl->cap, sizeof *v, 16);
+    if (!v)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for phases");
+    pl->v = v;
     pl->v[pl->n++] = (tf_an_phase){ .parent = parent, .x0 = x0, .x1 = x1,
                                     .routine = TF_AN_NONE, .mips = NAN, .ipc = NAN };
     return 0;

@@ -3,6 +3,7 @@
  * a stack of open regions, so nesting, unclosed regions and ends that skip
  * an inner end all resolve the same way. */
 #include "instances.h"
+#include "tf_array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +17,10 @@ struct instance_list {
 
 static int list_push(struct instance_list *l, const tf_instance *in, tf_error *err)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        tf_instance *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return tf_fail(err, TF_ERR_NOMEM, "out of memory pairing region instances");
-        l->v = v;
-        l->cap = cap;
-    }
+    tf_instance *v = tf_array_room(l->v, l->n, &l->cap, sizeof *v, 64);
+    if (!v)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory pairing region instances");
+    l->v = v;
     l->v[l->n++] = *in;
     return 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "prv_pcf.h"
+#include "tf_array.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -124,14 +125,10 @@ static pcf_type *type_find(tf_pcf *pcf, uint32_t type)
 
 static int new_set(tf_pcf *pcf, size_t *index, tf_error *err)
 {
-    if (pcf->nsets == pcf->capsets) {
-        size_t cap = pcf->capsets ? 2 * pcf->capsets : 16;
-        label_set *ns = realloc(pcf->sets, cap * sizeof *ns);
-        if (!ns)
-            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-        pcf->sets = ns;
-        pcf->capsets = cap;
-    }
+    label_set *ns = tf_array_room(pcf->sets, pcf->nsets, &pcf->capsets, sizeof *ns, 16);
+    if (!ns)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    pcf->sets = ns;
     pcf->sets[pcf->nsets] = (label_set){0};
     *index = pcf->nsets++;
     return 0;
@@ -143,14 +140,10 @@ int tf_pcf_add_type(tf_pcf *pcf, uint32_t type, uint32_t gradient, const char *l
     size_t i = type_lower(pcf, type);
     if (i < pcf->ntypes && pcf->types[i].type == type)
         return 0;
-    if (pcf->ntypes == pcf->captypes) {
-        size_t cap = pcf->captypes ? 2 * pcf->captypes : 32;
-        pcf_type *nt = realloc(pcf->types, cap * sizeof *nt);
-        if (!nt)
-            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-        pcf->types = nt;
-        pcf->captypes = cap;
-    }
+    pcf_type *nt = tf_array_room(pcf->types, pcf->ntypes, &pcf->captypes, sizeof *nt, 32);
+    if (!nt)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    pcf->types = nt;
     char *copy = strdup(label);
     if (!copy)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");

@@ -10,6 +10,7 @@
  * it says so (exit, exec) or when it is gone (killed): its buffers are still
  * in the session files, so everything it wrote reaches the trace. */
 #include "config.h"
+#include "tf_array.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -209,14 +210,10 @@ static int sync_strings(wproc *p, tf_error *err)
     uint64_t used = atomic_load_explicit(&p->shm->strings_used, memory_order_acquire);
     while (p->strings_pos < used) {
         const char *str = p->shm->strings + p->strings_pos;
-        if (p->nstrings == p->string_cap) {
-            size_t cap = p->string_cap ? 2 * p->string_cap : 256;
-            uint32_t *m = realloc(p->string_map, cap * sizeof *m);
-            if (!m)
-                return tf_fail(err, TF_ERR_NOMEM, "string table");
-            p->string_map = m;
-            p->string_cap = cap;
-        }
+        uint32_t *m = tf_array_room(p->string_map, p->nstrings, &p->string_cap, sizeof *m, 256);
+        if (!m)
+            return tf_fail(err, TF_ERR_NOMEM, "string table");
+        p->string_map = m;
         int rc = tf_writer_intern(p->w, str, &p->string_map[p->nstrings], err);
         if (rc)
             return rc;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "elf_objects.h"
+#include "tf_array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,14 +29,10 @@ void tf_elf_objects_free(tf_elf_objects *o)
 
 static int add_module(tf_elf_objects *o, const char *path, uint64_t bias, tf_error *err)
 {
-    if (o->nmodules == o->modcap) {
-        size_t cap = o->modcap ? 2 * o->modcap : 16;
-        tf_elf_module *m = realloc(o->modules, cap * sizeof *m);
-        if (!m)
-            return tf_fail(err, TF_ERR_NOMEM, "ELF module list");
-        o->modules = m;
-        o->modcap = cap;
-    }
+    tf_elf_module *m = tf_array_room(o->modules, o->nmodules, &o->modcap, sizeof *m, 16);
+    if (!m)
+        return tf_fail(err, TF_ERR_NOMEM, "ELF module list");
+    o->modules = m;
     char *copy = strdup(path);
     if (!copy)
         return tf_fail(err, TF_ERR_NOMEM, "ELF module list");
@@ -46,14 +43,10 @@ static int add_module(tf_elf_objects *o, const char *path, uint64_t bias, tf_err
 static int add_object(tf_elf_objects *o, uint64_t start, uint64_t size, const char *name,
                       tf_error *err)
 {
-    if (o->nobjects == o->cap) {
-        size_t cap = o->cap ? 2 * o->cap : 256;
-        tf_elf_object *v = realloc(o->objects, cap * sizeof *v);
-        if (!v)
-            return tf_fail(err, TF_ERR_NOMEM, "ELF object list");
-        o->objects = v;
-        o->cap = cap;
-    }
+    tf_elf_object *v = tf_array_room(o->objects, o->nobjects, &o->cap, sizeof *v, 256);
+    if (!v)
+        return tf_fail(err, TF_ERR_NOMEM, "ELF object list");
+    o->objects = v;
     char *copy = strdup(name);
     if (!copy)
         return tf_fail(err, TF_ERR_NOMEM, "ELF object list");
