@@ -2,6 +2,7 @@
 /* The STREAM-shaped report model. */
 #include "config.h"
 
+#include <ftw.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -171,4 +172,19 @@ int tf_fixture_stream(tf_report *r, size_t npoints, unsigned flags, tf_error *er
         p->instance_used[i] = !outlier;
     }
     return tf_report_tables_fill(p, NULL, err);
+}
+
+int tf_fixture_tmpdir_make(char *dir)
+{
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+int tf_fixture_tmpdir_remove(const char *dir)
+{
+    return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -19,4 +19,9 @@ enum tf_fixture_flags {
 /* One page with npoints code points and as many memory points. */
 int tf_fixture_stream(tf_report *r, size_t npoints, unsigned flags, tf_error *err);
 
+/* The render tests' scratch directory: dir is a mkdtemp template, filled
+ * in by make; remove deletes it with everything in it.  0 on success. */
+int tf_fixture_tmpdir_make(char *dir);
+int tf_fixture_tmpdir_remove(const char *dir);
+
 #endif

@@ -18,6 +18,7 @@
 #include <hdf5.h>
 
 #include "report_load.h"
+#include "report_fixture.h"
 
 static char tmpdir[] = "/tmp/tf-render-load-XXXXXX";
 static bool have_folds;
@@ -259,7 +260,7 @@ static void test_malformed_analysis_refused(void **state)
 static int setup(void **state)
 {
     const char *tf = getenv("TRACEFOLD");
-    if (!mkdtemp(tmpdir))
+    if (tf_fixture_tmpdir_make(tmpdir))
         return -1;
     have_folds = tf &&
         sh("'%s' synth -q -o '%s/mem.h5' --iterations 80 --seed 3 && "
@@ -275,7 +276,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    return sh("rm -rf '%s'", tmpdir) == 0 ? 0 : -1;
+    return tf_fixture_tmpdir_remove(tmpdir);
 }
 
 int main(void)

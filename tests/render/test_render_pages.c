@@ -298,14 +298,12 @@ static void test_tables_from_page(void **state)
 
 static int setup(void **state)
 {
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return tf_fixture_tmpdir_make(tmpdir);
 }
 
 static int teardown(void **state)
 {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tf_fixture_tmpdir_remove(tmpdir);
 }
 
 int main(void)
