@@ -20,53 +20,12 @@
 #include <cmocka.h>
 
 #include "objmap.h"
+#include "target_layout.h"
 
 #define PIE_BASE 0x555555554000ull
 #define STACK_TOP 0x7ffd00021000ull
 
 static char target[4096], trace_path[64];
-
-/* tf_target_outer's address in the target mapped at PIE_BASE (or at its
- * link address for ET_EXEC), and the mapping. */
-static uint64_t target_outer(uint64_t *start, uint64_t *end)
-{
-    elf_version(EV_CURRENT);
-    int fd = open(target, O_RDONLY);
-    assert_true(fd >= 0);
-    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    GElf_Ehdr eh;
-    assert_non_null(gelf_getehdr(elf, &eh));
-    uint64_t base = eh.e_type == ET_DYN ? PIE_BASE : 0, lo = UINT64_MAX, hi = 0, outer = 0;
-    size_t nph;
-    elf_getphdrnum(elf, &nph);
-    for (size_t i = 0; i < nph; i++) {
-        GElf_Phdr ph;
-        gelf_getphdr(elf, (int)i, &ph);
-        if (ph.p_type == PT_LOAD) {
-            lo = ph.p_vaddr < lo ? ph.p_vaddr : lo;
-            hi = ph.p_vaddr + ph.p_memsz > hi ? ph.p_vaddr + ph.p_memsz : hi;
-        }
-    }
-    Elf_Scn *scn = NULL;
-    while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        gelf_getshdr(scn, &sh);
-        if (sh.sh_type != SHT_SYMTAB)
-            continue;
-        Elf_Data *d = elf_getdata(scn, NULL);
-        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-            GElf_Sym sym;
-            gelf_getsym(d, (int)i, &sym);
-            if (!strcmp(elf_strptr(elf, sh.sh_link, sym.st_name), "tf_target_outer"))
-                outer = base + sym.st_value;
-        }
-    }
-    elf_end(elf);
-    close(fd);
-    *start = base + (lo & ~0xfffull);
-    *end = base + hi;
-    return outer;
-}
 
 static uint32_t intern(tf_writer *w, const char *s)
 {
@@ -124,7 +83,9 @@ static const char *lookup(tf_an_objmap *m, tf_analysis *a, uint64_t addr, uint64
 
 static void objects_by_address_and_lifetime(void **state)
 {
-    uint64_t code_start, code_end, outer = target_outer(&code_start, &code_end);
+    fx_target_layout layout;
+    assert_int_equal(fx_target_layout_read(target, PIE_BASE, &layout), 0);
+    uint64_t code_start = layout.start, code_end = layout.end, outer = layout.outer;
     tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = "test", .command_line = "test",
                            .producer = "test_objmap" };
     tf_writer *w;

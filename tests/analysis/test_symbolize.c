@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "symbolize.h"
+#include "target_layout.h"
 
 static char target[4096], stripped[4096], source[4096];
 
@@ -78,44 +79,17 @@ static bool find_inlined(Dwarf_Die *die, const char *name, Dwarf_Addr *entry)
 static void inspect(const char *path, struct target_info *t)
 {
     memset(t, 0, sizeof *t);
+    fx_target_layout layout;
+    assert_int_equal(fx_target_layout_read(path, PIE_BASE, &layout), 0);
+    t->base = layout.base;
+    t->module = (tf_sym_module){ layout.start, layout.end, 0, path, "" };
+    t->outer = layout.outer;
+    t->outer_size = layout.outer_size;
     elf_version(EV_CURRENT);
     int fd = open(path, O_RDONLY);
     assert_true(fd >= 0);
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     assert_non_null(elf);
-    GElf_Ehdr eh;
-    assert_non_null(gelf_getehdr(elf, &eh));
-    t->base = eh.e_type == ET_DYN ? PIE_BASE : 0;
-    size_t nph;
-    assert_int_equal(elf_getphdrnum(elf, &nph), 0);
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (size_t i = 0; i < nph; i++) {
-        GElf_Phdr ph;
-        gelf_getphdr(elf, (int)i, &ph);
-        if (ph.p_type != PT_LOAD)
-            continue;
-        lo = ph.p_vaddr < lo ? ph.p_vaddr : lo;
-        hi = ph.p_vaddr + ph.p_memsz > hi ? ph.p_vaddr + ph.p_memsz : hi;
-    }
-    /* one mapping of the whole file from offset 0, as the first PT_LOAD
-     * segment of ordinary executables starts there */
-    t->module = (tf_sym_module){ t->base + (lo & ~0xfffull), t->base + hi, 0, path, "" };
-    Elf_Scn *scn = NULL;
-    while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        gelf_getshdr(scn, &sh);
-        if (sh.sh_type != SHT_SYMTAB)
-            continue;
-        Elf_Data *d = elf_getdata(scn, NULL);
-        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-            GElf_Sym sym;
-            gelf_getsym(d, (int)i, &sym);
-            if (!strcmp(elf_strptr(elf, sh.sh_link, sym.st_name), "tf_target_outer")) {
-                t->outer = t->base + sym.st_value;
-                t->outer_size = sym.st_size;
-            }
-        }
-    }
     const void *id;
     ssize_t idlen = dwelf_elf_gnu_build_id(elf, &id);
     for (ssize_t i = 0; i < idlen && 2 * (size_t)i + 2 < sizeof t->build_id; i++)
