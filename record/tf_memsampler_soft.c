@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The software memory-sampling back end: at each timer sample, the memory
- * references of the interrupted instruction (or of the one that just
- * completed), computed from the saved registers by record/mem/ea_decode
+ * references of the interrupted instruction and of the one that just
+ * completed, computed from the saved registers by record/mem/ea_decode
  * (docs/memory-sampling.md).  One decoder per thread, created here outside
  * signal context, used only by that thread's handler. */
 #include "config.h"
@@ -32,15 +32,14 @@ static void soft_decode(tf_rec_thread *t, const void *ucontext, const tf_sample_
     tf_mem_thread *m = t->mem;
     tf_ea_regs regs;
     tf_ea_regs_from_ucontext(&regs, ucontext, m->fs_base, m->gs_base);
-    tf_ea_result r;
-    int st = tf_ea_decode_live(m->ea, &regs, &r);
-    if (st != TF_EA_MEMORY && st != TF_EA_GATHER)
-        return;
-    for (unsigned i = 0; i < r.naccess; i++) {
-        tf_sample ms;
-        tf_ea_to_sample(&r, i, &ms);
-        tf_mem_store(t, &ms, timer, NULL, 0);
-    }
+    tf_ea_result r[TF_EA_LIVE_MAX];
+    unsigned n = tf_ea_decode_live(m->ea, &regs, r);
+    for (unsigned k = 0; k < n; k++)
+        for (unsigned i = 0; i < r[k].naccess; i++) {
+            tf_sample ms;
+            tf_ea_to_sample(&r[k], i, &ms);
+            tf_mem_store(t, &ms, timer, NULL, 0);
+        }
 }
 
 static void soft_thread_stop(tf_rec_thread *t, bool forked)

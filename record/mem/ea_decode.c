@@ -31,6 +31,11 @@
 /* Plans of the IPs sampled before (direct-mapped by IP): a hot loop is
  * decoded once, later samples there only evaluate the plan. */
 #define TF_EA_CACHE 512
+/* Samples at one IP that look back again while the bytes before it are
+ * ambiguous and no known boundary precedes it: other samples nearby add
+ * boundaries; past this, the IP keeps only its own instruction (bounded
+ * cost, about 3 us a look-back). */
+#define TF_EA_LOOKBACK_RETRIES 16
 
 /* An address register in a plan: a greg index, or one of these. */
 enum { TF_REG_NONE = -1, TF_REG_NEXT_IP = -2 };
@@ -59,7 +64,9 @@ typedef struct tf_ea_plan {
 
 typedef struct tf_ea_cached {
     uint64_t   ip;               /* the sampled IP; 0: empty */
-    tf_ea_plan plan;
+    tf_ea_plan at;               /* the instruction at the IP */
+    tf_ea_plan before;           /* the one that ends there: TF_EA_MEMORY or not usable */
+    uint8_t    lookback_retries; /* samples left to decide `before` (0: decided) */
 } tf_ea_cached;
 
 struct tf_ea_decoder {
@@ -660,65 +667,93 @@ static int previous_from_anchor(tf_ea_decoder *d, uint64_t anchor, uint64_t ip,
     return TF_EA_MEMORY;
 }
 
-/* The plan for a sample at ip, from the code in memory, and whether it is
- * final (the same for every later sample at this IP). */
-static bool plan_live(tf_ea_decoder *d, uint64_t ip, tf_ea_plan *p)
+/* The instruction at ip into *at: false when the bytes there are not one. */
+static bool plan_at(tf_ea_decoder *d, uint64_t ip, tf_ea_plan *at)
 {
     uint64_t page_offset = ip & (d->page_size - 1);
     uint8_t buf[TF_X86_MAX_INSN];
     size_t to_page_end = d->page_size - page_offset;
     size_t n = to_page_end < sizeof buf ? to_page_end : sizeof buf;
     memcpy(buf, (const void *)(uintptr_t)ip, n);
-    int st = decode_plan(d, buf, n, ip, p);
+    int st = decode_plan(d, buf, n, ip, at);
     if (st == TF_EA_UNDECODABLE && n < sizeof buf) {
         /* The instruction continues on the next page, which is mapped
          * because the CPU is about to fetch it. */
         memcpy(buf, (const void *)(uintptr_t)ip, sizeof buf);
-        st = decode_plan(d, buf, sizeof buf, ip, p);
+        st = decode_plan(d, buf, sizeof buf, ip, at);
     }
     if (st == TF_EA_UNDECODABLE)
         return false;
     remember_boundary(d, ip);
-    remember_boundary(d, ip + p->insn_len);
-    if (st != TF_EA_NO_MEMORY)
-        return true;
-    /* Look back, within the IP's page only (the page before may not be
-     * mapped): from a known boundary if there is one, else from the bytes
-     * just before the IP. */
+    remember_boundary(d, ip + at->insn_len);
+    return true;
+}
+
+/* The usable instruction that ends at ip into *before (status
+ * TF_EA_UNRESOLVED when there is none), looking back within the IP's page
+ * only (the page before may not be mapped): from a known boundary if there
+ * is one, else from the bytes just before the IP.  True when that is final;
+ * false when the bytes alone were ambiguous and a boundary found later (at
+ * a later sample) may still decide. */
+static bool plan_before(tf_ea_decoder *d, uint64_t ip, tf_ea_plan *before)
+{
+    uint64_t page_offset = ip & (d->page_size - 1);
     uint64_t page_start = ip - page_offset;
     uint64_t reach = ip - page_start < TF_EA_ANCHOR_REACH ? page_start : ip - TF_EA_ANCHOR_REACH;
     uint64_t anchor = nearest_anchor(d, reach, ip);
-    tf_ea_plan prev;
     if (anchor) {
-        if (previous_from_anchor(d, anchor, ip, &prev) == TF_EA_MEMORY)
-            *p = prev;
-        return true;   /* decided from a known boundary: final */
+        previous_from_anchor(d, anchor, ip, before);
+        return true;
     }
+    uint8_t buf[TF_X86_MAX_INSN];
     size_t back = page_offset < sizeof buf ? (size_t)page_offset : sizeof buf;
+    memset(before, 0, sizeof *before);
+    before->insn_ip = ip;
+    plan_status(before, TF_EA_UNRESOLVED);
     if (back == 0)
         return true;
     memcpy(buf, (const void *)(uintptr_t)(ip - back), back);
-    if (previous_from_bytes(d, buf, back, ip, &prev) == TF_EA_MEMORY) {
-        *p = prev;
-        return true;
-    }
-    return false;   /* an anchor found later may resolve it */
+    return previous_from_bytes(d, buf, back, ip, before) == TF_EA_MEMORY;
 }
 
-int tf_ea_decode_live(tf_ea_decoder *d, const tf_ea_regs *regs, tf_ea_result *out)
+static bool has_references(const tf_ea_plan *p)
+{
+    return p->status == TF_EA_MEMORY || p->status == TF_EA_GATHER;
+}
+
+/* The instructions' results in out[], the one at the IP first. */
+static unsigned evaluate_live(const tf_ea_cached *c, const tf_ea_regs *regs,
+                              tf_ea_result out[TF_EA_LIVE_MAX])
+{
+    unsigned n = 0;
+    if (has_references(&c->at))
+        evaluate(&c->at, regs, c->ip, &out[n++]);
+    if (has_references(&c->before))
+        evaluate(&c->before, regs, c->ip, &out[n++]);
+    return n;
+}
+
+unsigned tf_ea_decode_live(tf_ea_decoder *d, const tf_ea_regs *regs,
+                           tf_ea_result out[TF_EA_LIVE_MAX])
 {
     uint64_t ip = regs->greg[TF_EA_RIP];
+    if (!ip)
+        return 0;
     tf_ea_cached *c = &d->cache[slot_of(ip, TF_EA_CACHE)];
-    if (c->ip == ip && ip)
-        return evaluate(&c->plan, regs, ip, out);
-    tf_ea_plan p;
-    if (plan_live(d, ip, &p)) {
+    if (c->ip != ip) {
+        if (!plan_at(d, ip, &c->at)) {
+            c->ip = 0;
+            return 0;
+        }
         c->ip = ip;
-        c->plan = p;
+        c->lookback_retries = TF_EA_LOOKBACK_RETRIES;
     }
-    int st = evaluate(&p, regs, ip, out);
-    /* An unresolved look-back leaves the at-IP answer: no memory. */
-    return st;
+    if (c->lookback_retries) {
+        c->lookback_retries--;
+        if (plan_before(d, ip, &c->before))
+            c->lookback_retries = 0;
+    }
+    return evaluate_live(c, regs, out);
 }
 
 void tf_ea_decoder_forget_code(tf_ea_decoder *d)

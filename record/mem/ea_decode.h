@@ -16,22 +16,22 @@
  *     VM (tests/memsample/stream_sampling_test): decoding only at the IP
  *     found a memory reference in under 1 % of the samples of a loop whose
  *     every third instruction is a load.
- * So tf_ea_decode_live decodes the instruction at the IP first and, when it
- * makes no memory reference, the instruction that ends at the IP
- * (tf_ea_decode_previous), provided that (a) every way of reading the bytes
- * before the IP as an instruction ending there gives the same references
- * (x86 cannot be decoded backwards with certainty; disagreeing readings
- * give TF_EA_UNRESOLVED rather than a guess), (b) that instruction does not
- * write a register its address uses (pointer chasing, string instructions,
- * push/pop: the registers no longer hold its address), and (c) it is not a
- * stack reference.  Remaining error: when the IP is a branch target, the
+ * So tf_ea_decode_live reports two instructions: the one at the IP, and the
+ * one that ends at the IP (tf_ea_decode_previous), provided that (a) every
+ * way of reading the bytes before the IP as an instruction ending there
+ * gives the same references (x86 cannot be decoded backwards with
+ * certainty; disagreeing readings give TF_EA_UNRESOLVED rather than a
+ * guess), (b) that instruction does not write a register its address uses
+ * (pointer chasing, string instructions, push/pop: the registers no longer
+ * hold its address), and (c) it is not a stack reference.  Both, not the
+ * first that makes a reference: the core retires instructions in groups, so
+ * some instructions are never the one at the IP of any sample.  Measured on
+ * an AMD Zen 3 VM, STREAM's Add loop (load a, add b, store c, add, cmp,
+ * jne) was never interrupted at the load of a, the branch target: decoding
+ * at the IP alone, and looking back only when that found nothing, never
+ * saw array a at all.  Remaining error: when the IP is a branch target, the
  * bytes before it belong to an instruction that did not just run; for the
  * fall-through of a loop body or a straight-line sequence (the common case)
- * they did.  The result says which instruction was used (origin) and its
- * address (ip): the sample is attributed to that instruction.  A REP string
- * instruction interrupted part way is restarted at the same IP with
- * rsi/rdi/rcx advanced, so its sample gives the element it moves next.
- *
  * What is reported.  Every memory reference the instruction makes: explicit
  * operands (base + index*scale + displacement, RIP-relative from the end of
  * the instruction, fs:/gs: bases, 32-bit address size truncated to 32 bits,
@@ -162,13 +162,17 @@ int  tf_ea_decode_previous(tf_ea_decoder *d, const uint8_t *before, size_t len,
 
 /* The sampling entry point: reads the code at and before
  * regs->greg[TF_EA_RIP] from this process's memory and decodes the
- * instruction at the IP, or, when that one makes no memory reference, the
- * one before it (see above).  It reads neither before the IP's page nor
- * past its end unless the instruction at the IP continues on the next page
- * (mapped, since the CPU is about to fetch it).  Async-signal-safe. */
-int  tf_ea_decode_live(tf_ea_decoder *d, const tf_ea_regs *regs, tf_ea_result *out);
+ * instruction at the IP and the one that ends there (see above).  Fills
+ * out[0..n) with those that make references (status TF_EA_MEMORY or
+ * TF_EA_GATHER), the one at the IP first, and returns n (0, 1 or 2).  It
+ * reads neither before the IP's page nor past its end unless the
+ * instruction at the IP continues on the next page (mapped, since the CPU
+ * is about to fetch it).  Async-signal-safe. */
+#define TF_EA_LIVE_MAX 2
+unsigned tf_ea_decode_live(tf_ea_decoder *d, const tf_ea_regs *regs,
+                           tf_ea_result out[TF_EA_LIVE_MAX]);
 
-/* tf_ea_decode_live keeps, per decoder, the plan of each IP it has decoded
+/* tf_ea_decode_live keeps, per decoder, the plans of each IP it has decoded
  * (512 slots, direct-mapped): a later sample at the same IP only evaluates
  * it with the new registers.  Code that changes at an address already
  * sampled (dlclose then dlopen at the same place, JIT compilers) must call

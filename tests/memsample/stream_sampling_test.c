@@ -54,7 +54,7 @@ typedef struct log_entry {
 static log_entry log_entries[LOG_CAPACITY];
 static volatile sig_atomic_t log_len;
 static volatile sig_atomic_t phase_mem_samples[NPHASES];
-static volatile sig_atomic_t samples_total, samples_undecodable;
+static volatile sig_atomic_t samples_total, samples_without_reference;
 
 static tf_ea_decoder *decoder;
 static uint64_t fs_base, gs_base;
@@ -66,20 +66,20 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     if (ph == PHASE_IDLE)
         return;
     tf_ea_regs regs;
-    tf_ea_result r;
+    tf_ea_result r[TF_EA_LIVE_MAX];
     tf_ea_regs_from_ucontext(&regs, ucontext, fs_base, gs_base);
-    int st = tf_ea_decode_live(decoder, &regs, &r);
-    if (st == TF_EA_UNDECODABLE)
-        samples_undecodable++;
-    if (st != TF_EA_MEMORY)
-        return;
-    for (unsigned i = 0; i < r.naccess && log_len < (sig_atomic_t)LOG_CAPACITY; i++) {
-        log_entries[log_len] = (log_entry){ .addr = r.access[i].addr, .phase = (uint8_t)ph,
-                                            .dir = r.access[i].dir, .flags = r.access[i].flags,
-                                            .pass = (uint32_t)pass };
-        log_len++;
-        phase_mem_samples[ph]++;
-    }
+    unsigned n = tf_ea_decode_live(decoder, &regs, r);
+    if (n == 0)
+        samples_without_reference++;
+    for (unsigned k = 0; k < n; k++)
+        for (unsigned i = 0; i < r[k].naccess && log_len < (sig_atomic_t)LOG_CAPACITY; i++) {
+            log_entries[log_len] = (log_entry){ .addr = r[k].access[i].addr,
+                                                .phase = (uint8_t)ph, .dir = r[k].access[i].dir,
+                                                .flags = r[k].access[i].flags,
+                                                .pass = (uint32_t)pass };
+            log_len++;
+            phase_mem_samples[ph]++;
+        }
 }
 
 /* The loops, kept out of line so that they look like real kernels. */
@@ -178,8 +178,8 @@ static int run_all(void **state)
     run_phase(PHASE_WRITE);
     ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0);
     close(perf_fd);
-    print_message("# %d samples, %d undecodable, memory references: static %d, heap %d, "
-                  "write %d\n", (int)samples_total, (int)samples_undecodable,
+    print_message("# %d samples, %d without a reference, memory references: static %d, heap %d, "
+                  "write %d\n", (int)samples_total, (int)samples_without_reference,
                   (int)phase_mem_samples[PHASE_STATIC], (int)phase_mem_samples[PHASE_HEAP],
                   (int)phase_mem_samples[PHASE_WRITE]);
     return 0;
