@@ -4,7 +4,7 @@
  * Hardware events are packed into groups of at most TF_GROUP_HW so that each
  * group fits the PMU; when there are more groups than the PMU holds, the
  * kernel time-multiplexes them and each value is scaled by
- * time_enabled / time_running.  Software events never multiplex and go into
+ * time_enabled / time_running (tf_counter_values.h).  Software events never multiplex and go into
  * one group of their own.  Values are cumulative since the thread's start. */
 #include "config.h"
 
@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "tf_counter_values.h"
 #include "tf_rec.h"
 
 #define TF_GROUP_HW 4
@@ -190,37 +191,24 @@ int tf_counters_group0_fd(const tf_rec_thread *t)
     return layout.ngroups ? t->ctr_fd[layout.first[0]] : -1;
 }
 
-/* Fills the values of group g from buf, read(2)'s PERF_FORMAT_GROUP layout
- * with TOTAL_TIME_ENABLED and RUNNING: nr, enabled, running, values.  A
- * multiplexed group is scaled to its estimate over the enabled time. */
-static void fill_group(uint32_t g, const uint64_t *buf, size_t words, uint64_t *out)
+static void fill_group(tf_rec_thread *t, uint32_t g, const uint64_t *buf, size_t words,
+                       uint64_t *out)
 {
-    uint32_t first = layout.first[g], count = layout.count[g];
-    if (!buf || words < 3 + (size_t)count || buf[0] < count) {
-        for (uint32_t i = 0; i < count; i++)
-            out[first + i] = UINT64_MAX;   /* TF_NOVALUE */
-        return;
-    }
-    uint64_t enabled = buf[1], running = buf[2];
-    for (uint32_t i = 0; i < count; i++) {
-        uint64_t v = buf[3 + i];
-        if (running && running < enabled)
-            v = (uint64_t)((double)v * ((double)enabled / (double)running));
-        out[first + i] = v;
-    }
+    uint32_t first = layout.first[g];
+    tf_counter_group_values(buf, words, layout.count[g], t->ctr_last + first, out + first);
 }
 
-void tf_counters_read(const tf_rec_thread *t, uint64_t *out, const uint64_t *group0)
+void tf_counters_read(tf_rec_thread *t, uint64_t *out, const uint64_t *group0)
 {
     for (uint32_t g = 0; g < layout.ngroups; g++) {
         if (g == 0 && group0) {
-            fill_group(0, group0, TF_GROUP_READ_WORDS, out);
+            fill_group(t, 0, group0, TF_GROUP_READ_WORDS, out);
             continue;
         }
         uint64_t buf[TF_GROUP_READ_WORDS];
         int fd = t->ctr_fd[layout.first[g]];
         ssize_t got = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
-        fill_group(g, got > 0 ? buf : NULL, got > 0 ? (size_t)got / sizeof buf[0] : 0, out);
+        fill_group(t, g, got > 0 ? buf : NULL, got > 0 ? (size_t)got / sizeof buf[0] : 0, out);
     }
 }
 

@@ -30,6 +30,7 @@ typedef struct tf_rec_thread {
     uint64_t tid;
     uint64_t user[TF_SESSION_MAX_USER];/* cumulative user counters */
     int      ctr_fd[TF_SESSION_MAX_BASE]; /* counter descriptors, -1 when closed */
+    uint64_t ctr_last[TF_SESSION_MAX_BASE];/* last values read: they never go back */
     volatile sig_atomic_t busy;        /* inside an event write: a nested one drops */
     volatile sig_atomic_t unwinding;   /* tf_heap.c is in libunwind: the handler stays out */
     int      sample_fd;                /* perf back end: the sampling event */
@@ -147,7 +148,7 @@ int  tf_counters_encode(const char *name, struct perf_event_attr *a);
 int  tf_counters_group0_fd(const tf_rec_thread *t);
 /* Reads the base counters into out[0..nbase); group 0 from group0 when not
  * NULL (a sample's group read), else by read(2).  Async-signal-safe. */
-void tf_counters_read(const tf_rec_thread *t, uint64_t *out, const uint64_t *group0);
+void tf_counters_read(tf_rec_thread *t, uint64_t *out, const uint64_t *group0);
 void tf_counters_close(tf_rec_thread *t);
 
 /* tf_thread.c */
