@@ -11,10 +11,17 @@
  * fraction of the level's plateau.  Levels differ by ×2 or more in latency,
  * timing noise on a shared machine is a few percent. */
 #define SAME_LEVEL 0.15
-/* A plateau is only believed when this many consecutive sizes agree. */
-#define PLATEAU_POINTS 2
 /* Successive cache levels are at least this much slower than the previous. */
 #define DISTINCT_LEVEL 1.5
+/* A cache level's plateau spans at least this ratio of sizes: it runs from
+ * the previous level's size to its own, and levels grow by ×4 or more on
+ * every machine this targets (L1 32–48 KiB, L2 256 KiB–2 MiB, L3 several
+ * MiB).  Shorter flat stretches are the way from one level to the next:
+ * a physically indexed cache shared with another core or tenant, or
+ * replaced gradually, loses its hits over a range of sizes, and on the
+ * AMD Zen 3 VM this was measured on the L2-to-L3 rise paused for two grid
+ * steps at 1.7× the L2 latency. */
+#define MIN_PLATEAU_SPAN 2.0
 /* Sweeps of the capacity curve, each size keeping its fastest. */
 #define CAPACITY_PASSES 4
 #define CAPACITY_PASSES_QUICK 3
@@ -37,60 +44,108 @@ static void report(const tf_cal_options *o, const char *what, size_t done, size_
 
 static bool within(double v, double ref) { return v <= ref * (1 + SAME_LEVEL); }
 
+/* A flat stretch of the capacity curve: points first..last, its lowest
+ * latency (noise on a shared machine only ever adds time) and the last
+ * point still within SAME_LEVEL of it, whose size is the level's. */
+typedef struct plateau {
+    size_t first, last, end;
+    double ns;
+} plateau;
+
+static void plateau_close(const tf_cal_curve *c, plateau *p)
+{
+    p->end = p->first;
+    for (size_t i = p->first; i <= p->last; i++)
+        if (within(c->ns[i], p->ns))
+            p->end = i;
+}
+
+static double plateau_span(const tf_cal_curve *c, const plateau *p)
+{
+    return c->bytes[p->last] / c->bytes[p->first];
+}
+
+/* Joins plateau k+1 into plateau k. */
+static void plateau_join(const tf_cal_curve *c, plateau *pl, size_t *n, size_t k)
+{
+    pl[k].last = pl[k + 1].last;
+    if (pl[k + 1].ns < pl[k].ns)
+        pl[k].ns = pl[k + 1].ns;
+    plateau_close(c, &pl[k]);
+    memmove(pl + k + 1, pl + k + 2, (*n - k - 2) * sizeof *pl);
+    (*n)--;
+}
+
+/* Joins every neighbour less than DISTINCT_LEVEL slower than the previous
+ * plateau: one level seen through noise. */
+static void plateaus_join_close(const tf_cal_curve *c, plateau *pl, size_t *n)
+{
+    for (size_t k = 0; k + 1 < *n;) {
+        double lo = pl[k].ns < pl[k + 1].ns ? pl[k].ns : pl[k + 1].ns;
+        double hi = pl[k].ns < pl[k + 1].ns ? pl[k + 1].ns : pl[k].ns;
+        if (hi < lo * DISTINCT_LEVEL)
+            plateau_join(c, pl, n, k);
+        else
+            k++;
+    }
+}
+
 int tf_cal_find_levels(const tf_cal_curve *c, tf_cal_level *levels, int max_levels,
                        double *memory_ns)
 {
-    int nlevels = 0;
+    *memory_ns = 0;
     if (c->n == 0)
         return 0;
-    /* The plateau is the lowest latency seen since the level began: noise on
-     * a shared machine only ever adds time. */
-    double plateau = c->ns[0];
-    size_t i = 0;
-    while (i + 1 < c->n) {
-        if (within(c->ns[i + 1], plateau)) {
-            if (c->ns[i + 1] < plateau)
-                plateau = c->ns[i + 1];
-            i++;
+    /* 1. Maximal runs of points within SAME_LEVEL of the run's lowest. */
+    plateau pl[TF_CAL_MAX_POINTS];
+    size_t n = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (n && within(c->ns[i], pl[n - 1].ns) && within(pl[n - 1].ns, c->ns[i])) {
+            pl[n - 1].last = i;
+            if (c->ns[i] < pl[n - 1].ns)
+                pl[n - 1].ns = c->ns[i];
             continue;
         }
-        /* Capacity exceeded after bytes[i].  The next level's plateau starts
-         * where PLATEAU_POINTS consecutive sizes agree again. */
-        size_t j = i + 1;
-        while (j + PLATEAU_POINTS <= c->n) {
-            bool flat = true;
-            for (size_t k = 1; k < PLATEAU_POINTS; k++)
-                flat = flat && within(c->ns[j + k], c->ns[j]) && within(c->ns[j], c->ns[j + k]);
-            if (flat)
-                break;
-            j++;
-        }
-        if (nlevels < max_levels)
-            levels[nlevels++] = (tf_cal_level){.size_bytes = c->bytes[i], .hit_ns = plateau};
-        if (j + PLATEAU_POINTS > c->n) {  /* still rising at the end of the sweep */
-            plateau = c->ns[c->n - 1];
+        pl[n++] = (plateau){.first = i, .last = i, .ns = c->ns[i]};
+    }
+    for (size_t k = 0; k < n; k++)
+        plateau_close(c, &pl[k]);
+    plateaus_join_close(c, pl, &n);
+    /* 2. Stretches too short for a level, shortest first, leave the curve;
+     * their neighbours may then be one level (a spike removed).  The first
+     * plateau starts at the smallest size measured and the last may be cut
+     * by the largest: both are kept whatever their span. */
+    for (;;) {
+        size_t shortest = 0;
+        double span = MIN_PLATEAU_SPAN;
+        for (size_t k = 1; k + 1 < n; k++)
+            if (plateau_span(c, &pl[k]) < span) {
+                span = plateau_span(c, &pl[k]);
+                shortest = k;
+            }
+        if (!shortest)
             break;
-        }
-        plateau = c->ns[j];
-        i = j;
+        memmove(pl + shortest, pl + shortest + 1, (n - shortest - 1) * sizeof *pl);
+        n--;
+        plateaus_join_close(c, pl, &n);
     }
-    /* Cache levels differ in latency by far more than DISTINCT_LEVEL; steps
-     * smaller than that are one level seen through noise or through a
-     * gradual replacement policy: keep the larger size. */
-    int kept = 0;
-    for (int k = 0; k < nlevels; k++) {
-        if (kept > 0 && levels[k].hit_ns < levels[kept - 1].hit_ns * DISTINCT_LEVEL)
-            levels[kept - 1].size_bytes = levels[k].size_bytes;
-        else
-            levels[kept++] = levels[k];
-    }
-    if (kept > 0 && plateau < levels[kept - 1].hit_ns * DISTINCT_LEVEL)
-        kept--;   /* the last "level" was the start of the memory plateau */
-    nlevels = kept;
+    /* A last point alone that continues the creep of the plateau before
+     * it (less than DISTINCT_LEVEL above that plateau's last point) is part
+     * of it; one further up is where the sweep ended still rising. */
+    if (n >= 2 && pl[n - 1].first == pl[n - 1].last &&
+        c->ns[pl[n - 1].first] < c->ns[pl[n - 2].last] * DISTINCT_LEVEL)
+        plateau_join(c, pl, &n, n - 2);
+    /* 3. Every plateau but the last is a cache level; the last is memory
+     * (when the sweep ended still rising, its last point: a lower bound). */
+    size_t ncache = n - 1;
+    *memory_ns = pl[n - 1].ns;
+    int nlevels = 0;
+    for (size_t k = 0; k < ncache && nlevels < max_levels; k++)
+        levels[nlevels++] = (tf_cal_level){.size_bytes = c->bytes[pl[k].end],
+                                           .hit_ns = pl[k].ns};
     for (int k = 0; k < nlevels; k++)
-        levels[k].miss_penalty_ns = (k + 1 < nlevels ? levels[k + 1].hit_ns : plateau) -
+        levels[k].miss_penalty_ns = (k + 1 < nlevels ? levels[k + 1].hit_ns : *memory_ns) -
                                     levels[k].hit_ns;
-    *memory_ns = plateau;
     return nlevels;
 }
 
