@@ -49,8 +49,20 @@ static void draw_series(const tf_panel *p, const tf_report_series *s, double hi,
         cairo_set_source_rgba(cr, c.r, c.g, c.b, BAND_ALPHA);
         cairo_fill(cr);
     }
-    for (size_t i = 0; i < s->n; i++)
-        cairo_line_to(cr, tf_axes_x(p, s->x[i]), yof(p, s->y[i], hi));
+    /* A value that is not finite (nothing measured there) leaves a gap. */
+    cairo_new_path(cr);
+    bool drawing = false;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!isfinite(s->y[i])) {
+            drawing = false;
+            continue;
+        }
+        if (drawing)
+            cairo_line_to(cr, tf_axes_x(p, s->x[i]), yof(p, s->y[i], hi));
+        else
+            cairo_move_to(cr, tf_axes_x(p, s->x[i]), yof(p, s->y[i], hi));
+        drawing = true;
+    }
     cairo_set_source_rgb(cr, c.r, c.g, c.b);
     cairo_set_line_width(cr, 1.1);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);

@@ -115,6 +115,68 @@ static int rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_gro
     return 0;
 }
 
+/* The summed bandwidth of phase k's linear streams, or of its nearest
+ * enclosing phase that has some (MB/s); NaN when none has any. */
+static double phase_bandwidth(const tf_report_analysis *an, size_t k)
+{
+    for (size_t depth = 0; depth < an->nphases; depth++) {
+        double bw = 0;
+        bool any = false;
+        for (size_t s = 0; s < an->nstreams; s++)
+            if (an->stream_phase[s] == (int64_t)k && isfinite(an->stream_bandwidth[s])) {
+                bw += an->stream_bandwidth[s];
+                any = true;
+            }
+        if (any)
+            return bw;
+        if (an->phase_parent[k] < 0 || (size_t)an->phase_parent[k] >= an->nphases)
+            return NAN;
+        k = (size_t)an->phase_parent[k];
+    }
+    return NAN;
+}
+
+/* Without any counter rate (a machine without a PMU, whose software
+ * counters barely change within an iteration), the panel shows what the
+ * analysis measured instead: each phase's memory bandwidth, summed over
+ * its linear access streams (docs/algorithms.md, "Bytes and bandwidth"),
+ * as steps over the phases drawn (p->phases, in time order), with gaps
+ * where a phase has none (random or sparse references). */
+static int bandwidth_rates(tf_report_page *p, const tf_report_analysis *an, tf_error *err)
+{
+    if (p->nrates || p->mips || p->nphases == 0 || an->nstreams == 0)
+        return 0;
+    if (!p->rates && !(p->rates = calloc(1, sizeof *p->rates)))
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the bandwidth");
+    double *bw = malloc(p->nphases * sizeof *bw);
+    if (!bw)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the bandwidth");
+    bool any = false;
+    for (size_t i = 0; i < p->nphases; i++) {
+        bw[i] = NAN;
+        for (size_t k = 0; k < an->nphases; k++)
+            if (!strcmp(an->phase_label[k], p->phases[i].label))
+                bw[i] = phase_bandwidth(an, k);
+        any |= bw[i] > 0;
+    }
+    int rc = 0;
+    if (any && (rc = tf_report_series_init(&p->rates[0], "memory bandwidth (linear streams)",
+                                           2 * p->nphases, false, err)) == 0) {
+        for (size_t i = 0; i < p->nphases; i++) {
+            p->rates[0].x[2 * i] = p->phases[i].x0;
+            p->rates[0].x[2 * i + 1] = p->phases[i].x1;
+            p->rates[0].y[2 * i] = p->rates[0].y[2 * i + 1] = bw[i];
+        }
+        p->nrates = 1;
+        free(p->rates_unit);
+        free(p->rates_missing);
+        p->rates_missing = NULL;
+        p->rates_unit = tf_report_strdup("bandwidth [MB/s]");
+    }
+    free(bw);
+    return rc;
+}
+
 static int instances(tf_report_page *p, const tf_fold_region *reg, uint32_t group, tf_error *err)
 {
     p->instance_ns = malloc((reg->ninstances ? reg->ninstances : 1) * sizeof *p->instance_ns);
@@ -394,6 +456,8 @@ static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_
         rc = rates(p, reg, g, err);
     if (rc == 0)
         rc = an ? points_from_analysis(p, g, an, err) : points_from_trace(p, reg, g, sym, why, err);
+    if (rc == 0 && an)
+        rc = bandwidth_rates(p, an, err);
     if (rc == 0)
         rc = tf_report_tables_fill(p, an, err);
     return rc;

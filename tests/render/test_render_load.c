@@ -7,6 +7,7 @@
  * run outside `make check` (no $TRACEFOLD). */
 #include "config.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -169,6 +170,58 @@ static void test_trace_moved_away(void **state)
     tf_report_free(&r);
 }
 
+/* A fold whose counters have no rate (a machine without a PMU, whose
+ * software counters do not change within an iteration): the performance
+ * panel shows each phase's bandwidth from the analysis's linear streams,
+ * steps over the phases drawn, with gaps where a phase has none. */
+static void test_bandwidth_without_rates(void **state)
+{
+    if (!have_folds)
+        skip();
+    char path[512], copy[512];
+    fold_path(path, sizeof path, "mem");
+    snprintf(copy, sizeof copy, "%s/norates.h5", tmpdir);
+    assert_int_equal(sh("cp '%s' '%s'", path, copy), 0);
+    hid_t f = H5Fopen(copy, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t d = H5Dopen2(f, "region/0/group/0/rate", H5P_DEFAULT);
+    assert_true(d >= 0);
+    hid_t space = H5Dget_space(d);
+    hssize_t n = H5Sget_simple_extent_npoints(space);
+    double *nan = malloc((size_t)n * sizeof *nan);
+    assert_non_null(nan);
+    for (hssize_t i = 0; i < n; i++)
+        nan[i] = NAN;
+    assert_true(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, nan) >= 0);
+    free(nan);
+    H5Sclose(space);
+    H5Dclose(d);
+    H5Fclose(f);
+    tf_report r;
+    tf_error err = {0};
+    if (tf_report_load(copy, &r, &err) < 0)
+        fail_msg("%s", err.msg);
+    const tf_report_page *p = &r.pages[0];
+    assert_null(p->mips);
+    assert_null(p->rates_missing);
+    assert_int_equal(p->nrates, 1);
+    assert_non_null(strstr(p->rates[0].name, "bandwidth"));
+    assert_string_equal(p->rates_unit, "bandwidth [MB/s]");
+    const tf_report_series *bw = &p->rates[0];
+    assert_int_equal(bw->n, 2 * p->nphases);
+    size_t measured = 0;
+    for (size_t i = 0; i < p->nphases; i++) {
+        assert_true(bw->x[2 * i] == p->phases[i].x0 && bw->x[2 * i + 1] == p->phases[i].x1);
+        assert_true(bw->y[2 * i] == bw->y[2 * i + 1] || (isnan(bw->y[2 * i]) && isnan(bw->y[2 * i + 1])));
+        if (isfinite(bw->y[2 * i])) {
+            assert_true(bw->y[2 * i] > 0);
+            measured++;
+        }
+    }
+    assert_true(measured >= 1);
+    tf_report_free(&r);
+}
+
 /* Two processes with different address layouts: references are drawn as
  * offsets within their objects, and the objects' bands span [0, size). */
 static void test_processes_by_offset(void **state)
@@ -286,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_no_memory_samples),
         cmocka_unit_test(test_from_trace_without_analysis),
         cmocka_unit_test(test_trace_moved_away),
+        cmocka_unit_test(test_bandwidth_without_rates),
         cmocka_unit_test(test_processes_by_offset),
         cmocka_unit_test(test_other_version_refused),
         cmocka_unit_test(test_malformed_analysis_refused),
