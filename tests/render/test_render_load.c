@@ -110,16 +110,24 @@ static void test_no_memory_samples(void **state)
     tf_report_free(&r);
 }
 
+/* A copy NAME of the mem fold, opened for writing (the caller changes it
+ * and closes it); its path in copy. */
+static hid_t mem_fold_copy(const char *name, char *copy, size_t len)
+{
+    char path[512];
+    fold_path(path, sizeof path, "mem");
+    snprintf(copy, len, "%s/%s", tmpdir, name);
+    assert_int_equal(sh("cp '%s' '%s'", path, copy), 0);
+    hid_t f = H5Fopen(copy, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    return f;
+}
+
 /* A copy of the mem fold without its analysis group (as written by a fold
  * without the analysis step): the report then reads the trace itself. */
 static void fold_without_analysis(char *copy, size_t len)
 {
-    char path[512];
-    fold_path(path, sizeof path, "mem");
-    snprintf(copy, len, "%s/noanalysis.h5", tmpdir);
-    assert_int_equal(sh("cp '%s' '%s'", path, copy), 0);
-    hid_t f = H5Fopen(copy, H5F_ACC_RDWR, H5P_DEFAULT);
-    assert_true(f >= 0);
+    hid_t f = mem_fold_copy("noanalysis.h5", copy, len);
     assert_true(H5Ldelete(f, "region/0/group/0/analysis", H5P_DEFAULT) >= 0);
     H5Fclose(f);
 }
@@ -178,12 +186,8 @@ static void test_bandwidth_without_rates(void **state)
 {
     if (!have_folds)
         skip();
-    char path[512], copy[512];
-    fold_path(path, sizeof path, "mem");
-    snprintf(copy, sizeof copy, "%s/norates.h5", tmpdir);
-    assert_int_equal(sh("cp '%s' '%s'", path, copy), 0);
-    hid_t f = H5Fopen(copy, H5F_ACC_RDWR, H5P_DEFAULT);
-    assert_true(f >= 0);
+    char copy[512];
+    hid_t f = mem_fold_copy("norates.h5", copy, sizeof copy);
     hid_t d = H5Dopen2(f, "region/0/group/0/rate", H5P_DEFAULT);
     assert_true(d >= 0);
     hid_t space = H5Dget_space(d);
@@ -256,12 +260,8 @@ static void test_other_version_refused(void **state)
 {
     if (!have_folds)
         skip();
-    char path[512], copy[512];
-    fold_path(path, sizeof path, "mem");
-    snprintf(copy, sizeof copy, "%s/v99.h5", tmpdir);
-    assert_int_equal(sh("cp '%s' '%s'", path, copy), 0);
-    hid_t f = H5Fopen(copy, H5F_ACC_RDWR, H5P_DEFAULT);
-    assert_true(f >= 0);
+    char copy[512];
+    hid_t f = mem_fold_copy("v99.h5", copy, sizeof copy);
     hid_t a = H5Aopen(f, "version", H5P_DEFAULT);
     assert_true(a >= 0);
     long long v = 99;
@@ -283,13 +283,9 @@ static void test_malformed_analysis_refused(void **state)
 {
     if (!have_folds)
         skip();
-    char path[512], copy[512];
-    fold_path(path, sizeof path, "mem");
-    snprintf(copy, sizeof copy, "%s/badanalysis.h5", tmpdir);
-    assert_int_equal(sh("cp '%s' '%s'", path, copy), 0);
+    char copy[512];
     /* points/routine replaced by a column of the wrong length. */
-    hid_t f = H5Fopen(copy, H5F_ACC_RDWR, H5P_DEFAULT);
-    assert_true(f >= 0);
+    hid_t f = mem_fold_copy("badanalysis.h5", copy, sizeof copy);
     assert_true(H5Ldelete(f, "region/0/group/0/analysis/points/routine", H5P_DEFAULT) >= 0);
     hsize_t dims[1] = {3};
     long long rows[3] = {0, 0, 0};
