@@ -220,9 +220,15 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
         fprintf(out, "%s\n", proc->ncounters ? ")" : "");
         fprintf(out, "  modules: %zu, symbols: %zu\n", proc->nmodules, proc->nsymbols);
         fprintf(out, "  threads: %u\n", proc->nthreads);
-        for (uint32_t t = 0; t < proc->nthreads; t++)
-            fprintf(out, "    thread %u: tid %" PRIu64 ", %zu events, %zu samples\n", t,
-                    proc->threads[t].tid, proc->threads[t].nevents, proc->threads[t].nsamples);
+        for (uint32_t t = 0; t < proc->nthreads; t++) {
+            const tf_thread *th = &proc->threads[t];
+            fprintf(out, "    thread %u: tid %" PRIu64 ", %zu events, %zu samples", t, th->tid,
+                    th->nevents, th->nsamples);
+            if (th->dropped_events || th->dropped_samples)
+                fprintf(out, " (lost by the recorder, its buffer full: %" PRIu64 " events, %"
+                        PRIu64 " samples)", th->dropped_events, th->dropped_samples);
+            fputc('\n', out);
+        }
         print_text_objects(out, tr, proc);
     }
 
@@ -286,9 +292,11 @@ static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc)
             proc->nsymbols);
     fputs("     \"threads\": [", out);
     for (uint32_t t = 0; t < proc->nthreads; t++)
-        fprintf(out, "%s\n       {\"tid\": %" PRIu64 ", \"events\": %zu, \"samples\": %zu}",
+        fprintf(out, "%s\n       {\"tid\": %" PRIu64 ", \"events\": %zu, \"samples\": %zu, "
+                     "\"dropped_events\": %" PRIu64 ", \"dropped_samples\": %" PRIu64 "}",
                 t ? "," : "", proc->threads[t].tid, proc->threads[t].nevents,
-                proc->threads[t].nsamples);
+                proc->threads[t].nsamples, proc->threads[t].dropped_events,
+                proc->threads[t].dropped_samples);
     fputs("],\n     \"objects\": [", out);
     for (size_t i = 0; i < proc->nobjects; i++) {
         const tf_object *o = &proc->objects[i];

@@ -187,6 +187,11 @@ int  tf_writer_append_modules(tf_writer *w, uint32_t proc, const tf_module *m, s
                               tf_error *err);
 int  tf_writer_append_symbols(tf_writer *w, uint32_t proc, const tf_symbol *s, size_t n,
                               tf_error *err);
+/* Records of the thread the producer lost so far (its buffer was full):
+ * stored as the thread's dropped_events and dropped_samples attributes,
+ * replacing earlier values; durable at the next flush. */
+int  tf_writer_set_dropped(tf_writer *w, uint32_t proc, uint32_t thread, uint64_t events,
+                           uint64_t samples, tf_error *err);
 /* Makes everything appended so far readable by another process, even if
  * this one is killed afterwards (strings included). */
 int  tf_writer_flush(tf_writer *w, tf_error *err);
@@ -211,6 +216,8 @@ typedef struct tf_thread {
     uint64_t *event_counters;   /* nevents × process ncounters */
     size_t    nsamples;
     size_t    nframes;
+    uint64_t  dropped_events;   /* lost by the recorder (buffer full); 0 when none */
+    uint64_t  dropped_samples;
 } tf_thread;
 
 typedef struct tf_process {

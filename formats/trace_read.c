@@ -232,6 +232,14 @@ static int check_event_order(const tf_trace *tr, uint32_t proc, uint32_t thread,
     return 0;
 }
 
+/* An attribute that older traces, and producers that lose nothing, leave
+ * out: 0 then. */
+static int optional_uint64(hid_t g, const char *name, uint64_t *value, tf_error *err)
+{
+    *value = 0;
+    return H5Aexists(g, name) > 0 ? tf_h5_attr_read_uint64(g, name, value, err) : 0;
+}
+
 static int load_thread(tf_trace *tr, hid_t threads, uint32_t proc, uint32_t index,
                        tf_thread *t, uint32_t ncounters, tf_error *err)
 {
@@ -244,6 +252,8 @@ static int load_thread(tf_trace *tr, hid_t threads, uint32_t proc, uint32_t inde
     uint64_t rows;
     void *events = NULL;
     if ((rc = tf_h5_attr_read_uint64(g, TF_ATTR_TID, &t->tid, err)) == 0 &&
+        (rc = optional_uint64(g, TF_ATTR_DROPPED_EVENTS, &t->dropped_events, err)) == 0 &&
+        (rc = optional_uint64(g, TF_ATTR_DROPPED_SAMPLES, &t->dropped_samples, err)) == 0 &&
         (rc = table_load(g, &tf_schema_events, ncounters, &events, &t->event_counters,
                          &t->nevents, err)) == 0) {
         t->events = events;

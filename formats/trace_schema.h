@@ -34,6 +34,10 @@
 #define TF_ATTR_EXECUTABLE "executable"
 #define TF_ATTR_BUILD_ID   "build_id"
 #define TF_ATTR_TID        "tid"
+/* Records the recorder lost because the thread's buffer was full (absent:
+ * none, or a producer that never loses any). */
+#define TF_ATTR_DROPPED_EVENTS  "dropped_events"
+#define TF_ATTR_DROPPED_SAMPLES "dropped_samples"
 
 /* Groups and plain datasets: /strings, /process/<n>/thread/<m>. */
 #define TF_DSET_STRINGS  "strings"

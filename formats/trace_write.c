@@ -545,6 +545,24 @@ int tf_writer_append_events(tf_writer *w, uint32_t proc, uint32_t thread, const 
                         ev, counters, n, err);
 }
 
+int tf_writer_set_dropped(tf_writer *w, uint32_t proc, uint32_t thread, uint64_t events,
+                          uint64_t samples, tf_error *err)
+{
+    int rc = check_thread(w, proc, thread, err);
+    if (rc < 0)
+        return rc;
+    char name[96];
+    snprintf(name, sizeof name, "%s/%" PRIu32 "/%s/%" PRIu32, TF_GROUP_PROCESS, proc,
+             TF_GROUP_THREAD, thread);
+    hid_t g = -1;
+    if ((rc = tf_h5_group_open(w->file, name, &g, err)) < 0)
+        return rc;
+    (void)((rc = tf_h5_attr_write_uint64(g, TF_ATTR_DROPPED_EVENTS, events, err)) < 0 ||
+           (rc = tf_h5_attr_write_uint64(g, TF_ATTR_DROPPED_SAMPLES, samples, err)) < 0);
+    H5Gclose(g);
+    return rc;
+}
+
 int tf_writer_append_samples(tf_writer *w, uint32_t proc, uint32_t thread, const tf_sample *s,
                              const uint64_t *counters, size_t n, tf_error *err)
 {

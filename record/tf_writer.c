@@ -38,6 +38,7 @@ typedef struct wthread {
     size_t   size;
     uint32_t index;                 /* thread number in the trace */
     uint64_t last_event, last_sample;
+    uint64_t dropped_events, dropped_samples;   /* as last stored in the trace */
 } wthread;
 
 typedef struct wproc {
@@ -440,6 +441,18 @@ static int drain_samples(tf_rec_session *s, wproc *p, wthread *t, tf_error *err)
     return 0;
 }
 
+/* The thread's lost records, in the trace whenever they change, so that a
+ * reader knows what the bounded buffer cost (tracefold info says it). */
+static int store_dropped(wproc *p, wthread *t, tf_error *err)
+{
+    uint64_t ev = atomic_load(&t->buf->events.dropped), sm = atomic_load(&t->buf->samples.dropped);
+    if (ev == t->dropped_events && sm == t->dropped_samples)
+        return 0;
+    t->dropped_events = ev;
+    t->dropped_samples = sm;
+    return tf_writer_set_dropped(p->w, p->proc, t->index, ev, sm, err);
+}
+
 /* Empties every ring of p into its trace (or discards, when failed). */
 static int drain(tf_rec_session *s, wproc *p, tf_error *err)
 {
@@ -457,6 +470,8 @@ static int drain(tf_rec_session *s, wproc *p, tf_error *err)
         }
         if (!(rc = drain_events(s, p, t, err)))
             rc = drain_samples(s, p, t, err);
+        if (!rc)
+            rc = store_dropped(p, t, err);
     }
     return rc ? rc : tf_wobjects_flush(p->objects, p->w, p->proc, err);
 }

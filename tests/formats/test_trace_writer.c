@@ -143,6 +143,27 @@ static void atomic_close_and_abort(void **state)
     free(path);
 }
 
+/* The records a producer lost: stored per thread, the latest value kept,
+ * 0 for a thread that lost none; an unknown thread is refused. */
+static void dropped_counts(void **state)
+{
+    char *path = fixture_path(fixture_dir, "dropped.h5");
+    tf_writer *w = open_writer(path, 0);
+    OK(tf_writer_set_dropped(w, 0, 1, 3, 4, err));
+    OK(tf_writer_set_dropped(w, 0, 1, 30, 40, err));
+    FAILS(tf_writer_set_dropped(w, 0, 2, 1, 1, err), TF_ERR_USAGE, path, "thread 2");
+    OK(tf_writer_close(w, err));
+    tf_trace *tr;
+    OK(tf_trace_open(&tr, path, err));
+    const tf_process *p = tf_trace_process(tr, 0);
+    assert_int_equal(p->threads[0].dropped_events, 0);
+    assert_int_equal(p->threads[0].dropped_samples, 0);
+    assert_int_equal(p->threads[1].dropped_events, 30);
+    assert_int_equal(p->threads[1].dropped_samples, 40);
+    tf_trace_close(tr);
+    free(path);
+}
+
 /* A plain writer that is aborted leaves an honest, incomplete trace. */
 static void abort_leaves_incomplete_trace(void **state)
 {
@@ -238,6 +259,7 @@ int main(void)
         cmocka_unit_test(refuses_decreasing_times),
         cmocka_unit_test(refuses_bad_records),
         cmocka_unit_test(atomic_close_and_abort),
+        cmocka_unit_test(dropped_counts),
         cmocka_unit_test(abort_leaves_incomplete_trace),
         cmocka_unit_test(sigkill_after_flush),
     };
