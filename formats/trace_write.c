@@ -458,6 +458,17 @@ int tf_writer_add_process(tf_writer *w, const tf_process_desc *d, uint32_t *proc
     return 0;
 }
 
+/* Creates (or opens) the group /process/<proc>/thread/<thread>. */
+static int thread_group(tf_writer *w, uint32_t proc, uint32_t thread, bool create, hid_t *g,
+                        tf_error *err)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s/%" PRIu32 "/%s/%" PRIu32, TF_GROUP_PROCESS, proc,
+             TF_GROUP_THREAD, thread);
+    return create ? tf_h5_group_create(w->file, name, g, err)
+                  : tf_h5_group_open(w->file, name, g, err);
+}
+
 int tf_writer_add_thread(tf_writer *w, uint32_t proc, uint64_t tid, uint32_t *thread,
                          tf_error *err)
 {
@@ -479,11 +490,8 @@ int tf_writer_add_thread(tf_writer *w, uint32_t proc, uint64_t tid, uint32_t *th
     t->events.dset = t->samples.dset = t->frames.dset = -1;
     t->events.mem_type = t->samples.mem_type = t->frames.mem_type = -1;
     p->nthreads++;
-    char name[96];
-    snprintf(name, sizeof name, "%s/%" PRIu32 "/%s/%" PRIu32, TF_GROUP_PROCESS, proc,
-             TF_GROUP_THREAD, index);
     hid_t g = -1;
-    if ((rc = tf_h5_group_create(w->file, name, &g, err)) < 0)
+    if ((rc = thread_group(w, proc, index, true, &g, err)) < 0)
         return rc;
     (void)((rc = tf_h5_attr_write_uint64(g, TF_ATTR_TID, tid, err)) < 0 ||
            (rc = table_create_schema(g, &tf_schema_events, p->ncounters, &t->events, err)) < 0 ||
@@ -551,11 +559,8 @@ int tf_writer_set_dropped(tf_writer *w, uint32_t proc, uint32_t thread, uint64_t
     int rc = check_thread(w, proc, thread, err);
     if (rc < 0)
         return rc;
-    char name[96];
-    snprintf(name, sizeof name, "%s/%" PRIu32 "/%s/%" PRIu32, TF_GROUP_PROCESS, proc,
-             TF_GROUP_THREAD, thread);
     hid_t g = -1;
-    if ((rc = tf_h5_group_open(w->file, name, &g, err)) < 0)
+    if ((rc = thread_group(w, proc, thread, false, &g, err)) < 0)
         return rc;
     (void)((rc = tf_h5_attr_write_uint64(g, TF_ATTR_DROPPED_EVENTS, events, err)) < 0 ||
            (rc = tf_h5_attr_write_uint64(g, TF_ATTR_DROPPED_SAMPLES, samples, err)) < 0);
