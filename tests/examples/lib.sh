@@ -66,3 +66,36 @@ memory_checks_possible() {
     fi
     echo "$nmem memory samples; the example got $share of a CPU"
 }
+
+# h5py_python: a python3 that has h5py (Debian's python3-h5py, which
+# scripts/install-deps installs; another python3 may come first in PATH),
+# or empty.
+h5py_python() {
+    for p in python3 /usr/bin/python3; do
+        if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import h5py' 2>/dev/null; then
+            echo "$p"
+            return
+        fi
+    done
+}
+
+# main_routine FOLD_DIR: the routine of the phase (top level) with the
+# largest share of the iteration.
+main_routine() {
+    csv "$1/phases.csv" phase routine share |
+        awk -F, '$1 !~ /\./ && $3 > best { best = $3; r = $2 } END { print r }'
+}
+
+# kernel_regions TRACE KERNEL...: folds each kernel's own region of TRACE
+# and checks that its main routine is the kernel's (is_kernel ROUTINE
+# KERNEL, which the test defines).
+kernel_regions() {
+    trace=$1
+    shift
+    for kernel in "$@"; do
+        "$tf" fold -q "$trace" --region "$kernel" -o "${trace%.h5}-$kernel" || bad "fold $kernel"
+        r=$(main_routine "${trace%.h5}-$kernel")
+        is_kernel "$r" "$kernel" || bad "region $kernel: main routine $r"
+        echo "region $kernel: $r"
+    done
+}

@@ -48,13 +48,7 @@ for kernel in Copy Scale Add Triad; do
     is_kernel "$r" $kernel || bad "phase $k is $r, expected the $kernel kernel"
     k=$((k + 1))
 done
-for kernel in Copy Scale Add Triad; do
-    "$tf" fold -q "$tmp/plain.h5" --region $kernel -o "$tmp/plain-$kernel" || bad "fold $kernel"
-    r=$(csv "$tmp/plain-$kernel/phases.csv" phase routine share |
-        awk -F, '$1 !~ /\./ && $3 > best { best = $3; r = $2 } END { print r }')
-    is_kernel "$r" $kernel || bad "region $kernel: main routine $r"
-    echo "region $kernel: $r"
-done
+kernel_regions "$tmp/plain.h5" Copy Scale Add Triad
 
 # Objects, access patterns and bandwidth, from a run with memory samples:
 # twice the iterations and samples, so each kernel's region has enough.
