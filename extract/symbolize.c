@@ -8,6 +8,7 @@
 #include "symbolize.h"
 
 #include <dwarf.h>
+#include <errno.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -26,6 +27,7 @@ struct tf_symbolizer {
     Dwfl           *dwfl;
     Dwfl_Callbacks  callbacks;   /* libdwfl keeps a pointer to it */
     char           *debuginfo_path;
+    char           *debug_dir;   /* NULL when none */
     tf_sym_module  *modules;     /* sorted by start */
     size_t          nmodules;
     tf_sym_range   *ranges;      /* sorted by start */
@@ -140,7 +142,8 @@ int tf_symbolizer_create(tf_symbolizer **out, const tf_sym_module *modules, size
     if (asprintf(&s->debuginfo_path, "-:.debug:%s%s/usr/lib/debug", debug_dir ? debug_dir : "",
                  debug_dir ? ":" : "") < 0)
         s->debuginfo_path = NULL;
-    if (!s->table || !s->modules || !s->ranges || !s->debuginfo_path) {
+    s->debug_dir = debug_dir ? strdup(debug_dir) : NULL;
+    if (!s->table || !s->modules || !s->ranges || !s->debuginfo_path || (debug_dir && !s->debug_dir)) {
         tf_symbolizer_free(s);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the symboliser");
     }
@@ -409,6 +412,34 @@ int tf_symbolize(tf_symbolizer *s, uint64_t ip, bool return_address, const tf_sy
     return 0;
 }
 
+int tf_symbolizer_code(tf_symbolizer *s, uint64_t ip, size_t before, size_t after, uint8_t *buf,
+                       uint64_t *start, size_t *len, tf_error *err)
+{
+    *start = ip;
+    *len = 0;
+    const tf_sym_module *m = find_module(s, ip);
+    if (!m || !m->path || !m->path[0] || m->path[0] == '[')
+        return 0;
+    char *file = module_file(m, s->debug_dir);
+    if (!file)
+        return 0;
+    int fd = open(file, O_RDONLY);
+    free(file);
+    if (fd < 0)
+        return 0;
+    uint64_t lo = ip - m->start >= before ? ip - before : m->start;
+    uint64_t hi = m->end - ip > after ? ip + after : m->end;
+    ssize_t got = pread(fd, buf, (size_t)(hi - lo), (off_t)(lo - m->start + m->offset));
+    int e = errno;
+    close(fd);
+    if (got < 0)
+        return tf_fail(err, TF_ERR_IO, "%s: reading the code at 0x%llx: %s", m->path,
+                       (unsigned long long)ip, strerror(e));
+    *start = lo;
+    *len = (size_t)got;
+    return 0;
+}
+
 size_t tf_symbolizer_distinct(const tf_symbolizer *s)
 {
     return s->count;
@@ -425,6 +456,7 @@ void tf_symbolizer_free(tf_symbolizer *s)
     if (s->dwfl)
         dwfl_end(s->dwfl);
     free(s->debuginfo_path);
+    free(s->debug_dir);
     free(s->modules);
     free(s->ranges);
     free(s);
