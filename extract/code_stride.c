@@ -6,10 +6,26 @@
 #include <capstone/capstone.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* One decoded instruction, reduced to what the loop analysis needs. */
+struct insn_rec {
+    uint64_t addr, target;   /* target: of a direct jump */
+    int64_t  step;           /* what an induction update adds to step_family */
+    uint16_t writes;         /* general register families written (bit per family) */
+    int8_t   step_family;    /* the family an induction update moves, or -1 */
+    uint8_t  size;
+    bool     jump, call;
+};
+
+/* At most this many instructions around one sampled instruction: the code
+ * window of from_fold.c (4 KiB either side), one byte each at worst. */
+#define MAX_RECS 8192
 
 struct tf_code_stride_decoder {
     csh      handle;
     cs_insn *insn;       /* cs_malloc'ed once; cs_disasm_iter refills it */
+    struct insn_rec *recs;   /* MAX_RECS */
 };
 
 /* The sixteen general registers, by their names at each width: a row is
@@ -58,17 +74,21 @@ int tf_code_stride_decoder_create(tf_code_stride_decoder **out, tf_error *err)
 {
     *out = NULL;
     tf_code_stride_decoder *d = calloc(1, sizeof *d);
-    if (!d)
+    if (!d || !(d->recs = malloc(MAX_RECS * sizeof *d->recs))) {
+        free(d);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the stride decoder");
+    }
     cs_err e = cs_open(CS_ARCH_X86, CS_MODE_64, &d->handle);
     if (e == CS_ERR_OK)
         e = cs_option(d->handle, CS_OPT_DETAIL, CS_OPT_ON);
     if (e != CS_ERR_OK) {
+        free(d->recs);
         free(d);
         return tf_fail(err, TF_ERR_INTERNAL, "capstone: %s", cs_strerror(e));
     }
     if (!(d->insn = cs_malloc(d->handle))) {
         cs_close(&d->handle);
+        free(d->recs);
         free(d);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the stride decoder");
     }
@@ -82,167 +102,99 @@ void tf_code_stride_decoder_free(tf_code_stride_decoder *d)
         return;
     cs_free(d->insn, 1);
     cs_close(&d->handle);
+    free(d->recs);
     free(d);
 }
 
-/* A sequential reader of code[0..len) at addr, from address `at`. */
-struct reader {
-    tf_code_stride_decoder *d;
-    const uint8_t *p;
-    size_t left;
-    uint64_t pc;
-};
-
-static struct reader reader_at(tf_code_stride_decoder *d, const uint8_t *code, size_t len,
-                               uint64_t addr, uint64_t at)
-{
-    size_t off = (size_t)(at - addr);
-    return (struct reader){ d, code + off, len - off, at };
-}
-
-static bool next_insn(struct reader *r)
-{
-    return r->left && cs_disasm_iter(r->d->handle, &r->p, &r->left, &r->pc, r->d->insn);
-}
-
-/* The immediate target of a direct jump, or false. */
-static bool jump_target(tf_code_stride_decoder *d, const cs_insn *in, uint64_t *target)
-{
-    const cs_x86 *x = &in->detail->x86;
-    if (!cs_insn_group(d->handle, in, X86_GRP_JUMP) || x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
-        return false;
-    *target = (uint64_t)x->operands[0].imm;
-    return true;
-}
-
-/* The first branch after ip back to ip or before it, within the code:
- * [*start, *end) is the loop. */
-static int find_back_edge(tf_code_stride_decoder *d, const uint8_t *code, size_t len,
-                          uint64_t addr, uint64_t ip, uint64_t *start, uint64_t *end)
-{
-    struct reader r = reader_at(d, code, len, addr, ip);
-    while (next_insn(&r)) {
-        const cs_insn *in = d->insn;
-        uint64_t target;
-        if (jump_target(d, in, &target)) {
-            if (target <= ip && target >= addr) {
-                *start = target;
-                *end = in->address + in->size;
-                return TF_CODE_STRIDE_FOUND;
-            }
-            continue;
-        }
-        /* the code ends: a return, an indirect jump, a trap */
-        if (cs_insn_group(d->handle, in, X86_GRP_RET) || cs_insn_group(d->handle, in, X86_GRP_JUMP) ||
-            in->id == X86_INS_UD2 || in->id == X86_INS_HLT)
-            return TF_CODE_STRIDE_NO_LOOP;
-    }
-    return r.left ? TF_CODE_STRIDE_UNDECODABLE : TF_CODE_STRIDE_NO_LOOP;
-}
-
-/* The step an induction update adds to register family f, or false when
- * the instruction changes f any other way. */
-static bool induction_step(const cs_insn *in, int f, int64_t *step)
+/* The step an induction update adds to the register it writes, into
+ * r->step_family and r->step: add/sub of an immediate, inc/dec, lea of the
+ * register plus a displacement, on its 64- or 32-bit name. */
+static void induction_step(const cs_insn *in, struct insn_rec *r)
 {
     const cs_x86 *x = &in->detail->x86;
     const cs_x86_op *op = x->operands;
-    int w = NWIDTHS;
-    if (x->op_count < 1 || op[0].type != X86_OP_REG || gpr_family(op[0].reg, &w) != f ||
+    int w = NWIDTHS, f;
+    r->step_family = -1;
+    if (x->op_count < 1 || op[0].type != X86_OP_REG || (f = gpr_family(op[0].reg, &w)) < 0 ||
         (w != W64 && w != W32))
-        return false;
+        return;
     switch (in->id) {
     case X86_INS_ADD:
     case X86_INS_SUB:
         if (x->op_count != 2 || op[1].type != X86_OP_IMM)
-            return false;
-        *step = in->id == X86_INS_ADD ? op[1].imm : -op[1].imm;
-        return true;
+            return;
+        r->step = in->id == X86_INS_ADD ? op[1].imm : -op[1].imm;
+        break;
     case X86_INS_INC:
     case X86_INS_DEC:
-        *step = in->id == X86_INS_INC ? 1 : -1;
-        return x->op_count == 1;
+        if (x->op_count != 1)
+            return;
+        r->step = in->id == X86_INS_INC ? 1 : -1;
+        break;
     case X86_INS_LEA:
         /* lea disp(%r), %r */
         if (x->op_count != 2 || op[1].type != X86_OP_MEM || op[1].mem.index != X86_REG_INVALID ||
             gpr_family(op[1].mem.base, NULL) != f)
-            return false;
-        *step = op[1].mem.disp;
-        return true;
+            return;
+        r->step = op[1].mem.disp;
+        break;
     default:
-        return false;
+        return;
     }
+    r->step_family = (int8_t)f;
 }
 
-/* True when instruction `in` writes register family f. */
-static bool writes_family(tf_code_stride_decoder *d, const cs_insn *in, int f)
+/* Decodes the instruction at the reader's position into r; false when the
+ * bytes end or are no instruction. */
+static bool decode(tf_code_stride_decoder *d, const uint8_t **p, size_t *left, uint64_t *pc,
+                   struct insn_rec *r)
 {
+    const cs_insn *in = d->insn;
+    if (!*left || !cs_disasm_iter(d->handle, p, left, pc, d->insn))
+        return false;
+    const cs_x86 *x = &in->detail->x86;
+    *r = (struct insn_rec){ .addr = in->address, .size = (uint8_t)in->size };
+    r->call = cs_insn_group(d->handle, in, X86_GRP_CALL);
+    r->jump = cs_insn_group(d->handle, in, X86_GRP_JUMP);
+    if (r->jump && x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
+        r->target = (uint64_t)x->operands[0].imm;
+    /* a return, an indirect jump or a trap ends the code: marked as a jump
+     * to nowhere (target 0) */
+    if (cs_insn_group(d->handle, in, X86_GRP_RET) || in->id == X86_INS_UD2 ||
+        in->id == X86_INS_HLT)
+        r->jump = true;
     cs_regs rd, wr;
     uint8_t nrd = 0, nwr = 0;
     if (cs_regs_access(d->handle, in, rd, &nrd, wr, &nwr) != CS_ERR_OK)
-        return true;   /* unknown: assume the worst */
-    for (uint8_t i = 0; i < nwr; i++)
-        if (gpr_family(wr[i], NULL) == f)
-            return true;
-    return false;
-}
-
-#define MAX_NESTED 32
-
-/* The loop body [start, end): the loops nested in it and whether it calls;
- * checks that decoding from start passes through ip. */
-struct body {
-    uint64_t nested[MAX_NESTED][2];
-    size_t   nnested;
-    bool     calls;
-};
-
-static int scan_body(tf_code_stride_decoder *d, const uint8_t *code, size_t len, uint64_t addr,
-                     uint64_t ip, uint64_t start, uint64_t end, struct body *b)
-{
-    struct reader r = reader_at(d, code, len, addr, start);
-    bool seen_ip = false;
-    b->nnested = 0;
-    b->calls = false;
-    while (r.pc < end) {
-        if (!next_insn(&r))
-            return TF_CODE_STRIDE_UNDECODABLE;
-        const cs_insn *in = d->insn;
-        seen_ip |= in->address == ip;
-        b->calls |= cs_insn_group(d->handle, in, X86_GRP_CALL);
-        uint64_t target;
-        if (in->address + in->size < end && jump_target(d, in, &target) && target >= start &&
-            target <= in->address) {
-            if (b->nnested == MAX_NESTED)
-                return TF_CODE_STRIDE_NOT_INDUCTION;
-            b->nested[b->nnested][0] = target;
-            b->nested[b->nnested][1] = in->address + in->size;
-            b->nnested++;
-        }
+        r->writes = 0xffff;   /* unknown: assume the worst */
+    for (uint8_t i = 0; i < nwr; i++) {
+        int f = gpr_family(wr[i], NULL);
+        if (f >= 0)
+            r->writes |= (uint16_t)(1u << f);
     }
-    /* decoding from the loop's start must meet the instruction boundaries */
-    return seen_ip && r.pc == end ? TF_CODE_STRIDE_FOUND : TF_CODE_STRIDE_UNDECODABLE;
+    induction_step(in, r);
+    return true;
 }
 
-/* The step of register family f over one iteration of the body. */
-static int register_step(tf_code_stride_decoder *d, const uint8_t *code, size_t len,
-                         uint64_t addr, uint64_t start, uint64_t end, const struct body *b, int f,
-                         int64_t *step)
+/* The step of register family f over one iteration of the body
+ * recs[0..n), the loops nested in it being the backward jumps inside. */
+static int register_step(const struct insn_rec *recs, size_t n, int f, int64_t *step)
 {
     *step = 0;
-    if (b->calls && caller_saved[f])
-        return TF_CODE_STRIDE_NOT_INDUCTION;
-    struct reader r = reader_at(d, code, len, addr, start);
-    while (r.pc < end && next_insn(&r)) {
-        const cs_insn *in = d->insn;
-        if (!writes_family(d, in, f))
-            continue;
-        for (size_t k = 0; k < b->nnested; k++)
-            if (in->address >= b->nested[k][0] && in->address < b->nested[k][1])
-                return TF_CODE_STRIDE_NOT_INDUCTION;
-        int64_t s;
-        if (!induction_step(in, f, &s))
+    uint64_t start = recs[0].addr;
+    for (size_t i = 0; i < n; i++) {
+        const struct insn_rec *r = &recs[i];
+        if (r->call && caller_saved[f])
             return TF_CODE_STRIDE_NOT_INDUCTION;
-        *step += s;
+        if (!(r->writes & (1u << f)))
+            continue;
+        if (r->step_family != f)
+            return TF_CODE_STRIDE_NOT_INDUCTION;
+        /* an update inside a nested loop runs more than once per iteration */
+        for (size_t k = i; k + 1 < n; k++)
+            if (recs[k].jump && recs[k].target >= start && recs[k].target <= r->addr)
+                return TF_CODE_STRIDE_NOT_INDUCTION;
+        *step += r->step;
     }
     return TF_CODE_STRIDE_FOUND;
 }
@@ -263,14 +215,60 @@ static const cs_x86_op *memory_operand(const cs_insn *in)
     return mem;
 }
 
+/* Decodes the loop around ip into d->recs: forward from ip to the first
+ * jump back to ip or before it (the back edge), then the body from that
+ * jump's target up to ip.  *first and *n: the body's records. */
+static int decode_loop(tf_code_stride_decoder *d, const uint8_t *code, size_t len, uint64_t addr,
+                       uint64_t ip, size_t *first, size_t *n)
+{
+    /* the part from ip goes to the second half of recs, the part before
+     * ip is decoded into the first half and moved next to it */
+    struct insn_rec *fwd = d->recs + MAX_RECS / 2;
+    size_t nf = 0;
+    const uint8_t *p = code + (ip - addr);
+    size_t left = len - (size_t)(ip - addr);
+    uint64_t pc = ip;
+    for (;;) {
+        if (nf == MAX_RECS / 2)
+            return TF_CODE_STRIDE_NO_LOOP;
+        if (!decode(d, &p, &left, &pc, &fwd[nf]))
+            return left ? TF_CODE_STRIDE_UNDECODABLE : TF_CODE_STRIDE_NO_LOOP;
+        const struct insn_rec *r = &fwd[nf++];
+        if (r->jump && r->target && r->target <= ip && r->target >= addr)
+            break;
+        /* the code ends: a return, an indirect jump, a trap */
+        if (r->jump && !r->target)
+            return TF_CODE_STRIDE_NO_LOOP;
+    }
+    uint64_t start = fwd[nf - 1].target;
+    size_t nb = 0;
+    p = code + (start - addr);
+    left = (size_t)(ip - start);
+    pc = start;
+    while (pc < ip) {
+        if (nb == MAX_RECS / 2 || !decode(d, &p, &left, &pc, &d->recs[nb]))
+            return TF_CODE_STRIDE_UNDECODABLE;
+        nb++;
+    }
+    /* decoding from the loop's start must meet the instruction's boundary */
+    if (pc != ip)
+        return TF_CODE_STRIDE_UNDECODABLE;
+    *first = MAX_RECS / 2 - nb;
+    memmove(d->recs + *first, d->recs, nb * sizeof *d->recs);
+    *n = nb + nf;
+    return TF_CODE_STRIDE_FOUND;
+}
+
 int tf_code_stride_find(tf_code_stride_decoder *d, const uint8_t *code, size_t len, uint64_t addr,
                         uint64_t ip, tf_code_stride *out)
 {
     *out = (tf_code_stride){ .status = TF_CODE_STRIDE_UNDECODABLE };
     if (ip < addr || ip - addr >= len)
         return out->status = TF_CODE_STRIDE_NO_LOOP;
-    struct reader r = reader_at(d, code, len, addr, ip);
-    if (!next_insn(&r))
+    const uint8_t *p = code + (ip - addr);
+    size_t left = len - (size_t)(ip - addr);
+    uint64_t pc = ip;
+    if (!cs_disasm_iter(d->handle, &p, &left, &pc, d->insn))
         return out->status;
     const cs_x86_op *mem = memory_operand(d->insn);
     if (!mem)
@@ -283,19 +281,17 @@ int tf_code_stride_find(tf_code_stride_decoder *d, const uint8_t *code, size_t l
     if ((base != X86_REG_INVALID && base != X86_REG_RIP && fb < 0) ||
         (index != X86_REG_INVALID && fi < 0))
         return out->status = TF_CODE_STRIDE_NO_OPERAND;
-    uint64_t start = 0, end = 0;
-    int st = find_back_edge(d, code, len, addr, ip, &start, &end);
+    size_t first = 0, n = 0;
+    int st = decode_loop(d, code, len, addr, ip, &first, &n);
     if (st != TF_CODE_STRIDE_FOUND)
         return out->status = (uint8_t)st;
-    out->loop_start = start;
-    out->loop_end = end;
-    struct body b;
-    if ((st = scan_body(d, code, len, addr, ip, start, end, &b)) != TF_CODE_STRIDE_FOUND)
-        return out->status = (uint8_t)st;
+    const struct insn_rec *body = d->recs + first;
+    out->loop_start = body[0].addr;
+    out->loop_end = body[n - 1].addr + body[n - 1].size;
     int64_t sb = 0, si = 0;
-    if (fb >= 0 && (st = register_step(d, code, len, addr, start, end, &b, fb, &sb)))
+    if (fb >= 0 && (st = register_step(body, n, fb, &sb)))
         return out->status = (uint8_t)st;
-    if (fi >= 0 && (st = register_step(d, code, len, addr, start, end, &b, fi, &si)))
+    if (fi >= 0 && (st = register_step(body, n, fi, &si)))
         return out->status = (uint8_t)st;
     out->bytes = sb + si * scale;
     return out->status = TF_CODE_STRIDE_FOUND;
