@@ -74,11 +74,11 @@ int tf_symbolize(tf_symbolizer *s, uint64_t ip, bool return_address, const tf_sy
                  tf_error *err);
 
 /* The code around ip, read from the binary mapped there (by path, else by
- * build-id under the debug directory): the bytes from max(ip − before,
- * mapping start) to min(ip + after, mapping end) into buf (before + after
- * bytes), *start their address and *len their number.  *len is 0, with
- * success, when ip is in no file-backed mapping or its binary cannot be
- * read. */
+ * build-id under the debug directory; when the trace recorded a build-id,
+ * only from a file that has it): the bytes from max(ip − before, mapping
+ * start) to min(ip + after, mapping end) into buf (before + after bytes),
+ * *start their address and *len their number.  *len is 0, with success,
+ * when ip is in no file-backed mapping or its binary cannot be found. */
 int tf_symbolizer_code(tf_symbolizer *s, uint64_t ip, size_t before, size_t after, uint8_t *buf,
                        uint64_t *start, size_t *len, tf_error *err);
 

@@ -260,6 +260,21 @@ static void code_bytes(void **state)
     assert_int_equal(tf_symbolizer_code(s, 0x10, 16, 64, got, &start, &len, NULL), 0);
     assert_int_equal(len, 0);
     tf_symbolizer_free(s);
+    /* the file at the path is not the binary recorded (another build-id):
+     * its code is not read, and with the right build-id it is */
+    if (!t.build_id[0])
+        skip();
+    tf_sym_module rebuilt = t.module;
+    rebuilt.build_id = "00112233445566778899aabbccddeeff00112233";
+    assert_int_equal(tf_symbolizer_create(&s, &rebuilt, 1, NULL, 0, NULL, NULL), 0);
+    assert_int_equal(tf_symbolizer_code(s, t.outer, 16, 64, got, &start, &len, NULL), 0);
+    assert_int_equal(len, 0);
+    tf_symbolizer_free(s);
+    rebuilt.build_id = t.build_id;
+    assert_int_equal(tf_symbolizer_create(&s, &rebuilt, 1, NULL, 0, NULL, NULL), 0);
+    assert_int_equal(tf_symbolizer_code(s, t.outer, 16, 64, got, &start, &len, NULL), 0);
+    assert_int_equal(len, 80);
+    tf_symbolizer_free(s);
 }
 
 static void debug_dir_by_build_id(void **state)
