@@ -8,12 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What an instruction does to the register of its first operand (dst),
+ * as far as strides are concerned. */
+enum form {
+    FORM_OTHER = 0,   /* anything else: dst's new value is not affine in a register */
+    FORM_ADD,         /* dst += k (add/sub of an immediate, inc/dec, lea k(%dst),%dst) */
+    FORM_COPY,        /* dst = k × src + constant (mov, lea c(src,src,s), imul $k,src) */
+    FORM_SCALE,       /* dst = k × dst + constant (shl, imul $k, lea c(dst,dst,s)) */
+};
+
 /* One decoded instruction, reduced to what the loop analysis needs. */
 struct insn_rec {
     uint64_t addr, target;   /* target: of a direct jump */
-    int64_t  step;           /* what an induction update adds to step_family */
+    int64_t  k;              /* the step or factor of `form` */
     uint16_t writes;         /* general register families written (bit per family) */
-    int8_t   step_family;    /* the family an induction update moves, or -1 */
+    int8_t   dst, src;       /* families of `form`, or -1 */
+    uint8_t  form;           /* enum form */
     uint8_t  size;
     bool     jump, call;
 };
@@ -106,42 +116,98 @@ void tf_code_stride_decoder_free(tf_code_stride_decoder *d)
     free(d);
 }
 
-/* The step an induction update adds to the register it writes, into
- * r->step_family and r->step: add/sub of an immediate, inc/dec, lea of the
- * register plus a displacement, on its 64- or 32-bit name. */
-static void induction_step(const cs_insn *in, struct insn_rec *r)
+/* The factor of lea's address in register family f (base and index
+ * being f or none), or 0 when another register takes part. */
+static int64_t lea_factor(const cs_x86_op *mem, int f)
+{
+    int fb = gpr_family(mem->mem.base, NULL), fi = gpr_family(mem->mem.index, NULL);
+    if ((mem->mem.base != X86_REG_INVALID && fb != f) ||
+        (mem->mem.index != X86_REG_INVALID && fi != f))
+        return 0;
+    return (fb == f) + (fi == f ? mem->mem.scale : 0);
+}
+
+/* r->form, dst, src and k of an instruction, on the 64- or 32-bit names of
+ * general registers (32-bit writes zero-extend: the same value while it
+ * stays below 2^32). */
+static void classify(const cs_insn *in, struct insn_rec *r)
 {
     const cs_x86 *x = &in->detail->x86;
     const cs_x86_op *op = x->operands;
-    int w = NWIDTHS, f;
-    r->step_family = -1;
+    int w = NWIDTHS, ws = NWIDTHS, f, src = -1;
+    r->dst = r->src = -1;
+    r->form = FORM_OTHER;
     if (x->op_count < 1 || op[0].type != X86_OP_REG || (f = gpr_family(op[0].reg, &w)) < 0 ||
         (w != W64 && w != W32))
+        return;
+    r->dst = (int8_t)f;
+    if (x->op_count >= 2 && op[1].type == X86_OP_REG &&
+        ((src = gpr_family(op[1].reg, &ws)) < 0 || ws != w))
         return;
     switch (in->id) {
     case X86_INS_ADD:
     case X86_INS_SUB:
         if (x->op_count != 2 || op[1].type != X86_OP_IMM)
             return;
-        r->step = in->id == X86_INS_ADD ? op[1].imm : -op[1].imm;
-        break;
+        r->form = FORM_ADD;
+        r->k = in->id == X86_INS_ADD ? op[1].imm : -op[1].imm;
+        return;
     case X86_INS_INC:
     case X86_INS_DEC:
         if (x->op_count != 1)
             return;
-        r->step = in->id == X86_INS_INC ? 1 : -1;
-        break;
-    case X86_INS_LEA:
-        /* lea disp(%r), %r */
-        if (x->op_count != 2 || op[1].type != X86_OP_MEM || op[1].mem.index != X86_REG_INVALID ||
-            gpr_family(op[1].mem.base, NULL) != f)
+        r->form = FORM_ADD;
+        r->k = in->id == X86_INS_INC ? 1 : -1;
+        return;
+    case X86_INS_MOV:
+        if (x->op_count != 2 || src < 0 || src == f)
             return;
-        r->step = op[1].mem.disp;
-        break;
+        r->form = FORM_COPY;
+        r->src = (int8_t)src;
+        r->k = 1;
+        return;
+    case X86_INS_SHL:
+        if (x->op_count == 2 && (op[1].type != X86_OP_IMM || op[1].imm < 0 || op[1].imm > 62))
+            return;
+        r->form = FORM_SCALE;
+        r->k = (int64_t)1 << (x->op_count == 2 ? op[1].imm : 1);
+        return;
+    case X86_INS_IMUL:
+        /* imul $k, %src, %dst */
+        if (x->op_count != 3 || src < 0 || op[2].type != X86_OP_IMM)
+            return;
+        r->form = src == f ? FORM_SCALE : FORM_COPY;
+        r->src = (int8_t)src;
+        r->k = op[2].imm;
+        return;
+    case X86_INS_LEA: {
+        if (x->op_count != 2 || op[1].type != X86_OP_MEM)
+            return;
+        const cs_x86_op *mem = &op[1];
+        if (mem->mem.index == X86_REG_INVALID && gpr_family(mem->mem.base, NULL) == f) {
+            r->form = FORM_ADD;   /* lea disp(%r), %r */
+            r->k = mem->mem.disp;
+            return;
+        }
+        int64_t self = lea_factor(mem, f);
+        if (self) {
+            r->form = FORM_SCALE;
+            r->k = self;
+            return;
+        }
+        int s = gpr_family(mem->mem.base != X86_REG_INVALID ? mem->mem.base : mem->mem.index,
+                           NULL);
+        int64_t k = s >= 0 ? lea_factor(mem, s) : 0;
+        if (!k)
+            return;
+        r->form = FORM_COPY;
+        r->src = (int8_t)s;
+        r->k = k;
+        return;
+    }
     default:
         return;
     }
-    r->step_family = (int8_t)f;
 }
 
 /* Decodes the instruction at the reader's position into r; false when the
@@ -172,30 +238,83 @@ static bool decode(tf_code_stride_decoder *d, const uint8_t **p, size_t *left, u
         if (f >= 0)
             r->writes |= (uint16_t)(1u << f);
     }
-    induction_step(in, r);
+    classify(in, r);
     return true;
 }
 
-/* The step of register family f over one iteration of the body
- * recs[0..n), the loops nested in it being the backward jumps inside. */
-static int register_step(const struct insn_rec *recs, size_t n, int f, int64_t *step)
+/* Whether the write recs[i] lies in a loop nested in the body recs[0..n)
+ * (a backward jump after it to it or before it, other than the back edge):
+ * it then runs more than once per iteration. */
+static bool in_nested_loop(const struct insn_rec *recs, size_t n, size_t i)
+{
+    for (size_t k = i; k + 1 < n; k++)
+        if (recs[k].jump && recs[k].target >= recs[0].addr && recs[k].target <= recs[i].addr)
+            return true;
+    return false;
+}
+
+/* Whether family f may change in the body other than by its own
+ * instructions: a call clobbers the caller-saved registers. */
+static bool clobbered(const struct insn_rec *recs, size_t n, int f)
+{
+    for (size_t i = 0; i < n && caller_saved[f]; i++)
+        if (recs[i].call)
+            return true;
+    return false;
+}
+
+/* The step of a basic induction register f over one iteration of the body
+ * recs[0..n): every write to it adds a constant. */
+static int basic_step(const struct insn_rec *recs, size_t n, int f, int64_t *step)
 {
     *step = 0;
-    uint64_t start = recs[0].addr;
+    if (clobbered(recs, n, f))
+        return TF_CODE_STRIDE_NOT_INDUCTION;
     for (size_t i = 0; i < n; i++) {
         const struct insn_rec *r = &recs[i];
-        if (r->call && caller_saved[f])
-            return TF_CODE_STRIDE_NOT_INDUCTION;
         if (!(r->writes & (1u << f)))
             continue;
-        if (r->step_family != f)
+        if (r->form != FORM_ADD || r->dst != f || in_nested_loop(recs, n, i))
             return TF_CODE_STRIDE_NOT_INDUCTION;
-        /* an update inside a nested loop runs more than once per iteration */
-        for (size_t k = i; k + 1 < n; k++)
-            if (recs[k].jump && recs[k].target >= start && recs[k].target <= r->addr)
-                return TF_CODE_STRIDE_NOT_INDUCTION;
-        *step += r->step;
+        *step += r->k;
     }
+    return TF_CODE_STRIDE_FOUND;
+}
+
+/* The step of register family f used by the instruction recs[use]: a
+ * basic induction register, or one derived from one each iteration
+ * (f = a × s + b: one copy from s, then scalings and constant additions,
+ * as compilers compute k × N from k), whose step is a times s's. */
+static int register_step(const struct insn_rec *recs, size_t n, size_t use, int f,
+                         int64_t *step)
+{
+    if (basic_step(recs, n, f, step) == TF_CODE_STRIDE_FOUND)
+        return TF_CODE_STRIDE_FOUND;
+    *step = 0;
+    size_t copy = n;
+    for (size_t i = 0; i < n; i++) {
+        const struct insn_rec *r = &recs[i];
+        if (!(r->writes & (1u << f)))
+            continue;
+        if (r->dst != f || r->form == FORM_OTHER || in_nested_loop(recs, n, i))
+            return TF_CODE_STRIDE_NOT_INDUCTION;
+        if (r->form == FORM_COPY) {
+            if (copy < n)
+                return TF_CODE_STRIDE_NOT_INDUCTION;
+            copy = i;
+        }
+    }
+    if (copy == n || clobbered(recs, n, f))
+        return TF_CODE_STRIDE_NOT_INDUCTION;
+    /* the scalings between the copy and the use, in the loop's cyclic order */
+    int64_t a = recs[copy].k, s;
+    for (size_t i = (copy + 1) % n; i != use; i = (i + 1) % n)
+        if (recs[i].dst == f && recs[i].form == FORM_SCALE)
+            a *= recs[i].k;
+    int st = basic_step(recs, n, recs[copy].src, &s);
+    if (st != TF_CODE_STRIDE_FOUND)
+        return st;
+    *step = a * s;
     return TF_CODE_STRIDE_FOUND;
 }
 
@@ -288,10 +407,14 @@ int tf_code_stride_find(tf_code_stride_decoder *d, const uint8_t *code, size_t l
     const struct insn_rec *body = d->recs + first;
     out->loop_start = body[0].addr;
     out->loop_end = body[n - 1].addr + body[n - 1].size;
+    /* the sampled instruction's record in the body */
+    size_t use = 0;
+    while (body[use].addr != ip)
+        use++;
     int64_t sb = 0, si = 0;
-    if (fb >= 0 && (st = register_step(body, n, fb, &sb)))
+    if (fb >= 0 && (st = register_step(body, n, use, fb, &sb)))
         return out->status = (uint8_t)st;
-    if (fi >= 0 && (st = register_step(body, n, fi, &si)))
+    if (fi >= 0 && (st = register_step(body, n, use, fi, &si)))
         return out->status = (uint8_t)st;
     out->bytes = sb + si * scale;
     return out->status = TF_CODE_STRIDE_FOUND;

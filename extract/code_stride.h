@@ -13,14 +13,17 @@
  * out by compilers puts a loop's back edge after its body; the first such
  * branch is the innermost loop's).  The body, decoded linearly from the
  * target to the branch, must pass through the instruction.  Each register
- * of the memory operand must change in the body only by add/sub of an
- * immediate, inc/dec, or lea of itself plus a displacement (its induction
- * update), and not inside a loop nested in the body or across a call (for
- * the registers a call may clobber, SysV ABI).  The stride is then the base
- * register's step plus the index register's step times the scale.  The
- * updates are assumed to run once per iteration (a conditional update is
- * not told apart).  A step held in a register (a dimension known only at
- * run time) has no value in the code: TF_CODE_STRIDE_NOT_INDUCTION. */
+ * of the memory operand must be a basic induction register, changed in the
+ * body only by add/sub of an immediate, inc/dec, or lea of itself plus a
+ * displacement, or one derived from a basic one each iteration (copied by
+ * mov, lea or imul $k, then scaled by shl, imul $k or lea, plus constants:
+ * how compilers compute k × N × 8 from k); not inside a loop nested in the
+ * body, nor across a call for the registers a call may clobber (SysV ABI).
+ * The stride is then the base register's step plus the index register's
+ * step times the scale.  The updates are assumed to run once per iteration
+ * (a conditional update is not told apart).  A step held in a register (a
+ * dimension known only at run time) has no value in the code:
+ * TF_CODE_STRIDE_NOT_INDUCTION. */
 #ifndef TF_EXTRACT_CODE_STRIDE_H
 #define TF_EXTRACT_CODE_STRIDE_H
 
