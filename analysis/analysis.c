@@ -241,6 +241,12 @@ const char *tf_an_pattern_name(uint8_t pattern)
     return pattern < sizeof names / sizeof *names ? names[pattern] : "unknown";
 }
 
+const char *tf_an_stride_from_name(uint8_t from)
+{
+    static const char *const names[] = { "", "samples", "code" };
+    return from < sizeof names / sizeof *names ? names[from] : "unknown";
+}
+
 const char *tf_an_level_name(uint8_t level)
 {
     /* the levels of enum tf_mem_level, by value */

@@ -31,6 +31,9 @@ typedef struct tf_an_sample {
     uint32_t group;      /* thread index within its process */
     uint32_t weight;     /* cost in cycles, 0 when unknown */
     uint32_t point;      /* index of the sample in the caller's input order */
+    int32_t  code_stride; /* memory samples: bytes the instruction's address advances per
+                             iteration of its innermost loop, read from the code
+                             (extract/code_stride.h); 0 when the code gives none */
     uint8_t  kind;       /* enum tf_sample_kind */
     uint8_t  level;      /* enum tf_mem_level */
 } tf_an_sample;
@@ -93,12 +96,20 @@ enum tf_an_pattern {
     TF_AN_PATTERN_SPARSE = 4,  /* too few samples to tell */
 };
 
+/* Where a stream's stride comes from. */
+enum tf_an_stride_from {
+    TF_AN_STRIDE_NONE = 0,     /* no stride (random, fixed, sparse) */
+    TF_AN_STRIDE_SAMPLES = 1,  /* the gaps between the sampled offsets */
+    TF_AN_STRIDE_CODE = 2,     /* the sampled instructions' loops (tf_an_sample.code_stride) */
+};
+
 /* The accesses of one phase to one object. */
 typedef struct tf_an_stream {
     uint32_t phase, object;
     size_t   samples;
     int      direction;  /* +1 up, −1 down, 0 none */
     uint64_t stride;     /* dominant stride in bytes, 0 when none */
+    uint8_t  stride_from; /* enum tf_an_stride_from */
     uint32_t streams;    /* concurrent streams (per thread) */
     uint8_t  pattern;    /* enum tf_an_pattern */
     double   ordered_r2; /* share of the offsets' variance explained by the streams' lines */
@@ -171,6 +182,7 @@ int tf_analysis_add_routine(tf_analysis *a, const char *function, const char *fi
 bool tf_an_is_instructions(const char *name);
 
 const char *tf_an_pattern_name(uint8_t pattern);
+const char *tf_an_stride_from_name(uint8_t from);
 const char *tf_an_level_name(uint8_t level);
 const char *tf_an_object_kind_name(uint8_t kind);
 

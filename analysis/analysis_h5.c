@@ -232,6 +232,10 @@ static int write_streams(const tf_analysis *a, int64_t g, struct columns *c, tf_
     if (!rc)
         rc = put_i(sub, "stride_bytes", c->i, n, err);
     for (size_t i = 0; !rc && i < n; i++)
+        c->s[i] = tf_an_stride_from_name(a->streams[i].stride_from);
+    if (!rc)
+        rc = tf_h5_write_strings(sub, "stride_from", c->s, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
         c->i[i] = a->streams[i].streams;
     if (!rc)
         rc = put_i(sub, "streams", c->i, n, err);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* From folded points to analysis samples.  Per process, a symboliser and
- * an object map; per distinct instruction address a cached (routine, line),
- * so the cost grows with the distinct addresses, not the samples. */
+ * an object map; per distinct instruction address a cached (routine, line)
+ * and, for memory instructions, the stride read from the code, so the cost
+ * grows with the distinct addresses, not the samples. */
 #include "from_fold.h"
 
 #include <math.h>
@@ -9,13 +10,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "code_stride.h"
 #include "objmap.h"
 #include "symbolize.h"
 
-/* (routine, line) per instruction address, open addressing. */
+/* Code read around a memory instruction to find its loop: loop bodies and
+ * the branch closing them lie within this many bytes either side. */
+#define CODE_WINDOW 4096
+
+/* Not yet looked up (a real stride of INT32_MIN bytes is no stride). */
+#define STRIDE_UNKNOWN INT32_MIN
+
+/* (routine, line, stride) per instruction address, open addressing. */
 struct code_cache {
     uint64_t *ip;        /* 0: empty */
     uint32_t *routine, *line;
+    int32_t  *stride;    /* STRIDE_UNKNOWN until a memory sample asks */
     size_t    cap, n;
 };
 
@@ -34,7 +44,8 @@ static int cache_init(struct code_cache *c, size_t cap)
     c->ip = calloc(cap, sizeof *c->ip);
     c->routine = malloc(cap * sizeof *c->routine);
     c->line = malloc(cap * sizeof *c->line);
-    return c->ip && c->routine && c->line ? 0 : -1;
+    c->stride = malloc(cap * sizeof *c->stride);
+    return c->ip && c->routine && c->line && c->stride ? 0 : -1;
 }
 
 static void cache_free(struct code_cache *c)
@@ -42,6 +53,7 @@ static void cache_free(struct code_cache *c)
     free(c->ip);
     free(c->routine);
     free(c->line);
+    free(c->stride);
 }
 
 static int cache_grow(struct code_cache *c)
@@ -57,6 +69,7 @@ static int cache_grow(struct code_cache *c)
             bigger.ip[j] = c->ip[i];
             bigger.routine[j] = c->routine[i];
             bigger.line[j] = c->line[i];
+            bigger.stride[j] = c->stride[i];
         }
     bigger.n = c->n;
     cache_free(c);
@@ -127,12 +140,37 @@ static int code_of(struct process_tools *t, tf_analysis *a, uint64_t ip, uint32_
         if (rc)
             return rc;
         t->code.ip[i] = ip;
+        t->code.stride[i] = STRIDE_UNKNOWN;
         if (2 * ++t->code.n > t->code.cap && cache_grow(&t->code))
             return tf_fail(err, TF_ERR_NOMEM, "out of memory for the code cache");
         i = cache_slot(&t->code, ip);
     }
     *routine = t->code.routine[i];
     *line = t->code.line[i];
+    return 0;
+}
+
+/* The stride of the memory instruction at ip (already in the code cache,
+ * by code_of) from its code; 0 when the code gives none. */
+static int stride_of(struct process_tools *t, tf_code_stride_decoder *dec, uint64_t ip,
+                     uint8_t *window, int32_t *stride, tf_error *err)
+{
+    size_t i = cache_slot(&t->code, ip);
+    if (t->code.stride[i] == STRIDE_UNKNOWN) {
+        uint64_t start;
+        size_t len;
+        int rc = tf_symbolizer_code(t->sym, ip, CODE_WINDOW, CODE_WINDOW, window, &start, &len,
+                                    err);
+        if (rc)
+            return rc;
+        tf_code_stride cs;
+        tf_code_stride_find(dec, window, len, start, ip, &cs);
+        t->code.stride[i] = cs.status == TF_CODE_STRIDE_FOUND && cs.bytes > INT32_MIN &&
+                                    cs.bytes <= INT32_MAX
+                                ? (int32_t)cs.bytes
+                                : 0;
+    }
+    *stride = t->code.stride[i];
     return 0;
 }
 
@@ -152,11 +190,15 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     a->group = g;
     a->duration_ns = grp->mean_duration_ns;
     a->samples = malloc((pts->n + 1) * sizeof *a->samples);
+    uint8_t *window = malloc(2 * CODE_WINDOW);
+    tf_code_stride_decoder *dec = NULL;
     int rc = 0;
-    if (!tools || !counters || !a->region || !a->samples) {
+    if (!tools || !counters || !a->region || !a->samples || !window) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory analysing region %s", reg->name);
         goto done;
     }
+    if ((rc = tf_code_stride_decoder_create(&dec, err)))
+        goto done;
     for (size_t i = 0; i < pts->n; i++) {
         const tf_fold_instance *in = &reg->instances[pts->instance[i]];
         if (in->proc >= np) {
@@ -178,6 +220,9 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
         if ((rc = code_of(t, a, pts->ip[i], &s->routine, &s->line, err)))
             goto done;
         if (s->kind != TF_SAMPLE_TIMER && pts->addr[i]) {
+            if (pts->ip[i] &&
+                (rc = stride_of(t, dec, pts->ip[i], window, &s->code_stride, err)))
+                goto done;
             uint64_t when = in->begin + (uint64_t)llround(x * (double)in->duration);
             if ((rc = tf_an_objmap_lookup(t->objects, a, pts->addr[i], when, &s->object,
                                           &s->offset, err)))
@@ -202,6 +247,8 @@ done:
     }
     free(tools);
     free(counters);
+    free(window);
+    tf_code_stride_decoder_free(dec);
     if (rc)
         tf_analysis_clear(a);
     return rc;

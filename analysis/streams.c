@@ -21,6 +21,13 @@
  *    points widened by (n+1)/(n−1) (unbiased range); random: the offsets'
  *    range, widened alike.  Bandwidth (linear only): bytes over the phase's
  *    mean duration, in MB/s (10^6 bytes).
+ * 6. Stride from the code: when at least half of the points come from
+ *    instructions whose loop gives them one same stride s (the samples'
+ *    code_stride), the stride is |s| and linear or strided follows from it
+ *    (the samples, milliseconds apart, cannot see a stride that repeats
+ *    within microseconds; the code states it).  Samples that look random
+ *    then are a walk faster than the sampling: its direction is the sign of
+ *    s, its bytes the offsets' range, no bandwidth.
  * Each thread index is analysed alone (threads sweep their own slices);
  * the thread with most samples gives the shape of the phase × object
  * (direction, stride, streams, pattern), and bytes and bandwidth are the
@@ -37,6 +44,7 @@ struct point {
     double   x;
     uint64_t offset;
     double   resid;
+    int32_t  code_stride;
 };
 
 static int by_object_group(const void *pa, const void *pb)
@@ -251,6 +259,41 @@ static double unbiased_range(double range, size_t n)
     return n > 1 ? range * (double)(n + 1) / (double)(n - 1) : range;
 }
 
+/* Step 6 (docs/algorithms.md, streams step 7): the stride the code gives
+ * most of the points, if any; offs is scratch of n. */
+static void stride_from_code(const struct point *p, size_t n, const tf_an_params *prm,
+                             uint64_t *offs, tf_an_stream *out)
+{
+    if (out->pattern != TF_AN_PATTERN_LINEAR && out->pattern != TF_AN_PATTERN_STRIDED &&
+        out->pattern != TF_AN_PATTERN_RANDOM)
+        return;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (p[i].code_stride)
+            offs[m++] = (uint64_t)(int64_t)p[i].code_stride;
+    qsort(offs, m, sizeof *offs, by_offset);
+    uint64_t mode = 0;
+    size_t best = 0;
+    for (size_t b = 0, e; b < m; b = e) {
+        for (e = b; e < m && offs[e] == offs[b]; e++)
+            ;
+        if (e - b > best) {
+            best = e - b;
+            mode = offs[b];
+        }
+    }
+    if (2 * best < n)
+        return;
+    int64_t stride = (int64_t)mode;
+    if (out->pattern == TF_AN_PATTERN_RANDOM) {
+        out->direction = stride > 0 ? 1 : -1;
+        out->streams = 1;
+    }
+    out->stride = (uint64_t)(stride < 0 ? -stride : stride);
+    out->stride_from = TF_AN_STRIDE_CODE;
+    out->pattern = out->stride < prm->line_bytes ? TF_AN_PATTERN_LINEAR : TF_AN_PATTERN_STRIDED;
+}
+
 /* The stream of one thread's points p[0..n) in a phase lasting span. */
 static void analyse_points(struct point *p, size_t n, double span, double duration_ns,
                            const tf_an_params *prm, struct scratch *s, tf_an_stream *out)
@@ -285,6 +328,7 @@ static void analyse_points(struct point *p, size_t n, double span, double durati
     if (out->ordered_r2 < prm->ordered_r2) {
         out->pattern = TF_AN_PATTERN_RANDOM;
         out->bytes = unbiased_range((double)(hi - lo), n);
+        stride_from_code(p, n, prm, s->offs, out);
         return;
     }
     double bytes = 0;
@@ -306,8 +350,10 @@ static void analyse_points(struct point *p, size_t n, double span, double durati
     out->streams = (uint32_t)ncl;
     out->stride = dominant_stride(s->ugaps, cluster_gaps(p, n, s->cut, ncl, s->offs, s->ugaps),
                                   s->offs);
+    out->stride_from = TF_AN_STRIDE_SAMPLES;
     out->pattern = out->stride < prm->line_bytes ? TF_AN_PATTERN_LINEAR : TF_AN_PATTERN_STRIDED;
     out->bytes = bytes;
+    stride_from_code(p, n, prm, s->offs, out);
     if (out->pattern == TF_AN_PATTERN_LINEAR && span > 0 && duration_ns > 0)
         out->bandwidth = bytes / (span * duration_ns) * 1e3;
 }
@@ -377,7 +423,8 @@ int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
         for (size_t i = tf_an_lower_index(a, ph->x0), e = tf_an_end_index(a, ph->x1); i < e; i++) {
             const tf_an_sample *sm = &a->samples[i];
             if (is_memory(sm))
-                pts[n++] = (struct point){ sm->object, sm->group, sm->x, sm->offset, 0 };
+                pts[n++] = (struct point){ sm->object, sm->group, sm->x, sm->offset, 0,
+                                           sm->code_stride };
         }
         qsort(pts, n, sizeof *pts, by_object_group);
         for (size_t b = 0; b < n;) {

@@ -140,7 +140,8 @@ static void write_objects(FILE *f, const tf_analysis *const *a, size_t n)
 
 static void write_streams(FILE *f, const tf_analysis *const *a, size_t n)
 {
-    fputs("region,group,phase,object,direction,stride_bytes,streams,pattern,bytes,bandwidth_MBps\n",
+    fputs("region,group,phase,object,direction,stride_bytes,streams,pattern,bytes,bandwidth_MBps,"
+          "stride_from\n",
           f);
     for (size_t i = 0; i < n; i++)
         for (size_t s = 0; s < a[i]->nstreams; s++) {
@@ -152,7 +153,7 @@ static void write_streams(FILE *f, const tf_analysis *const *a, size_t n)
                     (unsigned long long)st->stride, st->streams, tf_an_pattern_name(st->pattern),
                     st->bytes);
             put_number(f, st->bandwidth);
-            fputc('\n', f);
+            fprintf(f, ",%s\n", tf_an_stride_from_name(st->stride_from));
         }
 }
 
@@ -223,15 +224,17 @@ static void summary_one(FILE *f, const tf_analysis *a)
                 (double)ob->size / 1e6, 100 * ob->share, ob->loads, ob->stores);
     }
     fputs("\n### Access streams\n\nPer thread; pattern from the streams' R² "
-          "(ordered at 0.9 or more; see docs/algorithms.md).\n\n"
+          "(ordered at 0.9 or more), stride from the samples or, marked (code), from "
+          "the sampled instructions' loops; see docs/algorithms.md.\n\n"
           "| phase | object | pattern | direction | stride | streams | R² | bytes | MB/s | samples |\n"
           "|---|---|---|---|---|---|---|---|---|---|\n", f);
     for (size_t s = 0; s < a->nstreams; s++) {
         const tf_an_stream *st = &a->streams[s];
         fprintf(f, "| %s | ", phase_label(a, st->phase));
         md_text(f, a->objects[st->object].name);
-        fprintf(f, " | %s | %s | %llu | %u | ", tf_an_pattern_name(st->pattern),
-                direction_name(st->direction), (unsigned long long)st->stride, st->streams);
+        fprintf(f, " | %s | %s | %llu%s | %u | ", tf_an_pattern_name(st->pattern),
+                direction_name(st->direction), (unsigned long long)st->stride,
+                st->stride_from == TF_AN_STRIDE_CODE ? " (code)" : "", st->streams);
         md_number(f, 3, st->ordered_r2);
         fprintf(f, " | %.0f | ", st->bytes);
         md_number(f, 0, st->bandwidth);

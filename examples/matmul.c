@@ -7,7 +7,17 @@
  *   mm_ikj     loop interchange (i-k-j)             all rows walked sequentially
  *   mm_blocked B×B blocking                         working set stays in cache
  * In the folded address space the column walk shows a stride of N×8 bytes,
- * the interchanged variants a stride of 8 bytes. */
+ * the interchanged variants a stride of 8 bytes.
+ *
+ * As in the book's fixed-size arrays (and Fortran PARAMETER dimensions, or
+ * the NAS benchmarks' compile-time classes), the kernels see N as a
+ * compile-time constant for the sizes run_variant lists: the compiler then
+ * advances each pointer by a constant (a row, N×8 bytes, for a column
+ * walk), which the analysis reads from the code (docs/algorithms.md,
+ * "Strides from the code").  Any other N runs the same kernels with N in a
+ * register; the stride is then a register's value, not in the code, and the
+ * analysis has only the samples.  Built without auto-vectorisation
+ * (examples/Makefile.inc.am): the book's loops move one double at a time. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +26,9 @@
 
 #include <tracefold.h>
 
+/* Inlined where run_variant calls them, so each call sees its n. */
+#define KERNEL static inline __attribute__((always_inline))
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -23,21 +36,21 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void scale_ji(double *x, size_t n)
+KERNEL void scale_ji(double *x, size_t n)
 {
     for (size_t j = 0; j < n; j++)
         for (size_t i = 0; i < n; i++)
             x[i * n + j] = 2 * x[i * n + j];
 }
 
-static void scale_ij(double *x, size_t n)
+KERNEL void scale_ij(double *x, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)
             x[i * n + j] = 2 * x[i * n + j];
 }
 
-static void mm_naive(double *restrict x, const double *restrict y, const double *restrict z,
+KERNEL void mm_naive(double *restrict x, const double *restrict y, const double *restrict z,
                      size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -49,7 +62,7 @@ static void mm_naive(double *restrict x, const double *restrict y, const double 
         }
 }
 
-static void mm_ikj(double *restrict x, const double *restrict y, const double *restrict z,
+KERNEL void mm_ikj(double *restrict x, const double *restrict y, const double *restrict z,
                    size_t n)
 {
     memset(x, 0, n * n * sizeof *x);
@@ -62,7 +75,7 @@ static void mm_ikj(double *restrict x, const double *restrict y, const double *r
 }
 
 /* H&P's blocked version: B×B submatrices of y and z, accumulated into x. */
-static void mm_blocked(double *restrict x, const double *restrict y, const double *restrict z,
+KERNEL void mm_blocked(double *restrict x, const double *restrict y, const double *restrict z,
                        size_t n, size_t bs)
 {
     memset(x, 0, n * n * sizeof *x);
@@ -77,6 +90,27 @@ static void mm_blocked(double *restrict x, const double *restrict y, const doubl
                 }
 }
 
+/* Variant v with N as given (a constant where run_variant passes one). */
+#define RUN_VARIANT(v, x, y, z, N, bs)              \
+    switch (v) {                                    \
+    case 0: scale_ji(x, N); break;                  \
+    case 1: scale_ij(x, N); break;                  \
+    case 2: mm_naive(x, y, z, N); break;            \
+    case 3: mm_ikj(x, y, z, N); break;              \
+    default: mm_blocked(x, y, z, N, bs); break;     \
+    }
+
+static void run_variant(size_t v, double *x, double *y, double *z, size_t n, size_t bs)
+{
+    switch (n) {
+    case 128: RUN_VARIANT(v, x, y, z, 128, bs); break;
+    case 256: RUN_VARIANT(v, x, y, z, 256, bs); break;
+    case 384: RUN_VARIANT(v, x, y, z, 384, bs); break;
+    case 512: RUN_VARIANT(v, x, y, z, 512, bs); break;
+    default: RUN_VARIANT(v, x, y, z, n, bs); break;
+    }
+}
+
 static const char *const variants[] = {"scale_ji", "scale_ij", "mm_naive", "mm_ikj", "mm_blocked"};
 #define NVARIANTS (sizeof variants / sizeof variants[0])
 
@@ -86,7 +120,8 @@ static void usage(FILE *out)
             "Usage: matmul [-n N] [-b BLOCK] [-i ITERATIONS] [-v VARIANT[,VARIANT...]]\n"
             "Hennessy-Patterson cache optimisations, each variant a region inside the\n"
             "region \"iteration\".  Variants: scale_ji scale_ij mm_naive mm_ikj mm_blocked\n"
-            "(default: all).  Defaults: N=384, BLOCK=32, 10 iterations.\n");
+            "(default: all).  Defaults: N=384, BLOCK=32, 10 iterations.  N of 128, 256,\n"
+            "384 and 512 are compiled in as constants.\n");
 }
 
 int main(int argc, char **argv)
@@ -146,13 +181,7 @@ int main(int argc, char **argv)
                 continue;
             double t0 = now_s();
             tracefold_region_begin(variants[v]);
-            switch (v) {
-            case 0: scale_ji(x, n); break;
-            case 1: scale_ij(x, n); break;
-            case 2: mm_naive(x, y, z, n); break;
-            case 3: mm_ikj(x, y, z, n); break;
-            default: mm_blocked(x, y, z, n, bs); break;
-            }
+            run_variant(v, x, y, z, n, bs);
             tracefold_region_end(variants[v]);
             seconds[v] += now_s() - t0;
         }

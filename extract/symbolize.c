@@ -8,7 +8,9 @@
 #include "symbolize.h"
 
 #include <dwarf.h>
+#include <errno.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -26,8 +28,11 @@ struct tf_symbolizer {
     Dwfl           *dwfl;
     Dwfl_Callbacks  callbacks;   /* libdwfl keeps a pointer to it */
     char           *debuginfo_path;
+    char           *debug_dir;   /* NULL when none */
     tf_sym_module  *modules;     /* sorted by start */
     size_t          nmodules;
+    char          **code_files;  /* per module: the binary its code is read from,
+                                    "" when none, NULL until looked up */
     tf_sym_range   *ranges;      /* sorted by start */
     size_t          nranges;
     struct sym_entry *table;
@@ -63,6 +68,47 @@ static char *module_file(const tf_sym_module *m, const char *debug_dir)
         return p;
     free(p);
     return NULL;
+}
+
+/* True when file's GNU build-id note is the lowercase hex `want`. */
+static bool build_id_is(const char *file, const char *want)
+{
+    int fd = open(file, O_RDONLY);
+    if (fd < 0)
+        return false;
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    const void *id = NULL;
+    ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+    bool same = n > 0 && strlen(want) == 2 * (size_t)n;
+    for (ssize_t i = 0; same && i < n; i++) {
+        char hex[3];
+        snprintf(hex, sizeof hex, "%02x", ((const unsigned char *)id)[i]);
+        same = hex[0] == want[2 * i] && hex[1] == want[2 * i + 1];
+    }
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    return same;
+}
+
+/* The binary to read m's code from: module_file's, provided its build-id
+ * is the recorded one when one was recorded (a binary rebuilt since would
+ * give another loop's code); else the one under debug_dir by build-id.
+ * "" when none. */
+static char *code_file(const tf_sym_module *m, const char *debug_dir)
+{
+    char *file = module_file(m, debug_dir);
+    if (file && m->build_id && m->build_id[0] && !build_id_is(file, m->build_id)) {
+        free(file);
+        tf_sym_module by_id = *m;
+        by_id.path = NULL;
+        file = module_file(&by_id, debug_dir);
+        if (file && !build_id_is(file, m->build_id)) {
+            free(file);
+            file = NULL;
+        }
+    }
+    return file ? file : strdup("");
 }
 
 /* The load bias of the file mapped as m (file offset m->offset at m->start):
@@ -140,7 +186,10 @@ int tf_symbolizer_create(tf_symbolizer **out, const tf_sym_module *modules, size
     if (asprintf(&s->debuginfo_path, "-:.debug:%s%s/usr/lib/debug", debug_dir ? debug_dir : "",
                  debug_dir ? ":" : "") < 0)
         s->debuginfo_path = NULL;
-    if (!s->table || !s->modules || !s->ranges || !s->debuginfo_path) {
+    s->debug_dir = debug_dir ? strdup(debug_dir) : NULL;
+    s->code_files = calloc(nmodules + 1, sizeof *s->code_files);
+    if (!s->table || !s->modules || !s->ranges || !s->debuginfo_path || !s->code_files ||
+        (debug_dir && !s->debug_dir)) {
         tf_symbolizer_free(s);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the symboliser");
     }
@@ -409,6 +458,33 @@ int tf_symbolize(tf_symbolizer *s, uint64_t ip, bool return_address, const tf_sy
     return 0;
 }
 
+int tf_symbolizer_code(tf_symbolizer *s, uint64_t ip, size_t before, size_t after, uint8_t *buf,
+                       uint64_t *start, size_t *len, tf_error *err)
+{
+    *start = ip;
+    *len = 0;
+    const tf_sym_module *m = find_module(s, ip);
+    if (!m || !m->path || !m->path[0] || m->path[0] == '[')
+        return 0;
+    char **file = &s->code_files[m - s->modules];
+    if (!*file && !(*file = code_file(m, s->debug_dir)))
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory reading the code of %s", m->path);
+    int fd = (*file)[0] ? open(*file, O_RDONLY) : -1;
+    if (fd < 0)
+        return 0;
+    uint64_t lo = ip - m->start >= before ? ip - before : m->start;
+    uint64_t hi = m->end - ip > after ? ip + after : m->end;
+    ssize_t got = pread(fd, buf, (size_t)(hi - lo), (off_t)(lo - m->start + m->offset));
+    int e = errno;
+    close(fd);
+    if (got < 0)
+        return tf_fail(err, TF_ERR_IO, "%s: reading the code at 0x%llx: %s", m->path,
+                       (unsigned long long)ip, strerror(e));
+    *start = lo;
+    *len = (size_t)got;
+    return 0;
+}
+
 size_t tf_symbolizer_distinct(const tf_symbolizer *s)
 {
     return s->count;
@@ -425,6 +501,10 @@ void tf_symbolizer_free(tf_symbolizer *s)
     if (s->dwfl)
         dwfl_end(s->dwfl);
     free(s->debuginfo_path);
+    free(s->debug_dir);
+    for (size_t i = 0; s->code_files && i < s->nmodules; i++)
+        free(s->code_files[i]);
+    free(s->code_files);
     free(s->modules);
     free(s->ranges);
     free(s);

@@ -73,6 +73,15 @@ int tf_symbolizer_for_process(tf_symbolizer **s, const tf_trace *tr, uint32_t pr
 int tf_symbolize(tf_symbolizer *s, uint64_t ip, bool return_address, const tf_sym_location **loc,
                  tf_error *err);
 
+/* The code around ip, read from the binary mapped there (by path, else by
+ * build-id under the debug directory; when the trace recorded a build-id,
+ * only from a file that has it): the bytes from max(ip − before, mapping
+ * start) to min(ip + after, mapping end) into buf (before + after bytes),
+ * *start their address and *len their number.  *len is 0, with success,
+ * when ip is in no file-backed mapping or its binary cannot be found. */
+int tf_symbolizer_code(tf_symbolizer *s, uint64_t ip, size_t before, size_t after, uint8_t *buf,
+                       uint64_t *start, size_t *len, tf_error *err);
+
 /* Distinct addresses resolved so far (the cache's size). */
 size_t tf_symbolizer_distinct(const tf_symbolizer *s);
 

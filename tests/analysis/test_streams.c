@@ -47,6 +47,9 @@ static void check_streams(unsigned threads, uint64_t seed)
             assert_int_equal(got->direction, want->direction);
             assert_int_equal(got->stride, want->stride);
             assert_int_equal(got->streams, want->streams);
+            assert_int_equal(got->stride_from, want->pattern == TF_AN_PATTERN_RANDOM
+                                                   ? TF_AN_STRIDE_NONE
+                                                   : TF_AN_STRIDE_SAMPLES);
             assert_true(fabs(got->bytes - (double)want->bytes) <= 0.1 * (double)want->bytes);
             if (want->pattern == TF_AN_PATTERN_LINEAR) {
                 double mbps = (double)want->bytes / (fx_phases[k].share * duration) * 1e3;
@@ -68,6 +71,70 @@ static void streams_one_thread(void **state)
 static void streams_per_thread_slices(void **state)
 {
     check_streams(3, 5);
+}
+
+/* Tags the memory samples of object o well inside leaf phase k (away from
+ * its boundaries, which shifted iterations blur) with code stride cs, one
+ * in `every` of them (every >= 1); returns how many. */
+static size_t tag_code_stride(tf_analysis *a, size_t k, uint32_t o, int32_t cs, size_t every)
+{
+    double x0 = fx_boundary(k) + 0.01, x1 = fx_boundary(k + 1) - 0.01;
+    size_t seen = 0, tagged = 0;
+    for (size_t i = 0; i < a->nsamples; i++) {
+        tf_an_sample *sm = &a->samples[i];
+        if (sm->kind == TF_SAMPLE_TIMER || sm->object != o || sm->x < x0 || sm->x >= x1)
+            continue;
+        if (seen++ % every == 0) {
+            sm->code_stride = cs;
+            tagged++;
+        }
+    }
+    return tagged;
+}
+
+/* Strides from the code (docs/algorithms.md, streams step 7): a gather whose
+ * instruction walks 2048 bytes a time becomes a strided walk up; a linear
+ * sweep keeps its direction and bandwidth with the code's stride; a stride
+ * only a minority of the samples have changes nothing. */
+static void code_strides(void **state)
+{
+    tf_analysis a;
+    fx_build(&a, 300, 13, 40, 1, 1e7, 3);
+    const uint32_t gathered = fx_phases[2].stream[0].object, copied = fx_phases[0].stream[0].object,
+                   strided = fx_phases[1].stream[1].object;
+    assert_true(tag_code_stride(&a, 2, gathered, 2048, 1) > 100);
+    assert_true(tag_code_stride(&a, 0, copied, -8, 1) > 100);
+    assert_true(tag_code_stride(&a, 1, strided, 512, 3) > 30);
+    assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
+
+    const tf_an_stream *g = find_stream(&a, 2, gathered);
+    assert_non_null(g);
+    assert_int_equal(g->pattern, TF_AN_PATTERN_STRIDED);
+    assert_int_equal(g->direction, 1);
+    assert_int_equal(g->stride, 2048);
+    assert_int_equal(g->stride_from, TF_AN_STRIDE_CODE);
+    assert_true(g->ordered_r2 < 0.9);     /* the samples alone still look random */
+    assert_true(isnan(g->bandwidth));
+
+    const tf_an_stream *c = find_stream(&a, 0, copied);
+    assert_non_null(c);
+    assert_int_equal(c->pattern, TF_AN_PATTERN_LINEAR);
+    assert_int_equal(c->direction, -1);
+    assert_int_equal(c->stride, 8);
+    assert_int_equal(c->stride_from, TF_AN_STRIDE_CODE);
+    assert_false(isnan(c->bandwidth));
+
+    const tf_an_stream *st = find_stream(&a, 1, strided);
+    assert_non_null(st);
+    assert_int_equal(st->pattern, TF_AN_PATTERN_STRIDED);
+    assert_int_equal(st->stride, 256);
+    assert_int_equal(st->stride_from, TF_AN_STRIDE_SAMPLES);
+
+    /* untouched: the gather's index array, from its samples */
+    const tf_an_stream *idx = find_stream(&a, 2, fx_phases[2].stream[1].object);
+    assert_non_null(idx);
+    assert_int_equal(idx->stride_from, TF_AN_STRIDE_SAMPLES);
+    tf_analysis_clear(&a);
 }
 
 /* Object shares: the expected share of each object is the sum over phases
@@ -109,6 +176,7 @@ int main(void)
         cmocka_unit_test(streams_one_thread),
         cmocka_unit_test(streams_per_thread_slices),
         cmocka_unit_test(object_shares),
+        cmocka_unit_test(code_strides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

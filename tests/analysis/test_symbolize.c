@@ -194,16 +194,25 @@ static void without_debug_info(void **state)
     tf_symbolizer_free(s);
 }
 
+/* A symboliser over the target and a library whose binary is gone, mapped
+ * at 0x7f0000000000 from its file offset 0x2000. */
+static tf_symbolizer *with_gone_library(const struct target_info *t, const tf_sym_range *ranges,
+                                        size_t nranges)
+{
+    tf_sym_module mods[2] = { t->module,
+                              { 0x7f0000000000ull, 0x7f0000010000ull, 0x2000,
+                                "/nonexistent/libgone.so", "" } };
+    tf_symbolizer *s;
+    assert_int_equal(tf_symbolizer_create(&s, mods, 2, ranges, nranges, NULL, NULL), 0);
+    return s;
+}
+
 static void module_offset_and_ranges(void **state)
 {
     struct target_info t;
     inspect(target, &t);
-    tf_sym_module mods[2] = { t.module,
-                              { 0x7f0000000000ull, 0x7f0000010000ull, 0x2000,
-                                "/nonexistent/libgone.so", "" } };
     tf_sym_range range = { t.outer, t.outer + 4, "hand_named", "hand.c", 7 };
-    tf_symbolizer *s;
-    assert_int_equal(tf_symbolizer_create(&s, mods, 2, &range, 1, NULL, NULL), 0);
+    tf_symbolizer *s = with_gone_library(&t, &range, 1);
     const tf_sym_location *loc;
     assert_int_equal(tf_symbolize(s, 0x7f0000000010ull, false, &loc, NULL), 0);
     assert_int_equal(loc->source, TF_SYM_MODULE);
@@ -217,6 +226,54 @@ static void module_offset_and_ranges(void **state)
     assert_int_equal(loc->source, TF_SYM_TABLE);
     assert_string_equal(loc->frames[0].function, "hand_named");
     assert_int_equal(loc->frames[0].line, 7);
+    tf_symbolizer_free(s);
+}
+
+/* The code around an address, read from the mapped file: the bytes at the
+ * same file offset, clipped to the mapping; none from a missing binary. */
+static void code_bytes(void **state)
+{
+    struct target_info t;
+    inspect(target, &t);
+    tf_symbolizer *s = with_gone_library(&t, NULL, 0);
+    uint8_t got[80], want[80];
+    uint64_t start;
+    size_t len;
+    assert_int_equal(tf_symbolizer_code(s, t.outer, 16, 64, got, &start, &len, NULL), 0);
+    assert_int_equal(start, t.outer - 16);
+    assert_int_equal(len, 80);
+    FILE *f = fopen(target, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, (long)(start - t.module.start), SEEK_SET), 0);
+    assert_int_equal(fread(want, 1, sizeof want, f), sizeof want);
+    fclose(f);
+    assert_memory_equal(got, want, sizeof want);
+    /* clipped at the mapping's start */
+    assert_int_equal(tf_symbolizer_code(s, t.module.start + 4, 16, 64, got, &start, &len, NULL),
+                     0);
+    assert_int_equal(start, t.module.start);
+    assert_int_equal(len, 68);
+    /* a binary that is gone, and an address in no module */
+    assert_int_equal(tf_symbolizer_code(s, 0x7f0000000010ull, 16, 64, got, &start, &len, NULL),
+                     0);
+    assert_int_equal(len, 0);
+    assert_int_equal(tf_symbolizer_code(s, 0x10, 16, 64, got, &start, &len, NULL), 0);
+    assert_int_equal(len, 0);
+    tf_symbolizer_free(s);
+    /* the file at the path is not the binary recorded (another build-id):
+     * its code is not read, and with the right build-id it is */
+    if (!t.build_id[0])
+        skip();
+    tf_sym_module rebuilt = t.module;
+    rebuilt.build_id = "00112233445566778899aabbccddeeff00112233";
+    assert_int_equal(tf_symbolizer_create(&s, &rebuilt, 1, NULL, 0, NULL, NULL), 0);
+    assert_int_equal(tf_symbolizer_code(s, t.outer, 16, 64, got, &start, &len, NULL), 0);
+    assert_int_equal(len, 0);
+    tf_symbolizer_free(s);
+    rebuilt.build_id = t.build_id;
+    assert_int_equal(tf_symbolizer_create(&s, &rebuilt, 1, NULL, 0, NULL, NULL), 0);
+    assert_int_equal(tf_symbolizer_code(s, t.outer, 16, 64, got, &start, &len, NULL), 0);
+    assert_int_equal(len, 80);
     tf_symbolizer_free(s);
 }
 
@@ -240,6 +297,12 @@ static void debug_dir_by_build_id(void **state)
     tf_symbolizer *s;
     assert_int_equal(tf_symbolizer_create(&s, &m, 1, NULL, 0, dir, NULL), 0);
     check_debug_location(s, &t);
+    /* the code is read from the binary found by build-id too */
+    uint8_t code[16];
+    uint64_t start;
+    size_t len;
+    assert_int_equal(tf_symbolizer_code(s, t.outer, 0, sizeof code, code, &start, &len, NULL), 0);
+    assert_int_equal(len, sizeof code);
     tf_symbolizer_free(s);
     unlink(link);
     rmdir(sub);
@@ -259,6 +322,7 @@ int main(void)
         cmocka_unit_test(with_debug_info),
         cmocka_unit_test(without_debug_info),
         cmocka_unit_test(module_offset_and_ranges),
+        cmocka_unit_test(code_bytes),
         cmocka_unit_test(debug_dir_by_build_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -329,7 +329,7 @@ static void files_written(void **state)
     assert_int_equal(rows, 4);
     first_line(out, "streams.csv", head, sizeof head, &rows);
     assert_string_equal(head, "region,group,phase,object,direction,stride_bytes,streams,"
-                              "pattern,bytes,bandwidth_MBps");
+                              "pattern,bytes,bandwidth_MBps,stride_from");
     /* exactly the truth's ten streams: none made of the few samples that
      * jittered boundaries carry over from a neighbouring phase */
     assert_int_equal(rows, 10);
