@@ -16,13 +16,9 @@
 N=256
 period=500us
 record_example software "$tmp/m.h5" matmul -n $N -i 10 -v mm_naive,mm_ikj
-for v in mm_naive mm_ikj; do
-    "$tf" fold -q "$tmp/m.h5" --region $v -o "$tmp/$v" || bad "fold $v exited $?"
-    r=$(csv "$tmp/$v/phases.csv" phase routine share |
-        awk -F, '$1 !~ /\./ && $3 > best { best = $3; r = $2 } END { print r }')
-    [ "$r" = $v ] || bad "region $v: main routine '$r'"
-    echo "region $v: $r"
-done
+# is_kernel ROUTINE VARIANT: each variant is a routine of its name.
+is_kernel() { [ "$1" = "$2" ]; }
+kernel_regions "$tmp/m.h5" mm_naive mm_ikj
 # the strides come from the code, which a busy machine does not blur: no
 # CPU-share condition
 memory_checks_possible "$tmp/m.h5"
@@ -31,7 +27,7 @@ x=$(site 'double \*x') z=$(site '\*z')
 
 # streams V: OBJECT,PATTERN,DIRECTION,STRIDE,FROM of the variant's streams.
 streams() {
-    csv "$tmp/$1/streams.csv" object pattern direction stride_bytes stride_from | sort -u
+    csv "$tmp/m-$1/streams.csv" object pattern direction stride_bytes stride_from | sort -u
 }
 for v in mm_naive mm_ikj; do
     echo "$v: $(streams $v | tr '\n' ' ')"

@@ -9,8 +9,7 @@ period=500us
 record_example software "$tmp/s.h5" sweep -n 2097152 -i 80
 "$tf" fold -q "$tmp/s.h5" --region iteration -o "$tmp/fold" || bad "fold exited $?"
 csv "$tmp/fold/phases.csv" phase routine line share
-r=$(csv "$tmp/fold/phases.csv" phase routine share |
-    awk -F, '$1 !~ /\./ && $3 > best { best = $3; r = $2 } END { print r }')
+r=$(main_routine "$tmp/fold")
 [ "$r" = symmetric_sweep ] || bad "main routine '$r', expected symmetric_sweep"
 memory_checks_possible "$tmp/s.h5" "$tmp/fold"
 x=sweep.c:$(grep -n 'double \*x = calloc' "$src/sweep.c" | cut -d: -f1)
