@@ -17,6 +17,17 @@ static inline bool tf_an_is_code_sample(const tf_an_sample *s, bool timer_only)
     return !timer_only || s->kind == TF_SAMPLE_TIMER;
 }
 
+/* Coarse buckets of the sort by x: few enough that their counts and write
+ * positions stay in cache.  Samples handed over already grouped by bucket
+ * (in bucket order, any order within one) are sorted in place, without a
+ * copy of them all; tf_analysis_from_fold hands them over so. */
+#define TF_AN_COARSE 4096
+
+static inline size_t tf_an_coarse_bucket(double x)
+{
+    return (size_t)(x * (TF_AN_COARSE - 1));
+}
+
 /* The most frequent value of v[0..n) (may reorder v; the smallest on a
  * tie); *count (may be NULL) gets its frequency. 0 when n is 0. */
 uint32_t tf_an_mode_u32(uint32_t *v, size_t n, size_t *count);

@@ -66,10 +66,6 @@ static int by_x(const void *pa, const void *pb)
     return (p->x > q->x) - (p->x < q->x);
 }
 
-/* Coarse buckets of sort_by_x's first pass: few enough that their counts
- * and write positions stay in cache. */
-#define COARSE 4096
-
 /* Sorts v[0..n), whose x lie in the coarse bucket that starts at key k0 of
  * `keys` keys over [0, 1], through tmp: a counting sort on those fine keys
  * (about one sample each), then insertion within a key, or qsort when
@@ -103,37 +99,47 @@ static void sort_bucket(tf_an_sample *v, size_t n, double keys, size_t k0, size_
     }
 }
 
-/* Sorts the samples by x with bucket sorts: x lies in [0, 1], so COARSE
- * buckets and then n keys of width 1/n (about one sample each) sort in
- * O(n) (a comparison sort of millions of samples dominated the analysis,
- * and a single pass over n keys its cache misses).  Equal x share their
- * buckets and keys. */
+/* Sorts the samples by x with bucket sorts: x lies in [0, 1], so
+ * TF_AN_COARSE buckets and then n keys of width 1/n (about one sample
+ * each) sort in O(n) (a comparison sort of millions of samples dominated
+ * the analysis, and a single pass over n keys its cache misses).  Equal x
+ * share their buckets and keys.  Samples already grouped by bucket stay
+ * where they are: the stable pass into buckets would leave them so. */
 static int sort_by_x(tf_analysis *a, tf_error *err)
 {
     size_t n = a->nsamples;
-    double keys = (double)(n - 1), coarse = COARSE - 1;
-    size_t start[COARSE + 1] = {0}, largest = 0, span = 0;
-    for (size_t i = 0; i < n; i++)
-        start[(size_t)(a->samples[i].x * coarse) + 1]++;
-    for (size_t b = 1; b <= COARSE; b++) {
+    double keys = (double)(n - 1), coarse = TF_AN_COARSE - 1;
+    size_t start[TF_AN_COARSE + 1] = {0}, largest = 0, span = 0, prev = 0;
+    bool grouped = true;
+    for (size_t i = 0; i < n; i++) {
+        size_t b = tf_an_coarse_bucket(a->samples[i].x);
+        start[b + 1]++;
+        grouped = grouped && b >= prev;
+        prev = b;
+    }
+    for (size_t b = 1; b <= TF_AN_COARSE; b++) {
         largest = start[b] > largest ? start[b] : largest;
         start[b] += start[b - 1];
     }
     /* The keys of a coarse bucket: x * keys over an x range of 1/coarse. */
     span = (size_t)(keys / coarse) + 3;
-    tf_an_sample *out = malloc((n + 1) * sizeof *out);
+    tf_an_sample *out = grouped ? a->samples : malloc((n + 1) * sizeof *out);
     tf_an_sample *tmp = malloc((largest + 1) * sizeof *tmp);
     size_t *end = malloc((span + 1) * sizeof *end);
     if (!out || !tmp || !end) {
-        free(out);
+        if (!grouped)
+            free(out);
         free(tmp);
         free(end);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory sorting %zu samples", n);
     }
-    for (size_t i = 0; i < n; i++)
-        out[start[(size_t)(a->samples[i].x * coarse)]++] = a->samples[i];
+    if (grouped)
+        memmove(start, start + 1, TF_AN_COARSE * sizeof *start);
+    else
+        for (size_t i = 0; i < n; i++)
+            out[start[tf_an_coarse_bucket(a->samples[i].x)]++] = a->samples[i];
     /* start[b] is now the end of coarse bucket b */
-    for (size_t b = 0, first = 0; b < COARSE; first = start[b], b++) {
+    for (size_t b = 0, first = 0; b < TF_AN_COARSE; first = start[b], b++) {
         size_t k0 = SIZE_MAX;
         for (size_t i = first; i < start[b]; i++) {
             size_t k = (size_t)(out[i].x * keys);
@@ -144,8 +150,10 @@ static int sort_by_x(tf_analysis *a, tf_error *err)
     }
     free(tmp);
     free(end);
-    free(a->samples);
-    a->samples = out;
+    if (!grouped) {
+        free(a->samples);
+        a->samples = out;
+    }
     return 0;
 }
 

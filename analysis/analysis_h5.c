@@ -96,12 +96,17 @@ static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_erro
         line[i] = 0;
         offset[i] = 0;
     }
+    /* Samples are in x order, points in instance order: each store is a
+     * cache miss, so the defaults (no object: timer samples) are left as
+     * they are. */
     for (size_t i = 0; i < a->nsamples; i++) {
         const tf_an_sample *s = &a->samples[i];
         if (s->point >= npoints)
             continue;
         routine[s->point] = (int32_t)index_or_minus_one(s->routine);
         line[s->point] = s->line <= INT32_MAX ? (int32_t)s->line : 0;
+        if (s->object == TF_AN_NONE && s->offset == 0)
+            continue;
         object[s->point] = (int32_t)index_or_minus_one(s->object);
         offset[s->point] = s->offset;
     }

@@ -2,7 +2,9 @@
 /* From folded points to analysis samples.  Per process, a symboliser and
  * an object map; per distinct instruction address a cached (routine, line)
  * and, for memory instructions, the stride read from the code, so the cost
- * grows with the distinct addresses, not the samples. */
+ * grows with the distinct addresses, not the samples.  The samples are laid
+ * out by coarse bucket of x, which the sort by x then keeps in place
+ * instead of copying them all. */
 #include "from_fold.h"
 
 #include <math.h>
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "an_steps.h"
 #include "code_stride.h"
 #include "objmap.h"
 #include "symbolize.h"
@@ -174,6 +177,11 @@ static int stride_of(struct process_tools *t, tf_code_stride_decoder *dec, uint6
     return 0;
 }
 
+static double clamped_x(float x)
+{
+    return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
 int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_region *reg,
                           uint32_t g, const char *debug_dir, const tf_an_params *params,
                           tf_error *err)
@@ -192,13 +200,20 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     a->samples = malloc((pts->n + 1) * sizeof *a->samples);
     uint8_t *window = malloc(2 * CODE_WINDOW);
     tf_code_stride_decoder *dec = NULL;
+    size_t *next = calloc(TF_AN_COARSE + 1, sizeof *next);
     int rc = 0;
-    if (!tools || !counters || !a->region || !a->samples || !window) {
+    if (!tools || !counters || !a->region || !a->samples || !window || !next) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory analysing region %s", reg->name);
         goto done;
     }
     if ((rc = tf_code_stride_decoder_create(&dec, err)))
         goto done;
+    /* next[b]: where the next sample of coarse bucket b goes */
+    for (size_t i = 0; i < pts->n; i++)
+        if (!isnan(pts->x[i]))
+            next[tf_an_coarse_bucket(clamped_x(pts->x[i])) + 1]++;
+    for (size_t b = 1; b < TF_AN_COARSE; b++)
+        next[b] += next[b - 1];
     for (size_t i = 0; i < pts->n; i++) {
         const tf_fold_instance *in = &reg->instances[pts->instance[i]];
         if (in->proc >= np) {
@@ -212,8 +227,9 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
         struct process_tools *t = &tools[in->proc];
         if ((rc = tools_for(t, a, tr, in->proc, debug_dir, err)))
             goto done;
-        double x = pts->x[i] < 0 ? 0 : pts->x[i] > 1 ? 1 : pts->x[i];
-        tf_an_sample *s = &a->samples[a->nsamples++];
+        double x = clamped_x(pts->x[i]);
+        tf_an_sample *s = &a->samples[next[tf_an_coarse_bucket(x)]++];
+        a->nsamples++;
         *s = (tf_an_sample){ .x = x, .object = TF_AN_NONE, .group = in->thread, .point = (uint32_t)i,
                              .weight = pts->weight[i], .kind = pts->kind[i],
                              .level = pts->level[i] };
@@ -249,6 +265,7 @@ done:
     free(counters);
     free(window);
     tf_code_stride_decoder_free(dec);
+    free(next);
     if (rc)
         tf_analysis_clear(a);
     return rc;

@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 
 struct run {
     size_t   w0, w1;     /* windows [w0, w1) */
@@ -165,10 +166,36 @@ static int push_phase(struct phase_list *pl, uint32_t parent, double x0, double 
     return 0;
 }
 
-static int by_u32(const void *pa, const void *pb)
+/* Sorts v[0..n) ascending: a least-significant-byte radix sort through a
+ * buffer of n, skipping the bytes all values share (line numbers leave the
+ * upper ones zero).  It replaced qsort, a third of the phases' time on
+ * millions of samples.  Returns false when out of memory. */
+static bool sort_u32(uint32_t *v, size_t n)
 {
-    uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
-    return (x > y) - (x < y);
+    if (n < 2)
+        return true;
+    uint32_t *tmp = malloc(n * sizeof *tmp);
+    if (!tmp)
+        return false;
+    uint32_t *from = v, *to = tmp;
+    for (unsigned shift = 0; shift < 32; shift += 8) {
+        size_t count[257] = { 0 };
+        for (size_t i = 0; i < n; i++)
+            count[((from[i] >> shift) & 0xff) + 1]++;
+        if (count[((from[0] >> shift) & 0xff) + 1] == n)
+            continue;
+        for (unsigned d = 1; d <= 256; d++)
+            count[d] += count[d - 1];
+        for (size_t i = 0; i < n; i++)
+            to[count[(from[i] >> shift) & 0xff]++] = from[i];
+        uint32_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != v)
+        memcpy(v, from, n * sizeof *v);
+    free(tmp);
+    return true;
 }
 
 /* The lines of routine l->routine among the samples with x in [x0, x1),
@@ -185,7 +212,11 @@ static size_t lines_in(const tf_analysis *a, const struct labeller *l, double x0
         if (ln != TF_AN_NONE)
             (*v)[n++] = ln;
     }
-    qsort(*v, n, sizeof **v, by_u32);
+    if (!sort_u32(*v, n)) {
+        free(*v);
+        *v = NULL;
+        return 0;
+    }
     return n;
 }
 

@@ -283,15 +283,15 @@ static int check_outdir(const char *outdir, bool force, bool *exists, tf_error *
                    "to replace it", outdir);
 }
 
-/* The report (tracefold render's default PDF) beside fold.h5 in dir.  A
- * drawing failure is only a warning: the fold's own outputs stand. */
-static void write_report(const char *dir)
+/* The report (tracefold render's default PDF) of res beside fold.h5 in
+ * dir.  A drawing failure is only a warning: the fold's own outputs stand. */
+static void write_report(const char *dir, const tf_fold_result *res)
 {
     char fold[4200], pdf[4200];
     tf_error err = {0};
     snprintf(fold, sizeof fold, "%s/fold.h5", dir);
     snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
-    if (tf_render_fold_report(fold, pdf, &err) < 0)
+    if (tf_render_fold_report(fold, res, pdf, &err) < 0)
         tf_msg_warn("no report.pdf: %s", err.msg);
 }
 
@@ -327,7 +327,7 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
     if (rc == 0)
         rc = tf_analysis_run(tr, res, tmp, debug_dir, err);
     if (rc == 0)
-        write_report(tmp);
+        write_report(tmp, res);
     if (rc == 0)
         write_paraver(tmp, tr, res);
     if (rc == 0 && replace && rename(outdir, old) != 0)

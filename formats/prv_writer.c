@@ -11,6 +11,13 @@
 
 #include "prv_types.h"
 
+/* An event type and its field text ":TYPE" (at most 11 characters). */
+typedef struct type_field {
+    uint32_t type;
+    uint8_t  len;
+    char     text[11];
+} type_field;
+
 struct tf_prv_writer {
     char         *path, *tmp_path, *body_path;
     char         *pcf_path, *pcf_tmp, *row_path, *row_tmp;
@@ -25,10 +32,16 @@ struct tf_prv_writer {
     long          header_len;
     uint64_t      header_end;
     /* The event types written, an open-addressing set (0 marks a free slot;
-     * type 0 is tracked apart). */
-    uint32_t     *types;
+     * type 0 is tracked apart), each with its field ":TYPE" already in
+     * decimal: millions of records repeat a handful of types. */
+    type_field   *types;
     size_t        ntypes, captypes;
     bool          type0;
+    /* The object fields ":CPU:APPL:TASK:THREAD" of the last record, kept
+     * in text too: consecutive records are mostly of one thread. */
+    tf_prv_object last_obj;
+    char          obj_text[48];
+    size_t        obj_len;
 };
 
 char *tf_prv_sibling(const char *prv_path, const char *ext)
@@ -166,22 +179,29 @@ void tf_prv_writer_abort(tf_prv_writer *w)
     writer_free(w);
 }
 
-static int note_type(tf_prv_writer *w, uint32_t type, tf_error *err)
+static char *put_field(char *p, uint64_t v);
+
+/* The field text of an event type, noting the type as written; NULL when
+ * out of memory (err filled). */
+static const type_field *type_text(tf_prv_writer *w, uint32_t type, tf_error *err)
 {
+    static const type_field zero = {0, 2, ":0"};
     if (type == 0) {
         w->type0 = true;
-        return 0;
+        return &zero;
     }
     if (2 * (w->ntypes + 1) > w->captypes) {
         size_t cap = w->captypes ? 2 * w->captypes : 64;
-        uint32_t *nt = calloc(cap, sizeof *nt);
-        if (!nt)
-            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        type_field *nt = calloc(cap, sizeof *nt);
+        if (!nt) {
+            tf_fail(err, TF_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
         for (size_t i = 0; i < w->captypes; i++) {
-            if (!w->types[i])
+            if (!w->types[i].type)
                 continue;
-            size_t h = (w->types[i] * 2654435761u) & (cap - 1);
-            while (nt[h])
+            size_t h = (w->types[i].type * 2654435761u) & (cap - 1);
+            while (nt[h].type)
                 h = (h + 1) & (cap - 1);
             nt[h] = w->types[i];
         }
@@ -190,39 +210,44 @@ static int note_type(tf_prv_writer *w, uint32_t type, tf_error *err)
         w->captypes = cap;
     }
     size_t h = (type * 2654435761u) & (w->captypes - 1);
-    while (w->types[h] && w->types[h] != type)
+    while (w->types[h].type && w->types[h].type != type)
         h = (h + 1) & (w->captypes - 1);
-    if (!w->types[h]) {
-        w->types[h] = type;
+    type_field *t = &w->types[h];
+    if (!t->type) {
+        t->type = type;
+        t->len = (uint8_t)(put_field(t->text, type) - t->text);
         w->ntypes++;
     }
-    return 0;
+    return t;
 }
 
 /* Decimal digits of v at p, returning the end: fprintf dominates the cost of
- * writing large traces otherwise.  Two digits a division, from a table. */
+ * writing large traces otherwise.  The digits are counted first and
+ * written in place from the last, two a division, from a table. */
 static char *put_u64(char *p, uint64_t v)
 {
     static const char pairs[] =
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
         "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
         "8081828384858687888990919293949596979899";
-    char tmp[20];
-    int n = 20;
+    unsigned n = 1;
+    for (uint64_t bound = 10; n < 20 && v >= bound; bound *= 10)
+        n++;
+    char *end = p + n;
+    char *q = end;
     while (v >= 100) {
         unsigned d = (unsigned)(v % 100) * 2;
         v /= 100;
-        tmp[--n] = pairs[d + 1];
-        tmp[--n] = pairs[d];
+        *--q = pairs[d + 1];
+        *--q = pairs[d];
     }
     if (v >= 10) {
-        tmp[--n] = pairs[v * 2 + 1];
-        tmp[--n] = pairs[v * 2];
+        *--q = pairs[v * 2 + 1];
+        *--q = pairs[v * 2];
     } else {
-        tmp[--n] = (char)('0' + v);
+        *--q = (char)('0' + v);
     }
-    memcpy(p, tmp + n, (size_t)(20 - n));
-    return p + 20 - n;
+    return end;
 }
 
 static char *put_field(char *p, uint64_t v)
@@ -249,6 +274,17 @@ static char *put_object(char *p, const tf_prv_object *o)
     p = put_field(p, o->appl);
     p = put_field(p, o->task);
     return put_field(p, o->thread);
+}
+
+/* put_object through the text of the last object written. */
+static char *put_record_object(tf_prv_writer *w, char *p, const tf_prv_object *o)
+{
+    if (!w->obj_len || memcmp(&w->last_obj, o, sizeof *o)) {
+        w->last_obj = *o;
+        w->obj_len = (size_t)(put_object(w->obj_text, o) - w->obj_text);
+    }
+    memcpy(p, w->obj_text, w->obj_len);
+    return p + w->obj_len;
 }
 
 static bool object_ok(const tf_prv_header *h, const tf_prv_object *o)
@@ -302,7 +338,7 @@ int tf_prv_write(tf_prv_writer *w, const tf_prv_record *rec, tf_error *err)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
     char *p = line;
     *p++ = (char)('0' + rec->kind);
-    p = put_object(p, &rec->obj);
+    p = put_record_object(w, p, &rec->obj);
     p = put_field(p, rec->time);
     uint64_t last = rec->time;
     int rc = 0;
@@ -316,9 +352,14 @@ int tf_prv_write(tf_prv_writer *w, const tf_prv_record *rec, tf_error *err)
         if (rec->npairs == 0)
             rc = tf_fail(err, TF_ERR_INTERNAL, "%s: event record without events", w->path);
         for (size_t i = 0; i < rec->npairs && rc == 0; i++) {
-            p = put_field(p, rec->pairs[i].type);
-            p = put_value(p, rec->pairs[i].value);
-            rc = note_type(w, rec->pairs[i].type, err);
+            const type_field *f = type_text(w, rec->pairs[i].type, err);
+            if (!f) {
+                rc = -err->code;
+                break;
+            }
+            /* the whole field array: a fixed-size copy, the value follows */
+            memcpy(p, f->text, sizeof f->text);
+            p = put_value(p + f->len, rec->pairs[i].value);
         }
         break;
     default:
@@ -348,9 +389,9 @@ int tf_prv_write(tf_prv_writer *w, const tf_prv_record *rec, tf_error *err)
 static int check_labels(tf_prv_writer *w, tf_error *err)
 {
     for (size_t i = 0; i < w->captypes; i++)
-        if (w->types[i] && !tf_pcf_type_label(w->pcf, w->types[i]))
+        if (w->types[i].type && !tf_pcf_type_label(w->pcf, w->types[i].type))
             return tf_fail(err, TF_ERR_INTERNAL, "%s: event type %" PRIu32 " has no label in %s",
-                           w->path, w->types[i], w->pcf_path);
+                           w->path, w->types[i].type, w->pcf_path);
     if (w->type0 && !tf_pcf_type_label(w->pcf, 0))
         return tf_fail(err, TF_ERR_INTERNAL, "%s: event type 0 has no label in %s", w->path,
                        w->pcf_path);

@@ -28,8 +28,11 @@ size_t tf_render_cairo_files(const tf_report *r, enum tf_render_format format);
 int tf_render_page_path(const char *path, size_t k, char *buf, size_t len, tf_error *err);
 
 /* The report `tracefold fold` writes by default: fold_path loaded and
- * drawn as PDF into pdf_path. */
-int tf_render_fold_report(const char *fold_path, const char *pdf_path, tf_error *err);
+ * drawn as PDF into pdf_path.  res, when not NULL, is the fold result
+ * saved in fold_path, used as it is in memory instead of read back. */
+struct tf_fold_result;
+int tf_render_fold_report(const char *fold_path, const struct tf_fold_result *res,
+                          const char *pdf_path, tf_error *err);
 
 /* The gnuplot back end: into directory dir, per report page a commented
  * script per panel, one per output page, and their data files; a Makefile-

@@ -5,10 +5,12 @@
 #include "render.h"
 #include "report_load.h"
 
-int tf_render_fold_report(const char *fold_path, const char *pdf_path, tf_error *err)
+int tf_render_fold_report(const char *fold_path, const tf_fold_result *res,
+                          const char *pdf_path, tf_error *err)
 {
     tf_report r;
-    int rc = tf_report_load(fold_path, &r, err);
+    int rc = res ? tf_report_load_result(res, fold_path, &r, err)
+                 : tf_report_load(fold_path, &r, err);
     if (rc < 0)
         return rc;
     rc = tf_render_cairo(&r, pdf_path, TF_FORMAT_PDF, 150, err);

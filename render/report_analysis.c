@@ -64,11 +64,11 @@ int tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
     if (rc == 0)
         rc = column(grp, "objects/size_bytes", TF_H5_UINT64, (void **)&a->object_size, &a->nobjects, err);
     if (rc == 0)
-        rc = column(grp, "points/routine", TF_H5_INT64, (void **)&a->routine, &a->npoints, err);
+        rc = column(grp, "points/routine", TF_H5_INT32, (void **)&a->routine, &a->npoints, err);
     if (rc == 0)
-        rc = column(grp, "points/line", TF_H5_INT64, (void **)&a->line, &a->npoints, err);
+        rc = column(grp, "points/line", TF_H5_INT32, (void **)&a->line, &a->npoints, err);
     if (rc == 0)
-        rc = column(grp, "points/object", TF_H5_INT64, (void **)&a->object, &a->npoints, err);
+        rc = column(grp, "points/object", TF_H5_INT32, (void **)&a->object, &a->npoints, err);
     if (rc == 0)
         rc = column(grp, "points/offset", TF_H5_UINT64, (void **)&a->offset, &a->npoints, err);
     if (rc == 0)

@@ -20,7 +20,7 @@ typedef struct tf_report_analysis {
     char    **object_kinds;    /* one block */
     uint64_t *object_size;
     size_t    npoints;         /* the group's folded points, in their order */
-    int64_t  *routine, *line, *object;
+    int32_t  *routine, *line, *object;   /* as stored: millions of rows */
     uint64_t *offset;
     size_t    nphases;
     char    **phase_label;     /* one block */

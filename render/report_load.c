@@ -463,12 +463,10 @@ static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_
     return rc;
 }
 
-int tf_report_load(const char *fold_path, tf_report *r, tf_error *err)
+int tf_report_load_result(const tf_fold_result *fr, const char *fold_path, tf_report *r,
+                          tf_error *err)
 {
     memset(r, 0, sizeof *r);
-    tf_fold_result *fr = NULL;
-    if (tf_fold_result_load(fold_path, &fr, err) < 0)
-        return -err->code;
     int rc = 0;
     r->source = tf_report_strdup("%s", fold_path);
     char why[TF_ERROR_MSG_MAX + 64] = "";
@@ -499,8 +497,18 @@ int tf_report_load(const char *fold_path, tf_report *r, tf_error *err)
     if (rc == 0)
         rc = tf_report_machine_read(fold_path, r, err);
     tf_symbolise_close(sym);
-    tf_fold_result_free(fr);
     if (rc < 0)
         tf_report_free(r);
+    return rc;
+}
+
+int tf_report_load(const char *fold_path, tf_report *r, tf_error *err)
+{
+    memset(r, 0, sizeof *r);
+    tf_fold_result *fr = NULL;
+    if (tf_fold_result_load(fold_path, &fr, err) < 0)
+        return -err->code;
+    int rc = tf_report_load_result(fr, fold_path, r, err);
+    tf_fold_result_free(fr);
     return rc;
 }

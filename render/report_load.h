@@ -7,8 +7,14 @@
 #ifndef TF_RENDER_REPORT_LOAD_H
 #define TF_RENDER_REPORT_LOAD_H
 
+#include "fold_result.h"
 #include "report_model.h"
 
 int tf_report_load(const char *fold_path, tf_report *r, tf_error *err);
+/* The same with the fold result already in memory: fr is what was saved to
+ * fold_path, from which only the analysis and the machine profile are
+ * read (a fold's points are hundreds of MB to read back). */
+int tf_report_load_result(const tf_fold_result *fr, const char *fold_path, tf_report *r,
+                          tf_error *err);
 
 #endif

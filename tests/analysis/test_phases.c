@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Code-line progression and phases on the five-phase scenario: routines
  * found, boundaries within ±1 % of the iteration, symgs split into its
- * forward and backward sub-phases by their lines, rates from the curves. */
+ * forward and backward sub-phases by their lines, rates from the curves;
+ * samples handed over grouped by coarse bucket sorted as the others. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include "an_fixture.h"
+#include "an_steps.h"
 
 static const char *routine_of(const tf_analysis *a, const tf_an_phase *ph)
 {
@@ -210,6 +212,43 @@ static void x_out_of_range(void **state)
     tf_analysis_clear(&a);
 }
 
+/* Samples in point order with crowds of equal x (the fold's float times)
+ * are copied into coarse buckets; the same samples already grouped so are
+ * sorted in place.  Both must give the same order, ties included. */
+static void grouped_samples_sorted_alike(void **state)
+{
+    enum { N = 200000 };
+    tf_analysis a = { 0 }, b = { 0 };
+    a.samples = malloc(N * sizeof *a.samples);
+    b.samples = malloc(N * sizeof *b.samples);
+    size_t *next = calloc(TF_AN_COARSE + 1, sizeof *next);
+    assert_true(a.samples && b.samples && next);
+    a.nsamples = b.nsamples = N;
+    uint64_t r = 7;
+    for (size_t i = 0; i < N; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        /* a few thousand distinct x: many equal, some crowds over 32 */
+        double x = (double)(r >> 52) / 4095.0;
+        a.samples[i] = (tf_an_sample){ .x = x, .routine = TF_AN_NONE, .object = TF_AN_NONE,
+                                       .point = (uint32_t)i };
+        next[tf_an_coarse_bucket(x) + 1]++;
+    }
+    for (size_t k = 1; k < TF_AN_COARSE; k++)
+        next[k] += next[k - 1];
+    for (size_t i = 0; i < N; i++)
+        b.samples[next[tf_an_coarse_bucket(a.samples[i].x)]++] = a.samples[i];
+    assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
+    assert_int_equal(tf_analysis_compute(&b, NULL, 0, NULL, 0, NULL, NULL), 0);
+    for (size_t i = 0; i < N; i++) {
+        assert_true(i == 0 || a.samples[i - 1].x <= a.samples[i].x);
+        assert_true(a.samples[i].x == b.samples[i].x);
+        assert_int_equal(a.samples[i].point, b.samples[i].point);
+    }
+    free(next);
+    tf_analysis_clear(&a);
+    tf_analysis_clear(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +259,7 @@ int main(void)
         cmocka_unit_test(same_lines_split_by_direction),
         cmocka_unit_test(empty_input),
         cmocka_unit_test(x_out_of_range),
+        cmocka_unit_test(grouped_samples_sorted_alike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The Paraver writer: write -> read round trip with identical records (on
  * the real Extrae trace and on a generated one, plain and gzip), refusal of
- * unsorted records and of unlabelled types, no files left behind on abort. */
+ * unsorted records and of unlabelled types, no files left behind on abort,
+ * and the decimal fields against printf's at every digit count. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,12 +164,84 @@ static void test_refusals(void **state)
     assert_int_equal(tf_test_dir_entries(), before);
 }
 
+/* Every field the writer formats itself, at each number of digits (10^k - 1
+ * and 10^k), at the extremes, and values above 2^63 as negatives; the
+ * object and the types change between records so that none of their
+ * cached texts is reused wrongly. */
+static void test_number_fields(void **state)
+{
+    (void)state;
+    char out[4200];
+    snprintf(out, sizeof out, "%s/numbers.prv", tf_test_dir);
+    tf_prv_task tasks[2] = {{2, 1}, {1, 1}};
+    tf_prv_appl appl = {2, tasks};
+    uint32_t cpus = 12;
+    tf_prv_header h = {.nnodes = 1, .node_cpus = &cpus, .ncpus = 12, .nappls = 1,
+                       .appls = &appl, .end_time = 1, .date = "01/02/2025 at 10:00"};
+    uint64_t v[64];
+    size_t nv = 0;
+    v[nv++] = 0;
+    for (uint64_t p = 10; nv < 40; p *= 10) {
+        v[nv++] = p - 1;
+        v[nv++] = p;
+        if (p > UINT64_MAX / 10)
+            break;
+    }
+    v[nv++] = (uint64_t)INT64_MAX;
+    v[nv++] = (uint64_t)INT64_MAX + 1;
+    v[nv++] = UINT64_MAX;
+    /* times must not decrease: 10^19 - 1 and 10^19 pass INT64_MAX */
+    for (size_t i = 1; i < nv; i++)
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            uint64_t t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    tf_error err;
+    tf_prv_writer *w;
+    assert_int_equal(tf_prv_writer_create(&w, out, &h, &err), 0);
+    char (*expect)[160] = calloc(nv, sizeof *expect);
+    assert_non_null(expect);
+    for (size_t i = 0; i < nv; i++) {
+        uint32_t type = i % 3 ? (uint32_t)(v[i] % 4000000000u) + 1 : 0;
+        tf_prv_pair pairs[2] = {{type, v[i]}, {7, v[nv - 1 - i]}};
+        tf_prv_object obj = {(uint32_t)(i % 12) + 1, 1, i % 4 == 3 ? 2 : 1, i % 2 + 1};
+        if (obj.task == 2)
+            obj.thread = 1;
+        tf_prv_record rec = {.kind = TF_PRV_EVENT, .obj = obj, .time = v[i], .npairs = 2,
+                             .pairs = pairs};
+        assert_int_equal(tf_prv_write(w, &rec, &err), 0);
+        char label[32];
+        snprintf(label, sizeof label, "type %" PRIu32, type);
+        assert_int_equal(tf_pcf_add_type(tf_prv_writer_pcf(w), type, 0, label, &err), 0);
+        snprintf(expect[i], sizeof expect[i],
+                 "2:%" PRIu32 ":1:%" PRIu32 ":%" PRIu32 ":%" PRIu64 ":%" PRIu32 ":%" PRId64
+                 ":7:%" PRId64, obj.cpu, obj.task, obj.thread, v[i], type, (int64_t)v[i],
+                 (int64_t)v[nv - 1 - i]);
+    }
+    assert_int_equal(tf_pcf_add_type(tf_prv_writer_pcf(w), 7, 0, "seven", &err), 0);
+    assert_int_equal(tf_prv_writer_close(w, &err), 0);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char line[256];
+    assert_non_null(fgets(line, sizeof line, f)); /* the header */
+    for (size_t i = 0; i < nv; i++) {
+        assert_non_null(fgets(line, sizeof line, f));
+        line[strcspn(line, "\n")] = 0;
+        assert_string_equal(line, expect[i]);
+    }
+    assert_null(fgets(line, sizeof line, f));
+    fclose(f);
+    free(expect);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_namd_round_trip),
         cmocka_unit_test(test_generated_round_trip),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_number_fields),
     };
     return cmocka_run_group_tests(tests, tf_test_dir_setup, tf_test_dir_teardown);
 }

@@ -3,7 +3,8 @@
  * `tracefold` ($TRACEFOLD) fills every part of the page, from the fold's
  * analysis or, without one, from the trace; a trace without memory
  * samples, a fold whose trace has moved away, and a fold file of another
- * format version each give the documented outcome.  Skipped when
+ * format version each give the documented outcome; the fold result given
+ * in memory fills the same pages as the one read back.  Skipped when
  * run outside `make check` (no $TRACEFOLD). */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
+#include "fold_result.h"
 #include "report_load.h"
 #include "report_fixture.h"
 
@@ -89,6 +91,46 @@ static void test_page_from_fold(void **state)
     for (size_t i = 0; i < st->nrows; i++)
         assert_true(strcmp(st->cells[i * st->ncols + 2], "sparse") != 0);
     tf_report_free(&r);
+}
+
+/* tracefold fold draws its report from the fold result it has in memory:
+ * the pages must be those of the result read back from fold.h5. */
+static void test_result_in_memory(void **state)
+{
+    if (!have_folds)
+        skip();
+    char path[512];
+    fold_path(path, sizeof path, "mem");
+    tf_fold_result *fr;
+    tf_error err = {0};
+    if (tf_fold_result_load(path, &fr, &err) < 0)
+        fail_msg("%s", err.msg);
+    tf_report a, b;
+    if (tf_report_load(path, &a, &err) < 0 || tf_report_load_result(fr, path, &b, &err) < 0)
+        fail_msg("%s", err.msg);
+    tf_fold_result_free(fr);
+    assert_int_equal(a.npages, b.npages);
+    for (size_t k = 0; k < a.npages; k++) {
+        const tf_report_page *p = &a.pages[k], *q = &b.pages[k];
+        assert_string_equal(p->title, q->title);
+        assert_string_equal(p->subtitle, q->subtitle);
+        assert_int_equal(p->ncode, q->ncode);
+        assert_int_equal(p->nmem, q->nmem);
+        assert_int_equal(p->nphases, q->nphases);
+        assert_int_equal(p->nobjects, q->nobjects);
+        assert_int_equal(p->ninstances, q->ninstances);
+        assert_true(p->ncode > 0 && p->nmem > 0);
+        assert_memory_equal(p->code, q->code, p->ncode * sizeof *p->code);
+        assert_memory_equal(p->mem, q->mem, p->nmem * sizeof *p->mem);
+        for (size_t i = 0; i < p->nphases; i++) {
+            assert_true(p->phases[i].x0 == q->phases[i].x0 && p->phases[i].x1 == q->phases[i].x1);
+            assert_int_equal(p->phases[i].routine, q->phases[i].routine);
+            assert_int_equal(p->phases[i].line, q->phases[i].line);
+            assert_string_equal(p->phases[i].label, q->phases[i].label);
+        }
+    }
+    tf_report_free(&a);
+    tf_report_free(&b);
 }
 
 static void test_no_memory_samples(void **state)
@@ -332,6 +374,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_page_from_fold),
+        cmocka_unit_test(test_result_in_memory),
         cmocka_unit_test(test_no_memory_samples),
         cmocka_unit_test(test_from_trace_without_analysis),
         cmocka_unit_test(test_trace_moved_away),
