@@ -9,7 +9,7 @@
 # the memory used.  Slowdowns use the loop's process CPU time, because on a
 # shared machine wall-clock times mostly measure the other users.
 # Usage: sh bench/record.sh [BUILDDIR]   (env: REPS=5 PERIODS="5ms 1ms 100us"
-#        SECONDS_OF_WORK=1.2 THREADS=1 UNWIND=libunwind SAMPLER=auto)
+#        SECONDS_OF_WORK=1.2 THREADS=1 UNWIND=libunwind SAMPLER=auto MEM_SAMPLER=auto)
 set -eu
 bd=${1:-build}
 loop=$bd/bench/record_loop
@@ -19,12 +19,13 @@ periods=${PERIODS:-5ms 1ms 100us}
 threads=${THREADS:-1}
 unwind=${UNWIND:-libunwind}
 sampler=${SAMPLER:-auto}
+mem_sampler=${MEM_SAMPLER:-auto}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-record.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 ns() { case $1 in *us) echo $(( ${1%us} * 1000 ));; *ms) echo $(( ${1%ms} * 1000000 ));; esac; }
 n=$("$loop" --calibrate "${SECONDS_OF_WORK:-1.2}")
 echo "# $(uname -srm), $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1)"
-echo "# loop: $n iterations, $threads thread(s), $reps repetitions, unwind=$unwind, sampler=$sampler, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# loop: $n iterations, $threads thread(s), $reps repetitions, unwind=$unwind, sampler=$sampler, mem-sampler=$mem_sampler, load $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$tmp/runs"
 for rep in $(seq "$reps"); do
     for p in $periods; do
@@ -38,8 +39,8 @@ for rep in $(seq "$reps"); do
             bare) out=$("$loop" --threads "$threads" --bare "$(ns "$p")" "$n"); stats="";;
             recorder)
                 out=$(TRACEFOLD_STATS=yes /usr/bin/time -f "total_cpu=%U+%S" "$tf" record -q \
-                      -o "$tmp/t.h5" --period "$p" --unwind "$unwind" --sampler "$sampler" -- \
-                      "$loop" --threads "$threads" "$n" 2>"$tmp/err")
+                      -o "$tmp/t.h5" --period "$p" --unwind "$unwind" --sampler "$sampler" \
+                      --mem-sampler "$mem_sampler" -- "$loop" --threads "$threads" "$n" 2>"$tmp/err")
                 stats=$(sed -n 's/.*stats: \([0-9]*\) samples, handler cost median \([0-9]*\) ns.*/\1 \2/p' "$tmp/err")
                 # The writer's CPU: the whole run's minus the program's own.
                 total=$(sed -n 's/^total_cpu=//p' "$tmp/err" | bc)
