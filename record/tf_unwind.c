@@ -162,10 +162,11 @@ static void rule_store(tf_rec_thread *t, const tf_frame_rule *r)
     t->rules[(h + (uint32_t)(t->rng >> 32) % RULE_PROBES) & RULE_MASK] = *r;
 }
 
-/* Whether the 8 bytes at addr lie on the thread's stack. */
+/* Whether the 8 bytes at addr lie on the thread's stack (never, when its
+ * bounds are unknown: both 0). */
 static bool on_stack(const tf_rec_thread *t, uint64_t addr)
 {
-    return addr >= t->stack_lo && addr <= t->stack_hi - 8 && !(addr & 7);
+    return addr >= t->stack_lo && addr < t->stack_hi && t->stack_hi - addr >= 8 && !(addr & 7);
 }
 
 static uint64_t load(uint64_t addr)

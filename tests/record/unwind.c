@@ -158,9 +158,14 @@ static void run_phase(int p, double seconds)
     }
 }
 
-static void rules_walks_equal_libunwind(void **state)
+/* A fresh thread state (stack bounds known or not), then each phase for
+ * seconds of CPU under a 1 ms profiling timer. */
+static void sample_phases(bool bounds, double seconds)
 {
-    (void)state;
+    memset(&thread, 0, sizeof thread);
+    memset(samples, 0, sizeof samples);
+    memset(rule_walks, 0, sizeof rule_walks);
+    mismatches = 0;
     tf_rec_g.opt.unwind = TF_UNWIND_LIBUNWIND;
     tf_rec_g.opt.stack_depth = DEPTH;
     pthread_attr_t attr;
@@ -169,8 +174,10 @@ static void rules_walks_equal_libunwind(void **state)
     assert_int_equal(pthread_getattr_np(pthread_self(), &attr), 0);
     assert_int_equal(pthread_attr_getstack(&attr, &addr, &size), 0);
     pthread_attr_destroy(&attr);
-    thread.stack_lo = (uintptr_t)addr;
-    thread.stack_hi = (uintptr_t)addr + size;
+    if (bounds) {
+        thread.stack_lo = (uintptr_t)addr;
+        thread.stack_hi = (uintptr_t)addr + size;
+    }
     tf_unwind_setup();
     tf_unwind_thread_start(&thread);
 
@@ -183,9 +190,15 @@ static void rules_walks_equal_libunwind(void **state)
     struct itimerval it = {{0, 1000}, {0, 1000}};
     assert_int_equal(setitimer(ITIMER_PROF, &it, NULL), 0);
     for (int p = 0; p < PHASES; p++)
-        run_phase(p, 0.25);
+        run_phase(p, seconds);
     memset(&it, 0, sizeof it);
     setitimer(ITIMER_PROF, &it, NULL);
+}
+
+static void rules_walks_equal_libunwind(void **state)
+{
+    (void)state;
+    sample_phases(true, 0.25);
 
     if (mismatches)
         fail_msg("%lu samples whose rule walk differs from libunwind's; first: %s", mismatches,
@@ -205,10 +218,28 @@ static void rules_walks_equal_libunwind(void **state)
     }
 }
 
+/* Without the thread's stack bounds no load can be checked: the rules are
+ * never used, and stacks still come (from libunwind). */
+static void no_rules_without_stack_bounds(void **state)
+{
+    (void)state;
+    sample_phases(false, 0.05);
+    unsigned long n = 0;
+    for (int p = 0; p < PHASES; p++) {
+        n += samples[p];
+        if (rule_walks[p])
+            fail_msg("%s: %lu walks by rules without stack bounds", phase_names[p],
+                     rule_walks[p]);
+    }
+    if (n < 10)
+        fail_msg("only %lu samples", n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rules_walks_equal_libunwind),
+        cmocka_unit_test(no_rules_without_stack_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
