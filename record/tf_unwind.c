@@ -212,7 +212,8 @@ static tf_frame_rule learn_step(const tf_rec_thread *t, uint64_t key, uint64_t r
     if (record)
         return r;   /* a record at another distance from the CFA: realigned */
     if (loc.type == UNW_SLT_MEMORY && loc.u.addr >= rsp && loc.u.addr < cfa) {
-        if (cfa - loc.u.addr > 32768 || load(loc.u.addr) != caller_rbp)
+        if (cfa - loc.u.addr > 32768 || !on_stack(t, loc.u.addr) ||
+            load(loc.u.addr) != caller_rbp)
             return r;
         r.rbp_off = (int16_t)-(int64_t)(cfa - loc.u.addr);
     } else if (caller_rbp != rbp) {
