@@ -43,9 +43,9 @@ cut_short() {
 }
 
 # 1. File size limit (prlimit takes bytes; ulimit's units differ between
-#    shells): room for the reserve and about 150 KiB of trace.
+#    shells): room for the reserve and about 50 KiB of trace.
 if command -v prlimit >/dev/null; then
-    limit=$(( (reserve_kib + 150) * 1024 ))
+    limit=$(( (reserve_kib + 50) * 1024 ))
     set +e
     prlimit --fsize="$limit" "$tf" record -o "$tmp/limit.h5" --period 100us --buffer-size 256K \
         -- "$apps/plain_app" 2000 7 >"$tmp/out" 2>"$tmp/err"
@@ -64,9 +64,9 @@ if ! mount -t tmpfs -o size=4m tmpfs "$mnt" 2>"$tmp/mount.err"; then
     exit 77
 fi
 
-# 2. A full file system: fill the tmpfs up to the reserve and about 150 KiB.
+# 2. A full file system: fill the tmpfs up to the reserve and about 50 KiB.
 avail=$(df -k --output=avail "$mnt" | tail -n 1)
-head -c $(( (avail - reserve_kib - 150) * 1024 )) /dev/zero >"$mnt/filler"
+head -c $(( (avail - reserve_kib - 50) * 1024 )) /dev/zero >"$mnt/filler"
 record "$mnt/t.h5"
 cut_short "$mnt/t.h5" "the file system is full"
 
