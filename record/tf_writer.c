@@ -267,7 +267,6 @@ static int update_modules(const tf_rec_session *s, wproc *p, tf_error *err)
                              p->objects, err);
 }
 
-/* Fixes the counter columns and creates the trace file. */
 /* Enough for a tick's drain of a thread's full buffer and the metadata
  * that closing the trace writes. */
 static uint64_t reserve_size(const tf_options *o)
@@ -276,6 +275,7 @@ static uint64_t reserve_size(const tf_options *o)
     return 2 * o->buffer_size > min ? 2 * o->buffer_size : min;
 }
 
+/* Fixes the counter columns and creates the trace file. */
 static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
 {
     tf_shm_process *sh = p->shm;
