@@ -16,12 +16,12 @@
  * frame address: rsp before the call, x86-64 psABI 3.2.2 and 6.2) is --
  * rsp or rbp plus a constant -- and where the caller's rbp was saved; the
  * return address is at CFA-8.  A sample whose addresses all have rules is
- * walked with them alone: a few loads from the stack and one page of
- * table.  A sample meeting an address without a rule is unwound by
+ * walked with them alone: a few loads from the stack and a cache line or
+ * two of an 8 KiB table per frame.  A sample meeting an address without a rule is unwound by
  * unw_step from the signal's context, and each step's registers before
  * and after give the rule for that address; one meeting a frame the rules
- * cannot describe (a signal frame, a frame pointer inside the frame with
- * another CFA) is unwound by unw_backtrace, as before.
+ * cannot describe (a signal frame, a realigned frame) is unwound by
+ * unw_backtrace, as before.
  *
  * A rule is learned from one step, so it must hold at every later visit
  * of its address: rsp + constant holds wherever DWARF gives rsp + constant
@@ -32,9 +32,11 @@
  * thread's stack, and the CFA must move up it.
  *
  * Async-signal-safety: libunwind(3) ("Thread- and signal-safety") says the
- * routines needed for local unwinding are signal-safe; unw_init_local2,
+ * routines needed for local unwinding are signal-safe; unw_init_local,
  * unw_step, unw_get_reg and unw_is_signal_frame say so on their pages, and
- * unw_get_save_loc only reads the cursor.  unw_backtrace's first call on a
+ * unw_init_local(3) prescribes unw_init_local2 with UNW_INIT_SIGNAL_FRAME
+ * for the context a sigaction handler receives; unw_get_save_loc only
+ * reads the cursor.  unw_backtrace's first call on a
  * thread allocates its frame cache (mmap, pthread_setspecific): that
  * first call is made at thread start, outside signal context
  * (tf_unwind_thread_start).  Neither is re-entered: the handler stays out
