@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The recorder benchmark (protocol in bench/README.md, "Recorder"): for each
 # period, interleaved runs of the plain loop, the loop with a bare timer
-# signal at that period, and the loop under `tracefold record`, REPS times;
+# signal at that period, the same with the recorder's kernel set-up (counter
+# group read into a ring at each overflow, record_loop --group), and the
+# loop under `tracefold record`, REPS times;
 # prints the medians, the slowdowns against plain, the recorder's cost per
 # sample beyond the bare signal (from the loop's CPU time, and measured
 # inside the handler by TRACEFOLD_STATS), the writer process's CPU time and
@@ -31,12 +33,15 @@ for rep in $(seq "$reps"); do
     for p in $periods; do
         # Rotate the order each repetition so drifts in machine load do not
         # favour one mode.
-        case $((rep % 3)) in 0) order="plain bare recorder";; 1) order="bare recorder plain";;
-                              *) order="recorder plain bare";; esac
+        case $((rep % 4)) in 0) order="plain bare group recorder";;
+                              1) order="bare group recorder plain";;
+                              2) order="group recorder plain bare";;
+                              *) order="recorder plain bare group";; esac
         for mode in $order; do
             case $mode in
             plain) out=$("$loop" --threads "$threads" "$n"); stats="";;
             bare) out=$("$loop" --threads "$threads" --bare "$(ns "$p")" "$n"); stats="";;
+            group) out=$("$loop" --threads "$threads" --bare "$(ns "$p")" --group "$n"); stats="";;
             recorder)
                 out=$(TRACEFOLD_STATS=yes /usr/bin/time -f "total_cpu=%U+%S" "$tf" record -q \
                       -o "$tmp/t.h5" --period "$p" --unwind "$unwind" --sampler "$sampler" \
@@ -70,15 +75,17 @@ function add(key, x) { cnt[key]++; val[key, cnt[key]] = x }
     if (!seen[$1]++) order[++np] = $1
 }
 END {
-    printf "%-7s %9s %9s %9s %8s %8s %9s %9s %10s %10s %9s %9s\n", "period", "plain s", "bare s",
-        "rec s", "bare %", "rec %", "signals", "samples", "beyond/us", "handler/us", "writer s",
-        "mem KiB"
+    printf "%-7s %9s %9s %9s %8s %8s %8s %9s %9s %10s %10s %9s %9s\n", "period", "plain s",
+        "bare s", "rec s", "bare %", "group %", "rec %", "signals", "samples", "beyond/us",
+        "handler/us", "writer s", "mem KiB"
     for (k = 1; k <= np; k++) {
         p = order[k]
         tp = median(p " plain time"); tb = median(p " bare time"); tr = median(p " recorder time")
+        tg = median(p " group time")
         s = median(p " rec samples")
-        printf "%-7s %9.4f %9.4f %9.4f %8.2f %8.2f %9d %9d %10.2f %10.3f %9.3f %9d\n", p, tp, tb,
-            tr, 100 * (tb / tp - 1), 100 * (tr / tp - 1), median(p " bare sig"), s,
+        printf "%-7s %9.4f %9.4f %9.4f %8.2f %8.2f %8.2f %9d %9d %10.2f %10.3f %9.3f %9d\n", p, tp,
+            tb, tr, 100 * (tb / tp - 1), 100 * (tg / tp - 1), 100 * (tr / tp - 1),
+            median(p " bare sig"), s,
             s ? 1e6 * (tr - tb) / s : 0, median(p " rec cost") / 1000, median(p " writer"),
             median(p " recorder rss") - median(p " plain rss")
     }
