@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The recorder benchmark (protocol in bench/README.md, "Recorder"): for each
 # period, interleaved runs of the plain loop, the loop with a bare timer
-# signal at that period, and the loop under `tracefold record`, REPS times;
+# signal at that period, the same with the recorder's kernel set-up (counter
+# group read into a ring at each overflow, record_loop --group), and the
+# loop under `tracefold record`, REPS times;
 # prints the medians, the slowdowns against plain, the recorder's cost per
 # sample beyond the bare signal (from the loop's CPU time, and measured
 # inside the handler by TRACEFOLD_STATS), the writer process's CPU time and
 # the memory used.  Slowdowns use the loop's process CPU time, because on a
 # shared machine wall-clock times mostly measure the other users.
 # Usage: sh bench/record.sh [BUILDDIR]   (env: REPS=5 PERIODS="5ms 1ms 100us"
-#        SECONDS_OF_WORK=1.2 THREADS=1 UNWIND=libunwind SAMPLER=auto)
+#        SECONDS_OF_WORK=1.2 THREADS=1 UNWIND=libunwind SAMPLER=auto MEM_SAMPLER=auto)
 set -eu
 bd=${1:-build}
 loop=$bd/bench/record_loop
@@ -19,27 +21,31 @@ periods=${PERIODS:-5ms 1ms 100us}
 threads=${THREADS:-1}
 unwind=${UNWIND:-libunwind}
 sampler=${SAMPLER:-auto}
+mem_sampler=${MEM_SAMPLER:-auto}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-record.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 ns() { case $1 in *us) echo $(( ${1%us} * 1000 ));; *ms) echo $(( ${1%ms} * 1000000 ));; esac; }
 n=$("$loop" --calibrate "${SECONDS_OF_WORK:-1.2}")
 echo "# $(uname -srm), $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1)"
-echo "# loop: $n iterations, $threads thread(s), $reps repetitions, unwind=$unwind, sampler=$sampler, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# loop: $n iterations, $threads thread(s), $reps repetitions, unwind=$unwind, sampler=$sampler, mem-sampler=$mem_sampler, load $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$tmp/runs"
 for rep in $(seq "$reps"); do
     for p in $periods; do
         # Rotate the order each repetition so drifts in machine load do not
         # favour one mode.
-        case $((rep % 3)) in 0) order="plain bare recorder";; 1) order="bare recorder plain";;
-                              *) order="recorder plain bare";; esac
+        case $((rep % 4)) in 0) order="plain bare group recorder";;
+                              1) order="bare group recorder plain";;
+                              2) order="group recorder plain bare";;
+                              *) order="recorder plain bare group";; esac
         for mode in $order; do
             case $mode in
             plain) out=$("$loop" --threads "$threads" "$n"); stats="";;
             bare) out=$("$loop" --threads "$threads" --bare "$(ns "$p")" "$n"); stats="";;
+            group) out=$("$loop" --threads "$threads" --bare "$(ns "$p")" --group "$n"); stats="";;
             recorder)
                 out=$(TRACEFOLD_STATS=yes /usr/bin/time -f "total_cpu=%U+%S" "$tf" record -q \
-                      -o "$tmp/t.h5" --period "$p" --unwind "$unwind" --sampler "$sampler" -- \
-                      "$loop" --threads "$threads" "$n" 2>"$tmp/err")
+                      -o "$tmp/t.h5" --period "$p" --unwind "$unwind" --sampler "$sampler" \
+                      --mem-sampler "$mem_sampler" -- "$loop" --threads "$threads" "$n" 2>"$tmp/err")
                 stats=$(sed -n 's/.*stats: \([0-9]*\) samples, handler cost median \([0-9]*\) ns.*/\1 \2/p' "$tmp/err")
                 # The writer's CPU: the whole run's minus the program's own.
                 total=$(sed -n 's/^total_cpu=//p' "$tmp/err" | bc)
@@ -69,15 +75,17 @@ function add(key, x) { cnt[key]++; val[key, cnt[key]] = x }
     if (!seen[$1]++) order[++np] = $1
 }
 END {
-    printf "%-7s %9s %9s %9s %8s %8s %9s %9s %10s %10s %9s %9s\n", "period", "plain s", "bare s",
-        "rec s", "bare %", "rec %", "signals", "samples", "beyond/us", "handler/us", "writer s",
-        "mem KiB"
+    printf "%-7s %9s %9s %9s %8s %8s %8s %9s %9s %10s %10s %9s %9s\n", "period", "plain s",
+        "bare s", "rec s", "bare %", "group %", "rec %", "signals", "samples", "beyond/us",
+        "handler/us", "writer s", "mem KiB"
     for (k = 1; k <= np; k++) {
         p = order[k]
         tp = median(p " plain time"); tb = median(p " bare time"); tr = median(p " recorder time")
+        tg = median(p " group time")
         s = median(p " rec samples")
-        printf "%-7s %9.4f %9.4f %9.4f %8.2f %8.2f %9d %9d %10.2f %10.3f %9.3f %9d\n", p, tp, tb,
-            tr, 100 * (tb / tp - 1), 100 * (tr / tp - 1), median(p " bare sig"), s,
+        printf "%-7s %9.4f %9.4f %9.4f %8.2f %8.2f %8.2f %9d %9d %10.2f %10.3f %9.3f %9d\n", p, tp,
+            tb, tr, 100 * (tb / tp - 1), 100 * (tg / tp - 1), 100 * (tr / tp - 1),
+            median(p " bare sig"), s,
             s ? 1e6 * (tr - tb) / s : 0, median(p " rec cost") / 1000, median(p " writer"),
             median(p " recorder rss") - median(p " plain rss")
     }

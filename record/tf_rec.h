@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+#include <ucontext.h>
 
 #include "tf_error.h"
 #include "tf_options.h"
@@ -20,6 +21,18 @@
 /* Handler cost histogram (TRACEFOLD_STATS): buckets of TF_COST_NS. */
 #define TF_COST_BUCKETS 512
 #define TF_COST_NS      25
+
+/* Frame rules learned from libunwind, per thread (tf_unwind.c): a hash
+ * table of 8 KiB. */
+#define TF_FRAME_RULES_LOG2 9
+/* The stack-depth option's maximum (tf_options.c). */
+#define TF_STACK_DEPTH_MAX  128
+typedef struct tf_frame_rule {
+    uint64_t ip;        /* interrupted address, or return address - 1 */
+    int32_t  cfa_off;   /* CFA = rsp or rbp (kind) + cfa_off */
+    int16_t  rbp_off;   /* the caller's rbp at CFA + rbp_off; 0: rbp unchanged */
+    uint8_t  kind;      /* enum rule_kind of tf_unwind.c; 0: empty */
+} tf_frame_rule;
 
 /* Per-thread recorder state, reached through tf_self (initial-exec TLS, so
  * the signal handler can read it without calling into the dynamic loader). */
@@ -44,6 +57,7 @@ typedef struct tf_rec_thread {
     uint64_t rng;                      /* xorshift state for the period jitter */
     uint32_t cost[TF_COST_BUCKETS];    /* TRACEFOLD_STATS: handler durations */
     struct tf_mem_thread *mem;         /* memory sampling state (tf_memsample.h), or NULL */
+    tf_frame_rule rules[1u << TF_FRAME_RULES_LOG2];   /* written by the handler only */
 } tf_rec_thread;
 
 extern __thread tf_rec_thread *tf_self __attribute__((tls_model("initial-exec")));
@@ -128,6 +142,16 @@ int  tf_sampling_setup(tf_error *err);            /* choose back end and signal 
 void tf_sampling_thread_start(tf_rec_thread *t);
 void tf_sampling_thread_stop(tf_rec_thread *t);
 uint64_t tf_jittered_period(tf_rec_thread *t);
+
+/* tf_unwind.c: call stacks (option unwind). */
+uint64_t tf_context_ip(const ucontext_t *uc);
+/* The sample's stack from its signal context, innermost first, at most
+ * depth frames.  Async-signal-safe. */
+uint32_t tf_unwind_sample(tf_rec_thread *t, ucontext_t *uc, uint64_t *frames, uint32_t depth);
+/* Once, before sampling starts. */
+void tf_unwind_setup(void);
+/* Outside signal context, before the thread's sampling starts. */
+void tf_unwind_thread_start(tf_rec_thread *t);
 /* Return addresses of the frame-pointer chain from frame fp, checked to lie
  * inside t's stack and to move up it.  Async-signal-safe. */
 uint32_t tf_fp_chain(const tf_rec_thread *t, uintptr_t fp, uint64_t *frames, uint32_t depth);

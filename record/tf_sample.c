@@ -9,94 +9,22 @@
  *
  * The handler only does async-signal-safe work (signal-safety(7)):
  * clock_gettime, read(2) of the counter groups, ioctl/timer_settime for the
- * next period, a walk of the stack (libunwind local unwinding, documented
- * signal-safe in libunwind(3), or frame pointers bounded by the thread's
- * stack), and stores into the thread's own shared-memory ring.  The
- * memory-sampling back end (tf_memsample.c) adds its samples around the
- * timer sample: hardware samples drained before it, decoded ones after. */
+ * next period, a walk of the stack (tf_unwind.c), and stores into the
+ * thread's own shared-memory ring.  The memory-sampling back end
+ * (tf_memsample.c) adds its samples around the timer sample: hardware
+ * samples drained before it, decoded ones after. */
 #include "config.h"
 
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <errno.h>
-#include <libunwind.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <ucontext.h>
 
 #include "tf_rec.h"
 
 static struct sigaction previous;     /* the application's, for chaining */
 static pthread_mutex_t previous_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static uint64_t context_ip(const ucontext_t *uc)
-{
-#if defined(__x86_64__)
-    return (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-    return (uint64_t)uc->uc_mcontext.pc;
-#else
-    (void)uc;
-    return 0;
-#endif
-}
-
-/* Walks saved frame pointers (x86-64 SysV ABI: [rbp] = caller's rbp,
- * [rbp+8] = return address) from fp, refusing any frame outside the
- * thread's stack or not moving up it, so garbage in rbp (code without frame
- * pointers) ends the walk instead of faulting. */
-uint32_t tf_fp_chain(const tf_rec_thread *t, uintptr_t fp, uint64_t *frames, uint32_t depth)
-{
-    uint32_t n = 0;
-    while (n < depth && fp >= t->stack_lo && fp + 16 <= t->stack_hi && !(fp & 7)) {
-        const uintptr_t *frame = (const uintptr_t *)fp;
-        if (!frame[1])
-            break;
-        frames[n++] = frame[1];
-        if (frame[0] <= fp)
-            break;
-        fp = frame[0];
-    }
-    return n;
-}
-
-static uint32_t walk_frame_pointers(const tf_rec_thread *t, const ucontext_t *uc,
-                                    uint64_t *frames, uint32_t depth)
-{
-    frames[0] = context_ip(uc);
-#if defined(__x86_64__)
-    return 1 + tf_fp_chain(t, (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], frames + 1, depth - 1);
-#else
-    (void)t;
-    return 1;
-#endif
-}
-
-/* libunwind's unw_backtrace takes its fast path (a per-thread cache of
- * frame layouts, x86-64 Gtrace.c) where unw_step would parse DWARF at every
- * frame, several times cheaper here (docs/recorder.md).  It starts in this
- * handler: the frames up to the signal trampoline are dropped by finding
- * the interrupted instruction, which libunwind reports exactly for a signal
- * frame. */
-#define HANDLER_FRAMES 8
-
-static uint32_t walk_libunwind(ucontext_t *uc, uint64_t *frames, uint32_t depth)
-{
-    void *buf[128 + HANDLER_FRAMES];
-    int n = unw_backtrace(buf, (int)(depth + HANDLER_FRAMES));
-    uint64_t ip = context_ip(uc);
-    for (int skip = 0; skip < n && skip < HANDLER_FRAMES; skip++) {
-        if ((uint64_t)(uintptr_t)buf[skip] != ip)
-            continue;
-        uint32_t k = 0;
-        for (int i = skip; i < n && k < depth; i++)
-            frames[k++] = (uint64_t)(uintptr_t)buf[i];
-        return k;
-    }
-    frames[0] = ip;   /* the trampoline was not recognised: the IP alone */
-    return 1;
-}
 
 static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
@@ -123,7 +51,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
             ucontext_t *uc = ucv;
             uint32_t nbase = tf_rec_g.nbase;
             s->time = tf_now();
-            s->ip = context_ip(uc);
+            s->ip = tf_context_ip(uc);
             s->addr = 0;
             s->data_source = 0;
             s->weight = 0;
@@ -137,16 +65,8 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
                 atomic_load_explicit(&tf_rec_g.proc->user_word, memory_order_relaxed));
             memcpy(s->ctr + nbase, t->user, nuser * sizeof t->user[0]);
             s->nuser = (uint8_t)nuser;
-            uint64_t *frames = tf_sample_frames(s, nbase);
-            uint32_t depth = tf_rec_g.opt.stack_depth;
-            uint32_t n = 0;
-            if (depth && tf_rec_g.opt.unwind == TF_UNWIND_LIBUNWIND && t->unwinding)
-                frames[n++] = context_ip(uc);   /* libunwind is not re-entrant */
-            else if (depth && tf_rec_g.opt.unwind == TF_UNWIND_LIBUNWIND)
-                n = walk_libunwind(uc, frames, depth);
-            else if (depth && tf_rec_g.opt.unwind == TF_UNWIND_FP)
-                n = walk_frame_pointers(t, uc, frames, depth);
-            s->nframes = (uint16_t)n;
+            s->nframes = (uint16_t)tf_unwind_sample(t, uc, tf_sample_frames(s, nbase),
+                                                    tf_rec_g.opt.stack_depth);
             tf_ring_commit(r);
             if (mem && mem->decode)
                 mem->decode(t, uc, s);
@@ -252,8 +172,7 @@ int tf_sampling_setup(tf_error *err)
     if (sig < SIGRTMIN || sig > SIGRTMAX)
         return tf_fail(err, TF_ERR_USAGE, "TRACEFOLD_SIGNAL %d is not a real-time signal (%d to %d)",
                        sig, SIGRTMIN, SIGRTMAX);
-    if (tf_rec_g.opt.unwind == TF_UNWIND_LIBUNWIND)
-        unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    tf_unwind_setup();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_sample;
@@ -299,6 +218,7 @@ void tf_sampling_thread_start(tf_rec_thread *t)
         t->rng = 1;
     if (!tf_rec_g.sampler)
         return;
+    tf_unwind_thread_start(t);
     tf_error err;
     t->sampling = true;
     if (tf_rec_g.sampler->start(t, tf_rec_g.signal, tf_jittered_period(t), &err))

@@ -76,11 +76,14 @@ static int perf_start(tf_rec_thread *t, int sig, uint64_t period, tf_error *err)
     return 0;
 }
 
-/* Copies n bytes at ring offset pos, wrapping at the end of the data area. */
+/* Copies n bytes at ring offset pos, wrapping at the end of the data area
+ * (whose size is a power of two).  n <= size. */
 static void ring_copy(const char *data, uint64_t size, uint64_t pos, void *dst, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        ((char *)dst)[i] = data[(pos + i) % size];
+    size_t off = (size_t)(pos & (size - 1));
+    size_t first = n < size - off ? n : (size_t)(size - off);
+    memcpy(dst, data + off, first);
+    memcpy((char *)dst + first, data, n - first);
 }
 
 static const uint64_t *perf_group_read(tf_rec_thread *t, uint64_t *scratch, size_t words)

@@ -96,7 +96,8 @@ typedef struct tf_shm_process {
 
 typedef struct tf_shm_ring {
     _Atomic uint64_t head;         /* next slot to write (producer) */
-    char pad0[56];
+    uint64_t tail_seen;            /* producer's last read of tail (tf_ring_reserve) */
+    char pad0[48];
     _Atomic uint64_t tail;         /* next slot to read (consumer) */
     char pad1[56];
     _Atomic uint64_t dropped;      /* records lost because the ring was full */
@@ -177,10 +178,16 @@ static inline void *tf_ring_slot(tf_shm_ring *r, uint64_t seq)
 static inline void *tf_ring_reserve(tf_shm_ring *r)
 {
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-    if (head - tail >= r->nslots) {
-        atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
-        return NULL;
+    /* tail lives in the consumer's cache line: reading it costs a
+     * transfer between cores, so it is read only when the ring looks
+     * full by the last value seen.  An old value frees fewer slots, never
+     * one the consumer is still reading (it was loaded with acquire). */
+    if (head - r->tail_seen >= r->nslots) {
+        r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (head - r->tail_seen >= r->nslots) {
+            atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
+            return NULL;
+        }
     }
     return tf_ring_slot(r, head);
 }

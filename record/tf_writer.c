@@ -56,6 +56,7 @@ typedef struct wproc {
     uint32_t nthreads;              /* slots looked at */
     tf_wobjects *objects;
     tf_module_set *modules;
+    tf_reserve reserve;             /* disk space to close the trace (tf_reserve.c) */
     tf_rec_summary sum;
 } wproc;
 
@@ -172,21 +173,46 @@ static void trace_name(const tf_rec_session *s, const tf_shm_process *p, char *b
 
 /* ---- per process ---- */
 
-static void report(wproc *p, const tf_error *err)
+/* One line: the trace, what went wrong, what became of the trace. */
+static void report(const wproc *p, const tf_error *err, const char *outcome)
 {
-    fprintf(stderr, "tracefold record: %s: %s; process %" PRId64 " runs on untraced\n",
-            p->sum.path[0] ? p->sum.path : "trace", err->msg, p->shm->pid);
+    const char *path = p->sum.path[0] ? p->sum.path : "trace";
+    size_t len = strlen(path);
+    bool named = !strncmp(err->msg, path, len) && err->msg[len] == ':';   /* path: ... */
+    fprintf(stderr, "tracefold record: %s%s%s; process %" PRId64 " runs on untraced%s\n",
+            named ? "" : path, named ? "" : ": ", err->msg, p->shm->pid, outcome);
+}
+
+/* A trace cut short is kept if it reads (marked incomplete: it was not
+ * closed by tf_writer_close), removed otherwise, so that nothing is left
+ * that tracefold cannot open. */
+static const char *keep_if_readable(const char *path)
+{
+    tf_trace *tr;
+    tf_error err;
+    tf_error_clear(&err);
+    if (tf_trace_open(&tr, path, &err) == 0) {
+        tf_trace_close(tr);
+        return "; the trace written so far is kept, marked incomplete";
+    }
+    if (unlink(path) == 0)
+        return "; the partial trace could not be read back and was removed";
+    return "";
 }
 
 static void fail(wproc *p, const tf_error *err)
 {
-    report(p, err);
     p->failed = true;
     p->sum.failed = true;
     atomic_store(&p->shm->writer, TF_WRITER_FAILED);
-    if (p->w)
+    const char *outcome = "";
+    if (p->w) {
         tf_writer_abort(p->w);
+        tf_reserve_release(&p->reserve);
+        outcome = keep_if_readable(p->sum.path);
+    }
     p->w = NULL;
+    report(p, err, outcome);
 }
 
 static bool process_gone(const wproc *p)
@@ -242,6 +268,14 @@ static int update_modules(const tf_rec_session *s, wproc *p, tf_error *err)
                              p->objects, err);
 }
 
+/* Enough for a tick's drain of a thread's full buffer and the metadata
+ * that closing the trace writes. */
+static uint64_t reserve_size(const tf_options *o)
+{
+    uint64_t min = 1u << 20;
+    return 2 * o->buffer_size > min ? 2 * o->buffer_size : min;
+}
+
 /* Fixes the counter columns and creates the trace file. */
 static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
 {
@@ -284,6 +318,9 @@ static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
     if (rc)
         return rc;
     p->open = true;
+    if ((rc = tf_reserve_open(&p->reserve, p->sum.path, reserve_size(&s->opt), err)) ||
+        (rc = tf_reserve_renew(&p->reserve, p->sum.path, err)))
+        return rc;
     char build_id[96];
     tf_build_id(sh->exe, build_id, sizeof build_id);
     tf_process_desc d = {
@@ -511,7 +548,8 @@ static void finish(tf_rec_session *s, wproc *p)
     tf_error_clear(&err);
     if (!p->failed && !p->open && open_trace(s, p, &err))
         fail(p, &err);
-    if (!p->failed && (drain(s, p, &err) || update_modules(s, p, &err) ||
+    if (!p->failed && (tf_reserve_renew(&p->reserve, p->sum.path, &err) || drain(s, p, &err) ||
+                       update_modules(s, p, &err) ||
                        tf_wobjects_finish(p->objects, p->w, p->proc, &err)))
         fail(p, &err);
     if (p->failed)
@@ -520,8 +558,9 @@ static void finish(tf_rec_session *s, wproc *p)
     if (!p->failed) {
         int rc = tf_writer_close(p->w, &err);
         p->w = NULL;
+        tf_reserve_release(&p->reserve);
         if (rc) {
-            report(p, &err);
+            report(p, &err, keep_if_readable(p->sum.path));
             p->sum.failed = true;
         }
     }
@@ -569,6 +608,7 @@ static void add_process(tf_rec_session *s, const char *name)
         return;
     }
     snprintf(p->path, sizeof p->path, "%s", path);
+    p->reserve.fd = -1;
     p->shm = shm;
     p->size = size;
     s->procs[s->nprocs++] = p;
@@ -626,7 +666,7 @@ static size_t tick(tf_rec_session *s, bool flush_due)
         }
         uint32_t req = atomic_load(&p->shm->flush_req);
         bool flush = flush_due || req != atomic_load(&p->shm->flush_done);
-        if (drain(s, p, &err) ||
+        if (tf_reserve_renew(&p->reserve, p->sum.path, &err) || drain(s, p, &err) ||
             (flush && (update_modules(s, p, &err) ||
                        tf_writer_flush(p->w, &err)))) {
             fail(p, &err);

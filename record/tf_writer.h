@@ -40,6 +40,20 @@ size_t tf_rec_session_summaries(tf_rec_session *s, const tf_rec_summary **out);
 
 void tf_rec_session_destroy(tf_rec_session *s);
 
+/* tf_reserve.c: disk blocks kept allocated beyond the end of a trace, so
+ * that it can still be closed when its file system fills up. */
+typedef struct tf_reserve {
+    int      fd;           /* -1: none */
+    bool     supported;    /* false: the file system cannot preallocate */
+    uint64_t size;         /* bytes kept beyond the end */
+} tf_reserve;
+int  tf_reserve_open(tf_reserve *r, const char *path, uint64_t size, tf_error *err);
+/* Before each write: renews the reserve from the file's current end; an
+ * error when the file system (or the file size limit) has no room. */
+int  tf_reserve_renew(tf_reserve *r, const char *path, tf_error *err);
+/* After the trace is closed: gives the reserve back, closes r->fd. */
+void tf_reserve_release(tf_reserve *r);
+
 /* tf_objects.c: a process's data objects.  Objects with a lifetime
  * (heap, mmap, stack) are kept from begin to end and written then, or by
  * finish; tf_wobjects_add writes one at once (user regions, statics), with

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* An uninstrumented program (no tracefold API, not linked with the
- * recorder): recorded by preloading only.  Usage: plain_app MILLISECONDS */
+ * recorder): recorded by preloading only.
+ * Usage: plain_app MILLISECONDS [EXIT_STATUS] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -31,5 +32,5 @@ int main(int argc, char **argv)
     while (cpu_ms() - start < ms)
         plain_hot_loop(100000);
     printf("plain_app done\n");
-    return 0;
+    return argc > 2 ? (int)strtol(argv[2], NULL, 10) : 0;
 }
