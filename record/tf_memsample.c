@@ -87,7 +87,10 @@ void tf_mem_store(tf_rec_thread *t, const tf_sample *ms, const tf_sample_slot *t
         return;
     uint32_t nbase = tf_rec_g.nbase;
     if (timer) {
-        memcpy(s, timer, r->slot_size);
+        /* Only what the timer sample filled: its frames end the slot, and
+         * the rest of a cold slot would be cache misses for nothing. */
+        const uint64_t *end = tf_sample_frames((tf_sample_slot *)timer, nbase) + timer->nframes;
+        memcpy(s, timer, (size_t)((const unsigned char *)end - (const unsigned char *)timer));
     } else {
         s->time = ms->time;
         for (uint32_t k = 0; k < nbase; k++)
