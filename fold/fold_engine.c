@@ -42,6 +42,7 @@ struct context {
     struct members *all;     /* every instance's points, until a group takes them */
     uint32_t ngroups;
     int instructions;
+    const tf_fold_team *team;
     tf_fold_progress progress;
     void *progress_arg;
 };
@@ -331,6 +332,7 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
     tf_fit_options o = {
         .grid = g->grid, .bootstrap = final ? cx->p->bootstrap : 0,
         .confidence = cx->p->confidence, .seed = cx->p->seed, .window = BEND_WINDOW,
+        .team = cx->team,
     };
     /* Where instances may bend: the changes found on the raw cloud scatter
      * around each true change, so those closer than a bend window count as
@@ -657,8 +659,8 @@ static void relay_reading(void *arg, uint64_t done, uint64_t total)
 }
 
 int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
-                  tf_fold_progress progress, void *progress_arg, tf_fold_result **out,
-                  tf_error *err)
+                  const tf_fold_team *team, tf_fold_progress progress, void *progress_arg,
+                  tf_fold_result **out, tf_error *err)
 {
     *out = NULL;
     tf_fold_input in;
@@ -701,7 +703,8 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     for (size_t i = 0; i < all.n; i++)
         all.rows[i] = (uint32_t)i;
     struct context cx = {
-        .p = p, .tr = tr, .region = r, .in = &in, .all = &all, .progress = progress,
+        .p = p, .tr = tr, .region = r, .in = &in, .all = &all, .team = team,
+        .progress = progress,
         .progress_arg = progress_arg,
         .instructions = tf_fold_instructions_counter((const char *const *)r->counter_names,
                                                      r->ncounters),
