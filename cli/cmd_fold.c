@@ -440,8 +440,12 @@ int tf_cmd_fold(int argc, char **argv)
         return err.msg[0] ? tf_msg_fail(&err) : TF_EXIT_FAILURE;
     int status;
     if (team && team->rank != 0) {
-        status = tf_fold_team_serve(team);
-        status = status < 0 ? TF_EXIT_FAILURE : status;
+        status = tf_fold_team_serve(team, &err);
+        if (status < 0) {
+            tf_msg_error("rank %d: %s", team->rank, err.msg);
+            tf_cli_team_abort(team);
+            return TF_EXIT_FAILURE;
+        }
     } else {
         status = fold(argc, argv, team);
         if (team && tf_fold_team_end(team, status) < 0 && status == TF_EXIT_OK)

@@ -7,52 +7,81 @@
 #include <limits.h>
 #include <mpi.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "fold_team_start.h"
 
 struct mpi_team {
     tf_fold_team team;
     MPI_Comm comm;
-    int *counts, *displs;   /* [size] grid parts, for MPI_Gatherv */
 };
 
-static int mpi_bcast(void *ctx, void *buf, size_t bytes)
+#define TAG 1
+/* MPI counts are ints: large arrays travel in pieces. */
+#define PIECE ((size_t)INT_MAX / 2)
+
+static int mpi_send(void *ctx, int to, const void *buf, size_t bytes)
 {
     struct mpi_team *m = ctx;
-    /* MPI counts are ints: large arrays travel in pieces. */
-    for (size_t at = 0; at < bytes;) {
-        size_t len = bytes - at < (size_t)INT_MAX / 2 ? bytes - at : (size_t)INT_MAX / 2;
-        if (MPI_Bcast((char *)buf + at, (int)len, MPI_BYTE, 0, m->comm) != MPI_SUCCESS)
+    for (size_t at = 0; at < bytes; at += PIECE) {
+        size_t len = bytes - at < PIECE ? bytes - at : PIECE;
+        if (MPI_Send((const char *)buf + at, (int)len, MPI_BYTE, to, TAG, m->comm) !=
+            MPI_SUCCESS)
             return -1;
-        at += len;
     }
     return 0;
 }
 
-static int mpi_agree(void *ctx, int rc, int *all)
+static int mpi_recv(void *ctx, int from, void *buf, size_t bytes)
 {
     struct mpi_team *m = ctx;
-    return MPI_Allreduce(&rc, all, 1, MPI_INT, MPI_MIN, m->comm) == MPI_SUCCESS ? 0 : -1;
+    for (size_t at = 0; at < bytes; at += PIECE) {
+        size_t len = bytes - at < PIECE ? bytes - at : PIECE;
+        if (MPI_Recv((char *)buf + at, (int)len, MPI_BYTE, from, TAG, m->comm,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+    }
+    return 0;
 }
 
-static int mpi_collect(void *ctx, double *row, size_t n)
+/* Open MPI and MPICH wait for a message by polling: a CPU at full load
+ * for as long as the wait lasts, taken from the leader itself when the
+ * machine has no CPU to spare.  The idle variants test the request now
+ * and then, sleeping in between, and take the message up at most POLL_NS
+ * late. */
+#define POLL_NS 100000
+
+static int wait_idle(MPI_Request *req)
+{
+    for (;;) {
+        int done = 0;
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+        if (done)
+            return 0;
+        struct timespec pause = { 0, POLL_NS };
+        nanosleep(&pause, NULL);
+    }
+}
+
+static int mpi_send_idle(void *ctx, int to, const void *buf, size_t bytes)
 {
     struct mpi_team *m = ctx;
-    if (n > INT_MAX)
+    MPI_Request req;
+    if (bytes > INT_MAX || MPI_Isend(buf, (int)bytes, MPI_BYTE, to, TAG, m->comm, &req) !=
+                               MPI_SUCCESS)
         return -1;
-    for (int r = 0; r < m->team.size; r++) {
-        size_t lo, hi;
-        tf_fold_team_part(m->team.size, r, n, &lo, &hi);
-        m->counts[r] = (int)(hi - lo);
-        m->displs[r] = (int)lo;
-    }
-    int me = m->team.rank;
-    int rc = me == 0
-        ? MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DOUBLE, row, m->counts, m->displs, MPI_DOUBLE, 0,
-                      m->comm)
-        : MPI_Gatherv(row + m->displs[me], m->counts[me], MPI_DOUBLE, NULL, NULL, NULL,
-                      MPI_DOUBLE, 0, m->comm);
-    return rc == MPI_SUCCESS ? 0 : -1;
+    return wait_idle(&req);
+}
+
+static int mpi_recv_idle(void *ctx, int from, void *buf, size_t bytes)
+{
+    struct mpi_team *m = ctx;
+    MPI_Request req;
+    if (bytes > INT_MAX || MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, TAG, m->comm, &req) !=
+                               MPI_SUCCESS)
+        return -1;
+    return wait_idle(&req);
 }
 
 int tf_cli_team_start(tf_fold_team **team, tf_error *err)
@@ -65,27 +94,19 @@ int tf_cli_team_start(tf_fold_team **team, tf_error *err)
     if (!initialised && MPI_Init(NULL, NULL) != MPI_SUCCESS)
         return tf_fail(err, TF_ERR_IO, "MPI_Init failed: cannot fold in parallel");
     struct mpi_team *m = calloc(1, sizeof *m);
-    int size = 1, rank = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (m) {
-        m->counts = malloc((size_t)size * sizeof *m->counts);
-        m->displs = malloc((size_t)size * sizeof *m->displs);
-    }
-    if (!m || !m->counts || !m->displs) {
-        if (m) {
-            free(m->counts);
-            free(m->displs);
-        }
-        free(m);
+    if (!m) {
         /* The other ranks wait for this one: only an abort ends them. */
         MPI_Abort(MPI_COMM_WORLD, 1);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the MPI team");
     }
+    int size = 1, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_dup(MPI_COMM_WORLD, &m->comm);
     m->team = (tf_fold_team){
         .size = size, .rank = rank, .ctx = m,
-        .bcast = mpi_bcast, .agree = mpi_agree, .collect = mpi_collect,
+        .send = mpi_send, .recv = mpi_recv, .send_idle = mpi_send_idle,
+        .recv_idle = mpi_recv_idle,
     };
     if (size < 2) {   /* the environment said more; MPI knows best */
         tf_cli_team_stop(&m->team);
@@ -101,8 +122,12 @@ void tf_cli_team_stop(tf_fold_team *team)
         return;
     struct mpi_team *m = team->ctx;
     MPI_Comm_free(&m->comm);
-    free(m->counts);
-    free(m->displs);
     free(m);
     MPI_Finalize();
+}
+
+void tf_cli_team_abort(tf_fold_team *team)
+{
+    struct mpi_team *m = team->ctx;
+    MPI_Abort(m->comm, 1);
 }

@@ -19,6 +19,11 @@ int tf_cli_team_start(tf_fold_team **team, tf_error *err)
                    "finds mpicc)", size);
 }
 
+/* Without MPI there is never a team to stop or abort. */
 void tf_cli_team_stop(tf_fold_team *team)
+{
+}
+
+void tf_cli_team_abort(tf_fold_team *team)
 {
 }

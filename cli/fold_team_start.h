@@ -21,5 +21,8 @@ int tf_cli_launched_rank(void);
 int tf_cli_team_start(tf_fold_team **team, tf_error *err);
 /* Finalises MPI and frees the team (NULL is fine). */
 void tf_cli_team_stop(tf_fold_team *team);
+/* Ends every rank of the team now, with exit status 1: for a member that
+ * cannot go on while the leader is sending to it or waiting for it. */
+void tf_cli_team_abort(tf_fold_team *team);
 
 #endif

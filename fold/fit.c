@@ -90,11 +90,10 @@ static int sums_alloc(struct sums *s, size_t g)
     return 0;
 }
 
-/* Adds one instance at grid points [lo, hi); the scalars always. */
-static void sums_add(struct sums *s, double w, size_t lo, size_t hi, const double *v,
-                     const double *sl, const unsigned char *tr, double total, double duration)
+static void sums_add(struct sums *s, double w, size_t g, const double *v, const double *sl,
+                     const unsigned char *tr, double total, double duration)
 {
-    for (size_t j = lo; j < hi; j++) {
+    for (size_t j = 0; j < g; j++) {
         double wt = tr[j] ? w : 0;   /* a select, so the loop vectorises */
         s->av[j] += w * v[j];
         s->as[j] += w * sl[j];
@@ -107,25 +106,21 @@ static void sums_add(struct sums *s, double w, size_t lo, size_t hi, const doubl
     s->d += w * duration;
 }
 
-/* s += w · u (a bootstrap unit's sums into a replicate) at grid points
- * [lo, hi) of each of the five rows of g, and the scalars. */
-static void sums_merge(struct sums *s, double w, const struct sums *u, size_t g, size_t lo,
-                       size_t hi)
+/* s += w · u (a bootstrap unit's sums into a replicate). */
+static void sums_merge(struct sums *s, double w, const struct sums *u, size_t g)
 {
-    for (size_t r = 0; r < 5; r++)   /* the five arrays are one block */
-        for (size_t j = r * g + lo; j < r * g + hi; j++)
-            s->tv[j] += w * u->tv[j];
+    for (size_t j = 0; j < 5 * g; j++)
+        s->tv[j] += w * u->tv[j];   /* the five arrays are one block */
     s->w += w * u->w;
     s->t += w * u->t;
     s->d += w * u->d;
 }
 
-/* Trusted means where coverage allows, means of all elsewhere (mask = 1),
- * at grid points [lo, hi). */
-static void sums_estimate(const struct sums *s, size_t lo, size_t hi, double *curve,
-                          double *slope, unsigned char *mask)
+/* Trusted means where coverage allows, means of all elsewhere (mask = 1). */
+static void sums_estimate(const struct sums *s, size_t g, double *curve, double *slope,
+                          unsigned char *mask)
 {
-    for (size_t j = lo; j < hi; j++) {
+    for (size_t j = 0; j < g; j++) {
         bool covered = s->tw[j] > 0 && s->tw[j] >= COVERAGE * s->w;
         curve[j] = covered ? s->tv[j] / s->tw[j] : s->av[j] / s->w;
         slope[j] = covered ? s->ts[j] / s->tw[j] : s->as[j] / s->w;
@@ -224,11 +219,9 @@ static void fill_nan(double *v, size_t n)
         v[j] = NAN;
 }
 
-/* Bands from the replicates at grid points [lo, hi): estimate +
- * quantile(replicate) - center. */
-static int bands(const struct sums *rep, uint32_t nrep, size_t g, size_t lo, size_t hi,
-                 const tf_fit_options *o, const double *center_curve,
-                 const double *center_slope, tf_fit_output *out)
+/* Bands from the replicates: estimate + quantile(replicate) - center. */
+static int bands(const struct sums *rep, uint32_t nrep, size_t g, const tf_fit_options *o,
+                 const double *center_curve, const double *center_slope, tf_fit_output *out)
 {
     double *cb = malloc(((size_t)nrep * g + 1) * sizeof *cb);
     double *rb = malloc(((size_t)nrep * g + 1) * sizeof *rb);
@@ -239,14 +232,14 @@ static int bands(const struct sums *rep, uint32_t nrep, size_t g, size_t lo, siz
         if (rep[b].w <= 0 || rep[b].d <= 0)
             continue;
         double *c = cb + (size_t)kept * g, *r = rb + (size_t)kept * g;
-        sums_estimate(&rep[b], lo, hi, c, r, NULL);
+        sums_estimate(&rep[b], g, c, r, NULL);
         double scale = rep[b].t / (rep[b].d * 1e-9);
-        for (size_t j = lo; j < hi; j++)
+        for (size_t j = 0; j < g; j++)
             r[j] *= scale;
         kept++;
     }
     double lo_q = (1 - o->confidence) / 2, hi_q = 1 - lo_q;
-    for (size_t j = lo; rc == 0 && kept > 1 && j < hi; j++) {
+    for (size_t j = 0; rc == 0 && kept > 1 && j < g; j++) {
         for (uint32_t b = 0; b < kept; b++)
             work[b] = cb[(size_t)b * g + j];
         double clo = tf_quantile_inplace(work, kept, lo_q) - center_curve[j];
@@ -275,12 +268,11 @@ static double grid_at(const double *row, size_t g, double x)
     return row[j] + (t < 0 ? 0 : t > 1 ? 1 : t) * (row[j + 1] - row[j]);
 }
 
-/* Fills the untrusted stretches of an instance (grid values and slopes, at
- * grid points [lo, hi)) with the shape, scaled to the instance's own
- * samples at their ends. */
-static void impute_untrusted(const tf_polyline *pl, size_t g, size_t lo, size_t hi,
-                             const double *shape, const double *shape_slope, double *values,
-                             double *slopes, unsigned char *trusted)
+/* Fills the untrusted stretches of an instance (grid values and slopes)
+ * with the shape, scaled to the instance's own samples at their ends. */
+static void impute_untrusted(const tf_polyline *pl, size_t g, const double *shape,
+                             const double *shape_slope, double *values, double *slopes,
+                             unsigned char *trusted)
 {
     double h = 1.0 / (double)(g - 1);
     for (size_t s = 0; s + 1 < pl->n;) {
@@ -293,8 +285,8 @@ static void impute_untrusted(const tf_polyline *pl, size_t g, size_t lo, size_t 
             e++;
         double xa = pl->x[s], ya = pl->y[s], xb = pl->x[e], yb = pl->y[e];
         double sa = grid_at(shape, g, xa), sb = grid_at(shape, g, xb);
-        size_t j0 = (size_t)ceil(xa / h), j1 = (size_t)floor(xb / h);
-        for (size_t j = j0 > lo ? j0 : lo; j <= j1 && j < hi; j++) {
+        size_t j1 = (size_t)floor(xb / h);
+        for (size_t j = (size_t)ceil(xa / h); j <= j1 && j < g; j++) {
             if (trusted[j] || sb - sa <= 1e-12)
                 continue;
             double f = (shape[j] - sa) / (sb - sa);
@@ -313,7 +305,6 @@ struct pass {
     const tf_fold_cloud *cl;
     const double *bd;
     size_t nb, g, nunits;
-    size_t lo, hi;           /* the part of the grid this member computes */
     const tf_fit_options *o;
     const double *shape, *shape_slope;
     struct sums *all, *unit;
@@ -334,11 +325,11 @@ static int accumulate(const struct pass *ps, uint32_t instances)
         if (tf_reconstruct_instance(cl->x + f, cl->y + f, m, ps->bd, ps->nb, ps->o->window,
                                     ps->scratch, ps->pl) < 0)
             return -1;
-        tf_polyline_on_grid(ps->pl, g, ps->lo, ps->hi, ps->values, ps->slopes, ps->trusted);
+        tf_polyline_on_grid(ps->pl, g, ps->values, ps->slopes, ps->trusted);
         if (ps->shape)
-            impute_untrusted(ps->pl, g, ps->lo, ps->hi, ps->shape, ps->shape_slope, ps->values,
-                             ps->slopes, ps->trusted);
-        sums_add(ps->all, 1, ps->lo, ps->hi, ps->values, ps->slopes, ps->trusted, cl->total[i],
+            impute_untrusted(ps->pl, g, ps->shape, ps->shape_slope, ps->values, ps->slopes,
+                             ps->trusted);
+        sums_add(ps->all, 1, g, ps->values, ps->slopes, ps->trusted, cl->total[i],
                  cl->duration[i]);
         if (ps->o->bootstrap == 0)
             continue;
@@ -347,8 +338,8 @@ static int accumulate(const struct pass *ps, uint32_t instances)
         bool own = ps->nunits == instances;
         size_t u = own ? k : (size_t)(mix(cl->rows[i]) % ps->nunits);
         ps->unit_key[u] = own ? cl->rows[i] : (uint32_t)u;
-        sums_add(&ps->unit[u], 1, ps->lo, ps->hi, ps->values, ps->slopes, ps->trusted,
-                 cl->total[i], cl->duration[i]);
+        sums_add(&ps->unit[u], 1, g, ps->values, ps->slopes, ps->trusted, cl->total[i],
+                 cl->duration[i]);
         k++;
     }
     return 0;
@@ -361,7 +352,7 @@ static int estimate(const tf_fold_cloud *cl, const double *bd, size_t nb, const 
                     size_t g, double *curve, double *slope, double *center_curve,
                     double *center_slope, unsigned char *mask, double *level, size_t *count)
 {
-    sums_estimate(all, 0, g, center_curve, center_slope, mask);
+    sums_estimate(all, g, center_curve, center_slope, mask);
     memcpy(curve, center_curve, g * sizeof *curve);
     memcpy(slope, center_slope, g * sizeof *slope);
     bool sparse = false;
@@ -379,86 +370,10 @@ static void sums_clear(struct sums *s, size_t g)
     s->w = s->t = s->d = 0;
 }
 
-/* ---- the team's steps ----------------------------------------------------
- * With a team, every member runs tf_fit_counter's steps in the same order:
- * each computes its part of the grid, the leader gathers the rows and does
- * what needs the whole grid (pooled fit, isotonic regression, scaling).
- * Each grid point's sums are built by one member, over the instances in
- * the same order and with the same operations as alone, so the result does
- * not depend on the number of members, to the last bit.  Alone (no team),
- * these steps do nothing. */
-
-static bool leads(const tf_fold_team *team)
-{
-    return !team || team->rank == 0;
-}
-
-/* Every member's rc combined (the smallest, so any failure); a failure of
- * another member becomes the leader's error. */
-static int agree(const tf_fold_team *team, int rc, tf_error *err)
-{
-    if (!team)
-        return rc;
-    int all;
-    if (team->agree(team->ctx, rc, &all) < 0)
-        return tf_fail(err, TF_ERR_IO, "fit: the ranks lost contact");
-    if (all < 0 && rc == 0)
-        return tf_fail(err, -all, "fit: another rank failed: %s", tf_error_text(-all));
-    return all < 0 ? all : rc;
-}
-
-static int share(const tf_fold_team *team, void *buf, size_t bytes, tf_error *err)
-{
-    if (team && team->bcast(team->ctx, buf, bytes) < 0)
-        return tf_fail(err, TF_ERR_IO, "fit: the ranks lost contact");
-    return 0;
-}
-
-/* The rows of a sums block (each of g) from every member's part. */
-static int collect(const tf_fold_team *team, double *rows, size_t nrows, size_t g,
-                   tf_error *err)
-{
-    for (size_t r = 0; team && r < nrows; r++)
-        if (team->collect(team->ctx, rows + r * g, g) < 0)
-            return tf_fail(err, TF_ERR_IO, "fit: the ranks lost contact");
-    return 0;
-}
-
-void tf_fold_team_part(int size, int r, size_t n, size_t *lo, size_t *hi)
-{
-    *lo = n * (size_t)r / (size_t)size;
-    *hi = n * ((size_t)r + 1) / (size_t)size;
-}
-
-/* One accumulation pass of every member, its rows gathered on the leader,
- * and the leader's estimate. */
-static int pass_and_estimate(const struct pass *ps, uint32_t instances, double *curve,
-                             double *slope, double *center_curve, double *center_slope,
-                             unsigned char *mask, double *level, size_t *count, tf_error *err)
-{
-    const tf_fold_team *team = ps->o->team;
-    int rc = 0;
-    if (accumulate(ps, instances) < 0)
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory rebuilding instance curves");
-    if ((rc = agree(team, rc, err)) < 0 || (rc = collect(team, ps->all->tv, 5, ps->g, err)) < 0)
-        return rc;
-    if (leads(team) && estimate(ps->cl, ps->bd, ps->nb, ps->all, ps->g, curve, slope,
-                                center_curve, center_slope, mask, level, count) < 0)
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the pooled fit");
-    return agree(team, rc, err);
-}
-
 int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
                    const tf_fit_options *o, tf_fit_output *out, tf_error *err)
 {
-    const tf_fold_team *team = o->team;
-    size_t g = o->grid, lo = 0, hi = g;
-    int rc = 0;
-    if (team && team->rank == 0 && (rc = tf_fold_team_send_fit(team, cl, boundaries, nb, o,
-                                                               err)) < 0)
-        return rc;
-    if (team)
-        tf_fold_team_part(team->size, team->rank, g, &lo, &hi);
+    size_t g = o->grid;
     fill_nan(out->curve_lo, g);
     fill_nan(out->curve_hi, g);
     fill_nan(out->rate_lo, g);
@@ -478,51 +393,63 @@ int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     struct sums all = { 0 }, *rep = calloc(nrep + 1, sizeof *rep);
     struct sums *unit = calloc(nunits + 1, sizeof *unit);
     uint32_t *unit_key = malloc((nunits + 1) * sizeof *unit_key);
-    double *values = malloc(7 * g * sizeof *values);
+    double *values = malloc(6 * g * sizeof *values);
     unsigned char *trusted = malloc(2 * g);
     size_t *count = malloc(g * sizeof *count);
     tf_polyline scratch = { 0 }, pl = { 0 };
+    int rc = 0;
     bool ok = rep && unit && unit_key && values && trusted && count && sums_alloc(&all, g) == 0;
     for (uint32_t b = 0; ok && b < nrep; b++)
         ok = sums_alloc(&rep[b], g) == 0;
     for (size_t u = 0; ok && nrep > 0 && u < nunits; u++)
         ok = sums_alloc(&unit[u], g) == 0;
-    if (!ok)
+    if (!ok) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
-    if ((rc = agree(team, rc, err)) < 0)
         goto done;
+    }
     double *slopes = values + g, *center_curve = values + 2 * g, *center_slope = values + 3 * g;
-    double *level = values + 4 * g, *shape_slope = values + 5 * g, *shape = values + 6 * g;
+    double *level = values + 4 * g, *shape_slope = values + 5 * g;
     unsigned char *mask = trusted + g;
     struct pass ps = {
-        .cl = cl, .bd = boundaries, .nb = nb, .g = g, .lo = lo, .hi = hi, .nunits = nunits,
-        .o = o, .all = &all, .unit = unit, .unit_key = unit_key, .scratch = &scratch, .pl = &pl,
-        .values = values, .slopes = slopes, .trusted = trusted,
+        .cl = cl, .bd = boundaries, .nb = nb, .g = g, .nunits = nunits, .o = o, .all = &all,
+        .unit = unit, .unit_key = unit_key, .scratch = &scratch, .pl = &pl, .values = values,
+        .slopes = slopes, .trusted = trusted,
     };
-    if ((rc = pass_and_estimate(&ps, out->instances, out->curve, shape_slope, center_curve,
-                                center_slope, mask, level, count, err)) < 0)
+    if (accumulate(&ps, out->instances) < 0) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory rebuilding instance curves");
         goto done;
-    int untrusted = 0;
-    for (size_t j = 0; leads(team) && j < g; j++)
+    }
+    if (estimate(cl, boundaries, nb, &all, g, out->curve, shape_slope, center_curve,
+                 center_slope, mask, level, count) < 0) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the pooled fit");
+        goto done;
+    }
+    bool untrusted = false;
+    for (size_t j = 0; j < g; j++)
         untrusted |= all.tw[j] < all.w;
-    if ((rc = share(team, &untrusted, sizeof untrusted, err)) < 0)
-        goto done;
     if (untrusted) {
         /* Second pass: untrusted stretches filled with the first pass's
          * shape (its curve and slopes, both kept before they are reused). */
-        if (leads(team))
-            memcpy(shape, out->curve, g * sizeof *shape);
-        if ((rc = share(team, shape, g * sizeof *shape, err)) < 0 ||
-            (rc = share(team, shape_slope, g * sizeof *shape_slope, err)) < 0)
+        double *shape = malloc(g * sizeof *shape);
+        if (!shape) {
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
             goto done;
+        }
+        memcpy(shape, out->curve, g * sizeof *shape);
         ps.shape = shape;
         ps.shape_slope = shape_slope;
         sums_clear(&all, g);
         for (size_t u = 0; nrep > 0 && u < nunits; u++)
             sums_clear(&unit[u], g);
-        if ((rc = pass_and_estimate(&ps, out->instances, out->curve, slopes, center_curve,
-                                    center_slope, mask, level, count, err)) < 0)
+        int failed = accumulate(&ps, out->instances);
+        if (!failed)
+            failed = estimate(cl, boundaries, nb, &all, g, out->curve, slopes, center_curve,
+                              center_slope, mask, level, count);
+        free(shape);
+        if (failed) {
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
             goto done;
+        }
     } else {
         memcpy(slopes, shape_slope, g * sizeof *slopes);
     }
@@ -530,29 +457,18 @@ int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
         for (size_t u = 0; u < nunits; u++) {
             unsigned w = unit[u].w > 0 ? poisson1(o->seed, b, unit_key[u]) : 0;
             if (w)
-                sums_merge(&rep[b], w, &unit[u], g, lo, hi);
+                sums_merge(&rep[b], w, &unit[u], g);
         }
     double n = all.w;
     out->mean_total = all.t / n;
     out->mean_duration_ns = all.d / n;
     double scale = out->mean_total / (out->mean_duration_ns * 1e-9);
-    for (size_t j = 0; leads(team) && j < g; j++) {
+    for (size_t j = 0; j < g; j++) {
         out->rate[j] = (slopes[j] > 0 ? slopes[j] : 0) * scale;
         center_slope[j] *= scale;
     }
-    /* The bands of each member's part need the estimate there. */
-    if (nrep > 1 && ((rc = share(team, out->curve, g * sizeof *out->curve, err)) < 0 ||
-                     (rc = share(team, out->rate, g * sizeof *out->rate, err)) < 0 ||
-                     (rc = share(team, center_curve, 2 * g * sizeof *center_curve, err)) < 0))
-        goto done;
-    if (nrep > 1 && bands(rep, nrep, g, lo, hi, o, center_curve, center_slope, out) < 0)
+    if (nrep > 1 && bands(rep, nrep, g, o, center_curve, center_slope, out) < 0)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the bootstrap bands");
-    if (nrep > 1 && (rc = agree(team, rc, err)) == 0 &&
-        ((rc = collect(team, out->curve_lo, 1, g, err)) < 0 ||
-         (rc = collect(team, out->curve_hi, 1, g, err)) < 0 ||
-         (rc = collect(team, out->rate_lo, 1, g, err)) < 0 ||
-         (rc = collect(team, out->rate_hi, 1, g, err)) < 0))
-        goto done;
 done:
     tf_polyline_free(&scratch);
     tf_polyline_free(&pl);

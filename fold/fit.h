@@ -8,7 +8,6 @@
 #include <stdint.h>
 
 #include "cloud.h"
-#include "fold_team.h"
 #include "tf_error.h"
 
 typedef struct tf_fit_options {
@@ -17,7 +16,6 @@ typedef struct tf_fit_options {
     double   confidence;
     uint64_t seed;
     double   window;      /* half-width around a boundary where instances bend */
-    const tf_fold_team *team;   /* members sharing the grid; NULL: alone */
 } tf_fit_options;
 
 typedef struct tf_fit_output {
@@ -29,17 +27,8 @@ typedef struct tf_fit_output {
 } tf_fit_output;
 
 /* Fits the cloud: with fewer than 2 usable instances every row is NaN.
- * boundaries: sorted change points where instances may bend.  With a team,
- * the leader calls it and the other members run it inside
- * tf_fold_team_serve; the results, complete on the leader only, are those
- * of a fit alone, bit for bit. */
+ * boundaries: sorted change points where instances may bend. */
 int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
                    const tf_fit_options *o, tf_fit_output *out, tf_error *err);
-
-/* On the leader: sends the members the inputs of the fit it starts (in
- * fold_team.c, with the members' side). */
-int tf_fold_team_send_fit(const tf_fold_team *team, const tf_fold_cloud *cl,
-                          const double *boundaries, size_t nb, const tf_fit_options *o,
-                          tf_error *err);
 
 #endif

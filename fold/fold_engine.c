@@ -19,6 +19,7 @@
 #include "fold_group_by.h"
 #include "filter.h"
 #include "fit.h"
+#include "fold_team.h"
 
 /* Change points of different counters closer than this are one boundary. */
 #define MERGE_DISTANCE 0.005
@@ -190,6 +191,19 @@ static void view_counter(const struct context *cx, const struct members *m, uint
     };
 }
 
+/* view_counter as a tf_fold_view, for the team's fits. */
+struct view_arg {
+    const struct context *cx;
+    const struct members *m;
+    struct counter_view *v;
+};
+
+static void view_of(void *arg, uint32_t c, tf_fold_cloud *cl)
+{
+    const struct view_arg *va = arg;
+    view_counter(va->cx, va->m, c, va->v, cl);
+}
+
 static int alloc_rows(tf_fold_group *g, uint32_t nc, bool bands_and_ratio, tf_error *err)
 {
     size_t cells = (size_t)nc * g->grid + 1;
@@ -332,7 +346,6 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
     tf_fit_options o = {
         .grid = g->grid, .bootstrap = final ? cx->p->bootstrap : 0,
         .confidence = cx->p->confidence, .seed = cx->p->seed, .window = BEND_WINDOW,
-        .team = cx->team,
     };
     /* Where instances may bend: the changes found on the raw cloud scatter
      * around each true change, so those closer than a bend window count as
@@ -351,24 +364,34 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
         goto done;
     }
-    for (uint32_t c = 0; c < nc && rc == 0; c++) {
+    tf_fit_output *outs = calloc(nc + 1, sizeof *outs);
+    if (!outs) {
+        free(scratch);
+        free(scale);
+        free(bend);
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
+        goto done;
+    }
+    for (uint32_t c = 0; c < nc; c++) {
         size_t off = (size_t)c * g->grid;
-        tf_fit_output out = {
+        outs[c] = (tf_fit_output){
             .curve = g->curve + off, .rate = g->rate + off,
             .curve_lo = final ? g->curve_lo + off : scratch,
             .curve_hi = final ? g->curve_hi + off : scratch + g->grid,
             .rate_lo = final ? g->rate_lo + off : scratch + 2 * g->grid,
             .rate_hi = final ? g->rate_hi + off : scratch + 3 * g->grid,
         };
-        tf_fold_cloud cl;
-        view_counter(cx, m, c, &v, &cl);
-        rc = tf_fit_counter(&cl, bend, nbend, &o, &out, err);
-        g->counter_instances[c] = out.instances;
-        g->mean_total[c] = out.mean_total;
-        scale[c] = out.mean_total / (out.mean_duration_ns * 1e-9);
+    }
+    struct view_arg va = { cx, m, &v };
+    rc = tf_fold_team_fit(cx->team, nc, view_of, &va, bend, nbend, &o, outs, err);
+    for (uint32_t c = 0; c < nc; c++) {
+        g->counter_instances[c] = outs[c].instances;
+        g->mean_total[c] = outs[c].mean_total;
+        scale[c] = outs[c].mean_total / (outs[c].mean_duration_ns * 1e-9);
         if (cx->progress && final)
             cx->progress(cx->progress_arg, "fitting", c + 1, nc);
     }
+    free(outs);
     free(scratch);
     free(bend);
     if (rc == 0)

@@ -1,162 +1,276 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The members' side of a team: the leader sends each fit's inputs (the
- * cloud of one counter, the boundaries, the options), every member runs
- * the fit's steps (fit.c), and the leader ends the team with the exit
- * status.  The members hold the cloud of one fit at a time: the normalised
- * times and one counter's values (8 bytes a point), never the trace. */
+/* The fits of a group's counters shared by a team.  For each member that
+ * has counters, the leader sends one message set: a header, the arrays
+ * every counter shares (instances, normalised times, boundaries) and each
+ * of the member's counters (validity, totals, values); it fits its own
+ * counters meanwhile, then receives the members' results, one buffer each.
+ * A member holds the clouds of its counters of one fit at a time (4 bytes
+ * a point, plus 4 a point for each of its counters), never the trace. */
 #include "fold_team.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fit.h"
-
 enum command { COMMAND_FIT = 1, COMMAND_END = 2 };
 
-/* What precedes a fit's arrays; fixed-width fields, and the same build on
+/* What precedes a fit's arrays: fixed-width fields, the same build on
  * every member (mpirun starts one binary). */
 struct request {
     uint32_t command;
     int32_t  status;           /* COMMAND_END: the exit status */
     uint64_t ninst, npoints, nb;
+    uint32_t ncounters;        /* the member's */
     uint32_t grid, bootstrap;
     double   confidence, window;
     uint64_t seed;
 };
 
-/* The arrays of a fit, in the order they travel. */
-struct arrays {
-    uint32_t *rows;
-    size_t   *first;
-    uint8_t  *valid;
-    double   *total, *duration, *boundaries;
-    float    *x, *y;
+/* A member's result for one counter, followed by its six rows. */
+struct result {
+    int32_t  rc;
+    uint32_t counter;
+    uint32_t instances;
+    double   mean_total, mean_duration_ns;
+    char     msg[TF_ERROR_MSG_MAX];
 };
 
-static int send_arrays(const tf_fold_team *t, const struct request *q, const struct arrays *a)
+#define ROWS 6
+
+static size_t result_bytes(size_t grid)
 {
-    struct { void *buf; size_t bytes; } parts[] = {
-        { a->rows, q->ninst * sizeof *a->rows },
-        { a->first, (q->ninst + 1) * sizeof *a->first },
-        { a->valid, q->ninst * sizeof *a->valid },
-        { a->total, q->ninst * sizeof *a->total },
-        { a->duration, q->ninst * sizeof *a->duration },
-        { a->boundaries, q->nb * sizeof *a->boundaries },
-        { a->x, q->npoints * sizeof *a->x },
-        { a->y, q->npoints * sizeof *a->y },
+    return sizeof(struct result) + ROWS * grid * sizeof(double);
+}
+
+/* The rows of out in the order they travel. */
+static void output_rows(const tf_fit_output *out, double *rows[ROWS])
+{
+    rows[0] = out->curve;
+    rows[1] = out->curve_lo;
+    rows[2] = out->curve_hi;
+    rows[3] = out->rate;
+    rows[4] = out->rate_lo;
+    rows[5] = out->rate_hi;
+}
+
+static uint32_t counters_of(int member, int size, uint32_t nc)
+{
+    return (uint32_t)member < nc ? (nc - (uint32_t)member + (uint32_t)size - 1) / (uint32_t)size
+                                 : 0;
+}
+
+static int lost(tf_error *err)
+{
+    return tf_fail(err, TF_ERR_IO, "fit: the ranks lost contact");
+}
+
+/* The request and the clouds of member w's counters. */
+static int send_fit(const tf_fold_team *t, int w, uint32_t nc, tf_fold_view view, void *arg,
+                    const double *bd, size_t nb, const tf_fit_options *o, tf_error *err)
+{
+    tf_fold_cloud cl;
+    view(arg, (uint32_t)w, &cl);
+    size_t n = cl.ninst, np = cl.first[n];
+    struct request q = {
+        .command = COMMAND_FIT, .ninst = n, .npoints = np, .nb = nb,
+        .ncounters = counters_of(w, t->size, nc), .grid = o->grid, .bootstrap = o->bootstrap,
+        .confidence = o->confidence, .window = o->window, .seed = o->seed,
     };
-    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
-        if (parts[k].bytes && t->bcast(t->ctx, parts[k].buf, parts[k].bytes) < 0)
-            return -1;
+    void *c = t->ctx;
+    if (t->send(c, w, &q, sizeof q) < 0 || t->send(c, w, cl.rows, n * sizeof *cl.rows) < 0 ||
+        t->send(c, w, cl.first, (n + 1) * sizeof *cl.first) < 0 ||
+        t->send(c, w, cl.duration, n * sizeof *cl.duration) < 0 ||
+        t->send(c, w, bd, nb * sizeof *bd) < 0 || t->send(c, w, cl.x, np * sizeof *cl.x) < 0)
+        return lost(err);
+    for (uint32_t k = (uint32_t)w; k < nc; k += (uint32_t)t->size) {
+        view(arg, k, &cl);
+        if (t->send(c, w, &k, sizeof k) < 0 || t->send(c, w, cl.valid, n * sizeof *cl.valid) < 0 ||
+            t->send(c, w, cl.total, n * sizeof *cl.total) < 0 ||
+            t->send(c, w, cl.y, np * sizeof *cl.y) < 0)
+            return lost(err);
+    }
     return 0;
 }
 
-int tf_fold_team_send_fit(const tf_fold_team *team, const tf_fold_cloud *cl,
-                          const double *boundaries, size_t nb, const tf_fit_options *o,
-                          tf_error *err)
+/* Member w's results into out; the first failure among them into err. */
+static int receive_results(const tf_fold_team *t, int w, uint32_t nc, size_t grid,
+                           tf_fit_output *out, tf_error *err)
 {
-    struct request q = {
-        .command = COMMAND_FIT, .ninst = cl->ninst, .npoints = cl->first[cl->ninst],
-        .nb = nb, .grid = o->grid, .bootstrap = o->bootstrap, .confidence = o->confidence,
-        .window = o->window, .seed = o->seed,
-    };
-    /* The arrays are only read: bcast's buffer is not const for the
-     * members' sake. */
-    struct arrays a = {
-        .rows = (uint32_t *)cl->rows, .first = (size_t *)cl->first,
-        .valid = (uint8_t *)cl->valid, .total = (double *)cl->total,
-        .duration = (double *)cl->duration, .boundaries = (double *)boundaries,
-        .x = (float *)cl->x, .y = (float *)cl->y,
-    };
-    int all;
-    if (team->bcast(team->ctx, &q, sizeof q) < 0 || team->agree(team->ctx, 0, &all) < 0)
-        return tf_fail(err, TF_ERR_IO, "fit: the ranks lost contact");
-    if (all < 0)
-        return tf_fail(err, -all, "fit: another rank cannot take the fit's input: %s",
-                       tf_error_text(-all));
-    if (send_arrays(team, &q, &a) < 0)
-        return tf_fail(err, TF_ERR_IO, "fit: the ranks lost contact");
-    return 0;
+    uint32_t k = counters_of(w, t->size, nc);
+    size_t each = result_bytes(grid);
+    char *buf = malloc(k * each + 1);
+    if (!buf)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the results of rank %d", w);
+    if (t->recv_idle(t->ctx, w, buf, k * each) < 0) {
+        free(buf);
+        return lost(err);
+    }
+    int rc = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        struct result r;
+        memcpy(&r, buf + i * each, sizeof r);
+        tf_fit_output *o = &out[r.counter];
+        double *rows[ROWS];
+        output_rows(o, rows);
+        for (size_t j = 0; j < ROWS; j++)
+            memcpy(rows[j], buf + i * each + sizeof r + j * grid * sizeof(double),
+                   grid * sizeof(double));
+        o->instances = r.instances;
+        o->mean_total = r.mean_total;
+        o->mean_duration_ns = r.mean_duration_ns;
+        if (r.rc < 0 && rc == 0) {
+            r.msg[sizeof r.msg - 1] = '\0';
+            rc = tf_fail(err, -r.rc, "rank %d: %s", w, r.msg);
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, tf_fold_view view, void *view_arg,
+                     const double *boundaries, size_t nb, const tf_fit_options *o,
+                     tf_fit_output *out, tf_error *err)
+{
+    int size = team ? team->size : 1;
+    int helpers = (int)nc < size ? (int)nc : size;   /* members with counters, the leader too */
+    for (int w = 1; w < helpers; w++)
+        if (send_fit(team, w, nc, view, view_arg, boundaries, nb, o, err) < 0)
+            return -TF_ERR_IO;
+    int rc = 0;
+    for (uint32_t c = 0; c < nc && rc == 0; c += (uint32_t)size) {
+        tf_fold_cloud cl;
+        view(view_arg, c, &cl);
+        rc = tf_fit_counter(&cl, boundaries, nb, o, &out[c], err);
+    }
+    for (int w = 1; w < helpers; w++) {
+        tf_error werr;
+        int wrc = receive_results(team, w, nc, o->grid, out, rc < 0 ? &werr : err);
+        if (wrc == -TF_ERR_IO)
+            return wrc;
+        if (rc == 0)
+            rc = wrc;
+    }
+    return rc;
 }
 
 int tf_fold_team_end(const tf_fold_team *team, int status)
 {
     struct request q = { .command = COMMAND_END, .status = status };
-    return team->bcast(team->ctx, &q, sizeof q);
+    for (int w = 1; w < team->size; w++)
+        if (team->send(team->ctx, w, &q, sizeof q) < 0)
+            return -1;
+    return 0;
 }
 
-static void arrays_free(struct arrays *a)
+/* The inputs of one fit, as a member receives them. */
+struct fit_input {
+    uint32_t *rows, *counter;
+    size_t   *first;
+    double   *duration, *boundaries, *total;   /* total: [ncounters][ninst] */
+    float    *x, *y;                           /* y: [ncounters][npoints] */
+    uint8_t  *valid;                           /* [ncounters][ninst] */
+    char     *results;
+};
+
+static void fit_input_free(struct fit_input *in)
 {
-    free(a->rows);
-    free(a->first);
-    free(a->valid);
-    free(a->total);
-    free(a->duration);
-    free(a->boundaries);
-    free(a->x);
-    free(a->y);
+    free(in->rows);
+    free(in->counter);
+    free(in->first);
+    free(in->duration);
+    free(in->boundaries);
+    free(in->total);
+    free(in->x);
+    free(in->y);
+    free(in->valid);
+    free(in->results);
 }
 
-/* One fit as a member: the inputs, then the fit's steps on scratch rows
- * (only the leader's rows are the result). */
-static int serve_fit(const tf_fold_team *t, const struct request *q)
+static int receive_input(const tf_fold_team *t, const struct request *q, struct fit_input *in,
+                         tf_error *err)
 {
-    struct arrays a = {
-        .rows = malloc((q->ninst + 1) * sizeof *a.rows),
-        .first = malloc((q->ninst + 1) * sizeof *a.first),
-        .valid = malloc(q->ninst + 1),
-        .total = malloc((q->ninst + 1) * sizeof *a.total),
-        .duration = malloc((q->ninst + 1) * sizeof *a.duration),
-        .boundaries = malloc((q->nb + 1) * sizeof *a.boundaries),
-        .x = malloc((q->npoints + 1) * sizeof *a.x),
-        .y = malloc((q->npoints + 1) * sizeof *a.y),
+    size_t n = q->ninst, np = q->npoints, k = q->ncounters;
+    *in = (struct fit_input){
+        .rows = malloc((n + 1) * sizeof *in->rows),
+        .counter = malloc((k + 1) * sizeof *in->counter),
+        .first = malloc((n + 1) * sizeof *in->first),
+        .duration = malloc((n + 1) * sizeof *in->duration),
+        .boundaries = malloc((q->nb + 1) * sizeof *in->boundaries),
+        .total = malloc((k * n + 1) * sizeof *in->total),
+        .x = malloc((np + 1) * sizeof *in->x), .y = malloc((k * np + 1) * sizeof *in->y),
+        .valid = malloc(k * n + 1), .results = malloc(k * result_bytes(q->grid) + 1),
     };
-    double *rows = malloc(6 * ((size_t)q->grid + 1) * sizeof *rows);
-    bool ok = a.rows && a.first && a.valid && a.total && a.duration && a.boundaries && a.x &&
-              a.y && rows;
-    int all, rc = -1;
-    if (t->agree(t->ctx, ok ? 0 : -TF_ERR_NOMEM, &all) < 0)
-        goto done;
-    if (all < 0) {   /* the leader reports it, and ends the team */
-        rc = 0;
-        goto done;
-    }
-    if (send_arrays(t, q, &a) < 0)
-        goto done;
-    tf_fold_cloud cl = {
-        .ninst = q->ninst, .rows = a.rows, .first = a.first, .x = a.x, .y = a.y,
-        .valid = a.valid, .total = a.total, .duration = a.duration,
-    };
-    size_t g = q->grid;
+    if (!in->rows || !in->counter || !in->first || !in->duration || !in->boundaries ||
+        !in->total || !in->x || !in->y || !in->valid || !in->results)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for a fit of %zu instances and %zu "
+                       "samples", n, np);
+    void *c = t->ctx;
+    if (t->recv(c, 0, in->rows, n * sizeof *in->rows) < 0 ||
+        t->recv(c, 0, in->first, (n + 1) * sizeof *in->first) < 0 ||
+        t->recv(c, 0, in->duration, n * sizeof *in->duration) < 0 ||
+        t->recv(c, 0, in->boundaries, q->nb * sizeof *in->boundaries) < 0 ||
+        t->recv(c, 0, in->x, np * sizeof *in->x) < 0)
+        return lost(err);
+    for (size_t i = 0; i < k; i++)
+        if (t->recv(c, 0, &in->counter[i], sizeof *in->counter) < 0 ||
+            t->recv(c, 0, in->valid + i * n, n) < 0 ||
+            t->recv(c, 0, in->total + i * n, n * sizeof *in->total) < 0 ||
+            t->recv(c, 0, in->y + i * np, np * sizeof *in->y) < 0)
+            return lost(err);
+    return 0;
+}
+
+/* One fit as a member: every counter it was given, then the results. */
+static int serve_fit(const tf_fold_team *t, const struct request *q, tf_error *err)
+{
+    struct fit_input in;
+    int rc = receive_input(t, q, &in, err);
+    size_t n = q->ninst, g = q->grid, each = result_bytes(g);
     tf_fit_options o = {
         .grid = q->grid, .bootstrap = q->bootstrap, .confidence = q->confidence,
-        .seed = q->seed, .window = q->window, .team = t,
+        .seed = q->seed, .window = q->window,
     };
-    tf_fit_output out = {
-        .curve = rows, .curve_lo = rows + g, .curve_hi = rows + 2 * g, .rate = rows + 3 * g,
-        .rate_lo = rows + 4 * g, .rate_hi = rows + 5 * g,
-    };
-    tf_error err;
-    tf_error_clear(&err);
-    /* A failure was agreed with the leader, which reports it; only a lost
-     * contact ends the service. */
-    rc = tf_fit_counter(&cl, a.boundaries, q->nb, &o, &out, &err) == -TF_ERR_IO ? -1 : 0;
-done:
-    arrays_free(&a);
-    free(rows);
+    for (size_t i = 0; rc == 0 && i < q->ncounters; i++) {
+        char *at = in.results + i * each;
+        double *row = (double *)(void *)(at + sizeof(struct result));
+        tf_fit_output out = {
+            .curve = row, .curve_lo = row + g, .curve_hi = row + 2 * g, .rate = row + 3 * g,
+            .rate_lo = row + 4 * g, .rate_hi = row + 5 * g,
+        };
+        tf_fold_cloud cl = {
+            .ninst = n, .rows = in.rows, .first = in.first, .x = in.x,
+            .y = in.y + i * q->npoints, .valid = in.valid + i * n, .total = in.total + i * n,
+            .duration = in.duration,
+        };
+        tf_error ferr;
+        tf_error_clear(&ferr);
+        struct result r = { .counter = in.counter[i] };
+        r.rc = tf_fit_counter(&cl, in.boundaries, q->nb, &o, &out, &ferr);
+        r.instances = out.instances;
+        r.mean_total = out.mean_total;
+        r.mean_duration_ns = out.mean_duration_ns;
+        memcpy(r.msg, ferr.msg, sizeof r.msg);
+        memcpy(at, &r, sizeof r);
+    }
+    if (rc == 0 && t->send_idle(t->ctx, 0, in.results, q->ncounters * each) < 0)
+        rc = lost(err);
+    fit_input_free(&in);
     return rc;
 }
 
-int tf_fold_team_serve(const tf_fold_team *team)
+int tf_fold_team_serve(const tf_fold_team *team, tf_error *err)
 {
     for (;;) {
         struct request q;
-        if (team->bcast(team->ctx, &q, sizeof q) < 0)
-            return -1;
+        if (team->recv_idle(team->ctx, 0, &q, sizeof q) < 0)
+            return lost(err);
         if (q.command == COMMAND_END)
             return q.status;
-        if (q.command != COMMAND_FIT || serve_fit(team, &q) < 0)
-            return -1;
+        if (q.command != COMMAND_FIT)
+            return tf_fail(err, TF_ERR_INTERNAL, "fit: unknown request %u from rank 0",
+                           q.command);
+        int rc = serve_fit(team, &q, err);
+        if (rc < 0)
+            return rc;
     }
 }

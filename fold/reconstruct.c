@@ -151,11 +151,11 @@ int tf_reconstruct_instance(const float *x, const float *y, size_t n, const doub
     return 0;
 }
 
-void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, size_t lo, size_t hi,
-                         double *value, double *slope, unsigned char *trusted)
+void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, double *value, double *slope,
+                         unsigned char *trusted)
 {
     size_t s = 0;
-    for (size_t g = lo; g < hi && g < grid; g++) {
+    for (size_t g = 0; g < grid; g++) {
         double xg = (double)g / (double)(grid - 1);
         while (s + 2 < pl->n && pl->x[s + 1] <= xg)
             s++;

@@ -25,11 +25,9 @@ void tf_polyline_free(tf_polyline *pl);
 int tf_reconstruct_instance(const float *x, const float *y, size_t n, const double *boundaries,
                             size_t nb, double window, tf_polyline *scratch, tf_polyline *pl);
 
-/* Value, slope and trust of the polyline at the grid points j/(G-1), lo <=
- * j < hi, of a grid of G (the slope and trust of the piece on the right of
- * a vertex).  Each point's values do not depend on the range, so parts of
- * the grid computed apart equal the whole. */
-void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, size_t lo, size_t hi,
-                         double *value, double *slope, unsigned char *trusted);
+/* Value, slope and trust of the polyline at the G grid points j/(G-1)
+ * (the slope and trust of the piece on the right of a vertex). */
+void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, double *value, double *slope,
+                         unsigned char *trusted);
 
 #endif

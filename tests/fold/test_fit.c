@@ -142,14 +142,14 @@ static void test_reconstruct_kink(void **state)
     assert_true(found);
     double v[101], s[101];
     unsigned char t[101];
-    tf_polyline_on_grid(&pl, 101, 0, 101, v, s, t);
+    tf_polyline_on_grid(&pl, 101, v, s, t);
     for (int j = 0; j < 101; j++) {
         assert_near(v[j], kinked(j / 100.0, 0.4, 0.43), 1e-5);
         assert_true(t[j]);
     }
     /* Without the boundary the chord cuts the corner. */
     assert_int_equal(tf_reconstruct_instance(x, y, 9, NULL, 0, 0.015, &scratch, &pl), 0);
-    tf_polyline_on_grid(&pl, 101, 0, 101, v, s, t);
+    tf_polyline_on_grid(&pl, 101, v, s, t);
     assert_true(fabs(v[43] - kinked(0.43, 0.4, 0.43)) > 1e-3);
     tf_polyline_free(&scratch);
     tf_polyline_free(&pl);
