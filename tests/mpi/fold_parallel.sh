@@ -6,22 +6,8 @@
 # the other rank's memory bounded by its counters' clouds, not the trace
 # (bounds in docs/commands/fold.md, "Parallel folding").  A damaged member
 # ends every rank with exit status 1 and one message, and leaves no output.
-tf=${TRACEFOLD:?run by make check}
-bd=${top_builddir:?run by make check}
-[ -x "$bd/examples/stencil_mpi" ] ||
-    { echo "SKIP: built without MPI (configure found no usable mpicc and mpi.h)"; exit 77; }
-command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun on PATH (Debian package openmpi-bin)"; exit 77; }
+. "${top_srcdir:?run by make check}/tests/mpi/lib.sh"
 [ -x /usr/bin/time ] || { echo "SKIP: no /usr/bin/time (Debian package time)"; exit 77; }
-OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-# Open MPI's plugins keep allocations until exit (see record_stencil.sh).
-if [ "${TF_SANITIZERS:-no}" = yes ]; then
-    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-    export ASAN_OPTIONS
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-mpi-fold.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 mpi() {
     np=$1
     shift
