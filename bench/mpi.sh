@@ -6,9 +6,14 @@
 #            records them), P = 64 and 1000: wall-clock, CPU and peak memory;
 #   record   the MPI example under `mpirun -np 2`: bare, recorded, and
 #            recorded with --mpi-calls yes (median wall-clock of 3
-#            interleaved runs each).
+#            interleaved runs each);
+#   parallel `tracefold fold` alone against `mpirun -np 2 tracefold fold`
+#            of one file of P processes, P = 64 and 1000: wall-clock of
+#            $TF_MPI_RUNS (default 5) interleaved pairs, their ratios and
+#            medians, the peak memory of each rank, the load average.
 # Usage: sh bench/mpi.sh [BUILDDIR] (default build/); inputs are kept in
-# $TF_BENCH_DIR (default /tmp/tracefold-bench) and reused.
+# $TF_BENCH_DIR (default /tmp/tracefold-bench) and reused.  TF_MPI_PARTS
+# chooses the parts (default "set record parallel").
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
@@ -28,12 +33,24 @@ timed() {
     awk -v l="$label" '{ printf "%-34s %8.2f %8.2f %8.0f\n", l, $1, $2 + $3, $4 / 1024 }' "$dir/time"
 }
 
+parts=${TF_MPI_PARTS:-set record parallel}
+want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+mpi="mpirun -np 2 --oversubscribe --bind-to none"
+have_mpi() { [ -x "$app" ] && command -v mpirun >/dev/null 2>&1; }
+
+# one_input P ITERATIONS: one file of P processes.
+one_input() {
+    [ -f "$dir/one-$1.h5" ] ||
+        "$tf" synth -q -o "$dir/one-$1.h5" --processes "$1" --iterations "$2" --no-memory
+}
+
 # inputs P ITERATIONS: one file of P processes, and P one-process files.
 inputs() {
     p=$1
     it=$2
-    [ -f "$dir/one-$p.h5" ] ||
-        "$tf" synth -q -o "$dir/one-$p.h5" --processes "$p" --iterations "$it" --no-memory
+    one_input "$p" "$it"
     [ -d "$dir/set-$p" ] && return 0
     mkdir -p "$dir/set-$p.tmp"
     i=0
@@ -45,8 +62,8 @@ inputs() {
     mv "$dir/set-$p.tmp" "$dir/set-$p"
 }
 
-printf '%-34s %8s %8s %8s\n' fold wall_s cpu_s peak_MB
-for spec in 64:300 1000:20; do
+want set && printf '%-34s %8s %8s %8s\n' fold wall_s cpu_s peak_MB
+want set && for spec in 64:300 1000:20; do
     p=${spec%:*}
     inputs "$p" "${spec#*:}"
     for run in 1 2; do
@@ -58,10 +75,7 @@ for spec in 64:300 1000:20; do
 done
 rm -rf "$dir/out"
 
-if [ -x "$app" ] && command -v mpirun >/dev/null 2>&1; then
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-    mpi="mpirun -np 2 --oversubscribe --bind-to none"
+if want record && have_mpi; then
     printf '\n%-34s %8s\n' "stencil_mpi -np 2 -i 600" wall_s
     for run in 1 2 3; do
         for mode in bare record calls; do
@@ -79,4 +93,43 @@ if [ -x "$app" ] && command -v mpirun >/dev/null 2>&1; then
             awk -v m="$mode" '{ v[NR] = $1 } END { printf "%-34s %8.2f\n", m " (median of " NR ")", v[int((NR + 1) / 2)] }'
     done
     rm -f "$dir/record.times" "$dir"/st.*.h5
+fi
+
+# median FILE COLUMN: the median of a column of numbers.
+median() {
+    awk -v c="$2" '{ print $c }' "$1" | sort -n |
+        awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+if want parallel && have_mpi; then
+    runs=${TF_MPI_RUNS:-5}
+    printf '\n%-22s %4s %8s %8s %6s %9s %9s %9s %6s\n' "fold of one file" run serial_s np2_s ratio \
+        serial_MB rank0_MB rank1_MB load
+    for spec in 64:300 1000:20; do
+        p=${spec%:*}
+        one_input "$p" "${spec#*:}"
+        : >"$dir/parallel.times"
+        run=1
+        while [ $run -le "$runs" ]; do
+            load=$(cut -d' ' -f1 /proc/loadavg)
+            rm -rf "$dir/out"
+            /usr/bin/time -f '%e %M' -o "$dir/time.s" "$tf" fold -q "$dir/one-$p.h5" -o "$dir/out" ||
+                { echo "failed: serial fold of $p processes" >&2; exit 1; }
+            rm -rf "$dir/out"
+            /usr/bin/time -f '%e' -o "$dir/time.p" $mpi sh -c \
+                '/usr/bin/time -f %M -o "$1.$OMPI_COMM_WORLD_RANK" "$2" fold -q "$3" -o "$4"' \
+                sh "$dir/rss" "$tf" "$dir/one-$p.h5" "$dir/out" ||
+                { echo "failed: mpirun -np 2 fold of $p processes" >&2; exit 1; }
+            set -- $(cat "$dir/time.s") $(cat "$dir/time.p") $(cat "$dir/rss.0") $(cat "$dir/rss.1")
+            echo "$1 $3 $(awk -v s="$1" -v q="$3" 'BEGIN { printf "%.2f", s / q }') $2 $4 $5 $load" \
+                >>"$dir/parallel.times"
+            awk -v p="$p" -v r="$run" '{ printf "%-22s %4d %8.2f %8.2f %6.2f %9.0f %9.0f %9.0f %6s\n",
+                p " processes", r, $1, $2, $3, $4 / 1024, $5 / 1024, $6 / 1024, $7 }' \
+                "$dir/parallel.times" | tail -1
+            run=$((run + 1))
+        done
+        printf '%-22s %4s %8.2f %8.2f %6.2f\n' "$p processes" median "$(median "$dir/parallel.times" 1)" \
+            "$(median "$dir/parallel.times" 2)" "$(median "$dir/parallel.times" 3)"
+    done
+    rm -rf "$dir/out" "$dir/parallel.times" "$dir"/rss.* "$dir"/time.s "$dir"/time.p
 fi
