@@ -8,9 +8,11 @@
 #            recorded with --mpi-calls yes (median wall-clock of 3
 #            interleaved runs each);
 #   parallel `tracefold fold` alone against `mpirun -np 2 tracefold fold`
-#            of one file of P processes, P = 64 and 1000: wall-clock of
-#            $TF_MPI_RUNS (default 5) interleaved pairs, their ratios and
-#            medians, the peak memory of each rank, the load average.
+#            of one file of P processes x I iterations, P:I in
+#            $TF_MPI_SPECS (default 1:20, the fixed cost; 64:300; 64:3000;
+#            1000:20): wall-clock of $TF_MPI_RUNS (default 5) interleaved
+#            pairs, their ratios and medians, each rank's peak memory, the
+#            load average.
 # Usage: sh bench/mpi.sh [BUILDDIR] (default build/); inputs are kept in
 # $TF_BENCH_DIR (default /tmp/tracefold-bench) and reused.  TF_MPI_PARTS
 # chooses the parts (default "set record parallel").
@@ -40,10 +42,10 @@ export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 mpi="mpirun -np 2 --oversubscribe --bind-to none"
 have_mpi() { [ -x "$app" ] && command -v mpirun >/dev/null 2>&1; }
 
-# one_input P ITERATIONS: one file of P processes.
+# one_input P ITERATIONS: one file of P processes, $dir/one-PxITERATIONS.h5.
 one_input() {
-    [ -f "$dir/one-$1.h5" ] ||
-        "$tf" synth -q -o "$dir/one-$1.h5" --processes "$1" --iterations "$2" --no-memory
+    [ -f "$dir/one-$1x$2.h5" ] ||
+        "$tf" synth -q -o "$dir/one-$1x$2.h5" --processes "$1" --iterations "$2" --no-memory
 }
 
 # inputs P ITERATIONS: one file of P processes, and P one-process files.
@@ -68,7 +70,8 @@ want set && for spec in 64:300 1000:20; do
     inputs "$p" "${spec#*:}"
     for run in 1 2; do
         rm -rf "$dir/out"
-        timed "one file, $p processes (run $run)" "$tf" fold -q "$dir/one-$p.h5" -o "$dir/out"
+        timed "one file, $p processes (run $run)" "$tf" fold -q "$dir/one-${p}x${spec#*:}.h5" \
+            -o "$dir/out"
         rm -rf "$dir/out"
         timed "$p files (run $run)" "$tf" fold -q "$dir/set-$p" -o "$dir/out"
     done
@@ -103,32 +106,33 @@ median() {
 
 if want parallel && have_mpi; then
     runs=${TF_MPI_RUNS:-5}
-    printf '\n%-22s %4s %8s %8s %6s %9s %9s %9s %6s\n' "fold of one file" run serial_s np2_s ratio \
+    printf '\n%-22s %4s %8s %8s %6s %9s %9s %9s %6s\n' "processes x iterations" run serial_s np2_s ratio \
         serial_MB rank0_MB rank1_MB load
-    for spec in 64:300 1000:20; do
+    for spec in ${TF_MPI_SPECS:-1:20 64:300 64:3000 1000:20}; do
         p=${spec%:*}
         one_input "$p" "${spec#*:}"
+        in=$dir/one-${p}x${spec#*:}.h5
         : >"$dir/parallel.times"
         run=1
         while [ $run -le "$runs" ]; do
             load=$(cut -d' ' -f1 /proc/loadavg)
             rm -rf "$dir/out"
-            /usr/bin/time -f '%e %M' -o "$dir/time.s" "$tf" fold -q "$dir/one-$p.h5" -o "$dir/out" ||
-                { echo "failed: serial fold of $p processes" >&2; exit 1; }
+            /usr/bin/time -f '%e %M' -o "$dir/time.s" "$tf" fold -q "$in" -o "$dir/out" ||
+                { echo "failed: serial fold of $in" >&2; exit 1; }
             rm -rf "$dir/out"
             /usr/bin/time -f '%e' -o "$dir/time.p" $mpi sh -c \
                 '/usr/bin/time -f %M -o "$1.$OMPI_COMM_WORLD_RANK" "$2" fold -q "$3" -o "$4"' \
-                sh "$dir/rss" "$tf" "$dir/one-$p.h5" "$dir/out" ||
-                { echo "failed: mpirun -np 2 fold of $p processes" >&2; exit 1; }
+                sh "$dir/rss" "$tf" "$in" "$dir/out" ||
+                { echo "failed: mpirun -np 2 fold of $in" >&2; exit 1; }
             set -- $(cat "$dir/time.s") $(cat "$dir/time.p") $(cat "$dir/rss.0") $(cat "$dir/rss.1")
             echo "$1 $3 $(awk -v s="$1" -v q="$3" 'BEGIN { printf "%.2f", s / q }') $2 $4 $5 $load" \
                 >>"$dir/parallel.times"
-            awk -v p="$p" -v r="$run" '{ printf "%-22s %4d %8.2f %8.2f %6.2f %9.0f %9.0f %9.0f %6s\n",
-                p " processes", r, $1, $2, $3, $4 / 1024, $5 / 1024, $6 / 1024, $7 }' \
+            awk -v p="${p}x${spec#*:}" -v r="$run" '{ printf "%-22s %4d %8.2f %8.2f %6.2f %9.0f %9.0f %9.0f %6s\n",
+                p, r, $1, $2, $3, $4 / 1024, $5 / 1024, $6 / 1024, $7 }' \
                 "$dir/parallel.times" | tail -1
             run=$((run + 1))
         done
-        printf '%-22s %4s %8.2f %8.2f %6.2f\n' "$p processes" median "$(median "$dir/parallel.times" 1)" \
+        printf '%-22s %4s %8.2f %8.2f %6.2f\n' "${p}x${spec#*:}" median "$(median "$dir/parallel.times" 1)" \
             "$(median "$dir/parallel.times" 2)" "$(median "$dir/parallel.times" 3)"
     done
     rm -rf "$dir/out" "$dir/parallel.times" "$dir"/rss.* "$dir"/time.s "$dir"/time.p
