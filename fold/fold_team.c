@@ -64,7 +64,28 @@ static int lost(tf_error *err)
     return tf_fail(err, TF_ERR_IO, "fit: the ranks lost contact");
 }
 
-/* The request and the clouds of member w's counters. */
+/* The arrays of a fit, in the order they travel in one buffer, each at a
+ * multiple of 8 bytes; k: the member's counters. */
+enum part { ROWS_OF, FIRST, DURATION, BOUNDARIES, X, COUNTER, VALID, TOTAL, Y, NPARTS };
+
+/* Offsets of the parts in the buffer; at[NPARTS] is its size. */
+static void layout(const struct request *q, size_t at[NPARTS + 1])
+{
+    size_t n = q->ninst, np = q->npoints, k = q->ncounters;
+    const size_t bytes[NPARTS] = {
+        [ROWS_OF] = n * sizeof(uint32_t), [FIRST] = (n + 1) * sizeof(size_t),
+        [DURATION] = n * sizeof(double), [BOUNDARIES] = q->nb * sizeof(double),
+        [X] = np * sizeof(float), [COUNTER] = k * sizeof(uint32_t), [VALID] = k * n,
+        [TOTAL] = k * n * sizeof(double), [Y] = k * np * sizeof(float),
+    };
+    at[0] = 0;
+    for (int i = 0; i < NPARTS; i++)
+        at[i + 1] = at[i] + (bytes[i] + 7) / 8 * 8;
+}
+
+/* The request and the clouds of member w's counters: two messages, so
+ * that a busy machine, where each hand-over may wait for a time slice,
+ * costs two waits, not one per array. */
 static int send_fit(const tf_fold_team *t, int w, uint32_t nc, tf_fold_view view, void *arg,
                     const double *bd, size_t nb, const tf_fit_options *o, tf_error *err)
 {
@@ -76,20 +97,28 @@ static int send_fit(const tf_fold_team *t, int w, uint32_t nc, tf_fold_view view
         .ncounters = counters_of(w, t->size, nc), .grid = o->grid, .bootstrap = o->bootstrap,
         .confidence = o->confidence, .window = o->window, .seed = o->seed,
     };
-    void *c = t->ctx;
-    if (t->send(c, w, &q, sizeof q) < 0 || t->send(c, w, cl.rows, n * sizeof *cl.rows) < 0 ||
-        t->send(c, w, cl.first, (n + 1) * sizeof *cl.first) < 0 ||
-        t->send(c, w, cl.duration, n * sizeof *cl.duration) < 0 ||
-        t->send(c, w, bd, nb * sizeof *bd) < 0 || t->send(c, w, cl.x, np * sizeof *cl.x) < 0)
-        return lost(err);
-    for (uint32_t k = (uint32_t)w; k < nc; k += (uint32_t)t->size) {
-        view(arg, k, &cl);
-        if (t->send(c, w, &k, sizeof k) < 0 || t->send(c, w, cl.valid, n * sizeof *cl.valid) < 0 ||
-            t->send(c, w, cl.total, n * sizeof *cl.total) < 0 ||
-            t->send(c, w, cl.y, np * sizeof *cl.y) < 0)
-            return lost(err);
+    size_t at[NPARTS + 1];
+    layout(&q, at);
+    char *buf = malloc(at[NPARTS] + 1);
+    if (!buf)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the input of rank %d", w);
+    memcpy(buf + at[ROWS_OF], cl.rows, n * sizeof *cl.rows);
+    memcpy(buf + at[FIRST], cl.first, (n + 1) * sizeof *cl.first);
+    memcpy(buf + at[DURATION], cl.duration, n * sizeof *cl.duration);
+    memcpy(buf + at[BOUNDARIES], bd, nb * sizeof *bd);
+    memcpy(buf + at[X], cl.x, np * sizeof *cl.x);
+    size_t i = 0;
+    for (uint32_t c = (uint32_t)w; c < nc; c += (uint32_t)t->size, i++) {
+        view(arg, c, &cl);
+        memcpy(buf + at[COUNTER] + i * sizeof c, &c, sizeof c);
+        memcpy(buf + at[VALID] + i * n, cl.valid, n);
+        memcpy(buf + at[TOTAL] + i * n * sizeof *cl.total, cl.total, n * sizeof *cl.total);
+        memcpy(buf + at[Y] + i * np * sizeof *cl.y, cl.y, np * sizeof *cl.y);
     }
-    return 0;
+    int rc = t->send(t->ctx, w, &q, sizeof q) < 0 || t->send(t->ctx, w, buf, at[NPARTS]) < 0
+                 ? lost(err) : 0;
+    free(buf);
+    return rc;
 }
 
 /* Member w's results into out; the first failure among them into err. */
@@ -162,99 +191,57 @@ int tf_fold_team_end(const tf_fold_team *team, int status)
     return 0;
 }
 
-/* The inputs of one fit, as a member receives them. */
-struct fit_input {
-    uint32_t *rows, *counter;
-    size_t   *first;
-    double   *duration, *boundaries, *total;   /* total: [ncounters][ninst] */
-    float    *x, *y;                           /* y: [ncounters][npoints] */
-    uint8_t  *valid;                           /* [ncounters][ninst] */
-    char     *results;
-};
-
-static void fit_input_free(struct fit_input *in)
-{
-    free(in->rows);
-    free(in->counter);
-    free(in->first);
-    free(in->duration);
-    free(in->boundaries);
-    free(in->total);
-    free(in->x);
-    free(in->y);
-    free(in->valid);
-    free(in->results);
-}
-
-static int receive_input(const tf_fold_team *t, const struct request *q, struct fit_input *in,
-                         tf_error *err)
-{
-    size_t n = q->ninst, np = q->npoints, k = q->ncounters;
-    *in = (struct fit_input){
-        .rows = malloc((n + 1) * sizeof *in->rows),
-        .counter = malloc((k + 1) * sizeof *in->counter),
-        .first = malloc((n + 1) * sizeof *in->first),
-        .duration = malloc((n + 1) * sizeof *in->duration),
-        .boundaries = malloc((q->nb + 1) * sizeof *in->boundaries),
-        .total = malloc((k * n + 1) * sizeof *in->total),
-        .x = malloc((np + 1) * sizeof *in->x), .y = malloc((k * np + 1) * sizeof *in->y),
-        .valid = malloc(k * n + 1), .results = malloc(k * result_bytes(q->grid) + 1),
-    };
-    if (!in->rows || !in->counter || !in->first || !in->duration || !in->boundaries ||
-        !in->total || !in->x || !in->y || !in->valid || !in->results)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory for a fit of %zu instances and %zu "
-                       "samples", n, np);
-    void *c = t->ctx;
-    if (t->recv(c, 0, in->rows, n * sizeof *in->rows) < 0 ||
-        t->recv(c, 0, in->first, (n + 1) * sizeof *in->first) < 0 ||
-        t->recv(c, 0, in->duration, n * sizeof *in->duration) < 0 ||
-        t->recv(c, 0, in->boundaries, q->nb * sizeof *in->boundaries) < 0 ||
-        t->recv(c, 0, in->x, np * sizeof *in->x) < 0)
-        return lost(err);
-    for (size_t i = 0; i < k; i++)
-        if (t->recv(c, 0, &in->counter[i], sizeof *in->counter) < 0 ||
-            t->recv(c, 0, in->valid + i * n, n) < 0 ||
-            t->recv(c, 0, in->total + i * n, n * sizeof *in->total) < 0 ||
-            t->recv(c, 0, in->y + i * np, np * sizeof *in->y) < 0)
-            return lost(err);
-    return 0;
-}
-
 /* One fit as a member: every counter it was given, then the results. */
 static int serve_fit(const tf_fold_team *t, const struct request *q, tf_error *err)
 {
-    struct fit_input in;
-    int rc = receive_input(t, q, &in, err);
-    size_t n = q->ninst, g = q->grid, each = result_bytes(g);
+    size_t n = q->ninst, np = q->npoints, g = q->grid, each = result_bytes(g);
+    size_t at[NPARTS + 1];
+    layout(q, at);
+    char *in = malloc(at[NPARTS] + 1), *results = malloc(q->ncounters * each + 1);
+    int rc = 0;
+    if (!in || !results)
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for a fit of %zu instances and %zu "
+                     "samples", n, np);
+    else if (t->recv(t->ctx, 0, in, at[NPARTS]) < 0)
+        rc = lost(err);
     tf_fit_options o = {
         .grid = q->grid, .bootstrap = q->bootstrap, .confidence = q->confidence,
         .seed = q->seed, .window = q->window,
     };
     for (size_t i = 0; rc == 0 && i < q->ncounters; i++) {
-        char *at = in.results + i * each;
-        double *row = (double *)(void *)(at + sizeof(struct result));
+        char *r_at = results + i * each;
+        double *row = (double *)(void *)(r_at + sizeof(struct result));
         tf_fit_output out = {
             .curve = row, .curve_lo = row + g, .curve_hi = row + 2 * g, .rate = row + 3 * g,
             .rate_lo = row + 4 * g, .rate_hi = row + 5 * g,
         };
+        /* The parts are 8-byte aligned in a malloc'ed block. */
         tf_fold_cloud cl = {
-            .ninst = n, .rows = in.rows, .first = in.first, .x = in.x,
-            .y = in.y + i * q->npoints, .valid = in.valid + i * n, .total = in.total + i * n,
-            .duration = in.duration,
+            .ninst = n, .rows = (const uint32_t *)(void *)(in + at[ROWS_OF]),
+            .first = (const size_t *)(void *)(in + at[FIRST]),
+            .x = (const float *)(void *)(in + at[X]),
+            .y = (const float *)(void *)(in + at[Y]) + i * np,
+            .valid = (const uint8_t *)(in + at[VALID]) + i * n,
+            .total = (const double *)(void *)(in + at[TOTAL]) + i * n,
+            .duration = (const double *)(void *)(in + at[DURATION]),
         };
         tf_error ferr;
         tf_error_clear(&ferr);
-        struct result r = { .counter = in.counter[i] };
-        r.rc = tf_fit_counter(&cl, in.boundaries, q->nb, &o, &out, &ferr);
+        struct result r;
+        memset(&r, 0, sizeof r);
+        memcpy(&r.counter, in + at[COUNTER] + i * sizeof r.counter, sizeof r.counter);
+        r.rc = tf_fit_counter(&cl, (const double *)(void *)(in + at[BOUNDARIES]), q->nb, &o,
+                              &out, &ferr);
         r.instances = out.instances;
         r.mean_total = out.mean_total;
         r.mean_duration_ns = out.mean_duration_ns;
         memcpy(r.msg, ferr.msg, sizeof r.msg);
-        memcpy(at, &r, sizeof r);
+        memcpy(r_at, &r, sizeof r);
     }
-    if (rc == 0 && t->send_idle(t->ctx, 0, in.results, q->ncounters * each) < 0)
+    if (rc == 0 && t->send_idle(t->ctx, 0, results, q->ncounters * each) < 0)
         rc = lost(err);
-    fit_input_free(&in);
+    free(in);
+    free(results);
     return rc;
 }
 
