@@ -10,9 +10,9 @@
 #   parallel `tracefold fold` alone against `mpirun -np 2 tracefold fold`
 #            of one file of P processes x I iterations, P:I in
 #            $TF_MPI_SPECS (default 1:20, the fixed cost; 64:300; 64:3000;
-#            1000:20): wall-clock of $TF_MPI_RUNS (default 5) interleaved
-#            pairs, their ratios and medians, each rank's peak memory, the
-#            load average.
+#            1000:20): wall-clock and CPU of $TF_MPI_RUNS (default 5)
+#            interleaved pairs, their ratios and medians, each rank's CPU
+#            and peak memory, the load average.
 # Usage: sh bench/mpi.sh [BUILDDIR] (default build/); inputs are kept in
 # $TF_BENCH_DIR (default /tmp/tracefold-bench) and reused.  TF_MPI_PARTS
 # chooses the parts (default "set record parallel").
@@ -106,8 +106,8 @@ median() {
 
 if want parallel && have_mpi; then
     runs=${TF_MPI_RUNS:-5}
-    printf '\n%-22s %4s %8s %8s %6s %9s %9s %9s %6s\n' "processes x iterations" run serial_s np2_s ratio \
-        serial_MB rank0_MB rank1_MB load
+    printf '\n%-14s %4s %8s %8s %6s %6s %6s %6s %7s %6s %6s %6s %5s\n' "P x I" run serial_s np2_s \
+        ratio cpu_s cpu0_s cpu1_s cpu_rt MB MB0 MB1 load
     for spec in ${TF_MPI_SPECS:-1:20 64:300 64:3000 1000:20}; do
         p=${spec%:*}
         one_input "$p" "${spec#*:}"
@@ -117,23 +117,25 @@ if want parallel && have_mpi; then
         while [ $run -le "$runs" ]; do
             load=$(cut -d' ' -f1 /proc/loadavg)
             rm -rf "$dir/out"
-            /usr/bin/time -f '%e %M' -o "$dir/time.s" "$tf" fold -q "$in" -o "$dir/out" ||
+            /usr/bin/time -f '%e %U %S %M' -o "$dir/time.s" "$tf" fold -q "$in" -o "$dir/out" ||
                 { echo "failed: serial fold of $in" >&2; exit 1; }
             rm -rf "$dir/out"
             /usr/bin/time -f '%e' -o "$dir/time.p" $mpi sh -c \
-                '/usr/bin/time -f %M -o "$1.$OMPI_COMM_WORLD_RANK" "$2" fold -q "$3" -o "$4"' \
+                '/usr/bin/time -f "%U %S %M" -o "$1.$OMPI_COMM_WORLD_RANK" "$2" fold -q "$3" -o "$4"' \
                 sh "$dir/rss" "$tf" "$in" "$dir/out" ||
                 { echo "failed: mpirun -np 2 fold of $in" >&2; exit 1; }
-            set -- $(cat "$dir/time.s") $(cat "$dir/time.p") $(cat "$dir/rss.0") $(cat "$dir/rss.1")
-            echo "$1 $3 $(awk -v s="$1" -v q="$3" 'BEGIN { printf "%.2f", s / q }') $2 $4 $5 $load" \
-                >>"$dir/parallel.times"
-            awk -v p="${p}x${spec#*:}" -v r="$run" '{ printf "%-22s %4d %8.2f %8.2f %6.2f %9.0f %9.0f %9.0f %6s\n",
-                p, r, $1, $2, $3, $4 / 1024, $5 / 1024, $6 / 1024, $7 }' \
-                "$dir/parallel.times" | tail -1
+            # wall_s wall_p ratio cpu_s cpu_0 cpu_1 cpu_s/cpu_0 rss_s rss_0 rss_1 load
+            cat "$dir/time.s" "$dir/time.p" "$dir/rss.0" "$dir/rss.1" | tr '\n' ' ' |
+                awk -v l="$load" '{ printf "%.2f %.2f %.2f %.2f %.2f %.2f %.2f %.0f %.0f %.0f %s\n",
+                    $1, $5, $1 / $5, $2 + $3, $6 + $7, $9 + $10, ($2 + $3) / ($6 + $7),
+                    $4 / 1024, $8 / 1024, $11 / 1024, l }' >>"$dir/parallel.times"
+            awk -v p="${p}x${spec#*:}" -v r="$run" '{ printf "%-14s %4d %8.2f %8.2f %6.2f %6.2f %6.2f %6.2f %7.2f %6.0f %6.0f %6.0f %5s\n",
+                p, r, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$dir/parallel.times" | tail -1
             run=$((run + 1))
         done
-        printf '%-22s %4s %8.2f %8.2f %6.2f\n' "${p}x${spec#*:}" median "$(median "$dir/parallel.times" 1)" \
-            "$(median "$dir/parallel.times" 2)" "$(median "$dir/parallel.times" 3)"
+        printf '%-14s %4s %8.2f %8.2f %6.2f %6s %6s %6s %7.2f\n' "${p}x${spec#*:}" median \
+            "$(median "$dir/parallel.times" 1)" "$(median "$dir/parallel.times" 2)" \
+            "$(median "$dir/parallel.times" 3)" "" "" "" "$(median "$dir/parallel.times" 7)"
     done
     rm -rf "$dir/out" "$dir/parallel.times" "$dir"/rss.* "$dir"/time.s "$dir"/time.p
 fi
