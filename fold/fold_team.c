@@ -121,19 +121,15 @@ static int send_fit(const tf_fold_team *t, int w, uint32_t nc, tf_fold_view view
     return rc;
 }
 
-/* Member w's results into out; the first failure among them into err. */
+/* Member w's results into out, through buf (room for member 1's, the
+ * most); the first failure among them into err. */
 static int receive_results(const tf_fold_team *t, int w, uint32_t nc, size_t grid,
-                           tf_fit_output *out, tf_error *err)
+                           char *buf, tf_fit_output *out, tf_error *err)
 {
     uint32_t k = counters_of(w, t->size, nc);
     size_t each = result_bytes(grid);
-    char *buf = malloc(k * each + 1);
-    if (!buf)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the results of rank %d", w);
-    if (t->recv_idle(t->ctx, w, buf, k * each) < 0) {
-        free(buf);
+    if (t->recv_idle(t->ctx, w, buf, k * each) < 0)
         return lost(err);
-    }
     int rc = 0;
     for (uint32_t i = 0; i < k; i++) {
         struct result r;
@@ -152,7 +148,6 @@ static int receive_results(const tf_fold_team *t, int w, uint32_t nc, size_t gri
             rc = tf_fail(err, -r.rc, "rank %d: %s", w, r.msg);
         }
     }
-    free(buf);
     return rc;
 }
 
@@ -162,23 +157,32 @@ int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, tf_fold_view view, v
 {
     int size = team ? team->size : 1;
     int helpers = (int)nc < size ? (int)nc : size;   /* members with counters, the leader too */
-    for (int w = 1; w < helpers; w++)
-        if (send_fit(team, w, nc, view, view_arg, boundaries, nb, o, err) < 0)
-            return -TF_ERR_IO;
-    int rc = 0;
+    int sent = 1, rc = 0;
+    /* Room for the results before any request: a member that has one must
+     * be able to hand its results over. */
+    char *results = NULL;
+    if (helpers > 1 &&
+        !(results = malloc(counters_of(1, size, nc) * result_bytes(o->grid) + 1)))
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the results of the other ranks");
+    while (sent < helpers &&
+           (rc = send_fit(team, sent, nc, view, view_arg, boundaries, nb, o, err)) == 0)
+        sent++;
     for (uint32_t c = 0; c < nc && rc == 0; c += (uint32_t)size) {
         tf_fold_cloud cl;
         view(view_arg, c, &cl);
         rc = tf_fit_counter(&cl, boundaries, nb, o, &out[c], err);
     }
-    for (int w = 1; w < helpers; w++) {
+    /* Every member that has the request sends its results, also after a
+     * failure here: received, it is free for the end of the team. */
+    for (int w = 1; w < sent; w++) {
         tf_error werr;
-        int wrc = receive_results(team, w, nc, o->grid, out, rc < 0 ? &werr : err);
-        if (wrc == -TF_ERR_IO)
-            return wrc;
-        if (rc == 0)
+        int wrc = receive_results(team, w, nc, o->grid, results, out, rc < 0 ? &werr : err);
+        if (rc == 0 || wrc == -TF_ERR_IO)
             rc = wrc;
+        if (wrc == -TF_ERR_IO)
+            break;
     }
+    free(results);
     return rc;
 }
 
