@@ -70,7 +70,7 @@ static int fold(const char *path, const char *dir)
     tf_fold_params p;
     tf_fold_params_default(&p);
     tf_fold_result *res;
-    int rc = tf_fold_trace(tr, st[0].region, &p, NULL, NULL, &res, &err);
+    int rc = tf_fold_trace(tr, st[0].region, &p, NULL, NULL, NULL, &res, &err);
     free(st);
     tf_trace_close(tr);
     if (rc < 0)

@@ -22,6 +22,7 @@
 #include "fold_engine.h"
 #include "hierarchy.h"
 #include "fold_group_by.h"
+#include "fold_team_start.h"
 #include "instances.h"
 #include "msg.h"
 #include "open_trace.h"
@@ -65,6 +66,8 @@ static void usage(FILE *out)
             "TRACE is a tracefold HDF5 trace or a Paraver trace (.prv, .prv.gz).  Several\n"
             "tracefold traces, or a directory of them (one per MPI rank), are folded\n"
             "together: every instance of every rank and thread (give -o OUTDIR).\n"
+            "Under mpirun -np N (a build with MPI) the ranks share the fits and rank 0\n"
+            "writes the same outputs as alone.\n"
             "Exit status: 0 success, 1 bad input or output error, 2 wrong command line.\n"
             "Manual: docs/commands/fold.md; file layout: docs/fold-format.md.\n");
 }
@@ -95,7 +98,8 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* Parses the options into p; returns -1 on a usage error (reported). */
+/* Parses the options into p; returns -1 on a usage error (reported), 1
+ * after --help. */
 static int parse_options(int argc, char **argv, tf_fold_params *p, const char **region,
                          const char **outdir, bool *force, const char **debug_dir,
                          const char **machine)
@@ -163,7 +167,7 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, const char **
             if (!tf_arg_double(optarg, 0.01, 1, &p->min_change))
                 return tf_msg_usage("--min-change: expected 0.01 to 1, got '%s'", optarg), -1;
             break;
-        case 'h': usage(stdout); exit(TF_EXIT_OK);
+        case 'h': usage(stdout); return 1;
         default: return tf_msg_usage("unknown or incomplete option"), -1;
         }
     }
@@ -373,15 +377,17 @@ static void report(const tf_fold_result *res, const char *outdir)
                 tf_fold_has_ratios(res) ? ", ratios.csv" : "");
 }
 
-int tf_cmd_fold(int argc, char **argv)
+/* The fold, led by this process when team is not NULL. */
+static int fold(int argc, char **argv, const tf_fold_team *team)
 {
     tf_fold_params p;
     tf_fold_params_default(&p);
     const char *spec = NULL, *outdir_opt = NULL;
     bool force = false;
     const char *debug_dir = NULL, *machine = NULL;
-    if (parse_options(argc, argv, &p, &spec, &outdir_opt, &force, &debug_dir, &machine) < 0)
-        return TF_EXIT_USAGE;
+    int parsed = parse_options(argc, argv, &p, &spec, &outdir_opt, &force, &debug_dir, &machine);
+    if (parsed != 0)
+        return parsed < 0 ? TF_EXIT_USAGE : TF_EXIT_OK;
     const char *trace = argv[optind];
     size_t ntraces = (size_t)(argc - optind);
     if (ntraces > 1 && !outdir_opt)
@@ -408,7 +414,7 @@ int tf_cmd_fold(int argc, char **argv)
     if (rc == 0)
         rc = choose_region(tr, spec, &region, &err);
     if (rc == 0)
-        rc = tf_fold_trace(tr, region, &p, show_progress, NULL, &res, &err);
+        rc = tf_fold_trace(tr, region, &p, team, show_progress, NULL, &res, &err);
     tf_progress_done();
     if (rc == 0)
         rc = write_outputs(tr, res, outdir, debug_dir, machine, profile, exists, &err);
@@ -422,5 +428,31 @@ int tf_cmd_fold(int argc, char **argv)
     tf_fold_result_free(res);
     free(profile);
     free(outdir);
+    return status;
+}
+
+/* Under mpirun, rank 0 folds and writes everything, the other ranks serve
+ * its fits and write nothing; all exit with rank 0's status. */
+int tf_cmd_fold(int argc, char **argv)
+{
+    tf_fold_team *team;
+    tf_error err;
+    tf_error_clear(&err);
+    if (tf_cli_team_start(&team, &err) < 0)
+        return err.msg[0] ? tf_msg_fail(&err) : TF_EXIT_FAILURE;
+    int status;
+    if (team && team->rank != 0) {
+        status = tf_fold_team_serve(team, &err);
+        if (status < 0) {
+            tf_msg_error("rank %d: %s", team->rank, err.msg);
+            tf_cli_team_abort(team);
+            return TF_EXIT_FAILURE;
+        }
+    } else {
+        status = fold(argc, argv, team);
+        if (team && tf_fold_team_end(team, status) < 0 && status == TF_EXIT_OK)
+            status = TF_EXIT_FAILURE;
+    }
+    tf_cli_team_stop(team);
     return status;
 }

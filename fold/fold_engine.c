@@ -19,6 +19,7 @@
 #include "fold_group_by.h"
 #include "filter.h"
 #include "fit.h"
+#include "fold_team.h"
 
 /* Change points of different counters closer than this are one boundary. */
 #define MERGE_DISTANCE 0.005
@@ -42,6 +43,7 @@ struct context {
     struct members *all;     /* every instance's points, until a group takes them */
     uint32_t ngroups;
     int instructions;
+    const tf_fold_team *team;
     tf_fold_progress progress;
     void *progress_arg;
 };
@@ -187,6 +189,19 @@ static void view_counter(const struct context *cx, const struct members *m, uint
         .ninst = m->n, .rows = m->rows, .first = m->first, .x = m->points.x, .y = y,
         .valid = v->valid, .total = v->total, .duration = v->duration,
     };
+}
+
+/* view_counter as a tf_fold_view, for the team's fits. */
+struct view_arg {
+    const struct context *cx;
+    const struct members *m;
+    struct counter_view *v;
+};
+
+static void view_of(void *arg, uint32_t c, tf_fold_cloud *cl)
+{
+    const struct view_arg *va = arg;
+    view_counter(va->cx, va->m, c, va->v, cl);
 }
 
 static int alloc_rows(tf_fold_group *g, uint32_t nc, bool bands_and_ratio, tf_error *err)
@@ -349,24 +364,34 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
         goto done;
     }
-    for (uint32_t c = 0; c < nc && rc == 0; c++) {
+    tf_fit_output *outs = calloc(nc + 1, sizeof *outs);
+    if (!outs) {
+        free(scratch);
+        free(scale);
+        free(bend);
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
+        goto done;
+    }
+    for (uint32_t c = 0; c < nc; c++) {
         size_t off = (size_t)c * g->grid;
-        tf_fit_output out = {
+        outs[c] = (tf_fit_output){
             .curve = g->curve + off, .rate = g->rate + off,
             .curve_lo = final ? g->curve_lo + off : scratch,
             .curve_hi = final ? g->curve_hi + off : scratch + g->grid,
             .rate_lo = final ? g->rate_lo + off : scratch + 2 * g->grid,
             .rate_hi = final ? g->rate_hi + off : scratch + 3 * g->grid,
         };
-        tf_fold_cloud cl;
-        view_counter(cx, m, c, &v, &cl);
-        rc = tf_fit_counter(&cl, bend, nbend, &o, &out, err);
-        g->counter_instances[c] = out.instances;
-        g->mean_total[c] = out.mean_total;
-        scale[c] = out.mean_total / (out.mean_duration_ns * 1e-9);
+    }
+    struct view_arg va = { cx, m, &v };
+    rc = tf_fold_team_fit(cx->team, nc, view_of, &va, bend, nbend, &o, outs, err);
+    for (uint32_t c = 0; c < nc; c++) {
+        g->counter_instances[c] = outs[c].instances;
+        g->mean_total[c] = outs[c].mean_total;
+        scale[c] = outs[c].mean_total / (outs[c].mean_duration_ns * 1e-9);
         if (cx->progress && final)
             cx->progress(cx->progress_arg, "fitting", c + 1, nc);
     }
+    free(outs);
     free(scratch);
     free(bend);
     if (rc == 0)
@@ -657,8 +682,8 @@ static void relay_reading(void *arg, uint64_t done, uint64_t total)
 }
 
 int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
-                  tf_fold_progress progress, void *progress_arg, tf_fold_result **out,
-                  tf_error *err)
+                  const tf_fold_team *team, tf_fold_progress progress, void *progress_arg,
+                  tf_fold_result **out, tf_error *err)
 {
     *out = NULL;
     tf_fold_input in;
@@ -701,7 +726,8 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     for (size_t i = 0; i < all.n; i++)
         all.rows[i] = (uint32_t)i;
     struct context cx = {
-        .p = p, .tr = tr, .region = r, .in = &in, .all = &all, .progress = progress,
+        .p = p, .tr = tr, .region = r, .in = &in, .all = &all, .team = team,
+        .progress = progress,
         .progress_arg = progress_arg,
         .instructions = tf_fold_instructions_counter((const char *const *)r->counter_names,
                                                      r->ncounters),

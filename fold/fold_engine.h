@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "fold_result.h"
+#include "fold_team.h"
 #include "trace.h"
 
 /* Progress of the long steps ("reading samples", "fitting"). */
@@ -13,9 +14,11 @@ typedef void (*tf_fold_progress)(void *arg, const char *what, uint64_t done, uin
 
 /* Folds region (a string id) of tr with parameters p into *out (one region).
  * Fails with TF_ERR_NOTFOUND when the region has no instance and TF_ERR_DATA
- * when fewer than 2 instances are usable. */
+ * when fewer than 2 instances are usable.  team: the members that share the
+ * fits, this process leading them (the result is the same, bit for bit);
+ * NULL folds alone. */
 int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
-                  tf_fold_progress progress, void *progress_arg, tf_fold_result **out,
-                  tf_error *err);
+                  const tf_fold_team *team, tf_fold_progress progress, void *progress_arg,
+                  tf_fold_result **out, tf_error *err);
 
 #endif

@@ -107,7 +107,7 @@ static void test_multiplexed_and_roundtrip(void **state)
     p.grid = 101;
     p.bootstrap = 30;
     tf_fold_result *res;
-    if (tf_fold_trace(tr, region, &p, NULL, NULL, &res, &err) < 0)
+    if (tf_fold_trace(tr, region, &p, NULL, NULL, NULL, &res, &err) < 0)
         fail_msg("%s", err.msg);
     tf_trace_close(tr);
 

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The fold team over MPI (built when configure finds MPI).  The team has a
+ * communicator of its own, so nothing else the process might do with MPI
+ * can match its messages. */
+#include "config.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "fold_team_start.h"
+
+struct mpi_team {
+    tf_fold_team team;
+    MPI_Comm comm;
+};
+
+#define TAG 1
+/* MPI counts are ints: large arrays travel in pieces. */
+#define PIECE ((size_t)INT_MAX / 2)
+
+static int mpi_send(void *ctx, int to, const void *buf, size_t bytes)
+{
+    struct mpi_team *m = ctx;
+    for (size_t at = 0; at < bytes; at += PIECE) {
+        size_t len = bytes - at < PIECE ? bytes - at : PIECE;
+        if (MPI_Send((const char *)buf + at, (int)len, MPI_BYTE, to, TAG, m->comm) !=
+            MPI_SUCCESS)
+            return -1;
+    }
+    return 0;
+}
+
+static int mpi_recv(void *ctx, int from, void *buf, size_t bytes)
+{
+    struct mpi_team *m = ctx;
+    for (size_t at = 0; at < bytes; at += PIECE) {
+        size_t len = bytes - at < PIECE ? bytes - at : PIECE;
+        if (MPI_Recv((char *)buf + at, (int)len, MPI_BYTE, from, TAG, m->comm,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+    }
+    return 0;
+}
+
+/* Open MPI and MPICH wait for a message by polling: a CPU at full load
+ * for as long as the wait lasts, taken from the leader itself when the
+ * machine has no CPU to spare.  The idle variants test the request now
+ * and then, sleeping in between, and take the message up at most POLL_NS
+ * late. */
+#define POLL_NS 100000
+
+static int wait_idle(MPI_Request *req)
+{
+    for (;;) {
+        int done = 0;
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+        if (done)
+            return 0;
+        struct timespec pause = { 0, POLL_NS };
+        nanosleep(&pause, NULL);
+    }
+}
+
+static int mpi_send_idle(void *ctx, int to, const void *buf, size_t bytes)
+{
+    struct mpi_team *m = ctx;
+    MPI_Request req;
+    if (bytes > INT_MAX || MPI_Isend(buf, (int)bytes, MPI_BYTE, to, TAG, m->comm, &req) !=
+                               MPI_SUCCESS)
+        return -1;
+    return wait_idle(&req);
+}
+
+static int mpi_recv_idle(void *ctx, int from, void *buf, size_t bytes)
+{
+    struct mpi_team *m = ctx;
+    MPI_Request req;
+    if (bytes > INT_MAX || MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, TAG, m->comm, &req) !=
+                               MPI_SUCCESS)
+        return -1;
+    return wait_idle(&req);
+}
+
+int tf_cli_team_start(tf_fold_team **team, tf_error *err)
+{
+    *team = NULL;
+    if (tf_cli_launched_size() < 2)
+        return 0;
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    if (!initialised && MPI_Init(NULL, NULL) != MPI_SUCCESS)
+        return tf_fail(err, TF_ERR_IO, "MPI_Init failed: cannot fold in parallel");
+    struct mpi_team *m = calloc(1, sizeof *m);
+    if (!m) {
+        /* The other ranks wait for this one: only an abort ends them. */
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the MPI team");
+    }
+    int size = 1, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_dup(MPI_COMM_WORLD, &m->comm);
+    m->team = (tf_fold_team){
+        .size = size, .rank = rank, .ctx = m,
+        .send = mpi_send, .recv = mpi_recv, .send_idle = mpi_send_idle,
+        .recv_idle = mpi_recv_idle,
+    };
+    if (size < 2) {   /* the environment said more; MPI knows best */
+        tf_cli_team_stop(&m->team);
+        return 0;
+    }
+    *team = &m->team;
+    return 0;
+}
+
+void tf_cli_team_stop(tf_fold_team *team)
+{
+    if (!team)
+        return;
+    struct mpi_team *m = team->ctx;
+    MPI_Comm_free(&m->comm);
+    free(m);
+    MPI_Finalize();
+}
+
+void tf_cli_team_abort(tf_fold_team *team)
+{
+    struct mpi_team *m = team->ctx;
+    MPI_Abort(m->comm, 1);
+}

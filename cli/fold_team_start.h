@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The ranks of `mpirun -np N tracefold fold` as one fold team
+ * (fold/fold_team.h).  MPI is initialised only when the environment says
+ * this process is one of several ranks: a plain `tracefold fold` never
+ * touches MPI. */
+#ifndef TF_CLI_FOLD_TEAM_START_H
+#define TF_CLI_FOLD_TEAM_START_H
+
+#include "fold_team.h"
+#include "tf_error.h"
+
+/* The world size mpirun announced in the environment (Open MPI's
+ * OMPI_COMM_WORLD_SIZE, or PMI_SIZE of MPICH's launchers); 1 when none. */
+int tf_cli_launched_size(void);
+/* This process's rank by the same environment; 0 when none. */
+int tf_cli_launched_rank(void);
+
+/* *team: NULL when this process runs alone; otherwise the world of ranks,
+ * MPI initialised.  Fails (err) when started as several ranks by a build
+ * without MPI, or when MPI cannot start. */
+int tf_cli_team_start(tf_fold_team **team, tf_error *err);
+/* Finalises MPI and frees the team (NULL is fine). */
+void tf_cli_team_stop(tf_fold_team *team);
+/* Ends every rank of the team now, with exit status 1: for a member that
+ * cannot go on while the leader is sending to it or waiting for it. */
+void tf_cli_team_abort(tf_fold_team *team);
+
+#endif

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The fits of a group's counters shared by a team.  For each member that
+ * has counters, the leader sends one message set: a header, the arrays
+ * every counter shares (instances, normalised times, boundaries) and each
+ * of the member's counters (validity, totals, values); it fits its own
+ * counters meanwhile, then receives the members' results, one buffer each.
+ * A member holds the clouds of its counters of one fit at a time (4 bytes
+ * a point, plus 4 a point for each of its counters), never the trace. */
+#include "fold_team.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum command { COMMAND_FIT = 1, COMMAND_END = 2 };
+
+/* What precedes a fit's arrays: fixed-width fields, the same build on
+ * every member (mpirun starts one binary). */
+struct request {
+    uint32_t command;
+    int32_t  status;           /* COMMAND_END: the exit status */
+    uint64_t ninst, npoints, nb;
+    uint32_t ncounters;        /* the member's */
+    uint32_t grid, bootstrap;
+    double   confidence, window;
+    uint64_t seed;
+};
+
+/* A member's result for one counter, followed by its six rows. */
+struct result {
+    int32_t  rc;
+    uint32_t counter;
+    uint32_t instances;
+    double   mean_total, mean_duration_ns;
+    char     msg[TF_ERROR_MSG_MAX];
+};
+
+#define ROWS 6
+
+static size_t result_bytes(size_t grid)
+{
+    return sizeof(struct result) + ROWS * grid * sizeof(double);
+}
+
+/* The rows of out in the order they travel. */
+static void output_rows(const tf_fit_output *out, double *rows[ROWS])
+{
+    rows[0] = out->curve;
+    rows[1] = out->curve_lo;
+    rows[2] = out->curve_hi;
+    rows[3] = out->rate;
+    rows[4] = out->rate_lo;
+    rows[5] = out->rate_hi;
+}
+
+static uint32_t counters_of(int member, int size, uint32_t nc)
+{
+    return (uint32_t)member < nc ? (nc - (uint32_t)member + (uint32_t)size - 1) / (uint32_t)size
+                                 : 0;
+}
+
+static int lost(tf_error *err)
+{
+    return tf_fail(err, TF_ERR_IO, "fit: the ranks lost contact");
+}
+
+/* The arrays of a fit, in the order they travel in one buffer, each at a
+ * multiple of 8 bytes; k: the member's counters. */
+enum part { ROWS_OF, FIRST, DURATION, BOUNDARIES, X, COUNTER, VALID, TOTAL, Y, NPARTS };
+
+/* Offsets of the parts in the buffer; at[NPARTS] is its size. */
+static void layout(const struct request *q, size_t at[NPARTS + 1])
+{
+    size_t n = q->ninst, np = q->npoints, k = q->ncounters;
+    const size_t bytes[NPARTS] = {
+        [ROWS_OF] = n * sizeof(uint32_t), [FIRST] = (n + 1) * sizeof(size_t),
+        [DURATION] = n * sizeof(double), [BOUNDARIES] = q->nb * sizeof(double),
+        [X] = np * sizeof(float), [COUNTER] = k * sizeof(uint32_t), [VALID] = k * n,
+        [TOTAL] = k * n * sizeof(double), [Y] = k * np * sizeof(float),
+    };
+    at[0] = 0;
+    for (int i = 0; i < NPARTS; i++)
+        at[i + 1] = at[i] + (bytes[i] + 7) / 8 * 8;
+}
+
+/* The request and the clouds of member w's counters: two messages, so
+ * that a busy machine, where each hand-over may wait for a time slice,
+ * costs two waits, not one per array. */
+static int send_fit(const tf_fold_team *t, int w, uint32_t nc, tf_fold_view view, void *arg,
+                    const double *bd, size_t nb, const tf_fit_options *o, tf_error *err)
+{
+    tf_fold_cloud cl;
+    view(arg, (uint32_t)w, &cl);
+    size_t n = cl.ninst, np = cl.first[n];
+    struct request q = {
+        .command = COMMAND_FIT, .ninst = n, .npoints = np, .nb = nb,
+        .ncounters = counters_of(w, t->size, nc), .grid = o->grid, .bootstrap = o->bootstrap,
+        .confidence = o->confidence, .window = o->window, .seed = o->seed,
+    };
+    size_t at[NPARTS + 1];
+    layout(&q, at);
+    char *buf = malloc(at[NPARTS] + 1);
+    if (!buf)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the input of rank %d", w);
+    memcpy(buf + at[ROWS_OF], cl.rows, n * sizeof *cl.rows);
+    memcpy(buf + at[FIRST], cl.first, (n + 1) * sizeof *cl.first);
+    memcpy(buf + at[DURATION], cl.duration, n * sizeof *cl.duration);
+    memcpy(buf + at[BOUNDARIES], bd, nb * sizeof *bd);
+    memcpy(buf + at[X], cl.x, np * sizeof *cl.x);
+    size_t i = 0;
+    for (uint32_t c = (uint32_t)w; c < nc; c += (uint32_t)t->size, i++) {
+        view(arg, c, &cl);
+        memcpy(buf + at[COUNTER] + i * sizeof c, &c, sizeof c);
+        memcpy(buf + at[VALID] + i * n, cl.valid, n);
+        memcpy(buf + at[TOTAL] + i * n * sizeof *cl.total, cl.total, n * sizeof *cl.total);
+        memcpy(buf + at[Y] + i * np * sizeof *cl.y, cl.y, np * sizeof *cl.y);
+    }
+    int rc = t->send(t->ctx, w, &q, sizeof q) < 0 || t->send(t->ctx, w, buf, at[NPARTS]) < 0
+                 ? lost(err) : 0;
+    free(buf);
+    return rc;
+}
+
+/* Member w's results into out, through buf (room for member 1's, the
+ * most); the first failure among them into err. */
+static int receive_results(const tf_fold_team *t, int w, uint32_t nc, size_t grid,
+                           char *buf, tf_fit_output *out, tf_error *err)
+{
+    uint32_t k = counters_of(w, t->size, nc);
+    size_t each = result_bytes(grid);
+    if (t->recv_idle(t->ctx, w, buf, k * each) < 0)
+        return lost(err);
+    int rc = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        struct result r;
+        memcpy(&r, buf + i * each, sizeof r);
+        tf_fit_output *o = &out[r.counter];
+        double *rows[ROWS];
+        output_rows(o, rows);
+        for (size_t j = 0; j < ROWS; j++)
+            memcpy(rows[j], buf + i * each + sizeof r + j * grid * sizeof(double),
+                   grid * sizeof(double));
+        o->instances = r.instances;
+        o->mean_total = r.mean_total;
+        o->mean_duration_ns = r.mean_duration_ns;
+        if (r.rc < 0 && rc == 0) {
+            r.msg[sizeof r.msg - 1] = '\0';
+            rc = tf_fail(err, -r.rc, "rank %d: %s", w, r.msg);
+        }
+    }
+    return rc;
+}
+
+int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, tf_fold_view view, void *view_arg,
+                     const double *boundaries, size_t nb, const tf_fit_options *o,
+                     tf_fit_output *out, tf_error *err)
+{
+    int size = team ? team->size : 1;
+    int helpers = (int)nc < size ? (int)nc : size;   /* members with counters, the leader too */
+    int sent = 1, rc = 0;
+    /* Room for the results before any request: a member that has one must
+     * be able to hand its results over. */
+    char *results = NULL;
+    if (helpers > 1 &&
+        !(results = malloc(counters_of(1, size, nc) * result_bytes(o->grid) + 1)))
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the results of the other ranks");
+    while (sent < helpers &&
+           (rc = send_fit(team, sent, nc, view, view_arg, boundaries, nb, o, err)) == 0)
+        sent++;
+    for (uint32_t c = 0; c < nc && rc == 0; c += (uint32_t)size) {
+        tf_fold_cloud cl;
+        view(view_arg, c, &cl);
+        rc = tf_fit_counter(&cl, boundaries, nb, o, &out[c], err);
+    }
+    /* Every member that has the request sends its results, also after a
+     * failure here: received, it is free for the end of the team. */
+    for (int w = 1; w < sent; w++) {
+        tf_error werr;
+        int wrc = receive_results(team, w, nc, o->grid, results, out, rc < 0 ? &werr : err);
+        if (rc == 0 || wrc == -TF_ERR_IO)
+            rc = wrc;
+        if (wrc == -TF_ERR_IO)
+            break;
+    }
+    free(results);
+    return rc;
+}
+
+int tf_fold_team_end(const tf_fold_team *team, int status)
+{
+    struct request q = { .command = COMMAND_END, .status = status };
+    for (int w = 1; w < team->size; w++)
+        if (team->send(team->ctx, w, &q, sizeof q) < 0)
+            return -1;
+    return 0;
+}
+
+/* One fit as a member: every counter it was given, then the results. */
+static int serve_fit(const tf_fold_team *t, const struct request *q, tf_error *err)
+{
+    size_t n = q->ninst, np = q->npoints, g = q->grid, each = result_bytes(g);
+    size_t at[NPARTS + 1];
+    layout(q, at);
+    char *in = malloc(at[NPARTS] + 1), *results = malloc(q->ncounters * each + 1);
+    int rc = 0;
+    if (!in || !results)
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for a fit of %zu instances and %zu "
+                     "samples", n, np);
+    else if (t->recv(t->ctx, 0, in, at[NPARTS]) < 0)
+        rc = lost(err);
+    tf_fit_options o = {
+        .grid = q->grid, .bootstrap = q->bootstrap, .confidence = q->confidence,
+        .seed = q->seed, .window = q->window,
+    };
+    for (size_t i = 0; rc == 0 && i < q->ncounters; i++) {
+        char *r_at = results + i * each;
+        double *row = (double *)(void *)(r_at + sizeof(struct result));
+        tf_fit_output out = {
+            .curve = row, .curve_lo = row + g, .curve_hi = row + 2 * g, .rate = row + 3 * g,
+            .rate_lo = row + 4 * g, .rate_hi = row + 5 * g,
+        };
+        /* The parts are 8-byte aligned in a malloc'ed block. */
+        tf_fold_cloud cl = {
+            .ninst = n, .rows = (const uint32_t *)(void *)(in + at[ROWS_OF]),
+            .first = (const size_t *)(void *)(in + at[FIRST]),
+            .x = (const float *)(void *)(in + at[X]),
+            .y = (const float *)(void *)(in + at[Y]) + i * np,
+            .valid = (const uint8_t *)(in + at[VALID]) + i * n,
+            .total = (const double *)(void *)(in + at[TOTAL]) + i * n,
+            .duration = (const double *)(void *)(in + at[DURATION]),
+        };
+        tf_error ferr;
+        tf_error_clear(&ferr);
+        struct result r;
+        memset(&r, 0, sizeof r);
+        memcpy(&r.counter, in + at[COUNTER] + i * sizeof r.counter, sizeof r.counter);
+        r.rc = tf_fit_counter(&cl, (const double *)(void *)(in + at[BOUNDARIES]), q->nb, &o,
+                              &out, &ferr);
+        r.instances = out.instances;
+        r.mean_total = out.mean_total;
+        r.mean_duration_ns = out.mean_duration_ns;
+        memcpy(r.msg, ferr.msg, sizeof r.msg);
+        memcpy(r_at, &r, sizeof r);
+    }
+    if (rc == 0 && t->send_idle(t->ctx, 0, results, q->ncounters * each) < 0)
+        rc = lost(err);
+    free(in);
+    free(results);
+    return rc;
+}
+
+int tf_fold_team_serve(const tf_fold_team *team, tf_error *err)
+{
+    for (;;) {
+        struct request q;
+        if (team->recv_idle(team->ctx, 0, &q, sizeof q) < 0)
+            return lost(err);
+        if (q.command == COMMAND_END)
+            return q.status;
+        if (q.command != COMMAND_FIT)
+            return tf_fail(err, TF_ERR_INTERNAL, "fit: unknown request %u from rank 0",
+                           q.command);
+        int rc = serve_fit(team, &q, err);
+        if (rc < 0)
+            return rc;
+    }
+}

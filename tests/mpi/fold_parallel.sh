@@ -1,0 +1,83 @@
+#!/bin/sh
+# `mpirun -np N tracefold fold`: the ranks share the fits and rank 0 writes
+# the outputs, which are those of the serial fold: every CSV file, the
+# summary and the synthetic Paraver trace the same bytes (but the date in
+# its header), fold.h5 the same values.  A 1000-process trace folds with
+# the other rank's memory bounded by its counters' clouds, not the trace
+# (bounds in docs/commands/fold.md, "Parallel folding").  A damaged member
+# ends every rank with exit status 1 and one message, and leaves no output.
+. "${top_srcdir:?run by make check}/tests/mpi/lib.sh"
+[ -x /usr/bin/time ] || { echo "SKIP: no /usr/bin/time (Debian package time)"; exit 77; }
+mpi() {
+    np=$1
+    shift
+    timeout 300 mpirun -np "$np" --oversubscribe --bind-to none "$@"
+}
+if ! timeout 60 mpirun -np 3 --oversubscribe --bind-to none true >/dev/null 2>&1; then
+    echo "SKIP: mpirun cannot start 3 processes here"; exit 77
+fi
+
+# same DIR1 DIR2: the outputs of two folds are the same.
+same() {
+    n=0
+    for f in "$1"/*.csv "$1/summary.md"; do
+        cmp -s "$f" "$2/${f##*/}" || fail "$2/${f##*/} differs from the serial fold's"
+        n=$((n + 1))
+    done
+    [ "$n" -ge 8 ] || fail "only $n CSV and summary files in $1"
+    # The header's first line holds the date of writing.
+    tail -n +2 "$1/folded.prv" >"$tmp/one.prv"
+    tail -n +2 "$2/folded.prv" >"$tmp/two.prv"
+    cmp -s "$tmp/one.prv" "$tmp/two.prv" || fail "$2/folded.prv differs from the serial fold's"
+    for f in folded.pcf folded.row; do
+        cmp -s "$1/$f" "$2/$f" || fail "$2/$f differs from the serial fold's"
+    done
+    h5diff -q "$1/fold.h5" "$2/fold.h5" >/dev/null || fail "$2/fold.h5 differs from the serial fold's"
+}
+
+# 64 processes, 8 counters: split 4 + 4 over two ranks, 3 + 3 + 2 over three.
+"$tf" synth -q -o "$tmp/t64.h5" --processes 64 --iterations 40 || fail "synth of 64 processes"
+"$tf" fold -q "$tmp/t64.h5" -o "$tmp/serial" 2>"$tmp/err" || fail "serial fold: $(cat "$tmp/err")"
+for np in 2 3; do
+    mpi $np "$tf" fold -q "$tmp/t64.h5" -o "$tmp/np$np" >"$tmp/out" 2>"$tmp/err" ||
+        fail "mpirun -np $np tracefold fold: exit status $?: $(cat "$tmp/err")"
+    [ ! -s "$tmp/err" ] || fail "mpirun -np $np tracefold fold -q said: $(cat "$tmp/err")"
+    same "$tmp/serial" "$tmp/np$np"
+done
+# Without -q only rank 0 speaks: one summary note.
+mpi 2 "$tf" fold "$tmp/t64.h5" -o "$tmp/loud" >/dev/null 2>"$tmp/err" || fail "fold without -q"
+[ "$(grep -c 'folding region' "$tmp/err")" -eq 1 ] ||
+    fail "want one note of the region, got: $(cat "$tmp/err")"
+[ "$(ls -d "$tmp"/loud* | wc -l)" -eq 1 ] || fail "another rank wrote: $(ls -d "$tmp"/loud*)"
+
+# 1000 processes: peak memory of each rank against the serial fold's.
+"$tf" synth -q -o "$tmp/t1000.h5" --processes 1000 --iterations 10 --no-memory ||
+    fail "synth of 1000 processes"
+/usr/bin/time -f %M -o "$tmp/rss.serial" "$tf" fold -q "$tmp/t1000.h5" -o "$tmp/s1000" ||
+    fail "serial fold of 1000 processes"
+mpi 2 sh -c '/usr/bin/time -f %M -o "$1.$OMPI_COMM_WORLD_RANK" "$2" fold -q "$3" -o "$4"' \
+    sh "$tmp/rss" "$tf" "$tmp/t1000.h5" "$tmp/p1000" 2>"$tmp/err" ||
+    fail "mpirun tracefold fold of 1000 processes: $(cat "$tmp/err")"
+same "$tmp/s1000" "$tmp/p1000"
+serial=$(cat "$tmp/rss.serial")
+lead=$(cat "$tmp/rss.0")
+member=$(cat "$tmp/rss.1")
+echo "peak RSS: serial $serial KiB, rank 0 $lead KiB, rank 1 $member KiB"
+# Rank 0 holds what the serial fold holds; rank 1 a fraction (measured:
+# 12 %), the bound 40 %.
+[ "$lead" -le $((serial + serial / 5)) ] || fail "rank 0: $lead KiB, over 1.2 x the serial $serial KiB"
+[ "$member" -le $((serial * 2 / 5)) ] || fail "rank 1: $member KiB, over 0.4 x the serial $serial KiB"
+
+# A damaged member of a set: exit 1 on every rank, one message, no output.
+"$tf" synth -q -o "$tmp/a.h5" --iterations 20 || fail "synth a"
+head -c 3000 "$tmp/a.h5" >"$tmp/cut.h5"
+mpi 2 sh -c '"$1" fold -q "$2" "$3" -o "$4"; echo "rank $OMPI_COMM_WORLD_RANK status $?" >"$5.$OMPI_COMM_WORLD_RANK"' \
+    sh "$tf" "$tmp/a.h5" "$tmp/cut.h5" "$tmp/bad" "$tmp/status" >/dev/null 2>"$tmp/err"
+[ $? -ne 124 ] || fail "damaged member: the ranks hung"
+for r in 0 1; do
+    grep -q "status 1$" "$tmp/status.$r" || fail "damaged member: rank $r: $(cat "$tmp/status.$r")"
+done
+[ "$(grep -c 'error' "$tmp/err")" -eq 1 ] || fail "damaged member: want one error, got: $(cat "$tmp/err")"
+grep -q 'cut.h5' "$tmp/err" || fail "damaged member not named: $(cat "$tmp/err")"
+[ -z "$(ls -d "$tmp"/bad* 2>/dev/null)" ] || fail "damaged member: output left: $(ls -d "$tmp"/bad*)"
+echo "ok"
