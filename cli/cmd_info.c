@@ -192,8 +192,8 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
     char b1[32], b2[32], b3[32], b4[32];
     fprintf(out, "trace:       %s\n", tf_trace_path(tr));
     fprintf(out, "complete:    %s\n",
-            tf_trace_complete(tr) ? "yes" : "no (the recording was interrupted; the data up to "
-                                            "its last flush is readable)");
+            tf_trace_complete(tr) ? "yes" : "no (the recording was interrupted: killed, or "
+                                            "its disk full; what was written is readable)");
     fprintf(out, "producer:    %s\n", m->producer ? m->producer : "");
     fprintf(out, "host:        %s\n", m->host ? m->host : "");
     fprintf(out, "command:     %s\n", m->command_line ? m->command_line : "");
