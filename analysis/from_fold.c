@@ -236,6 +236,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
         if ((rc = code_of(t, a, pts->ip[i], &s->routine, &s->line, err)))
             goto done;
         if (s->kind != TF_SAMPLE_TIMER && pts->addr[i]) {
+            s->insn = tf_an_insn_tag(pts->ip[i]);
             if (pts->ip[i] &&
                 (rc = stride_of(t, dec, pts->ip[i], window, &s->code_stride, err)))
                 goto done;

@@ -66,6 +66,19 @@ static int add_series(tf_report_series *s, const char *name, const tf_fold_group
     return 0;
 }
 
+/* Whether counter c's fit rests on enough instances to be drawn: a curve
+ * from a handful of the group's instances (a software counter that changed
+ * in 2 of 197 iterations) is an anecdote, not a fold; a counter
+ * multiplexed over a third of them (namd's PAPI_TOT_INS, 12 of 38) is
+ * kept.  The fold's messages and fold.h5 give every counter's count. */
+static bool enough_instances(const tf_fold_group *g, size_t c)
+{
+    if (!g->counter_instances)
+        return true;
+    uint32_t n = g->counter_instances[c];
+    return n >= 3 && 10.0 * n >= (double)g->instances;
+}
+
 static int rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
                  tf_error *err)
 {
@@ -77,10 +90,12 @@ static int rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_gro
         return 0;
     }
     for (size_t c = 0; c < C; c++)
-        any_miss |= (int)c != ins && miss_like(reg->counter_names[c]) && finite_row(g->rate + c * n, n);
+        any_miss |= (int)c != ins && miss_like(reg->counter_names[c]) &&
+                    finite_row(g->rate + c * n, n) && enough_instances(g, c);
     for (size_t c = 0; c < C; c++) {
         const char *name = reg->counter_names[c];
-        if ((int)c == ins || !finite_row(g->rate + c * n, n) || !events_unit(reg->counter_units[c]))
+        if ((int)c == ins || !finite_row(g->rate + c * n, n) || !events_unit(reg->counter_units[c]) ||
+            !enough_instances(g, c))
             continue;
         /* With instructions: the misses per instruction (or, without miss
          * counters, every other event counter); without: every rate. */
