@@ -31,23 +31,12 @@ typedef struct tf_an_sample {
     uint32_t group;      /* thread index within its process */
     uint32_t weight;     /* cost in cycles, 0 when unknown */
     uint32_t point;      /* index of the sample in the caller's input order */
-    int32_t  code_stride; /* memory samples: bytes the instruction's address advances per
-                             iteration of its innermost loop, read from the code
-                             (extract/code_stride.h); 0 when the code gives none */
+    int32_t  code_stride; /* memory samples: bytes the instruction's data advances per
+                             iteration of its innermost loop, read from the code (the
+                             sweep of extract/code_stride.h); 0 when the code gives none */
     uint8_t  kind;       /* enum tf_sample_kind */
     uint8_t  level;      /* enum tf_mem_level */
-    uint8_t  insn;       /* memory samples: a hash of the instruction's address
-                            (tf_an_insn_tag), telling a stream's instructions apart */
 } tf_an_sample;
-
-/* The 8-bit tag of the instruction at ip in tf_an_sample.insn: distinct
- * for the few instructions of one loop but for rare collisions, and one
- * byte, which the sample's padding holds. */
-static inline uint8_t tf_an_insn_tag(uint64_t ip)
-{
-    uint64_t h = ip * 0x9e3779b97f4a7c15ull;
-    return (uint8_t)(h >> 56);
-}
 
 typedef struct tf_an_routine {
     char *function;      /* function name, or "[module]" when only the module is known */

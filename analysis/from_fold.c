@@ -168,9 +168,11 @@ static int stride_of(struct process_tools *t, tf_code_stride_decoder *dec, uint6
             return rc;
         tf_code_stride cs;
         tf_code_stride_find(dec, window, len, start, ip, &cs);
-        t->code.stride[i] = cs.status == TF_CODE_STRIDE_FOUND && cs.bytes > INT32_MIN &&
-                                    cs.bytes <= INT32_MAX
-                                ? (int32_t)cs.bytes
+        /* the sweep: with the loop's other references through the same
+         * registers (an unrolled copy sweeps at its accesses' size) */
+        t->code.stride[i] = cs.status == TF_CODE_STRIDE_FOUND && cs.sweep > INT32_MIN &&
+                                    cs.sweep <= INT32_MAX
+                                ? (int32_t)cs.sweep
                                 : 0;
     }
     *stride = t->code.stride[i];
@@ -236,7 +238,6 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
         if ((rc = code_of(t, a, pts->ip[i], &s->routine, &s->line, err)))
             goto done;
         if (s->kind != TF_SAMPLE_TIMER && pts->addr[i]) {
-            s->insn = tf_an_insn_tag(pts->ip[i]);
             if (pts->ip[i] &&
                 (rc = stride_of(t, dec, pts->ip[i], window, &s->code_stride, err)))
                 goto done;

@@ -45,7 +45,6 @@ struct point {
     uint64_t offset;
     double   resid;
     int32_t  code_stride;
-    uint8_t  insn;
 };
 
 static int by_object_group(const void *pa, const void *pb)
@@ -287,21 +286,6 @@ static void stride_from_code(const struct point *p, size_t n, const tf_an_params
         return;
     int64_t stride = (int64_t)mode;
     uint64_t step = (uint64_t)(stride < 0 ? -stride : stride);
-    /* Several instructions advancing by the same step whose references,
-     * the samples' stride apart, tile that step (glibc's memmove: four
-     * 32-byte loads, then the pointer moves 128 bytes) sweep the object
-     * together at the samples' stride: one instruction alone would leave
-     * the gaps between its steps untouched. */
-    bool tag[256] = { false };
-    unsigned ninsn = 0;
-    for (size_t i = 0; i < n; i++)
-        if ((uint64_t)(int64_t)p[i].code_stride == mode && !tag[p[i].insn]) {
-            tag[p[i].insn] = true;
-            ninsn++;
-        }
-    uint64_t own = out->stride_from == TF_AN_STRIDE_SAMPLES ? out->stride : 0;
-    if (ninsn >= 2 && own && own < step && (uint64_t)ninsn * own >= step)
-        step = own;
     if (out->pattern == TF_AN_PATTERN_RANDOM) {
         out->direction = stride > 0 ? 1 : -1;
         out->streams = 1;
@@ -441,7 +425,7 @@ int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
             const tf_an_sample *sm = &a->samples[i];
             if (is_memory(sm))
                 pts[n++] = (struct point){ sm->object, sm->group, sm->x, sm->offset, 0,
-                                           sm->code_stride, sm->insn };
+                                           sm->code_stride };
         }
         qsort(pts, n, sizeof *pts, by_object_group);
         for (size_t b = 0; b < n;) {

@@ -26,6 +26,10 @@ struct insn_rec {
     uint8_t  form;           /* enum form */
     uint8_t  size;
     bool     jump, call;
+    /* its one explicit memory operand, when it has one (mem_size > 0) */
+    int64_t  mem_disp;
+    int8_t   mem_base, mem_index;   /* families, or -1 */
+    uint8_t  mem_scale, mem_size;
 };
 
 /* At most this many instructions around one sampled instruction: the code
@@ -210,6 +214,22 @@ static void classify(const cs_insn *in, struct insn_rec *r)
     }
 }
 
+/* The one explicit memory operand of the instruction just decoded. */
+static const cs_x86_op *memory_operand(const cs_insn *in)
+{
+    if (in->id == X86_INS_LEA || in->id == X86_INS_NOP)
+        return NULL;
+    const cs_x86 *x = &in->detail->x86;
+    const cs_x86_op *mem = NULL;
+    for (uint8_t i = 0; i < x->op_count; i++)
+        if (x->operands[i].type == X86_OP_MEM) {
+            if (mem)
+                return NULL;
+            mem = &x->operands[i];
+        }
+    return mem;
+}
+
 /* Decodes the instruction at the reader's position into r; false when the
  * bytes end or are no instruction. */
 static bool decode(tf_code_stride_decoder *d, const uint8_t **p, size_t *left, uint64_t *pc,
@@ -239,6 +259,15 @@ static bool decode(tf_code_stride_decoder *d, const uint8_t **p, size_t *left, u
             r->writes |= (uint16_t)(1u << f);
     }
     classify(in, r);
+    const cs_x86_op *mem = memory_operand(in);
+    r->mem_base = r->mem_index = -1;
+    if (mem && mem->mem.segment == X86_REG_INVALID) {
+        r->mem_base = (int8_t)gpr_family(mem->mem.base, NULL);
+        r->mem_index = (int8_t)gpr_family(mem->mem.index, NULL);
+        r->mem_scale = (uint8_t)mem->mem.scale;
+        r->mem_disp = mem->mem.disp;
+        r->mem_size = mem->size;
+    }
     return true;
 }
 
@@ -318,22 +347,6 @@ static int register_step(const struct insn_rec *recs, size_t n, size_t use, int 
     return TF_CODE_STRIDE_FOUND;
 }
 
-/* The one explicit memory operand of the instruction just decoded. */
-static const cs_x86_op *memory_operand(const cs_insn *in)
-{
-    if (in->id == X86_INS_LEA || in->id == X86_INS_NOP)
-        return NULL;
-    const cs_x86 *x = &in->detail->x86;
-    const cs_x86_op *mem = NULL;
-    for (uint8_t i = 0; i < x->op_count; i++)
-        if (x->operands[i].type == X86_OP_MEM) {
-            if (mem)
-                return NULL;
-            mem = &x->operands[i];
-        }
-    return mem;
-}
-
 /* Decodes the loop around ip into d->recs: forward from ip to the first
  * jump back to ip or before it (the back edge), then the body from that
  * jump's target up to ip.  *first and *n: the body's records. */
@@ -378,6 +391,60 @@ static int decode_loop(tf_code_stride_decoder *d, const uint8_t *code, size_t le
     return TF_CODE_STRIDE_FOUND;
 }
 
+/* Whether recs[j] is reached from recs[use] (either way round the body's
+ * linear order) without a write to family f. */
+static bool unchanged_between(const struct insn_rec *recs, size_t use, size_t j, int f)
+{
+    if (f < 0)
+        return true;
+    size_t lo = use < j ? use : j, hi = use < j ? j : use;
+    for (size_t i = lo; i < hi; i++)
+        if (recs[i].writes & (1u << f))
+            return false;
+    return true;
+}
+
+/* The bytes the body's references through the same address registers as
+ * recs[use] advance by, together, per reference: those made between the
+ * same register updates differ only in their displacements, so each
+ * iteration they touch [disp, disp + size) for each of them.  When those
+ * intervals cover a run of |stride| bytes around recs[use]'s, the loop
+ * sweeps its data contiguously (an unrolled copy: four 32-byte loads
+ * then +128) and the result is the widest access's size; otherwise the
+ * stride itself. */
+static int64_t sweep_of(const struct insn_rec *recs, size_t n, size_t use, int64_t stride)
+{
+    const struct insn_rec *u = &recs[use];
+    uint64_t step = (uint64_t)(stride < 0 ? -stride : stride);
+    if (!u->mem_size || step <= u->mem_size || step > 4096)
+        return stride;
+    /* a bitmap of the covered bytes of [disp - step, disp + step) */
+    uint8_t covered[1024] = { 0 };
+    int64_t lo = u->mem_disp - (int64_t)step;
+    unsigned widest = u->mem_size;
+    for (size_t j = 0; j < n; j++) {
+        const struct insn_rec *r = &recs[j];
+        if (!r->mem_size || r->mem_base != u->mem_base || r->mem_index != u->mem_index ||
+            r->mem_scale != u->mem_scale || !unchanged_between(recs, use, j, u->mem_base) ||
+            !unchanged_between(recs, use, j, u->mem_index))
+            continue;
+        for (int64_t b = r->mem_disp; b < r->mem_disp + r->mem_size; b++)
+            if (b >= lo && b < lo + 2 * (int64_t)step)
+                covered[(b - lo) >> 3] |= (uint8_t)(1u << ((b - lo) & 7));
+        if (r->mem_size > widest)
+            widest = r->mem_size;
+    }
+    /* the longest covered run */
+    uint64_t run = 0, longest = 0;
+    for (uint64_t b = 0; b < 2 * step; b++) {
+        run = covered[b >> 3] & (1u << (b & 7)) ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    if (longest < step)
+        return stride;
+    return stride < 0 ? -(int64_t)widest : (int64_t)widest;
+}
+
 int tf_code_stride_find(tf_code_stride_decoder *d, const uint8_t *code, size_t len, uint64_t addr,
                         uint64_t ip, tf_code_stride *out)
 {
@@ -417,6 +484,7 @@ int tf_code_stride_find(tf_code_stride_decoder *d, const uint8_t *code, size_t l
     if (fi >= 0 && (st = register_step(body, n, use, fi, &si)))
         return out->status = (uint8_t)st;
     out->bytes = sb + si * scale;
+    out->sweep = sweep_of(body, n, use, out->bytes);
     return out->status = TF_CODE_STRIDE_FOUND;
 }
 

@@ -23,7 +23,14 @@
  * step times the scale.  The updates are assumed to run once per iteration
  * (a conditional update is not told apart).  A step held in a register (a
  * dimension known only at run time) has no value in the code:
- * TF_CODE_STRIDE_NOT_INDUCTION. */
+ * TF_CODE_STRIDE_NOT_INDUCTION.
+ *
+ * The sweep.  An unrolled loop steps each instruction past the others'
+ * references (four 32-byte loads, then +128): the references of the body
+ * through the same registers, between the same updates of them, that
+ * together cover |stride| bytes sweep the data at the widest access's
+ * size; that is `sweep`, the stride otherwise (docs/algorithms.md,
+ * "Several instructions, one sweep"). */
 #ifndef TF_EXTRACT_CODE_STRIDE_H
 #define TF_EXTRACT_CODE_STRIDE_H
 
@@ -42,6 +49,11 @@ enum tf_code_stride_status {
 
 typedef struct tf_code_stride {
     int64_t  bytes;            /* per iteration, signed; 0 unless FOUND */
+    int64_t  sweep;            /* the stride of the instruction's data with the loop's
+                                  other references through the same registers: the
+                                  widest access's size (signed like bytes) when their
+                                  displacements tile |bytes| (an unrolled copy), else
+                                  bytes */
     uint64_t loop_start;       /* the back edge's target; 0 without a loop */
     uint64_t loop_end;         /* the end of the back-edge branch */
     uint8_t  status;           /* enum tf_code_stride_status */

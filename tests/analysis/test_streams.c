@@ -137,51 +137,6 @@ static void code_strides(void **state)
     tf_analysis_clear(&a);
 }
 
-/* Tags as tag_code_stride does, the samples cycling over ninsn
- * instructions (tf_an_sample.insn 0..ninsn-1). */
-static size_t tag_instructions(tf_analysis *a, size_t k, uint32_t o, int32_t cs, unsigned ninsn)
-{
-    double x0 = fx_boundary(k) + 0.01, x1 = fx_boundary(k + 1) - 0.01;
-    size_t tagged = 0;
-    for (size_t i = 0; i < a->nsamples; i++) {
-        tf_an_sample *sm = &a->samples[i];
-        if (sm->kind == TF_SAMPLE_TIMER || sm->object != o || sm->x < x0 || sm->x >= x1)
-            continue;
-        sm->code_stride = cs;
-        sm->insn = (uint8_t)(tagged++ % ninsn);
-    }
-    return tagged;
-}
-
-/* Instructions that each step 64 bytes but together tile the step at the
- * samples' 8 bytes (an unrolled copy: eight 8-byte loads, then the pointer
- * moves 64) sweep the object linearly; one such instruction alone, or two
- * (16 of the 64 bytes), walk it with a stride of 64. */
-static void code_strides_tiled(void **state)
-{
-    static const struct { unsigned ninsn; uint64_t stride; int pattern; } cases[] = {
-        { 8, 8, TF_AN_PATTERN_LINEAR },
-        { 1, 64, TF_AN_PATTERN_STRIDED },
-        { 2, 64, TF_AN_PATTERN_STRIDED },
-    };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        tf_analysis a;
-        fx_build(&a, 300, 13, 40, 1, 1e7, 3);
-        const uint32_t copied = fx_phases[0].stream[0].object;
-        assert_true(tag_instructions(&a, 0, copied, -64, cases[k].ninsn) > 100);
-        assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
-        const tf_an_stream *c = find_stream(&a, 0, copied);
-        assert_non_null(c);
-        if (c->stride != cases[k].stride || c->pattern != cases[k].pattern ||
-            c->direction != -1 || c->stride_from != TF_AN_STRIDE_CODE)
-            fail_msg("%u instructions: stride %llu, pattern %d, direction %d, from %d", cases[k].ninsn,
-                     (unsigned long long)c->stride, c->pattern, c->direction, c->stride_from);
-        assert_true(cases[k].pattern == TF_AN_PATTERN_LINEAR ? !isnan(c->bandwidth)
-                                                              : isnan(c->bandwidth));
-        tf_analysis_clear(&a);
-    }
-}
-
 /* Object shares: the expected share of each object is the sum over phases
  * of phase share × its streams' bytes / the phase's bytes. */
 static void object_shares(void **state)
@@ -222,7 +177,6 @@ int main(void)
         cmocka_unit_test(streams_per_thread_slices),
         cmocka_unit_test(object_shares),
         cmocka_unit_test(code_strides),
-        cmocka_unit_test(code_strides_tiled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
