@@ -31,11 +31,6 @@
 /* Plans of the IPs sampled before (direct-mapped by IP): a hot loop is
  * decoded once, later samples there only evaluate the plan. */
 #define TF_EA_CACHE 512
-/* Samples at one IP that look back again while the bytes before it are
- * ambiguous and no known boundary precedes it: other samples nearby add
- * boundaries; past this, the IP keeps only its own instruction (bounded
- * cost, about 3 us a look-back). */
-#define TF_EA_LOOKBACK_RETRIES 16
 
 /* An address register in a plan: a greg index, or one of these. */
 enum { TF_REG_NONE = -1, TF_REG_NEXT_IP = -2 };
@@ -66,7 +61,7 @@ typedef struct tf_ea_cached {
     uint64_t   ip;               /* the sampled IP; 0: empty */
     tf_ea_plan at;               /* the instruction at the IP */
     tf_ea_plan before;           /* the one that ends there: TF_EA_MEMORY or not usable */
-    uint8_t    lookback_retries; /* samples left to decide `before` (0: decided) */
+    bool       before_final;     /* `before` decided; else ambiguous bytes, no boundary yet */
 } tf_ea_cached;
 
 struct tf_ea_decoder {
@@ -692,10 +687,11 @@ static bool plan_at(tf_ea_decoder *d, uint64_t ip, tf_ea_plan *at)
 /* The usable instruction that ends at ip into *before (status
  * TF_EA_UNRESOLVED when there is none), looking back within the IP's page
  * only (the page before may not be mapped): from a known boundary if there
- * is one, else from the bytes just before the IP.  True when that is final;
- * false when the bytes alone were ambiguous and a boundary found later (at
- * a later sample) may still decide. */
-static bool plan_before(tf_ea_decoder *d, uint64_t ip, tf_ea_plan *before)
+ * is one, else (with from_bytes) from the bytes just before the IP.  True
+ * when that is final; false when there was no boundary and the bytes alone
+ * were ambiguous (or not read): a boundary that a later sample nearby
+ * brings may still decide. */
+static bool plan_before(tf_ea_decoder *d, uint64_t ip, bool from_bytes, tf_ea_plan *before)
 {
     uint64_t page_offset = ip & (d->page_size - 1);
     uint64_t page_start = ip - page_offset;
@@ -712,6 +708,8 @@ static bool plan_before(tf_ea_decoder *d, uint64_t ip, tf_ea_plan *before)
     plan_status(before, TF_EA_UNRESOLVED);
     if (back == 0)
         return true;
+    if (!from_bytes)
+        return false;
     memcpy(buf, (const void *)(uintptr_t)(ip - back), back);
     return previous_from_bytes(d, buf, back, ip, before) == TF_EA_MEMORY;
 }
@@ -746,12 +744,11 @@ unsigned tf_ea_decode_live(tf_ea_decoder *d, const tf_ea_regs *regs,
             return 0;
         }
         c->ip = ip;
-        c->lookback_retries = TF_EA_LOOKBACK_RETRIES;
-    }
-    if (c->lookback_retries) {
-        c->lookback_retries--;
-        if (plan_before(d, ip, &c->before))
-            c->lookback_retries = 0;
+        c->before_final = plan_before(d, ip, true, &c->before);
+    } else if (!c->before_final) {
+        /* Later samples only look for a boundary (a scan of the anchors,
+         * no decoding until one is there): the bytes were read once. */
+        c->before_final = plan_before(d, ip, false, &c->before);
     }
     return evaluate_live(c, regs, out);
 }
