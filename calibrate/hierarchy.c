@@ -192,14 +192,29 @@ static int measure_associativity(tf_chase_arena *a, const tf_cal_options *o,
     return 0;
 }
 
-/* The first step s at which the second load of a pair stops being free: the
- * line (or page) size.  A step is a rise of at least a quarter of `step`
- * (the latency gap to the next level) over the smallest s. */
-static int find_step(const double *t, const size_t *s, int n, double step)
+/* The first spacing s at which the second load of a pair stops being free:
+ * the line size.  From the line size on every pair is two misses, so the
+ * rise must hold for every larger spacing: the fastest pair time from s on
+ * exceeds the fastest below s by more than half of `step` (the latency gap
+ * to the next level).  Fastest, because noise on a shared machine only adds
+ * time: a neighbour's burst on one spacing (seen on the AMD VM: 16 and 32
+ * bytes reported for a 64-byte line) or on the smallest one (no line found)
+ * moves neither minimum. */
+int tf_cal_find_step(const double *t, const size_t *s, int n, double step)
 {
-    for (int k = 1; k < n; k++)
-        if (t[k] > 0 && t[0] > 0 && t[k] - t[0] > 0.25 * step)
+    for (int k = 1; k < n; k++) {
+        double below = INFINITY, from = INFINITY;
+        for (int j = 0; j < n; j++) {
+            if (!(t[j] > 0))
+                return 0;
+            if (j < k)
+                below = fmin(below, t[j]);
+            else
+                from = fmin(from, t[j]);
+        }
+        if (from - below > 0.5 * step)
             return (int)s[k];
+    }
     return 0;
 }
 
@@ -217,7 +232,7 @@ static int measure_line(tf_chase_arena *a, const tf_cal_options *o, const tf_cal
         s[n] = step;
         t[n] = tf_chase_pairs(a, blocks, block, step, o->loads, o->repeats);
     }
-    return find_step(t, s, n, p->levels[0].miss_penalty_ns);
+    return tf_cal_find_step(t, s, n, p->levels[0].miss_penalty_ns);
 }
 
 /* The number of nodes `spacing` bytes apart a chase can visit before it pays

@@ -55,6 +55,10 @@ typedef struct tf_cal_profile {
 void tf_cal_default_options(tf_cal_options *o);
 /* Runs every measurement and fills p.  Takes seconds to minutes. */
 int  tf_cal_measure(const tf_cal_options *o, tf_cal_profile *p, tf_error *err);
+/* The line size from pair timings t[k] at spacings s[k] (increasing), step
+ * being the first level's miss penalty; 0 when no rise holds (exposed for
+ * tests on known timings). */
+int  tf_cal_find_step(const double *t, const size_t *s, int n, double step);
 /* Finds the levels in a capacity curve (exposed for tests on known curves). */
 int  tf_cal_find_levels(const tf_cal_curve *c, tf_cal_level *levels, int max_levels,
                         double *memory_ns);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tf_cal_find_levels on capacity curves with a known answer: clean ones
  * made here, and curves measured by `tracefold calibrate` on the machines
- * this project runs on, whose sysfs cache sizes are given with them. */
+ * this project runs on, whose sysfs cache sizes are given with them; and
+ * tf_cal_find_step, the line size, on pair timings. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -132,6 +133,26 @@ static void test_flat(void **state)
     assert_int_equal(tf_cal_find_levels(&c, lv, TF_CAL_MAX_LEVELS, &mem), 0);
 }
 
+/* The line size: the first spacing from which the pair time stays a
+ * miss higher, by the fastest times on either side; a burst that falls
+ * back again is noise. */
+static void test_line_step(void **state)
+{
+    (void)state;
+    static const size_t s[] = { 8, 16, 32, 64, 128, 256 };
+    static const double clean[] = { 5.2, 5.2, 5.3, 7.7, 7.8, 7.7 };
+    static const double burst[] = { 5.2, 6.9, 5.4, 7.6, 7.9, 7.7 };
+    static const double flat[] = { 5.2, 5.3, 5.2, 5.4, 5.3, 5.2 };
+    static const double dips[] = { 5.2, 5.2, 5.3, 7.7, 5.4, 7.7 };
+    /* measured on the AMD VM, busy: the smallest spacing came out slow */
+    static const double slow_first[] = { 7.84, 7.73, 6.61, 8.95, 8.89, 8.95 };
+    assert_int_equal(tf_cal_find_step(clean, s, 6, 2.5), 64);
+    assert_int_equal(tf_cal_find_step(burst, s, 6, 2.5), 64);
+    assert_int_equal(tf_cal_find_step(flat, s, 6, 2.5), 0);
+    assert_int_equal(tf_cal_find_step(dips, s, 6, 2.5), 256);
+    assert_int_equal(tf_cal_find_step(slow_first, s, 6, 2.5), 64);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -139,6 +160,7 @@ int main(void)
         cmocka_unit_test(test_spike_and_pause),
         cmocka_unit_test(test_measured_zen3),
         cmocka_unit_test(test_flat),
+        cmocka_unit_test(test_line_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
 # tracefold calibrate against what the kernel says about the caches
 # (/sys/devices/system/cpu/cpu0/cache), in quick mode up to 16 MiB:
 #  - the level-1 data cache size within one grid step (x1.25) of sysfs,
-#  - the line size exactly coherency_line_size;
+#  - the line size exactly coherency_line_size,
+#  both re-measured alone (up to 1 MiB) when a neighbour disturbed them;
 #  - L2 and L3 are measured and compared, but not asserted: on a virtual
 #    machine they are shared with other tenants, whose data takes part of
 #    them, and the measured sizes come out far below sysfs (this machine:
@@ -94,9 +95,28 @@ for attempt in 1 2 3; do
     fi
     echo "L1D measured ${m1:-none} bytes, sysfs $l1: not within one step"
 done
+ml=$(awk '/^line size:/ { print $3 }' "$dir/table")
+cp "$dir/table" "$dir/table.full"
+# A neighbour on the sibling hyperthread only takes L1 away and adds time,
+# so a smaller measurement is the neighbour, not the cache: re-measure the
+# first level and the line alone (--max-size 1M, a quarter of a second) up
+# to ten more times, each after waiting for a quiet machine, and keep the
+# best.  Seen on the AMD VM: the L1 measured 7.8 to 30 KiB of its 32 KiB
+# from one run to the next.
+fast=0
+while { [ $ok -eq 0 ] || [ "$ml" != "$line" ]; } && [ $fast -lt 10 ]; do
+    fast=$((fast + 1))
+    quiet || break
+    "$tf" calibrate --quick --max-size 1M -o "$dir/l1.h5" --force >"$dir/table" 2>"$dir/err" || break
+    rm -f "$dir/l1.h5" "$dir/l1.pdf"
+    m=$(measured 1)
+    echo "L1 and line again ($fast): L1 ${m:-none} bytes, line $(awk '/^line size:/ { print $3 }' "$dir/table")"
+    if [ $ok -eq 0 ] && [ -n "$m" ] && within_step "$m" "$(to_bytes "$l1")"; then ok=1 m1=$m; fi
+    [ "$ml" = "$line" ] || ml=$(awk '/^line size:/ { print $3 }' "$dir/table")
+done
+cp "$dir/table.full" "$dir/table"
 [ $ok -eq 1 ] || bad "L1D never within one x1.25 step of sysfs ($l1)"
 echo "L1D: measured ${m1:-none} bytes, sysfs $l1"
-ml=$(awk '/^line size:/ { print $3 }' "$dir/table")
 [ "$ml" = "$line" ] || bad "line size measured ${ml:-none}, sysfs $line"
 echo "line: measured $ml bytes, sysfs $line"
 for lv in 2 3; do
