@@ -24,6 +24,7 @@ typedef struct stride_case {
     size_t      ip;        /* offset of the sampled instruction in code */
     int         status;
     int64_t     bytes;
+    int64_t     sweep;     /* with the loop's other references (tf_code_stride.sweep) */
 } stride_case;
 
 #define FOUND TF_CODE_STRIDE_FOUND
@@ -32,9 +33,12 @@ typedef struct stride_case {
 #define NO_OP TF_CODE_STRIDE_NO_OPERAND
 #define UNDEC TF_CODE_STRIDE_UNDECODABLE
 
-/* C(what, {bytes}, ip offset, status, stride) */
+/* C(what, {bytes}, ip offset, status, stride): the sweep is the stride;
+ * SW(what, {bytes}, ip offset, stride, sweep): found, with its sweep */
 #define C(what, bytes, ip, status, stride)                                                  \
-    { __LINE__, what, bytes, sizeof((uint8_t[])bytes), ip, status, stride }
+    { __LINE__, what, bytes, sizeof((uint8_t[])bytes), ip, status, stride, stride }
+#define SW(what, bytes, ip, stride, sweep)                                                  \
+    { __LINE__, what, bytes, sizeof((uint8_t[])bytes), ip, FOUND, stride, sweep }
 #define B(...) { __VA_ARGS__ }
 
 /* 1: movsd (%rsi),%xmm0; mulsd (%rdx),%xmm0; add $0x800,%rdx; add $0x8,%rsi;
@@ -57,6 +61,20 @@ typedef struct stride_case {
                   0xf2, 0x41, 0x0f, 0x10, 0x04, 0x10, 0xf2, 0x41, 0x0f, 0x59, 0x04, 0xc3, \
                   0x48, 0x83, 0xc0, 0x01, 0xf2, 0x0f, 0x58, 0xc8, 0x48, 0x3d, 0x00, 0x01, \
                   0x00, 0x00, 0x75, 0xd8, 0xc3)
+
+/* 1: movupd (%rsi),%xmm0; movupd 16(%rsi),%xmm1; movups %xmm0,(%rdi);
+ *    movups %xmm1,16(%rdi); add $32,%rsi; add $32,%rdi; cmp %rsi,%rax; jne 1b; ret */
+#define UNROLLED_COPY B(0x66, 0x0f, 0x10, 0x06, 0x66, 0x0f, 0x10, 0x4e, 0x10, 0x0f, 0x11, 0x07, \
+                        0x0f, 0x11, 0x4f, 0x10, 0x48, 0x83, 0xc6, 0x20, 0x48, 0x83, 0xc7, 0x20, \
+                        0x48, 0x39, 0xf0, 0x75, 0xe3, 0xc3)
+/* 1: vmovdqu -32(%rsi),%ymm0; ... -64, -96, -128(%rsi); sub $128,%rsi; cmp %rsi,%rax;
+ *    jne 1b; ret  (the shape of glibc's backward memmove loop) */
+#define BACKWARD_COPY B(0xc5, 0xfe, 0x6f, 0x46, 0xe0, 0xc5, 0xfe, 0x6f, 0x4e, 0xc0, 0xc5, 0xfe, \
+                        0x6f, 0x56, 0xa0, 0xc5, 0xfe, 0x6f, 0x5e, 0x80, 0x48, 0x81, 0xee, 0x80, \
+                        0x00, 0x00, 0x00, 0x48, 0x39, 0xf0, 0x75, 0xe0, 0xc3)
+/* 1: movsd (%rsi),%xmm0; addsd 8(%rsi),%xmm0; add $2048,%rsi; cmp %rsi,%rax; jne 1b; ret */
+#define PAIR_PER_ROW B(0xf2, 0x0f, 0x10, 0x06, 0xf2, 0x0f, 0x58, 0x46, 0x08, 0x48, 0x81, 0xc6, \
+                       0x00, 0x08, 0x00, 0x00, 0x48, 0x39, 0xf0, 0x75, 0xeb, 0xc3)
 
 static const stride_case cases[] = {
     C("mm_naive: z walked by column (add $0x800,%rdx)", NAIVE, 4, FOUND, 2048),
@@ -167,6 +185,11 @@ static const stride_case cases[] = {
         0x48, 0x83, 0xc6, 0x08, 0x75, 0xf5, 0xc3),
       10, UNDEC, 0),
     C("bytes that are no instruction", B(0x0f, 0x0b, 0xff, 0xff), 2, UNDEC, 0),
+    /* the sweep: the loop's references through the same registers together */
+    SW("unrolled copy, first load: two 16-byte loads tile 32", UNROLLED_COPY, 0, 32, 16),
+    SW("unrolled copy, second store", UNROLLED_COPY, 12, 32, 16),
+    SW("backward copy: four 32-byte loads tile 128 downwards", BACKWARD_COPY, 5, -128, -32),
+    SW("two loads 8 bytes apart per 2048: no sweep", PAIR_PER_ROW, 4, 2048, 2048),
 };
 
 static void table(void **state)
@@ -179,11 +202,13 @@ static void table(void **state)
         const stride_case *c = &cases[i];
         tf_code_stride got;
         int st = tf_code_stride_find(d, c->code, c->len, CODE_AT, CODE_AT + c->ip, &got);
-        if (st != got.status || st != c->status || got.bytes != c->bytes) {
-            print_error("%s:%d: %s: got %s, %lld bytes; expected %s, %lld bytes\n", __FILE__,
-                        c->line, c->what, tf_code_stride_status_name(st),
-                        (long long)got.bytes, tf_code_stride_status_name(c->status),
-                        (long long)c->bytes);
+        if (st != got.status || st != c->status || got.bytes != c->bytes ||
+            got.sweep != c->sweep) {
+            print_error("%s:%d: %s: got %s, %lld bytes, sweep %lld; expected %s, %lld, %lld\n",
+                        __FILE__, c->line, c->what, tf_code_stride_status_name(st),
+                        (long long)got.bytes, (long long)got.sweep,
+                        tf_code_stride_status_name(c->status), (long long)c->bytes,
+                        (long long)c->sweep);
             failed++;
         }
     }
@@ -205,71 +230,11 @@ static void loop_bounds(void **state)
     tf_code_stride_decoder_free(d);
 }
 
-/* The sweep: the stride of the loop's references through the sampled
- * instruction's registers together.  Each case: code, the sampled
- * instruction's offset, its stride and the sweep. */
-typedef struct sweep_case {
-    int         line;
-    const char *what;
-    uint8_t     code[48];
-    size_t      len;
-    size_t      ip;
-    int64_t     bytes, sweep;
-} sweep_case;
-
-#define S(what, bytes, ip, stride, sweep) \
-    { __LINE__, what, bytes, sizeof((uint8_t[])bytes), ip, stride, sweep }
-
-/* 1: movupd (%rsi),%xmm0; movupd 16(%rsi),%xmm1; movups %xmm0,(%rdi);
- *    movups %xmm1,16(%rdi); add $32,%rsi; add $32,%rdi; cmp %rsi,%rax; jne 1b; ret */
-#define UNROLLED_COPY B(0x66, 0x0f, 0x10, 0x06, 0x66, 0x0f, 0x10, 0x4e, 0x10, 0x0f, 0x11, 0x07, \
-                        0x0f, 0x11, 0x4f, 0x10, 0x48, 0x83, 0xc6, 0x20, 0x48, 0x83, 0xc7, 0x20, \
-                        0x48, 0x39, 0xf0, 0x75, 0xe3, 0xc3)
-/* 1: vmovdqu -32(%rsi),%ymm0; ... -64, -96, -128(%rsi); sub $128,%rsi; cmp %rsi,%rax;
- *    jne 1b; ret  (the shape of glibc's backward memmove loop) */
-#define BACKWARD_COPY B(0xc5, 0xfe, 0x6f, 0x46, 0xe0, 0xc5, 0xfe, 0x6f, 0x4e, 0xc0, 0xc5, 0xfe, \
-                        0x6f, 0x56, 0xa0, 0xc5, 0xfe, 0x6f, 0x5e, 0x80, 0x48, 0x81, 0xee, 0x80, \
-                        0x00, 0x00, 0x00, 0x48, 0x39, 0xf0, 0x75, 0xe0, 0xc3)
-/* 1: movsd (%rsi),%xmm0; addsd 8(%rsi),%xmm0; add $2048,%rsi; cmp %rsi,%rax; jne 1b; ret */
-#define PAIR_PER_ROW B(0xf2, 0x0f, 0x10, 0x06, 0xf2, 0x0f, 0x58, 0x46, 0x08, 0x48, 0x81, 0xc6, \
-                       0x00, 0x08, 0x00, 0x00, 0x48, 0x39, 0xf0, 0x75, 0xeb, 0xc3)
-
-static const sweep_case sweep_cases[] = {
-    S("unrolled copy, first load: two 16-byte loads tile 32", UNROLLED_COPY, 0, 32, 16),
-    S("unrolled copy, second store", UNROLLED_COPY, 12, 32, 16),
-    S("backward copy: four 32-byte loads tile 128 downwards", BACKWARD_COPY, 5, -128, -32),
-    S("two loads 8 bytes apart per 2048: no sweep", PAIR_PER_ROW, 4, 2048, 2048),
-    S("mm_naive's column load, alone on its register", NAIVE, 4, 2048, 2048),
-    S("mm_naive's row load: one 8-byte reference per 8", NAIVE, 0, 8, 8),
-};
-
-static void sweeps(void **state)
-{
-    tf_code_stride_decoder *d;
-    assert_int_equal(tf_code_stride_decoder_create(&d, NULL), 0);
-    int failed = 0;
-    for (size_t i = 0; i < sizeof sweep_cases / sizeof *sweep_cases; i++) {
-        const sweep_case *c = &sweep_cases[i];
-        tf_code_stride got;
-        int st = tf_code_stride_find(d, c->code, c->len, CODE_AT, CODE_AT + c->ip, &got);
-        if (st != TF_CODE_STRIDE_FOUND || got.bytes != c->bytes || got.sweep != c->sweep) {
-            print_error("%s:%d: %s: got %s, %lld bytes, sweep %lld; expected %lld, %lld\n",
-                        __FILE__, c->line, c->what, tf_code_stride_status_name(st),
-                        (long long)got.bytes, (long long)got.sweep, (long long)c->bytes,
-                        (long long)c->sweep);
-            failed++;
-        }
-    }
-    tf_code_stride_decoder_free(d);
-    assert_int_equal(failed, 0);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(table),
         cmocka_unit_test(loop_bounds),
-        cmocka_unit_test(sweeps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
