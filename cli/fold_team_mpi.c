@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <time.h>
@@ -64,24 +66,26 @@ static int wait_idle(MPI_Request *req)
     }
 }
 
+/* One message to (send) or from (receive) peer, waited for idly. */
+static int transfer_idle(struct mpi_team *m, bool send, int peer, void *buf, size_t bytes)
+{
+    MPI_Request req;
+    if (bytes > INT_MAX)
+        return -1;
+    int rc = send ? MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, TAG, m->comm, &req)
+                  : MPI_Irecv(buf, (int)bytes, MPI_BYTE, peer, TAG, m->comm, &req);
+    return rc == MPI_SUCCESS ? wait_idle(&req) : -1;
+}
+
 static int mpi_send_idle(void *ctx, int to, const void *buf, size_t bytes)
 {
-    struct mpi_team *m = ctx;
-    MPI_Request req;
-    if (bytes > INT_MAX || MPI_Isend(buf, (int)bytes, MPI_BYTE, to, TAG, m->comm, &req) !=
-                               MPI_SUCCESS)
-        return -1;
-    return wait_idle(&req);
+    /* MPI_Isend takes a const buffer since MPI 3: the cast drops nothing it writes */
+    return transfer_idle(ctx, true, to, (void *)(uintptr_t)buf, bytes);
 }
 
 static int mpi_recv_idle(void *ctx, int from, void *buf, size_t bytes)
 {
-    struct mpi_team *m = ctx;
-    MPI_Request req;
-    if (bytes > INT_MAX || MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, TAG, m->comm, &req) !=
-                               MPI_SUCCESS)
-        return -1;
-    return wait_idle(&req);
+    return transfer_idle(ctx, false, from, buf, bytes);
 }
 
 int tf_cli_team_start(tf_fold_team **team, tf_error *err)
