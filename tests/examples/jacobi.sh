@@ -14,6 +14,14 @@ if [ ! -x "$examples/jacobi" ]; then
     echo "SKIP: examples/jacobi not built (configure found no Fortran compiler)"
     exit 77
 fi
+# Wrong arguments: one message naming the option, exit status 2.
+for args in "-n 2" "-i 0" "-n abc" "-x" "-n"; do
+    TRACEFOLD_OUTPUT="$tmp/bad-%p.h5" "$examples/jacobi" $args >"$tmp/bad.out" 2>"$tmp/bad.err"
+    rc=$?
+    [ $rc -eq 2 ] || bad "jacobi $args: exit $rc, expected 2"
+    opt=${args%% *}
+    grep -q -- "$opt" "$tmp/bad.err" || bad "jacobi $args: message does not name $opt: $(cat "$tmp/bad.err")"
+done
 n=1024
 record_example none "$tmp/j.h5" jacobi -n $n -i 200
 "$tf" fold -q "$tmp/j.h5" --region iteration -o "$tmp/j" || bad "fold exited $?"

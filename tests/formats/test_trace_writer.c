@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <hdf5.h>
 
 #include "trace.h"
 #include "trace_fixture.h"
@@ -161,6 +162,24 @@ static void dropped_counts(void **state)
     assert_int_equal(p->threads[1].dropped_events, 30);
     assert_int_equal(p->threads[1].dropped_samples, 40);
     tf_trace_close(tr);
+
+    /* An attribute of the wrong type: refused, naming the file and it. */
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t g = H5Gopen2(f, "process/0/thread/1", H5P_DEFAULT);
+    assert_true(g >= 0);
+    assert_true(H5Adelete(g, "dropped_events") >= 0);
+    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR);
+    H5Tset_size(type, 4);
+    hid_t a = H5Acreate2(g, "dropped_events", type, space, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(a >= 0);
+    assert_true(H5Awrite(a, type, "many") >= 0);
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Gclose(g);
+    H5Fclose(f);
+    FAILS(tf_trace_open(&tr, path, err), TF_ERR_FORMAT, path, "dropped_events");
     free(path);
 }
 
