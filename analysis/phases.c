@@ -249,6 +249,18 @@ static double line_distance(const tf_analysis *a, const struct labeller *l, doub
 static double window_x0(const tf_analysis *a, size_t w) { return a->windows[w].x0; }
 static double window_x1(const tf_analysis *a, size_t w) { return a->windows[w].x1; }
 
+/* The code samples in [x0, x1): the measure of phase_samples, so that the
+ * 5 % rule compares like with like (counting memory samples too let a part
+ * with 3.5 % of its phase's code samples stand where software-decoded
+ * references are dense). */
+static size_t code_samples(const tf_analysis *a, bool timer_only, double x0, double x1)
+{
+    size_t n = 0;
+    for (size_t i = tf_an_lower_index(a, x0), e = tf_an_end_index(a, x1); i < e; i++)
+        n += tf_an_is_code_sample(&a->samples[i], timer_only);
+    return n;
+}
+
 /* Boundaries inside the routine phase [x0, x1) from line changes; returns
  * how many were written to out (at most a->nwindows). */
 static size_t line_boundaries(const tf_analysis *a, bool timer_only,
@@ -296,7 +308,7 @@ static size_t line_boundaries(const tf_analysis *a, bool timer_only,
         size_t smallest = 0, least = SIZE_MAX;
         for (size_t k = 0; k <= nb; k++) {
             double p0 = k ? out[k - 1] : x0, p1 = k < nb ? out[k] : x1;
-            size_t c = tf_an_end_index(a, p1 >= x1 ? x1 : p1) - tf_an_lower_index(a, p0);
+            size_t c = code_samples(a, timer_only, p0, p1 >= x1 ? x1 : p1);
             if (c < least) {
                 least = c;
                 smallest = k;
