@@ -249,6 +249,11 @@ static int find_changes(const struct context *cx, const struct members *m,
     for (uint32_t c = 0; c < nc && rc == 0; c++) {
         tf_fold_cloud cl;
         view_counter(cx, m, c, v, &cl);
+        uint32_t rests = 0;
+        for (size_t i = 0; i < m->n; i++)
+            rests += v->valid[i];
+        if (!tf_fold_counter_representative(rests, (uint32_t)m->n))
+            continue;
         tf_changepoint *cp;
         size_t n;
         if ((rc = tf_changepoints_find(&cl, cx->p->min_change, &cp, &n, err)) < 0)

@@ -7,6 +7,7 @@
 #ifndef TF_FOLD_RESULT_H
 #define TF_FOLD_RESULT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -132,6 +133,16 @@ typedef struct tf_fold_result {
 /* Index of the counter that counts instructions (by name: instructions,
  * PAPI_TOT_INS, INST_RETIRED..., case-insensitive), -1 when none. */
 int tf_fold_instructions_counter(const char *const *names, uint32_t n);
+
+/* Whether a counter measured on `rests` of a group's `instances` carries
+ * its shape: at least 3 instances and a tenth of the group.  A software
+ * counter that changed in 2 of 197 iterations is an anecdote (no change
+ * points from it, no curve drawn); a counter multiplexed over a third of
+ * them (namd's PAPI_TOT_INS, 12 of 38) is a fold. */
+static inline bool tf_fold_counter_representative(uint32_t rests, uint32_t instances)
+{
+    return rests >= 3 && 10.0 * rests >= (double)instances;
+}
 
 /* Writes r to path (a new file; an existing one is replaced). */
 int  tf_fold_result_save(const tf_fold_result *r, const char *path, tf_error *err);

@@ -66,17 +66,12 @@ static int add_series(tf_report_series *s, const char *name, const tf_fold_group
     return 0;
 }
 
-/* Whether counter c's fit rests on enough instances to be drawn: a curve
- * from a handful of the group's instances (a software counter that changed
- * in 2 of 197 iterations) is an anecdote, not a fold; a counter
- * multiplexed over a third of them (namd's PAPI_TOT_INS, 12 of 38) is
- * kept.  The fold's messages and fold.h5 give every counter's count. */
+/* Whether counter c's fit rests on enough instances to be drawn
+ * (tf_fold_counter_representative). */
 static bool enough_instances(const tf_fold_group *g, size_t c)
 {
-    if (!g->counter_instances)
-        return true;
-    uint32_t n = g->counter_instances[c];
-    return n >= 3 && 10.0 * n >= (double)g->instances;
+    return !g->counter_instances ||
+           tf_fold_counter_representative(g->counter_instances[c], g->instances);
 }
 
 static int rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
