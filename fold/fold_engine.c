@@ -321,7 +321,8 @@ static int copy_changes(const tf_fold_group *from, tf_fold_group *g, tf_error *e
     g->boundaries = malloc((from->nchanges + 1) * sizeof *g->boundaries);
     if (!g->changes || !g->boundaries)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for change points");
-    memcpy(g->changes, from->changes, from->nchanges * sizeof *g->changes);
+    if (from->nchanges)   /* none at all: no counter gave any (from->changes NULL) */
+        memcpy(g->changes, from->changes, from->nchanges * sizeof *g->changes);
     g->nchanges = from->nchanges;
     merge_boundaries(g);
     return 0;
