@@ -4,7 +4,8 @@
  * the phases, the data objects, the access streams and the memory-level
  * tables.  It sits between extraction and the fold outputs; the algorithms
  * work on plain arrays (tf_an_sample) so that tests can build their inputs
- * directly, and tf_analysis_run() builds those arrays from a trace. */
+ * directly, and tf_analysis_run_groups() (analysis_run.h) builds those
+ * arrays from a fold result and its trace. */
 #ifndef TF_ANALYSIS_H
 #define TF_ANALYSIS_H
 

@@ -1,18 +1,33 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The analysis step of `tracefold fold`: one call after the fold result is
- * saved, before the output directory is made final. */
+/* The analysis step of `tracefold fold`, in two calls: the analyses of
+ * every folded group, worked out in memory (no file touched, so that it can
+ * run beside the writing of other outputs), then saved beside fold.h5. */
 #ifndef TF_AN_ANALYSIS_RUN_H
 #define TF_AN_ANALYSIS_RUN_H
 
+#include "analysis.h"
 #include "fold_result.h"
 #include "trace.h"
 
-/* Analyses every group of every region of res (folded from tr): writes
- * phases.csv, objects.csv, streams.csv, levels.csv and summary.md into
- * outdir, and adds /region/<r>/group/<g>/analysis to outdir/fold.h5, which
- * must already exist (tf_fold_result_save).  debug_dir (may be NULL): where
- * binaries and debug files are found by build-id. */
-int tf_analysis_run(const tf_trace *tr, const tf_fold_result *res, const char *outdir,
-                    const char *debug_dir, tf_error *err);
+/* The analyses of a fold result: one per group, regions in order, then
+ * groups in order. */
+typedef struct tf_analysis_set {
+    size_t       n;
+    tf_analysis *list;
+} tf_analysis_set;
+
+/* Analyses every group of every region of res (folded from tr) into set.
+ * debug_dir (may be NULL): where binaries and debug files are found by
+ * build-id.  Reads no HDF5 file. */
+int tf_analysis_run_groups(const tf_trace *tr, const tf_fold_result *res, const char *debug_dir,
+                           tf_analysis_set *set, tf_error *err);
+
+/* Writes phases.csv, objects.csv, streams.csv, levels.csv and summary.md
+ * into outdir, and adds /region/<r>/group/<g>/analysis to outdir/fold.h5,
+ * which must already exist (tf_fold_result_save). */
+int tf_analysis_save(const tf_analysis_set *set, const tf_fold_result *res, const char *outdir,
+                     tf_error *err);
+
+void tf_analysis_set_free(tf_analysis_set *set);
 
 #endif

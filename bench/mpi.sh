@@ -117,7 +117,7 @@ if want parallel && have_mpi; then
         while [ $run -le "$runs" ]; do
             load=$(cut -d' ' -f1 /proc/loadavg)
             rm -rf "$dir/out"
-            /usr/bin/time -f '%e %U %S %M' -o "$dir/time.s" "$tf" fold -q "$in" -o "$dir/out" ||
+            /usr/bin/time -f '%e %U %S %M' -o "$dir/time.s" "$tf" fold -q -j 1 "$in" -o "$dir/out" ||
                 { echo "failed: serial fold of $in" >&2; exit 1; }
             rm -rf "$dir/out"
             /usr/bin/time -f '%e' -o "$dir/time.p" $mpi sh -c \

@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,9 @@ static void usage(FILE *out)
             "                        build-id (DIR/.build-id/xx/rest), for code lines\n"
             "      --machine PROFILE machine profile from 'tracefold calibrate': its cache\n"
             "                        sizes kept in fold.h5 and drawn in the report\n"
+            "  -j, --threads N       threads to fold with (default: one per CPU this\n"
+            "                        process may use; 1 under mpirun); the outputs do\n"
+            "                        not depend on it\n"
             "  -q, --quiet           no notes and no progress\n"
             "  -h, --help            show this help and exit\n\n"
             "TRACE is a tracefold HDF5 trace or a Paraver trace (.prv, .prv.gz).  Several\n"
@@ -93,6 +97,7 @@ static const struct option long_options[] = {
     {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
     {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
     {"machine", required_argument, NULL, OPT_MACHINE},
+    {"threads", required_argument, NULL, 'j'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -106,7 +111,7 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, const char **
 {
     int opt;
     uint64_t u;
-    while ((opt = getopt_long(argc, argv, "r:o:qh", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "r:o:j:qh", long_options, NULL)) != -1) {
         switch (opt) {
         case 'r': *region = optarg; break;
         case 'o': *outdir = optarg; break;
@@ -166,6 +171,11 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, const char **
         case OPT_MIN_CHANGE:
             if (!tf_arg_double(optarg, 0.01, 1, &p->min_change))
                 return tf_msg_usage("--min-change: expected 0.01 to 1, got '%s'", optarg), -1;
+            break;
+        case 'j':
+            if (!tf_arg_uint(optarg, 1, 1024, &u))
+                return tf_msg_usage("--threads: expected 1 to 1024, got '%s'", optarg), -1;
+            p->threads = (uint32_t)u;
             break;
         case 'h': usage(stdout); return 1;
         default: return tf_msg_usage("unknown or incomplete option"), -1;
@@ -300,21 +310,42 @@ static void write_report(const char *dir, const tf_fold_result *res)
 }
 
 /* The synthetic Paraver trace (folded.prv, .pcf, .row) of tr's fold beside
- * fold.h5 in dir; like the report, a failure only warns. */
-static void write_paraver(const char *dir, const tf_trace *tr, const tf_fold_result *res)
+ * fold.h5 in dir, its phases from the analyses in memory; like the report,
+ * a failure only warns. */
+struct paraver_job {
+    const char *dir;
+    const tf_trace *tr;
+    const tf_fold_result *res;
+    const tf_analysis_set *analyses;
+    pthread_t thread;
+    bool on_thread;
+};
+
+static void *write_paraver(void *arg)
 {
+    const struct paraver_job *job = arg;
     char fold[4200], prv[4200];
     tf_error err = {0};
-    snprintf(fold, sizeof fold, "%s/fold.h5", dir);
-    snprintf(prv, sizeof prv, "%s/folded.prv", dir);
-    if (tf_cli_paraver_synthetic(fold, res, tr, prv, &err) < 0)
+    snprintf(fold, sizeof fold, "%s/fold.h5", job->dir);
+    snprintf(prv, sizeof prv, "%s/folded.prv", job->dir);
+    if (tf_cli_paraver_synthetic(fold, job->res, job->analyses, job->tr, prv, &err) < 0)
         tf_msg_warn("no folded.prv: %s", err.msg);
+    return NULL;
 }
 
-/* Writes the result into a temporary sibling of outdir and renames it. */
+/* Writes the result into a temporary sibling of outdir and renames it.
+ * With more than one thread, the synthetic trace (the longest output to
+ * write) is written on a second thread while this one writes fold.h5, the
+ * tables and the report: it makes no HDF5 call (Debian's HDF5 is not
+ * thread-safe) and only reads the result, the analyses and the trace, which
+ * nothing changes meanwhile.  The report reads fold.h5 back, here, and with
+ * the analysis in it symbolises nothing, so only the synthetic trace uses
+ * libdw at that time.  The files are the same whichever thread writes
+ * them. */
 static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const char *outdir,
                          const char *debug_dir, const char *machine,
-                         const tf_cal_profile *profile, bool replace, tf_error *err)
+                         const tf_cal_profile *profile, bool replace, unsigned threads,
+                         tf_error *err)
 {
     char tmp[4096], old[4096], file[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", outdir, (long)getpid());
@@ -322,18 +353,27 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
     if (mkdir(tmp, 0777) != 0)
         return tf_fail(err, TF_ERR_IO, "%s: cannot create the output directory: %s", tmp,
                        strerror(errno));
+    tf_analysis_set analyses = { 0 };
+    struct paraver_job paraver = { .dir = tmp, .tr = tr, .res = res, .analyses = &analyses };
+    int rc = tf_analysis_run_groups(tr, res, debug_dir, &analyses, err);
+    if (rc == 0 && threads > 1)
+        paraver.on_thread = pthread_create(&paraver.thread, NULL, write_paraver, &paraver) == 0;
     snprintf(file, sizeof file, "%s/fold.h5", tmp);
-    int rc = tf_fold_result_save(res, file, err);
+    if (rc == 0)
+        rc = tf_fold_result_save(res, file, err);
     if (rc == 0 && profile)
         rc = tf_cal_profile_attach(profile, machine, file, err);
     if (rc == 0)
         rc = tf_fold_write_csv(res, tmp, err);
     if (rc == 0)
-        rc = tf_analysis_run(tr, res, tmp, debug_dir, err);
+        rc = tf_analysis_save(&analyses, res, tmp, err);
+    if (!paraver.on_thread && rc == 0)
+        write_paraver(&paraver);
     if (rc == 0)
         write_report(tmp, res);
-    if (rc == 0)
-        write_paraver(tmp, tr, res);
+    if (paraver.on_thread)
+        pthread_join(paraver.thread, NULL);
+    tf_analysis_set_free(&analyses);
     if (rc == 0 && replace && rename(outdir, old) != 0)
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot move the earlier output aside: %s", outdir,
                      strerror(errno));
@@ -417,7 +457,8 @@ static int fold(int argc, char **argv, const tf_fold_team *team)
         rc = tf_fold_trace(tr, region, &p, team, show_progress, NULL, &res, &err);
     tf_progress_done();
     if (rc == 0)
-        rc = write_outputs(tr, res, outdir, debug_dir, machine, profile, exists, &err);
+        rc = write_outputs(tr, res, outdir, debug_dir, machine, profile, exists,
+                           tf_fold_threads(&p, team), &err);
     if (tr)
         tf_cli_close_trace(tr);
     int status = TF_EXIT_OK;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_run.h"
 #include "commands.h"
 #include "fold_result.h"
 #include "h5util.h"
@@ -139,6 +140,7 @@ typedef struct synth_thread {
 typedef struct synth {
     const tf_fold_result *res;
     int64_t         file;         /* fold.h5, for the analysis's phases; -1 when not open */
+    const tf_analysis_set *analyses;  /* the same in memory (then file is not open), or NULL */
     const tf_trace *tr;           /* the folded trace, for symbols and objects; may be NULL */
     symbols         sym;
     tf_prv_writer  *w;
@@ -239,10 +241,44 @@ static int alloc_phases(synth_thread *st, uint32_t n, tf_error *err)
                ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
 }
 
-/* The top-level phases the analysis wrote into fold.h5
- * (/region/R/group/G/analysis/phases, docs/fold-format.md), with their
- * routine and line: 1 when found, 0 when the file has none. */
-static int analysis_phases(synth *sy, synth_thread *st, uint32_t r, uint32_t g, tf_error *err)
+/* The top-level phases of a group's analysis (tf_analysis's phases and
+ * routines, in memory or as read back from fold.h5), with their routine and
+ * line: 1 when there are some, 0 when none. */
+static int phases_of_analysis(synth *sy, synth_thread *st, const tf_an_phase *phases, size_t n,
+                              const tf_an_routine *routines, size_t nr, tf_error *err)
+{
+    uint32_t top = 0;
+    for (size_t i = 0; i < n; i++)
+        top += phases[i].parent == TF_AN_NONE;
+    int rc = top ? alloc_phases(st, top, err) : 0;
+    uint32_t t = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const tf_an_phase *ph = &phases[i];
+        if (ph->parent != TF_AN_NONE)
+            continue;
+        st->phase_x[t] = ph->x0;
+        st->phase_x[t + 1] = ph->x1;
+        st->phase_fn[t] = st->phase_line[t] = 1;
+        if (ph->routine != TF_AN_NONE && ph->routine < nr) {
+            const tf_an_routine *ro = &routines[ph->routine];
+            rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, ro->function,
+                              &st->phase_fn[t], err);
+            const char *base = strrchr(ro->file, '/');
+            char label[600];
+            snprintf(label, sizeof label, "%" PRIu32 " (%s)", ph->line, base ? base + 1 : ro->file);
+            if (rc == 0 && ph->line > 0)
+                rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label,
+                                  &st->phase_line[t], err);
+        }
+        t++;
+    }
+    return rc < 0 ? rc : top > 0;
+}
+
+/* The same from what the analysis wrote into fold.h5
+ * (/region/R/group/G/analysis/phases and routines, docs/fold-format.md):
+ * 0 too when the file has no analysis. */
+static int analysis_phases_h5(synth *sy, synth_thread *st, uint32_t r, uint32_t g, tf_error *err)
 {
     char path[96];
     snprintf(path, sizeof path, "region/%" PRIu32 "/group/%" PRIu32 "/analysis", r, g);
@@ -253,6 +289,8 @@ static int analysis_phases(synth *sy, synth_thread *st, uint32_t r, uint32_t g, 
     double *x0 = NULL, *x1 = NULL;
     char **fn = NULL, **file = NULL;
     size_t n = 0, nr = 0, k, cols;
+    tf_an_phase *phases = NULL;
+    tf_an_routine *routines = NULL;
     int rc;
     if ((rc = tf_h5_group_open(sy->file, path, &an, err)) == 0 &&
         (rc = tf_h5_group_open(an, "phases", &ph, err)) == 0 &&
@@ -264,31 +302,22 @@ static int analysis_phases(synth *sy, synth_thread *st, uint32_t r, uint32_t g, 
         (rc = tf_h5_read_array(ph, "line", TF_H5_INT64, (void **)&line, &k, &cols, err)) == 0 &&
         (rc = tf_h5_read_strings(ro, "function", &fn, &nr, err)) == 0)
         rc = tf_h5_read_strings(ro, "file", &file, &k, err);
-    uint32_t top = 0;
+    if (rc == 0 && (!(phases = calloc(n + 1, sizeof *phases)) ||
+                    !(routines = calloc(nr + 1, sizeof *routines))))
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < n; i++)
-        top += parent[i] < 0;
-    if (rc == 0 && top)
-        rc = alloc_phases(st, top, err);
-    uint32_t t = 0;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        if (parent[i] >= 0)
-            continue;
-        st->phase_x[t] = x0[i];
-        st->phase_x[t + 1] = x1[i];
-        st->phase_fn[t] = st->phase_line[t] = 1;
-        if (routine[i] >= 0 && (size_t)routine[i] < nr) {
-            rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, fn[routine[i]],
-                              &st->phase_fn[t], err);
-            const char *base = strrchr(file[routine[i]], '/');
-            char label[600];
-            snprintf(label, sizeof label, "%" PRId64 " (%s)", line[i],
-                     base ? base + 1 : file[routine[i]]);
-            if (rc == 0 && line[i] > 0)
-                rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label,
-                                  &st->phase_line[t], err);
-        }
-        t++;
-    }
+        phases[i] = (tf_an_phase){
+            .parent = parent[i] < 0 ? TF_AN_NONE : (uint32_t)parent[i], .x0 = x0[i], .x1 = x1[i],
+            .routine = routine[i] < 0 || (size_t)routine[i] >= nr ? TF_AN_NONE
+                                                                   : (uint32_t)routine[i],
+            .line = line[i] > 0 && line[i] <= UINT32_MAX ? (uint32_t)line[i] : 0,
+        };
+    for (size_t i = 0; rc == 0 && i < nr; i++)
+        routines[i] = (tf_an_routine){ .function = fn[i], .file = file[i] };
+    if (rc == 0)
+        rc = phases_of_analysis(sy, st, phases, n, routines, nr, err);
+    free(phases);
+    free(routines);
     free(parent);
     free(x0);
     free(x1);
@@ -299,7 +328,7 @@ static int analysis_phases(synth *sy, synth_thread *st, uint32_t r, uint32_t g, 
     tf_h5_close(ro);
     tf_h5_close(ph);
     tf_h5_close(an);
-    return rc < 0 ? rc : top > 0;
+    return rc;
 }
 
 /* Without the analysis: the group's change points cut the iteration, and
@@ -349,6 +378,8 @@ static int boundary_phases(synth *sy, synth_thread *st, tf_error *err)
 static int build_phases(synth *sy, synth_thread *st, uint32_t thread, uint32_t r, uint32_t g,
                         tf_error *err)
 {
+    const tf_analysis *an = sy->analyses && thread < sy->analyses->n
+                                ? &sy->analyses->list[thread] : NULL;
     const tf_fold_points *pts = &st->group->points;
     /* Name every site first: phases and samples share the values. */
     int rc = 0;
@@ -356,7 +387,11 @@ static int build_phases(synth *sy, synth_thread *st, uint32_t thread, uint32_t r
         uint64_t fn, line;
         rc = site_of(sy, st->region->instances[pts->instance[i]].proc, pts->ip[i], &fn, &line, err);
     }
-    if (rc == 0 && (rc = analysis_phases(sy, st, r, g, err)) == 0)
+    if (rc == 0)
+        rc = an ? phases_of_analysis(sy, st, an->phases, an->nphases, an->routines,
+                                     an->nroutines, err)
+                : analysis_phases_h5(sy, st, r, g, err);
+    if (rc == 0)
         rc = boundary_phases(sy, st, err);
     for (uint32_t ph = 0; rc >= 0 && ph < st->nphases; ph++) {
         char label[160];
@@ -785,12 +820,13 @@ static void synth_free(synth *sy)
 }
 
 int tf_cli_paraver_synthetic(const char *fold_h5, const tf_fold_result *res,
-                             const tf_trace *folded, const char *out, tf_error *err)
+                             const tf_analysis_set *analyses, const tf_trace *folded,
+                             const char *out, tf_error *err)
 {
-    synth sy = {.file = -1, .res = res};
+    synth sy = {.file = -1, .res = res, .analyses = res ? analyses : NULL};
     tf_fold_result *loaded = NULL;
     int rc = res ? 0 : tf_fold_result_load(fold_h5, &loaded, err);
-    if (rc == 0)
+    if (rc == 0 && !sy.analyses)
         rc = tf_h5_file_open(fold_h5, false, &sy.file, err);
     if (rc < 0) {
         tf_fold_result_free(loaded);
@@ -949,7 +985,7 @@ int tf_cmd_paraver(int argc, char **argv)
     tf_cli_set_lenient(lenient);
     if (is_fold_result(in)) {
         tf_error err;
-        if (tf_cli_paraver_synthetic(in, NULL, NULL, out, &err) < 0)
+        if (tf_cli_paraver_synthetic(in, NULL, NULL, NULL, out, &err) < 0)
             return tf_msg_fail(&err);
         tf_msg_note("wrote the synthetic trace %s with its .pcf and .row", out);
         return TF_EXIT_OK;

@@ -44,6 +44,7 @@ struct context {
     uint32_t ngroups;
     int instructions;
     const tf_fold_team *team;
+    unsigned threads;        /* for the counter fits, >= 1 */
     tf_fold_progress progress;
     void *progress_arg;
 };
@@ -191,17 +192,18 @@ static void view_counter(const struct context *cx, const struct members *m, uint
     };
 }
 
-/* view_counter as a tf_fold_view, for the team's fits. */
+/* view_counter as a tf_fold_view, for the team's and the threads' fits:
+ * one counter_view per slot. */
 struct view_arg {
     const struct context *cx;
     const struct members *m;
     struct counter_view *v;
 };
 
-static void view_of(void *arg, uint32_t c, tf_fold_cloud *cl)
+static void view_of(void *arg, unsigned slot, uint32_t c, tf_fold_cloud *cl)
 {
     const struct view_arg *va = arg;
-    view_counter(va->cx, va->m, c, va->v, cl);
+    view_counter(va->cx, va->m, c, &va->v[slot], cl);
 }
 
 static int alloc_rows(tf_fold_group *g, uint32_t nc, bool bands_and_ratio, tf_error *err)
@@ -336,18 +338,24 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
                        const tf_fold_group *known, tf_fold_group *g, tf_error *err)
 {
     uint32_t nc = cx->region->ncounters;
-    struct counter_view v = {
-        .valid = malloc(m->n + 1), .total = malloc((m->n + 1) * sizeof *v.total),
-        .duration = malloc((m->n + 1) * sizeof *v.duration),
-    };
-    int rc;
-    if (!v.valid || !v.total || !v.duration) {
+    unsigned nslots = cx->threads;
+    struct counter_view *v = calloc(nslots, sizeof *v);
+    int rc = 0;
+    for (unsigned k = 0; v && k < nslots && rc == 0; k++) {
+        v[k] = (struct counter_view){
+            .valid = malloc(m->n + 1), .total = malloc((m->n + 1) * sizeof *v[k].total),
+            .duration = malloc((m->n + 1) * sizeof *v[k].duration),
+        };
+        if (!v[k].valid || !v[k].total || !v[k].duration)
+            rc = -1;
+    }
+    if (!v || rc < 0) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
         goto done;
     }
     g->grid = cx->p->grid;
     if ((rc = alloc_rows(g, nc, final, err)) < 0 ||
-        (rc = known ? copy_changes(known, g, err) : find_changes(cx, m, &v, g, err)) < 0)
+        (rc = known ? copy_changes(known, g, err) : find_changes(cx, m, &v[0], g, err)) < 0)
         goto done;
     tf_fit_options o = {
         .grid = g->grid, .bootstrap = final ? cx->p->bootstrap : 0,
@@ -363,8 +371,10 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
         memcpy(bend, g->boundaries, g->nboundaries * sizeof *bend);
         nbend = tf_changepoints_merge(bend, g->nboundaries, 2 * BEND_WINDOW);
     }
+    /* The first fit's bands are not kept: each counter gets its own rows
+     * to write them into, as the counters may be fitted at once. */
     if (!scale || !bend ||
-        (!final && !(scratch = malloc(4 * (size_t)g->grid * sizeof *scratch)))) {
+        (!final && !(scratch = malloc(4 * (size_t)nc * g->grid * sizeof *scratch)))) {
         free(scale);
         free(bend);
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
@@ -380,16 +390,17 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
     }
     for (uint32_t c = 0; c < nc; c++) {
         size_t off = (size_t)c * g->grid;
+        double *own = final ? NULL : scratch + 4 * off;
         outs[c] = (tf_fit_output){
             .curve = g->curve + off, .rate = g->rate + off,
-            .curve_lo = final ? g->curve_lo + off : scratch,
-            .curve_hi = final ? g->curve_hi + off : scratch + g->grid,
-            .rate_lo = final ? g->rate_lo + off : scratch + 2 * g->grid,
-            .rate_hi = final ? g->rate_hi + off : scratch + 3 * g->grid,
+            .curve_lo = final ? g->curve_lo + off : own,
+            .curve_hi = final ? g->curve_hi + off : own + g->grid,
+            .rate_lo = final ? g->rate_lo + off : own + 2 * g->grid,
+            .rate_hi = final ? g->rate_hi + off : own + 3 * g->grid,
         };
     }
-    struct view_arg va = { cx, m, &v };
-    rc = tf_fold_team_fit(cx->team, nc, view_of, &va, bend, nbend, &o, outs, err);
+    struct view_arg va = { cx, m, v };
+    rc = tf_fold_team_fit(cx->team, nc, cx->threads, view_of, &va, bend, nbend, &o, outs, err);
     for (uint32_t c = 0; c < nc; c++) {
         g->counter_instances[c] = outs[c].instances;
         g->mean_total[c] = outs[c].mean_total;
@@ -427,9 +438,12 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
             g->ratio[k] = ins[k % g->grid] > 0 ? g->rate[k] / ins[k % g->grid] : NAN;
     }
 done:
-    free(v.valid);
-    free(v.total);
-    free(v.duration);
+    for (unsigned k = 0; v && k < nslots; k++) {
+        free(v[k].valid);
+        free(v[k].total);
+        free(v[k].duration);
+    }
+    free(v);
     return rc;
 }
 
@@ -687,6 +701,11 @@ static void relay_reading(void *arg, uint64_t done, uint64_t total)
     pr->fn(pr->arg, "reading samples", done, total);
 }
 
+unsigned tf_fold_threads(const tf_fold_params *p, const tf_fold_team *team)
+{
+    return p->threads ? p->threads : team ? 1 : tf_fit_cpus();
+}
+
 int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
                   const tf_fold_team *team, tf_fold_progress progress, void *progress_arg,
                   tf_fold_result **out, tf_error *err)
@@ -733,6 +752,7 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
         all.rows[i] = (uint32_t)i;
     struct context cx = {
         .p = p, .tr = tr, .region = r, .in = &in, .all = &all, .team = team,
+        .threads = tf_fold_threads(p, team),
         .progress = progress,
         .progress_arg = progress_arg,
         .instructions = tf_fold_instructions_counter((const char *const *)r->counter_names,

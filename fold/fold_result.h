@@ -43,6 +43,8 @@ typedef struct tf_fold_params {
     double   confidence;   /* coverage of the bands, in (0, 1) */
     uint64_t seed;         /* seed of the bootstrap draws */
     double   min_change;   /* smallest relative rate change kept as a change point */
+    uint32_t threads;      /* threads fitting the counters; 0 = one per CPU (1 under
+                            * mpirun); never changes the result, not saved */
 } tf_fold_params;
 
 /* The documented defaults (docs/commands/fold.md). */

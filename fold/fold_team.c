@@ -90,7 +90,7 @@ static int send_fit(const tf_fold_team *t, int w, uint32_t nc, tf_fold_view view
                     const double *bd, size_t nb, const tf_fit_options *o, tf_error *err)
 {
     tf_fold_cloud cl;
-    view(arg, (uint32_t)w, &cl);
+    view(arg, 0, (uint32_t)w, &cl);
     size_t n = cl.ninst, np = cl.first[n];
     struct request q = {
         .command = COMMAND_FIT, .ninst = n, .npoints = np, .nb = nb,
@@ -109,7 +109,7 @@ static int send_fit(const tf_fold_team *t, int w, uint32_t nc, tf_fold_view view
     memcpy(buf + at[X], cl.x, np * sizeof *cl.x);
     size_t i = 0;
     for (uint32_t c = (uint32_t)w; c < nc; c += (uint32_t)t->size, i++) {
-        view(arg, c, &cl);
+        view(arg, 0, c, &cl);
         memcpy(buf + at[COUNTER] + i * sizeof c, &c, sizeof c);
         memcpy(buf + at[VALID] + i * n, cl.valid, n);
         memcpy(buf + at[TOTAL] + i * n * sizeof *cl.total, cl.total, n * sizeof *cl.total);
@@ -151,7 +151,8 @@ static int receive_results(const tf_fold_team *t, int w, uint32_t nc, size_t gri
     return rc;
 }
 
-int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, tf_fold_view view, void *view_arg,
+int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, unsigned threads,
+                     tf_fold_view view, void *view_arg,
                      const double *boundaries, size_t nb, const tf_fit_options *o,
                      tf_fit_output *out, tf_error *err)
 {
@@ -167,11 +168,9 @@ int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, tf_fold_view view, v
     while (sent < helpers &&
            (rc = send_fit(team, sent, nc, view, view_arg, boundaries, nb, o, err)) == 0)
         sent++;
-    for (uint32_t c = 0; c < nc && rc == 0; c += (uint32_t)size) {
-        tf_fold_cloud cl;
-        view(view_arg, c, &cl);
-        rc = tf_fit_counter(&cl, boundaries, nb, o, &out[c], err);
-    }
+    if (rc == 0)
+        rc = tf_fit_counters(0, (uint32_t)size, nc, threads, view, view_arg, boundaries, nb, o,
+                             out, err);
     /* Every member that has the request sends its results, also after a
      * failure here: received, it is free for the end of the team. */
     for (int w = 1; w < sent; w++) {

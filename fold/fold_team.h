@@ -14,6 +14,7 @@
 
 #include "cloud.h"
 #include "fit.h"
+#include "fit_threads.h"
 #include "tf_error.h"
 
 typedef struct tf_fold_team {
@@ -32,15 +33,14 @@ typedef struct tf_fold_team {
     int (*recv_idle)(void *ctx, int from, void *buf, size_t bytes);
 } tf_fold_team;
 
-/* Counter c's cloud of the fit in progress, into *cl (valid until the next
- * call). */
-typedef void (*tf_fold_view)(void *arg, uint32_t c, tf_fold_cloud *cl);
-
 /* Fits counters 0..nc-1 into out[c] (its rows allocated by the caller):
- * alone (team NULL) one after the other; with a team, each by its member,
- * the leader fitting its own while the others fit theirs.  A member's
- * failure is the leader's error, naming the rank and the counter. */
-int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, tf_fold_view view, void *view_arg,
+ * alone (team NULL) on `threads` threads (tf_fit_counters); with a team,
+ * each by its member, the leader fitting its own on its threads while the
+ * others fit theirs.  The view's slot 0 is also the one the messages to
+ * the members are built from.  A member's failure is the leader's error,
+ * naming the rank and the counter. */
+int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, unsigned threads,
+                     tf_fold_view view, void *view_arg,
                      const double *boundaries, size_t nb, const tf_fit_options *o,
                      tf_fit_output *out, tf_error *err);
 

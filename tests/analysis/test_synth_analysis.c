@@ -316,8 +316,12 @@ static void files_written(void **state)
     tf_h5_close(grp);
     tf_h5_close(file);
     tf_error err;
-    if (tf_analysis_run(fx->tr, &fx->res, out, NULL, &err))
+    tf_analysis_set set;
+    if (tf_analysis_run_groups(fx->tr, &fx->res, NULL, &set, &err) ||
+        tf_analysis_save(&set, &fx->res, out, &err))
         fail_msg("%s", err.msg);
+    assert_int_equal(set.n, 1);
+    tf_analysis_set_free(&set);
     char head[4096];
     size_t rows;
     first_line(out, "phases.csv", head, sizeof head, &rows);

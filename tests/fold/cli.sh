@@ -1,7 +1,8 @@
 #!/bin/sh
 # `tracefold fold` as a command: its outputs and their headers, the default
 # output directory, region choice (default, named, nested, unknown), and the
-# errors: existing or unwritable output, too few instances, wrong options.
+# errors: existing or unwritable output, too few instances, wrong options;
+# the same files whatever the number of threads.
 set -u
 tf=${TRACEFOLD:?}
 tmp=$(mktemp -d)
@@ -64,6 +65,18 @@ expect_exit 1 "no region 'nosuch'.*iteration \(60\)" "$tf" fold -q -r nosuch -o 
 [ "$(cut -d, -f2 "$tmp/groups/instances.csv" | grep -c '^1$')" -ge 2 ] || say_fail "no second group"
 grep -q '^iteration,1,instructions,' "$tmp/groups/curves.csv" || say_fail "no curves for group 1"
 
+# Threads never change the result: one thread and more threads than
+# counters (and CPUs) give the same files, the two groups above included.
+for j in 1 11; do
+    "$tf" fold -q -j $j --groups 2 --bootstrap 10 -o "$tmp/j$j" "$tmp/run.h5" || say_fail "-j $j"
+done
+for f in instances.csv curves.csv ratios.csv phases.csv streams.csv summary.md folded.pcf; do
+    cmp -s "$tmp/j1/$f" "$tmp/j11/$f" || say_fail "$f differs between -j 1 and -j 11"
+done
+# folded.prv: byte for byte but the date in its header line.
+[ "$(tail -n +2 "$tmp/j1/folded.prv" | cksum)" = "$(tail -n +2 "$tmp/j11/folded.prv" | cksum)" ] ||
+    say_fail "folded.prv differs between -j 1 and -j 11"
+
 # Unwritable output, missing trace.
 touch "$tmp/file"
 expect_exit 1 'cannot create' "$tf" fold -q -o "$tmp/file/sub" "$tmp/run.h5"
@@ -79,6 +92,7 @@ expect_exit 2 'missing TRACE' "$tf" fold
 expect_exit 2 'grid' "$tf" fold --grid 1 "$tmp/run.h5"
 expect_exit 2 'filter' "$tf" fold --filter median "$tmp/run.h5"
 expect_exit 2 'groups' "$tf" fold --groups two "$tmp/run.h5"
+expect_exit 2 'threads' "$tf" fold -j 0 "$tmp/run.h5"
 expect_exit 2 'unknown' "$tf" fold --no-such-option "$tmp/run.h5"
 "$tf" fold --help | grep -q 'tracefold fold' || say_fail "--help"
 exit $fail

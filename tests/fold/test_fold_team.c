@@ -2,8 +2,9 @@
 /* The fits of a group's counters shared by a team (fold/fold_team.c), with
  * the team's members as threads talking through pipes instead of MPI ranks:
  * every counter's curves, bands and totals equal the fit alone bit for bit,
- * whatever the team's size, also with members that get no counter; the
- * members end with the status the leader sends. */
+ * whatever the team's size, also with members that get no counter, and
+ * whatever the number of threads fitting them; the members end with the
+ * status the leader sends. */
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -131,7 +132,7 @@ static void make_clouds(struct clouds *d)
     d->first[NINST] = NINST * NPOINTS;
 }
 
-static void view(void *arg, uint32_t c, tf_fold_cloud *cl)
+static void view(void *arg, unsigned slot, uint32_t c, tf_fold_cloud *cl)
 {
     const struct clouds *d = arg;
     *cl = (tf_fold_cloud){
@@ -161,10 +162,11 @@ static const tf_fit_options options = {
     .grid = GRID, .bootstrap = 30, .confidence = 0.9, .seed = 7, .window = 0.015,
 };
 
-/* Fits nc counters with a team of size members (1: alone) into f; the
- * members' exit statuses (the leader sends 5) into status. */
-static void fit_with(int size, uint32_t nc, const struct clouds *d, struct fits *f,
-                     int *status)
+/* Fits nc counters with a team of size members (1: alone), the leader on
+ * `threads` threads, into f; the members' exit statuses (the leader sends
+ * 5) into status. */
+static void fit_with(int size, unsigned threads, uint32_t nc, const struct clouds *d,
+                     struct fits *f, int *status)
 {
     static struct pipes p;
     struct member m[MAX_MEMBERS];
@@ -181,7 +183,7 @@ static void fit_with(int size, uint32_t nc, const struct clouds *d, struct fits 
     tf_error err;
     /* Twice: a team serves any number of fits. */
     for (int round = 0; round < 2; round++)
-        assert_int_equal(tf_fold_team_fit(size > 1 ? &team : NULL, nc, view, (void *)d, bend,
+        assert_int_equal(tf_fold_team_fit(size > 1 ? &team : NULL, nc, threads, view, (void *)d, bend,
                                           sizeof bend / sizeof bend[0], &options, f->out, &err),
                          0);
     if (size > 1)
@@ -215,7 +217,7 @@ static void test_team_equals_alone(void **state)
     static struct fits alone, shared;
     int status[MAX_MEMBERS];
     make_clouds(&d);
-    fit_with(1, MAX_COUNTERS, &d, &alone, status);
+    fit_with(1, 1, MAX_COUNTERS, &d, &alone, status);
     /* The fit is a real one: bands around increasing curves. */
     for (uint32_t c = 0; c < MAX_COUNTERS; c++) {
         assert_true(alone.out[c].instances > 100 && alone.out[c].instances < NINST);
@@ -224,10 +226,29 @@ static void test_team_equals_alone(void **state)
     }
     for (int size = 2; size <= MAX_MEMBERS; size++) {
         memset(&shared, 0, sizeof shared);
-        fit_with(size, MAX_COUNTERS, &d, &shared, status);
+        fit_with(size, 1, MAX_COUNTERS, &d, &shared, status);
         assert_same(&alone, &shared, MAX_COUNTERS);
         for (int w = 1; w < size; w++)
             assert_int_equal(status[w], 5);
+    }
+}
+
+/* Counters fitted on threads (more threads than counters too, and with a
+ * team), bit for bit the fit on one thread. */
+static void test_threads_equal_one(void **state)
+{
+    static struct clouds d;
+    static struct fits one, threaded;
+    int status[MAX_MEMBERS];
+    make_clouds(&d);
+    fit_with(1, 1, MAX_COUNTERS, &d, &one, status);
+    static const struct { int size; unsigned threads; } runs[] = {
+        { 1, 2 }, { 1, 3 }, { 1, MAX_COUNTERS + 2 }, { 2, 2 }, { MAX_MEMBERS, 3 },
+    };
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        memset(&threaded, 0, sizeof threaded);
+        fit_with(runs[k].size, runs[k].threads, MAX_COUNTERS, &d, &threaded, status);
+        assert_same(&one, &threaded, MAX_COUNTERS);
     }
 }
 
@@ -237,8 +258,8 @@ static void test_members_without_counters(void **state)
     static struct fits alone, shared;
     int status[MAX_MEMBERS];
     make_clouds(&d);
-    fit_with(1, 2, &d, &alone, status);
-    fit_with(MAX_MEMBERS, 2, &d, &shared, status);   /* members 2 and 3 get nothing */
+    fit_with(1, 1, 2, &d, &alone, status);
+    fit_with(MAX_MEMBERS, 2, 2, &d, &shared, status);   /* members 2 and 3 get nothing */
     assert_same(&alone, &shared, 2);
     for (int w = 1; w < MAX_MEMBERS; w++)
         assert_int_equal(status[w], 5);
@@ -248,6 +269,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_team_equals_alone),
+        cmocka_unit_test(test_threads_equal_one),
         cmocka_unit_test(test_members_without_counters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
