@@ -2,10 +2,12 @@
 /* Instances of one region with their counter deltas and folded samples.
  * Each thread's samples are streamed once, in batches, and merged with the
  * thread's instances (both in time order), so the cost is one pass over the
- * samples and the memory is the compact points only. */
+ * samples and the memory is the compact points only.  With two threads or
+ * more, reading a batch and filing the one before overlap. */
 #include "fold_input.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,7 +190,65 @@ static void add_point(struct thread_pass *tp, size_t i, const tf_sample *s, cons
     in->samples[i]++;
 }
 
-static int stream_thread(struct thread_pass *tp, tf_sample *batch, uint64_t *values,
+/* One batch of a thread's samples with their counter rows. */
+struct batch {
+    tf_sample *samples;
+    uint64_t  *values;
+    size_t     n;
+    bool       full;          /* read, not yet filed */
+};
+
+/* Files a batch's samples into points: the instance cursor *at moves with
+ * the samples, both in time order. */
+static void file_batch(struct thread_pass *tp, const struct batch *b, size_t *at, uint32_t proc_nc)
+{
+    const tf_fold_input *in = tp->in;
+    for (size_t s = 0; s < b->n; s++) {
+        uint64_t t = b->samples[s].time;
+        while (*at + 1 < tp->last && in->instances[*at + 1].begin <= t)
+            (*at)++;
+        const tf_instance *ins = &in->instances[*at];
+        if (ins->status != TF_INSTANCE_COMPLETE || t < ins->begin || t > ins->end ||
+            ins->end == ins->begin)
+            continue;
+        add_point(tp, *at, &b->samples[s], b->values + s * proc_nc, proc_nc);
+    }
+}
+
+/* Reading and filing on two threads: this one reads batches (HDF5 stays on
+ * it: Debian's HDF5 is not thread-safe) into two buffers in turn, while the
+ * filer files the other one (normalising, writing the points' columns,
+ * touching their fresh pages), which touches nothing the reader does. */
+struct pipeline {
+    pthread_mutex_t lock;
+    pthread_cond_t  changed;
+    struct batch    b[2];
+    bool            end;      /* no more batches */
+    struct thread_pass *tp;
+    uint32_t        proc_nc;
+};
+
+static void *filer(void *arg)
+{
+    struct pipeline *pl = arg;
+    size_t at = pl->tp->first;
+    for (unsigned k = 0;; k ^= 1) {
+        pthread_mutex_lock(&pl->lock);
+        while (!pl->b[k].full && !pl->end)
+            pthread_cond_wait(&pl->changed, &pl->lock);
+        bool full = pl->b[k].full;
+        pthread_mutex_unlock(&pl->lock);
+        if (!full)
+            return NULL;   /* end, and every batch read is filed */
+        file_batch(pl->tp, &pl->b[k], &at, pl->proc_nc);
+        pthread_mutex_lock(&pl->lock);
+        pl->b[k].full = false;
+        pthread_cond_broadcast(&pl->changed);
+        pthread_mutex_unlock(&pl->lock);
+    }
+}
+
+static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned threads,
                          tf_error *err)
 {
     tf_fold_input *in = tp->in;
@@ -198,40 +258,59 @@ static int stream_thread(struct thread_pass *tp, tf_sample *batch, uint64_t *val
     int rc = tf_samples_open((tf_trace *)tp->tr, first->proc, first->thread, &cur, err);
     if (rc < 0)
         return rc;
+    struct pipeline pl = { .tp = tp, .proc_nc = proc->ncounters,
+                           .lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER };
+    pl.b[0] = b[0];
+    pl.b[1] = b[1];
+    pthread_t thread;
+    bool piped = threads > 1 && pthread_create(&thread, NULL, filer, &pl) == 0;
     size_t at = tp->first;    /* latest-begun instance with begin <= sample time */
-    for (;;) {
+    for (unsigned k = 0;; k ^= 1) {
+        struct batch *next = &pl.b[piped ? k : 0];
+        if (piped) {
+            pthread_mutex_lock(&pl.lock);
+            while (next->full)
+                pthread_cond_wait(&pl.changed, &pl.lock);
+            pthread_mutex_unlock(&pl.lock);
+        }
         size_t n;
-        rc = tf_samples_read(cur, batch, values, BATCH, &n, err);
+        rc = tf_samples_read(cur, next->samples, next->values, BATCH, &n, err);
         if (rc < 0 || n == 0)
             break;
-        for (size_t s = 0; s < n; s++) {
-            uint64_t t = batch[s].time;
-            while (at + 1 < tp->last && in->instances[at + 1].begin <= t)
-                at++;
-            const tf_instance *ins = &in->instances[at];
-            if (ins->status != TF_INSTANCE_COMPLETE || t < ins->begin || t > ins->end ||
-                ins->end == ins->begin)
-                continue;
-            add_point(tp, at, &batch[s], values + s * proc->ncounters, proc->ncounters);
+        next->n = n;
+        if (piped) {
+            pthread_mutex_lock(&pl.lock);
+            next->full = true;
+            pthread_cond_broadcast(&pl.changed);
+            pthread_mutex_unlock(&pl.lock);
+        } else {
+            file_batch(tp, next, &at, pl.proc_nc);
         }
         *tp->done += n;
         if (tp->progress)
             tp->progress(tp->progress_arg, *tp->done, tp->total);
     }
+    if (piped) {
+        pthread_mutex_lock(&pl.lock);
+        pl.end = true;
+        pthread_cond_broadcast(&pl.changed);
+        pthread_mutex_unlock(&pl.lock);
+        pthread_join(thread, NULL);
+    }
     tf_samples_close(cur);
     return rc;
 }
 
-int tf_fold_input_extract(tf_trace *tr, uint32_t region, tf_extract_progress progress,
-                          void *progress_arg, tf_fold_input *in, tf_error *err)
+int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
+                          tf_extract_progress progress, void *progress_arg, tf_fold_input *in,
+                          tf_error *err)
 {
     memset(in, 0, sizeof *in);
     in->region = region;
     uint32_t np = tf_trace_nprocesses(tr);
     uint32_t **map = calloc(np ? np : 1, sizeof *map);
     uint64_t *base = NULL;
-    tf_sample *batch = NULL;
-    uint64_t *values = NULL;
+    struct batch b[2] = { { 0 } };
     int rc;
     if (!map) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
@@ -270,11 +349,13 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, tf_extract_progress pro
     if ((rc = tf_fold_points_alloc(&in->points, capacity, in->ncounters, err)) < 0)
         goto fail;
     in->points.n = 0;
-    batch = malloc(BATCH * sizeof *batch);
-    values = malloc((size_t)BATCH * max_nc * sizeof *values);
-    if (!batch || !values) {
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the sample buffers");
-        goto fail;
+    for (int k = 0; k < 2; k++) {
+        b[k].samples = malloc(BATCH * sizeof *b[k].samples);
+        b[k].values = malloc((size_t)BATCH * max_nc * sizeof *b[k].values);
+        if (!b[k].samples || !b[k].values) {
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the sample buffers");
+            goto fail;
+        }
     }
 
     uint64_t done = 0;
@@ -291,7 +372,7 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, tf_extract_progress pro
         bool any_complete = false;
         for (size_t k = i; k < j; k++)
             any_complete |= in->instances[k].status == TF_INSTANCE_COMPLETE;
-        if (any_complete && (rc = stream_thread(&tp, batch, values, err)) < 0)
+        if (any_complete && (rc = stream_thread(&tp, b, threads, err)) < 0)
             goto fail;
         i = j;
     }
@@ -310,7 +391,9 @@ done:
         free(map[p]);
     free(map);
     free(base);
-    free(batch);
-    free(values);
+    for (int k = 0; k < 2; k++) {
+        free(b[k].samples);
+        free(b[k].values);
+    }
     return rc;
 }

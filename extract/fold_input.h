@@ -52,9 +52,12 @@ typedef struct tf_fold_input {
 /* Extracts the instances of `region` and the folded samples of its complete
  * instances.  A sample belongs to the latest-begun instance that contains
  * it.  A counter whose delta is missing or zero in an instance gets NaN in
- * that instance's points. */
-int  tf_fold_input_extract(tf_trace *tr, uint32_t region, tf_extract_progress progress,
-                           void *progress_arg, tf_fold_input *in, tf_error *err);
+ * that instance's points.  threads > 1: samples are filed on a second
+ * thread while the calling one reads the next batch (the result is the
+ * same); every trace call stays on the calling thread. */
+int  tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
+                           tf_extract_progress progress, void *progress_arg, tf_fold_input *in,
+                           tf_error *err);
 void tf_fold_input_free(tf_fold_input *in);
 
 #endif

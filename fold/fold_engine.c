@@ -713,7 +713,8 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     *out = NULL;
     tf_fold_input in;
     struct progress_relay relay = { progress, progress_arg };
-    int rc = tf_fold_input_extract(tr, region, progress ? relay_reading : NULL, &relay, &in, err);
+    int rc = tf_fold_input_extract(tr, region, tf_fold_threads(p, team),
+                                   progress ? relay_reading : NULL, &relay, &in, err);
     if (rc < 0)
         return rc;
     if (in.ninstances == 0) {

@@ -66,16 +66,24 @@ expect_exit 1 "no region 'nosuch'.*iteration \(60\)" "$tf" fold -q -r nosuch -o 
 grep -q '^iteration,1,instructions,' "$tmp/groups/curves.csv" || say_fail "no curves for group 1"
 
 # Threads never change the result: one thread and more threads than
-# counters (and CPUs) give the same files, the two groups above included.
+# counters (and CPUs) give the same files, the two groups above included,
+# and on a thread of 100 000 samples (samples are read in batches of
+# 32 768, filed on a second thread while the next batch is read).
+"$tf" synth -q -o "$tmp/long.h5" --seed 3 --iterations 40 --samples-per-iteration 2500 || exit 1
 for j in 1 11; do
     "$tf" fold -q -j $j --groups 2 --bootstrap 10 -o "$tmp/j$j" "$tmp/run.h5" || say_fail "-j $j"
+    "$tf" fold -q -j $j --bootstrap 10 -o "$tmp/long$j" "$tmp/long.h5" || say_fail "-j $j, long"
 done
-for f in instances.csv curves.csv ratios.csv phases.csv streams.csv summary.md folded.pcf; do
-    cmp -s "$tmp/j1/$f" "$tmp/j11/$f" || say_fail "$f differs between -j 1 and -j 11"
+for run in j long; do
+    for f in instances.csv curves.csv ratios.csv phases.csv streams.csv summary.md folded.pcf; do
+        cmp -s "$tmp/${run}1/$f" "$tmp/${run}11/$f" ||
+            say_fail "$run: $f differs between -j 1 and -j 11"
+    done
+    # folded.prv: byte for byte but the date in its header line.
+    [ "$(tail -n +2 "$tmp/${run}1/folded.prv" | cksum)" = \
+      "$(tail -n +2 "$tmp/${run}11/folded.prv" | cksum)" ] ||
+        say_fail "$run: folded.prv differs between -j 1 and -j 11"
 done
-# folded.prv: byte for byte but the date in its header line.
-[ "$(tail -n +2 "$tmp/j1/folded.prv" | cksum)" = "$(tail -n +2 "$tmp/j11/folded.prv" | cksum)" ] ||
-    say_fail "folded.prv differs between -j 1 and -j 11"
 
 # Unwritable output, missing trace.
 touch "$tmp/file"
