@@ -27,6 +27,7 @@
 #include "instances.h"
 #include "msg.h"
 #include "open_trace.h"
+#include "prv_synthetic.h"
 #include "render.h"
 
 static void usage(FILE *out)
@@ -309,70 +310,107 @@ static void write_report(const char *dir, const tf_fold_result *res)
         tf_msg_warn("no report.pdf: %s", err.msg);
 }
 
-/* The synthetic Paraver trace (folded.prv, .pcf, .row) of tr's fold beside
- * fold.h5 in dir, its phases from the analyses in memory; like the report,
- * a failure only warns. */
-struct paraver_job {
-    const char *dir;
+/* What is written beside the analysis while it is worked out: the first
+ * part of the synthetic Paraver trace (folded.prv, .pcf, .row; no HDF5 and
+ * no symbol lookup), then fold.h5, the machine profile and the CSV files.
+ * A synthetic trace that fails, like the report, only warns. */
+struct side {
+    const char *dir, *machine;
     const tf_trace *tr;
     const tf_fold_result *res;
-    const tf_analysis_set *analyses;
-    pthread_t thread;
-    bool on_thread;
+    const tf_cal_profile *profile;
+    tf_cli_synthetic *synthetic;   /* begun, or NULL */
+    int rc;                        /* of fold.h5 and the CSV files */
+    tf_error err;
 };
 
-static void *write_paraver(void *arg)
+static void *write_side(void *arg)
 {
-    const struct paraver_job *job = arg;
+    struct side *s = arg;
     char fold[4200], prv[4200];
     tf_error err = {0};
-    snprintf(fold, sizeof fold, "%s/fold.h5", job->dir);
-    snprintf(prv, sizeof prv, "%s/folded.prv", job->dir);
-    if (tf_cli_paraver_synthetic(fold, job->res, job->analyses, job->tr, prv, &err) < 0)
+    snprintf(fold, sizeof fold, "%s/fold.h5", s->dir);
+    snprintf(prv, sizeof prv, "%s/folded.prv", s->dir);
+    if (tf_cli_synthetic_begin(fold, s->res, s->tr, prv, &s->synthetic, &err) < 0)
+        tf_msg_warn("no folded.prv: %s", err.msg);
+    tf_error_clear(&s->err);
+    s->rc = tf_fold_result_save(s->res, fold, &s->err);
+    if (s->rc == 0 && s->profile)
+        s->rc = tf_cal_profile_attach(s->profile, s->machine, fold, &s->err);
+    if (s->rc == 0)
+        s->rc = tf_fold_write_csv(s->res, s->dir, &s->err);
+    return NULL;
+}
+
+/* The rest of the synthetic trace, its phases from the analyses. */
+struct synthetic_end {
+    tf_cli_synthetic *synthetic;
+    const tf_analysis_set *analyses;
+};
+
+static void *finish_synthetic(void *arg)
+{
+    const struct synthetic_end *e = arg;
+    tf_error err = {0};
+    if (e->synthetic && tf_cli_synthetic_end(e->synthetic, e->analyses, &err) < 0)
         tf_msg_warn("no folded.prv: %s", err.msg);
     return NULL;
 }
 
 /* Writes the result into a temporary sibling of outdir and renames it.
- * With more than one thread, the synthetic trace (the longest output to
- * write) is written on a second thread while this one writes fold.h5, the
- * tables and the report: it makes no HDF5 call (Debian's HDF5 is not
- * thread-safe) and only reads the result, the analyses and the trace, which
- * nothing changes meanwhile.  The report reads fold.h5 back, here, and with
- * the analysis in it symbolises nothing, so only the synthetic trace uses
- * libdw at that time.  The files are the same whichever thread writes
- * them. */
+ * With more than one thread the outputs are written in two rounds of two
+ * threads, so that the analysis, which one thread works out, has company:
+ *   1. this thread works the analysis out; the other one begins the
+ *      synthetic trace (its points ordered by time) and writes fold.h5 and
+ *      the CSV files;
+ *   2. this thread saves the analysis (tables, fold.h5) and writes the
+ *      report; the other one ends the synthetic trace (its phases, every
+ *      record).
+ * HDF5 as Debian builds it is not thread-safe, and libdw is not known to
+ * be: in each round one thread only calls HDF5 and one only looks symbols
+ * up (the analysis in round 1, the synthetic trace in round 2; the report
+ * reads the analysis from fold.h5 and symbolises nothing).  What the two
+ * share, the result, the trace and the analyses, nothing changes
+ * meanwhile.  The files are the same with one thread, which does the same
+ * steps in the same order. */
 static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const char *outdir,
                          const char *debug_dir, const char *machine,
                          const tf_cal_profile *profile, bool replace, unsigned threads,
                          tf_error *err)
 {
-    char tmp[4096], old[4096], file[4200];
+    char tmp[4096], old[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", outdir, (long)getpid());
     snprintf(old, sizeof old, "%s.old-%ld", outdir, (long)getpid());
     if (mkdir(tmp, 0777) != 0)
         return tf_fail(err, TF_ERR_IO, "%s: cannot create the output directory: %s", tmp,
                        strerror(errno));
+    struct side side = { .dir = tmp, .machine = machine, .tr = tr, .res = res,
+                         .profile = profile };
+    pthread_t thread;
+    bool other = threads > 1 && pthread_create(&thread, NULL, write_side, &side) == 0;
+    if (!other)
+        write_side(&side);
     tf_analysis_set analyses = { 0 };
-    struct paraver_job paraver = { .dir = tmp, .tr = tr, .res = res, .analyses = &analyses };
     int rc = tf_analysis_run_groups(tr, res, debug_dir, &analyses, err);
-    if (rc == 0 && threads > 1)
-        paraver.on_thread = pthread_create(&paraver.thread, NULL, write_paraver, &paraver) == 0;
-    snprintf(file, sizeof file, "%s/fold.h5", tmp);
-    if (rc == 0)
-        rc = tf_fold_result_save(res, file, err);
-    if (rc == 0 && profile)
-        rc = tf_cal_profile_attach(profile, machine, file, err);
-    if (rc == 0)
-        rc = tf_fold_write_csv(res, tmp, err);
+    if (other)
+        pthread_join(thread, NULL);
+    if (side.rc < 0) {
+        rc = side.rc;
+        *err = side.err;
+    }
+    struct synthetic_end end = { side.synthetic, &analyses };
+    other = rc == 0 && side.synthetic && threads > 1 &&
+            pthread_create(&thread, NULL, finish_synthetic, &end) == 0;
     if (rc == 0)
         rc = tf_analysis_save(&analyses, res, tmp, err);
-    if (!paraver.on_thread && rc == 0)
-        write_paraver(&paraver);
+    if (!other && rc == 0)
+        finish_synthetic(&end);
+    else if (!other)
+        tf_cli_synthetic_abort(side.synthetic);
     if (rc == 0)
         write_report(tmp, res);
-    if (paraver.on_thread)
-        pthread_join(paraver.thread, NULL);
+    if (other)
+        pthread_join(thread, NULL);
     tf_analysis_set_free(&analyses);
     if (rc == 0 && replace && rename(outdir, old) != 0)
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot move the earlier output aside: %s", outdir,

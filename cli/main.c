@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "h5util.h"
 #include "msg.h"
 
 struct command {
@@ -42,6 +43,9 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* Every command closes the files it opens; an output that failed to
+     * close (full disk) must not crash the exit after its message. */
+    tf_h5_no_exit_cleanup();
     if (argc < 2) {
         usage(stderr);
         return TF_EXIT_USAGE;

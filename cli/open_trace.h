@@ -4,7 +4,6 @@
 #ifndef TF_CLI_OPEN_TRACE_H
 #define TF_CLI_OPEN_TRACE_H
 
-#include "analysis_run.h"
 #include "fold_result.h"
 #include "trace.h"
 
@@ -26,18 +25,5 @@ int tf_cli_region_name(const tf_trace *tr, const char *spec, char **name, tf_err
  * and skips bad records (a warning says how many) instead of failing. */
 bool tf_cli_is_paraver(const char *path);
 void tf_cli_set_lenient(bool lenient);
-
-/* Writes the synthetic Paraver trace (out: NAME.prv or NAME.prv.gz, with
- * NAME.pcf and NAME.row) of a fold result.  res is the result fold_h5
- * holds when the caller has it in memory; NULL loads it.  analyses: res's
- * analyses in memory (with res), for the phases; NULL reads them from
- * fold_h5.  folded is the trace that was folded, for routine names and
- * objects; NULL opens the one fold_h5 names.  Given res, analyses and
- * folded, it makes no HDF5 call, so it may run on a thread of its own while
- * another one writes fold.h5.  Defined with `tracefold paraver`
- * (cmd_paraver.c), for `tracefold fold` to call as well. */
-int tf_cli_paraver_synthetic(const char *fold_h5, const tf_fold_result *res,
-                             const tf_analysis_set *analyses, const tf_trace *folded,
-                             const char *out, tf_error *err);
 
 #endif

@@ -24,6 +24,11 @@ void tf_h5_silence(void)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+void tf_h5_no_exit_cleanup(void)
+{
+    H5dont_atexit();
+}
+
 /* "FILE: /path/of/loc/name" for messages; "?" parts when HDF5 cannot say. */
 static void describe(hid_t loc, const char *name, char *buf, size_t size)
 {

@@ -22,6 +22,11 @@ enum tf_h5_type { TF_H5_DOUBLE, TF_H5_INT64, TF_H5_UINT64, TF_H5_INT32 };
 
 /* Stops HDF5 from printing its error stack to stderr (process-wide). */
 void tf_h5_silence(void);
+/* Keeps HDF5 from closing, at exit, what is still open: for a program that
+ * closes every file itself.  A file whose close failed (a full disk: the
+ * flush of its metadata fails) stays open inside HDF5 1.10, and closing it
+ * again at exit crashes in H5F__close_cb.  Before any other HDF5 call. */
+void tf_h5_no_exit_cleanup(void);
 
 /* Creates (truncating) or opens a plain HDF5 file. */
 int tf_h5_file_create(const char *path, int64_t *file, tf_error *err);

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include "prv_symbols.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int tf_cli_symbols_init(tf_cli_symbols *sb, const tf_trace *tr, tf_error *err)
+{
+    sb->tr = tr;
+    sb->per_proc = calloc(tr ? tf_trace_nprocesses(tr) + 1 : 1, sizeof *sb->per_proc);
+    return sb->per_proc ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+}
+
+void tf_cli_symbols_free(tf_cli_symbols *sb)
+{
+    for (uint32_t p = 0; sb->tr && sb->per_proc && p < tf_trace_nprocesses(sb->tr); p++)
+        tf_symbolizer_free(sb->per_proc[p]);
+    free(sb->per_proc);
+}
+
+int tf_cli_symbols_resolve(void *arg, uint32_t proc, uint64_t ip, bool return_address,
+                           tf_prv_source *src, tf_error *err)
+{
+    tf_cli_symbols *sb = arg;
+    *src = (tf_prv_source){"", "", 0};
+    if (!sb->tr || !ip || proc >= tf_trace_nprocesses(sb->tr))
+        return 0;
+    int rc = 0;
+    if (!sb->per_proc[proc])
+        rc = tf_symbolizer_for_process(&sb->per_proc[proc], sb->tr, proc, NULL, err);
+    const tf_sym_location *loc;
+    if (rc == 0)
+        rc = tf_symbolize(sb->per_proc[proc], ip, return_address, &loc, err);
+    if (rc < 0)
+        return rc;
+    src->function = loc->frames[0].function;
+    src->file = loc->frames[0].file;
+    src->line = loc->frames[0].line;
+    if (!*src->function && loc->source == TF_SYM_MODULE) {
+        const char *base = strrchr(loc->module, '/');
+        src->function = base ? base + 1 : loc->module;
+    }
+    return 0;
+}

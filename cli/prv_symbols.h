@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Routines and lines of code addresses for the Paraver writers: one
+ * symboliser per process of a trace, made when first needed (the trace's
+ * own symbols table first, then the binaries' debug information). */
+#ifndef TF_CLI_PRV_SYMBOLS_H
+#define TF_CLI_PRV_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "prv_export.h"
+#include "symbolize.h"
+#include "tf_error.h"
+#include "trace.h"
+
+typedef struct tf_cli_symbols {
+    const tf_trace *tr;            /* may be NULL: nothing is known */
+    tf_symbolizer **per_proc;
+} tf_cli_symbols;
+
+int  tf_cli_symbols_init(tf_cli_symbols *sb, const tf_trace *tr, tf_error *err);
+void tf_cli_symbols_free(tf_cli_symbols *sb);
+
+/* The routine and line of an address (innermost frame, inlined functions
+ * included); "" and 0 when unknown.  A module without symbols gives its
+ * file name as the routine.  arg: a tf_cli_symbols (the source callback of
+ * tf_prv_export_raw). */
+int tf_cli_symbols_resolve(void *arg, uint32_t proc, uint64_t ip, bool return_address,
+                           tf_prv_source *src, tf_error *err);
+
+#endif

@@ -1,0 +1,829 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The synthetic Paraver trace of a fold result (docs/paraver.md): one
+ * Paraver thread per folded region and group over one synthetic iteration,
+ * with the folded samples, the fitted curves as counter increments, the
+ * rates, and the phases.  Written in two parts: what needs only the fold
+ * (labels, the points ordered by time) and, once the analysis is known,
+ * the phases and every record in time order. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5util.h"
+#include "msg.h"
+#include "open_trace.h"
+#include "prv_fields.h"
+#include "prv_index.h"
+#include "prv_symbols.h"
+#include "prv_synthetic.h"
+#include "prv_types.h"
+#include "prv_writer.h"
+
+/* One record of the synthetic trace, generated in order once sorted.  A
+ * point's kind, instance and address are copied into it, so that writing in
+ * time order reads no point column at random (but memory samples'). */
+enum synth_kind { SYN_STATE, SYN_PHASE, SYN_GRID, SYN_POINT };
+
+typedef struct synth_rec {
+    uint64_t time;
+    uint32_t thread;      /* 0-based Paraver thread: one per (region, group) */
+    uint8_t  kind;        /* enum synth_kind, also the order at equal times */
+    uint8_t  sample_kind; /* points: enum tf_sample_kind */
+    uint32_t index;       /* grid step, point or phase */
+    uint32_t instance;    /* points */
+    uint64_t ip;          /* points */
+} synth_rec;
+
+typedef struct synth_thread {
+    const tf_fold_region *region;
+    const tf_fold_group  *group;
+    double                duration;   /* ns */
+    uint32_t             *ctype;      /* Paraver type of each counter */
+    uint64_t             *carry_total;/* counts written so far per counter */
+    uint32_t              region_index, group_index;
+    uint32_t              nphases;
+    double               *phase_x;    /* [nphases + 1] */
+    uint64_t             *phase_fn, *phase_line;
+    synth_rec            *points;     /* the points' records in time order (in synth's) */
+    synth_rec            *small;      /* its state, phase and grid records, in order */
+    size_t                nsmall;
+} synth_thread;
+
+struct tf_cli_synthetic {
+    const tf_fold_result *res;
+    tf_fold_result *loaded;       /* res when read from fold_h5 */
+    tf_trace       *opened;       /* tr when opened here */
+    char           *fold_h5;
+    int64_t         file;         /* fold.h5, for the analysis's phases; -1 when not open */
+    const tf_analysis_set *analyses;  /* the same in memory, or NULL */
+    const tf_trace *tr;           /* the folded trace, for symbols and objects; may be NULL */
+    tf_cli_symbols  sym;
+    tf_prv_writer  *w;
+    tf_pcf         *pcf;
+    synth_thread   *th;
+    uint32_t        nth;
+    /* Routine and line values: labels interned in order of first use. */
+    char          **fn_labels, **line_labels;
+    size_t          nfn, nline, capfn, capline;
+    /* Their values for each address already seen, per process: folded
+     * samples repeat a few thousand addresses millions of times. */
+    tf_prv_index   *site_index;
+    uint64_t       *site_values;   /* [2 × sites]: routine, line */
+    size_t          capsites;
+    tf_prv_pairs    ps;           /* the pairs of the record being built */
+    tf_prv_objects  objects;      /* of the folded trace */
+    synth_rec      *recs;         /* every thread's points' records */
+};
+typedef struct tf_cli_synthetic synth;
+
+static int intern_label(char ***labels, size_t *n, size_t *cap, const char *s, uint64_t *value,
+                        tf_error *err)
+{
+    /* Values 0 (end) and 1 (unresolved) are fixed; names start at 2. */
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*labels)[i], s)) {
+            *value = i + 2;
+            return 0;
+        }
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        char **nl = realloc(*labels, c * sizeof *nl);
+        if (!nl)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        *labels = nl;
+        *cap = c;
+    }
+    if (!((*labels)[*n] = strdup(s)))
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    *value = (*n)++ + 2;
+    return 0;
+}
+
+/* Routine and line values of an instruction address of the folded trace. */
+static int site_of(synth *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t *line,
+                   tf_error *err)
+{
+    *fn = *line = 1;
+    if (!sy->tr || !ip || proc >= tf_trace_nprocesses(sy->tr) || ip == UINT64_MAX)
+        return 0;
+    uint32_t k;
+    bool added;
+    if (tf_prv_index_get(&sy->site_index[proc], ip, &k, &added) < 0)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    if (!added) {
+        *fn = sy->site_values[2 * (size_t)k];
+        *line = sy->site_values[2 * (size_t)k + 1];
+        return 0;
+    }
+    if (k >= sy->capsites) {
+        size_t cap = 2 * (size_t)k + 256;
+        uint64_t *nv = realloc(sy->site_values, 2 * cap * sizeof *nv);
+        if (!nv)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        sy->site_values = nv;
+        sy->capsites = cap;
+    }
+    tf_prv_source src;
+    int rc = tf_cli_symbols_resolve(&sy->sym, proc, ip, false, &src, err);
+    if (rc == 0 && *src.function)
+        rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, src.function, fn, err);
+    if (rc == 0 && src.line) {
+        char label[600];
+        const char *base = strrchr(src.file, '/');
+        snprintf(label, sizeof label, "%" PRIu32 " (%s)", src.line, base ? base + 1 : src.file);
+        rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label, line, err);
+    }
+    sy->site_values[2 * (size_t)k] = *fn;
+    sy->site_values[2 * (size_t)k + 1] = *line;
+    return rc;
+}
+
+static uint64_t fixed(double v, double scale)
+{
+    if (!isfinite(v) || v <= 0)
+        return 0;
+    double s = v * scale + 0.5;
+    return s >= 9.2e18 ? (uint64_t)INT64_MAX : (uint64_t)s;
+}
+
+/* Phases: the group's merged change points cut the iteration; each phase is
+ * named by the routine and line most of its samples are in. */
+static int alloc_phases(synth_thread *st, uint32_t n, tf_error *err)
+{
+    st->nphases = n;
+    st->phase_x = malloc((n + 1) * sizeof *st->phase_x);
+    st->phase_fn = calloc(n, sizeof *st->phase_fn);
+    st->phase_line = calloc(n, sizeof *st->phase_line);
+    return st->phase_x && st->phase_fn && st->phase_line
+               ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+}
+
+/* The top-level phases of a group's analysis (tf_analysis's phases and
+ * routines, in memory or as read back from fold.h5), with their routine and
+ * line: 1 when there are some, 0 when none. */
+static int phases_of_analysis(synth *sy, synth_thread *st, const tf_an_phase *phases, size_t n,
+                              const tf_an_routine *routines, size_t nr, tf_error *err)
+{
+    uint32_t top = 0;
+    for (size_t i = 0; i < n; i++)
+        top += phases[i].parent == TF_AN_NONE;
+    int rc = top ? alloc_phases(st, top, err) : 0;
+    uint32_t t = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const tf_an_phase *ph = &phases[i];
+        if (ph->parent != TF_AN_NONE)
+            continue;
+        st->phase_x[t] = ph->x0;
+        st->phase_x[t + 1] = ph->x1;
+        st->phase_fn[t] = st->phase_line[t] = 1;
+        if (ph->routine != TF_AN_NONE && ph->routine < nr) {
+            const tf_an_routine *ro = &routines[ph->routine];
+            rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, ro->function,
+                              &st->phase_fn[t], err);
+            const char *base = strrchr(ro->file, '/');
+            char label[600];
+            snprintf(label, sizeof label, "%" PRIu32 " (%s)", ph->line, base ? base + 1 : ro->file);
+            if (rc == 0 && ph->line > 0)
+                rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label,
+                                  &st->phase_line[t], err);
+        }
+        t++;
+    }
+    return rc < 0 ? rc : top > 0;
+}
+
+/* The same from what the analysis wrote into fold.h5
+ * (/region/R/group/G/analysis/phases and routines, docs/fold-format.md):
+ * 0 too when the file has no analysis. */
+static int analysis_phases_h5(synth *sy, synth_thread *st, uint32_t r, uint32_t g, tf_error *err)
+{
+    char path[96];
+    snprintf(path, sizeof path, "region/%" PRIu32 "/group/%" PRIu32 "/analysis", r, g);
+    if (sy->file < 0 || !tf_h5_exists(sy->file, path))
+        return 0;
+    int64_t an = -1, ph = -1, ro = -1;
+    int64_t *parent = NULL, *routine = NULL, *line = NULL;
+    double *x0 = NULL, *x1 = NULL;
+    char **fn = NULL, **file = NULL;
+    size_t n = 0, nr = 0, k, cols;
+    tf_an_phase *phases = NULL;
+    tf_an_routine *routines = NULL;
+    int rc;
+    if ((rc = tf_h5_group_open(sy->file, path, &an, err)) == 0 &&
+        (rc = tf_h5_group_open(an, "phases", &ph, err)) == 0 &&
+        (rc = tf_h5_group_open(an, "routines", &ro, err)) == 0 &&
+        (rc = tf_h5_read_array(ph, "parent", TF_H5_INT64, (void **)&parent, &n, &cols, err)) == 0 &&
+        (rc = tf_h5_read_array(ph, "x_begin", TF_H5_DOUBLE, (void **)&x0, &k, &cols, err)) == 0 &&
+        (rc = tf_h5_read_array(ph, "x_end", TF_H5_DOUBLE, (void **)&x1, &k, &cols, err)) == 0 &&
+        (rc = tf_h5_read_array(ph, "routine", TF_H5_INT64, (void **)&routine, &k, &cols, err)) == 0 &&
+        (rc = tf_h5_read_array(ph, "line", TF_H5_INT64, (void **)&line, &k, &cols, err)) == 0 &&
+        (rc = tf_h5_read_strings(ro, "function", &fn, &nr, err)) == 0)
+        rc = tf_h5_read_strings(ro, "file", &file, &k, err);
+    if (rc == 0 && (!(phases = calloc(n + 1, sizeof *phases)) ||
+                    !(routines = calloc(nr + 1, sizeof *routines))))
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        phases[i] = (tf_an_phase){
+            .parent = parent[i] < 0 ? TF_AN_NONE : (uint32_t)parent[i], .x0 = x0[i], .x1 = x1[i],
+            .routine = routine[i] < 0 || (size_t)routine[i] >= nr ? TF_AN_NONE
+                                                                   : (uint32_t)routine[i],
+            .line = line[i] > 0 && line[i] <= UINT32_MAX ? (uint32_t)line[i] : 0,
+        };
+    for (size_t i = 0; rc == 0 && i < nr; i++)
+        routines[i] = (tf_an_routine){ .function = fn[i], .file = file[i] };
+    if (rc == 0)
+        rc = phases_of_analysis(sy, st, phases, n, routines, nr, err);
+    free(phases);
+    free(routines);
+    free(parent);
+    free(x0);
+    free(x1);
+    free(routine);
+    free(line);
+    free(fn);
+    free(file);
+    tf_h5_close(ro);
+    tf_h5_close(ph);
+    tf_h5_close(an);
+    return rc;
+}
+
+/* Without the analysis: the group's change points cut the iteration, and
+ * each phase is named by the routine and line most of its samples are in. */
+static int boundary_phases(synth *sy, synth_thread *st, tf_error *err)
+{
+    const tf_fold_group *g = st->group;
+    int rc = alloc_phases(st, (uint32_t)g->nboundaries + 1, err);
+    if (rc < 0)
+        return rc;
+    st->phase_x[0] = 0;
+    for (size_t k = 0; k < g->nboundaries; k++)
+        st->phase_x[k + 1] = g->boundaries[k];
+    st->phase_x[st->nphases] = 1;
+    const tf_fold_points *pts = &g->points;
+    /* Values are small ids, every site being named already. */
+    size_t nvals = sy->nfn + sy->nline + TF_PRV_FIRST_SITE;
+    uint32_t *cf = calloc(nvals, sizeof *cf), *cl = calloc(nvals, sizeof *cl);
+    for (uint32_t ph = 0; rc == 0 && ph < st->nphases; ph++) {
+        if (!cf || !cl) {
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+            break;
+        }
+        memset(cf, 0, nvals * sizeof *cf);
+        memset(cl, 0, nvals * sizeof *cl);
+        uint64_t best_fn = 0, best_line = 0;
+        for (size_t i = 0; rc == 0 && i < pts->n; i++) {
+            if (pts->x[i] < st->phase_x[ph] || pts->x[i] > st->phase_x[ph + 1])
+                continue;
+            uint64_t fn, line;
+            uint32_t proc = st->region->instances[pts->instance[i]].proc;
+            if ((rc = site_of(sy, proc, pts->ip[i], &fn, &line, err)) < 0)
+                break;
+            if (fn < nvals && ++cf[fn] > cf[best_fn])
+                best_fn = fn;
+            if (line < nvals && ++cl[line] > cl[best_line])
+                best_line = line;
+        }
+        st->phase_fn[ph] = best_fn;
+        st->phase_line[ph] = best_line;
+    }
+    free(cf);
+    free(cl);
+    return rc;
+}
+
+/* Names the sites of a thread's points, before any phase: phases and
+ * samples share the values, numbered in order of first use. */
+static int name_sites(synth *sy, const synth_thread *st, tf_error *err)
+{
+    const tf_fold_points *pts = &st->group->points;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < pts->n; i++) {
+        uint64_t fn, line;
+        rc = site_of(sy, st->region->instances[pts->instance[i]].proc, pts->ip[i], &fn, &line, err);
+    }
+    return rc;
+}
+
+/* Thread t's phases, from its analysis (in memory, or in fold.h5), or from
+ * the group's change points without one; each labelled in the .pcf. */
+static int build_phases(synth *sy, synth_thread *st, uint32_t thread, tf_error *err)
+{
+    const tf_analysis *an = sy->analyses && thread < sy->analyses->n
+                                ? &sy->analyses->list[thread] : NULL;
+    int rc = an ? phases_of_analysis(sy, st, an->phases, an->nphases, an->routines,
+                                     an->nroutines, err)
+                : analysis_phases_h5(sy, st, st->region_index, st->group_index, err);
+    if (rc == 0)
+        rc = boundary_phases(sy, st, err);
+    for (uint32_t ph = 0; rc >= 0 && ph < st->nphases; ph++) {
+        char label[160];
+        snprintf(label, sizeof label, "Phase %" PRIu32 " of thread %" PRIu32 " [%.3f, %.3f]",
+                 ph + 1, thread + 1, st->phase_x[ph], st->phase_x[ph + 1]);
+        /* Phase values: thread × 1000 + phase + 1, so phases of different
+         * threads keep their own labels. */
+        rc = tf_pcf_add_value(sy->pcf, TF_PRV_FOLD_PHASE, (uint64_t)thread * 1000 + ph + 1, label, err);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
+{
+    synth_thread *st = &sy->th[r->thread];
+    const tf_fold_group *g = st->group;
+    const tf_fold_region *reg = st->region;
+    tf_prv_object obj = {r->thread + 1, 1, 1, r->thread + 1};
+    tf_prv_record rec = {.kind = TF_PRV_EVENT, .obj = obj, .time = r->time};
+    int rc = 0;
+    sy->ps.n = 0;
+    switch (r->kind) {
+    case SYN_STATE:
+        rec.kind = TF_PRV_STATE;
+        rec.end = (uint64_t)llround(st->duration);
+        rec.state = 1;
+        return tf_prv_write(sy->w, &rec, err);
+    case SYN_PHASE: {
+        uint32_t ph = r->index;
+        if (ph < st->nphases) {
+            rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE, (uint64_t)r->thread * 1000 + ph + 1, err);
+            if (rc == 0)
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE_ROUTINE, st->phase_fn[ph], err);
+            if (rc == 0)
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE_LINE, st->phase_line[ph], err);
+        } else {
+            rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE, 0, err);
+            if (rc == 0)
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE_ROUTINE, 0, err);
+            if (rc == 0)
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE_LINE, 0, err);
+        }
+        break;
+    }
+    case SYN_GRID: {
+        /* Counter increments between grid steps, rounded so that their sum
+         * stays the rounded curve; rates and ratios as fixed point. */
+        uint32_t j = r->index;
+        for (uint32_t c = 0; rc == 0 && c < reg->ncounters; c++) {
+            double cur = g->curve[(size_t)c * g->grid + j];
+            if (!isfinite(cur) || !isfinite(g->mean_total[c]))
+                continue;
+            uint64_t target = fixed(cur * g->mean_total[c], 1);
+            uint64_t inc = target > st->carry_total[c] ? target - st->carry_total[c] : 0;
+            st->carry_total[c] += inc;
+            if (j > 0)
+                rc = tf_prv_pairs_add(&sy->ps, st->ctype[c], inc, err);
+            if (rc == 0)
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_RATE + c, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
+            if (rc == 0 && g->ratio)
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PER_INS + c, fixed(g->ratio[(size_t)c * g->grid + j], 1e6), err);
+            /* The instructions rate again under one fixed type, for the MIPS view. */
+            if (rc == 0 && (int32_t)c == g->instructions)
+                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_MIPS, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
+        }
+        break;
+    }
+    default: {
+        const tf_fold_points *p = &g->points;
+        uint32_t i = r->index;
+        uint32_t proc = reg->instances[r->instance].proc;
+        uint64_t fn, line;
+        if ((rc = site_of(sy, proc, r->ip, &fn, &line, err)) < 0 ||
+            (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
+            (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLED_LINE, line, err)) < 0 ||
+            (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_INSTANCE, (uint64_t)r->instance + 1, err)) < 0)
+            return rc;
+        if (r->ip && (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLE_IP, r->ip, err)) < 0)
+            return rc;
+        if (r->sample_kind != TF_SAMPLE_TIMER) {
+            tf_sample m = {.addr = p->addr[i], .weight = p->weight[i], .kind = r->sample_kind,
+                           .level = p->level[i]};
+            rc = tf_prv_pairs_memory(&sy->ps, &m, sy->tr ? tf_prv_objects_find(&sy->objects, proc, p->addr[i], TF_NOTIME) : 0, err);
+        }
+        break;
+    }
+    }
+    if (rc < 0 || sy->ps.n == 0)
+        return rc;
+    rec.npairs = sy->ps.n;
+    rec.pairs = sy->ps.p;
+    return tf_prv_write(sy->w, &rec, err);
+}
+
+static int cmp_synth_rec(const void *a, const void *b)
+{
+    const synth_rec *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static uint64_t at(const synth_thread *st, double x)
+{
+    double t = x * st->duration;
+    return t <= 0 ? 0 : (uint64_t)llround(t);
+}
+
+/* Coarse buckets of the points' first counting sort: few enough that
+ * their counts and write positions stay in cache. */
+#define COARSE 4096
+
+typedef struct sort_buffers {
+    synth_rec *tmp;
+    size_t    *count;
+    size_t     ntmp, ncount;
+} sort_buffers;
+
+/* Sorts the n records of one coarse bucket by time, keeping the order of
+ * equal times: a counting sort on time × scale (about one record a key)
+ * through buf, then insertion within keys (qsort for a crowded one). */
+static int sort_bucket(synth_rec *r, size_t n, double scale, sort_buffers *buf, tf_error *err)
+{
+    if (n < 2)
+        return 0;
+    size_t kmin = SIZE_MAX, kmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = (size_t)((double)r[i].time * scale);
+        kmin = k < kmin ? k : kmin;
+        kmax = k > kmax ? k : kmax;
+    }
+    size_t nkeys = kmax - kmin + 1;
+    if (buf->ntmp < n) {
+        free(buf->tmp);
+        buf->ntmp = 2 * n;
+        if (!(buf->tmp = malloc(buf->ntmp * sizeof *buf->tmp)))
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory ordering %zu records", n);
+    }
+    if (buf->ncount < nkeys + 1) {
+        free(buf->count);
+        buf->ncount = 2 * nkeys + 1;
+        if (!(buf->count = malloc(buf->ncount * sizeof *buf->count)))
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory ordering %zu records", n);
+    }
+    size_t *end = buf->count;
+    memset(end, 0, (nkeys + 1) * sizeof *end);
+    for (size_t i = 0; i < n; i++)
+        end[(size_t)((double)r[i].time * scale) - kmin + 1]++;
+    for (size_t k = 1; k <= nkeys; k++)
+        end[k] += end[k - 1];
+    for (size_t i = 0; i < n; i++)
+        buf->tmp[end[(size_t)((double)r[i].time * scale) - kmin]++] = r[i];
+    memcpy(r, buf->tmp, n * sizeof *r);
+    /* end[k] is now the end of key k */
+    for (size_t k = 0, lo = 0; k < nkeys; lo = end[k], k++) {
+        if (end[k] - lo > 32) {
+            qsort(r + lo, end[k] - lo, sizeof *r, cmp_synth_rec);
+            continue;
+        }
+        for (size_t i = lo + 1; i < end[k]; i++) {
+            synth_rec v = r[i];
+            size_t j = i;
+            for (; j > lo && r[j - 1].time > v.time; j--)
+                r[j] = r[j - 1];
+            r[j] = v;
+        }
+    }
+    return 0;
+}
+
+/* The records of thread t's points in the order of cmp_synth_rec, into
+ * out (st->points): each instance's points are a sorted run, and millions of
+ * them are sorted by two counting sorts on their time, COARSE buckets and
+ * then about one key a point within each (a single pass of one key a point
+ * spent its time in cache misses), so that equal times share keys and keep
+ * their index order (a comparison sort of every record took a tenth of the
+ * fold).  Needs no phase. */
+static int thread_points(synth_thread *st, uint32_t t, synth_rec *out, tf_error *err)
+{
+    const tf_fold_points *p = &st->group->points;
+    size_t n = p->n;
+    size_t *start = calloc(COARSE + 2, sizeof *start);
+    if (!start)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory ordering %zu records", n);
+    uint64_t tmax = 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ti = at(st, p->x[i]);
+        tmax = ti > tmax ? ti : tmax;
+    }
+    double coarse = (double)(COARSE - 1) / (double)tmax;
+    for (size_t i = 0; i < n; i++)
+        start[(size_t)((double)at(st, p->x[i]) * coarse) + 1]++;
+    for (size_t b = 1; b <= COARSE; b++)
+        start[b] += start[b - 1];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ti = at(st, p->x[i]);
+        out[start[(size_t)((double)ti * coarse)]++] = (synth_rec){
+            .time = ti, .thread = t, .kind = SYN_POINT, .sample_kind = p->kind[i],
+            .index = (uint32_t)i, .instance = p->instance[i], .ip = p->ip[i]};
+    }
+    /* start[b] is now the end of coarse bucket b */
+    double fine = n > 1 ? (double)(n - 1) / (double)tmax : 0;
+    sort_buffers buf = {0};
+    int rc = 0;
+    for (size_t b = 0, lo = 0; rc == 0 && b < COARSE; lo = start[b], b++)
+        rc = sort_bucket(out + lo, start[b] - lo, fine, &buf, err);
+    free(buf.tmp);
+    free(buf.count);
+    free(start);
+    st->points = out;
+    return rc;
+}
+
+/* Thread t's few state, phase and grid records, sorted by comparison. */
+static int thread_small(synth_thread *st, uint32_t t, tf_error *err)
+{
+    size_t nsmall = 2 + (size_t)st->nphases + st->group->grid;
+    synth_rec *small = malloc(nsmall * sizeof *small);
+    if (!small)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory ordering %zu records", nsmall);
+    size_t k = 0;
+    small[k++] = (synth_rec){.time = 0, .thread = t, .kind = SYN_STATE};
+    for (uint32_t ph = 0; ph <= st->nphases; ph++)
+        small[k++] = (synth_rec){.time = at(st, st->phase_x[ph]), .thread = t, .kind = SYN_PHASE,
+                                 .index = ph};
+    for (uint32_t j = 0; j < st->group->grid; j++)
+        small[k++] = (synth_rec){.time = at(st, st->group->x[j]), .thread = t, .kind = SYN_GRID,
+                                 .index = j};
+    qsort(small, nsmall, sizeof *small, cmp_synth_rec);
+    st->small = small;
+    st->nsmall = nsmall;
+    return 0;
+}
+
+/* Thread st's next record after a of its small records and i of its
+ * points: the two merged in the order of cmp_synth_rec, the small one
+ * first at a tie; NULL when none is left. */
+static const synth_rec *next_of(const synth_thread *st, size_t a, size_t i)
+{
+    size_t n = st->group->points.n;
+    if (a < st->nsmall && (i >= n || cmp_synth_rec(&st->points[i], &st->small[a]) >= 0))
+        return &st->small[a];
+    return i < n ? &st->points[i] : NULL;
+}
+
+/* Emits every thread's records, merged by time, then thread: a handful of
+ * threads. */
+static int emit_merged(synth *sy, tf_error *err)
+{
+    size_t *small = calloc(2 * (size_t)sy->nth, sizeof *small), *point = small + sy->nth;
+    if (!small)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    int rc = 0;
+    for (;;) {
+        uint32_t best = sy->nth;
+        const synth_rec *next = NULL;
+        for (uint32_t t = 0; t < sy->nth; t++) {
+            const synth_rec *r = next_of(&sy->th[t], small[t], point[t]);
+            if (r && (!next || r->time < next->time)) {
+                best = t;
+                next = r;
+            }
+        }
+        if (!next || rc < 0)
+            break;
+        rc = emit_record(sy, next, err);
+        if (next->kind == SYN_POINT)
+            point[best]++;
+        else
+            small[best]++;
+    }
+    free(small);
+    return rc;
+}
+
+/* The synthetic trace's own types beside those of the samples. */
+static const struct { uint32_t type; const char *label; } synth_types[] = {
+    {TF_PRV_FOLD_INSTANCE, "Folded instance of the sample (row + 1)"},
+    {TF_PRV_FOLD_PHASE, "Folded phase"},
+    {TF_PRV_FOLD_MIPS, "Folded MIPS x 1000"},
+};
+
+static int synth_labels(synth *sy, tf_error *err)
+{
+    int rc = tf_prv_label_samples(sy->pcf, err);
+    for (size_t i = 0; rc == 0 && i < sizeof synth_types / sizeof synth_types[0]; i++)
+        rc = tf_pcf_add_type(sy->pcf, synth_types[i].type, 9, synth_types[i].label, err);
+    if (rc == 0)
+        rc = tf_pcf_add_value(sy->pcf, TF_PRV_FOLD_PHASE, 0, "End", err);
+    return rc;
+}
+
+/* Counter, rate and ratio types of a thread's region, labelled once. */
+static int thread_counters(synth *sy, synth_thread *st, tf_error *err)
+{
+    const tf_fold_region *reg = st->region;
+    st->ctype = calloc(reg->ncounters ? reg->ncounters : 1, sizeof *st->ctype);
+    st->carry_total = calloc(reg->ncounters ? reg->ncounters : 1, sizeof *st->carry_total);
+    if (!st->ctype || !st->carry_total)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    int rc = tf_prv_counter_types(sy->pcf, (const char *const *)reg->counter_names,
+                                  (const char *const *)reg->counter_units, reg->ncounters,
+                                  st->ctype, err);
+    for (uint32_t c = 0; rc == 0 && c < reg->ncounters; c++) {
+        char label[300];
+        snprintf(label, sizeof label, "Folded rate of %s (events per ms; MIPS x 1000 for instructions)",
+                 reg->counter_names[c]);
+        if ((rc = tf_pcf_add_type(sy->pcf, TF_PRV_FOLD_RATE + c, 7, label, err)) < 0)
+            break;
+        snprintf(label, sizeof label, "Folded %s per instruction (x 10^6)", reg->counter_names[c]);
+        if (st->group->ratio)
+            rc = tf_pcf_add_type(sy->pcf, TF_PRV_FOLD_PER_INS + c, 7, label, err);
+    }
+    return rc;
+}
+
+/* Routines and lines of the samples and of the phases share their values. */
+static int synth_values(synth *sy, tf_error *err)
+{
+    const char *const *fn = (const char *const *)sy->fn_labels;
+    const char *const *line = (const char *const *)sy->line_labels;
+    int rc = tf_prv_label_sites(sy->pcf, TF_PRV_SAMPLED_CALLER, "Sampled functions",
+                                TF_PRV_SAMPLED_LINE, "Sampled lines", fn, sy->nfn, line,
+                                sy->nline, err);
+    if (rc == 0)
+        rc = tf_prv_label_sites(sy->pcf, TF_PRV_FOLD_PHASE_ROUTINE, "Routine of the folded phase",
+                                TF_PRV_FOLD_PHASE_LINE, "Line of the folded phase", fn, sy->nfn,
+                                line, sy->nline, err);
+    return rc;
+}
+
+/* The part that needs no analysis: the writer, the labels of the types and
+ * objects, the names, and every thread's points ordered by time.  No HDF5
+ * call and no symbol lookup, so it may run beside the analysis. */
+static int synth_prepare(synth *sy, const char *out, tf_error *err)
+{
+    const tf_fold_result *res = sy->res;
+    for (uint32_t r = 0; r < res->nregions; r++)
+        sy->nth += res->regions[r].ngroups;
+    if (sy->nth == 0)
+        return tf_fail(err, TF_ERR_DATA, "%s: the fold result has no folded group", out);
+    sy->th = calloc(sy->nth, sizeof *sy->th);
+    tf_prv_task task = {sy->nth, 1};
+    tf_prv_appl appl = {1, &task};
+    uint32_t cpus = sy->nth;
+    /* The end: that of the longest thread's state, known before its records. */
+    uint64_t end = 0;
+    for (uint32_t r = 0; r < res->nregions; r++)
+        for (uint32_t g = 0; g < res->regions[r].ngroups; g++) {
+            uint64_t e = (uint64_t)llround(res->regions[r].groups[g].mean_duration_ns);
+            end = e > end ? e : end;
+        }
+    tf_prv_header h = {.nnodes = 1, .node_cpus = &cpus, .ncpus = sy->nth, .nappls = 1,
+                       .appls = &appl, .unit_ns = 1, .end_time = end};
+    if (!sy->th)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    int rc = tf_prv_writer_create(&sy->w, out, &h, err);
+    if (rc < 0)
+        return rc;
+    sy->pcf = tf_prv_writer_pcf(sy->w);
+    tf_row *row = tf_prv_writer_row(sy->w);
+    rc = synth_labels(sy, err);
+    if (rc == 0 && sy->tr)
+        rc = tf_prv_objects_init(&sy->objects, sy->pcf, sy->tr, err);
+    size_t npoints = 0, k = 0;
+    for (uint32_t r = 0; rc == 0 && r < res->nregions; r++)
+        for (uint32_t g = 0; rc == 0 && g < res->regions[r].ngroups; g++, k++) {
+            synth_thread *st = &sy->th[k];
+            st->region = &res->regions[r];
+            st->group = &res->regions[r].groups[g];
+            st->region_index = r;
+            st->group_index = g;
+            st->duration = st->group->mean_duration_ns;
+            char name[600];
+            snprintf(name, sizeof name, "THREAD 1.1.%zu %s group %" PRIu32 " (%" PRIu32 " instances)",
+                     k + 1, st->region->name, g, st->group->instances);
+            if ((rc = tf_row_add(row, TF_ROW_THREAD, name, err)) < 0 ||
+                (rc = thread_counters(sy, st, err)) < 0)
+                break;
+            snprintf(name, sizeof name, "%zu.folded", k + 1);
+            rc = tf_row_add(row, TF_ROW_CPU, name, err);
+            npoints += st->group->points.n;
+        }
+    if (rc == 0 && ((rc = tf_row_add(row, TF_ROW_NODE, "folded", err)) < 0 ||
+                    (rc = tf_row_add(row, TF_ROW_APPL, res->trace ? res->trace : "folded", err)) < 0))
+        return rc;
+    if (rc == 0 && !(sy->recs = malloc((npoints ? npoints : 1) * sizeof *sy->recs)))
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    size_t m = 0;
+    for (uint32_t t = 0; rc == 0 && t < sy->nth; t++) {
+        rc = thread_points(&sy->th[t], t, sy->recs + m, err);
+        m += sy->th[t].group->points.n;
+    }
+    return rc;
+}
+
+/* The rest: the sites named, the phases, every record in time order, and
+ * the files closed into place. */
+static int synth_finish(synth *sy, tf_error *err)
+{
+    int rc = 0;
+    for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)
+        rc = name_sites(sy, &sy->th[t], err);
+    for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)
+        if ((rc = build_phases(sy, &sy->th[t], t, err)) == 0)
+            rc = thread_small(&sy->th[t], t, err);
+    if (rc == 0)
+        rc = emit_merged(sy, err);
+    if (rc == 0)
+        rc = synth_values(sy, err);
+    if (rc == 0) {
+        rc = tf_prv_writer_close(sy->w, err);
+        sy->w = NULL;
+    }
+    return rc;
+}
+static void synth_free(synth *sy)
+{
+    if (sy->w)
+        tf_prv_writer_abort(sy->w);
+    for (uint32_t t = 0; sy->th && t < sy->nth; t++) {
+        free(sy->th[t].ctype);
+        free(sy->th[t].carry_total);
+        free(sy->th[t].phase_x);
+        free(sy->th[t].phase_fn);
+        free(sy->th[t].phase_line);
+        free(sy->th[t].small);
+    }
+    for (size_t i = 0; i < sy->nfn; i++)
+        free(sy->fn_labels[i]);
+    for (size_t i = 0; i < sy->nline; i++)
+        free(sy->line_labels[i]);
+    free(sy->fn_labels);
+    free(sy->line_labels);
+    for (uint32_t p = 0; sy->site_index && p < tf_trace_nprocesses(sy->tr); p++)
+        tf_prv_index_free(&sy->site_index[p]);
+    free(sy->site_index);
+    free(sy->site_values);
+    free(sy->th);
+    free(sy->recs);
+    tf_prv_objects_free(&sy->objects);
+    tf_h5_close(sy->file);
+    tf_prv_pairs_free(&sy->ps);
+    tf_cli_symbols_free(&sy->sym);
+    tf_cli_close_trace(sy->opened);
+    tf_fold_result_free(sy->loaded);
+    free(sy->fold_h5);
+    free(sy);
+}
+
+int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
+                           const tf_trace *folded, const char *out, tf_cli_synthetic **sp,
+                           tf_error *err)
+{
+    *sp = NULL;
+    synth *sy = calloc(1, sizeof *sy);
+    if (!sy || !(sy->fold_h5 = strdup(fold_h5))) {
+        free(sy);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    }
+    sy->file = -1;
+    sy->res = res;
+    int rc = res ? 0 : tf_fold_result_load(fold_h5, &sy->loaded, err);
+    if (sy->loaded)
+        sy->res = sy->loaded;
+    /* The folded trace gives routine names and objects; without it the
+     * synthetic trace still has the curves, rates, phases and addresses. */
+    sy->tr = folded;
+    if (rc == 0 && !sy->tr && sy->res->trace) {
+        tf_error terr;
+        if (tf_cli_open_trace(sy->res->trace, &sy->opened, &terr) < 0)
+            tf_msg_warn("%s: routines and objects left unnamed: %s", fold_h5, terr.msg);
+        sy->tr = sy->opened;
+    }
+    if (rc == 0)
+        rc = tf_cli_symbols_init(&sy->sym, sy->tr, err);
+    if (rc == 0 && sy->tr &&
+        !(sy->site_index = calloc(tf_trace_nprocesses(sy->tr) + 1, sizeof *sy->site_index)))
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    if (rc == 0)
+        rc = synth_prepare(sy, out, err);
+    if (rc < 0) {
+        synth_free(sy);
+        return rc;
+    }
+    *sp = sy;
+    return 0;
+}
+
+int tf_cli_synthetic_end(tf_cli_synthetic *sy, const tf_analysis_set *analyses, tf_error *err)
+{
+    sy->analyses = analyses;
+    int rc = analyses ? 0 : tf_h5_file_open(sy->fold_h5, false, &sy->file, err);
+    if (rc == 0)
+        rc = synth_finish(sy, err);
+    synth_free(sy);
+    return rc;
+}
+
+void tf_cli_synthetic_abort(tf_cli_synthetic *sy)
+{
+    if (sy)
+        synth_free(sy);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The synthetic Paraver trace of a fold result, for `tracefold paraver
+ * OUTDIR/fold.h5` and `tracefold fold`, in two calls: begin (what needs
+ * only the fold) and end (the phases from the analysis, every record, the
+ * files closed into place), so that `tracefold fold` can do the first
+ * while it works out the analysis. */
+#ifndef TF_CLI_PRV_SYNTHETIC_H
+#define TF_CLI_PRV_SYNTHETIC_H
+
+#include "analysis_run.h"
+#include "fold_result.h"
+#include "tf_error.h"
+#include "trace.h"
+
+typedef struct tf_cli_synthetic tf_cli_synthetic;
+
+/* Starts the synthetic trace out (NAME.prv or NAME.prv.gz, with NAME.pcf
+ * and NAME.row) of a fold result: res when the caller has it in memory,
+ * else the one fold_h5 holds; folded: the trace that was folded, for
+ * routine names and objects (NULL opens the one the result names).  Given
+ * res and folded it makes no HDF5 call and looks up no symbol, so it may
+ * run on a thread of its own beside the analysis and the writing of
+ * fold.h5.  On failure nothing is left behind. */
+int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
+                           const tf_trace *folded, const char *out, tf_cli_synthetic **sy,
+                           tf_error *err);
+
+/* Finishes it, its phases from analyses (res's analyses in memory; NULL
+ * reads them from fold_h5, an HDF5 call), and frees sy.  With analyses it
+ * makes no HDF5 call; it looks symbols up (libdw). */
+int tf_cli_synthetic_end(tf_cli_synthetic *sy, const tf_analysis_set *analyses, tf_error *err);
+
+/* Drops a begun trace: removes its temporary files and frees sy. */
+void tf_cli_synthetic_abort(tf_cli_synthetic *sy);
+
+#endif
