@@ -191,14 +191,14 @@ int tf_counters_group0_fd(const tf_rec_thread *t)
     return layout.ngroups ? t->ctr_fd[layout.first[0]] : -1;
 }
 
-static void fill_group(tf_rec_thread *t, uint32_t g, const uint64_t *buf, size_t words,
-                       uint64_t *out)
+TF_HANDLER_CODE static void fill_group(tf_rec_thread *t, uint32_t g, const uint64_t *buf,
+                                       size_t words, uint64_t *out)
 {
     uint32_t first = layout.first[g];
     tf_counter_group_values(buf, words, layout.count[g], t->ctr_last + first, out + first);
 }
 
-void tf_counters_read(tf_rec_thread *t, uint64_t *out, const uint64_t *group0)
+TF_HANDLER_FIRST void tf_counters_read(tf_rec_thread *t, uint64_t *out, const uint64_t *group0)
 {
     for (uint32_t g = 0; g < layout.ngroups; g++) {
         if (g == 0 && group0) {

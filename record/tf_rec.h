@@ -18,6 +18,19 @@
 #include "tf_session.h"
 
 #define TF_MAX_GROUPS 4
+
+/* Code the sampling handler runs.  At coarse periods every sample finds the
+ * handler's pages cold, and under virtualisation each cold page costs a
+ * two-dimensional page walk (bench/RESULTS.md, "Recorder"): GCC's hot
+ * attribute puts these functions in .text.hot, which the linker's default
+ * script gathers in one place, so that they share few pages; hidden ones are
+ * called directly rather than through the PLT and GOT (two more pages). */
+#define TF_HANDLER_CODE __attribute__((hot))
+#define TF_HANDLER_API  __attribute__((hot, visibility("hidden")))
+/* On the first of them in link order (tf_counters_read: tf_counters.c
+ * comes first of the files with handler code in record/Makefile.inc.am):
+ * a page boundary, so that all of them, under 4 KiB, lie on one page. */
+#define TF_HANDLER_FIRST __attribute__((hot, aligned(4096)))
 /* Handler cost histogram (TRACEFOLD_STATS): buckets of TF_COST_NS. */
 #define TF_COST_BUCKETS 512
 #define TF_COST_NS      25
@@ -141,20 +154,22 @@ void tf_object_end(tf_rec_thread *t, uint8_t kind, uint64_t lo);
 int  tf_sampling_setup(tf_error *err);            /* choose back end and signal */
 void tf_sampling_thread_start(tf_rec_thread *t);
 void tf_sampling_thread_stop(tf_rec_thread *t);
-uint64_t tf_jittered_period(tf_rec_thread *t);
+TF_HANDLER_API uint64_t tf_jittered_period(tf_rec_thread *t);
 
 /* tf_unwind.c: call stacks (option unwind). */
-uint64_t tf_context_ip(const ucontext_t *uc);
+TF_HANDLER_API uint64_t tf_context_ip(const ucontext_t *uc);
 /* The sample's stack from its signal context, innermost first, at most
  * depth frames.  Async-signal-safe. */
-uint32_t tf_unwind_sample(tf_rec_thread *t, ucontext_t *uc, uint64_t *frames, uint32_t depth);
+TF_HANDLER_API uint32_t tf_unwind_sample(tf_rec_thread *t, ucontext_t *uc, uint64_t *frames,
+                                        uint32_t depth);
 /* Once, before sampling starts. */
 void tf_unwind_setup(void);
 /* Outside signal context, before the thread's sampling starts. */
 void tf_unwind_thread_start(tf_rec_thread *t);
 /* Return addresses of the frame-pointer chain from frame fp, checked to lie
  * inside t's stack and to move up it.  Async-signal-safe. */
-uint32_t tf_fp_chain(const tf_rec_thread *t, uintptr_t fp, uint64_t *frames, uint32_t depth);
+TF_HANDLER_API uint32_t tf_fp_chain(const tf_rec_thread *t, uintptr_t fp, uint64_t *frames,
+                                   uint32_t depth);
 
 /* The sampling period is redrawn (jitter) every this many samples: changing
  * it costs a system call that reprograms a timer, several microseconds
@@ -172,7 +187,7 @@ int  tf_counters_encode(const char *name, struct perf_event_attr *a);
 int  tf_counters_group0_fd(const tf_rec_thread *t);
 /* Reads the base counters into out[0..nbase); group 0 from group0 when not
  * NULL (a sample's group read), else by read(2).  Async-signal-safe. */
-void tf_counters_read(tf_rec_thread *t, uint64_t *out, const uint64_t *group0);
+TF_HANDLER_API void tf_counters_read(tf_rec_thread *t, uint64_t *out, const uint64_t *group0);
 void tf_counters_close(tf_rec_thread *t);
 
 /* tf_thread.c */

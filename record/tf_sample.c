@@ -26,7 +26,7 @@
 static struct sigaction previous;     /* the application's, for chaining */
 static pthread_mutex_t previous_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void on_sample(int sig, siginfo_t *si, void *ucv)
+TF_HANDLER_CODE static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
     int saved_errno = errno;
     tf_rec_thread *t = tf_self;

@@ -78,7 +78,8 @@ static int perf_start(tf_rec_thread *t, int sig, uint64_t period, tf_error *err)
 
 /* Copies n bytes at ring offset pos, wrapping at the end of the data area
  * (whose size is a power of two).  n <= size. */
-static void ring_copy(const char *data, uint64_t size, uint64_t pos, void *dst, size_t n)
+TF_HANDLER_CODE static void ring_copy(const char *data, uint64_t size, uint64_t pos, void *dst,
+                                      size_t n)
 {
     size_t off = (size_t)(pos & (size - 1));
     size_t first = n < size - off ? n : (size_t)(size - off);
@@ -86,7 +87,8 @@ static void ring_copy(const char *data, uint64_t size, uint64_t pos, void *dst, 
     memcpy((char *)dst + first, data, n - first);
 }
 
-static const uint64_t *perf_group_read(tf_rec_thread *t, uint64_t *scratch, size_t words)
+TF_HANDLER_CODE static const uint64_t *perf_group_read(tf_rec_thread *t, uint64_t *scratch,
+                                                       size_t words)
 {
     struct perf_event_mmap_page *pg = t->sample_ring;
     if (!pg)
@@ -115,14 +117,14 @@ static const uint64_t *perf_group_read(tf_rec_thread *t, uint64_t *scratch, size
     return last;
 }
 
-static void perf_rearm(tf_rec_thread *t, uint64_t period)
+TF_HANDLER_CODE static void perf_rearm(tf_rec_thread *t, uint64_t period)
 {
     /* Takes effect at the next overflow (for the task clock, the next
      * hrtimer expiry: kernel perf_swevent_hrtimer). */
     ioctl(t->sample_fd, PERF_EVENT_IOC_PERIOD, &period);
 }
 
-static bool perf_owns(const tf_rec_thread *t, const siginfo_t *si)
+TF_HANDLER_CODE static bool perf_owns(const tf_rec_thread *t, const siginfo_t *si)
 {
     return t->sample_fd >= 0 && si->si_fd == t->sample_fd;
 }
