@@ -48,52 +48,64 @@ typedef struct tf_frame_rule {
 } tf_frame_rule;
 
 /* Per-thread recorder state, reached through tf_self (initial-exec TLS, so
- * the signal handler can read it without calling into the dynamic loader). */
+ * the signal handler can read it without calling into the dynamic loader).
+ * The fields every sample reads come first, in the first cache lines; the
+ * cost histogram, of which a sample touches one word and only with
+ * TRACEFOLD_STATS, comes last. */
 typedef struct tf_rec_thread {
     tf_shm_buffer *buf;
-    size_t   buf_size;
-    uint32_t slot;                     /* index in the process's thread table */
-    uint64_t tid;
-    uint64_t user[TF_SESSION_MAX_USER];/* cumulative user counters */
-    int      ctr_fd[TF_SESSION_MAX_BASE]; /* counter descriptors, -1 when closed */
-    uint64_t ctr_last[TF_SESSION_MAX_BASE];/* last values read: they never go back */
-    volatile sig_atomic_t busy;        /* inside an event write: a nested one drops */
-    volatile sig_atomic_t unwinding;   /* tf_heap.c is in libunwind: the handler stays out */
-    int      sample_fd;                /* perf back end: the sampling event */
     void    *sample_ring;              /* perf back end: its mmap'ed ring buffer */
     size_t   sample_ring_size;
-    uint64_t nsamples;                 /* samples taken, for the period redraws */
-    timer_t  timer;                    /* posix back end */
-    bool     has_timer;
-    bool     sampling;                 /* the handler may record */
-    uintptr_t stack_lo, stack_hi;      /* for frame-pointer walks */
-    uint64_t rng;                      /* xorshift state for the period jitter */
-    uint32_t cost[TF_COST_BUCKETS];    /* TRACEFOLD_STATS: handler durations */
     struct tf_mem_thread *mem;         /* memory sampling state (tf_memsample.h), or NULL */
+    int      sample_fd;                /* perf back end: the sampling event */
+    bool     sampling;                 /* the handler may record */
+    bool     has_timer;
+    volatile sig_atomic_t unwinding;   /* tf_heap.c is in libunwind: the handler stays out */
+    uintptr_t stack_lo, stack_hi;      /* for frame-pointer walks */
+    uint64_t nsamples;                 /* samples taken, for the period redraws */
+    uint64_t rng;                      /* xorshift state for the period jitter */
+    uint64_t ctr_last[TF_SESSION_MAX_BASE];/* last values read: they never go back */
+    uint64_t user[TF_SESSION_MAX_USER];/* cumulative user counters */
+    volatile sig_atomic_t busy;        /* inside an event write: a nested one drops */
+    uint32_t slot;                     /* index in the process's thread table */
+    uint64_t tid;
+    size_t   buf_size;
+    int      ctr_fd[TF_SESSION_MAX_BASE]; /* counter descriptors, -1 when closed */
+    timer_t  timer;                    /* posix back end */
     tf_frame_rule rules[1u << TF_FRAME_RULES_LOG2];   /* written by the handler only */
+    uint32_t cost[TF_COST_BUCKETS];    /* TRACEFOLD_STATS: handler durations */
 } tf_rec_thread;
 
 extern __thread tf_rec_thread *tf_self __attribute__((tls_model("initial-exec")));
 
 enum tf_rec_state { TF_REC_OFF = 0, TF_REC_ON = 1, TF_REC_DISABLED = 2 };
 
-/* Process-wide recorder state. */
+/* The shape of the counter groups (tf_counters.c), read by the handler. */
+typedef struct tf_counter_groups {
+    uint32_t first[TF_MAX_GROUPS], count[TF_MAX_GROUPS];
+    uint32_t ngroups;
+} tf_counter_groups;
+
+/* Process-wide recorder state.  What the sampling handler reads comes
+ * first, ahead of opt (whose numbers come first too), so that it spans a
+ * few cache lines of one page rather than five pages. */
 typedef struct tf_rec {
     _Atomic int state;                 /* enum tf_rec_state */
-    tf_options opt;
+    uint32_t nbase;                    /* base (hardware/software) counters */
     tf_shm_process *proc;
+    const struct tf_sampler_ops *sampler;
+    const struct tf_memsampler_ops *memsampler;   /* NULL: no memory sampling */
+    tf_counter_groups groups;
+    tf_options opt;
+    int      signal;                   /* sampling signal, 0 when not sampling */
+    uint64_t sample_period;            /* ns of CPU time, or events with overflow */
+    bool     overflow;                 /* sample on overflow_attr instead of the task clock */
     size_t   proc_size;
     char     session[PATH_MAX];
     char     proc_path[PATH_MAX];
-    int      signal;                   /* sampling signal, 0 when not sampling */
-    const struct tf_sampler_ops *sampler;
-    uint32_t nbase;                    /* base (hardware/software) counters */
-    uint64_t sample_period;            /* ns of CPU time, or events with overflow */
-    bool     overflow;                 /* sample on overflow_attr instead of the task clock */
     struct perf_event_attr overflow_attr;
     _Atomic uint64_t cost[TF_COST_BUCKETS];   /* merged from exited threads */
-    const struct tf_memsampler_ops *memsampler;   /* NULL: no memory sampling */
-} tf_rec;
+} __attribute__((aligned(64))) tf_rec;
 
 extern tf_rec tf_rec_g;
 
