@@ -38,6 +38,9 @@
 /* Frame rules learned from libunwind, per thread (tf_unwind.c): a hash
  * table of 8 KiB. */
 #define TF_FRAME_RULES_LOG2 9
+/* Frames of the last walk whose rules and stack words the next sample
+ * loads early (tf_unwind_prefetch). */
+#define TF_RULE_HINTS       8
 /* The stack-depth option's maximum (tf_options.c). */
 #define TF_STACK_DEPTH_MAX  128
 typedef struct tf_frame_rule {
@@ -56,11 +59,20 @@ typedef struct tf_rec_thread {
     tf_shm_buffer *buf;
     void    *sample_ring;              /* perf back end: its mmap'ed ring buffer */
     size_t   sample_ring_size;
+    uint64_t sample_tail;              /* perf back end: the ring's data_tail, as last written */
     struct tf_mem_thread *mem;         /* memory sampling state (tf_memsample.h), or NULL */
     int      sample_fd;                /* perf back end: the sampling event */
     bool     sampling;                 /* the handler may record */
     bool     has_timer;
     volatile sig_atomic_t unwinding;   /* tf_heap.c is in libunwind: the handler stays out */
+    /* What the next sample will probably touch, to load it early: its
+     * slot of the sample ring, and the slots of t->rules and the stack
+     * words the last walk used, which the next sample of the same stack
+     * uses again (tf_unwind_prefetch). */
+    void    *slot_hint;
+    uint32_t nrule_hints, nstack_hints;
+    uint16_t rule_hint[TF_RULE_HINTS];
+    uint64_t stack_hint[TF_RULE_HINTS];
     uintptr_t stack_lo, stack_hi;      /* for frame-pointer walks */
     uint64_t nsamples;                 /* samples taken, for the period redraws */
     uint64_t rng;                      /* xorshift state for the period jitter */
@@ -116,6 +128,9 @@ typedef struct tf_sampler_ops {
     int  (*start)(tf_rec_thread *t, int sig, uint64_t period_ns, tf_error *err);
     /* From the handler: sets the next period (jitter).  Async-signal-safe. */
     void (*rearm)(tf_rec_thread *t, uint64_t period_ns);
+    /* From the handler, before group_read: starts loading what it will
+     * read.  May be NULL. */
+    void (*prefetch)(const tf_rec_thread *t);
     /* From the handler: whether this signal came from our source. */
     bool (*owns)(const tf_rec_thread *t, const siginfo_t *si);
     /* From the handler: the counter group 0 values the kernel recorded with
@@ -174,6 +189,9 @@ TF_HANDLER_API uint64_t tf_context_ip(const ucontext_t *uc);
  * depth frames.  Async-signal-safe. */
 TF_HANDLER_API uint32_t tf_unwind_sample(tf_rec_thread *t, ucontext_t *uc, uint64_t *frames,
                                         uint32_t depth);
+/* From the handler, early: starts loading the rules and the stack lines
+ * tf_unwind_sample will probably read. */
+TF_HANDLER_API void tf_unwind_prefetch(const tf_rec_thread *t, const ucontext_t *uc);
 /* Once, before sampling starts. */
 void tf_unwind_setup(void);
 /* Outside signal context, before the thread's sampling starts. */

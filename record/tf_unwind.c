@@ -277,11 +277,15 @@ TF_HANDLER_CODE static int walk_rules(tf_rec_thread *t, const ucontext_t *uc, ui
     uint64_t rbp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
     uint64_t key = ip;
     *n = 0;
+    t->nrule_hints = 0;
+    t->nstack_hints = 0;
     while (*n < depth) {
         frames[(*n)++] = ip;
         const tf_frame_rule *r = rule_find(t, key);
         if (!r)
             return WALK_MISS;
+        if (*n > 1 && t->nrule_hints < TF_RULE_HINTS)    /* frame 0's comes from the IP */
+            t->rule_hint[t->nrule_hints++] = (uint16_t)(r - t->rules);
         if (r->kind == RULE_LAST)
             return WALK_DONE;
         if (r->kind == RULE_LIBUNWIND)
@@ -295,6 +299,8 @@ TF_HANDLER_CODE static int walk_rules(tf_rec_thread *t, const ucontext_t *uc, ui
                 return WALK_LIBUNWIND;
             rbp = load(slot);
         }
+        if (t->nstack_hints < TF_RULE_HINTS)
+            t->stack_hint[t->nstack_hints++] = cfa - 8;
         ip = load(cfa - 8);
         rsp = cfa;
         if (!ip)
@@ -321,6 +327,26 @@ TF_HANDLER_CODE static uint32_t walk_cached(tf_rec_thread *t, ucontext_t *uc, ui
 }
 
 #endif
+
+void tf_unwind_prefetch(const tf_rec_thread *t, const ucontext_t *uc)
+{
+#if defined(__x86_64__)
+    if (tf_rec_g.opt.unwind != TF_UNWIND_LIBUNWIND || !tf_rec_g.opt.stack_depth)
+        return;
+    /* The interrupted address's rule, and the rules and stack words the
+     * last walk used: most samples of a program share their callers with
+     * the one before, and each frame's rule and return address would
+     * otherwise be cache misses that wait for the frame below. */
+    __builtin_prefetch(&t->rules[rule_hash((uint64_t)uc->uc_mcontext.gregs[REG_RIP])]);
+    for (uint32_t i = 0; i < t->nrule_hints; i++)
+        __builtin_prefetch(&t->rules[t->rule_hint[i]]);
+    for (uint32_t i = 0; i < t->nstack_hints; i++)
+        __builtin_prefetch((const void *)(uintptr_t)t->stack_hint[i]);
+#else
+    (void)t;
+    (void)uc;
+#endif
+}
 
 uint32_t tf_unwind_sample(tf_rec_thread *t, ucontext_t *uc, uint64_t *frames, uint32_t depth)
 {
