@@ -20,6 +20,8 @@
  * an estimate can fall back when the group ran through a quiet stretch
  * while it counted and the scaling ratio drops, so each value is at least
  * last[i], which then holds it.  last[] starts at zero.  Async-signal-safe. */
+/* Called by the sampling handler: hot and hidden (TF_HANDLER_API of tf_rec.h). */
+__attribute__((hot, visibility("hidden")))
 void tf_counter_group_values(const uint64_t *buf, size_t words, uint32_t count, uint64_t *last,
                              uint64_t *out);
 

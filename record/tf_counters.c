@@ -22,12 +22,11 @@
 
 #define TF_GROUP_HW 4
 
-/* Resolved at setup, identical for every thread. */
+/* Resolved at setup, identical for every thread; the groups' shape, which
+ * the handler reads, is tf_rec_g.groups. */
 static struct {
     struct perf_event_attr attr[TF_SESSION_MAX_BASE];
     uint32_t group[TF_SESSION_MAX_BASE];     /* group index of counter i */
-    uint32_t first[TF_MAX_GROUPS], count[TF_MAX_GROUPS];
-    uint32_t ngroups;
 } layout;
 
 static const char *const software_fallback[] = {"task-clock", "page-faults", "context-switches"};
@@ -85,26 +84,27 @@ static void add_counter(tf_shm_process *p, uint32_t *n, const char *name,
  * events TF_GROUP_HW at a time. */
 static void build_groups(uint32_t n)
 {
+    tf_counter_groups *gr = &tf_rec_g.groups;
     struct perf_event_attr sorted[TF_SESSION_MAX_BASE];
     uint32_t k = 0;
-    layout.ngroups = 0;
+    gr->ngroups = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < n; i++) {
             bool sw = layout.attr[i].type == PERF_TYPE_SOFTWARE;
             if (sw != (pass == 0))
                 continue;
-            uint32_t g = layout.ngroups ? layout.ngroups - 1 : 0;
-            bool need_new = layout.ngroups == 0 ||
-                            (layout.attr[layout.first[g]].type == PERF_TYPE_SOFTWARE) != sw ||
-                            (!sw && layout.count[g] == TF_GROUP_HW);
-            if (need_new && layout.ngroups < TF_MAX_GROUPS) {
-                g = layout.ngroups++;
-                layout.first[g] = k;
-                layout.count[g] = 0;
+            uint32_t g = gr->ngroups ? gr->ngroups - 1 : 0;
+            bool need_new = gr->ngroups == 0 ||
+                            (layout.attr[gr->first[g]].type == PERF_TYPE_SOFTWARE) != sw ||
+                            (!sw && gr->count[g] == TF_GROUP_HW);
+            if (need_new && gr->ngroups < TF_MAX_GROUPS) {
+                g = gr->ngroups++;
+                gr->first[g] = k;
+                gr->count[g] = 0;
             }
             sorted[k] = layout.attr[i];
             layout.group[k] = g;
-            layout.count[g]++;
+            gr->count[g]++;
             k++;
         }
     }
@@ -166,11 +166,12 @@ void tf_counters_setup(const char *list, tf_shm_process *p, uint32_t *nbase)
 
 int tf_counters_open(tf_rec_thread *t)
 {
+    const tf_counter_groups *gr = &tf_rec_g.groups;
     for (uint32_t i = 0; i < TF_SESSION_MAX_BASE; i++)
         t->ctr_fd[i] = -1;
-    for (uint32_t g = 0; g < layout.ngroups; g++) {
-        uint32_t leader = layout.first[g];
-        for (uint32_t i = leader; i < leader + layout.count[g]; i++) {
+    for (uint32_t g = 0; g < gr->ngroups; g++) {
+        uint32_t leader = gr->first[g];
+        for (uint32_t i = leader; i < leader + gr->count[g]; i++) {
             t->ctr_fd[i] = perf_open(&layout.attr[i], i == leader ? -1 : t->ctr_fd[leader]);
             if (t->ctr_fd[i] < 0) {
                 tf_counters_close(t);
@@ -188,25 +189,28 @@ int tf_counters_encode(const char *name, struct perf_event_attr *a)
 
 int tf_counters_group0_fd(const tf_rec_thread *t)
 {
-    return layout.ngroups ? t->ctr_fd[layout.first[0]] : -1;
+    const tf_counter_groups *gr = &tf_rec_g.groups;
+    return gr->ngroups ? t->ctr_fd[gr->first[0]] : -1;
 }
 
-static void fill_group(tf_rec_thread *t, uint32_t g, const uint64_t *buf, size_t words,
-                       uint64_t *out)
+TF_HANDLER_CODE static void fill_group(tf_rec_thread *t, uint32_t g, const uint64_t *buf,
+                                       size_t words, uint64_t *out)
 {
-    uint32_t first = layout.first[g];
-    tf_counter_group_values(buf, words, layout.count[g], t->ctr_last + first, out + first);
+    const tf_counter_groups *gr = &tf_rec_g.groups;
+    uint32_t first = gr->first[g];
+    tf_counter_group_values(buf, words, gr->count[g], t->ctr_last + first, out + first);
 }
 
-void tf_counters_read(tf_rec_thread *t, uint64_t *out, const uint64_t *group0)
+TF_HANDLER_FIRST void tf_counters_read(tf_rec_thread *t, uint64_t *out, const uint64_t *group0)
 {
-    for (uint32_t g = 0; g < layout.ngroups; g++) {
+    const tf_counter_groups *gr = &tf_rec_g.groups;
+    for (uint32_t g = 0; g < gr->ngroups; g++) {
         if (g == 0 && group0) {
             fill_group(t, 0, group0, TF_GROUP_READ_WORDS, out);
             continue;
         }
         uint64_t buf[TF_GROUP_READ_WORDS];
-        int fd = t->ctr_fd[layout.first[g]];
+        int fd = t->ctr_fd[gr->first[g]];
         ssize_t got = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
         fill_group(t, g, got > 0 ? buf : NULL, got > 0 ? (size_t)got / sizeof buf[0] : 0, out);
     }

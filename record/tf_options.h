@@ -18,29 +18,32 @@ enum tf_fork_choice { TF_FORK_TRACE, TF_FORK_NONE };
 /* Memory sampling: the order of the names in the option table. */
 enum tf_mem_choice { TF_MEMS_AUTO, TF_MEMS_PEBS, TF_MEMS_IBS, TF_MEMS_SOFTWARE, TF_MEMS_NONE };
 
+/* The numbers first, the strings last: the sampling handler reads a few of
+ * the numbers (stats, unwind, stack_depth, jitter_pct), which then share a
+ * cache line with the recorder's other state (tf_rec of record/tf_rec.h). */
 typedef struct tf_options {
-    char     output[1024];     /* file name pattern: %p pid, %r rank, %h host, %e program */
     uint64_t period_ns;
     uint32_t jitter_pct;
     int      sampler;          /* enum tf_sampler_choice */
-    char     counters[1024];   /* comma-separated event names */
     int      unwind;           /* enum tf_unwind_choice */
     uint32_t stack_depth;
+    bool     stats;            /* report the sampling handler's cost at the end */
+    bool     autostart;
+    bool     mpi_calls;        /* libtracefold-mpi records MPI calls as events */
     uint64_t buffer_size;      /* bytes per thread */
     uint64_t flush_ns;
     int      signal;           /* 0: chosen at start */
     int      fork;             /* enum tf_fork_choice */
-    bool     autostart;
-    bool     stats;            /* report the sampling handler's cost at the end */
-    bool     mpi_calls;        /* libtracefold-mpi records MPI calls as events */
-    char     overflow[1024];   /* counter to sample on ("none": the task clock) */
     uint32_t overflow_period;  /* events between two overflow samples */
     int      mem_sampler;      /* enum tf_mem_choice */
     uint32_t ldlat;            /* PEBS load-latency threshold, cycles */
     uint32_t mem_period;       /* PEBS loads or stores between two samples */
-    char     pmu_sysfs[1024];  /* the kernel's PMU descriptions */
     uint64_t heap_threshold;   /* bytes; allocations from this size are objects, 0: none */
     uint32_t heap_stack_depth; /* frames per allocation call stack */
+    char     output[1024];     /* file name pattern: %p pid, %r rank, %h host, %e program */
+    char     counters[1024];   /* comma-separated event names */
+    char     overflow[1024];   /* counter to sample on ("none": the task clock) */
+    char     pmu_sysfs[1024];  /* the kernel's PMU descriptions */
 } tf_options;
 
 enum tf_option_type { TF_OPT_STRING, TF_OPT_DURATION, TF_OPT_SIZE, TF_OPT_UINT,

@@ -18,6 +18,19 @@
 #include "tf_session.h"
 
 #define TF_MAX_GROUPS 4
+
+/* Code the sampling handler runs.  At coarse periods every sample finds the
+ * handler's pages cold, and under virtualisation each cold page costs a
+ * two-dimensional page walk (bench/RESULTS.md, "Recorder"): GCC's hot
+ * attribute puts these functions in .text.hot, which the linker's default
+ * script gathers in one place, so that they share few pages; hidden ones are
+ * called directly rather than through the PLT and GOT (two more pages). */
+#define TF_HANDLER_CODE __attribute__((hot))
+#define TF_HANDLER_API  __attribute__((hot, visibility("hidden")))
+/* On the first of them in link order (tf_counters_read: tf_counters.c
+ * comes first of the files with handler code in record/Makefile.inc.am):
+ * a page boundary, so that all of them, under 4 KiB, lie on one page. */
+#define TF_HANDLER_FIRST __attribute__((hot, aligned(4096)))
 /* Handler cost histogram (TRACEFOLD_STATS): buckets of TF_COST_NS. */
 #define TF_COST_BUCKETS 512
 #define TF_COST_NS      25
@@ -25,6 +38,9 @@
 /* Frame rules learned from libunwind, per thread (tf_unwind.c): a hash
  * table of 8 KiB. */
 #define TF_FRAME_RULES_LOG2 9
+/* Frames of the last walk whose rules and stack words the next sample
+ * loads early (tf_unwind_prefetch). */
+#define TF_RULE_HINTS       8
 /* The stack-depth option's maximum (tf_options.c). */
 #define TF_STACK_DEPTH_MAX  128
 typedef struct tf_frame_rule {
@@ -35,52 +51,73 @@ typedef struct tf_frame_rule {
 } tf_frame_rule;
 
 /* Per-thread recorder state, reached through tf_self (initial-exec TLS, so
- * the signal handler can read it without calling into the dynamic loader). */
+ * the signal handler can read it without calling into the dynamic loader).
+ * The fields every sample reads come first, in the first cache lines; the
+ * cost histogram, of which a sample touches one word and only with
+ * TRACEFOLD_STATS, comes last. */
 typedef struct tf_rec_thread {
     tf_shm_buffer *buf;
-    size_t   buf_size;
-    uint32_t slot;                     /* index in the process's thread table */
-    uint64_t tid;
-    uint64_t user[TF_SESSION_MAX_USER];/* cumulative user counters */
-    int      ctr_fd[TF_SESSION_MAX_BASE]; /* counter descriptors, -1 when closed */
-    uint64_t ctr_last[TF_SESSION_MAX_BASE];/* last values read: they never go back */
-    volatile sig_atomic_t busy;        /* inside an event write: a nested one drops */
-    volatile sig_atomic_t unwinding;   /* tf_heap.c is in libunwind: the handler stays out */
-    int      sample_fd;                /* perf back end: the sampling event */
     void    *sample_ring;              /* perf back end: its mmap'ed ring buffer */
     size_t   sample_ring_size;
-    uint64_t nsamples;                 /* samples taken, for the period redraws */
-    timer_t  timer;                    /* posix back end */
-    bool     has_timer;
-    bool     sampling;                 /* the handler may record */
-    uintptr_t stack_lo, stack_hi;      /* for frame-pointer walks */
-    uint64_t rng;                      /* xorshift state for the period jitter */
-    uint32_t cost[TF_COST_BUCKETS];    /* TRACEFOLD_STATS: handler durations */
+    uint64_t sample_tail;              /* perf back end: the ring's data_tail, as last written */
     struct tf_mem_thread *mem;         /* memory sampling state (tf_memsample.h), or NULL */
+    int      sample_fd;                /* perf back end: the sampling event */
+    bool     sampling;                 /* the handler may record */
+    bool     has_timer;
+    volatile sig_atomic_t unwinding;   /* tf_heap.c is in libunwind: the handler stays out */
+    /* What the next sample will probably touch, to load it early: its
+     * slot of the sample ring, and the slots of t->rules and the stack
+     * words the last walk used, which the next sample of the same stack
+     * uses again (tf_unwind_prefetch). */
+    void    *slot_hint;
+    uint32_t nrule_hints, nstack_hints;
+    uint16_t rule_hint[TF_RULE_HINTS];
+    uint64_t stack_hint[TF_RULE_HINTS];
+    uintptr_t stack_lo, stack_hi;      /* for frame-pointer walks */
+    uint64_t nsamples;                 /* samples taken, for the period redraws */
+    uint64_t rng;                      /* xorshift state for the period jitter */
+    uint64_t ctr_last[TF_SESSION_MAX_BASE];/* last values read: they never go back */
+    uint64_t user[TF_SESSION_MAX_USER];/* cumulative user counters */
+    volatile sig_atomic_t busy;        /* inside an event write: a nested one drops */
+    uint32_t slot;                     /* index in the process's thread table */
+    uint64_t tid;
+    size_t   buf_size;
+    int      ctr_fd[TF_SESSION_MAX_BASE]; /* counter descriptors, -1 when closed */
+    timer_t  timer;                    /* posix back end */
     tf_frame_rule rules[1u << TF_FRAME_RULES_LOG2];   /* written by the handler only */
+    uint32_t cost[TF_COST_BUCKETS];    /* TRACEFOLD_STATS: handler durations */
 } tf_rec_thread;
 
 extern __thread tf_rec_thread *tf_self __attribute__((tls_model("initial-exec")));
 
 enum tf_rec_state { TF_REC_OFF = 0, TF_REC_ON = 1, TF_REC_DISABLED = 2 };
 
-/* Process-wide recorder state. */
+/* The shape of the counter groups (tf_counters.c), read by the handler. */
+typedef struct tf_counter_groups {
+    uint32_t first[TF_MAX_GROUPS], count[TF_MAX_GROUPS];
+    uint32_t ngroups;
+} tf_counter_groups;
+
+/* Process-wide recorder state.  What the sampling handler reads comes
+ * first, ahead of opt (whose numbers come first too), so that it spans a
+ * few cache lines of one page rather than five pages. */
 typedef struct tf_rec {
     _Atomic int state;                 /* enum tf_rec_state */
-    tf_options opt;
+    uint32_t nbase;                    /* base (hardware/software) counters */
     tf_shm_process *proc;
+    const struct tf_sampler_ops *sampler;
+    const struct tf_memsampler_ops *memsampler;   /* NULL: no memory sampling */
+    tf_counter_groups groups;
+    tf_options opt;
+    int      signal;                   /* sampling signal, 0 when not sampling */
+    uint64_t sample_period;            /* ns of CPU time, or events with overflow */
+    bool     overflow;                 /* sample on overflow_attr instead of the task clock */
     size_t   proc_size;
     char     session[PATH_MAX];
     char     proc_path[PATH_MAX];
-    int      signal;                   /* sampling signal, 0 when not sampling */
-    const struct tf_sampler_ops *sampler;
-    uint32_t nbase;                    /* base (hardware/software) counters */
-    uint64_t sample_period;            /* ns of CPU time, or events with overflow */
-    bool     overflow;                 /* sample on overflow_attr instead of the task clock */
     struct perf_event_attr overflow_attr;
     _Atomic uint64_t cost[TF_COST_BUCKETS];   /* merged from exited threads */
-    const struct tf_memsampler_ops *memsampler;   /* NULL: no memory sampling */
-} tf_rec;
+} __attribute__((aligned(64))) tf_rec;
 
 extern tf_rec tf_rec_g;
 
@@ -91,6 +128,9 @@ typedef struct tf_sampler_ops {
     int  (*start)(tf_rec_thread *t, int sig, uint64_t period_ns, tf_error *err);
     /* From the handler: sets the next period (jitter).  Async-signal-safe. */
     void (*rearm)(tf_rec_thread *t, uint64_t period_ns);
+    /* From the handler, before group_read: starts loading what it will
+     * read.  May be NULL. */
+    void (*prefetch)(const tf_rec_thread *t);
     /* From the handler: whether this signal came from our source. */
     bool (*owns)(const tf_rec_thread *t, const siginfo_t *si);
     /* From the handler: the counter group 0 values the kernel recorded with
@@ -141,20 +181,25 @@ void tf_object_end(tf_rec_thread *t, uint8_t kind, uint64_t lo);
 int  tf_sampling_setup(tf_error *err);            /* choose back end and signal */
 void tf_sampling_thread_start(tf_rec_thread *t);
 void tf_sampling_thread_stop(tf_rec_thread *t);
-uint64_t tf_jittered_period(tf_rec_thread *t);
+TF_HANDLER_API uint64_t tf_jittered_period(tf_rec_thread *t);
 
 /* tf_unwind.c: call stacks (option unwind). */
-uint64_t tf_context_ip(const ucontext_t *uc);
+TF_HANDLER_API uint64_t tf_context_ip(const ucontext_t *uc);
 /* The sample's stack from its signal context, innermost first, at most
  * depth frames.  Async-signal-safe. */
-uint32_t tf_unwind_sample(tf_rec_thread *t, ucontext_t *uc, uint64_t *frames, uint32_t depth);
+TF_HANDLER_API uint32_t tf_unwind_sample(tf_rec_thread *t, ucontext_t *uc, uint64_t *frames,
+                                        uint32_t depth);
+/* From the handler, early: starts loading the rules and the stack lines
+ * tf_unwind_sample will probably read. */
+TF_HANDLER_API void tf_unwind_prefetch(const tf_rec_thread *t, const ucontext_t *uc);
 /* Once, before sampling starts. */
 void tf_unwind_setup(void);
 /* Outside signal context, before the thread's sampling starts. */
 void tf_unwind_thread_start(tf_rec_thread *t);
 /* Return addresses of the frame-pointer chain from frame fp, checked to lie
  * inside t's stack and to move up it.  Async-signal-safe. */
-uint32_t tf_fp_chain(const tf_rec_thread *t, uintptr_t fp, uint64_t *frames, uint32_t depth);
+TF_HANDLER_API uint32_t tf_fp_chain(const tf_rec_thread *t, uintptr_t fp, uint64_t *frames,
+                                   uint32_t depth);
 
 /* The sampling period is redrawn (jitter) every this many samples: changing
  * it costs a system call that reprograms a timer, several microseconds
@@ -172,7 +217,7 @@ int  tf_counters_encode(const char *name, struct perf_event_attr *a);
 int  tf_counters_group0_fd(const tf_rec_thread *t);
 /* Reads the base counters into out[0..nbase); group 0 from group0 when not
  * NULL (a sample's group read), else by read(2).  Async-signal-safe. */
-void tf_counters_read(tf_rec_thread *t, uint64_t *out, const uint64_t *group0);
+TF_HANDLER_API void tf_counters_read(tf_rec_thread *t, uint64_t *out, const uint64_t *group0);
 void tf_counters_close(tf_rec_thread *t);
 
 /* tf_thread.c */

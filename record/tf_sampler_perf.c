@@ -73,20 +73,24 @@ static int perf_start(tf_rec_thread *t, int sig, uint64_t period, tf_error *err)
     t->sample_fd = fd;
     t->sample_ring = ring == MAP_FAILED ? NULL : ring;
     t->sample_ring_size = size;
+    t->sample_tail = 0;
     return 0;
 }
 
 /* Copies n bytes at ring offset pos, wrapping at the end of the data area
- * (whose size is a power of two).  n <= size. */
-static void ring_copy(const char *data, uint64_t size, uint64_t pos, void *dst, size_t n)
+ * (whose size is a power of two).  Records and their positions are
+ * multiples of 8 bytes (perf_event_open(2), "MMAP layout"), so it copies
+ * words; the volatile loads of the kernel's buffer also keep the compiler
+ * from calling memcpy, a cold page of libc at every sample. */
+TF_HANDLER_CODE static void ring_copy(const char *data, uint64_t size, uint64_t pos,
+                                      uint64_t *dst, size_t n)
 {
-    size_t off = (size_t)(pos & (size - 1));
-    size_t first = n < size - off ? n : (size_t)(size - off);
-    memcpy(dst, data + off, first);
-    memcpy((char *)dst + first, data, n - first);
+    for (size_t i = 0; i < n / 8; i++)
+        dst[i] = *(const volatile uint64_t *)(data + ((pos + 8 * i) & (size - 1)));
 }
 
-static const uint64_t *perf_group_read(tf_rec_thread *t, uint64_t *scratch, size_t words)
+TF_HANDLER_CODE static const uint64_t *perf_group_read(tf_rec_thread *t, uint64_t *scratch,
+                                                       size_t words)
 {
     struct perf_event_mmap_page *pg = t->sample_ring;
     if (!pg)
@@ -99,8 +103,12 @@ static const uint64_t *perf_group_read(tf_rec_thread *t, uint64_t *scratch, size
     uint64_t size = pg->data_size;
     const uint64_t *last = NULL;
     while (tail < head) {
-        struct perf_event_header h;
-        ring_copy(data, size, tail, &h, sizeof h);
+        union {
+            struct perf_event_header h;
+            uint64_t word;
+        } u;
+        ring_copy(data, size, tail, &u.word, sizeof u.word);
+        struct perf_event_header h = u.h;
         if (h.size < sizeof h)
             break;
         size_t body = h.size - sizeof h;
@@ -112,17 +120,30 @@ static const uint64_t *perf_group_read(tf_rec_thread *t, uint64_t *scratch, size
     }
     /* Everything is consumed: the kernel may reuse the space. */
     __atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+    t->sample_tail = head;
     return last;
 }
 
-static void perf_rearm(tf_rec_thread *t, uint64_t period)
+TF_HANDLER_CODE static void perf_prefetch(const tf_rec_thread *t)
+{
+    const char *pg = t->sample_ring;
+    if (!pg)
+        return;
+    /* The header's data_head, and the next record, which starts where the
+     * last read ended: the handler need not wait for the header to know. */
+    size_t page = t->sample_ring_size / (1 + RING_DATA_PAGES);
+    __builtin_prefetch(&((const struct perf_event_mmap_page *)pg)->data_head);
+    __builtin_prefetch(pg + page + (t->sample_tail & (RING_DATA_PAGES * page - 1)));
+}
+
+TF_HANDLER_CODE static void perf_rearm(tf_rec_thread *t, uint64_t period)
 {
     /* Takes effect at the next overflow (for the task clock, the next
      * hrtimer expiry: kernel perf_swevent_hrtimer). */
     ioctl(t->sample_fd, PERF_EVENT_IOC_PERIOD, &period);
 }
 
-static bool perf_owns(const tf_rec_thread *t, const siginfo_t *si)
+TF_HANDLER_CODE static bool perf_owns(const tf_rec_thread *t, const siginfo_t *si)
 {
     return t->sample_fd >= 0 && si->si_fd == t->sample_fd;
 }
@@ -143,6 +164,7 @@ const tf_sampler_ops tf_sampler_perf = {
     .name = "perf",
     .start = perf_start,
     .rearm = perf_rearm,
+    .prefetch = perf_prefetch,
     .owns = perf_owns,
     .group_read = perf_group_read,
     .stop = perf_stop,

@@ -14,7 +14,7 @@
 
 #include "tf_rec.h"
 
-static void set_period(tf_rec_thread *t, uint64_t period_ns)
+TF_HANDLER_CODE static void set_period(tf_rec_thread *t, uint64_t period_ns)
 {
     struct itimerspec its;
     memset(&its, 0, sizeof its);
@@ -39,12 +39,13 @@ static int posix_start(tf_rec_thread *t, int sig, uint64_t period_ns, tf_error *
     return 0;
 }
 
-static bool posix_owns(const tf_rec_thread *t, const siginfo_t *si)
+TF_HANDLER_CODE static bool posix_owns(const tf_rec_thread *t, const siginfo_t *si)
 {
     return t->has_timer && si->si_code == SI_TIMER && si->si_value.sival_ptr == t;
 }
 
-static const uint64_t *posix_group_read(tf_rec_thread *t, uint64_t *scratch, size_t words)
+TF_HANDLER_CODE static const uint64_t *posix_group_read(tf_rec_thread *t, uint64_t *scratch,
+                                                        size_t words)
 {
     return NULL;
 }

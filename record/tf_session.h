@@ -192,6 +192,14 @@ static inline void *tf_ring_reserve(tf_shm_ring *r)
     return tf_ring_slot(r, head);
 }
 
+/* Producer: starts loading what tf_ring_reserve and tf_ring_commit touch
+ * (head, and the line of nslots, slot_size and offset). */
+static inline void tf_ring_prefetch(tf_shm_ring *r)
+{
+    __builtin_prefetch(&r->head, 1);
+    __builtin_prefetch(&r->offset);
+}
+
 static inline void tf_ring_commit(tf_shm_ring *r)
 {
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);

@@ -89,8 +89,8 @@ uint32_t tf_fp_chain(const tf_rec_thread *t, uintptr_t fp, uint64_t *frames, uin
     return n;
 }
 
-static uint32_t walk_frame_pointers(const tf_rec_thread *t, const ucontext_t *uc,
-                                    uint64_t *frames, uint32_t depth)
+TF_HANDLER_CODE static uint32_t walk_frame_pointers(const tf_rec_thread *t, const ucontext_t *uc,
+                                                    uint64_t *frames, uint32_t depth)
 {
     frames[0] = tf_context_ip(uc);
 #if defined(__x86_64__)
@@ -131,12 +131,12 @@ static uint32_t walk_backtrace(const ucontext_t *uc, uint64_t *frames, uint32_t 
 #define RULE_PROBES 8
 #define RULE_MASK   ((1u << TF_FRAME_RULES_LOG2) - 1)
 
-static uint32_t rule_hash(uint64_t key)
+TF_HANDLER_CODE static uint32_t rule_hash(uint64_t key)
 {
     return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - TF_FRAME_RULES_LOG2));
 }
 
-static const tf_frame_rule *rule_find(const tf_rec_thread *t, uint64_t key)
+TF_HANDLER_CODE static const tf_frame_rule *rule_find(const tf_rec_thread *t, uint64_t key)
 {
     uint32_t h = rule_hash(key);
     for (uint32_t i = 0; i < RULE_PROBES; i++) {
@@ -166,12 +166,12 @@ static void rule_store(tf_rec_thread *t, const tf_frame_rule *r)
 
 /* Whether the 8 bytes at addr lie on the thread's stack (never, when its
  * bounds are unknown: both 0). */
-static bool on_stack(const tf_rec_thread *t, uint64_t addr)
+TF_HANDLER_CODE static bool on_stack(const tf_rec_thread *t, uint64_t addr)
 {
     return addr >= t->stack_lo && addr < t->stack_hi && t->stack_hi - addr >= 8 && !(addr & 7);
 }
 
-static uint64_t load(uint64_t addr)
+TF_HANDLER_CODE static uint64_t load(uint64_t addr)
 {
     return *(const uint64_t *)(uintptr_t)addr;
 }
@@ -269,19 +269,23 @@ static uint32_t walk_learning(tf_rec_thread *t, ucontext_t *uc, int flags, uint6
 enum { WALK_DONE, WALK_MISS, WALK_LIBUNWIND };
 
 /* The stack from the interrupted registers with the rules alone. */
-static int walk_rules(tf_rec_thread *t, const ucontext_t *uc, uint64_t *frames, uint32_t depth,
-                      uint32_t *n)
+TF_HANDLER_CODE static int walk_rules(tf_rec_thread *t, const ucontext_t *uc, uint64_t *frames,
+                                      uint32_t depth, uint32_t *n)
 {
     uint64_t ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
     uint64_t rsp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
     uint64_t rbp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
     uint64_t key = ip;
     *n = 0;
+    t->nrule_hints = 0;
+    t->nstack_hints = 0;
     while (*n < depth) {
         frames[(*n)++] = ip;
         const tf_frame_rule *r = rule_find(t, key);
         if (!r)
             return WALK_MISS;
+        if (*n > 1 && t->nrule_hints < TF_RULE_HINTS)    /* frame 0's comes from the IP */
+            t->rule_hint[t->nrule_hints++] = (uint16_t)(r - t->rules);
         if (r->kind == RULE_LAST)
             return WALK_DONE;
         if (r->kind == RULE_LIBUNWIND)
@@ -295,6 +299,8 @@ static int walk_rules(tf_rec_thread *t, const ucontext_t *uc, uint64_t *frames, 
                 return WALK_LIBUNWIND;
             rbp = load(slot);
         }
+        if (t->nstack_hints < TF_RULE_HINTS)
+            t->stack_hint[t->nstack_hints++] = cfa - 8;
         ip = load(cfa - 8);
         rsp = cfa;
         if (!ip)
@@ -304,7 +310,8 @@ static int walk_rules(tf_rec_thread *t, const ucontext_t *uc, uint64_t *frames, 
     return WALK_DONE;
 }
 
-static uint32_t walk_cached(tf_rec_thread *t, ucontext_t *uc, uint64_t *frames, uint32_t depth)
+TF_HANDLER_CODE static uint32_t walk_cached(tf_rec_thread *t, ucontext_t *uc, uint64_t *frames,
+                                            uint32_t depth)
 {
     uint32_t n;
     int how = walk_rules(t, uc, frames, depth, &n);
@@ -320,6 +327,26 @@ static uint32_t walk_cached(tf_rec_thread *t, ucontext_t *uc, uint64_t *frames, 
 }
 
 #endif
+
+void tf_unwind_prefetch(const tf_rec_thread *t, const ucontext_t *uc)
+{
+#if defined(__x86_64__)
+    if (tf_rec_g.opt.unwind != TF_UNWIND_LIBUNWIND || !tf_rec_g.opt.stack_depth)
+        return;
+    /* The interrupted address's rule, and the rules and stack words the
+     * last walk used: most samples of a program share their callers with
+     * the one before, and each frame's rule and return address would
+     * otherwise be cache misses that wait for the frame below. */
+    __builtin_prefetch(&t->rules[rule_hash((uint64_t)uc->uc_mcontext.gregs[REG_RIP])]);
+    for (uint32_t i = 0; i < t->nrule_hints; i++)
+        __builtin_prefetch(&t->rules[t->rule_hint[i]]);
+    for (uint32_t i = 0; i < t->nstack_hints; i++)
+        __builtin_prefetch((const void *)(uintptr_t)t->stack_hint[i]);
+#else
+    (void)t;
+    (void)uc;
+#endif
+}
 
 uint32_t tf_unwind_sample(tf_rec_thread *t, ucontext_t *uc, uint64_t *frames, uint32_t depth)
 {
