@@ -346,13 +346,14 @@ static void *write_side(void *arg)
 struct synthetic_end {
     tf_cli_synthetic *synthetic;
     const tf_analysis_set *analyses;
+    unsigned threads;
 };
 
 static void *finish_synthetic(void *arg)
 {
     const struct synthetic_end *e = arg;
     tf_error err = {0};
-    if (e->synthetic && tf_cli_synthetic_end(e->synthetic, e->analyses, &err) < 0)
+    if (e->synthetic && tf_cli_synthetic_end(e->synthetic, e->analyses, e->threads, &err) < 0)
         tf_msg_warn("no folded.prv: %s", err.msg);
     return NULL;
 }
@@ -398,7 +399,7 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
         rc = side.rc;
         *err = side.err;
     }
-    struct synthetic_end end = { side.synthetic, &analyses };
+    struct synthetic_end end = { side.synthetic, &analyses, threads };
     other = rc == 0 && side.synthetic && threads > 1 &&
             pthread_create(&thread, NULL, finish_synthetic, &end) == 0;
     if (rc == 0)

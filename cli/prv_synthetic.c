@@ -9,6 +9,8 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +76,6 @@ struct tf_cli_synthetic {
     tf_prv_index   *site_index;
     uint64_t       *site_values;   /* [2 × sites]: routine, line */
     size_t          capsites;
-    tf_prv_pairs    ps;           /* the pairs of the record being built */
     tf_prv_objects  objects;      /* of the folded trace */
     synth_rec      *recs;         /* every thread's points' records */
 };
@@ -331,35 +332,39 @@ static int build_phases(synth *sy, synth_thread *st, uint32_t thread, tf_error *
     return rc < 0 ? rc : 0;
 }
 
-static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
+/* The Paraver record of r into *rec, its pairs appended to ps (rec->pairs
+ * left to the caller: ps may move as it grows): 1, or 0 for a record
+ * without pairs, not to be written. */
+static int build_record(synth *sy, const synth_rec *r, tf_prv_record *rec, tf_prv_pairs *ps,
+                        tf_error *err)
 {
     synth_thread *st = &sy->th[r->thread];
     const tf_fold_group *g = st->group;
     const tf_fold_region *reg = st->region;
     tf_prv_object obj = {r->thread + 1, 1, 1, r->thread + 1};
-    tf_prv_record rec = {.kind = TF_PRV_EVENT, .obj = obj, .time = r->time};
+    *rec = (tf_prv_record){.kind = TF_PRV_EVENT, .obj = obj, .time = r->time};
+    size_t first = ps->n;
     int rc = 0;
-    sy->ps.n = 0;
     switch (r->kind) {
     case SYN_STATE:
-        rec.kind = TF_PRV_STATE;
-        rec.end = (uint64_t)llround(st->duration);
-        rec.state = 1;
-        return tf_prv_write(sy->w, &rec, err);
+        rec->kind = TF_PRV_STATE;
+        rec->end = (uint64_t)llround(st->duration);
+        rec->state = 1;
+        return 1;
     case SYN_PHASE: {
         uint32_t ph = r->index;
         if (ph < st->nphases) {
-            rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE, (uint64_t)r->thread * 1000 + ph + 1, err);
+            rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PHASE, (uint64_t)r->thread * 1000 + ph + 1, err);
             if (rc == 0)
-                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE_ROUTINE, st->phase_fn[ph], err);
+                rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PHASE_ROUTINE, st->phase_fn[ph], err);
             if (rc == 0)
-                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE_LINE, st->phase_line[ph], err);
+                rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PHASE_LINE, st->phase_line[ph], err);
         } else {
-            rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE, 0, err);
+            rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PHASE, 0, err);
             if (rc == 0)
-                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE_ROUTINE, 0, err);
+                rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PHASE_ROUTINE, 0, err);
             if (rc == 0)
-                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PHASE_LINE, 0, err);
+                rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PHASE_LINE, 0, err);
         }
         break;
     }
@@ -375,14 +380,14 @@ static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
             uint64_t inc = target > st->carry_total[c] ? target - st->carry_total[c] : 0;
             st->carry_total[c] += inc;
             if (j > 0)
-                rc = tf_prv_pairs_add(&sy->ps, st->ctype[c], inc, err);
+                rc = tf_prv_pairs_add(ps, st->ctype[c], inc, err);
             if (rc == 0)
-                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_RATE + c, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
+                rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_RATE + c, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
             if (rc == 0 && g->ratio)
-                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_PER_INS + c, fixed(g->ratio[(size_t)c * g->grid + j], 1e6), err);
+                rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PER_INS + c, fixed(g->ratio[(size_t)c * g->grid + j], 1e6), err);
             /* The instructions rate again under one fixed type, for the MIPS view. */
             if (rc == 0 && (int32_t)c == g->instructions)
-                rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_MIPS, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
+                rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_MIPS, fixed(g->rate[(size_t)c * g->grid + j], 1e-3), err);
         }
         break;
     }
@@ -392,25 +397,24 @@ static int emit_record(synth *sy, const synth_rec *r, tf_error *err)
         uint32_t proc = reg->instances[r->instance].proc;
         uint64_t fn, line;
         if ((rc = site_of(sy, proc, r->ip, &fn, &line, err)) < 0 ||
-            (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
-            (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLED_LINE, line, err)) < 0 ||
-            (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_FOLD_INSTANCE, (uint64_t)r->instance + 1, err)) < 0)
+            (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
+            (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLED_LINE, line, err)) < 0 ||
+            (rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_INSTANCE, (uint64_t)r->instance + 1, err)) < 0)
             return rc;
-        if (r->ip && (rc = tf_prv_pairs_add(&sy->ps, TF_PRV_SAMPLE_IP, r->ip, err)) < 0)
+        if (r->ip && (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLE_IP, r->ip, err)) < 0)
             return rc;
         if (r->sample_kind != TF_SAMPLE_TIMER) {
             tf_sample m = {.addr = p->addr[i], .weight = p->weight[i], .kind = r->sample_kind,
                            .level = p->level[i]};
-            rc = tf_prv_pairs_memory(&sy->ps, &m, sy->tr ? tf_prv_objects_find(&sy->objects, proc, p->addr[i], TF_NOTIME) : 0, err);
+            rc = tf_prv_pairs_memory(ps, &m, sy->tr ? tf_prv_objects_find(&sy->objects, proc, p->addr[i], TF_NOTIME) : 0, err);
         }
         break;
     }
     }
-    if (rc < 0 || sy->ps.n == 0)
+    if (rc < 0)
         return rc;
-    rec.npairs = sy->ps.n;
-    rec.pairs = sy->ps.p;
-    return tf_prv_write(sy->w, &rec, err);
+    rec->npairs = ps->n - first;
+    return rec->npairs > 0;
 }
 
 static int cmp_synth_rec(const void *a, const void *b)
@@ -568,13 +572,101 @@ static const synth_rec *next_of(const synth_thread *st, size_t a, size_t i)
     return i < n ? &st->points[i] : NULL;
 }
 
+/* Records built and not yet written: a batch of them with their pairs. */
+#define WRITE_BATCH 8192
+
+typedef struct write_batch {
+    tf_prv_record rec[WRITE_BATCH];
+    size_t        first[WRITE_BATCH];   /* each record's first pair */
+    tf_prv_pairs  pairs;
+    size_t        n;
+    bool          full;                 /* built, not yet written */
+} write_batch;
+
+/* With threads, the records are built on one thread (the sites, phases and
+ * counter increments, in order) and written on another (formatting, and
+ * the kernel's copy into the page cache), two batches in turn, so that the
+ * writer's state and the builder's stay each on its own thread. */
+typedef struct write_pipe {
+    pthread_mutex_t lock;
+    pthread_cond_t  changed;
+    write_batch    *b;                  /* [2] */
+    bool            end;                /* no more batches */
+    bool            failed;             /* the writer failed: build no more */
+    tf_prv_writer  *w;
+    int             rc;
+    tf_error        err;
+} write_pipe;
+
+static int write_batch_records(tf_prv_writer *w, write_batch *b, tf_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < b->n && rc == 0; i++) {
+        b->rec[i].pairs = b->pairs.p + b->first[i];
+        rc = tf_prv_write(w, &b->rec[i], err);
+    }
+    b->n = 0;
+    b->pairs.n = 0;
+    return rc;
+}
+
+static void *batch_writer(void *arg)
+{
+    write_pipe *wp = arg;
+    for (unsigned k = 0;; k ^= 1) {
+        pthread_mutex_lock(&wp->lock);
+        while (!wp->b[k].full && !wp->end)
+            pthread_cond_wait(&wp->changed, &wp->lock);
+        bool full = wp->b[k].full;
+        pthread_mutex_unlock(&wp->lock);
+        if (!full)
+            return NULL;
+        int rc = wp->rc == 0 ? write_batch_records(wp->w, &wp->b[k], &wp->err) : 0;
+        pthread_mutex_lock(&wp->lock);
+        if (rc < 0) {
+            wp->rc = rc;
+            wp->failed = true;
+        }
+        wp->b[k].n = 0;
+        wp->b[k].pairs.n = 0;
+        wp->b[k].full = false;
+        pthread_cond_broadcast(&wp->changed);
+        pthread_mutex_unlock(&wp->lock);
+    }
+}
+
+/* Hands batch k over to the writer (piped) and waits for the other batch to
+ * be free: 1 when the writer failed (its error in the pipe); or writes the
+ * batch here: 0 or the error. */
+static int flush_batch(synth *sy, write_pipe *wp, unsigned k, bool piped, tf_error *err)
+{
+    if (!piped)
+        return write_batch_records(sy->w, &wp->b[0], err);
+    pthread_mutex_lock(&wp->lock);
+    wp->b[k].full = true;
+    pthread_cond_broadcast(&wp->changed);
+    while (wp->b[k ^ 1].full && !wp->failed)
+        pthread_cond_wait(&wp->changed, &wp->lock);
+    bool failed = wp->failed;
+    pthread_mutex_unlock(&wp->lock);
+    return failed;
+}
+
 /* Emits every thread's records, merged by time, then thread: a handful of
  * threads. */
-static int emit_merged(synth *sy, tf_error *err)
+static int emit_merged(synth *sy, unsigned threads, tf_error *err)
 {
     size_t *small = calloc(2 * (size_t)sy->nth, sizeof *small), *point = small + sy->nth;
-    if (!small)
+    write_pipe wp = { .lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER,
+                      .b = calloc(2, sizeof *wp.b), .w = sy->w };
+    if (!small || !wp.b) {
+        free(small);
+        free(wp.b);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    }
+    pthread_t thread;
+    bool piped = threads > 1 && pthread_create(&thread, NULL, batch_writer, &wp) == 0;
+    unsigned k = 0;
     int rc = 0;
     for (;;) {
         uint32_t best = sy->nth;
@@ -586,14 +678,43 @@ static int emit_merged(synth *sy, tf_error *err)
                 next = r;
             }
         }
-        if (!next || rc < 0)
+        if (!next)
             break;
-        rc = emit_record(sy, next, err);
+        write_batch *b = &wp.b[piped ? k : 0];
+        size_t first = b->pairs.n;
+        int built = build_record(sy, next, &b->rec[b->n], &b->pairs, err);
+        if (built < 0) {
+            rc = built;
+            break;
+        }
+        if (built)
+            b->first[b->n++] = first;
         if (next->kind == SYN_POINT)
             point[best]++;
         else
             small[best]++;
+        if (b->n == WRITE_BATCH) {
+            if ((rc = flush_batch(sy, &wp, k, piped, err)) != 0)
+                break;
+            k ^= 1;
+        }
     }
+    if (rc == 0 && wp.b[piped ? k : 0].n)
+        rc = flush_batch(sy, &wp, k, piped, err);
+    if (piped) {
+        pthread_mutex_lock(&wp.lock);
+        wp.end = true;
+        pthread_cond_broadcast(&wp.changed);
+        pthread_mutex_unlock(&wp.lock);
+        pthread_join(thread, NULL);
+        if (wp.rc < 0 && rc >= 0) {
+            rc = wp.rc;
+            *err = wp.err;
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        tf_prv_pairs_free(&wp.b[i].pairs);
+    free(wp.b);
     free(small);
     return rc;
 }
@@ -721,7 +842,7 @@ static int synth_prepare(synth *sy, const char *out, tf_error *err)
 
 /* The rest: the sites named, the phases, every record in time order, and
  * the files closed into place. */
-static int synth_finish(synth *sy, tf_error *err)
+static int synth_finish(synth *sy, unsigned threads, tf_error *err)
 {
     int rc = 0;
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)
@@ -730,7 +851,7 @@ static int synth_finish(synth *sy, tf_error *err)
         if ((rc = build_phases(sy, &sy->th[t], t, err)) == 0)
             rc = thread_small(&sy->th[t], t, err);
     if (rc == 0)
-        rc = emit_merged(sy, err);
+        rc = emit_merged(sy, threads, err);
     if (rc == 0)
         rc = synth_values(sy, err);
     if (rc == 0) {
@@ -765,7 +886,6 @@ static void synth_free(synth *sy)
     free(sy->recs);
     tf_prv_objects_free(&sy->objects);
     tf_h5_close(sy->file);
-    tf_prv_pairs_free(&sy->ps);
     tf_cli_symbols_free(&sy->sym);
     tf_cli_close_trace(sy->opened);
     tf_fold_result_free(sy->loaded);
@@ -812,12 +932,13 @@ int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
     return 0;
 }
 
-int tf_cli_synthetic_end(tf_cli_synthetic *sy, const tf_analysis_set *analyses, tf_error *err)
+int tf_cli_synthetic_end(tf_cli_synthetic *sy, const tf_analysis_set *analyses, unsigned threads,
+                         tf_error *err)
 {
     sy->analyses = analyses;
     int rc = analyses ? 0 : tf_h5_file_open(sy->fold_h5, false, &sy->file, err);
     if (rc == 0)
-        rc = synth_finish(sy, err);
+        rc = synth_finish(sy, threads, err);
     synth_free(sy);
     return rc;
 }

@@ -27,8 +27,11 @@ int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
 
 /* Finishes it, its phases from analyses (res's analyses in memory; NULL
  * reads them from fold_h5, an HDF5 call), and frees sy.  With analyses it
- * makes no HDF5 call; it looks symbols up (libdw). */
-int tf_cli_synthetic_end(tf_cli_synthetic *sy, const tf_analysis_set *analyses, tf_error *err);
+ * makes no HDF5 call; it looks symbols up (libdw).  threads > 1: the
+ * records are written on a thread of its own while this one builds the
+ * next (the files are the same). */
+int tf_cli_synthetic_end(tf_cli_synthetic *sy, const tf_analysis_set *analyses, unsigned threads,
+                         tf_error *err);
 
 /* Drops a begun trace: removes its temporary files and frees sy. */
 void tf_cli_synthetic_abort(tf_cli_synthetic *sy);

@@ -2,7 +2,8 @@
 /* Writer of Paraver traces: NAME.prv (or NAME.prv.gz), NAME.pcf, NAME.row.
  * Records must come in global time order (the writer refuses others), so
  * every trace written is time-sorted; the header's end time is the last
- * time seen.  Files appear under their names only when complete. */
+ * time seen.  Files appear under their names only when complete.  A writer
+ * is used by one thread at a time (its stream is written unlocked). */
 #ifndef TF_PRV_WRITER_H
 #define TF_PRV_WRITER_H
 
