@@ -24,6 +24,7 @@
 #include "prv_synthetic.h"
 #include "prv_types.h"
 #include "prv_writer.h"
+#include "tf_handoff.h"
 
 /* One record of the synthetic trace, generated in order once sorted.  A
  * point's kind, instance and address are copied into it, so that writing in
@@ -580,7 +581,6 @@ typedef struct write_batch {
     size_t        first[WRITE_BATCH];   /* each record's first pair */
     tf_prv_pairs  pairs;
     size_t        n;
-    bool          full;                 /* built, not yet written */
 } write_batch;
 
 /* With threads, the records are built on one thread (the sites, phases and
@@ -588,16 +588,14 @@ typedef struct write_batch {
  * the kernel's copy into the page cache), two batches in turn, so that the
  * writer's state and the builder's stay each on its own thread. */
 typedef struct write_pipe {
-    pthread_mutex_t lock;
-    pthread_cond_t  changed;
-    write_batch    *b;                  /* [2] */
-    bool            end;                /* no more batches */
-    bool            failed;             /* the writer failed: build no more */
-    tf_prv_writer  *w;
-    int             rc;
-    tf_error        err;
+    tf_handoff     h;
+    write_batch   *b;                   /* [2] */
+    tf_prv_writer *w;
+    int            rc;                  /* the writer's, with err */
+    tf_error       err;
 } write_pipe;
 
+/* Writes batch b's records and empties it. */
 static int write_batch_records(tf_prv_writer *w, write_batch *b, tf_error *err)
 {
     int rc = 0;
@@ -613,43 +611,23 @@ static int write_batch_records(tf_prv_writer *w, write_batch *b, tf_error *err)
 static void *batch_writer(void *arg)
 {
     write_pipe *wp = arg;
-    for (unsigned k = 0;; k ^= 1) {
-        pthread_mutex_lock(&wp->lock);
-        while (!wp->b[k].full && !wp->end)
-            pthread_cond_wait(&wp->changed, &wp->lock);
-        bool full = wp->b[k].full;
-        pthread_mutex_unlock(&wp->lock);
-        if (!full)
-            return NULL;
-        int rc = wp->rc == 0 ? write_batch_records(wp->w, &wp->b[k], &wp->err) : 0;
-        pthread_mutex_lock(&wp->lock);
-        if (rc < 0) {
-            wp->rc = rc;
-            wp->failed = true;
-        }
-        wp->b[k].n = 0;
-        wp->b[k].pairs.n = 0;
-        wp->b[k].full = false;
-        pthread_cond_broadcast(&wp->changed);
-        pthread_mutex_unlock(&wp->lock);
+    for (unsigned k = 0; tf_handoff_take(&wp->h, k); k ^= 1) {
+        if (wp->rc == 0)
+            wp->rc = write_batch_records(wp->w, &wp->b[k], &wp->err);
+        tf_handoff_release(&wp->h, k, wp->rc < 0);
     }
+    return NULL;
 }
 
-/* Hands batch k over to the writer (piped) and waits for the other batch to
- * be free: 1 when the writer failed (its error in the pipe); or writes the
- * batch here: 0 or the error. */
-static int flush_batch(synth *sy, write_pipe *wp, unsigned k, bool piped, tf_error *err)
+/* Batch k is built: handed over to the writer, waiting for the other batch
+ * to be empty (1 when the writer failed: its error in the pipe), or written
+ * here (0 or the error). */
+static int flush_batch(write_pipe *wp, unsigned k, bool piped, tf_error *err)
 {
     if (!piped)
-        return write_batch_records(sy->w, &wp->b[0], err);
-    pthread_mutex_lock(&wp->lock);
-    wp->b[k].full = true;
-    pthread_cond_broadcast(&wp->changed);
-    while (wp->b[k ^ 1].full && !wp->failed)
-        pthread_cond_wait(&wp->changed, &wp->lock);
-    bool failed = wp->failed;
-    pthread_mutex_unlock(&wp->lock);
-    return failed;
+        return write_batch_records(wp->w, &wp->b[0], err);
+    tf_handoff_put(&wp->h, k);
+    return !tf_handoff_wait_empty(&wp->h, k ^ 1);
 }
 
 /* Emits every thread's records, merged by time, then thread: a handful of
@@ -657,13 +635,13 @@ static int flush_batch(synth *sy, write_pipe *wp, unsigned k, bool piped, tf_err
 static int emit_merged(synth *sy, unsigned threads, tf_error *err)
 {
     size_t *small = calloc(2 * (size_t)sy->nth, sizeof *small), *point = small + sy->nth;
-    write_pipe wp = { .lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER,
-                      .b = calloc(2, sizeof *wp.b), .w = sy->w };
+    write_pipe wp = { .b = calloc(2, sizeof *wp.b), .w = sy->w };
     if (!small || !wp.b) {
         free(small);
         free(wp.b);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
     }
+    tf_handoff_init(&wp.h);
     pthread_t thread;
     bool piped = threads > 1 && pthread_create(&thread, NULL, batch_writer, &wp) == 0;
     unsigned k = 0;
@@ -694,24 +672,22 @@ static int emit_merged(synth *sy, unsigned threads, tf_error *err)
         else
             small[best]++;
         if (b->n == WRITE_BATCH) {
-            if ((rc = flush_batch(sy, &wp, k, piped, err)) != 0)
+            if ((rc = flush_batch(&wp, k, piped, err)) != 0)
                 break;
             k ^= 1;
         }
     }
     if (rc == 0 && wp.b[piped ? k : 0].n)
-        rc = flush_batch(sy, &wp, k, piped, err);
+        rc = flush_batch(&wp, k, piped, err);
     if (piped) {
-        pthread_mutex_lock(&wp.lock);
-        wp.end = true;
-        pthread_cond_broadcast(&wp.changed);
-        pthread_mutex_unlock(&wp.lock);
+        tf_handoff_end(&wp.h);
         pthread_join(thread, NULL);
         if (wp.rc < 0 && rc >= 0) {
             rc = wp.rc;
             *err = wp.err;
         }
     }
+    tf_handoff_destroy(&wp.h);
     for (int i = 0; i < 2; i++)
         tf_prv_pairs_free(&wp.b[i].pairs);
     free(wp.b);

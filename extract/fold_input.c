@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tf_handoff.h"
+
 /* Samples per tf_samples_read call: large enough to amortise the HDF5
  * hyperslab reads, small enough to stay in cache-friendly buffers. */
 #define BATCH 32768
@@ -195,7 +197,6 @@ struct batch {
     tf_sample *samples;
     uint64_t  *values;
     size_t     n;
-    bool       full;          /* read, not yet filed */
 };
 
 /* Files a batch's samples into points: the instance cursor *at moves with
@@ -216,36 +217,25 @@ static void file_batch(struct thread_pass *tp, const struct batch *b, size_t *at
 }
 
 /* Reading and filing on two threads: this one reads batches (HDF5 stays on
- * it: Debian's HDF5 is not thread-safe) into two buffers in turn, while the
- * filer files the other one (normalising, writing the points' columns,
+ * it: Debian's HDF5 is not thread-safe) into the two buffers in turn, while
+ * the filer files the other one (normalising, writing the points' columns,
  * touching their fresh pages), which touches nothing the reader does. */
 struct pipeline {
-    pthread_mutex_t lock;
-    pthread_cond_t  changed;
-    struct batch    b[2];
-    bool            end;      /* no more batches */
+    tf_handoff          h;
+    struct batch       *b;        /* [2] */
     struct thread_pass *tp;
-    uint32_t        proc_nc;
+    uint32_t            proc_nc;
 };
 
 static void *filer(void *arg)
 {
     struct pipeline *pl = arg;
     size_t at = pl->tp->first;
-    for (unsigned k = 0;; k ^= 1) {
-        pthread_mutex_lock(&pl->lock);
-        while (!pl->b[k].full && !pl->end)
-            pthread_cond_wait(&pl->changed, &pl->lock);
-        bool full = pl->b[k].full;
-        pthread_mutex_unlock(&pl->lock);
-        if (!full)
-            return NULL;   /* end, and every batch read is filed */
+    for (unsigned k = 0; tf_handoff_take(&pl->h, k); k ^= 1) {
         file_batch(pl->tp, &pl->b[k], &at, pl->proc_nc);
-        pthread_mutex_lock(&pl->lock);
-        pl->b[k].full = false;
-        pthread_cond_broadcast(&pl->changed);
-        pthread_mutex_unlock(&pl->lock);
+        tf_handoff_release(&pl->h, k, false);
     }
+    return NULL;
 }
 
 static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned threads,
@@ -258,45 +248,33 @@ static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned thr
     int rc = tf_samples_open((tf_trace *)tp->tr, first->proc, first->thread, &cur, err);
     if (rc < 0)
         return rc;
-    struct pipeline pl = { .tp = tp, .proc_nc = proc->ncounters,
-                           .lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER };
-    pl.b[0] = b[0];
-    pl.b[1] = b[1];
+    struct pipeline pl = { .b = b, .tp = tp, .proc_nc = proc->ncounters };
+    tf_handoff_init(&pl.h);
     pthread_t thread;
     bool piped = threads > 1 && pthread_create(&thread, NULL, filer, &pl) == 0;
     size_t at = tp->first;    /* latest-begun instance with begin <= sample time */
     for (unsigned k = 0;; k ^= 1) {
-        struct batch *next = &pl.b[piped ? k : 0];
-        if (piped) {
-            pthread_mutex_lock(&pl.lock);
-            while (next->full)
-                pthread_cond_wait(&pl.changed, &pl.lock);
-            pthread_mutex_unlock(&pl.lock);
-        }
+        struct batch *next = &b[piped ? k : 0];
+        if (piped)
+            tf_handoff_wait_empty(&pl.h, k);
         size_t n;
         rc = tf_samples_read(cur, next->samples, next->values, BATCH, &n, err);
         if (rc < 0 || n == 0)
             break;
         next->n = n;
-        if (piped) {
-            pthread_mutex_lock(&pl.lock);
-            next->full = true;
-            pthread_cond_broadcast(&pl.changed);
-            pthread_mutex_unlock(&pl.lock);
-        } else {
+        if (piped)
+            tf_handoff_put(&pl.h, k);
+        else
             file_batch(tp, next, &at, pl.proc_nc);
-        }
         *tp->done += n;
         if (tp->progress)
             tp->progress(tp->progress_arg, *tp->done, tp->total);
     }
     if (piped) {
-        pthread_mutex_lock(&pl.lock);
-        pl.end = true;
-        pthread_cond_broadcast(&pl.changed);
-        pthread_mutex_unlock(&pl.lock);
+        tf_handoff_end(&pl.h);
         pthread_join(thread, NULL);
     }
+    tf_handoff_destroy(&pl.h);
     tf_samples_close(cur);
     return rc;
 }
