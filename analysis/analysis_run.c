@@ -59,6 +59,15 @@ int tf_analysis_save(const tf_analysis_set *set, const tf_fold_result *res, cons
     return rc;
 }
 
+void tf_analysis_set_drop_samples(tf_analysis_set *set)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        free(set->list[i].samples);
+        set->list[i].samples = NULL;
+        set->list[i].nsamples = 0;
+    }
+}
+
 void tf_analysis_set_free(tf_analysis_set *set)
 {
     for (size_t i = 0; set->list && i < set->n; i++)

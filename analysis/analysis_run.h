@@ -28,6 +28,10 @@ int tf_analysis_run_groups(const tf_trace *tr, const tf_fold_result *res, const 
 int tf_analysis_save(const tf_analysis_set *set, const tf_fold_result *res, const char *outdir,
                      tf_error *err);
 
+/* Frees the analyses' samples (one per folded point, by far their largest
+ * part) once saved; their phases, routines and tables stay. */
+void tf_analysis_set_drop_samples(tf_analysis_set *set);
+
 void tf_analysis_set_free(tf_analysis_set *set);
 
 #endif

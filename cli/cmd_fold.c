@@ -404,6 +404,8 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
             pthread_create(&thread, NULL, finish_synthetic, &end) == 0;
     if (rc == 0)
         rc = tf_analysis_save(&analyses, res, tmp, err);
+    /* The synthetic trace reads only the phases and routines meanwhile. */
+    tf_analysis_set_drop_samples(&analyses);
     if (!other && rc == 0)
         finish_synthetic(&end);
     else if (!other)
