@@ -13,13 +13,13 @@
 #include <string.h>
 
 #include "commands.h"
-#include "fit_threads.h"
 #include "fold_result.h"
 #include "h5util.h"
 #include "msg.h"
 #include "open_trace.h"
 #include "prv_symbols.h"
 #include "prv_synthetic.h"
+#include "tf_parallel.h"
 #include "prv_check.h"
 #include "prv_export.h"
 #include "prv_import.h"
@@ -185,7 +185,7 @@ int tf_cmd_paraver(int argc, char **argv)
         tf_error err;
         tf_cli_synthetic *sy;
         if (tf_cli_synthetic_begin(in, NULL, NULL, out, &sy, &err) < 0 ||
-            tf_cli_synthetic_end(sy, NULL, tf_fit_cpus(), &err) < 0)
+            tf_cli_synthetic_end(sy, NULL, tf_parallel_cpus(), &err) < 0)
             return tf_msg_fail(&err);
         tf_msg_note("wrote the synthetic trace %s with its .pcf and .row", out);
         return TF_EXIT_OK;

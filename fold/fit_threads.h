@@ -20,16 +20,11 @@
 typedef void (*tf_fold_view)(void *arg, unsigned slot, uint32_t c, tf_fold_cloud *cl);
 
 /* Fits counters first, first + step, ... below nc into out[c] (its rows
- * allocated by the caller) on up to `threads` threads, the calling one
- * among them; a thread that cannot be started leaves its share to the
- * others.  Returns 0, or the error of the lowest counter whose fit failed
- * (the others are still fitted). */
+ * allocated by the caller) on up to `threads` threads (tf_parallel_for).
+ * Returns 0, or the error of the lowest counter whose fit failed (the
+ * others are still fitted). */
 int tf_fit_counters(uint32_t first, uint32_t step, uint32_t nc, unsigned threads,
                     tf_fold_view view, void *view_arg, const double *boundaries, size_t nb,
                     const tf_fit_options *o, tf_fit_output *out, tf_error *err);
-
-/* The CPUs this process may run on (its affinity mask; 1 when unknown):
- * the default number of threads. */
-unsigned tf_fit_cpus(void);
 
 #endif

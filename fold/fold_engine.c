@@ -20,6 +20,7 @@
 #include "filter.h"
 #include "fit.h"
 #include "fold_team.h"
+#include "tf_parallel.h"
 
 /* Change points of different counters closer than this are one boundary. */
 #define MERGE_DISTANCE 0.005
@@ -242,46 +243,84 @@ static void merge_boundaries(tf_fold_group *g)
     g->nboundaries = tf_changepoints_merge(g->boundaries, g->nchanges, MERGE_DISTANCE);
 }
 
-/* Change points of every counter, and their merge into boundaries. */
+/* One counter's change points, found on its raw cloud; scale: events per
+ * second of its mean instance. */
+struct counter_changes {
+    tf_changepoint *cp;
+    size_t n;
+    double scale;
+    int rc;
+    tf_error err;
+};
+
+struct changes_job {
+    const struct context *cx;
+    const struct members *m;
+    struct counter_view *v;          /* [threads] */
+    struct counter_changes *out;     /* [counters] */
+};
+
+static void counter_changes(void *arg, unsigned c, unsigned slot)
+{
+    const struct changes_job *j = arg;
+    const struct members *m = j->m;
+    struct counter_view *v = &j->v[slot];
+    struct counter_changes *o = &j->out[c];
+    tf_fold_cloud cl;
+    view_counter(j->cx, m, c, v, &cl);
+    uint32_t rests = 0;
+    for (size_t i = 0; i < m->n; i++)
+        rests += v->valid[i];
+    if (!tf_fold_counter_representative(rests, (uint32_t)m->n))
+        return;
+    tf_error_clear(&o->err);
+    if ((o->rc = tf_changepoints_find(&cl, j->cx->p->min_change, &o->cp, &o->n, &o->err)) < 0)
+        return;
+    double sum_t = 0, sum_d = 0;
+    for (size_t i = 0; i < m->n; i++)
+        if (v->valid[i]) {
+            sum_t += v->total[i];
+            sum_d += v->duration[i];
+        }
+    o->scale = sum_d > 0 ? sum_t / (sum_d * 1e-9) : 0;
+}
+
+/* Change points of every counter (found on the threads, one view slot
+ * each), and their merge into boundaries, in counter order. */
 static int find_changes(const struct context *cx, const struct members *m,
                         struct counter_view *v, tf_fold_group *g, tf_error *err)
 {
     uint32_t nc = cx->region->ncounters;
+    struct counter_changes *out = calloc(nc + 1, sizeof *out);
+    if (!out)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for change points");
+    struct changes_job job = { cx, m, v, out };
+    tf_parallel_for(nc, cx->threads, counter_changes, &job);
     int rc = 0;
     for (uint32_t c = 0; c < nc && rc == 0; c++) {
-        tf_fold_cloud cl;
-        view_counter(cx, m, c, v, &cl);
-        uint32_t rests = 0;
-        for (size_t i = 0; i < m->n; i++)
-            rests += v->valid[i];
-        if (!tf_fold_counter_representative(rests, (uint32_t)m->n))
-            continue;
-        tf_changepoint *cp;
-        size_t n;
-        if ((rc = tf_changepoints_find(&cl, cx->p->min_change, &cp, &n, err)) < 0)
+        if (out[c].rc < 0) {
+            rc = out[c].rc;
+            *err = out[c].err;
             break;
-        double sum_t = 0, sum_d = 0;
-        for (size_t i = 0; i < m->n; i++)
-            if (v->valid[i]) {
-                sum_t += v->total[i];
-                sum_d += v->duration[i];
-            }
-        double scale = sum_d > 0 ? sum_t / (sum_d * 1e-9) : 0;
-        tf_fold_change *grown = realloc(g->changes, (g->nchanges + n + 1) * sizeof *grown);
+        }
+        if (!out[c].n)
+            continue;
+        tf_fold_change *grown = realloc(g->changes, (g->nchanges + out[c].n + 1) * sizeof *grown);
         if (!grown) {
-            free(cp);
             rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for change points");
             break;
         }
         g->changes = grown;
-        for (size_t k = 0; k < n; k++)
+        for (size_t k = 0; k < out[c].n; k++)
             g->changes[g->nchanges++] = (tf_fold_change){
-                .counter = c, .x = cp[k].x,
-                .rate_before = cp[k].slope_before * scale,
-                .rate_after = cp[k].slope_after * scale,
+                .counter = c, .x = out[c].cp[k].x,
+                .rate_before = out[c].cp[k].slope_before * out[c].scale,
+                .rate_after = out[c].cp[k].slope_after * out[c].scale,
             };
-        free(cp);
     }
+    for (uint32_t c = 0; c < nc; c++)
+        free(out[c].cp);
+    free(out);
     if (rc < 0)
         return rc;
     g->boundaries = malloc((g->nchanges + 1) * sizeof *g->boundaries);
@@ -355,7 +394,7 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
     }
     g->grid = cx->p->grid;
     if ((rc = alloc_rows(g, nc, final, err)) < 0 ||
-        (rc = known ? copy_changes(known, g, err) : find_changes(cx, m, &v[0], g, err)) < 0)
+        (rc = known ? copy_changes(known, g, err) : find_changes(cx, m, v, g, err)) < 0)
         goto done;
     tf_fit_options o = {
         .grid = g->grid, .bootstrap = final ? cx->p->bootstrap : 0,
@@ -447,58 +486,98 @@ done:
     return rc;
 }
 
+/* One counter's robust z-scores of the members' deviations (NaN where a
+ * member has no sample of it), computed on the threads. */
+struct shape_job {
+    const struct members *m;
+    const tf_fold_group *pre;
+    double *z;                /* [counters][members] */
+    double *dev, *zk;         /* [threads][members] */
+    size_t *idx;              /* [threads][members] */
+    int *rc;                  /* [counters] */
+    tf_error *errs;           /* [counters] */
+};
+
+static void shape_counter(void *arg, unsigned c, unsigned slot)
+{
+    const struct shape_job *j = arg;
+    const struct members *m = j->m;
+    size_t gsz = j->pre->grid, nm = m->n;
+    double *zc = j->z + (size_t)c * nm;
+    for (size_t i = 0; i < nm; i++)
+        zc[i] = NAN;
+    const double *curve = j->pre->curve + (size_t)c * gsz;
+    if (isnan(curve[0]))
+        return;
+    double *dev = j->dev + (size_t)slot * nm, *z = j->zk + (size_t)slot * nm;
+    size_t *idx = j->idx + (size_t)slot * nm;
+    const float *y = m->points.y + (size_t)c * m->points.n;
+    size_t n = 0;
+    for (size_t i = 0; i < nm; i++) {
+        double worst = -1;
+        for (size_t k = m->first[i]; k < m->first[i + 1]; k++) {
+            if (isnan(y[k]))
+                continue;
+            double pos = m->points.x[k] * (double)(gsz - 1);
+            size_t jg = pos <= 0 ? 0 : pos >= (double)(gsz - 1) ? gsz - 2 : (size_t)pos;
+            double t = pos - (double)jg;
+            t = t < 0 ? 0 : t > 1 ? 1 : t;
+            double d = fabs(y[k] - (curve[jg] + t * (curve[jg + 1] - curve[jg])));
+            worst = d > worst ? d : worst;   /* not fmax: a libm call here */
+        }
+        if (worst >= 0) {
+            idx[n] = i;
+            dev[n++] = worst;
+        }
+    }
+    if (n < 3)
+        return;
+    tf_error_clear(&j->errs[c]);
+    if ((j->rc[c] = tf_fold_robust_z(dev, n, SHAPE_MIN_SCALE, z, &j->errs[c])) < 0)
+        return;
+    for (size_t k = 0; k < n; k++)
+        zc[idx[k]] = z[k];
+}
+
 /* Largest deviation of each member from the preliminary curves, as a robust
  * z-score per counter, the worst counter counting.  A stall or a disturbed
  * stretch bends an instance's curve away from the others even when its
- * duration looks ordinary. */
+ * duration looks ordinary.  The counters' scores are worked out on the
+ * threads and taken in counter order. */
 static int shape_scores(const struct context *cx, const struct members *m,
                         const tf_fold_group *pre, double *score, tf_error *err)
 {
     uint32_t nc = cx->region->ncounters;
-    double *dev = malloc((m->n + 1) * sizeof *dev), *z = malloc((m->n + 1) * sizeof *z);
-    size_t *idx = malloc((m->n + 1) * sizeof *idx);
+    size_t nm = m->n, nt = cx->threads;
+    struct shape_job j = {
+        .m = m, .pre = pre, .z = malloc((nc * nm + 1) * sizeof *j.z),
+        .dev = malloc((nt * nm + 1) * sizeof *j.dev), .zk = malloc((nt * nm + 1) * sizeof *j.zk),
+        .idx = malloc((nt * nm + 1) * sizeof *j.idx), .rc = calloc(nc + 1, sizeof *j.rc),
+        .errs = calloc(nc + 1, sizeof *j.errs),
+    };
     int rc = 0;
-    if (!dev || !z || !idx) {
+    if (!j.z || !j.dev || !j.zk || !j.idx || !j.rc || !j.errs)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory filtering instances");
-        goto done;
-    }
-    for (size_t i = 0; i < m->n; i++)
+    if (rc == 0)
+        tf_parallel_for(nc, cx->threads, shape_counter, &j);
+    for (size_t i = 0; rc == 0 && i < nm; i++)
         score[i] = 0;
-    size_t gsz = pre->grid;
-    for (uint32_t c = 0; c < nc && rc == 0; c++) {
-        const double *curve = pre->curve + (size_t)c * gsz;
-        if (isnan(curve[0]))
-            continue;
-        const float *y = m->points.y + (size_t)c * m->points.n;
-        size_t n = 0;
-        for (size_t i = 0; i < m->n; i++) {
-            double worst = -1;
-            for (size_t k = m->first[i]; k < m->first[i + 1]; k++) {
-                if (isnan(y[k]))
-                    continue;
-                double pos = m->points.x[k] * (double)(gsz - 1);
-                size_t j = pos <= 0 ? 0 : pos >= (double)(gsz - 1) ? gsz - 2 : (size_t)pos;
-                double t = pos - (double)j;
-                t = t < 0 ? 0 : t > 1 ? 1 : t;
-                double d = fabs(y[k] - (curve[j] + t * (curve[j + 1] - curve[j])));
-                worst = d > worst ? d : worst;   /* not fmax: a libm call here */
-            }
-            if (worst >= 0) {
-                idx[n] = i;
-                dev[n++] = worst;
-            }
-        }
-        if (n < 3)
-            continue;
-        if ((rc = tf_fold_robust_z(dev, n, SHAPE_MIN_SCALE, z, err)) < 0)
+    for (uint32_t c = 0; rc == 0 && c < nc; c++) {
+        if (j.rc[c] < 0) {
+            rc = j.rc[c];
+            *err = j.errs[c];
             break;
-        for (size_t k = 0; k < n; k++)
-            score[idx[k]] = fmax(score[idx[k]], z[k]);
+        }
+        for (size_t i = 0; i < nm; i++)
+            if (!isnan(j.z[(size_t)c * nm + i]))
+                score[i] = fmax(score[i], j.z[(size_t)c * nm + i]);
     }
-done:
-    free(dev);
-    free(z);
-    free(idx);
+    free(j.z);
+    free(j.dev);
+    free(j.zk);
+    free(j.idx);
+    free(j.rc);
+    free(j.errs);
     return rc;
 }
 
@@ -703,7 +782,7 @@ static void relay_reading(void *arg, uint64_t done, uint64_t total)
 
 unsigned tf_fold_threads(const tf_fold_params *p, const tf_fold_team *team)
 {
-    return p->threads ? p->threads : team ? 1 : tf_fit_cpus();
+    return p->threads ? p->threads : team ? 1 : tf_parallel_cpus();
 }
 
 int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
