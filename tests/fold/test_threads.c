@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The two thread helpers the fold rests on (common/tf_parallel.c,
+ * common/tf_handoff.c): every task runs exactly once, on a slot below the
+ * number of threads, whatever that number (more threads than tasks, one,
+ * none to do); buffers handed over arrive all and in order, and an emptier
+ * that stops makes the filler stop. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tf_handoff.h"
+#include "tf_parallel.h"
+
+#define TASKS 1000
+
+struct tally {
+    atomic_uint runs[TASKS];
+    atomic_uint bad_slot;
+    unsigned threads;
+};
+
+static void count_task(void *arg, unsigned task, unsigned slot)
+{
+    struct tally *t = arg;
+    atomic_fetch_add(&t->runs[task], 1);
+    if (slot >= t->threads)
+        atomic_fetch_add(&t->bad_slot, 1);
+}
+
+static void test_every_task_once(void **state)
+{
+    static const unsigned threads[] = { 1, 2, 3, 8, TASKS + 5 };
+    static const unsigned counts[] = { 0, 1, 7, TASKS };
+    for (size_t a = 0; a < sizeof threads / sizeof threads[0]; a++)
+        for (size_t b = 0; b < sizeof counts / sizeof counts[0]; b++) {
+            static struct tally t;
+            memset(&t, 0, sizeof t);
+            t.threads = threads[a];
+            tf_parallel_for(counts[b], threads[a], count_task, &t);
+            for (unsigned k = 0; k < TASKS; k++)
+                assert_int_equal(atomic_load(&t.runs[k]), k < counts[b] ? 1 : 0);
+            assert_int_equal(atomic_load(&t.bad_slot), 0);
+        }
+    assert_true(tf_parallel_cpus() >= 1);
+}
+
+/* An emptier summing the buffers it takes, in turn; it stops at stop_at. */
+struct pipe {
+    tf_handoff h;
+    uint64_t buf[2];
+    uint64_t sum, taken, stop_at;
+};
+
+static void *emptier(void *arg)
+{
+    struct pipe *p = arg;
+    for (unsigned k = 0; tf_handoff_take(&p->h, k); k ^= 1) {
+        p->sum = p->sum * 31 + p->buf[k];   /* order-sensitive */
+        p->taken++;
+        tf_handoff_release(&p->h, k, p->taken == p->stop_at);
+    }
+    return NULL;
+}
+
+/* Fills `n` buffers 1..n through the pipe; returns how many were put. */
+static uint64_t fill(struct pipe *p, uint64_t n)
+{
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, emptier, p), 0);
+    uint64_t put = 0;
+    for (unsigned k = 0; put < n; k ^= 1) {
+        if (!tf_handoff_wait_empty(&p->h, k))
+            break;
+        p->buf[k] = ++put;
+        tf_handoff_put(&p->h, k);
+    }
+    tf_handoff_end(&p->h);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    return put;
+}
+
+static void test_handoff_order(void **state)
+{
+    struct pipe p = { .stop_at = 0 };
+    tf_handoff_init(&p.h);
+    uint64_t put = fill(&p, 100000);
+    tf_handoff_destroy(&p.h);
+    uint64_t want = 0;
+    for (uint64_t i = 1; i <= 100000; i++)
+        want = want * 31 + i;
+    assert_int_equal(put, 100000);
+    assert_int_equal(p.taken, 100000);
+    assert_true(p.sum == want);
+}
+
+static void test_handoff_stop(void **state)
+{
+    struct pipe p = { .stop_at = 10 };
+    tf_handoff_init(&p.h);
+    uint64_t put = fill(&p, 100000);
+    tf_handoff_destroy(&p.h);
+    /* The filler stops within a buffer or two of the emptier's stop, and
+     * every buffer put is taken. */
+    assert_true(put >= 10 && put <= 12);
+    assert_int_equal(p.taken, put);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_task_once),
+        cmocka_unit_test(test_handoff_order),
+        cmocka_unit_test(test_handoff_stop),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
