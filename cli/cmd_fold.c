@@ -319,20 +319,29 @@ struct side {
     const tf_trace *tr;
     const tf_fold_result *res;
     const tf_cal_profile *profile;
+    bool with_synthetic;           /* begin the synthetic trace too */
     tf_cli_synthetic *synthetic;   /* begun, or NULL */
     int rc;                        /* of fold.h5 and the CSV files */
     tf_error err;
 };
 
-static void *write_side(void *arg)
+static void begin_synthetic(struct side *s)
 {
-    struct side *s = arg;
     char fold[4200], prv[4200];
     tf_error err = {0};
     snprintf(fold, sizeof fold, "%s/fold.h5", s->dir);
     snprintf(prv, sizeof prv, "%s/folded.prv", s->dir);
     if (tf_cli_synthetic_begin(fold, s->res, s->tr, prv, &s->synthetic, &err) < 0)
         tf_msg_warn("no folded.prv: %s", err.msg);
+}
+
+static void *write_side(void *arg)
+{
+    struct side *s = arg;
+    char fold[4200];
+    snprintf(fold, sizeof fold, "%s/fold.h5", s->dir);
+    if (s->with_synthetic)
+        begin_synthetic(s);
     tf_error_clear(&s->err);
     s->rc = tf_fold_result_save(s->res, fold, &s->err);
     if (s->rc == 0 && s->profile)
@@ -372,8 +381,8 @@ static void *finish_synthetic(void *arg)
  * up (the analysis in round 1, the synthetic trace in round 2; the report
  * reads the analysis from fold.h5 and symbolises nothing).  What the two
  * share, the result, the trace and the analyses, nothing changes
- * meanwhile.  The files are the same with one thread, which does the same
- * steps in the same order. */
+ * meanwhile.  With one thread the same steps run one after the other, the
+ * synthetic trace last but the report, and the files are the same. */
 static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const char *outdir,
                          const char *debug_dir, const char *machine,
                          const tf_cal_profile *profile, bool replace, unsigned threads,
@@ -386,15 +395,15 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
         return tf_fail(err, TF_ERR_IO, "%s: cannot create the output directory: %s", tmp,
                        strerror(errno));
     struct side side = { .dir = tmp, .machine = machine, .tr = tr, .res = res,
-                         .profile = profile };
+                         .profile = profile, .with_synthetic = threads > 1 };
     pthread_t thread;
     bool other = threads > 1 && pthread_create(&thread, NULL, write_side, &side) == 0;
-    if (!other)
-        write_side(&side);
     tf_analysis_set analyses = { 0 };
     int rc = tf_analysis_run_groups(tr, res, debug_dir, &analyses, err);
     if (other)
         pthread_join(thread, NULL);
+    else
+        write_side(&side);
     if (side.rc < 0) {
         rc = side.rc;
         *err = side.err;
@@ -406,10 +415,16 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
         rc = tf_analysis_save(&analyses, res, tmp, err);
     /* The synthetic trace reads only the phases and routines meanwhile. */
     tf_analysis_set_drop_samples(&analyses);
-    if (!other && rc == 0)
+    if (!other && rc == 0) {
+        /* One thread: the synthetic trace's records are made only now,
+         * once the analysis' samples are freed, for a lower peak. */
+        if (!side.synthetic)
+            begin_synthetic(&side);
+        end.synthetic = side.synthetic;
         finish_synthetic(&end);
-    else if (!other)
+    } else if (!other) {
         tf_cli_synthetic_abort(side.synthetic);
+    }
     if (rc == 0)
         write_report(tmp, res);
     if (other)
