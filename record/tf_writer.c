@@ -26,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <hdf5.h>
 
 #include "tf_session.h"
 #include "tf_writer.h"
@@ -103,11 +102,9 @@ int tf_rec_session_create(tf_rec_session **out, const char *dir, const tf_option
 {
     /* After a failed write (full disk, file size limit) the trace is
      * aborted, but HDF5 1.10 keeps a file object it cannot close, and its
-     * atexit clean-up then crashes on it (H5F__close_cb from
-     * H5_term_library).  Every trace is closed or aborted explicitly before
-     * the writer exits, so the clean-up has nothing else to do: skip it.
-     * Must precede any other HDF5 call (H5dont_atexit(3)). */
-    H5dont_atexit();
+     * atexit clean-up would then crash on it: tracefold's main() turns that
+     * clean-up off for every command (tf_h5_no_exit_cleanup), and every
+     * trace is closed or aborted explicitly before the writer exits. */
     tf_rec_session *s = calloc(1, sizeof *s);
     if (!s)
         return tf_fail(err, TF_ERR_NOMEM, "recording session %s", dir);
