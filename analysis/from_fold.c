@@ -16,6 +16,7 @@
 #include "code_stride.h"
 #include "objmap.h"
 #include "symbolize.h"
+#include "tf_memory.h"
 
 /* Code read around a memory instruction to find its loop: loop bodies and
  * the branch closing them lie within this many bytes either side. */
@@ -199,7 +200,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     a->region = strdup(reg->name);
     a->group = g;
     a->duration_ns = grp->mean_duration_ns;
-    a->samples = malloc((pts->n + 1) * sizeof *a->samples);
+    a->samples = tf_malloc_large((pts->n + 1) * sizeof *a->samples);
     uint8_t *window = malloc(2 * CODE_WINDOW);
     tf_code_stride_decoder *dec = NULL;
     size_t *next = calloc(TF_AN_COARSE + 1, sizeof *next);

@@ -25,6 +25,7 @@
 #include "prv_types.h"
 #include "prv_writer.h"
 #include "tf_handoff.h"
+#include "tf_memory.h"
 
 /* One record of the synthetic trace, generated in order once sorted.  A
  * point's kind, instance and address are copied into it, so that writing in
@@ -806,7 +807,7 @@ static int synth_prepare(synth *sy, const char *out, tf_error *err)
     if (rc == 0 && ((rc = tf_row_add(row, TF_ROW_NODE, "folded", err)) < 0 ||
                     (rc = tf_row_add(row, TF_ROW_APPL, res->trace ? res->trace : "folded", err)) < 0))
         return rc;
-    if (rc == 0 && !(sy->recs = malloc((npoints ? npoints : 1) * sizeof *sy->recs)))
+    if (rc == 0 && !(sy->recs = tf_malloc_large((npoints ? npoints : 1) * sizeof *sy->recs)))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     size_t m = 0;
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++) {

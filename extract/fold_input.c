@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tf_handoff.h"
+#include "tf_memory.h"
 
 /* Samples per tf_samples_read call: large enough to amortise the HDF5
  * hyperslab reads, small enough to stay in cache-friendly buffers. */
@@ -22,14 +23,14 @@ int tf_fold_points_alloc(tf_fold_points *p, size_t n, uint32_t ncounters, tf_err
 {
     memset(p, 0, sizeof *p);
     size_t m = n ? n : 1;
-    p->instance = malloc(m * sizeof *p->instance);
-    p->x = malloc(m * sizeof *p->x);
-    p->kind = malloc(m * sizeof *p->kind);
-    p->ip = malloc(m * sizeof *p->ip);
-    p->addr = malloc(m * sizeof *p->addr);
-    p->level = malloc(m * sizeof *p->level);
-    p->weight = malloc(m * sizeof *p->weight);
-    p->y = malloc(m * (ncounters ? ncounters : 1) * sizeof *p->y);
+    p->instance = tf_malloc_large(m * sizeof *p->instance);
+    p->x = tf_malloc_large(m * sizeof *p->x);
+    p->kind = tf_malloc_large(m * sizeof *p->kind);
+    p->ip = tf_malloc_large(m * sizeof *p->ip);
+    p->addr = tf_malloc_large(m * sizeof *p->addr);
+    p->level = tf_malloc_large(m * sizeof *p->level);
+    p->weight = tf_malloc_large(m * sizeof *p->weight);
+    p->y = tf_malloc_large(m * (ncounters ? ncounters : 1) * sizeof *p->y);
     if (!p->instance || !p->x || !p->kind || !p->ip || !p->addr || !p->level || !p->weight ||
         !p->y) {
         tf_fold_points_free(p);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Writes a fold result to fold.h5 (layout: docs/fold-format.md).  Tables go
  * through formats/h5util.h; the folded points, which dominate the file, are
- * written here with compact element types (float32, uint32, uint8) that
- * h5util does not offer.  Their integer columns (instance, kind, addresses,
- * level, weight: mostly runs and zeros) are shuffled and deflated at level 1,
- * which is cheap on such data; the float columns x and y are noise to
+ * written with compact element types (float32, uint32, uint8).  Their
+ * integer columns (instance, kind, addresses, level, weight: mostly runs
+ * and zeros) are shuffled and deflated at level 1, which is cheap on such
+ * data, and chunks of zeros are left out; the float columns x and y are noise to
  * deflate, which spent more time on them than the whole read of the trace
  * (bench/RESULTS.md), so they stay uncompressed. */
 #include "fold_result.h"
@@ -17,41 +17,6 @@
 #include <hdf5.h>
 
 #include "h5util.h"
-
-/* Writes a 1-D (cols == 0) or 2-D dataset of a native type; compressed ones
- * are chunked by 64 Ki elements. */
-static int write_typed(int64_t loc, const char *name, hid_t file_type, hid_t mem_type,
-                       const void *data, size_t rows, size_t cols, bool compress,
-                       tf_error *err)
-{
-    int rank = cols ? 2 : 1;
-    hsize_t dims[2] = { rows, cols };
-    size_t elements = rows * (cols ? cols : 1);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (dcpl >= 0 && compress && elements > 4096) {
-        hsize_t chunk[2] = { rank == 2 ? 1 : (rows < 65536 ? rows : 65536),
-                             cols < 65536 ? cols : 65536 };
-        if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
-            H5Pset_deflate(dcpl, 1) < 0) {
-            H5Pclose(dcpl);
-            dcpl = -1;
-        }
-    }
-    hid_t space = H5Screate_simple(rank, dims, NULL);
-    hid_t dset = dcpl < 0 || space < 0 ? -1 :
-                 H5Dcreate2((hid_t)loc, name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    herr_t rc = dset < 0 ? -1 : elements ? H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL,
-                                                     H5P_DEFAULT, data) : 0;
-    if (dset >= 0)
-        H5Dclose(dset);
-    if (space >= 0)
-        H5Sclose(space);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    if (rc < 0)
-        return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot write the dataset");
-    return 0;
-}
 
 static int save_points(int64_t group, const tf_fold_points *p, uint32_t nc, tf_error *err)
 {
@@ -77,7 +42,7 @@ static int save_points(int64_t group, const tf_fold_points *p, uint32_t nc, tf_e
         { "y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, p->y, nc, n, false },
     };
     for (size_t k = 0; k < sizeof cols / sizeof cols[0] && rc == 0; k++)
-        rc = write_typed(pts, cols[k].name, cols[k].file_type, cols[k].mem_type, cols[k].data,
+        rc = tf_h5_write_typed(pts, cols[k].name, cols[k].file_type, cols[k].mem_type, cols[k].data,
                          cols[k].rows, cols[k].cols, cols[k].compress, err);
     tf_h5_close(pts);
     return rc;

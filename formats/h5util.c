@@ -10,13 +10,17 @@
 
 #include <hdf5.h>
 
+#include "tf_memory.h"
+
 _Static_assert(sizeof(hid_t) == sizeof(int64_t), "h5util.h passes hid_t as int64_t");
 
 /* Arrays below this many elements stay contiguous: chunk indexing and
  * compression only pay off for larger ones. */
 #define SMALL_ELEMENTS 4096
-/* Elements per chunk of the larger arrays (64 KiB of 8-byte values). */
-#define CHUNK_ELEMENTS 8192
+/* Elements per chunk of the larger arrays (512 KiB of 8-byte values):
+ * deflate is set up anew for every chunk, which at 8 Ki elements cost
+ * as much as compressing them. */
+#define CHUNK_ELEMENTS 65536
 #define DEFLATE_LEVEL 1
 
 void tf_h5_silence(void)
@@ -438,21 +442,79 @@ static hid_t element_type(enum tf_h5_type type, bool file)
     return -1;
 }
 
-/* Creates loc/name (replacing an older one) with the given shape, chunked
- * and compressed when large. */
+/* True when each of the n bytes at p, esize-byte elements, repeats the
+ * element at fill. */
+static bool all_fill(const unsigned char *p, size_t n, size_t esize, const void *fill)
+{
+    return memcmp(p, fill, esize) == 0 && memcmp(p, p + esize, n - esize) == 0;
+}
+
+/* Writes the rows x cols elements at data into dset chunk by chunk,
+ * leaving out those whose every element is the fill value, data's first. */
+static herr_t write_nonzero_chunks(hid_t dset, hid_t mem_type, const void *data, int rank,
+                                   const hsize_t *dims, const hsize_t *chunk)
+{
+    size_t esize = H5Tget_size(mem_type);
+    hsize_t ncols = rank == 2 ? dims[1] : 1;
+    hid_t file_space = H5Dget_space(dset);
+    herr_t rc = file_space < 0 || esize == 0 ? -1 : 0;
+    unsigned char *block = NULL;
+    if (rc == 0 && rank == 2 && chunk[1] < ncols &&
+        !(block = malloc(chunk[0] * chunk[1] * esize)))
+        rc = -1;
+    for (hsize_t r0 = 0; rc >= 0 && r0 < dims[0]; r0 += chunk[0])
+        for (hsize_t c0 = 0; rc >= 0 && c0 < ncols; c0 += chunk[1]) {
+            hsize_t start[2] = { r0, c0 };
+            hsize_t count[2] = { dims[0] - r0 < chunk[0] ? dims[0] - r0 : chunk[0],
+                                 ncols - c0 < chunk[1] ? ncols - c0 : chunk[1] };
+            const unsigned char *first = (const unsigned char *)data + (r0 * ncols + c0) * esize;
+            const void *src = first;
+            size_t bytes = count[0] * count[1] * esize;
+            if (block) {
+                /* A chunk narrower than the rows: gathered, so that the
+                 * memory selection is one contiguous block. */
+                for (hsize_t i = 0; i < count[0]; i++)
+                    memcpy(block + i * count[1] * esize, first + i * ncols * esize,
+                           count[1] * esize);
+                src = block;
+            }
+            if (all_fill(src, bytes, esize, data))
+                continue;
+            hid_t mem_space = H5Screate_simple(rank, count, NULL);
+            rc = mem_space < 0 ? -1
+                               : H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL,
+                                                     count, NULL);
+            if (rc >= 0)
+                rc = H5Dwrite(dset, mem_type, mem_space, file_space, H5P_DEFAULT, src);
+            if (mem_space >= 0)
+                H5Sclose(mem_space);
+        }
+    free(block);
+    if (file_space >= 0)
+        H5Sclose(file_space);
+    return rc;
+}
+
+/* Creates loc/name (replacing an older one) with the given shape; when
+ * compress and large, chunked and compressed, its chunk's shape in chunk
+ * (left zero otherwise), and its fill value, when fill is not NULL, the
+ * element there (of mem_type). */
 static int create_dataset(hid_t loc, const char *name, hid_t type, int rank,
-                          const hsize_t *dims, hid_t *out, tf_error *err)
+                          const hsize_t *dims, bool compress, hid_t mem_type, const void *fill,
+                          hsize_t *chunk, hid_t *out, tf_error *err)
 {
     if (H5Lexists(loc, name, H5P_DEFAULT) > 0 && H5Ldelete(loc, name, H5P_DEFAULT) < 0)
         return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot replace the dataset");
     hsize_t elements = rank == 1 ? dims[0] : dims[0] * dims[1];
+    chunk[0] = chunk[1] = 0;
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (dcpl >= 0 && elements > SMALL_ELEMENTS) {
-        hsize_t chunk[2] = { dims[0], rank == 2 ? dims[1] : 1 };
-        hsize_t rows = CHUNK_ELEMENTS / chunk[1];
-        chunk[0] = rows == 0 ? 1 : rows < dims[0] ? rows : dims[0];
+    if (dcpl >= 0 && compress && elements > SMALL_ELEMENTS) {
+        chunk[1] = rank == 2 ? (dims[1] < CHUNK_ELEMENTS ? dims[1] : CHUNK_ELEMENTS) : 1;
+        hsize_t r = CHUNK_ELEMENTS / chunk[1];
+        chunk[0] = r < dims[0] ? r : dims[0];
         if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
-            H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0) {
+            H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0 ||
+            (fill && H5Pset_fill_value(dcpl, mem_type, fill) < 0)) {
             H5Pclose(dcpl);
             dcpl = -1;
         }
@@ -470,22 +532,32 @@ static int create_dataset(hid_t loc, const char *name, hid_t type, int rank,
     return 0;
 }
 
-int tf_h5_write_array(int64_t loc, const char *name, enum tf_h5_type type, const void *data,
-                      size_t rows, size_t cols, tf_error *err)
+int tf_h5_write_typed(int64_t loc, const char *name, int64_t file_type, int64_t mem_type,
+                      const void *data, size_t rows, size_t cols, bool compress, tf_error *err)
 {
     tf_h5_silence();
-    hsize_t dims[2] = { rows, cols };
+    int rank = cols ? 2 : 1;
+    hsize_t dims[2] = { rows, cols }, chunk[2];
     hid_t dset;
-    int status = create_dataset(loc, name, element_type(type, true), cols ? 2 : 1, dims, &dset, err);
+    int status = create_dataset(loc, name, file_type, rank, dims, compress, mem_type,
+                                rows ? data : NULL, chunk, &dset, err);
     if (status < 0)
         return status;
     herr_t rc = 0;
     if (rows && data)
-        rc = H5Dwrite(dset, element_type(type, false), H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+        rc = chunk[0] ? write_nonzero_chunks(dset, mem_type, data, rank, dims, chunk)
+                      : H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
     H5Dclose(dset);
     if (rc < 0)
         return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot write the dataset");
     return 0;
+}
+
+int tf_h5_write_array(int64_t loc, const char *name, enum tf_h5_type type, const void *data,
+                      size_t rows, size_t cols, tf_error *err)
+{
+    return tf_h5_write_typed(loc, name, element_type(type, true), element_type(type, false), data,
+                             rows, cols, true, err);
 }
 
 /* Opens loc/name and reads its shape, requiring rank 1 (or 2 when allowed). */
@@ -554,7 +626,7 @@ int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void *
     size_t n = rank == 2 ? dims[0] * dims[1] : dims[0];
     void *buf = NULL;
     if (n) {
-        buf = malloc(n * 8);
+        buf = tf_malloc_large(n * 8);
         if (!buf) {
             H5Dclose(dset);
             return tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory for %zu values", n);
@@ -582,10 +654,11 @@ int tf_h5_write_strings(int64_t loc, const char *name, const char *const *string
     for (size_t i = 0; i < n; i++)
         copy[i] = strings[i] ? strings[i] : "";
     hid_t type = vlen_string_type();
-    hsize_t dims[1] = { n };
+    hsize_t dims[1] = { n }, chunk[2];
     hid_t dset = -1;
     int status = type < 0 ? tf_h5_fail(err, TF_ERR_INTERNAL, loc, name, "no string type")
-                          : create_dataset(loc, name, type, 1, dims, &dset, err);
+                          : create_dataset(loc, name, type, 1, dims, true, type, NULL, chunk,
+                                           &dset, err);
     if (status == 0 && n && H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, copy) < 0)
         status = tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot write the strings");
     free(copy);

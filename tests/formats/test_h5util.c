@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <hdf5.h>
 
 #include "h5util.h"
 #include "trace_fixture.h"
@@ -145,6 +146,62 @@ static void arrays(void **state)
     free(path);
 }
 
+/* Arrays that repeat their first element over whole chunks (the columns
+ * of addresses and objects of a trace without memory samples) read back
+ * the same, and those chunks take no room in the file. */
+static void repeated_arrays(void **state)
+{
+    enum { N = 1000003, ROWS = 3, WIDE = 140001 };   /* chunks of 65536: partial ones too */
+    char *path;
+    int64_t f = new_file("repeated.h5", &path);
+    int32_t *none = malloc(N * sizeof *none);
+    uint64_t *mixed = malloc(N * sizeof *mixed);
+    int64_t *wide = calloc((size_t)ROWS * WIDE, sizeof *wide);
+    for (size_t i = 0; i < N; i++) {
+        none[i] = -1;
+        mixed[i] = i >= 200000 && i < 200010 ? i : 7;   /* one chunk differs */
+    }
+    wide[(size_t)1 * WIDE + 100000] = 5;                /* a chunk of row 1, columns 65536.. */
+    OK(tf_h5_write_array(f, "none", TF_H5_INT32, none, N, 0, err));
+    OK(tf_h5_write_array(f, "mixed", TF_H5_UINT64, mixed, N, 0, err));
+    OK(tf_h5_write_array(f, "wide", TF_H5_INT64, wide, ROWS, WIDE, err));
+    tf_h5_close(f);
+
+    OK(tf_h5_file_open(path, false, &f, err));
+    /* Stored: nothing of "none", one chunk of the others (at most 512 KiB
+     * before compression). */
+    const char *names[] = { "none", "mixed", "wide" };
+    for (size_t k = 0; k < 3; k++) {
+        hid_t d = H5Dopen2(f, names[k], H5P_DEFAULT);
+        assert_true(d >= 0);
+        hsize_t stored = H5Dget_storage_size(d);
+        H5Dclose(d);
+        if (k == 0)
+            assert_int_equal(stored, 0);
+        else
+            assert_true(stored > 0 && stored < 65536 * 8);
+    }
+    void *data;
+    size_t rows, cols;
+    OK(tf_h5_read_array(f, "none", TF_H5_INT32, &data, &rows, &cols, err));
+    assert_int_equal(rows, N);
+    assert_memory_equal(data, none, N * sizeof *none);
+    free(data);
+    OK(tf_h5_read_array(f, "mixed", TF_H5_UINT64, &data, &rows, &cols, err));
+    assert_memory_equal(data, mixed, N * sizeof *mixed);
+    free(data);
+    OK(tf_h5_read_array(f, "wide", TF_H5_INT64, &data, &rows, &cols, err));
+    assert_int_equal(rows, ROWS);
+    assert_int_equal(cols, WIDE);
+    assert_memory_equal(data, wide, (size_t)ROWS * WIDE * sizeof *wide);
+    free(data);
+    tf_h5_close(f);
+    free(none);
+    free(mixed);
+    free(wide);
+    free(path);
+}
+
 static void strings(void **state)
 {
     enum { MANY = 5000 };
@@ -218,6 +275,7 @@ int main(void)
         cmocka_unit_test(groups),
         cmocka_unit_test(attributes),
         cmocka_unit_test(arrays),
+        cmocka_unit_test(repeated_arrays),
         cmocka_unit_test(strings),
         cmocka_unit_test(open_errors),
     };
