@@ -323,6 +323,10 @@ struct side {
     tf_cli_synthetic *synthetic;   /* begun, or NULL */
     int rc;                        /* of fold.h5 and the CSV files */
     tf_error err;
+    /* begun: the synthetic trace is begun (or failed), under lock */
+    pthread_mutex_t lock;
+    pthread_cond_t  cond;
+    bool            begun;
 };
 
 static void begin_synthetic(struct side *s)
@@ -342,6 +346,10 @@ static void *write_side(void *arg)
     snprintf(fold, sizeof fold, "%s/fold.h5", s->dir);
     if (s->with_synthetic)
         begin_synthetic(s);
+    pthread_mutex_lock(&s->lock);
+    s->begun = true;
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
     tf_error_clear(&s->err);
     s->rc = tf_fold_result_save(s->res, fold, &s->err);
     if (s->rc == 0 && s->profile)
@@ -351,38 +359,51 @@ static void *write_side(void *arg)
     return NULL;
 }
 
+/* The synthetic trace begun by the side thread, once it is. */
+static tf_cli_synthetic *side_synthetic(struct side *s)
+{
+    pthread_mutex_lock(&s->lock);
+    while (!s->begun)
+        pthread_cond_wait(&s->cond, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+    return s->synthetic;
+}
+
 /* The rest of the synthetic trace, its phases from the analyses. */
 struct synthetic_end {
     tf_cli_synthetic *synthetic;
     const tf_analysis_set *analyses;
     unsigned threads;
+    int rc;
+    tf_error err;
 };
 
 static void *finish_synthetic(void *arg)
 {
-    const struct synthetic_end *e = arg;
-    tf_error err = {0};
-    if (e->synthetic && tf_cli_synthetic_end(e->synthetic, e->analyses, e->threads, &err) < 0)
-        tf_msg_warn("no folded.prv: %s", err.msg);
+    struct synthetic_end *e = arg;
+    tf_error_clear(&e->err);
+    e->rc = tf_cli_synthetic_end(e->synthetic, e->analyses, e->threads, &e->err);
     return NULL;
 }
 
 /* Writes the result into a temporary sibling of outdir and renames it.
- * With more than one thread the outputs are written in two rounds of two
- * threads, so that the analysis, which one thread works out, has company:
- *   1. this thread works the analysis out; the other one begins the
- *      synthetic trace (its points ordered by time) and writes fold.h5 and
- *      the CSV files;
- *   2. this thread saves the analysis (tables, fold.h5) and writes the
- *      report; the other one ends the synthetic trace (its phases, every
- *      record).
+ * With more than one thread the outputs are written by three threads, so
+ * that the analysis, which one thread works out, has company:
+ *   - this thread works the analysis out, then saves it (tables, fold.h5)
+ *     and writes the report;
+ *   - a side thread begins the synthetic trace (its points ordered by
+ *     time), then writes fold.h5 and the CSV files;
+ *   - once the analysis is known and the synthetic trace begun, a third
+ *     thread ends the synthetic trace (its phases, every record), without
+ *     waiting for fold.h5.
  * HDF5 as Debian builds it is not thread-safe, and libdw is not known to
- * be: in each round one thread only calls HDF5 and one only looks symbols
- * up (the analysis in round 1, the synthetic trace in round 2; the report
- * reads the analysis from fold.h5 and symbolises nothing).  What the two
- * share, the result, the trace and the analyses, nothing changes
- * meanwhile.  With one thread the same steps run one after the other, the
- * synthetic trace last but the report, and the files are the same. */
+ * be: HDF5 is called by the side thread until it is joined, then by this
+ * one; symbols are looked up by the analysis, then by the synthetic
+ * trace's end (the report reads the analysis from fold.h5 and symbolises
+ * nothing).  What they share, the result, the trace and the analyses,
+ * nothing changes meanwhile.  With one thread the same steps run one after
+ * the other, the synthetic trace last but the report, and the files are
+ * the same. */
 static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const char *outdir,
                          const char *debug_dir, const char *machine,
                          const tf_cal_profile *profile, bool replace, unsigned threads,
@@ -395,40 +416,48 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
         return tf_fail(err, TF_ERR_IO, "%s: cannot create the output directory: %s", tmp,
                        strerror(errno));
     struct side side = { .dir = tmp, .machine = machine, .tr = tr, .res = res,
-                         .profile = profile, .with_synthetic = threads > 1 };
-    pthread_t thread;
-    bool other = threads > 1 && pthread_create(&thread, NULL, write_side, &side) == 0;
+                         .profile = profile, .with_synthetic = threads > 1,
+                         .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+    pthread_t side_thread, end_thread;
+    bool side_threaded = threads > 1 && pthread_create(&side_thread, NULL, write_side, &side) == 0;
     tf_analysis_set analyses = { 0 };
     int rc = tf_analysis_run_groups(tr, res, debug_dir, &analyses, err);
-    if (other)
-        pthread_join(thread, NULL);
-    else
+    struct synthetic_end end = { .analyses = &analyses, .threads = threads };
+    bool end_threaded = false;
+    if (side_threaded) {
+        end.synthetic = side_synthetic(&side);
+        end_threaded = rc == 0 && end.synthetic &&
+                       pthread_create(&end_thread, NULL, finish_synthetic, &end) == 0;
+        pthread_join(side_thread, NULL);
+    } else {
         write_side(&side);
+    }
     if (side.rc < 0) {
         rc = side.rc;
         *err = side.err;
     }
-    struct synthetic_end end = { side.synthetic, &analyses, threads };
-    other = rc == 0 && side.synthetic && threads > 1 &&
-            pthread_create(&thread, NULL, finish_synthetic, &end) == 0;
     if (rc == 0)
         rc = tf_analysis_save(&analyses, res, tmp, err);
     /* The synthetic trace reads only the phases and routines meanwhile. */
     tf_analysis_set_drop_samples(&analyses);
-    if (!other && rc == 0) {
+    if (!end_threaded && rc == 0) {
         /* One thread: the synthetic trace's records are made only now,
          * once the analysis' samples are freed, for a lower peak. */
-        if (!side.synthetic)
+        if (!side.with_synthetic)
             begin_synthetic(&side);
         end.synthetic = side.synthetic;
-        finish_synthetic(&end);
-    } else if (!other) {
+        if (end.synthetic)
+            finish_synthetic(&end);
+    } else if (!end_threaded) {
         tf_cli_synthetic_abort(side.synthetic);
     }
     if (rc == 0)
         write_report(tmp, res);
-    if (other)
-        pthread_join(thread, NULL);
+    if (end_threaded)
+        pthread_join(end_thread, NULL);
+    /* Only a warning, as for the report; none when everything failed. */
+    if (rc == 0 && end.synthetic && end.rc < 0)
+        tf_msg_warn("no folded.prv: %s", end.err.msg);
     tf_analysis_set_free(&analyses);
     if (rc == 0 && replace && rename(outdir, old) != 0)
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot move the earlier output aside: %s", outdir,
