@@ -585,8 +585,8 @@ typedef struct write_batch {
 } write_batch;
 
 /* With threads, the records are built on one thread (the sites, phases and
- * counter increments, in order) and written on another (formatting, and
- * the kernel's copy into the page cache), two batches in turn, so that the
+ * counter increments, in order) and formatted on another (the kernel's copy
+ * into the page cache on a third), two batches in turn, so that the
  * writer's state and the builder's stay each on its own thread. */
 typedef struct write_pipe {
     tf_handoff     h;
@@ -645,6 +645,10 @@ static int emit_merged(synth *sy, unsigned threads, tf_error *err)
     tf_handoff_init(&wp.h);
     pthread_t thread;
     bool piped = threads > 1 && pthread_create(&thread, NULL, batch_writer, &wp) == 0;
+    /* The kernel's copy of the text into the page cache, as long as the
+     * formatting, on a third thread. */
+    if (piped)
+        tf_prv_writer_write_behind(sy->w);
     unsigned k = 0;
     int rc = 0;
     for (;;) {

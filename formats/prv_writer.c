@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "prv_types.h"
+#include "tf_outfile.h"
 
 /* An event type and its field text ":TYPE" (at most 11 characters). */
 typedef struct type_field {
@@ -21,7 +22,7 @@ typedef struct type_field {
 struct tf_prv_writer {
     char         *path, *tmp_path, *body_path;
     char         *pcf_path, *pcf_tmp, *row_path, *row_tmp;
-    FILE         *body;
+    tf_outfile   *body;
     tf_prv_header hdr;
     tf_pcf       *pcf;
     tf_row        row;
@@ -118,13 +119,8 @@ int tf_prv_writer_create(tf_prv_writer **out, const char *path, const tf_prv_hea
     if (!w->hdr.unit_ns)
         w->hdr.unit_ns = 1;
     w->end_time = hdr->end_time;
-    w->body = fopen(w->body_path, "w");
-    if (!w->body) {
-        rc = tf_fail(err, TF_ERR_IO, "%s: cannot create: %s", w->body_path, strerror(errno));
+    if ((rc = tf_outfile_open(&w->body, w->body_path, err)) < 0)
         goto fail;
-    }
-    /* A large buffer: records are short and many. */
-    setvbuf(w->body, NULL, _IOFBF, 1u << 20);
     tf_error_clear(err);
     *out = w;
     return 0;
@@ -145,6 +141,11 @@ int tf_prv_writer_set_header(tf_prv_writer *w, const tf_prv_header *hdr, tf_erro
     if (hdr->end_time > w->end_time)
         w->end_time = hdr->end_time;
     return 0;
+}
+
+void tf_prv_writer_write_behind(tf_prv_writer *w)
+{
+    tf_outfile_write_behind(w->body);
 }
 
 tf_pcf *tf_prv_writer_pcf(tf_prv_writer *w) { return w->pcf; }
@@ -170,8 +171,7 @@ void tf_prv_writer_abort(tf_prv_writer *w)
 {
     if (!w)
         return;
-    if (w->body)
-        fclose(w->body);
+    tf_outfile_abort(w->body);
     const char *tmps[] = {w->body_path, w->tmp_path, w->pcf_tmp, w->row_tmp};
     for (size_t i = 0; i < sizeof tmps / sizeof tmps[0]; i++)
         if (tmps[i])
@@ -311,8 +311,15 @@ static void format_header(const tf_prv_writer *w, FILE *mem);
 static void start_body(tf_prv_writer *w)
 {
     w->header_end = w->end_time;
-    format_header(w, w->body);
-    w->header_len = ftell(w->body);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem)
+        format_header(w, mem);
+    /* header_len < 0: closing reports the failure */
+    w->header_len = mem && fclose(mem) == 0 && tf_outfile_write(w->body, text, len) == 0
+                        ? (long)tf_outfile_tell(w->body) : -1;
+    free(text);
 }
 
 int tf_prv_write(tf_prv_writer *w, const tf_prv_record *rec, tf_error *err)
@@ -373,9 +380,7 @@ int tf_prv_write(tf_prv_writer *w, const tf_prv_record *rec, tf_error *err)
         break;
     }
     *p++ = '\n';
-    /* Unlocked: a writer belongs to one thread, and the stream's lock taken
-     * for every one of millions of records showed in profiles. */
-    if (rc == 0 && fwrite_unlocked(line, 1, (size_t)(p - line), w->body) != (size_t)(p - line))
+    if (rc == 0 && tf_outfile_write(w->body, line, (size_t)(p - line)) < 0)
         rc = tf_fail(err, TF_ERR_IO, "%s: write error: %s", w->body_path, strerror(errno));
     if (line != small)
         free(line);
@@ -497,10 +502,10 @@ out:
 int tf_prv_writer_close(tf_prv_writer *w, tf_error *err)
 {
     int rc = check_labels(w, err);
-    if (rc == 0 && fclose(w->body) != 0)
-        rc = tf_fail(err, TF_ERR_IO, "%s: write error: %s", w->body_path, strerror(errno));
-    else if (rc < 0)
-        fclose(w->body);
+    if (rc == 0)
+        rc = tf_outfile_close(w->body, err);
+    else
+        tf_outfile_abort(w->body);
     w->body = NULL;
     if (rc == 0)
         rc = write_side(w->pcf_tmp, w, true, err);

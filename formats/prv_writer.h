@@ -20,6 +20,10 @@ typedef struct tf_prv_writer tf_prv_writer;
  * header at closing. */
 int tf_prv_writer_create(tf_prv_writer **w, const char *path, const tf_prv_header *hdr,
                          tf_error *err);
+/* Before the first record: the records go to the kernel from a thread of
+ * the writer's own while the next ones are formatted (common/tf_outfile.h),
+ * for callers that may use a second CPU. */
+void tf_prv_writer_write_behind(tf_prv_writer *w);
 /* Replaces the header given at creation; only before the first record. */
 int tf_prv_writer_set_header(tf_prv_writer *w, const tf_prv_header *hdr, tf_error *err);
 /* Labels and names, filled by the caller before closing. */

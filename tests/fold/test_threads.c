@@ -1,21 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The two thread helpers the fold rests on (common/tf_parallel.c,
- * common/tf_handoff.c): every task runs exactly once, on a slot below the
- * number of threads, whatever that number (more threads than tasks, one,
- * none to do); buffers handed over arrive all and in order, and an emptier
- * that stops makes the filler stop. */
+/* The thread helpers the fold rests on (common/tf_parallel.c,
+ * common/tf_handoff.c, common/tf_outfile.c): every task runs exactly once,
+ * on a slot below the number of threads, whatever that number (more
+ * threads than tasks, one, none to do); buffers handed over arrive all and
+ * in order, and an emptier that stops makes the filler stop; a file
+ * written behind holds every byte in order, and a write that fails is
+ * reported, by a later write or by the close. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "tf_handoff.h"
+#include "tf_outfile.h"
 #include "tf_parallel.h"
 
 #define TASKS 1000
@@ -112,12 +117,86 @@ static void test_handoff_stop(void **state)
     assert_int_equal(p.taken, put);
 }
 
+/* Pieces of every size up to past a buffer (1 MiB), about 9 MiB in all,
+ * written with and without write-behind: the same file, byte for byte. */
+static void test_outfile_bytes(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tf-outfile-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    enum { TOTAL = 9 << 20 };
+    unsigned char *want = malloc(TOTAL);
+    assert_non_null(want);
+    for (size_t i = 0; i < TOTAL; i++)
+        want[i] = (unsigned char)(i * 2654435761u >> 13);
+    for (int behind = 0; behind < 2; behind++) {
+        char path[64];
+        snprintf(path, sizeof path, "%s/%d", dir, behind);
+        tf_outfile *f;
+        tf_error err = {0};
+        assert_int_equal(tf_outfile_open(&f, path, &err), 0);
+        if (behind)
+            tf_outfile_write_behind(f);
+        size_t at = 0;
+        for (size_t piece = 1; at < TOTAL; piece = piece * 3 % 1500007 + 1) {
+            size_t n = piece < TOTAL - at ? piece : TOTAL - at;
+            assert_int_equal(tf_outfile_write(f, want + at, n), 0);
+            at += n;
+        }
+        assert_int_equal(tf_outfile_tell(f), TOTAL);
+        assert_int_equal(tf_outfile_close(f, &err), 0);
+        FILE *in = fopen(path, "rb");
+        assert_non_null(in);
+        unsigned char *got = malloc(TOTAL + 1);
+        assert_non_null(got);
+        assert_int_equal(fread(got, 1, TOTAL + 1, in), TOTAL);
+        fclose(in);
+        assert_memory_equal(got, want, TOTAL);
+        free(got);
+        unlink(path);
+    }
+    rmdir(dir);
+    free(want);
+}
+
+/* /dev/full refuses every write (ENOSPC): with write-behind the error
+ * reaches a later write or the close, and the close names the file. */
+static void test_outfile_error(void **state)
+{
+    (void)state;
+    static char block[1 << 16];
+    for (int behind = 0; behind < 2; behind++) {
+        tf_outfile *f;
+        tf_error err = {0};
+        if (tf_outfile_open(&f, "/dev/full", &err) < 0)
+            skip();
+        if (behind)
+            tf_outfile_write_behind(f);
+        int failed = 0;
+        for (int i = 0; i < 100 && !failed; i++)   /* 6.4 MiB: several buffers */
+            failed = tf_outfile_write(f, block, sizeof block) < 0;
+        assert_true(failed);
+        assert_true(tf_outfile_close(f, &err) < 0);
+        assert_non_null(strstr(err.msg, "/dev/full"));
+    }
+    /* A file abandoned with buffers in flight. */
+    tf_outfile *f;
+    tf_error err = {0};
+    assert_int_equal(tf_outfile_open(&f, "/dev/null", &err), 0);
+    tf_outfile_write_behind(f);
+    for (int i = 0; i < 40; i++)
+        assert_int_equal(tf_outfile_write(f, block, sizeof block), 0);
+    tf_outfile_abort(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_task_once),
         cmocka_unit_test(test_handoff_order),
         cmocka_unit_test(test_handoff_stop),
+        cmocka_unit_test(test_outfile_bytes),
+        cmocka_unit_test(test_outfile_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
