@@ -102,10 +102,16 @@ static void reap(bool force)
     npending = k;
 }
 
+/* Data pages of a ring: a power of two (perf_event_open(2), "MMAP
+ * layout") holding kernel-ring bytes, and at least four records (a record
+ * larger than the ring could never be written). */
 static size_t ring_pages(void)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = 1;
-    while (pages * page < tf_rec_g.opt.kernel_ring)
+    uint64_t want = tf_rec_g.opt.kernel_ring, four = 4 * (tf_rec_g.opt.kernel_stack + 512);
+    if (want < four)
+        want = four;
+    while (pages * page < want)
         pages *= 2;
     return pages;
 }

@@ -143,15 +143,17 @@ static int on_frame(Dwfl_Frame *state, void *arg)
     return u->n < u->depth ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-static uint32_t fp_walk(const tf_kunwind *u, uint64_t *frames, uint32_t depth)
+/* Every load stays inside the copy [sp, sp + len). */
+static uint32_t fp_walk(const uint64_t dregs[TF_KREGS_DWARF], const uint8_t *stack, size_t len,
+                        uint64_t *frames, uint32_t depth)
 {
     uint32_t n = 0;
-    frames[n++] = u->dregs[TF_KREGS_DWARF - 1];
-    uint64_t fp = u->dregs[6], prev = u->sp;
-    while (n < depth && fp >= prev && fp - u->sp <= u->len && u->len - (fp - u->sp) >= 16) {
+    uint64_t sp = dregs[7], fp = dregs[6], prev = sp;
+    frames[n++] = dregs[TF_KREGS_DWARF - 1];
+    while (n < depth && fp >= prev && fp - sp <= len && len - (fp - sp) >= 16) {
         uint64_t next, ret;
-        memcpy(&next, u->stack + (fp - u->sp), 8);
-        memcpy(&ret, u->stack + (fp - u->sp) + 8, 8);
+        memcpy(&next, stack + (fp - sp), 8);
+        memcpy(&ret, stack + (fp - sp) + 8, 8);
         if (!ret)
             break;
         frames[n++] = ret;
@@ -169,12 +171,15 @@ uint32_t tf_kunwind_stack(tf_kunwind *u, int64_t tid, const uint64_t dregs[TF_KR
 {
     if (!depth)
         return 0;
+    if (!stack)
+        len = 0;
+    if (fp || !u)
+        return fp ? fp_walk(dregs, stack, len, frames, depth)
+                  : (frames[0] = dregs[TF_KREGS_DWARF - 1], 1);
     memcpy(u->dregs, dregs, sizeof u->dregs);
     u->sp = dregs[7];
     u->stack = stack;
-    u->len = stack ? len : 0;
-    if (fp)
-        return fp_walk(u, frames, depth);
+    u->len = len;
     if (!u->attached) {
         frames[0] = dregs[TF_KREGS_DWARF - 1];
         return 1;

@@ -14,5 +14,21 @@ export ASAN_OPTIONS
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-record-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# kill_recorded SECONDS RECORD-ARGS...: runs `tracefold record RECORD-ARGS`
+# in the background, SIGKILLs the recorded program after SECONDS, and
+# checks that record reports the kill (status 137).
+kill_recorded() {
+    secs=$1
+    shift
+    "$tf" record "$@" &
+    rec=$!
+    sleep "$secs"
+    app=$(ps -o pid= --ppid $rec | tr -d ' ')
+    [ -n "$app" ] || fail "recorded program not found"
+    kill -KILL "$app"
+    wait $rec
+    rc=$?
+    [ $rc -eq 137 ] || fail "record should report the kill (137), got $rc"
+}
 # field NAME FILE: a key=value of check_trace's summary line.
 field() { "$check" summary "$2" | sed -n "1s/.* $1=\([^ ]*\).*/\1/p;1s/^$1=\([^ ]*\).*/\1/p"; }
