@@ -402,13 +402,18 @@ void tf_kcapture_process_stop(void)
 
 void tf_kcapture_forget(tf_rec_thread *t)
 {
-    /* A forked child: our copies of the parent's descriptors, closed
-     * without disabling the parent's events. */
+    /* A forked child: our copies of the parent's descriptors (every
+     * thread's: descriptors are the process's), closed without disabling
+     * the parent's events.  The rings are not mapped here (perf maps them
+     * VM_DONTCOPY), so the munmaps only drop nothing. */
     if (t && t->kernel) {
         munmap(t->kring, t->kring_size);
-        close(t->kfd);
         t->kernel = false;
     }
+    if (table_ready)
+        for (uint32_t i = 0; i < TF_SESSION_MAX_THREADS; i++)
+            if (live_fd[i] >= 0)
+                close(live_fd[i]);
     for (uint32_t i = 0; i < npending; i++) {
         munmap(pending[i].ring, pending[i].ring_size);
         close(pending[i].fd);
