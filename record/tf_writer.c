@@ -283,6 +283,13 @@ static void kernel_maps(wproc *p)
     }
     if (f)
         fclose(f);
+    if (!p->kmaps_len && p->kmaps_cap < TF_SESSION_MAPS_MAX) {
+        char *m = realloc(p->kmaps, TF_SESSION_MAPS_MAX);
+        if (m) {
+            p->kmaps = m;
+            p->kmaps_cap = TF_SESSION_MAPS_MAX;
+        }
+    }
     if (!p->kmaps_len && p->kmaps_cap >= TF_SESSION_MAPS_MAX) {
         uint32_t seq = atomic_load(&p->shm->maps_seq);
         size_t len = p->shm->maps_len < TF_SESSION_MAPS_MAX ? p->shm->maps_len : 0;
