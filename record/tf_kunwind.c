@@ -127,11 +127,6 @@ void tf_kunwind_maps(tf_kunwind *u, const char *maps, size_t len)
         u->attached = dwfl_attach_state(u->dwfl, NULL, (pid_t)u->pid, &thread_callbacks, u);
 }
 
-bool tf_kunwind_knows(tf_kunwind *u, uint64_t ip)
-{
-    return dwfl_addrmodule(u->dwfl, ip) != NULL;
-}
-
 static int on_frame(Dwfl_Frame *state, void *arg)
 {
     tf_kunwind *u = arg;

@@ -101,8 +101,6 @@ int  tf_kunwind_create(tf_kunwind **u, int64_t pid, tf_error *err);
 void tf_kunwind_free(tf_kunwind *u);
 /* The process's mappings, as /proc/PID/maps text, reported anew. */
 void tf_kunwind_maps(tf_kunwind *u, const char *maps, size_t len);
-/* Whether ip lies in a module reported. */
-bool tf_kunwind_knows(tf_kunwind *u, uint64_t ip);
 /* Innermost first, the sample's instruction address then return
  * addresses; fp: by frame pointers (u may then be NULL), else by CFI.  The
  * stack copy starts at dregs[7] (rsp). */

@@ -80,6 +80,14 @@ grep -q "handler cost median" "$tmp/r.err" || fail "refused: the handler took no
 [ -z "$(kernel_samples "$tmp/r.err")" ] || fail "refused: samples from the kernel anyway"
 "$check" kernel "$tmp/r.h5" 2 || fail "refused: the handler's trace"
 
+# Memory references decoded by the writer from the sampled registers and
+# the code (as memory.sh checks the handler's; the same sanitizer skip).
+if [ "${TF_SANITIZERS:-no}" != yes ]; then
+    "$tf" record -q -o "$tmp/m.h5" --capture kernel --kernel-ring 2M --period 500us \
+        --mem-sampler software -- "$apps/stream_app" || fail "record (memory) exit status $?"
+    "$check" memory "$tmp/m.h5" >/dev/null || fail "memory samples decoded by the writer"
+fi
+
 # auto at the default period, nothing needing the handler: kernel capture.
 TRACEFOLD_STATS=yes "$tf" record -q -o "$tmp/a.h5" -- "$apps/ksample_app" 1 400 2>"$tmp/a.err" ||
     fail "record (auto) exit status $?"
