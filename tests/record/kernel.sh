@@ -8,7 +8,8 @@
 # its functions; frame-pointer unwinding; fork; SIGKILL of the program; a
 # program with user counters (threads switch to the handler); a ring too
 # small (lost samples counted); kernel capture refused (the handler takes
-# over, one line says so); auto at the default period.
+# over, one line says so); memory references decoded by the writer; a linked
+# program's helper writer; auto at the default period.
 . "$top_srcdir/tests/record/lib.sh"
 # The writer's line (TRACEFOLD_STATS): "N samples captured by the kernel
 # ..., M memory samples decoded": the trace's samples are N + M.
@@ -87,6 +88,14 @@ if [ "${TF_SANITIZERS:-no}" != yes ]; then
         --mem-sampler software -- "$apps/stream_app" || fail "record (memory) exit status $?"
     "$check" memory "$tmp/m.h5" >/dev/null || fail "memory samples decoded by the writer"
 fi
+
+# A linked program run without `tracefold record`: its helper writer (a
+# child of the program) takes the rings.
+TRACEFOLD_OUTPUT="$tmp/l-%p.h5" TRACEFOLD_CAPTURE=kernel TRACEFOLD_STATS=yes \
+    "$apps/ksample_app" 2 250 2>"$tmp/l.err" || fail "linked program exit status $?"
+f=$(helper_trace "$tmp/l-") || exit 1
+"$check" kernel "$f" 2 || fail "linked program under kernel capture"
+grep -q "captured by the kernel" "$tmp/l.err" || fail "linked: the helper took no kernel samples"
 
 # auto at the default period, nothing needing the handler: kernel capture.
 TRACEFOLD_STATS=yes "$tf" record -q -o "$tmp/a.h5" -- "$apps/ksample_app" 1 400 2>"$tmp/a.err" ||

@@ -30,5 +30,17 @@ kill_recorded() {
     rc=$?
     [ $rc -eq 137 ] || fail "record should report the kill (137), got $rc"
 }
+# helper_trace PREFIX: the trace PREFIX*.h5 that the helper writer of a
+# linked program closes shortly after the program's end (waits up to 10 s).
+helper_trace() {
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+        f=$(ls "$1"*.h5 2>/dev/null | head -n1)
+        [ -n "$f" ] && [ "$(field complete "$f" 2>/dev/null)" = 1 ] && break
+        sleep 0.5
+    done
+    # Run inside $(...): the message goes to stderr, the caller exits.
+    [ -n "$f" ] || { echo "FAIL: no trace written by the helper" >&2; return 1; }
+    echo "$f"
+}
 # field NAME FILE: a key=value of check_trace's summary line.
 field() { "$check" summary "$2" | sed -n "1s/.* $1=\([^ ]*\).*/\1/p;1s/^$1=\([^ ]*\).*/\1/p"; }
