@@ -6,8 +6,10 @@
  * wrapping at the end of the data area), exactly as tf_capture_kernel.c
  * opens its event: read_format GROUP | TOTAL_TIME_ENABLED |
  * TOTAL_TIME_RUNNING, registers AX..IP and R8..R15 (mask 0xff01ff), ABI 64.
- * Then the frame-pointer walk of tf_kunwind.c over a stack copy and the
- * period draw the writer shares with the handler. */
+ * Then the frame-pointer walk of tf_kunwind.c over a stack copy, the
+ * software decoder on a copy of another process's code (tf_ea_decode_copy,
+ * as the writer uses it) and the period draw the writer shares with the
+ * handler. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "ea_decode.h"
 #include "perf_records.h"
 #include "tf_writer.h"
 
@@ -220,6 +223,38 @@ static void fp_chain(void **state)
     assert_int_equal(tf_kunwind_stack(NULL, 1, dregs, NULL, 0, true, frames, 8), 1);
 }
 
+/* mov (%rax),%rbx at 0x400100 of a page of nops, decoded from a copy. */
+static void decode_from_copy(void **state)
+{
+    (void)state;
+    uint8_t page[8192];
+    memset(page, 0x90, sizeof page);
+    static const uint8_t mov[] = {0x48, 0x8b, 0x18};
+    memcpy(page + 0x100, mov, sizeof mov);
+    tf_ea_decoder *d;
+    tf_error err;
+    assert_int_equal(tf_ea_decoder_create(&d, &err), 0);
+    tf_ea_regs regs;
+    memset(&regs, 0, sizeof regs);
+    regs.greg[TF_EA_RAX] = 0x12340;
+    regs.greg[TF_EA_RIP] = 0x400100;
+    tf_ea_result r[TF_EA_LIVE_MAX];
+    assert_int_equal(tf_ea_decode_copy(d, &regs, page, 0x400000, sizeof page, r), 1);
+    assert_int_equal(r[0].ip, 0x400100);
+    assert_int_equal(r[0].naccess, 1);
+    assert_int_equal(r[0].access[0].addr, 0x12340);
+    assert_int_equal(r[0].access[0].dir, TF_EA_READ);
+    /* The same IP again: the plan is kept, new registers give a new address. */
+    regs.greg[TF_EA_RAX] = 0x55550;
+    assert_int_equal(tf_ea_decode_copy(d, &regs, page, 0x400000, sizeof page, r), 1);
+    assert_int_equal(r[0].access[0].addr, 0x55550);
+    /* An IP the copy does not cover is not decoded (nothing is read
+     * from this process's memory at that address). */
+    regs.greg[TF_EA_RIP] = 0x900100;
+    assert_int_equal(tf_ea_decode_copy(d, &regs, page, 0x400000, sizeof page, r), 0);
+    tf_ea_decoder_free(d);
+}
+
 static void jitter_draws(void **state)
 {
     (void)state;
@@ -240,6 +275,7 @@ int main(void)
         cmocka_unit_test(sample_layout),
         cmocka_unit_test(ring_lost_and_wrap),
         cmocka_unit_test(fp_chain),
+        cmocka_unit_test(decode_from_copy),
         cmocka_unit_test(jitter_draws),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
