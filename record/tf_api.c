@@ -121,8 +121,13 @@ void tracefold_counter_add(int id, uint64_t delta)
     tf_rec_thread *t = tf_self;
     if (!t)
         t = tf_thread_attach();
-    if (t && id >= 0 && id < TF_SESSION_MAX_USER)
+    if (t && id >= 0 && id < TF_SESSION_MAX_USER) {
+        /* A kernel-captured sample cannot read user counters: a thread
+         * whose counters start to move goes to the signal handler first. */
+        if (__builtin_expect(t->kernel, 0))
+            tf_kcapture_switch(t);
         t->user[id] += delta;
+    }
 }
 
 void tracefold_memory_region(const char *name, const void *begin, const void *end)

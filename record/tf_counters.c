@@ -54,6 +54,12 @@ static int encode(const char *name, struct perf_event_attr *a)
     a->disabled = 0;
     a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
                      PERF_FORMAT_TOTAL_TIME_RUNNING;
+    /* The kernel-capture sampling event times its samples on
+     * CLOCK_MONOTONIC (tf_capture_kernel.c), and every event of a group
+     * must use the same clock (perf_event_open(2) fails with EINVAL
+     * otherwise: kernel/events/core.c compares the leader's clock). */
+    a->use_clockid = 1;
+    a->clockid = CLOCK_MONOTONIC;
     return 0;
 }
 

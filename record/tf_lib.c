@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -136,6 +137,11 @@ static int start_helper(void)
         rmdir(tf_rec_g.session);
         return -1;
     }
+    /* Under Yama's ptrace_scope 1 a child may not attach to its parent
+     * unless named (prctl(2) PR_SET_PTRACER): the helper takes the kernel
+     * capture rings with pidfd_getfd(2).  Without Yama this fails with
+     * EINVAL, which changes nothing. */
+    (void)prctl(PR_SET_PTRACER, (unsigned long)pid, 0, 0, 0);
     return 0;
 }
 
@@ -287,6 +293,7 @@ int tf_process_start(bool forked_child)
             fprintf(stderr, "tracefold: no sampling (%s); regions and counters are still"
                             " recorded\n", err.msg);
         tf_memsampling_setup();
+        tf_kcapture_setup();
     }
     tf_heap_setup();
     tf_maps_snapshot();
@@ -325,6 +332,7 @@ void tf_process_stop(void)
         tf_sampling_thread_stop(t);
         tf_stats_merge(t);
     }
+    tf_kcapture_process_stop();
     if (tf_rec_g.opt.stats)
         tf_stats_report();
     tf_maps_snapshot();

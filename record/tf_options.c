@@ -15,6 +15,7 @@ static const char *const sampler_names[] = {"auto", "perf", "posix", "none", NUL
 static const char *const unwind_names[] = {"libunwind", "fp", "none", NULL};
 static const char *const fork_names[] = {"trace", "none", NULL};
 static const char *const bool_names[] = {"no", "yes", NULL};
+static const char *const capture_names[] = {"auto", "kernel", "signal", NULL};
 static const char *const mem_names[] = {"auto", "pebs", "ibs", "software", "none", NULL};
 
 #define NS_PER_MS 1000000ull
@@ -54,6 +55,16 @@ const tf_option_desc tf_option_table[] = {
     {"autostart", "TRACEFOLD_AUTOSTART", TF_OPT_BOOL, "yes", bool_names, 0, 0,
      "start recording when the library is loaded (no: at tracefold_init)",
      offsetof(tf_options, autostart)},
+    {"capture", "TRACEFOLD_CAPTURE", TF_OPT_ENUM, "auto", capture_names, 0, 0,
+     "where timer samples are taken: kernel (the perf event writes registers, counters and a "
+     "stack copy to a ring the writer unwinds; no signal), signal (the handler), auto (kernel "
+     "where it works and nothing needs the handler)", offsetof(tf_options, capture)},
+    {"kernel-stack", "TRACEFOLD_KERNEL_STACK", TF_OPT_SIZE, "4K", NULL, 512, 32768,
+     "capture kernel: bytes of user stack copied with each sample (a multiple of 8)",
+     offsetof(tf_options, kernel_stack)},
+    {"kernel-ring", "TRACEFOLD_KERNEL_RING", TF_OPT_SIZE, "512K", NULL, 16 * 1024, 64ull << 20,
+     "capture kernel: each thread's perf ring (rounded up to a power of two); samples that do "
+     "not fit between two drains are lost and counted", offsetof(tf_options, kernel_ring)},
     {"stats", "TRACEFOLD_STATS", TF_OPT_BOOL, "no", bool_names, 0, 0,
      "at the end, print the number of samples and the sampling handler's cost on stderr",
      offsetof(tf_options, stats)},

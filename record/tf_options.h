@@ -16,6 +16,8 @@ enum tf_sampler_choice { TF_SAMPLER_AUTO, TF_SAMPLER_PERF, TF_SAMPLER_POSIX, TF_
 enum tf_unwind_choice { TF_UNWIND_LIBUNWIND, TF_UNWIND_FP, TF_UNWIND_NONE };
 enum tf_fork_choice { TF_FORK_TRACE, TF_FORK_NONE };
 /* Memory sampling: the order of the names in the option table. */
+/* Where timer samples are captured (docs/recorder.md, "Kernel capture"). */
+enum tf_capture_choice { TF_CAPTURE_AUTO, TF_CAPTURE_KERNEL, TF_CAPTURE_SIGNAL };
 enum tf_mem_choice { TF_MEMS_AUTO, TF_MEMS_PEBS, TF_MEMS_IBS, TF_MEMS_SOFTWARE, TF_MEMS_NONE };
 
 /* The numbers first, the strings last: the sampling handler reads a few of
@@ -38,6 +40,9 @@ typedef struct tf_options {
     int      mem_sampler;      /* enum tf_mem_choice */
     uint32_t ldlat;            /* PEBS load-latency threshold, cycles */
     uint32_t mem_period;       /* PEBS loads or stores between two samples */
+    int      capture;          /* enum tf_capture_choice */
+    uint64_t kernel_stack;     /* bytes of user stack the kernel copies per sample */
+    uint64_t kernel_ring;      /* bytes of each thread's kernel sample ring (a power of two) */
     uint64_t heap_threshold;   /* bytes; allocations from this size are objects, 0: none */
     uint32_t heap_stack_depth; /* frames per allocation call stack */
     char     output[1024];     /* file name pattern: %p pid, %r rank, %h host, %e program */

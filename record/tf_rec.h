@@ -84,6 +84,11 @@ typedef struct tf_rec_thread {
     size_t   buf_size;
     int      ctr_fd[TF_SESSION_MAX_BASE]; /* counter descriptors, -1 when closed */
     timer_t  timer;                    /* posix back end */
+    /* Kernel capture (tf_capture_kernel.c): the event, its ring. */
+    bool     kernel;                   /* samples are captured by the kernel */
+    int      kfd;
+    void    *kring;
+    size_t   kring_size;
     tf_frame_rule rules[1u << TF_FRAME_RULES_LOG2];   /* written by the handler only */
     uint32_t cost[TF_COST_BUCKETS];    /* TRACEFOLD_STATS: handler durations */
 } tf_rec_thread;
@@ -112,6 +117,7 @@ typedef struct tf_rec {
     int      signal;                   /* sampling signal, 0 when not sampling */
     uint64_t sample_period;            /* ns of CPU time, or events with overflow */
     bool     overflow;                 /* sample on overflow_attr instead of the task clock */
+    bool     kernel_capture;           /* threads start with kernel capture (tf_capture_kernel.c) */
     size_t   proc_size;
     char     session[PATH_MAX];
     char     proc_path[PATH_MAX];
@@ -183,6 +189,17 @@ void tf_sampling_thread_start(tf_rec_thread *t);
 void tf_sampling_thread_stop(tf_rec_thread *t);
 TF_HANDLER_API uint64_t tf_jittered_period(tf_rec_thread *t);
 
+/* tf_capture_kernel.c: samples written by the kernel into a ring the
+ * writer drains, no signal (option capture). */
+void tf_kcapture_setup(void);                     /* after sampling and memory sampling */
+int  tf_kcapture_thread_start(tf_rec_thread *t, tf_error *err);
+void tf_kcapture_thread_stop(tf_rec_thread *t);
+/* The calling thread from kernel capture to the signal handler (its user
+ * counters are about to change, which only the handler can record). */
+void tf_kcapture_switch(tf_rec_thread *t);
+void tf_kcapture_process_stop(void);              /* disables all, waits for the writer */
+void tf_kcapture_forget(tf_rec_thread *t);        /* in a forked child */
+
 /* tf_unwind.c: call stacks (option unwind). */
 TF_HANDLER_API uint64_t tf_context_ip(const ucontext_t *uc);
 /* The sample's stack from its signal context, innermost first, at most
@@ -201,10 +218,6 @@ void tf_unwind_thread_start(tf_rec_thread *t);
 TF_HANDLER_API uint32_t tf_fp_chain(const tf_rec_thread *t, uintptr_t fp, uint64_t *frames,
                                    uint32_t depth);
 
-/* The sampling period is redrawn (jitter) every this many samples: changing
- * it costs a system call that reprograms a timer, several microseconds
- * under virtualisation (docs/recorder.md), too much for every sample. */
-#define TF_REDRAW_EVERY 32
 
 /* tf_counters.c */
 #define TF_GROUP_READ_WORDS (3 + TF_SESSION_MAX_BASE + 1)

@@ -130,16 +130,7 @@ sighandler_t signal(int sig, sighandler_t handler)
 
 uint64_t tf_jittered_period(tf_rec_thread *t)
 {
-    /* xorshift64 (Marsaglia 2003): a few cycles, no shared state. */
-    uint64_t x = t->rng;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    t->rng = x;
-    uint64_t p = tf_rec_g.sample_period, span = p * tf_rec_g.opt.jitter_pct / 100;
-    if (!span)
-        return p;
-    return p - span + x % (2 * span + 1);
+    return tf_jitter_draw(&t->rng, tf_rec_g.sample_period, tf_rec_g.opt.jitter_pct);
 }
 
 static int choose_signal(void)
@@ -230,6 +221,7 @@ int tf_sampling_setup(tf_error *err)
 void tf_sampling_thread_start(tf_rec_thread *t)
 {
     t->sample_fd = -1;
+    t->kfd = -1;
     t->rng = t->tid * 0x9e3779b97f4a7c15ull ^ tf_now();
     if (!t->rng)
         t->rng = 1;
@@ -237,6 +229,17 @@ void tf_sampling_thread_start(tf_rec_thread *t)
         return;
     tf_unwind_thread_start(t);
     tf_error err;
+    tf_error_clear(&err);
+    if (tf_rec_g.kernel_capture) {
+        if (tf_kcapture_thread_start(t, &err) == 0)
+            return;
+        /* This thread only (the ring did not fit the locked-memory limit,
+         * say); the probe at the start worked. */
+        static _Atomic bool said;
+        if (!atomic_exchange(&said, true))
+            fprintf(stderr, "tracefold: kernel capture refused for a thread (%s); its samples"
+                            " are taken by the signal handler\n", err.msg);
+    }
     t->sampling = true;
     if (tf_rec_g.sampler->start(t, tf_rec_g.signal, tf_jittered_period(t), &err))
         t->sampling = false;
@@ -245,6 +248,7 @@ void tf_sampling_thread_start(tf_rec_thread *t)
 void tf_sampling_thread_stop(tf_rec_thread *t)
 {
     t->sampling = false;
+    tf_kcapture_thread_stop(t);
     if (tf_rec_g.sampler)
         tf_rec_g.sampler->stop(t);
 }

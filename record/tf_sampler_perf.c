@@ -49,6 +49,9 @@ static int perf_start(tf_rec_thread *t, int sig, uint64_t period, tf_error *err)
     a.exclude_kernel = 1;
     a.exclude_hv = 1;
     a.disabled = 1;
+    /* The clock of the group's other events (tf_counters.c). */
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
     int group = tf_counters_group0_fd(t);
     int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && group >= 0) {

@@ -31,6 +31,26 @@
 #define TF_SESSION_TEXT_MAX     4096
 #define TF_SESSION_MAPS_MAX     (128 * 1024)
 
+/* The sampling period is redrawn (jitter) every this many samples, by the
+ * handler or, for kernel capture, by the writer: changing it costs a system
+ * call that reprograms a timer, several microseconds under virtualisation
+ * (docs/recorder.md), too much for every sample. */
+#define TF_REDRAW_EVERY 32
+
+/* A period drawn uniformly in period +- pct % (the jitter), from the
+ * caller's xorshift64 state (Marsaglia 2003: a few cycles, no shared
+ * state; *rng must not be 0).  Async-signal-safe. */
+static inline uint64_t tf_jitter_draw(uint64_t *rng, uint64_t period, uint32_t pct)
+{
+    uint64_t x = *rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *rng = x;
+    uint64_t span = period * pct / 100;
+    return span ? period - span + x % (2 * span + 1) : period;
+}
+
 /* Process life, written by the library. */
 enum tf_proc_state {
     TF_PROC_RUNNING = 1,
@@ -53,9 +73,12 @@ enum tf_writer_state {
 
 enum tf_thread_state { TF_THREAD_FREE = 0, TF_THREAD_LIVE = 1, TF_THREAD_EXITED = 2 };
 
+/* The writer's answer to a thread's kernel capture (tf_shm_kcapture). */
+enum tf_kernel_ack { TF_KACK_NONE = 0, TF_KACK_HELD = 1, TF_KACK_REFUSED = 2 };
+
 typedef struct tf_shm_thread {
     _Atomic uint32_t state;        /* enum tf_thread_state; LIVE once its buffer exists */
-    uint32_t pad;
+    _Atomic uint32_t kernel_ack;   /* enum tf_kernel_ack, written by the writer */
     uint64_t tid;
 } tf_shm_thread;
 
@@ -105,10 +128,39 @@ typedef struct tf_shm_ring {
     uint64_t offset;               /* of slot 0 from the start of the ring header */
 } tf_shm_ring;
 
+/* Kernel capture (docs/recorder.md, "Kernel capture"): the thread's perf
+ * sampling event writes each sample (IP, time, counter group, user
+ * registers, a copy of the top of the user stack) into its own mmap ring,
+ * with no signal; the writer takes a duplicate of the event's descriptor
+ * (pidfd_getfd(2)), maps the same ring and turns the records into samples.
+ * Written by the library before state is set (release). */
+enum tf_kcapture_state {
+    TF_KCAP_NONE    = 0,   /* samples come through the sample ring only */
+    TF_KCAP_ACTIVE  = 1,   /* samples come through the kernel ring only */
+    TF_KCAP_RETIRED = 2,   /* the kernel event is disabled: its ring holds the
+                              older samples, the sample ring the newer ones */
+};
+
+typedef struct tf_shm_kcapture {
+    _Atomic uint32_t state;        /* enum tf_kcapture_state */
+    int32_t  fd;                   /* the event's descriptor in the application */
+    uint64_t id;                   /* its PERF_EVENT_IOC_ID, to check the duplicate */
+    uint64_t sample_type, read_format, regs_mask;   /* of its perf_event_attr */
+    uint64_t mmap_bytes;           /* ring mapping: 1 + 2^n pages */
+    uint64_t period_ns;            /* mean period; the writer redraws it (jitter) */
+    uint32_t jitter_pct;
+    uint32_t ngroup0;              /* counters in the group read (the base counters) */
+    uint32_t unwind;               /* enum tf_unwind_choice the writer walks stacks with */
+    uint32_t memory;               /* 1: decode memory references (software sampler) */
+    uint64_t fs_base, gs_base;     /* segment bases, for the software memory decoder */
+    uint64_t stack_lo, stack_hi;   /* the thread's stack */
+} tf_shm_kcapture;
+
 /* A thread buffer file: header, then both rings' slots. */
 typedef struct tf_shm_buffer {
     uint64_t magic;
     uint64_t size;
+    tf_shm_kcapture kernel;
     tf_shm_ring events;
     tf_shm_ring samples;
 } tf_shm_buffer;

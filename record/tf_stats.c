@@ -39,6 +39,11 @@ void tf_stats_report(void)
         h[b] = atomic_load(&tf_rec_g.cost[b]);
         n += h[b];
     }
+    if (!n && tf_rec_g.kernel_capture) {
+        fprintf(stderr, "tracefold: stats: no samples through the handler (capture kernel: "
+                        "the writer reports them)\n");
+        return;
+    }
     if (!n) {
         fprintf(stderr, "tracefold: stats: no samples\n");
         return;

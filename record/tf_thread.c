@@ -136,12 +136,15 @@ void tf_thread_forget_all(void)
     tf_rec_thread *t = tf_self;
     tf_self = NULL;
     attach_failed = false;
-    if (!t)
+    if (!t) {
+        tf_kcapture_forget(NULL);
         return;
+    }
     if (t->sample_ring)
         munmap(t->sample_ring, t->sample_ring_size);
     if (t->sample_fd >= 0)
         close(t->sample_fd);
+    tf_kcapture_forget(t);
     tf_memsampling_thread_stop(t, true);
     for (uint32_t i = 0; i < TF_SESSION_MAX_BASE; i++)
         if (t->ctr_fd[i] >= 0)

@@ -38,6 +38,9 @@ typedef struct wthread {
     uint32_t index;                 /* thread number in the trace */
     uint64_t last_event, last_sample;
     uint64_t dropped_events, dropped_samples;   /* as last stored in the trace */
+    tf_kring *kring;                /* kernel capture: its ring, while taken */
+    bool     kernel_taken;          /* tried once (taken, refused, or done) */
+    uint64_t kernel_lost;           /* samples the kernel dropped */
 } wthread;
 
 typedef struct wproc {
@@ -56,6 +59,10 @@ typedef struct wproc {
     tf_wobjects *objects;
     tf_module_set *modules;
     tf_reserve reserve;             /* disk space to close the trace (tf_reserve.c) */
+    tf_kproc *kp;                   /* kernel capture (tf_kring.c), or NULL */
+    char     *kmaps;                /* its maps text */
+    size_t   kmaps_len, kmaps_cap;
+    bool     kernel_refused;        /* said once */
     tf_rec_summary sum;
 } wproc;
 
@@ -252,8 +259,49 @@ static uint32_t map_string(const wproc *p, uint64_t local)
     return local >= 1 && local <= p->nstrings ? p->string_map[local - 1] : 0;
 }
 
+/* The process's maps for the kernel-capture unwinder and code reads:
+ * /proc/PID/maps while it lives, else its last copy. */
+static void kernel_maps(wproc *p)
+{
+    if (!p->kp)
+        return;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%" PRId64 "/maps", p->shm->pid);
+    p->kmaps_len = 0;
+    FILE *f = fopen(path, "re");
+    for (bool more = f != NULL; more;) {
+        if (p->kmaps_cap - p->kmaps_len < 65536) {
+            char *m = realloc(p->kmaps, p->kmaps_cap + 262144);
+            if (!m)
+                break;
+            p->kmaps = m;
+            p->kmaps_cap += 262144;
+        }
+        size_t got = fread(p->kmaps + p->kmaps_len, 1, p->kmaps_cap - p->kmaps_len, f);
+        p->kmaps_len += got;
+        more = got > 0;
+    }
+    if (f)
+        fclose(f);
+    if (!p->kmaps_len && p->kmaps_cap < TF_SESSION_MAPS_MAX) {
+        char *m = realloc(p->kmaps, TF_SESSION_MAPS_MAX);
+        if (m) {
+            p->kmaps = m;
+            p->kmaps_cap = TF_SESSION_MAPS_MAX;
+        }
+    }
+    if (!p->kmaps_len && p->kmaps_cap >= TF_SESSION_MAPS_MAX) {
+        uint32_t seq = atomic_load(&p->shm->maps_seq);
+        size_t len = p->shm->maps_len < TF_SESSION_MAPS_MAX ? p->shm->maps_len : 0;
+        memcpy(p->kmaps, p->shm->maps, len);
+        p->kmaps_len = (seq & 1) || seq != atomic_load(&p->shm->maps_seq) ? 0 : len;
+    }
+    tf_kproc_maps(p->kp, p->kmaps, p->kmaps_len);
+}
+
 static int update_modules(const tf_rec_session *s, wproc *p, tf_error *err)
 {
+    kernel_maps(p);
     /* The process's own copy, unless it is being rewritten right now. */
     static char saved[TF_SESSION_MAPS_MAX];
     uint32_t seq = atomic_load(&p->shm->maps_seq);
@@ -427,59 +475,161 @@ static int drain_events(tf_rec_session *s, wproc *p, wthread *t, tf_error *err)
     return rc;
 }
 
+/* Samples on their way to the trace: s->samples[0..n) with their counter
+ * rows, their frames in s->frames[0..nf). */
+typedef struct sample_batch {
+    tf_rec_session *s;
+    wproc   *p;
+    wthread *t;
+    size_t   n, nf;
+    int      rc;
+    tf_error *err;
+} sample_batch;
+
+static int batch_flush(sample_batch *b)
+{
+    tf_rec_session *s = b->s;
+    wproc *p = b->p;
+    if (!b->rc && b->n) {
+        uint64_t first = 0;
+        if (b->nf)
+            b->rc = tf_writer_append_frames(p->w, p->proc, b->t->index, s->frames, b->nf, &first,
+                                            b->err);
+        for (size_t i = 0; i < b->n; i++)
+            s->samples[i].stack += first;
+        if (!b->rc)
+            b->rc = tf_writer_append_samples(p->w, p->proc, b->t->index, s->samples,
+                                             p->ncols ? s->counters : NULL, b->n, b->err);
+        if (!b->rc)
+            p->sum.samples += b->n;
+    }
+    b->n = b->nf = 0;
+    return b->rc;
+}
+
+/* The next sample of the batch (room is there), its frames copied. */
+static tf_sample *batch_add(sample_batch *b, const tf_sample *from, uint64_t time,
+                            const uint64_t *frames, uint32_t nframes)
+{
+    uint32_t depth = b->p->shm->stack_depth < 128 ? b->p->shm->stack_depth : 128;
+    if (nframes > depth)
+        nframes = depth;
+    tf_sample *sm = &b->s->samples[b->n++];
+    *sm = *from;
+    sm->time = rel_time(b->p, time, &b->t->last_sample);
+    sm->stack = b->nf;                       /* batch-relative until appended */
+    sm->stack_len = (uint16_t)nframes;
+    memcpy(b->s->frames + b->nf, frames, nframes * sizeof *frames);
+    b->nf += nframes;
+    return sm;
+}
+
 static int drain_samples(tf_rec_session *s, wproc *p, wthread *t, tf_error *err)
 {
     tf_shm_ring *r = &t->buf->samples;
     uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    uint32_t nbase = p->shm->nbase, depth = p->shm->stack_depth;
-    if (depth > 128)
-        depth = 128;
+    uint32_t nbase = p->shm->nbase;
     while (tail < head) {
-        size_t n = 0, nf = 0;
-        for (; tail < head && n < BATCH; tail++) {
+        sample_batch b = {.s = s, .p = p, .t = t, .err = err};
+        for (; tail < head && b.n < BATCH; tail++) {
             tf_sample_slot *e = tf_ring_slot(r, tail);
-            tf_sample *sm = &s->samples[n];
-            memset(sm, 0, sizeof *sm);
-            sm->time = rel_time(p, e->time, &t->last_sample);
-            sm->ip = e->ip;
-            sm->addr = e->addr;
-            sm->data_source = e->data_source;
-            sm->weight = e->weight;
-            sm->kind = e->kind;
-            sm->level = e->level;
-            sm->flags = e->flags;
-            uint32_t nfr = e->nframes <= depth ? e->nframes : depth;
-            sm->stack = nf;                      /* batch-relative until appended */
-            sm->stack_len = (uint16_t)nfr;
-            memcpy(s->frames + nf, tf_sample_frames(e, nbase), nfr * sizeof(uint64_t));
-            nf += nfr;
+            tf_sample from = {.ip = e->ip, .addr = e->addr, .data_source = e->data_source,
+                              .weight = e->weight, .kind = e->kind, .level = e->level,
+                              .flags = e->flags};
+            batch_add(&b, &from, e->time, tf_sample_frames(e, nbase), e->nframes);
             counter_row(p, e->ctr, e->nuser <= TF_SESSION_MAX_USER ? e->nuser : 0,
-                        s->counters + n * p->ncols);
-            n++;
+                        s->counters + (b.n - 1) * p->ncols);
         }
-        uint64_t first = 0;
-        int rc = 0;
-        if (nf)
-            rc = tf_writer_append_frames(p->w, p->proc, t->index, s->frames, nf, &first, err);
-        for (size_t i = 0; i < n; i++)
-            s->samples[i].stack += first;
-        if (!rc)
-            rc = tf_writer_append_samples(p->w, p->proc, t->index, s->samples,
-                                          p->ncols ? s->counters : NULL, n, err);
-        if (rc)
-            return rc;
+        if (batch_flush(&b))
+            return b.rc;
         atomic_store_explicit(&r->tail, tail, memory_order_release);
-        p->sum.samples += n;
     }
     return 0;
+}
+
+/* tf_kring_drain's callback: a kernel-captured sample into the batch. */
+static void kernel_sample(void *ctx, const tf_sample *ks, const uint64_t *ctr,
+                          const uint64_t *frames, uint32_t nframes)
+{
+    sample_batch *b = ctx;
+    if (b->rc || (b->n == BATCH && batch_flush(b)))
+        return;
+    batch_add(b, ks, ks->time, frames, nframes);
+    counter_row(b->p, ctr, 0, b->s->counters + (b->n - 1) * b->p->ncols);
+}
+
+/* Takes thread i's kernel ring: once, when the library has published it. */
+static void take_kernel(tf_rec_session *s, wproc *p, wthread *t, uint32_t i)
+{
+    const tf_shm_kcapture *h = &t->buf->kernel;
+    t->kernel_taken = true;
+    tf_error err;
+    tf_error_clear(&err);
+    int rc = 0;
+    if (!p->kp) {
+        rc = tf_kproc_create(&p->kp, p->shm->pid, (int)h->unwind, h->memory != 0, &err);
+        if (!rc)
+            kernel_maps(p);
+    }
+    uint32_t depth = p->shm->stack_depth < 128 ? p->shm->stack_depth : 128;
+    if (!rc)
+        rc = tf_kring_open(&t->kring, p->kp, h, (int64_t)p->shm->threads[i].tid, p->shm->nbase,
+                           depth, &err);
+    atomic_store_explicit(&p->shm->threads[i].kernel_ack, rc ? TF_KACK_REFUSED : TF_KACK_HELD,
+                          memory_order_release);
+    if (rc && !p->kernel_refused) {
+        p->kernel_refused = true;
+        fprintf(stderr, "tracefold record: %s: kernel capture: %s; that thread's samples are "
+                        "lost\n", p->sum.path[0] ? p->sum.path : "trace", err.msg);
+    }
+    (void)s;
+}
+
+/* Takes the kernel rings published since the last tick, before the trace
+ * exists too: a ring is freed with its samples when the thread's
+ * descriptor is closed, which the library does once we hold it. */
+static void take_kernels(tf_rec_session *s, wproc *p)
+{
+    for (uint32_t i = 0; i < p->nthreads; i++) {
+        wthread *t = &p->threads[i];
+        if (t->buf && !t->kernel_taken &&
+            atomic_load_explicit(&t->buf->kernel.state, memory_order_acquire) != TF_KCAP_NONE)
+            take_kernel(s, p, t, i);
+    }
+}
+
+/* Thread i's samples: the kernel's ring (older), then the sample ring,
+ * which holds samples only once the kernel's is retired (tf_session.h). */
+static int drain_thread_samples(tf_rec_session *s, wproc *p, wthread *t, uint32_t i,
+                                tf_error *err)
+{
+    uint32_t ks = atomic_load_explicit(&t->buf->kernel.state, memory_order_acquire);
+    bool exited = atomic_load_explicit(&p->shm->threads[i].state, memory_order_acquire) ==
+                  TF_THREAD_EXITED;
+    if (ks != TF_KCAP_NONE && !t->kernel_taken)
+        take_kernel(s, p, t, i);
+    if (t->kring) {
+        sample_batch b = {.s = s, .p = p, .t = t, .err = err};
+        tf_kring_drain(t->kring, kernel_sample, &b);
+        t->kernel_lost = tf_kring_lost(t->kring);
+        if (batch_flush(&b))
+            return b.rc;
+        /* Disabled before either was published: nothing more will come. */
+        if (ks == TF_KCAP_RETIRED || exited) {
+            tf_kring_close(t->kring);
+            t->kring = NULL;
+        }
+    }
+    return ks == TF_KCAP_ACTIVE ? 0 : drain_samples(s, p, t, err);
 }
 
 /* The thread's lost records, in the trace whenever they change, so that a
  * reader knows what the bounded buffer cost (tracefold info says it). */
 static int store_dropped(wproc *p, wthread *t, tf_error *err)
 {
-    uint64_t ev = atomic_load(&t->buf->events.dropped), sm = atomic_load(&t->buf->samples.dropped);
+    uint64_t ev = atomic_load(&t->buf->events.dropped),
+             sm = atomic_load(&t->buf->samples.dropped) + t->kernel_lost;
     if (ev == t->dropped_events && sm == t->dropped_samples)
         return 0;
     t->dropped_events = ev;
@@ -503,7 +653,7 @@ static int drain(tf_rec_session *s, wproc *p, tf_error *err)
             p->sum.threads++;
         }
         if (!(rc = drain_events(s, p, t, err)))
-            rc = drain_samples(s, p, t, err);
+            rc = drain_thread_samples(s, p, t, i, err);
         if (!rc)
             rc = store_dropped(p, t, err);
     }
@@ -519,6 +669,13 @@ static void discard(wproc *p)
             continue;
         atomic_store(&b->events.tail, atomic_load(&b->events.head));
         atomic_store(&b->samples.tail, atomic_load(&b->samples.head));
+        /* Kernel rings stay the library's to close: the writer says it
+         * will not take them. */
+        if (!p->threads[i].kernel_taken &&
+            atomic_load(&b->kernel.state) != TF_KCAP_NONE) {
+            p->threads[i].kernel_taken = true;
+            atomic_store(&p->shm->threads[i].kernel_ack, TF_KACK_REFUSED);
+        }
     }
 }
 
@@ -526,9 +683,11 @@ static void remove_files(wproc *p)
 {
     for (uint32_t i = 0; i < p->nthreads; i++) {
         wthread *t = &p->threads[i];
+        tf_kring_close(t->kring);
+        t->kring = NULL;
         if (t->buf) {
             p->sum.dropped += atomic_load(&t->buf->events.dropped) +
-                              atomic_load(&t->buf->samples.dropped);
+                              atomic_load(&t->buf->samples.dropped) + t->kernel_lost;
             munmap(t->buf, t->size);
             t->buf = NULL;
         }
@@ -545,6 +704,7 @@ static void finish(tf_rec_session *s, wproc *p)
     tf_error_clear(&err);
     if (!p->failed && !p->open && open_trace(s, p, &err))
         fail(p, &err);
+    kernel_maps(p);
     if (!p->failed && (tf_reserve_renew(&p->reserve, p->sum.path, &err) || drain(s, p, &err) ||
                        update_modules(s, p, &err) ||
                        tf_wobjects_finish(p->objects, p->w, p->proc, &err)))
@@ -562,6 +722,17 @@ static void finish(tf_rec_session *s, wproc *p)
         }
     }
     atomic_store(&p->shm->writer, p->sum.failed ? TF_WRITER_FAILED : TF_WRITER_DONE);
+    if (p->kp && s->opt.stats) {
+        const tf_kstats *k = tf_kproc_stats(p->kp);
+        fprintf(stderr, "tracefold record: stats: %" PRIu64 " samples captured by the kernel"
+                " (process %" PRId64 "), writer %.0f ns CPU per sample, %" PRIu64 " memory"
+                " samples decoded, %" PRIu64 " lost\n", k->samples, p->shm->pid,
+                k->samples ? (double)k->cpu_ns / (double)k->samples : 0.0, k->memory, k->lost);
+    }
+    tf_kproc_free(p->kp);
+    p->kp = NULL;
+    free(p->kmaps);
+    p->kmaps = NULL;
     tf_modules_free(p->modules);
     p->modules = NULL;
     tf_wobjects_destroy(p->objects);
@@ -651,9 +822,12 @@ static size_t tick(tf_rec_session *s, bool flush_due)
             bool due = (atomic_load(&p->shm->user_word) & TF_USER_FROZEN) ||
                        now_ns() - p->shm->mono0 > 10 * s->opt.flush_ns ||
                        atomic_load(&p->shm->flush_req) != atomic_load(&p->shm->flush_done);
+            take_kernels(s, p);
             for (uint32_t k = 0; !due && k < p->nthreads; k++)
                 due = p->threads[k].buf && (ring_quarter_full(&p->threads[k].buf->events) ||
-                                            ring_quarter_full(&p->threads[k].buf->samples));
+                                            ring_quarter_full(&p->threads[k].buf->samples) ||
+                                            (p->threads[k].kring &&
+                                             tf_kring_quarter_full(p->threads[k].kring)));
             if (!due)
                 continue;
             if (open_trace(s, p, &err)) {

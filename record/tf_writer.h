@@ -11,6 +11,7 @@
 
 #include "tf_error.h"
 #include "tf_options.h"
+#include "tf_session.h"
 #include "trace.h"
 
 typedef struct tf_rec_session tf_rec_session;
@@ -89,5 +90,50 @@ int  tf_modules_update(tf_writer *w, uint32_t proc, int64_t pid, const char *sav
 void tf_modules_free(tf_module_set *known);
 /* The GNU build-id of an ELF file as lowercase hex, or "" (buf >= 81). */
 void tf_build_id(const char *path, char *buf, size_t size);
+
+/* ---- kernel capture (docs/recorder.md, "Kernel capture") ---- */
+
+/* tf_kunwind.c: call stacks from a sample's registers and stack copy. */
+#define TF_KREGS_DWARF 17      /* x86-64 DWARF registers 0-16 (16: rip) */
+#define TF_KUNWIND_MAX 128     /* the stack-depth option's maximum */
+typedef struct tf_kunwind tf_kunwind;
+int  tf_kunwind_create(tf_kunwind **u, int64_t pid, tf_error *err);
+void tf_kunwind_free(tf_kunwind *u);
+/* The process's mappings, as /proc/PID/maps text, reported anew. */
+void tf_kunwind_maps(tf_kunwind *u, const char *maps, size_t len);
+/* Innermost first, the sample's instruction address then return
+ * addresses; fp: by frame pointers (u may then be NULL), else by CFI.  The
+ * stack copy starts at dregs[7] (rsp). */
+uint32_t tf_kunwind_stack(tf_kunwind *u, int64_t tid, const uint64_t dregs[TF_KREGS_DWARF],
+                          const uint8_t *stack, size_t len, bool fp, uint64_t *frames,
+                          uint32_t depth);
+
+/* tf_kring.c: a process's kernel-captured samples, one ring per thread. */
+typedef struct tf_kproc tf_kproc;
+typedef struct tf_kring tf_kring;
+typedef struct tf_kstats {
+    uint64_t samples, memory, lost, malformed;
+    uint64_t cpu_ns;           /* the writer's CPU time spent draining */
+} tf_kstats;
+/* unwind: enum tf_unwind_choice; memory: decode memory references. */
+int  tf_kproc_create(tf_kproc **kp, int64_t pid, int unwind, bool memory, tf_error *err);
+void tf_kproc_free(tf_kproc *kp);
+/* The maps text stacks and code are found with (kept by the caller until
+ * the next call). */
+void tf_kproc_maps(tf_kproc *kp, const char *maps, size_t len);
+const tf_kstats *tf_kproc_stats(const tf_kproc *kp);
+/* Takes the thread's event (h, published by the library) and maps its ring. */
+int  tf_kring_open(tf_kring **k, tf_kproc *kp, const tf_shm_kcapture *h, int64_t tid,
+                   uint32_t nbase, uint32_t depth, tf_error *err);
+void tf_kring_close(tf_kring *k);
+/* One sample for the trace: ctr holds the nbase base counters (user
+ * counters are 0: see tf_capture_kernel.c), frames innermost first. */
+typedef void (*tf_ksample_fn)(void *ctx, const tf_sample *s, const uint64_t *ctr,
+                              const uint64_t *frames, uint32_t nframes);
+/* Everything in the ring, in order; the records consumed, or < 0 when the
+ * ring was corrupt (then emptied). */
+long tf_kring_drain(tf_kring *k, tf_ksample_fn fn, void *ctx);
+uint64_t tf_kring_lost(const tf_kring *k);   /* samples the kernel dropped, so far */
+bool tf_kring_quarter_full(const tf_kring *k);
 
 #endif

@@ -70,6 +70,11 @@ struct tf_ea_decoder {
     size_t   page_size;  /* cached: sysconf is not async-signal-safe */
     uint64_t anchors[TF_EA_ANCHORS];
     tf_ea_cached cache[TF_EA_CACHE];
+    /* Inside tf_ea_decode_copy: the caller's copy of the code, win_len
+     * bytes from win_addr; NULL: this process's own memory. */
+    const uint8_t *win;
+    uint64_t win_addr;
+    size_t   win_len;
 };
 
 /* ---- capstone memory hooks (process-wide) ------------------------------ */
@@ -617,6 +622,18 @@ static unsigned slot_of(uint64_t addr, unsigned nslots)
     return (unsigned)((addr ^ (addr >> 8)) & (nslots - 1));
 }
 
+/* The code bytes [addr, addr + len): this process's memory, or the copy
+ * of tf_ea_decode_copy (NULL where it does not cover them). */
+static const uint8_t *code_bytes(const tf_ea_decoder *d, uint64_t addr, size_t len)
+{
+    if (!d->win)
+        return (const uint8_t *)(uintptr_t)addr;
+    if (addr < d->win_addr || addr - d->win_addr > d->win_len ||
+        len > d->win_len - (addr - d->win_addr))
+        return NULL;
+    return d->win + (addr - d->win_addr);
+}
+
 static void remember_boundary(tf_ea_decoder *d, uint64_t addr)
 {
     d->anchors[slot_of(addr, TF_EA_ANCHORS)] = addr;
@@ -640,11 +657,13 @@ static uint64_t nearest_anchor(const tf_ea_decoder *d, uint64_t lo, uint64_t ip)
 static int previous_from_anchor(tf_ea_decoder *d, uint64_t anchor, uint64_t ip,
                                 tf_ea_plan *p)
 {
-    const uint8_t *code = (const uint8_t *)(uintptr_t)anchor;
     size_t left = (size_t)(ip - anchor);
+    const uint8_t *code = code_bytes(d, anchor, left), *first = code;
     uint64_t addr = anchor, start = anchor;
     memset(p, 0, sizeof *p);
     p->insn_ip = ip;
+    if (!code)
+        return plan_status(p, TF_EA_UNRESOLVED);
     while (addr < ip) {
         start = addr;
         if (!cs_disasm_iter(d->handle, &code, &left, &addr, d->insn))
@@ -652,7 +671,7 @@ static int previous_from_anchor(tf_ea_decoder *d, uint64_t anchor, uint64_t ip,
     }
     if (addr != ip)
         return plan_status(p, TF_EA_UNRESOLVED);
-    decode_plan(d, (const uint8_t *)(uintptr_t)start, (size_t)(ip - start), start, p);
+    decode_plan(d, first + (start - anchor), (size_t)(ip - start), start, p);
     if (!usable_previous(d, p)) {
         memset(p, 0, sizeof *p);
         p->insn_ip = ip;
@@ -669,12 +688,15 @@ static bool plan_at(tf_ea_decoder *d, uint64_t ip, tf_ea_plan *at)
     uint8_t buf[TF_X86_MAX_INSN];
     size_t to_page_end = d->page_size - page_offset;
     size_t n = to_page_end < sizeof buf ? to_page_end : sizeof buf;
-    memcpy(buf, (const void *)(uintptr_t)ip, n);
+    const uint8_t *src = code_bytes(d, ip, n);
+    if (!src)
+        return false;
+    memcpy(buf, src, n);
     int st = decode_plan(d, buf, n, ip, at);
-    if (st == TF_EA_UNDECODABLE && n < sizeof buf) {
+    if (st == TF_EA_UNDECODABLE && n < sizeof buf && (src = code_bytes(d, ip, sizeof buf))) {
         /* The instruction continues on the next page, which is mapped
          * because the CPU is about to fetch it. */
-        memcpy(buf, (const void *)(uintptr_t)ip, sizeof buf);
+        memcpy(buf, src, sizeof buf);
         st = decode_plan(d, buf, sizeof buf, ip, at);
     }
     if (st == TF_EA_UNDECODABLE)
@@ -710,7 +732,10 @@ static bool plan_before(tf_ea_decoder *d, uint64_t ip, bool from_bytes, tf_ea_pl
         return true;
     if (!from_bytes)
         return false;
-    memcpy(buf, (const void *)(uintptr_t)(ip - back), back);
+    const uint8_t *src = code_bytes(d, ip - back, back);
+    if (!src)
+        return true;
+    memcpy(buf, src, back);
     return previous_from_bytes(d, buf, back, ip, before) == TF_EA_MEMORY;
 }
 
@@ -751,6 +776,17 @@ unsigned tf_ea_decode_live(tf_ea_decoder *d, const tf_ea_regs *regs,
         c->before_final = plan_before(d, ip, false, &c->before);
     }
     return evaluate_live(c, regs, out);
+}
+
+unsigned tf_ea_decode_copy(tf_ea_decoder *d, const tf_ea_regs *regs, const uint8_t *code,
+                           uint64_t code_addr, size_t len, tf_ea_result out[TF_EA_LIVE_MAX])
+{
+    d->win = code;
+    d->win_addr = code_addr;
+    d->win_len = len;
+    unsigned n = tf_ea_decode_live(d, regs, out);
+    d->win = NULL;
+    return n;
 }
 
 void tf_ea_decoder_forget_code(tf_ea_decoder *d)

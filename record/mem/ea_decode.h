@@ -172,6 +172,15 @@ int  tf_ea_decode_previous(tf_ea_decoder *d, const uint8_t *before, size_t len,
 unsigned tf_ea_decode_live(tf_ea_decoder *d, const tf_ea_regs *regs,
                            tf_ea_result out[TF_EA_LIVE_MAX]);
 
+/* The same, for another process's code (the writer decoding samples the
+ * kernel captured, docs/recorder.md "Kernel capture"): the bytes come from
+ * code[0..len), a copy of that process's memory at code_addr, which should
+ * cover the IP's page and the next one; what it does not cover is not
+ * decoded.  A decoder used this way must serve one address space only
+ * (its plans are kept by IP). */
+unsigned tf_ea_decode_copy(tf_ea_decoder *d, const tf_ea_regs *regs, const uint8_t *code,
+                           uint64_t code_addr, size_t len, tf_ea_result out[TF_EA_LIVE_MAX]);
+
 /* tf_ea_decode_live keeps, per decoder, the plans of each IP it has decoded
  * (512 slots, direct-mapped): a later sample at the same IP only evaluates
  * it with the new registers.  Code that changes at an address already

@@ -153,7 +153,7 @@ int tf_perf_parse_sample(const tf_perf_layout *l, const void *body, size_t len,
         s->regs_user = parse_regs(&c, l->sample_regs_user, &s->regs_user_abi);
     if (t & PERF_SAMPLE_STACK_USER) {
         s->stack_user_size = take_u64(&c);
-        take(&c, s->stack_user_size);
+        s->stack_user = take(&c, s->stack_user_size);
         if (s->stack_user_size)
             s->stack_user_dyn_size = take_u64(&c);
     }

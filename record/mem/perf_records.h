@@ -57,6 +57,7 @@ typedef struct tf_perf_sample {
     uint64_t regs_user_abi;
     const uint64_t *regs_user;
     uint64_t stack_user_size, stack_user_dyn_size;
+    const uint8_t *stack_user;    /* the copy of the user stack from regs_user's sp (dyn_size valid bytes) */
     uint64_t weight;              /* WEIGHT: the u64; WEIGHT_STRUCT: var1_dw */
     uint16_t weight_var2, weight_var3;   /* WEIGHT_STRUCT only */
     uint64_t data_src, transaction;

@@ -131,6 +131,7 @@ static bool is_function(const char *name, const char *func)
 
 typedef struct sample_stats {
     uint64_t n, with_stack, in_func, first, last;
+    uint64_t win_lo, win_hi, inside;   /* samples with a time in [win_lo, win_hi] */
     bool monotone;
 } sample_stats;
 
@@ -140,7 +141,10 @@ static void scan_samples(tf_trace *tr, uint32_t pi, uint32_t ti, const char *fun
     const tf_process *p = tf_trace_process(tr, pi);
     tf_sample_cursor *c;
     tf_error err;
+    uint64_t lo = st->win_lo, hi = st->win_hi;
     memset(st, 0, sizeof *st);
+    st->win_lo = lo;
+    st->win_hi = hi;
     st->monotone = true;
     if (tf_samples_open(tr, pi, ti, &c, &err)) {
         check(false, "%s", err.msg);
@@ -159,6 +163,8 @@ static void scan_samples(tf_trace *tr, uint32_t pi, uint32_t ti, const char *fun
                 st->first = s[i].time;
             st->last = s[i].time;
             st->n++;
+            if (s[i].time >= st->win_lo && s[i].time <= st->win_hi)
+                st->inside++;
             for (uint32_t k = 0; k < p->ncounters; k++) {
                 uint64_t v = ctr[i * p->ncounters + k];
                 if (v == TF_NOVALUE)
@@ -275,7 +281,7 @@ static int threads_check(tf_trace *tr, int nthreads, int niter)
         check(enter[0] == niter && enter[1] == niter && enter[2] == niter && exits == niter,
               "thread %ld: instances iteration/phase_a/phase_b/ends = %d/%d/%d/%d, expected %d",
               tnum, enter[0], enter[1], enter[2], exits, niter);
-        sample_stats st;
+        sample_stats st = {0};
         scan_samples(tr, 0, ti, "compute_kernel_a", "compute_kernel_b", &st);
         check(st.monotone, "thread %ld: sample counters not monotone", tnum);
         check(!st.n || st.last <= trace_end + 1000000000ull,
@@ -295,6 +301,61 @@ static int threads_check(tf_trace *tr, int nthreads, int niter)
     return failures ? 1 : 0;
 }
 
+/* ksample_app (kernel.sh): per process, nthreads workers, each with one
+ * region "work" (its end missing when killed) holding >= 95 % of its
+ * samples, counters monotone; >= 90 % of the samples with a stack, >= 50 %
+ * resolving to ksample_kernel_a/b and >= 50 % reaching their caller
+ * ksample_worker (a walk past the first frame).  Every process. */
+static int kernel_check(tf_trace *tr, int nthreads)
+{
+    uint32_t work_id = 0;
+    check(tf_trace_find_string(tr, "work", &work_id), "no region 'work'");
+    for (uint32_t pi = 0; pi < tf_trace_nprocesses(tr); pi++) {
+        const tf_process *p = tf_trace_process(tr, pi);
+        load_symbols(p->executable);
+        int workers = 0;
+        uint64_t total = 0, with_stack = 0, in = 0, inside = 0, callers = 0;
+        for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+            const tf_thread *t = &p->threads[ti];
+            sample_stats st = {.win_lo = UINT64_MAX, .win_hi = UINT64_MAX};
+            for (size_t e = 0; e < t->nevents; e++) {
+                if (t->events[e].value != work_id)
+                    continue;
+                if (t->events[e].kind == TF_EVENT_ENTER)
+                    st.win_lo = t->events[e].time;
+                if (t->events[e].kind == TF_EVENT_EXIT)
+                    st.win_hi = t->events[e].time;
+            }
+            if (st.win_lo == UINT64_MAX)
+                continue;
+            workers++;
+            scan_samples(tr, pi, ti, "ksample_kernel_a", "ksample_kernel_b", &st);
+            check(st.monotone, "process %u thread %u: sample counters not monotone", pi, ti);
+            check(st.n > 0, "process %u thread %u: no samples", pi, ti);
+            check(st.inside * 20 >= st.n * 19,
+                  "process %u thread %u: %" PRIu64 " of %" PRIu64 " samples inside its region",
+                  pi, ti, st.inside, st.n);
+            total += st.n;
+            with_stack += st.with_stack;
+            in += st.in_func;
+            inside += st.inside;
+            scan_samples(tr, pi, ti, "ksample_worker", NULL, &st);
+            callers += st.in_func;
+        }
+        check(workers == nthreads, "process %u: %d workers, expected %d", pi, workers, nthreads);
+        check(with_stack * 10 >= total * 9, "process %u: %" PRIu64 " of %" PRIu64
+              " samples have a stack", pi, with_stack, total);
+        check(in * 2 >= total, "process %u: only %" PRIu64 " of %" PRIu64
+              " samples resolve to ksample_kernel_a/b", pi, in, total);
+        check(callers * 2 >= total, "process %u: only %" PRIu64 " of %" PRIu64
+              " stacks reach ksample_worker", pi, callers, total);
+        printf("process=%u workers=%d samples=%" PRIu64 " inside=%" PRIu64 " with_stack=%" PRIu64
+               " in_kernels=%" PRIu64 " in_worker=%" PRIu64 "\n", pi, workers, total, inside,
+               with_stack, in, callers);
+    }
+    return failures ? 1 : 0;
+}
+
 static int stack_check(tf_trace *tr, const char *func)
 {
     uint64_t hits = 0, total = 0;
@@ -302,7 +363,7 @@ static int stack_check(tf_trace *tr, const char *func)
         const tf_process *p = tf_trace_process(tr, pi);
         load_symbols(p->executable);
         for (uint32_t ti = 0; ti < p->nthreads; ti++) {
-            sample_stats st;
+            sample_stats st = {0};
             scan_samples(tr, pi, ti, func, NULL, &st);
             hits += st.in_func;
             total += st.n;
@@ -548,7 +609,7 @@ static int hwmem_check(tf_trace *tr)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: check_trace summary|threads|stack|memory|hwmem FILE ...\n");
+        fprintf(stderr, "usage: check_trace summary|threads|stack|kernel|memory|hwmem FILE ...\n");
         return 2;
     }
     tf_trace *tr;
@@ -565,6 +626,8 @@ int main(int argc, char **argv)
                            (int)strtol(argv[4], NULL, 10));
     else if (!strcmp(argv[1], "stack") && argc == 4)
         rc = stack_check(tr, argv[3]);
+    else if (!strcmp(argv[1], "kernel") && argc == 4)
+        rc = kernel_check(tr, (int)strtol(argv[3], NULL, 10));
     else if (!strcmp(argv[1], "memory"))
         rc = memory_check(tr);
     else if (!strcmp(argv[1], "hwmem"))

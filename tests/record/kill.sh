@@ -3,15 +3,7 @@
 # outlives it); program and writer killed together leave a trace that
 # still opens, with what was flushed before the kill.
 . "$top_srcdir/tests/record/lib.sh"
-"$tf" record -q -o "$tmp/k.h5" --period 2ms -- "$apps/threads_app" 2 0 forever &
-rec=$!
-sleep 2.5
-app=$(ps -o pid= --ppid $rec | tr -d ' ')
-[ -n "$app" ] || fail "recorded program not found"
-kill -KILL "$app"
-wait $rec
-rc=$?
-[ $rc -eq 137 ] || fail "record should report the kill (137), got $rc"
+kill_recorded 2.5 -q -o "$tmp/k.h5" --period 2ms -- "$apps/threads_app" 2 0 forever
 [ "$(field complete "$tmp/k.h5")" = 1 ] || fail "killed program: trace not complete"
 [ "$(field events "$tmp/k.h5")" -gt 10 ] || fail "killed program: events missing"
 "$tf" info "$tmp/k.h5" >/dev/null || fail "tracefold info on the killed program's trace"
