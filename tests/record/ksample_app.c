@@ -80,8 +80,8 @@ static void run(int nthreads)
 
 int main(int argc, char **argv)
 {
-    int nthreads = argc > 1 ? atoi(argv[1]) : 2;
-    millis = argc > 2 ? atof(argv[2]) : 300;
+    int nthreads = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 2;
+    millis = argc > 2 ? strtod(argv[2], NULL) : 300;
     const char *mode = argc > 3 ? argv[3] : "";
     forever = !strcmp(mode, "forever");
     if (!strcmp(mode, "fork")) {
