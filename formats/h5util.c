@@ -626,7 +626,7 @@ int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void *
     size_t n = rank == 2 ? dims[0] * dims[1] : dims[0];
     void *buf = NULL;
     if (n) {
-        buf = tf_malloc_large(n * 8);
+        buf = tf_malloc_large(n * H5Tget_size(element_type(type, false)));
         if (!buf) {
             H5Dclose(dset);
             return tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory for %zu values", n);
