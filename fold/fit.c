@@ -106,11 +106,24 @@ static void sums_add(struct sums *s, double w, size_t g, const double *v, const 
     s->d += w * duration;
 }
 
-/* s += w · u (a bootstrap unit's sums into a replicate). */
+/* s += w · u (a bootstrap unit's sums into a replicate).  Replicates ×
+ * units × 5 grid arrays: a billion multiply-adds for 8 counters whatever
+ * the number of samples, so written for GCC's -O2 to vectorise: restrict
+ * pointers and two elements a step (its "very cheap" cost model leaves
+ * scalar a loop that needs an alias check or an epilogue; scalar, the
+ * loop's speed also hung on where it fell in the binary).  Each element
+ * is computed as before, so the bands are bit for bit the same. */
 static void sums_merge(struct sums *s, double w, const struct sums *u, size_t g)
 {
-    for (size_t j = 0; j < 5 * g; j++)
-        s->tv[j] += w * u->tv[j];   /* the five arrays are one block */
+    double *restrict dst = s->tv;           /* the five arrays are one block */
+    const double *restrict src = u->tv;
+    size_t n = 5 * g, j = 0;
+    for (; j + 2 <= n; j += 2) {
+        dst[j] += w * src[j];
+        dst[j + 1] += w * src[j + 1];
+    }
+    for (; j < n; j++)
+        dst[j] += w * src[j];
     s->w += w * u->w;
     s->t += w * u->t;
     s->d += w * u->d;
