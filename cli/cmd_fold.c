@@ -29,6 +29,7 @@
 #include "open_trace.h"
 #include "prv_synthetic.h"
 #include "render.h"
+#include "tf_parallel.h"
 
 static void usage(FILE *out)
 {
@@ -502,6 +503,14 @@ static void report(const tf_fold_result *res, const char *outdir)
                 tf_fold_has_ratios(res) ? ", ratios.csv" : "");
 }
 
+/* Threads for the outputs: those asked for, else one per CPU, under mpirun
+ * too: the other ranks only wait, asleep (fold_team_mpi.c), while rank 0
+ * writes, so its CPUs are free unless the launcher bound it to fewer. */
+static unsigned output_threads(const tf_fold_params *p)
+{
+    return p->threads ? p->threads : tf_parallel_cpus();
+}
+
 /* The fold, led by this process when team is not NULL. */
 static int fold(int argc, char **argv, const tf_fold_team *team)
 {
@@ -543,7 +552,7 @@ static int fold(int argc, char **argv, const tf_fold_team *team)
     tf_progress_done();
     if (rc == 0)
         rc = write_outputs(tr, res, outdir, debug_dir, machine, profile, exists,
-                           tf_fold_threads(&p, team), &err);
+                           output_threads(&p), &err);
     if (tr)
         tf_cli_close_trace(tr);
     int status = TF_EXIT_OK;
