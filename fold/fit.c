@@ -94,7 +94,7 @@ static void sums_add(struct sums *s, double w, size_t g, const double *v, const 
                      const unsigned char *tr, double total, double duration)
 {
     for (size_t j = 0; j < g; j++) {
-        double wt = tr[j] ? w : 0;   /* a select, so the loop vectorises */
+        double wt = tr[j] ? w : 0;   /* a select, not a branch (GCC -O2 keeps it scalar) */
         s->av[j] += w * v[j];
         s->as[j] += w * sl[j];
         s->tv[j] += wt * v[j];
