@@ -449,47 +449,31 @@ static bool all_fill(const unsigned char *p, size_t n, size_t esize, const void 
     return memcmp(p, fill, esize) == 0 && memcmp(p, p + esize, n - esize) == 0;
 }
 
-/* Writes the rows x cols elements at data into dset chunk by chunk,
- * leaving out those whose every element is the fill value, data's first. */
+/* Writes the rows x cols elements at data into dset chunk by chunk (of
+ * whole rows, so each is one block of memory), leaving out those whose
+ * every element is the fill value, data's first. */
 static herr_t write_nonzero_chunks(hid_t dset, hid_t mem_type, const void *data, int rank,
                                    const hsize_t *dims, const hsize_t *chunk)
 {
     size_t esize = H5Tget_size(mem_type);
-    hsize_t ncols = rank == 2 ? dims[1] : 1;
+    size_t row_bytes = (rank == 2 ? dims[1] : 1) * esize;
     hid_t file_space = H5Dget_space(dset);
     herr_t rc = file_space < 0 || esize == 0 ? -1 : 0;
-    unsigned char *block = NULL;
-    if (rc == 0 && rank == 2 && chunk[1] < ncols &&
-        !(block = malloc(chunk[0] * chunk[1] * esize)))
-        rc = -1;
-    for (hsize_t r0 = 0; rc >= 0 && r0 < dims[0]; r0 += chunk[0])
-        for (hsize_t c0 = 0; rc >= 0 && c0 < ncols; c0 += chunk[1]) {
-            hsize_t start[2] = { r0, c0 };
-            hsize_t count[2] = { dims[0] - r0 < chunk[0] ? dims[0] - r0 : chunk[0],
-                                 ncols - c0 < chunk[1] ? ncols - c0 : chunk[1] };
-            const unsigned char *first = (const unsigned char *)data + (r0 * ncols + c0) * esize;
-            const void *src = first;
-            size_t bytes = count[0] * count[1] * esize;
-            if (block) {
-                /* A chunk narrower than the rows: gathered, so that the
-                 * memory selection is one contiguous block. */
-                for (hsize_t i = 0; i < count[0]; i++)
-                    memcpy(block + i * count[1] * esize, first + i * ncols * esize,
-                           count[1] * esize);
-                src = block;
-            }
-            if (all_fill(src, bytes, esize, data))
-                continue;
-            hid_t mem_space = H5Screate_simple(rank, count, NULL);
-            rc = mem_space < 0 ? -1
-                               : H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL,
-                                                     count, NULL);
-            if (rc >= 0)
-                rc = H5Dwrite(dset, mem_type, mem_space, file_space, H5P_DEFAULT, src);
-            if (mem_space >= 0)
-                H5Sclose(mem_space);
-        }
-    free(block);
+    for (hsize_t r0 = 0; rc >= 0 && r0 < dims[0]; r0 += chunk[0]) {
+        hsize_t start[2] = { r0, 0 };
+        hsize_t count[2] = { dims[0] - r0 < chunk[0] ? dims[0] - r0 : chunk[0], chunk[1] };
+        const unsigned char *src = (const unsigned char *)data + r0 * row_bytes;
+        if (all_fill(src, count[0] * row_bytes, esize, data))
+            continue;
+        hid_t mem_space = H5Screate_simple(rank, count, NULL);
+        rc = mem_space < 0 ? -1
+                           : H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL,
+                                                 count, NULL);
+        if (rc >= 0)
+            rc = H5Dwrite(dset, mem_type, mem_space, file_space, H5P_DEFAULT, src);
+        if (mem_space >= 0)
+            H5Sclose(mem_space);
+    }
     if (file_space >= 0)
         H5Sclose(file_space);
     return rc;
@@ -509,8 +493,8 @@ static int create_dataset(hid_t loc, const char *name, hid_t type, int rank,
     chunk[0] = chunk[1] = 0;
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (dcpl >= 0 && compress && elements > SMALL_ELEMENTS) {
-        chunk[1] = rank == 2 ? (dims[1] < CHUNK_ELEMENTS ? dims[1] : CHUNK_ELEMENTS) : 1;
-        hsize_t r = CHUNK_ELEMENTS / chunk[1];
+        chunk[1] = rank == 2 ? dims[1] : 1;
+        hsize_t r = CHUNK_ELEMENTS / chunk[1] ? CHUNK_ELEMENTS / chunk[1] : 1;
         chunk[0] = r < dims[0] ? r : dims[0];
         if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
             H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0 ||

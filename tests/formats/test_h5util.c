@@ -151,7 +151,7 @@ static void arrays(void **state)
  * the same, and those chunks take no room in the file. */
 static void repeated_arrays(void **state)
 {
-    enum { N = 1000003, ROWS = 3, WIDE = 140001 };   /* chunks of 65536: partial ones too */
+    enum { N = 1000003, ROWS = 3, WIDE = 140001 };   /* chunks of 65536 (or a row): partial ones too */
     char *path;
     int64_t f = new_file("repeated.h5", &path);
     int32_t *none = malloc(N * sizeof *none);
@@ -161,7 +161,7 @@ static void repeated_arrays(void **state)
         none[i] = -1;
         mixed[i] = i >= 200000 && i < 200010 ? i : 7;   /* one chunk differs */
     }
-    wide[(size_t)1 * WIDE + 100000] = 5;                /* a chunk of row 1, columns 65536.. */
+    wide[(size_t)1 * WIDE + 100000] = 5;                /* in row 1, its chunk */
     OK(tf_h5_write_array(f, "none", TF_H5_INT32, none, N, 0, err));
     OK(tf_h5_write_array(f, "mixed", TF_H5_UINT64, mixed, N, 0, err));
     OK(tf_h5_write_array(f, "wide", TF_H5_INT64, wide, ROWS, WIDE, err));
