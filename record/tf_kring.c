@@ -115,8 +115,9 @@ void tf_kproc_maps(tf_kproc *kp, const char *maps, size_t len)
     kp->maps_fresh = false;
 }
 
-const tf_kstats *tf_kproc_stats(const tf_kproc *kp)
+const tf_kstats *tf_kproc_stats(tf_kproc *kp)
 {
+    kp->stats.dwfl_walks = tf_kunwind_dwfl_walks(kp->unwind);
     return &kp->stats;
 }
 
@@ -358,7 +359,8 @@ static void on_record(void *ctx, const tf_perf_sample *p)
         size_t len = stack ? (size_t)p->stack_user_dyn_size : 0;
         if (len > p->stack_user_size)
             len = (size_t)p->stack_user_size;
-        nframes = tf_kunwind_stack(kp->unwind, k->tid, dwarf, stack, len, kp->fp, frames, depth);
+        nframes = tf_kunwind_stack(kp->unwind, k->tid, dwarf, stack, len,
+                                   kp->fp ? TF_KWALK_FP : TF_KWALK_CFI, frames, depth);
     } else if (depth) {
         frames[0] = p->ip;
         nframes = 1;

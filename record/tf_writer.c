@@ -726,8 +726,10 @@ static void finish(tf_rec_session *s, wproc *p)
         const tf_kstats *k = tf_kproc_stats(p->kp);
         fprintf(stderr, "tracefold record: stats: %" PRIu64 " samples captured by the kernel"
                 " (process %" PRId64 "), writer %.0f ns CPU per sample, %" PRIu64 " memory"
-                " samples decoded, %" PRIu64 " lost\n", k->samples, p->shm->pid,
-                k->samples ? (double)k->cpu_ns / (double)k->samples : 0.0, k->memory, k->lost);
+                " samples decoded, %" PRIu64 " lost, %" PRIu64 " stacks walked by libdwfl\n",
+                k->samples, p->shm->pid,
+                k->samples ? (double)k->cpu_ns / (double)k->samples : 0.0, k->memory, k->lost,
+                k->dwfl_walks);
     }
     tf_kproc_free(p->kp);
     p->kp = NULL;

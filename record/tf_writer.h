@@ -101,18 +101,26 @@ int  tf_kunwind_create(tf_kunwind **u, int64_t pid, tf_error *err);
 void tf_kunwind_free(tf_kunwind *u);
 /* The process's mappings, as /proc/PID/maps text, reported anew. */
 void tf_kunwind_maps(tf_kunwind *u, const char *maps, size_t len);
+typedef enum tf_kwalk {
+    TF_KWALK_FP,       /* frame pointers (u may be NULL) */
+    TF_KWALK_CFI,      /* CFI: learned frame rules, libdwfl where they cannot step */
+    TF_KWALK_DWFL,     /* CFI by libdwfl alone, the reference the rules are tested against */
+} tf_kwalk;
 /* Innermost first, the sample's instruction address then return
- * addresses; fp: by frame pointers (u may then be NULL), else by CFI.  The
- * stack copy starts at dregs[7] (rsp). */
+ * addresses.  The stack copy starts at dregs[7] (rsp). */
 uint32_t tf_kunwind_stack(tf_kunwind *u, int64_t tid, const uint64_t dregs[TF_KREGS_DWARF],
-                          const uint8_t *stack, size_t len, bool fp, uint64_t *frames,
+                          const uint8_t *stack, size_t len, tf_kwalk walk, uint64_t *frames,
                           uint32_t depth);
+/* How many samples were walked by libdwfl (TF_KWALK_DWFL, or frames the
+ * rules could not step). */
+uint64_t tf_kunwind_dwfl_walks(const tf_kunwind *u);
 
 /* tf_kring.c: a process's kernel-captured samples, one ring per thread. */
 typedef struct tf_kproc tf_kproc;
 typedef struct tf_kring tf_kring;
 typedef struct tf_kstats {
     uint64_t samples, memory, lost, malformed;
+    uint64_t dwfl_walks;       /* stacks libdwfl walked (tf_kunwind_dwfl_walks) */
     uint64_t cpu_ns;           /* the writer's CPU time spent draining */
 } tf_kstats;
 /* unwind: enum tf_unwind_choice; memory: decode memory references. */
@@ -121,7 +129,7 @@ void tf_kproc_free(tf_kproc *kp);
 /* The maps text stacks and code are found with (kept by the caller until
  * the next call). */
 void tf_kproc_maps(tf_kproc *kp, const char *maps, size_t len);
-const tf_kstats *tf_kproc_stats(const tf_kproc *kp);
+const tf_kstats *tf_kproc_stats(tf_kproc *kp);
 /* Takes the thread's event (h, published by the library) and maps its ring. */
 int  tf_kring_open(tf_kring **k, tf_kproc *kp, const tf_shm_kcapture *h, int64_t tid,
                    uint32_t nbase, uint32_t depth, tf_error *err);

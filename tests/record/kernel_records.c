@@ -10,7 +10,11 @@
  * software decoder on a copy of another process's code (tf_ea_decode_copy,
  * as the writer uses it) and the period draw the writer shares with the
  * handler. */
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -199,7 +203,7 @@ static void fp_chain(void **state)
     stack[12] = sp + 64 * 8;   /* beyond the copy: the walk ends after this frame */
     stack[13] = 0x404444;
     uint64_t frames[8];
-    uint32_t n = tf_kunwind_stack(NULL, 1, dregs, (const uint8_t *)stack, sizeof stack, true,
+    uint32_t n = tf_kunwind_stack(NULL, 1, dregs, (const uint8_t *)stack, sizeof stack, TF_KWALK_FP,
                                   frames, 8);
     assert_int_equal(n, 4);
     assert_int_equal(frames[0], 0x401111);
@@ -207,21 +211,148 @@ static void fp_chain(void **state)
     assert_int_equal(frames[2], 0x403333);
     assert_int_equal(frames[3], 0x404444);
     /* Depth bounds the walk. */
-    assert_int_equal(tf_kunwind_stack(NULL, 1, dregs, (const uint8_t *)stack, sizeof stack, true,
+    assert_int_equal(tf_kunwind_stack(NULL, 1, dregs, (const uint8_t *)stack, sizeof stack, TF_KWALK_FP,
                                       frames, 2), 2);
     /* A chain that goes down the stack (no frame pointer: rbp holds data)
      * stops after one return address. */
     stack[6] = sp;
-    assert_int_equal(tf_kunwind_stack(NULL, 1, dregs, (const uint8_t *)stack, sizeof stack, true,
+    assert_int_equal(tf_kunwind_stack(NULL, 1, dregs, (const uint8_t *)stack, sizeof stack, TF_KWALK_FP,
                                       frames, 8), 3);
     /* rbp outside the copy: the interrupted instruction only. */
     dregs[6] = 0x1234;
-    assert_int_equal(tf_kunwind_stack(NULL, 1, dregs, (const uint8_t *)stack, sizeof stack, true,
+    assert_int_equal(tf_kunwind_stack(NULL, 1, dregs, (const uint8_t *)stack, sizeof stack, TF_KWALK_FP,
                                       frames, 8), 1);
     /* No copy at all. */
     dregs[6] = sp + 2 * 8;
-    assert_int_equal(tf_kunwind_stack(NULL, 1, dregs, NULL, 0, true, frames, 8), 1);
+    assert_int_equal(tf_kunwind_stack(NULL, 1, dregs, NULL, 0, TF_KWALK_FP, frames, 8), 1);
 }
+
+/* A sample of this process, as a perf sample would carry it: the registers
+ * in DWARF numbering and a copy of the stack from rsp up. */
+typedef struct own_sample {
+    uint64_t dregs[TF_KREGS_DWARF];
+    uint8_t stack[8192];
+    size_t len;
+} own_sample;
+
+#if defined(__x86_64__)
+/* The stack holds other frames' locals, which a sanitizer build guards. */
+__attribute__((no_sanitize("address")))
+static void copy_stack(uint8_t *to, const volatile uint8_t *from, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        to[i] = from[i];
+}
+
+static __attribute__((noinline)) void capture(own_sample *s)
+{
+    uint64_t ip, sp, bp;
+    __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+                     : "=r"(ip), "=r"(sp), "=r"(bp));
+    pthread_attr_t a;
+    void *lo;
+    size_t size;
+    assert_int_equal(pthread_getattr_np(pthread_self(), &a), 0);
+    assert_int_equal(pthread_attr_getstack(&a, &lo, &size), 0);
+    pthread_attr_destroy(&a);
+    uint64_t hi = (uint64_t)(uintptr_t)lo + size;
+    s->len = hi - sp < sizeof s->stack ? (size_t)(hi - sp) : sizeof s->stack;
+    copy_stack(s->stack, (const volatile uint8_t *)(uintptr_t)sp, s->len);
+    s->dregs[16] = ip;
+    s->dregs[7] = sp;
+    s->dregs[6] = bp;
+}
+
+/* Frames without a frame pointer (CFA = rsp + n), then with one (CFA = rbp
+ * + 16), so both kinds of rule are walked. */
+static __attribute__((noinline)) int chain_sp(own_sample *s, int depth)
+{
+    if (!depth) {
+        capture(s);
+        return 0;
+    }
+    int r = chain_sp(s, depth - 1);
+    __asm__ volatile("" ::: "memory");
+    return r + 1;
+}
+
+static __attribute__((noinline, optimize("no-omit-frame-pointer"))) int chain_fp(own_sample *s,
+                                                                                   int depth)
+{
+    if (!depth)
+        return chain_sp(s, 3);
+    volatile char pad[40];
+    pad[0] = (char)depth;
+    int r = chain_fp(s, depth - 1);
+    return r + pad[0];
+}
+
+static char *own_maps(size_t *len)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    assert_non_null(f);
+    char *text = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (cap - n < 4096) {
+            cap = cap ? 2 * cap : 65536;
+            text = realloc(text, cap);
+            assert_non_null(text);
+        }
+        got = fread(text + n, 1, cap - n, f);
+        n += got;
+    } while (got);
+    fclose(f);
+    *len = n;
+    return text;
+}
+
+/* The walk by frame rules gives libdwfl's stack, frame for frame: on the
+ * whole copy, on copies cut short, at a bounded depth, and again once the
+ * rules are learned -- and then without libdwfl. */
+static void cfi_rules_match_libdwfl(void **state)
+{
+    (void)state;
+    own_sample *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    chain_fp(s, 3);
+    size_t maps_len;
+    char *maps = own_maps(&maps_len);
+    tf_kunwind *u;
+    tf_error err;
+    assert_int_equal(tf_kunwind_create(&u, getpid(), &err), 0);
+    tf_kunwind_maps(u, maps, maps_len);
+    const pid_t tid = (pid_t)syscall(SYS_gettid);
+    uint64_t ref[64], got[64];
+    const size_t lens[] = {s->len, s->len, 512, 200, 64, 0};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        for (uint32_t depth = 3; depth <= 64; depth += 61) {
+            uint32_t nref = tf_kunwind_stack(u, tid, s->dregs, s->stack, lens[i], TF_KWALK_DWFL,
+                                             ref, depth);
+            uint64_t walks = tf_kunwind_dwfl_walks(u);
+            uint32_t n = tf_kunwind_stack(u, tid, s->dregs, s->stack, lens[i], TF_KWALK_CFI, got,
+                                          depth);
+            assert_int_equal(n, nref);
+            for (uint32_t f = 0; f < n; f++)
+                assert_int_equal(got[f], ref[f]);
+            if (i == 1)    /* the rules learned on the first pass serve alone */
+                assert_int_equal(tf_kunwind_dwfl_walks(u), walks);
+        }
+    }
+    /* The whole copy reaches capture, 3 chain_sp, chain_sp(0)'s caller
+     * chain_fp(0), 3 more chain_fp and this test. */
+    assert_true(tf_kunwind_stack(u, tid, s->dregs, s->stack, s->len, TF_KWALK_CFI, got, 64) >= 10);
+    tf_kunwind_free(u);
+    free(maps);
+    free(s);
+}
+#else
+static void cfi_rules_match_libdwfl(void **state)
+{
+    (void)state;
+    skip();    /* kernel capture's registers are x86-64's */
+}
+#endif
 
 /* mov (%rax),%rbx at 0x400100 of a page of nops, decoded from a copy. */
 static void decode_from_copy(void **state)
@@ -275,6 +406,7 @@ int main(void)
         cmocka_unit_test(sample_layout),
         cmocka_unit_test(ring_lost_and_wrap),
         cmocka_unit_test(fp_chain),
+        cmocka_unit_test(cfi_rules_match_libdwfl),
         cmocka_unit_test(decode_from_copy),
         cmocka_unit_test(jitter_draws),
     };
