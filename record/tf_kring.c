@@ -45,6 +45,7 @@ struct tf_kproc {
     const char *maps;          /* the last maps text (owned by the caller) */
     size_t   maps_len;
     bool     maps_fresh;       /* reported to the unwinder since the last change */
+    uint64_t maps_hash;        /* of the text last given, to tell a change */
     size_t   page;
     struct {
         uint64_t addr;         /* 0: empty */
@@ -108,11 +109,18 @@ void tf_kproc_free(tf_kproc *kp)
     free(kp);
 }
 
+/* The writer reads the maps every flush interval; the unwinder reports
+ * them anew (and forgets its frame rules) only when the text changed. */
 void tf_kproc_maps(tf_kproc *kp, const char *maps, size_t len)
 {
+    uint64_t h = 0xcbf29ce484222325ull;    /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)maps[i]) * 0x100000001b3ull;
+    if (h != kp->maps_hash || len != kp->maps_len)
+        kp->maps_fresh = false;
     kp->maps = maps;
     kp->maps_len = len;
-    kp->maps_fresh = false;
+    kp->maps_hash = h;
 }
 
 const tf_kstats *tf_kproc_stats(tf_kproc *kp)
