@@ -25,6 +25,11 @@
 /* Not yet looked up (a real stride of INT32_MIN bytes is no stride). */
 #define STRIDE_UNKNOWN INT32_MIN
 
+/* First slots of a process's code cache (a power of 2; it doubles at half
+ * full).  Small: a fold of 1000 processes has 1000 caches, most holding a
+ * few dozen addresses. */
+#define CODE_CACHE_START 64
+
 /* (routine, line, stride) per instruction address, open addressing. */
 struct code_cache {
     uint64_t *ip;        /* 0: empty */
@@ -121,7 +126,7 @@ static int tools_for(struct process_tools *t, tf_analysis *a, const tf_trace *tr
     int rc = tf_symbolizer_for_process(&t->sym, tr, proc, debug_dir, err);
     if (!rc)
         rc = tf_an_objmap_create(&t->objects, a, tr, proc, t->sym, err);
-    if (!rc && cache_init(&t->code, 4096))
+    if (!rc && cache_init(&t->code, CODE_CACHE_START))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the code cache");
     t->ready = !rc;
     return rc;

@@ -39,6 +39,11 @@ struct tf_symbolizer {
     size_t          cap, count;
 };
 
+/* First slots of the location cache (a power of 2; it doubles at half
+ * full): small, because the analysis of a run holds one symboliser per
+ * process, and a process's folded samples touch a few dozen addresses. */
+#define SYM_CACHE_START 64
+
 static const tf_sym_frame unknown_frame = { "", "", 0 };
 
 static int by_module_start(const void *pa, const void *pb)
@@ -178,7 +183,7 @@ int tf_symbolizer_create(tf_symbolizer **out, const tf_sym_module *modules, size
     tf_symbolizer *s = calloc(1, sizeof *s);
     if (!s)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the symboliser");
-    s->cap = 1024;
+    s->cap = SYM_CACHE_START;
     s->table = calloc(s->cap, sizeof *s->table);
     s->modules = malloc((nmodules + 1) * sizeof *s->modules);
     s->ranges = malloc((nranges + 1) * sizeof *s->ranges);

@@ -125,6 +125,30 @@ static int explain_open_failure(const char *path, hid_t stack, tf_error *err)
                    scan.detail[0] ? scan.detail : "HDF5 cannot open it");
 }
 
+/* A reader's metadata cache: 1 MiB, fixed.  HDF5's default lets each open
+ * file's cache grow to 32 MiB, and a trace of many processes, read table
+ * by table, fills it with object headers and chunk-index nodes it never
+ * reads again: the fold of 1000 synthetic processes held 134 MB more at its
+ * peak with the default (338 against 204 MB), at the same speed; the reads
+ * are sequential, so a small cache misses nothing that matters
+ * (bench/RESULTS.md, "MPI"). */
+#define READER_METADATA_CACHE ((size_t)1 << 20)
+
+static int bounded_metadata_cache(hid_t fapl)
+{
+    H5AC_cache_config_t mdc = { .version = H5AC__CURR_CACHE_CONFIG_VERSION };
+    if (H5Pget_mdc_config(fapl, &mdc) < 0)
+        return -1;
+    mdc.set_initial_size = true;
+    mdc.initial_size = mdc.max_size = READER_METADATA_CACHE;
+    if (mdc.min_size > READER_METADATA_CACHE)
+        mdc.min_size = READER_METADATA_CACHE;
+    mdc.incr_mode = H5C_incr__off;
+    mdc.flash_incr_mode = H5C_flash_incr__off;
+    mdc.decr_mode = H5C_decr__off;
+    return H5Pset_mdc_config(fapl, &mdc) < 0 ? -1 : 0;
+}
+
 int tf_h5_file_open(const char *path, bool writable, int64_t *file, tf_error *err)
 {
     tf_h5_silence();
@@ -148,6 +172,10 @@ int tf_h5_file_open(const char *path, bool writable, int64_t *file, tf_error *er
     if (!writable)
         H5Pset_file_locking(fapl, false, true);
 #endif
+    if (!writable && bounded_metadata_cache(fapl) < 0) {
+        H5Pclose(fapl);
+        return tf_fail(err, TF_ERR_INTERNAL, "%s: cannot set up HDF5's metadata cache", path);
+    }
     errno = 0;
     hid_t f = is_hdf5 < 0 ? -1 : H5Fopen(path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     int saved = errno;
