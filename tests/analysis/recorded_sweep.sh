@@ -23,7 +23,10 @@ site=sweep_app.c:$(grep -n 'the-array' "$src" | cut -d: -f1)
 TRACEFOLD_PROGRAM=$tf
 export TRACEFOLD_PROGRAM
 cp "$app" "$tmp/sweep"
-"$tf" record -q -o "$tmp/t.h5" --period 1ms --mem-sampler software -- "$tmp/sweep" 60 \
+# 200 iterations (0.5 s): few timer samples of the forward sweep land on
+# its memory instructions (measured: 4 to 7 memory samples in 60
+# iterations, 11 to 28 in 200), and a stream needs 8 to be told apart.
+"$tf" record -q -o "$tmp/t.h5" --period 1ms --mem-sampler software -- "$tmp/sweep" 200 \
     >"$tmp/out" ||
     fail "recording exit status $?"
 [ -f "$tmp/t.h5" ] || fail "no trace"
