@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "fold_team_start.h"
+#include "tf_launcher.h"
 
 struct mpi_team {
     tf_fold_team team;
@@ -91,7 +92,7 @@ static int mpi_recv_idle(void *ctx, int from, void *buf, size_t bytes)
 int tf_cli_team_start(tf_fold_team **team, tf_error *err)
 {
     *team = NULL;
-    if (tf_cli_launched_size() < 2)
+    if (tf_launcher_size() < 2)
         return 0;
     int initialised = 0;
     MPI_Initialized(&initialised);
@@ -112,9 +113,18 @@ int tf_cli_team_start(tf_fold_team **team, tf_error *err)
         .send = mpi_send, .recv = mpi_recv, .send_idle = mpi_send_idle,
         .recv_idle = mpi_recv_idle,
     };
-    if (size < 2) {   /* the environment said more; MPI knows best */
+    if (size < 2) {
+        /* The launcher started several processes, but MPI cannot reach it
+         * (srun without --mpi=pmix, say): each process is a world of its
+         * own and would fold alone into the same OUTDIR. */
         tf_cli_team_stop(&m->team);
-        return 0;
+        if (tf_launcher_rank() > 0)
+            return -TF_ERR_UNSUPPORTED;
+        return tf_fail(err, TF_ERR_UNSUPPORTED,
+                       "started as %d ranks, but MPI sees a world of 1 (a launcher MPI "
+                       "cannot reach, such as srun without --mpi=pmix): run one tracefold "
+                       "fold, or launch the ranks so that MPI joins them (mpirun, srun "
+                       "--mpi=pmix)", tf_launcher_size());
     }
     *team = &m->team;
     return 0;

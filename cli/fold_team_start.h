@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The ranks of `mpirun -np N tracefold fold` as one fold team
- * (fold/fold_team.h).  MPI is initialised only when the environment says
- * this process is one of several ranks: a plain `tracefold fold` never
- * touches MPI. */
+/* The ranks of `mpirun -np N tracefold fold` (or `srun -n N`) as one fold
+ * team (fold/fold_team.h).  MPI is initialised only when the launcher's
+ * environment says this process is one of several ranks
+ * (common/tf_launcher.h): a plain `tracefold fold` never touches MPI. */
 #ifndef TF_CLI_FOLD_TEAM_START_H
 #define TF_CLI_FOLD_TEAM_START_H
 
 #include "fold_team.h"
 #include "tf_error.h"
-
-/* The world size mpirun announced in the environment (Open MPI's
- * OMPI_COMM_WORLD_SIZE, or PMI_SIZE of MPICH's launchers); 1 when none. */
-int tf_cli_launched_size(void);
-/* This process's rank by the same environment; 0 when none. */
-int tf_cli_launched_rank(void);
 
 /* *team: NULL when this process runs alone; otherwise the world of ranks,
  * MPI initialised.  Fails (err) when started as several ranks by a build

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tf_launcher.h"
 #include "tf_rec.h"
 #include "tracefold.h"
 
@@ -57,26 +58,12 @@ static void read_text_file(const char *path, char *buf, size_t size, char sep)
         buf[--n] = '\0';
 }
 
-static int32_t env_int(const char *const *names, int32_t deflt)
-{
-    for (; *names; names++) {
-        const char *v = getenv(*names);
-        if (v && *v)
-            return (int32_t)strtol(v, NULL, 10);
-    }
-    return deflt;
-}
-
 static void describe_process(tf_shm_process *p)
 {
-    static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-                                            "SLURM_PROCID", NULL};
-    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
-                                            NULL};
     p->pid = getpid();
     p->ppid = getppid();
-    p->rank = env_int(rank_vars, -1);
-    p->nranks = p->rank >= 0 ? env_int(size_vars, 0) : 0;
+    p->rank = tf_launcher_rank();
+    p->nranks = p->rank >= 0 ? tf_launcher_size() : 0;
     ssize_t n = readlink("/proc/self/exe", p->exe, sizeof p->exe - 1);
     p->exe[n > 0 ? n : 0] = '\0';
     read_text_file("/proc/self/cmdline", p->cmdline, sizeof p->cmdline, ' ');

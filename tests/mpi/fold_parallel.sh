@@ -4,8 +4,9 @@
 # summary and the synthetic Paraver trace the same bytes (but the date in
 # its header), fold.h5 the same values.  A 1000-process trace folds with
 # the other rank's memory bounded by its counters' clouds, not the trace
-# (bounds in docs/commands/fold.md, "Parallel folding").  A damaged member
-# ends every rank with exit status 1 and one message, and leaves no output.
+# (bounds in docs/commands/fold.md, "Parallel folding").  A damaged member,
+# or a launcher MPI cannot reach, ends every rank with exit status 1 and
+# one message, and leaves no output.
 . "${top_srcdir:?run by make check}/tests/mpi/lib.sh"
 [ -x /usr/bin/time ] || { echo "SKIP: no /usr/bin/time (Debian package time)"; exit 77; }
 mpi() {
@@ -78,6 +79,18 @@ echo "peak RSS over a one-process fold's, KiB: serial $serial ($big_serial - $sm
     "rank 0 $lead ($big_lead - $small_lead), rank 1 $member ($big_member - $small_member)"
 [ "$lead" -le $((serial + serial / 5)) ] || fail "rank 0: $lead KiB, over 1.2 x the serial $serial KiB"
 [ "$member" -le $((serial * 2 / 5)) ] || fail "rank 1: $member KiB, over 0.4 x the serial $serial KiB"
+
+# A launcher MPI cannot reach (srun without --mpi=pmix: Slurm's variables,
+# no PMI): every rank refuses, rank 0 says why, nothing is written.
+for r in 0 1; do
+    SLURM_STEP_NUM_TASKS=2 SLURM_PROCID=$r timeout 60 "$tf" fold -q "$tmp/t64.h5" \
+        -o "$tmp/lone$r" >/dev/null 2>"$tmp/err.$r"
+    [ $? -eq 1 ] || fail "srun-like rank $r without PMI: want exit status 1"
+    [ ! -e "$tmp/lone$r" ] || fail "srun-like rank $r without PMI wrote $tmp/lone$r"
+done
+grep -q "started as 2 ranks, but MPI sees a world of 1" "$tmp/err.0" ||
+    fail "srun-like rank 0 without PMI said: $(cat "$tmp/err.0")"
+[ ! -s "$tmp/err.1" ] || fail "srun-like rank 1 without PMI said: $(cat "$tmp/err.1")"
 
 # A damaged member of a set: exit 1 on every rank, one message, no output.
 "$tf" synth -q -o "$tmp/a.h5" --iterations 20 || fail "synth a"

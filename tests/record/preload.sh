@@ -1,8 +1,8 @@
 #!/bin/sh
 # An uninstrumented program, recorded by preloading only: samples with call
 # stacks; the POSIX-timer back end; counter-overflow sampling and its
-# fallback; an unwritable output directory and a file-size limit leave
-# the program running untraced with a clear message.
+# fallback; the rank a launcher gives; an unwritable output directory and
+# a file-size limit leave the program running untraced with a clear message.
 . "$top_srcdir/tests/record/lib.sh"
 out=$("$tf" record -q -o "$tmp/p.h5" -- "$apps/plain_app" 300) || fail "record exit status $?"
 [ "$out" = "plain_app done" ] || fail "program output changed: $out"
@@ -29,6 +29,17 @@ out=$("$tf" record -o /nonexistent-dir/t.h5 -- "$apps/plain_app" 50 2>"$tmp/err"
     fail "unwritable output: the program should still succeed"
 [ "$out" = "plain_app done" ] || fail "unwritable output: program output changed"
 grep -q '/nonexistent-dir/t.h5' "$tmp/err" || fail "unwritable output: no message naming the file"
+
+# The rank from the launcher's variables (common/tf_launcher.c): an srun
+# step's task, named by %r; a program a Slurm batch script runs is none.
+SLURM_STEP_NUM_TASKS=4 SLURM_PROCID=2 "$tf" record -q -o "$tmp/srun.%r.h5" -- \
+    "$apps/plain_app" 50 >/dev/null 2>&1 || fail "record in an srun step"
+"$tf" info "$tmp/srun.2.h5" | grep -q '^process 0: .*, rank 2 of 4,' ||
+    fail "srun step: want rank 2 of 4: $("$tf" info "$tmp/srun.2.h5" | grep '^process')"
+SLURM_PROCID=0 SLURM_NTASKS=64 "$tf" record -q -o "$tmp/batch.h5" -- "$apps/plain_app" 50 \
+    >/dev/null 2>&1 || fail "record in a batch script"
+! "$tf" info "$tmp/batch.h5" | grep -q '^process 0: .*rank' ||
+    fail "batch script: want no rank: $("$tf" info "$tmp/batch.h5" | grep '^process')"
 
 # A file-size limit below the recorder's buffers: growing them would raise
 # SIGXFSZ in the program, so the recorder stands aside and says so.
