@@ -481,7 +481,12 @@ static void scan_memory(tf_trace *tr, uint32_t pi, uint32_t ti, loop_stats *ls)
                 continue;
             l->inside++;
             l->direction += s[i].kind == l->kind;
-            if (last_instance[k] == since + 1) {
+            /* Two successive samples at one address tell no direction: the
+             * thread did not move in between (the kernel time of a page
+             * fault, or a virtual CPU its host took away while the
+             * sampling clock ran: seen in loaded runs, several samples of
+             * one pass on one store a few ms apart). */
+            if (last_instance[k] == since + 1 && s[i].addr != last_addr[k]) {
                 l->pairs++;
                 l->increasing += s[i].addr > last_addr[k];
             }

@@ -83,10 +83,10 @@ grep -q "handler cost median" "$tmp/r.err" || fail "refused: the handler took no
 
 # Memory references decoded by the writer from the sampled registers and
 # the code (as memory.sh checks the handler's; the same sanitizer skip).
-# Every 250 us: a pass over an array takes about 0.5 ms, and at 500 us so
-# few passes held two samples (8 to 154 pairs a loop) that one pair out of
-# order failed the 95 % rule now and then; at 250 us, 350 to 685 pairs,
-# 98.7 % or more increasing over 6 runs.
+# Every 250 us: a pass over an array takes about 0.5 ms, and at 500 us
+# as few as 8 passes of a loop held two samples (check_trace wants 10
+# pairs); at 250 us, 350 to 685 pairs over 9 runs, every one increasing
+# but those at one address (the thread stood still in between: check_trace).
 if [ "${TF_SANITIZERS:-no}" != yes ]; then
     "$tf" record -q -o "$tmp/m.h5" --capture kernel --kernel-ring 2M --period 250us \
         --mem-sampler software -- "$apps/stream_app" || fail "record (memory) exit status $?"
