@@ -26,7 +26,11 @@ cp "$app" "$tmp/sweep"
 # 200 iterations (0.5 s): few timer samples of the forward sweep land on
 # its memory instructions (measured: 4 to 7 memory samples in 60
 # iterations, 11 to 28 in 200), and a stream needs 8 to be told apart.
-"$tf" record -q -o "$tmp/t.h5" --period 1ms --mem-sampler software -- "$tmp/sweep" 200 \
+# The task clock alone: the software events that stand in for the missing
+# PMU include context switches, whose rate on a loaded machine changed
+# inside the forward sweep once in CI, a change point that split it in two.
+"$tf" record -q -o "$tmp/t.h5" --counters task-clock --period 1ms --mem-sampler software -- \
+    "$tmp/sweep" 200 \
     >"$tmp/out" ||
     fail "recording exit status $?"
 [ -f "$tmp/t.h5" ] || fail "no trace"
@@ -50,7 +54,10 @@ fi
 
 # 2. sub-phases
 share=$(sed -n 's/^cpu_share \([0-9.]*\).*/\1/p' "$tmp/out")
-if awk -v s="$share" 'BEGIN { exit !(s < 0.5) }'; then
+# (measured under other work: at a share of 0.58 to 0.68 the two
+# sub-phases came out in 4 runs of 4, at 0.48 to 0.56 in 1 of 8, the
+# others cut by the preempted iterations' bent sweeps)
+if awk -v s="$share" 'BEGIN { exit !(s < 0.6) }'; then
     echo "SKIP: the program got $share of a CPU: too busy a machine to fold wall time"
     exit 77
 fi
