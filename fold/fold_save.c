@@ -39,7 +39,9 @@ static int save_points(int64_t group, const tf_fold_points *p, uint32_t nc, tf_e
         { "addr", H5T_STD_U64LE, H5T_NATIVE_UINT64, p->addr, n, 0, true },
         { "level", H5T_STD_U8LE, H5T_NATIVE_UINT8, p->level, n, 0, true },
         { "weight", H5T_STD_U32LE, H5T_NATIVE_UINT32, p->weight, n, 0, true },
-        { "y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, p->y, nc, n, false },
+        /* [C][N]; with N = 0 the writer's 1-D form of C values (cols 0
+         * means 1-D), and nothing to read: not the buffer's last byte */
+        { "y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, n ? p->y : NULL, nc, n, false },
     };
     for (size_t k = 0; k < sizeof cols / sizeof cols[0] && rc == 0; k++)
         rc = tf_h5_write_typed(pts, cols[k].name, cols[k].file_type, cols[k].mem_type, cols[k].data,
@@ -171,8 +173,8 @@ static int save_instances(int64_t region, const tf_fold_region *r, tf_error *err
     if (rc == 0)
         rc = tf_h5_write_array(grp, "score", TF_H5_DOUBLE, dcol, n, 0, err);
     if (rc == 0)
-        rc = tf_h5_write_array(grp, "counter_delta", TF_H5_UINT64, r->counter_delta, n,
-                               r->ncounters, err);
+        rc = tf_h5_write_array(grp, "counter_delta", TF_H5_UINT64,
+                               r->ncounters ? r->counter_delta : NULL, n, r->ncounters, err);
 done:
     free(icol);
     free(ucol);

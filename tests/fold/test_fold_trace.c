@@ -3,7 +3,7 @@
  * (multiplexed counter sets, as PAPI_TOT_INS in 12 of the 38 iterations of
  * the namd Extrae trace) is folded over those instances and says so; an
  * instance without an end is incomplete; fold.h5 loads back to what was
- * saved. */
+ * saved, a group without points too. */
 #include <math.h>
 #include <stdbool.h>
 #include <setjmp.h>
@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "fold_engine.h"
+#include "fold_input.h"
 #include "fold_result.h"
 #include "trace.h"
 
@@ -168,6 +169,20 @@ static void test_multiplexed_and_roundtrip(void **state)
                     (isnan(bg->points.y[k]) && isnan(g->points.y[k])));
     assert_int_equal(back->params.grid, 101);
     assert_int_equal(back->params.filter, TF_FILTER_ROBUST);
+
+    /* A group whose kept instances hold no sample (iterations shorter
+     * than the sampling period): its points shrink to nothing, and it
+     * saves without reading beyond them (the sanitizer build checks) and
+     * loads back empty. */
+    tf_fold_group *eg = &res->regions[0].groups[0];
+    tf_fold_points_shrink(&eg->points, 0, eg->points.n, 2);
+    if (tf_fold_result_save(res, saved, &err) < 0)
+        fail_msg("%s", err.msg);
+    tf_fold_result_free(back);
+    if (tf_fold_result_load(saved, &back, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(back->regions[0].groups[0].points.n, 0);
+    assert_int_equal(back->regions[0].groups[0].grid, g->grid);
 
     /* A file of another kind is refused with its name. */
     tf_fold_result *none;
