@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "msg.h"
 #include "tf_config.h"
+#include "tf_launcher.h"
 #include "tf_options.h"
 #include "tf_session.h"
 #include "tf_writer.h"
@@ -131,8 +132,7 @@ static int preload(const char *lib)
  * was built (docs/recorder.md, "MPI").  Other programs never load libmpi. */
 static int preload_mpi_layer(const tf_options *o)
 {
-    if (!o->mpi_calls && !getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") &&
-        !getenv("PMIX_RANK"))
+    if (!o->mpi_calls && !tf_launcher_is_mpi())
         return 0;
     char lib[PATH_MAX];
     if (find_library("libtracefold-mpi.so", lib, sizeof lib)) {

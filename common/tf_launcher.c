@@ -38,12 +38,19 @@ static int in_slurm_step(void)
     return first_number(step) > 0;
 }
 
+/* The MPI launchers' rank variables. */
+static const char *const mpi_ranks[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", NULL };
+
 int tf_launcher_rank(void)
 {
-    static const char *const mpi[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", NULL };
     static const char *const slurm[] = { "SLURM_PROCID", NULL };
-    int rank = first_number(mpi);
+    int rank = first_number(mpi_ranks);
     return rank >= 0 || !in_slurm_step() ? rank : first_number(slurm);
+}
+
+bool tf_launcher_is_mpi(void)
+{
+    return first_number(mpi_ranks) >= 0;
 }
 
 int tf_launcher_size(void)
