@@ -77,8 +77,13 @@ lead=$((big_lead - small_lead))
 member=$((big_member - small_member))
 echo "peak RSS over a one-process fold's, KiB: serial $serial ($big_serial - $small_serial)," \
     "rank 0 $lead ($big_lead - $small_lead), rank 1 $member ($big_member - $small_member)"
-[ "$lead" -le $((serial + serial / 5)) ] || fail "rank 0: $lead KiB, over 1.2 x the serial $serial KiB"
-[ "$member" -le $((serial * 2 / 5)) ] || fail "rank 1: $member KiB, over 0.4 x the serial $serial KiB"
+# Not under AddressSanitizer: its quarantine keeps what the program freed
+# for a while, by threads and timing, so peaks measure the sanitizer (rank
+# 0, whose outputs run on threads, held 1.24 x the serial fold once).
+if [ "${TF_SANITIZERS:-no}" != yes ]; then
+    [ "$lead" -le $((serial + serial / 5)) ] || fail "rank 0: $lead KiB, over 1.2 x the serial $serial KiB"
+    [ "$member" -le $((serial * 2 / 5)) ] || fail "rank 1: $member KiB, over 0.4 x the serial $serial KiB"
+fi
 
 # A launcher MPI cannot reach (srun without --mpi=pmix: Slurm's variables,
 # no PMI): every rank refuses, rank 0 says why, nothing is written.
