@@ -23,6 +23,7 @@
 #include "fold_engine.h"
 #include "hierarchy.h"
 #include "fold_group_by.h"
+#include "fold_input.h"
 #include "fold_team_start.h"
 #include "instances.h"
 #include "msg.h"
@@ -106,7 +107,7 @@ static const struct option long_options[] = {
 };
 
 /* Parses the options into p; returns -1 on a usage error (reported), 1
- * after --help. */
+ * for --help. */
 static int parse_options(int argc, char **argv, tf_fold_params *p, const char **region,
                          const char **outdir, bool *force, const char **debug_dir,
                          const char **machine)
@@ -179,7 +180,7 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, const char **
                 return tf_msg_usage("--threads: expected 1 to 1024, got '%s'", optarg), -1;
             p->threads = (uint32_t)u;
             break;
-        case 'h': usage(stdout); return 1;
+        case 'h': return 1;
         default: return tf_msg_usage("unknown or incomplete option"), -1;
         }
     }
@@ -520,6 +521,8 @@ static int fold(int argc, char **argv, const tf_fold_team *team)
     bool force = false;
     const char *debug_dir = NULL, *machine = NULL;
     int parsed = parse_options(argc, argv, &p, &spec, &outdir_opt, &force, &debug_dir, &machine);
+    if (parsed > 0)
+        usage(stdout);
     if (parsed != 0)
         return parsed < 0 ? TF_EXIT_USAGE : TF_EXIT_OK;
     const char *trace = argv[optind];
@@ -566,8 +569,52 @@ static int fold(int argc, char **argv, const tf_fold_team *team)
     return status;
 }
 
-/* Under mpirun, rank 0 folds and writes everything, the other ranks serve
- * its fits and write nothing; all exit with rank 0's status. */
+/* A member of the team (a rank other than 0): reads its share of the
+ * samples as rank 0 reads its own, from the same command line and without
+ * a word (rank 0 speaks for the team), closes the trace (the share keeps
+ * no pointer into it that the team uses), then serves rank 0 until it ends
+ * the team.  Whatever stops it reading is handed to rank 0 in place of
+ * the share. */
+static int serve(int argc, char **argv, tf_fold_team *team)
+{
+    tf_fold_params p;
+    tf_fold_params_default(&p);
+    const char *spec = NULL, *outdir = NULL, *debug_dir = NULL, *machine = NULL;
+    bool force = false;
+    tf_error share_err, err;
+    tf_error_clear(&share_err);
+    tf_error_clear(&err);
+    tf_fold_input share;
+    memset(&share, 0, sizeof share);
+    tf_trace *tr = NULL;
+    uint32_t region = 0;
+    tf_msg_set_silent(true);
+    int rc = parse_options(argc, argv, &p, &spec, &outdir, &force, &debug_dir, &machine) == 0
+                 ? 0 : tf_fail(&share_err, TF_ERR_USAGE, "no fold asked for");
+    if (rc == 0)
+        rc = tf_cli_open_traces(argv + optind, (size_t)(argc - optind), &tr, &share_err);
+    if (rc == 0)
+        rc = choose_region(tr, spec, &region, &share_err);
+    tf_extract_share mine = { (unsigned)team->rank, (unsigned)team->size };
+    if (rc == 0)
+        rc = tf_fold_input_extract(tr, region, tf_fold_threads(&p, team), mine, NULL, NULL,
+                                   &share, &share_err);
+    if (tr)
+        tf_cli_close_trace(tr);
+    tf_msg_set_silent(false);
+    int status = tf_fold_team_serve(team, &share, rc, &share_err, &err);
+    tf_fold_input_free(&share);
+    if (status < 0) {
+        tf_msg_error("rank %d: %s", team->rank, err.msg);
+        tf_cli_team_abort(team);
+        return TF_EXIT_FAILURE;
+    }
+    return status;
+}
+
+/* Under mpirun every rank reads its share of the samples; rank 0 folds
+ * and writes everything, the other ranks serve its fits and write
+ * nothing; all exit with rank 0's status. */
 int tf_cmd_fold(int argc, char **argv)
 {
     tf_fold_team *team;
@@ -577,12 +624,7 @@ int tf_cmd_fold(int argc, char **argv)
         return err.msg[0] ? tf_msg_fail(&err) : TF_EXIT_FAILURE;
     int status;
     if (team && team->rank != 0) {
-        status = tf_fold_team_serve(team, &err);
-        if (status < 0) {
-            tf_msg_error("rank %d: %s", team->rank, err.msg);
-            tf_cli_team_abort(team);
-            return TF_EXIT_FAILURE;
-        }
+        status = serve(argc, argv, team);
     } else {
         status = fold(argc, argv, team);
         if (team && tf_fold_team_end(team, status) < 0 && status == TF_EXIT_OK)

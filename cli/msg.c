@@ -7,14 +7,17 @@
 #include <unistd.h>
 
 static const char *program = "tracefold";
-static bool quiet;
+static bool quiet, silent;
 static bool progress_shown;
 
 void tf_msg_set_program(const char *name) { program = name; }
 void tf_msg_set_quiet(bool q) { quiet = q; }
+void tf_msg_set_silent(bool s) { silent = s; }
 
 static void vmsg(const char *level, const char *fmt, va_list ap)
 {
+    if (silent)
+        return;
     tf_progress_done();
     fprintf(stderr, "%s: %s", program, level);
     vfprintf(stderr, fmt, ap);
@@ -59,7 +62,8 @@ int tf_msg_usage(const char *fmt, ...)
     va_start(ap, fmt);
     vmsg("", fmt, ap);
     va_end(ap);
-    fprintf(stderr, "Try '%s --help' for more information.\n", program);
+    if (!silent)
+        fprintf(stderr, "Try '%s --help' for more information.\n", program);
     return TF_EXIT_USAGE;
 }
 
@@ -74,7 +78,7 @@ void tf_progress(const char *what, uint64_t done, uint64_t total)
 {
     static double last;
     static int tty = -1;
-    if (quiet)
+    if (quiet || silent)
         return;
     if (tty < 0)
         tty = isatty(STDERR_FILENO);

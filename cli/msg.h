@@ -18,6 +18,9 @@ enum tf_exit {
 
 void tf_msg_set_program(const char *name);   /* "tracefold fold" */
 void tf_msg_set_quiet(bool quiet);           /* drops notes and progress */
+/* Drops every message, errors too: for a process whose messages another
+ * one gives (a fold team's member while it does what its leader does). */
+void tf_msg_set_silent(bool silent);
 
 void tf_msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tf_msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -190,7 +190,6 @@ static void add_point(struct thread_pass *tp, size_t i, const tf_sample *s, cons
         pt->y[k * tp->capacity + j] =
             (float)(((double)v[c] - (double)base[k]) / (double)delta[k]);
     }
-    in->samples[i]++;
 }
 
 /* One batch of a thread's samples with their counter rows. */
@@ -280,9 +279,33 @@ static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned thr
     return rc;
 }
 
+/* The end of the run of instances of one thread that starts at i. */
+static size_t thread_run_end(const tf_fold_input *in, size_t i)
+{
+    size_t j = i;
+    while (j < in->ninstances && in->instances[j].proc == in->instances[i].proc &&
+           in->instances[j].thread == in->instances[i].thread)
+        j++;
+    return j;
+}
+
+static uint64_t thread_samples(const tf_trace *tr, const tf_instance *ins)
+{
+    return tf_trace_process(tr, ins->proc)->threads[ins->thread].nsamples;
+}
+
+/* The share of the thread whose samples start `before` samples into the
+ * extraction's `total`: shares cut the samples into equal parts, and a
+ * thread goes where its first sample falls. */
+static unsigned share_of(uint64_t before, uint64_t total, unsigned count)
+{
+    /* before * count stays below 2^64 up to 2^50 samples in 16384 shares */
+    return total ? (unsigned)(before * count / total) : 0;
+}
+
 int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
-                          tf_extract_progress progress, void *progress_arg, tf_fold_input *in,
-                          tf_error *err)
+                          tf_extract_share share, tf_extract_progress progress,
+                          void *progress_arg, tf_fold_input *in, tf_error *err)
 {
     memset(in, 0, sizeof *in);
     in->region = region;
@@ -293,6 +316,11 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
     int rc;
     if (!map) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if (share.count == 0 || share.index >= share.count) {
+        rc = tf_fail(err, TF_ERR_INTERNAL, "extraction: share %u of %u", share.index,
+                     share.count);
         goto fail;
     }
     if ((rc = collect_counters(tr, in, map, err)) < 0)
@@ -313,19 +341,24 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
         instance_deltas(tr, &in->instances[i], map[in->instances[i].proc], in->ncounters,
                         in->counter_delta + i * nc, base + i * nc);
 
-    /* Capacity: every sample of the threads that hold a complete instance. */
-    uint64_t capacity = 0;
+    /* Every sample of the threads that hold an instance, and this share's. */
+    uint64_t total = 0, mine = 0;
     uint32_t max_nc = 1;
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0 && in->instances[i].proc == in->instances[i - 1].proc &&
-            in->instances[i].thread == in->instances[i - 1].thread)
-            continue;
-        const tf_process *proc = tf_trace_process(tr, in->instances[i].proc);
-        capacity += proc->threads[in->instances[i].thread].nsamples;
-        if (proc->ncounters > max_nc)
-            max_nc = proc->ncounters;
+    for (size_t i = 0; i < n; i = thread_run_end(in, i)) {
+        total += thread_samples(tr, &in->instances[i]);
+        uint32_t pnc = tf_trace_process(tr, in->instances[i].proc)->ncounters;
+        if (pnc > max_nc)
+            max_nc = pnc;
     }
-    if ((rc = tf_fold_points_alloc(&in->points, capacity, in->ncounters, err)) < 0)
+    for (size_t i = 0, before = 0; i < n; i = thread_run_end(in, i)) {
+        uint64_t ns = thread_samples(tr, &in->instances[i]);
+        if (share_of(before, total, share.count) == share.index)
+            mine += ns;
+        before += ns;
+    }
+    /* Room for every share's points in share 0, which gathers them. */
+    in->stride = share.index == 0 ? total : mine;
+    if ((rc = tf_fold_points_alloc(&in->points, in->stride, in->ncounters, err)) < 0)
         goto fail;
     in->points.n = 0;
     for (int k = 0; k < 2; k++) {
@@ -337,31 +370,27 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
         }
     }
 
-    uint64_t done = 0;
+    uint64_t done = 0, before = 0;
     for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && in->instances[j].proc == in->instances[i].proc &&
-               in->instances[j].thread == in->instances[i].thread)
-            j++;
+        size_t j = thread_run_end(in, i);
+        uint64_t ns = thread_samples(tr, &in->instances[i]);
         struct thread_pass tp = {
             .tr = tr, .in = in, .map = map[in->instances[i].proc], .base = base,
-            .first = i, .last = j, .capacity = capacity, .progress = progress,
-            .progress_arg = progress_arg, .done = &done, .total = capacity,
+            .first = i, .last = j, .capacity = in->stride, .progress = progress,
+            .progress_arg = progress_arg, .done = &done, .total = mine,
         };
         bool any_complete = false;
         for (size_t k = i; k < j; k++)
             any_complete |= in->instances[k].status == TF_INSTANCE_COMPLETE;
-        if (any_complete && (rc = stream_thread(&tp, b, threads, err)) < 0)
+        if (any_complete && share_of(before, total, share.count) == share.index &&
+            (rc = stream_thread(&tp, b, threads, err)) < 0)
             goto fail;
+        before += ns;
         i = j;
     }
-    /* Points arrive by instance: instance i's range ends where i+1's starts. */
-    for (size_t p = 0; p < in->points.n; p++)
-        in->first_point[in->points.instance[p] + 1]++;
-    for (size_t i = 0; i < n; i++)
-        in->first_point[i + 1] += in->first_point[i];
-    tf_fold_points_shrink(&in->points, in->points.n, capacity, in->ncounters);
-    rc = 0;
+    rc = share.count == 1 ? tf_fold_input_finish(in, err) : 0;
+    if (rc < 0)
+        goto fail;
     goto done;
 fail:
     tf_fold_input_free(in);
@@ -375,4 +404,35 @@ done:
         free(b[k].values);
     }
     return rc;
+}
+
+int tf_fold_input_room(tf_fold_input *in, size_t n, size_t *at, tf_error *err)
+{
+    if (n > in->stride - in->points.n)
+        return tf_fail(err, TF_ERR_FORMAT, "%zu more folded samples than the trace has room for "
+                       "(%zu of %zu taken): not the same trace", n, in->points.n, in->stride);
+    *at = in->points.n;
+    in->points.n += n;
+    return 0;
+}
+
+int tf_fold_input_finish(tf_fold_input *in, tf_error *err)
+{
+    const tf_fold_points *pt = &in->points;
+    /* Points arrive by instance: instance i's range ends where i+1's starts. */
+    for (size_t p = 0; p < pt->n; p++) {
+        uint32_t i = pt->instance[p];
+        if (i >= in->ninstances || (p > 0 && i < pt->instance[p - 1]))
+            return tf_fail(err, TF_ERR_FORMAT, "folded sample %zu: instance %u after %u, of %zu: "
+                           "the shares are not of one trace", p, i,
+                           p > 0 ? pt->instance[p - 1] : 0, in->ninstances);
+        in->first_point[i + 1]++;
+    }
+    for (size_t i = 0; i < in->ninstances; i++) {
+        in->samples[i] = in->first_point[i + 1];
+        in->first_point[i + 1] += in->first_point[i];
+    }
+    tf_fold_points_shrink(&in->points, pt->n, in->stride, in->ncounters);
+    in->stride = in->points.n;
+    return 0;
 }

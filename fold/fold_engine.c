@@ -792,8 +792,14 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     *out = NULL;
     tf_fold_input in;
     struct progress_relay relay = { progress, progress_arg };
-    int rc = tf_fold_input_extract(tr, region, tf_fold_threads(p, team),
+    /* In a team each member reads its share; the leader adds theirs to its
+     * own, in share order, which is the order alone. */
+    tf_extract_share share = { 0, team ? (unsigned)team->size : 1 };
+    int rc = tf_fold_input_extract(tr, region, tf_fold_threads(p, team), share,
                                    progress ? relay_reading : NULL, &relay, &in, err);
+    if (rc == 0 && team && ((rc = tf_fold_team_gather(team, &in, err)) < 0 ||
+                            (rc = tf_fold_input_finish(&in, err)) < 0))
+        tf_fold_input_free(&in);
     if (rc < 0)
         return rc;
     if (in.ninstances == 0) {

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The fits of a group's counters shared by a team.  For each member that
+/* The reading and the fits shared by a team.  Points: the leader asks each
+ * member in turn for its share, checks that it comes from the same trace
+ * (instances, counters, room) and receives it into place, column by
+ * column.  Fits: for each member that
  * has counters, the leader sends one message set: a header, the arrays
  * every counter shares (instances, normalised times, boundaries) and each
  * of the member's counters (validity, totals, values); it fits its own
@@ -12,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum command { COMMAND_FIT = 1, COMMAND_END = 2 };
+enum command { COMMAND_FIT = 1, COMMAND_END = 2, COMMAND_POINTS = 3 };
 
 /* What precedes a fit's arrays: fixed-width fields, the same build on
  * every member (mpirun starts one binary). */
@@ -248,7 +251,128 @@ static int serve_fit(const tf_fold_team *t, const struct request *q, tf_error *e
     return rc;
 }
 
-int tf_fold_team_serve(const tf_fold_team *team, tf_error *err)
+/* A member's answer to COMMAND_POINTS: what it extracted, or why not. */
+struct points_header {
+    int32_t  rc;
+    uint32_t ncounters;
+    uint64_t ninstances, npoints;
+    char     msg[TF_ERROR_MSG_MAX];
+};
+
+/* The columns of points p in the order they travel; y rows follow, one
+ * message per counter. */
+enum { NCOLUMNS = 7 };
+
+static void point_columns(const tf_fold_points *p, size_t at, void *col[NCOLUMNS],
+                          size_t width[NCOLUMNS])
+{
+    void *c[NCOLUMNS] = { p->instance + at, p->x + at, p->kind + at, p->ip + at, p->addr + at,
+                          p->level + at, p->weight + at };
+    size_t w[NCOLUMNS] = { sizeof *p->instance, sizeof *p->x, sizeof *p->kind, sizeof *p->ip,
+                           sizeof *p->addr, sizeof *p->level, sizeof *p->weight };
+    memcpy(col, c, sizeof c);
+    memcpy(width, w, sizeof w);
+}
+
+/* Member w's share into in, after its header h (received). */
+static int receive_share(const tf_fold_team *t, int w, const struct points_header *h,
+                         tf_fold_input *in, tf_error *err)
+{
+    size_t at = 0;
+    int rc = 0;
+    if (h->rc < 0) {
+        char msg[TF_ERROR_MSG_MAX];
+        memcpy(msg, h->msg, sizeof msg);
+        msg[sizeof msg - 1] = '\0';
+        rc = tf_fail(err, -h->rc, "rank %d: %s", w, msg);
+    } else if (h->ninstances != in->ninstances || h->ncounters != in->ncounters) {
+        rc = tf_fail(err, TF_ERR_FORMAT, "rank %d read %llu instances of %u counters, rank 0 "
+                     "%zu of %u: every rank must read the same trace", w,
+                     (unsigned long long)h->ninstances, h->ncounters, in->ninstances,
+                     in->ncounters);
+    } else {
+        rc = tf_fold_input_room(in, h->npoints, &at, err);
+        if (rc < 0)
+            tf_error_prefix(err, "rank %d: ", w);
+    }
+    uint32_t accept = rc == 0;
+    if (h->rc >= 0 && t->send(t->ctx, w, &accept, sizeof accept) < 0)
+        return lost(err);
+    if (!accept)
+        return rc;
+    void *col[NCOLUMNS];
+    size_t width[NCOLUMNS];
+    point_columns(&in->points, at, col, width);
+    for (int k = 0; k < NCOLUMNS; k++)
+        if (t->recv(t->ctx, w, col[k], h->npoints * width[k]) < 0)
+            return lost(err);
+    for (uint32_t c = 0; c < in->ncounters; c++)
+        if (t->recv(t->ctx, w, in->points.y + c * in->stride + at,
+                    h->npoints * sizeof *in->points.y) < 0)
+            return lost(err);
+    return 0;
+}
+
+int tf_fold_team_gather(const tf_fold_team *team, tf_fold_input *in, tf_error *err)
+{
+    for (int w = 1; w < team->size; w++) {
+        struct request q = { .command = COMMAND_POINTS };
+        struct points_header h;
+        if (team->send(team->ctx, w, &q, sizeof q) < 0 ||
+            team->recv_idle(team->ctx, w, &h, sizeof h) < 0)
+            return lost(err);
+        int rc = receive_share(team, w, &h, in, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* A member's share to the leader: the header, and the columns if the
+ * leader accepts them. */
+static int send_share(const tf_fold_team *t, tf_fold_input *share, int share_rc,
+                      const tf_error *share_err, tf_error *err)
+{
+    struct points_header h;
+    memset(&h, 0, sizeof h);
+    tf_error none;
+    if (share_rc >= 0 && !share) {
+        share_rc = tf_fail(&none, TF_ERR_INTERNAL, "no share of the points extracted");
+        share_err = &none;
+    }
+    h.rc = share_rc;
+    if (share_rc < 0) {
+        memcpy(h.msg, share_err->msg, sizeof h.msg);
+    } else {
+        h.ncounters = share->ncounters;
+        h.ninstances = share->ninstances;
+        h.npoints = share->points.n;
+    }
+    if (t->send(t->ctx, 0, &h, sizeof h) < 0)
+        return lost(err);
+    uint32_t accept = 0;
+    if (h.rc >= 0 && t->recv(t->ctx, 0, &accept, sizeof accept) < 0)
+        return lost(err);
+    if (accept) {
+        void *col[NCOLUMNS];
+        size_t width[NCOLUMNS];
+        point_columns(&share->points, 0, col, width);
+        for (int k = 0; k < NCOLUMNS; k++)
+            if (t->send(t->ctx, 0, col[k], h.npoints * width[k]) < 0)
+                return lost(err);
+        for (uint32_t c = 0; c < share->ncounters; c++)
+            if (t->send(t->ctx, 0, share->points.y + c * share->stride,
+                        h.npoints * sizeof *share->points.y) < 0)
+                return lost(err);
+    }
+    /* Sent or refused, the share is not needed again. */
+    if (share)
+        tf_fold_input_free(share);
+    return 0;
+}
+
+int tf_fold_team_serve(const tf_fold_team *team, tf_fold_input *share, int share_rc,
+                       const tf_error *share_err, tf_error *err)
 {
     for (;;) {
         struct request q;
@@ -256,10 +380,14 @@ int tf_fold_team_serve(const tf_fold_team *team, tf_error *err)
             return lost(err);
         if (q.command == COMMAND_END)
             return q.status;
-        if (q.command != COMMAND_FIT)
-            return tf_fail(err, TF_ERR_INTERNAL, "fit: unknown request %u from rank 0",
+        int rc;
+        if (q.command == COMMAND_POINTS)
+            rc = send_share(team, share, share_rc, share_err, err);
+        else if (q.command == COMMAND_FIT)
+            rc = serve_fit(team, &q, err);
+        else
+            return tf_fail(err, TF_ERR_INTERNAL, "fold team: unknown request %u from rank 0",
                            q.command);
-        int rc = serve_fit(team, &q, err);
         if (rc < 0)
             return rc;
     }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A team of processes that share the fits (tracefold fold under mpirun).
- * The fold engine runs on the leader (member 0); each time it fits the
- * counters of a group, counter c is fitted by member c mod size, with the
- * same function and the same input as alone, so the result does not depend
- * on the team (docs/algorithms.md, "Parallel folding").  The engine knows
+/* A team of processes that share the reading and the fits (tracefold fold
+ * under mpirun).  Each member extracts its share of the trace's samples
+ * and hands the points to the leader (member 0), which puts them after its
+ * own in share order; the fold engine runs on the leader; each time it
+ * fits the counters of a group, counter c is fitted by member c mod size,
+ * with the same function and the same input as alone, so the result does
+ * not depend on the team (docs/algorithms.md, "Parallel folding").  The engine knows
  * only these point-to-point operations; the CLI implements them with MPI,
  * so fold/ does not depend on MPI. */
 #ifndef TF_FOLD_TEAM_H
@@ -13,6 +15,7 @@
 #include <stdint.h>
 
 #include "cloud.h"
+#include "fold_input.h"
 #include "fit.h"
 #include "fit_threads.h"
 #include "tf_error.h"
@@ -44,10 +47,22 @@ int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, unsigned threads,
                      const double *boundaries, size_t nb, const tf_fit_options *o,
                      tf_fit_output *out, tf_error *err);
 
-/* On a member other than the leader: serves the leader's fits until it
- * ends the team; returns the exit status the leader sends (0 when its fold
- * succeeded), or a negative error (err) when this member cannot go on. */
-int tf_fold_team_serve(const tf_fold_team *team, tf_error *err);
+/* On the leader, once it has extracted share 0 of team->size
+ * (tf_fold_input_extract): appends every member's share of the points, in
+ * member order; the caller then completes the input
+ * (tf_fold_input_finish).  A member's failure (its extraction failed, or
+ * it read another trace) is the leader's error, naming the rank. */
+int tf_fold_team_gather(const tf_fold_team *team, tf_fold_input *in, tf_error *err);
+
+/* On a member other than the leader: serves the leader until it ends the
+ * team: hands over its share of the points when asked (*share, extracted
+ * as share team->rank of team->size, freed once sent; or, when share_rc <
+ * 0, the error share_err that stopped its extraction; share may be NULL
+ * for a member that only fits), and fits what it is given.  Returns the
+ * exit status the leader sends (0 when its fold succeeded), or a negative
+ * error (err) when this member cannot go on. */
+int tf_fold_team_serve(const tf_fold_team *team, tf_fold_input *share, int share_rc,
+                       const tf_error *share_err, tf_error *err);
 /* On the leader: ends the team, sending every member the status. */
 int tf_fold_team_end(const tf_fold_team *team, int status);
 

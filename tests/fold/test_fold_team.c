@@ -83,7 +83,7 @@ static void *serve(void *arg)
 {
     struct member *m = arg;
     tf_error err;
-    m->status = tf_fold_team_serve(&m->team, &err);
+    m->status = tf_fold_team_serve(&m->team, NULL, 0, NULL, &err);
     return NULL;
 }
 

@@ -68,8 +68,10 @@ peaks() {
 }
 # 1000 processes against 1: what each fold holds for the data is its peak
 # over the same fold's of a one-process trace (the program, its libraries,
-# MPI's buffers).  Rank 0 holds what the serial fold holds; rank 1 its
-# counters' clouds, a fraction of that (measured: 8 %), the bound 40 %.
+# MPI's buffers).  Rank 0 holds what the serial fold holds; rank 1 the
+# trace's tables (as `tracefold info` does: 21 MB of the serial fold's
+# 69 MB here), its half of the samples' points, then its counters' clouds
+# (measured: 40 %), the bound 60 %.
 peaks small 1
 peaks big 1000
 serial=$((big_serial - small_serial))
@@ -82,7 +84,7 @@ echo "peak RSS over a one-process fold's, KiB: serial $serial ($big_serial - $sm
 # 0, whose outputs run on threads, held 1.24 x the serial fold once).
 if [ "${TF_SANITIZERS:-no}" != yes ]; then
     [ "$lead" -le $((serial + serial / 5)) ] || fail "rank 0: $lead KiB, over 1.2 x the serial $serial KiB"
-    [ "$member" -le $((serial * 2 / 5)) ] || fail "rank 1: $member KiB, over 0.4 x the serial $serial KiB"
+    [ "$member" -le $((serial * 3 / 5)) ] || fail "rank 1: $member KiB, over 0.6 x the serial $serial KiB"
 fi
 
 # A launcher MPI cannot reach (srun without --mpi=pmix: Slurm's variables,
