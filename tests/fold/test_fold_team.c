@@ -4,20 +4,26 @@
  * every counter's curves, bands and totals equal the fit alone bit for bit,
  * whatever the team's size, also with members that get no counter, and
  * whatever the number of threads fitting them; the members end with the
- * status the leader sends. */
+ * status the leader sends.  The points of a trace read in shares by the
+ * team's members and gathered by the leader are the points read alone,
+ * bit for bit; a member that could not read, or read another region, is
+ * the leader's error, naming the member. */
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "fold_input.h"
 #include "fold_team.h"
+#include "trace.h"
 
 #define MAX_MEMBERS 4
 #define NINST 150
@@ -265,12 +271,193 @@ static void test_members_without_counters(void **state)
         assert_int_equal(status[w], 5);
 }
 
+/* ---- points read in shares -------------------------------------------- */
+
+struct share_member {
+    pthread_t thread;
+    struct endpoint end;
+    tf_fold_team team;
+    tf_fold_input share;
+    int share_rc, status;
+    tf_error share_err;
+};
+
+static void *serve_share(void *arg)
+{
+    struct share_member *m = arg;
+    tf_error err;
+    m->status = tf_fold_team_serve(&m->team, &m->share, m->share_rc, &m->share_err, &err);
+    return NULL;
+}
+
+/* Five processes of one or two threads, some with two counters and some
+ * with one (the region's counters are their union), 30 iterations of
+ * "main" with "other" inside the first ten, samples at uneven times. */
+static void write_processes(const char *path)
+{
+    tf_error err;
+    tf_writer *w;
+    tf_trace_meta meta = { "CLOCK_MONOTONIC", "test", "test_fold_team", "test", 0 };
+    assert_int_equal(tf_writer_create(&w, path, &meta, 0, &err), 0);
+    const char *names[] = { "cycles", "instructions" };
+    for (uint32_t p = 0; p < 5; p++) {
+        uint32_t nc = p % 2 ? 1 : 2, proc, region, other;
+        tf_process_desc d = { .pid = 10 + p, .rank = (int32_t)p, .executable = "app",
+                              .host = "test", .build_id = "", .ncounters = nc,
+                              .counter_names = names + (p == 1) };
+        assert_int_equal(tf_writer_add_process(w, &d, &proc, &err), 0);
+        assert_int_equal(tf_writer_intern(w, "main", &region, &err), 0);
+        assert_int_equal(tf_writer_intern(w, "other", &other, &err), 0);
+        for (uint32_t t = 0; t < 1 + p % 2; t++) {
+            uint32_t thread;
+            assert_int_equal(tf_writer_add_thread(w, proc, 100 + t, &thread, &err), 0);
+            for (uint64_t k = 0; k < 30; k++) {
+                uint64_t begin = k * 1000000 + p * 777;
+                tf_event ev[4] = { { begin, region, 0, TF_EVENT_ENTER },
+                                   { begin + 10, other, 0, TF_EVENT_ENTER },
+                                   { begin + 400000, other, 0, TF_EVENT_EXIT },
+                                   { begin + 900000 + k * 31, region, 0, TF_EVENT_EXIT } };
+                uint64_t ec[8];
+                for (size_t e = 0; e < 4; e++)
+                    for (uint32_t c = 0; c < nc; c++)
+                        ec[e * nc + c] = ev[e].time * (c + 2) + (k % 4) * e;
+                size_t nev = k < 10 ? 4 : 2;
+                if (nev == 2)
+                    ev[1] = ev[3], memcpy(ec + nc, ec + 3 * nc, nc * sizeof *ec);
+                assert_int_equal(tf_writer_append_events(w, proc, thread, ev, ec, nev, &err), 0);
+                tf_sample s[9];
+                uint64_t sc[18];
+                for (size_t j = 0; j < 9; j++) {
+                    s[j] = (tf_sample){ .time = begin + 20 + j * 99000 + (k * 7919 + j * p) % 500,
+                                        .ip = 0x400000 + j + p, .kind = TF_SAMPLE_TIMER,
+                                        .level = TF_LEVEL_UNKNOWN, .weight = (uint32_t)j };
+                    for (uint32_t c = 0; c < nc; c++)
+                        sc[j * nc + c] = s[j].time * (c + 2) + j * j;
+                }
+                assert_int_equal(tf_writer_append_samples(w, proc, thread, s, sc, 9, &err), 0);
+            }
+        }
+    }
+    assert_int_equal(tf_writer_close(w, &err), 0);
+}
+
+static void assert_same_points(const tf_fold_input *a, const tf_fold_input *b)
+{
+    const tf_fold_points *p = &a->points, *q = &b->points;
+    assert_int_equal(a->ninstances, b->ninstances);
+    assert_int_equal(a->ncounters, b->ncounters);
+    assert_int_equal(p->n, q->n);
+    size_t n = p->n;
+    assert_memory_equal(p->instance, q->instance, n * sizeof *p->instance);
+    assert_memory_equal(p->x, q->x, n * sizeof *p->x);
+    assert_memory_equal(p->kind, q->kind, n * sizeof *p->kind);
+    assert_memory_equal(p->ip, q->ip, n * sizeof *p->ip);
+    assert_memory_equal(p->addr, q->addr, n * sizeof *p->addr);
+    assert_memory_equal(p->level, q->level, n * sizeof *p->level);
+    assert_memory_equal(p->weight, q->weight, n * sizeof *p->weight);
+    assert_memory_equal(p->y, q->y, n * a->ncounters * sizeof *p->y);
+    assert_memory_equal(a->first_point, b->first_point, (a->ninstances + 1) * sizeof(size_t));
+    assert_memory_equal(a->samples, b->samples, a->ninstances * sizeof *a->samples);
+}
+
+/* The leader's points gathered from a team of size members, member w
+ * having read `region_of[w]` (NULL: main) or failed with `fail_of[w]`;
+ * returns the gather's result, its message in err. */
+static int gather_with(tf_trace *tr, int size, const char *const *region_of,
+                       const char *const *fail_of, tf_fold_input *lead, tf_error *err)
+{
+    static struct pipes p;
+    static struct share_member m[MAX_MEMBERS];
+    struct endpoint leader = { &p, 0 };
+    tf_fold_team team = team_of(&leader, size);
+    uint32_t main_id, id;
+    assert_true(tf_trace_find_string(tr, "main", &main_id));
+    /* The members' reading first, on this thread: HDF5 is not thread-safe. */
+    for (int w = 1; w < size; w++) {
+        tf_error_clear(&m[w].share_err);
+        assert_true(tf_trace_find_string(tr, region_of && region_of[w] ? region_of[w] : "main",
+                                         &id));
+        tf_extract_share sh = { (unsigned)w, (unsigned)size };
+        m[w].share_rc = fail_of && fail_of[w]
+                            ? tf_fail(&m[w].share_err, TF_ERR_IO, "%s", fail_of[w])
+                            : tf_fold_input_extract(tr, id, 1, sh, NULL, NULL, &m[w].share,
+                                                    &m[w].share_err);
+        if (!fail_of || !fail_of[w])
+            assert_int_equal(m[w].share_rc, 0);
+    }
+    tf_extract_share sh = { 0, (unsigned)size };
+    assert_int_equal(tf_fold_input_extract(tr, main_id, 2, sh, NULL, NULL, lead, err), 0);
+    for (int w = 1; w < size; w++) {
+        assert_int_equal(pipe(p.to_member[w]), 0);
+        assert_int_equal(pipe(p.to_leader[w]), 0);
+        m[w].end = (struct endpoint){ &p, w };
+        m[w].team = team_of(&m[w].end, size);
+        assert_int_equal(pthread_create(&m[w].thread, NULL, serve_share, &m[w]), 0);
+    }
+    int rc = tf_fold_team_gather(&team, lead, err);
+    if (rc == 0)
+        rc = tf_fold_input_finish(lead, err);
+    assert_int_equal(tf_fold_team_end(&team, 5), 0);
+    for (int w = 1; w < size; w++) {
+        assert_int_equal(pthread_join(m[w].thread, NULL), 0);
+        assert_int_equal(m[w].status, 5);
+        tf_fold_input_free(&m[w].share);
+        close(p.to_member[w][0]);
+        close(p.to_member[w][1]);
+        close(p.to_leader[w][0]);
+        close(p.to_leader[w][1]);
+    }
+    return rc;
+}
+
+static void test_shares_equal_alone(void **state)
+{
+    char path[] = "/tmp/tf-fold-team-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    write_processes(path);
+    tf_error err;
+    tf_trace *tr;
+    if (tf_trace_open(&tr, path, &err) < 0)
+        fail_msg("%s", err.msg);
+    uint32_t region;
+    assert_true(tf_trace_find_string(tr, "main", &region));
+    tf_fold_input alone, lead;
+    tf_extract_share whole = { 0, 1 };
+    assert_int_equal(tf_fold_input_extract(tr, region, 1, whole, NULL, NULL, &alone, &err), 0);
+    /* A real input: every instance sampled, both counters. */
+    assert_int_equal(alone.ninstances, 210);
+    assert_int_equal(alone.ncounters, 2);
+    assert_int_equal(alone.points.n, 210 * 9);
+    for (int size = 2; size <= MAX_MEMBERS; size++) {
+        if (gather_with(tr, size, NULL, NULL, &lead, &err) < 0)
+            fail_msg("team of %d: %s", size, err.msg);
+        assert_same_points(&alone, &lead);
+        tf_fold_input_free(&lead);
+    }
+    /* A member that could not read is the leader's error. */
+    const char *fails[MAX_MEMBERS] = { NULL, NULL, "set/rank2.h5: truncated" };
+    assert_int_equal(gather_with(tr, 3, NULL, fails, &lead, &err), -TF_ERR_IO);
+    assert_string_equal(err.msg, "rank 2: set/rank2.h5: truncated");
+    tf_fold_input_free(&lead);
+    /* So is one that read something else. */
+    const char *regions[MAX_MEMBERS] = { NULL, "other" };
+    assert_int_equal(gather_with(tr, 2, regions, NULL, &lead, &err), -TF_ERR_FORMAT);
+    assert_non_null(strstr(err.msg, "rank 1 read 70 instances"));
+    tf_fold_input_free(&lead);
+    tf_fold_input_free(&alone);
+    tf_trace_close(tr);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_team_equals_alone),
         cmocka_unit_test(test_threads_equal_one),
         cmocka_unit_test(test_members_without_counters),
+        cmocka_unit_test(test_shares_equal_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

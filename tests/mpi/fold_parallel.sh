@@ -50,6 +50,13 @@ mpi 2 "$tf" fold "$tmp/t64.h5" -o "$tmp/loud" >/dev/null 2>"$tmp/err" || fail "f
 [ "$(grep -c 'folding region' "$tmp/err")" -eq 1 ] ||
     fail "want one note of the region, got: $(cat "$tmp/err")"
 [ "$(ls -d "$tmp"/loud* | wc -l)" -eq 1 ] || fail "another rank wrote: $(ls -d "$tmp"/loud*)"
+# The other ranks parse the same command line to read their shares, and
+# say nothing of it: one help text, one usage error.
+[ "$(mpi 2 "$tf" fold --help | grep -c '^Usage: tracefold fold')" -eq 1 ] ||
+    fail "want one help text under mpirun"
+mpi 2 "$tf" fold --grid 1 "$tmp/t64.h5" -o "$tmp/bad" >/dev/null 2>"$tmp/err" &&
+    fail "--grid 1 under mpirun succeeded"
+[ "$(grep -c -- '--grid' "$tmp/err")" -eq 1 ] || fail "want one usage error, got: $(cat "$tmp/err")"
 
 # peaks NAME PROCESSES: peak RSS (KiB) of the serial fold and of each rank
 # of `mpirun -np 2` on a trace of PROCESSES processes, into $NAME_serial,
