@@ -78,18 +78,22 @@ static int pipe_recv(void *ctx, int from, void *buf, size_t bytes)
     return read_all(fd, buf, bytes);
 }
 
+/* A member thread: hands over its share of the points if asked (none for
+ * the fits' tests), fits what it is given. */
 struct member {
     pthread_t thread;
     struct endpoint end;
     tf_fold_team team;
-    int status;
+    tf_fold_input share;
+    int share_rc, status;
+    tf_error share_err;
 };
 
 static void *serve(void *arg)
 {
     struct member *m = arg;
     tf_error err;
-    m->status = tf_fold_team_serve(&m->team, NULL, 0, NULL, &err);
+    m->status = tf_fold_team_serve(&m->team, &m->share, m->share_rc, &m->share_err, &err);
     return NULL;
 }
 
@@ -99,6 +103,32 @@ static tf_fold_team team_of(struct endpoint *e, int size)
         .size = size, .rank = e->rank, .ctx = e, .send = pipe_send, .recv = pipe_recv,
         .send_idle = pipe_send, .recv_idle = pipe_recv,
     };
+}
+
+/* Members 1..size-1 of m serving the leader over p. */
+static void start_members(struct pipes *p, struct member *m, int size)
+{
+    for (int w = 1; w < size; w++) {
+        assert_int_equal(pipe(p->to_member[w]), 0);
+        assert_int_equal(pipe(p->to_leader[w]), 0);
+        m[w].end = (struct endpoint){ p, w };
+        m[w].team = team_of(&m[w].end, size);
+        assert_int_equal(pthread_create(&m[w].thread, NULL, serve, &m[w]), 0);
+    }
+}
+
+/* Once the leader has ended the team: each member's exit status into
+ * status[w], its pipes closed. */
+static void join_members(struct pipes *p, struct member *m, int size, int *status)
+{
+    for (int w = 1; w < size; w++) {
+        assert_int_equal(pthread_join(m[w].thread, NULL), 0);
+        status[w] = m[w].status;
+        close(p->to_member[w][0]);
+        close(p->to_member[w][1]);
+        close(p->to_leader[w][0]);
+        close(p->to_leader[w][1]);
+    }
 }
 
 /* ---- clouds ------------------------------------------------------------- */
@@ -175,16 +205,10 @@ static void fit_with(int size, unsigned threads, uint32_t nc, const struct cloud
                      struct fits *f, int *status)
 {
     static struct pipes p;
-    struct member m[MAX_MEMBERS];
+    static struct member m[MAX_MEMBERS];
     struct endpoint leader = { &p, 0 };
     tf_fold_team team = team_of(&leader, size);
-    for (int w = 1; w < size; w++) {
-        assert_int_equal(pipe(p.to_member[w]), 0);
-        assert_int_equal(pipe(p.to_leader[w]), 0);
-        m[w].end = (struct endpoint){ &p, w };
-        m[w].team = team_of(&m[w].end, size);
-        assert_int_equal(pthread_create(&m[w].thread, NULL, serve, &m[w]), 0);
-    }
+    start_members(&p, m, size);
     outputs(f);
     tf_error err;
     /* Twice: a team serves any number of fits. */
@@ -194,14 +218,7 @@ static void fit_with(int size, unsigned threads, uint32_t nc, const struct cloud
                          0);
     if (size > 1)
         assert_int_equal(tf_fold_team_end(&team, 5), 0);
-    for (int w = 1; w < size; w++) {
-        assert_int_equal(pthread_join(m[w].thread, NULL), 0);
-        status[w] = m[w].status;
-        close(p.to_member[w][0]);
-        close(p.to_member[w][1]);
-        close(p.to_leader[w][0]);
-        close(p.to_leader[w][1]);
-    }
+    join_members(&p, m, size, status);
 }
 
 static void assert_same(const struct fits *a, const struct fits *b, uint32_t nc)
@@ -272,23 +289,6 @@ static void test_members_without_counters(void **state)
 }
 
 /* ---- points read in shares -------------------------------------------- */
-
-struct share_member {
-    pthread_t thread;
-    struct endpoint end;
-    tf_fold_team team;
-    tf_fold_input share;
-    int share_rc, status;
-    tf_error share_err;
-};
-
-static void *serve_share(void *arg)
-{
-    struct share_member *m = arg;
-    tf_error err;
-    m->status = tf_fold_team_serve(&m->team, &m->share, m->share_rc, &m->share_err, &err);
-    return NULL;
-}
 
 /* Five processes of one or two threads, some with two counters and some
  * with one (the region's counters are their union), 30 iterations of
@@ -367,7 +367,7 @@ static int gather_with(tf_trace *tr, int size, const char *const *region_of,
                        const char *const *fail_of, tf_fold_input *lead, tf_error *err)
 {
     static struct pipes p;
-    static struct share_member m[MAX_MEMBERS];
+    static struct member m[MAX_MEMBERS];
     struct endpoint leader = { &p, 0 };
     tf_fold_team team = team_of(&leader, size);
     uint32_t main_id, id;
@@ -387,25 +387,16 @@ static int gather_with(tf_trace *tr, int size, const char *const *region_of,
     }
     tf_extract_share sh = { 0, (unsigned)size };
     assert_int_equal(tf_fold_input_extract(tr, main_id, 2, sh, NULL, NULL, lead, err), 0);
-    for (int w = 1; w < size; w++) {
-        assert_int_equal(pipe(p.to_member[w]), 0);
-        assert_int_equal(pipe(p.to_leader[w]), 0);
-        m[w].end = (struct endpoint){ &p, w };
-        m[w].team = team_of(&m[w].end, size);
-        assert_int_equal(pthread_create(&m[w].thread, NULL, serve_share, &m[w]), 0);
-    }
+    start_members(&p, m, size);
     int rc = tf_fold_team_gather(&team, lead, err);
     if (rc == 0)
         rc = tf_fold_input_finish(lead, err);
     assert_int_equal(tf_fold_team_end(&team, 5), 0);
+    int status[MAX_MEMBERS];
+    join_members(&p, m, size, status);
     for (int w = 1; w < size; w++) {
-        assert_int_equal(pthread_join(m[w].thread, NULL), 0);
-        assert_int_equal(m[w].status, 5);
+        assert_int_equal(status[w], 5);
         tf_fold_input_free(&m[w].share);
-        close(p.to_member[w][0]);
-        close(p.to_member[w][1]);
-        close(p.to_leader[w][0]);
-        close(p.to_leader[w][1]);
     }
     return rc;
 }
