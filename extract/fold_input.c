@@ -297,6 +297,38 @@ static uint64_t thread_samples(const tf_trace *tr, const tf_instance *ins)
 /* The share of the thread whose samples start `before` samples into the
  * extraction's `total`: shares cut the samples into equal parts, and a
  * thread goes where its first sample falls. */
+/* One 64-bit word into a fingerprint: FNV-1a's step on words, not bytes.
+ * The fingerprint only tells traces apart, it defends against no one. */
+static uint64_t mix(uint64_t h, uint64_t word)
+{
+    return (h ^ word) * 1099511628211ull;
+}
+
+static uint64_t mix_string(uint64_t h, const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++)
+        h = mix(h, *c);
+    return mix(h, 0);
+}
+
+/* What every share of one trace finds alike: the region's name, the
+ * counters, every instance (where, when, how it ended, its deltas) and the
+ * samples of their threads. */
+static uint64_t fingerprint_of(const tf_trace *tr, const tf_fold_input *in, uint64_t samples)
+{
+    uint64_t h = mix_string(14695981039346656037ull, tf_trace_string(tr, in->region));
+    for (uint32_t c = 0; c < in->ncounters; c++)
+        h = mix_string(mix_string(h, in->counter_names[c]), in->counter_units[c]);
+    for (size_t i = 0; i < in->ninstances; i++) {
+        const tf_instance *s = &in->instances[i];
+        h = mix(mix(mix(h, (uint64_t)s->proc << 32 | s->thread), s->begin), s->end);
+        h = mix(h, s->status);
+        for (uint32_t c = 0; c < in->ncounters; c++)
+            h = mix(h, in->counter_delta[i * in->ncounters + c]);
+    }
+    return mix(h, samples);
+}
+
 static unsigned share_of(uint64_t before, uint64_t total, unsigned count)
 {
     /* before * count stays below 2^64 up to 2^50 samples in 16384 shares */
@@ -356,6 +388,7 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
             mine += ns;
         before += ns;
     }
+    in->fingerprint = fingerprint_of(tr, in, total);
     /* Room for every share's points in share 0, which gathers them. */
     in->stride = share.index == 0 ? total : mine;
     if ((rc = tf_fold_points_alloc(&in->points, in->stride, in->ncounters, err)) < 0)

@@ -39,6 +39,8 @@ typedef void (*tf_extract_progress)(void *arg, uint64_t done, uint64_t total);
 typedef struct tf_fold_input {
     uint32_t     region;          /* string id */
     size_t       stride;          /* while shares are gathered: y rows are this far apart */
+    uint64_t     fingerprint;     /* of the region's instances, counters and samples in the
+                                   * trace: the same in every share of one trace */
     uint32_t     ncounters;       /* counters of the region: union by name over processes */
     const char **counter_names;   /* [C], strings owned by the trace */
     const char **counter_units;   /* [C] */

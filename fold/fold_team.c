@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The reading and the fits shared by a team.  Points: the leader asks each
  * member in turn for its share, checks that it comes from the same trace
- * (instances, counters, room) and receives it into place, column by
- * column.  Fits: for each member that
+ * (instances, counters, their fingerprint, room) and receives it into
+ * place, column by column.  Fits: for each member that
  * has counters, the leader sends one message set: a header, the arrays
  * every counter shares (instances, normalised times, boundaries) and each
  * of the member's counters (validity, totals, values); it fits its own
@@ -256,6 +256,7 @@ struct points_header {
     int32_t  rc;
     uint32_t ncounters;
     uint64_t ninstances, npoints;
+    uint64_t fingerprint;     /* tf_fold_input's */
     char     msg[TF_ERROR_MSG_MAX];
 };
 
@@ -290,6 +291,10 @@ static int receive_share(const tf_fold_team *t, int w, const struct points_heade
                      "%zu of %u: every rank must read the same trace", w,
                      (unsigned long long)h->ninstances, h->ncounters, in->ninstances,
                      in->ncounters);
+    } else if (h->fingerprint != in->fingerprint) {
+        rc = tf_fail(err, TF_ERR_FORMAT, "rank %d read another trace than rank 0 (as many "
+                     "instances and counters, but other times, counts or names): every rank "
+                     "must read the same trace", w);
     } else {
         rc = tf_fold_input_room(in, h->npoints, &at, err);
         if (rc < 0)
@@ -347,6 +352,7 @@ static int send_share(const tf_fold_team *t, tf_fold_input *share, int share_rc,
         h.ncounters = share->ncounters;
         h.ninstances = share->ninstances;
         h.npoints = share->points.n;
+        h.fingerprint = share->fingerprint;
     }
     if (t->send(t->ctx, 0, &h, sizeof h) < 0)
         return lost(err);

@@ -292,8 +292,9 @@ static void test_members_without_counters(void **state)
 
 /* Five processes of one or two threads, some with two counters and some
  * with one (the region's counters are their union), 30 iterations of
- * "main" with "other" inside the first ten, samples at uneven times. */
-static void write_processes(const char *path)
+ * "main" with "other" inside the first ten, samples at uneven times; every
+ * time `shift` ns later. */
+static void write_processes(const char *path, uint64_t shift)
 {
     tf_error err;
     tf_writer *w;
@@ -312,7 +313,7 @@ static void write_processes(const char *path)
             uint32_t thread;
             assert_int_equal(tf_writer_add_thread(w, proc, 100 + t, &thread, &err), 0);
             for (uint64_t k = 0; k < 30; k++) {
-                uint64_t begin = k * 1000000 + p * 777;
+                uint64_t begin = k * 1000000 + p * 777 + shift;
                 tf_event ev[4] = { { begin, region, 0, TF_EVENT_ENTER },
                                    { begin + 10, other, 0, TF_EVENT_ENTER },
                                    { begin + 400000, other, 0, TF_EVENT_EXIT },
@@ -361,10 +362,12 @@ static void assert_same_points(const tf_fold_input *a, const tf_fold_input *b)
 }
 
 /* The leader's points gathered from a team of size members, member w
- * having read `region_of[w]` (NULL: main) or failed with `fail_of[w]`;
- * returns the gather's result, its message in err. */
+ * having read `region_of[w]` (NULL: main) of `trace_of[w]` (NULL: tr), or
+ * failed with `fail_of[w]`; returns the gather's result, its message in
+ * err. */
 static int gather_with(tf_trace *tr, int size, const char *const *region_of,
-                       const char *const *fail_of, tf_fold_input *lead, tf_error *err)
+                       tf_trace *const *trace_of, const char *const *fail_of,
+                       tf_fold_input *lead, tf_error *err)
 {
     static struct pipes p;
     static struct member m[MAX_MEMBERS];
@@ -375,12 +378,13 @@ static int gather_with(tf_trace *tr, int size, const char *const *region_of,
     /* The members' reading first, on this thread: HDF5 is not thread-safe. */
     for (int w = 1; w < size; w++) {
         tf_error_clear(&m[w].share_err);
-        assert_true(tf_trace_find_string(tr, region_of && region_of[w] ? region_of[w] : "main",
+        tf_trace *mine = trace_of && trace_of[w] ? trace_of[w] : tr;
+        assert_true(tf_trace_find_string(mine, region_of && region_of[w] ? region_of[w] : "main",
                                          &id));
         tf_extract_share sh = { (unsigned)w, (unsigned)size };
         m[w].share_rc = fail_of && fail_of[w]
                             ? tf_fail(&m[w].share_err, TF_ERR_IO, "%s", fail_of[w])
-                            : tf_fold_input_extract(tr, id, 1, sh, NULL, NULL, &m[w].share,
+                            : tf_fold_input_extract(mine, id, 1, sh, NULL, NULL, &m[w].share,
                                                     &m[w].share_err);
         if (!fail_of || !fail_of[w])
             assert_int_equal(m[w].share_rc, 0);
@@ -407,7 +411,7 @@ static void test_shares_equal_alone(void **state)
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    write_processes(path);
+    write_processes(path, 0);
     tf_error err;
     tf_trace *tr;
     if (tf_trace_open(&tr, path, &err) < 0)
@@ -422,21 +426,37 @@ static void test_shares_equal_alone(void **state)
     assert_int_equal(alone.ncounters, 2);
     assert_int_equal(alone.points.n, 210 * 9);
     for (int size = 2; size <= MAX_MEMBERS; size++) {
-        if (gather_with(tr, size, NULL, NULL, &lead, &err) < 0)
+        if (gather_with(tr, size, NULL, NULL, NULL, &lead, &err) < 0)
             fail_msg("team of %d: %s", size, err.msg);
         assert_same_points(&alone, &lead);
         tf_fold_input_free(&lead);
     }
     /* A member that could not read is the leader's error. */
     const char *fails[MAX_MEMBERS] = { NULL, NULL, "set/rank2.h5: truncated" };
-    assert_int_equal(gather_with(tr, 3, NULL, fails, &lead, &err), -TF_ERR_IO);
+    assert_int_equal(gather_with(tr, 3, NULL, NULL, fails, &lead, &err), -TF_ERR_IO);
     assert_string_equal(err.msg, "rank 2: set/rank2.h5: truncated");
     tf_fold_input_free(&lead);
     /* So is one that read something else. */
     const char *regions[MAX_MEMBERS] = { NULL, "other" };
-    assert_int_equal(gather_with(tr, 2, regions, NULL, &lead, &err), -TF_ERR_FORMAT);
+    assert_int_equal(gather_with(tr, 2, regions, NULL, NULL, &lead, &err), -TF_ERR_FORMAT);
     assert_non_null(strstr(err.msg, "rank 1 read 70 instances"));
     tf_fold_input_free(&lead);
+    /* And one that read the same region of another run: as many instances,
+     * counters and samples, every time a little later. */
+    char later_path[] = "/tmp/tf-fold-team-XXXXXX";
+    fd = mkstemp(later_path);
+    assert_true(fd >= 0);
+    close(fd);
+    write_processes(later_path, 3);
+    tf_trace *later;
+    if (tf_trace_open(&later, later_path, &err) < 0)
+        fail_msg("%s", err.msg);
+    tf_trace *traces[MAX_MEMBERS] = { NULL, NULL, later };
+    assert_int_equal(gather_with(tr, 3, NULL, traces, NULL, &lead, &err), -TF_ERR_FORMAT);
+    assert_non_null(strstr(err.msg, "rank 2 read another trace than rank 0"));
+    tf_fold_input_free(&lead);
+    tf_trace_close(later);
+    unlink(later_path);
     tf_fold_input_free(&alone);
     tf_trace_close(tr);
     unlink(path);

@@ -6,7 +6,7 @@
 # the other rank's memory bounded by its counters' clouds, not the trace
 # (bounds in docs/commands/fold.md, "Parallel folding").  A damaged member,
 # or a launcher MPI cannot reach, ends every rank with exit status 1 and
-# one message, and leaves no output.
+# one message, and leaves no output; so does a rank that reads another run.
 . "${top_srcdir:?run by make check}/tests/mpi/lib.sh"
 [ -x /usr/bin/time ] || { echo "SKIP: no /usr/bin/time (Debian package time)"; exit 77; }
 mpi() {
@@ -118,4 +118,19 @@ done
 [ "$(grep -c 'error' "$tmp/err")" -eq 1 ] || fail "damaged member: want one error, got: $(cat "$tmp/err")"
 grep -q 'cut.h5' "$tmp/err" || fail "damaged member not named: $(cat "$tmp/err")"
 [ -z "$(ls -d "$tmp"/bad* 2>/dev/null)" ] || fail "damaged member: output left: $(ls -d "$tmp"/bad*)"
+# Each rank reads the trace its own arguments name (a node-local copy, on
+# a cluster): one that names another run of the same program (as many
+# processes, iterations and counters, another seed) is rank 0's error, not
+# a mix of two runs.
+"$tf" synth -q -o "$tmp/run.0.h5" --iterations 20 --seed 1 || fail "synth run 0"
+"$tf" synth -q -o "$tmp/run.1.h5" --iterations 20 --seed 2 || fail "synth run 1"
+mpi 2 sh -c '"$1" fold -q "$2.$OMPI_COMM_WORLD_RANK.h5" -o "$3"; echo "status $?" >"$4.$OMPI_COMM_WORLD_RANK"' \
+    sh "$tf" "$tmp/run" "$tmp/mixed" "$tmp/mstatus" >/dev/null 2>"$tmp/err"
+[ $? -ne 124 ] || fail "another run: the ranks hung"
+for r in 0 1; do
+    grep -q "status 1$" "$tmp/mstatus.$r" || fail "another run: rank $r: $(cat "$tmp/mstatus.$r")"
+done
+grep -q "rank 1 read another trace than rank 0" "$tmp/err" ||
+    fail "another run: want rank 1 named, got: $(cat "$tmp/err")"
+[ ! -e "$tmp/mixed" ] || fail "another run: output left in $tmp/mixed"
 echo "ok"
