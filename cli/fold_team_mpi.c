@@ -47,6 +47,49 @@ static int mpi_recv(void *ctx, int from, void *buf, size_t bytes)
     return 0;
 }
 
+/* The parts as messages of at most PIECE bytes each (mpi_send's pieces),
+ * all started, then waited for together; a part of 0 bytes is no message
+ * on either side. */
+static int transfer_parts(struct mpi_team *m, bool send, int peer, const tf_team_part *parts,
+                          size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += (parts[i].bytes + PIECE - 1) / PIECE;
+    MPI_Request *req = malloc((count + 1) * sizeof *req);
+    if (!req)
+        return -1;
+    size_t started = 0;
+    int rc = MPI_SUCCESS;
+    for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        /* MPI_Isend takes a const buffer since MPI 3; recvv's parts are
+         * the receiver's own arrays, for it to write */
+        char *buf = (char *)(uintptr_t)parts[i].buf;
+        for (size_t at = 0; at < parts[i].bytes && rc == MPI_SUCCESS; at += PIECE) {
+            size_t len = parts[i].bytes - at < PIECE ? parts[i].bytes - at : PIECE;
+            rc = send ? MPI_Isend(buf + at, (int)len, MPI_BYTE, peer, TAG, m->comm, &req[started])
+                      : MPI_Irecv(buf + at, (int)len, MPI_BYTE, peer, TAG, m->comm, &req[started]);
+            started += rc == MPI_SUCCESS;
+        }
+    }
+    /* What was started is waited for, also after a failure: the buffers
+     * must not be freed under MPI's feet. */
+    if (MPI_Waitall((int)started, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+        rc = MPI_ERR_OTHER;
+    free(req);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+static int mpi_sendv(void *ctx, int to, const tf_team_part *parts, size_t n)
+{
+    return transfer_parts(ctx, true, to, parts, n);
+}
+
+static int mpi_recvv(void *ctx, int from, const tf_team_part *parts, size_t n)
+{
+    return transfer_parts(ctx, false, from, parts, n);
+}
+
 /* Open MPI and MPICH wait for a message by polling: a CPU at full load
  * for as long as the wait lasts, taken from the leader itself when the
  * machine has no CPU to spare.  The idle variants test the request now
@@ -111,7 +154,7 @@ int tf_cli_team_start(tf_fold_team **team, tf_error *err)
     m->team = (tf_fold_team){
         .size = size, .rank = rank, .ctx = m,
         .send = mpi_send, .recv = mpi_recv, .send_idle = mpi_send_idle,
-        .recv_idle = mpi_recv_idle,
+        .recv_idle = mpi_recv_idle, .sendv = mpi_sendv, .recvv = mpi_recvv,
     };
     if (size < 2) {
         /* The launcher started several processes, but MPI cannot reach it

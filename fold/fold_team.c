@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The reading and the fits shared by a team.  Points: the leader asks each
  * member in turn for its share, checks that it comes from the same trace
- * (instances, counters, their fingerprint, room) and receives it into
- * place, column by column.  Fits: for each member that
+ * (instances, counters, their fingerprint, room) and receives its
+ * columns into place, in one transfer.  Fits: for each member that
  * has counters, the leader sends one message set: a header, the arrays
  * every counter shares (instances, normalised times, boundaries) and each
  * of the member's counters (validity, totals, values); it fits its own
@@ -67,28 +67,53 @@ static int lost(tf_error *err)
     return tf_fail(err, TF_ERR_IO, "fit: the ranks lost contact");
 }
 
-/* The arrays of a fit, in the order they travel in one buffer, each at a
- * multiple of 8 bytes; k: the member's counters. */
+/* The arrays of a fit, in the order they travel; k: the member's counters.
+ * The member receives them into one buffer, each at a multiple of 8
+ * bytes. */
 enum part { ROWS_OF, FIRST, DURATION, BOUNDARIES, X, COUNTER, VALID, TOTAL, Y, NPARTS };
 
-/* Offsets of the parts in the buffer; at[NPARTS] is its size. */
-static void layout(const struct request *q, size_t at[NPARTS + 1])
+static void part_bytes(const struct request *q, size_t bytes[NPARTS])
 {
     size_t n = q->ninst, np = q->npoints, k = q->ncounters;
-    const size_t bytes[NPARTS] = {
+    const size_t b[NPARTS] = {
         [ROWS_OF] = n * sizeof(uint32_t), [FIRST] = (n + 1) * sizeof(size_t),
         [DURATION] = n * sizeof(double), [BOUNDARIES] = q->nb * sizeof(double),
         [X] = np * sizeof(float), [COUNTER] = k * sizeof(uint32_t), [VALID] = k * n,
         [TOTAL] = k * n * sizeof(double), [Y] = k * np * sizeof(float),
     };
+    memcpy(bytes, b, sizeof b);
+}
+
+/* Offsets of the parts in the member's buffer; at[NPARTS] is its size. */
+static void layout(const struct request *q, size_t at[NPARTS + 1])
+{
+    size_t bytes[NPARTS];
+    part_bytes(q, bytes);
     at[0] = 0;
     for (int i = 0; i < NPARTS; i++)
         at[i + 1] = at[i] + (bytes[i] + 7) / 8 * 8;
 }
 
-/* The request and the clouds of member w's counters: two messages, so
+/* The message of a fit as parts (room for NPARTS - 1 + k): those before Y
+ * from src, the values of the member's counter i from y[i], one part
+ * each.  Returns the number of parts. */
+static size_t fit_parts(const struct request *q, const void *const src[Y], const void *const *y,
+                        tf_team_part *parts)
+{
+    size_t bytes[NPARTS], n = 0;
+    part_bytes(q, bytes);
+    for (int i = 0; i < Y; i++)
+        parts[n++] = (tf_team_part){ src[i], bytes[i] };
+    for (uint32_t i = 0; i < q->ncounters; i++)
+        parts[n++] = (tf_team_part){ y[i], q->npoints * sizeof(float) };
+    return n;
+}
+
+/* The request and the clouds of member w's counters: two transfers, so
  * that a busy machine, where each hand-over may wait for a time slice,
- * costs two waits, not one per array. */
+ * costs two waits, not one per array.  The normalised times and the
+ * counters' values are sent from the points themselves; the validity and
+ * totals are copied, as the view's slot is rewritten for each counter. */
 static int send_fit(const tf_fold_team *t, int w, uint32_t nc, tf_fold_view view, void *arg,
                     const double *bd, size_t nb, const tf_fit_options *o, tf_error *err)
 {
@@ -100,27 +125,41 @@ static int send_fit(const tf_fold_team *t, int w, uint32_t nc, tf_fold_view view
         .ncounters = counters_of(w, t->size, nc), .grid = o->grid, .bootstrap = o->bootstrap,
         .confidence = o->confidence, .window = o->window, .seed = o->seed,
     };
-    size_t at[NPARTS + 1];
-    layout(&q, at);
-    char *buf = malloc(at[NPARTS] + 1);
-    if (!buf)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the input of rank %d", w);
-    memcpy(buf + at[ROWS_OF], cl.rows, n * sizeof *cl.rows);
-    memcpy(buf + at[FIRST], cl.first, (n + 1) * sizeof *cl.first);
-    memcpy(buf + at[DURATION], cl.duration, n * sizeof *cl.duration);
-    memcpy(buf + at[BOUNDARIES], bd, nb * sizeof *bd);
-    memcpy(buf + at[X], cl.x, np * sizeof *cl.x);
+    size_t k = q.ncounters;
+    const tf_fold_cloud shared = cl;
+    double *total = malloc((k * n + n + 1) * sizeof *total);
+    uint32_t *ids = malloc((k + 1) * sizeof *ids);
+    uint8_t *valid = malloc(k * n + 1);
+    const void **y = malloc((k + 1) * sizeof *y);
+    tf_team_part *parts = malloc((NPARTS + k) * sizeof *parts);
+    int rc = 0;
+    if (!total || !ids || !valid || !y || !parts) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the input of rank %d", w);
+        goto done;
+    }
+    double *duration = total + k * n;
+    memcpy(duration, cl.duration, n * sizeof *duration);
     size_t i = 0;
     for (uint32_t c = (uint32_t)w; c < nc; c += (uint32_t)t->size, i++) {
         view(arg, 0, c, &cl);
-        memcpy(buf + at[COUNTER] + i * sizeof c, &c, sizeof c);
-        memcpy(buf + at[VALID] + i * n, cl.valid, n);
-        memcpy(buf + at[TOTAL] + i * n * sizeof *cl.total, cl.total, n * sizeof *cl.total);
-        memcpy(buf + at[Y] + i * np * sizeof *cl.y, cl.y, np * sizeof *cl.y);
+        ids[i] = c;
+        memcpy(valid + i * n, cl.valid, n);
+        memcpy(total + i * n, cl.total, n * sizeof *total);
+        y[i] = cl.y;
     }
-    int rc = t->send(t->ctx, w, &q, sizeof q) < 0 || t->send(t->ctx, w, buf, at[NPARTS]) < 0
-                 ? lost(err) : 0;
-    free(buf);
+    const void *src[Y] = {
+        [ROWS_OF] = shared.rows, [FIRST] = shared.first, [DURATION] = duration,
+        [BOUNDARIES] = bd, [X] = shared.x, [COUNTER] = ids, [VALID] = valid, [TOTAL] = total,
+    };
+    size_t nparts = fit_parts(&q, src, y, parts);
+    if (t->send(t->ctx, w, &q, sizeof q) < 0 || t->sendv(t->ctx, w, parts, nparts) < 0)
+        rc = lost(err);
+done:
+    free(total);
+    free(ids);
+    free(valid);
+    free(y);
+    free(parts);
     return rc;
 }
 
@@ -204,12 +243,23 @@ static int serve_fit(const tf_fold_team *t, const struct request *q, tf_error *e
     size_t at[NPARTS + 1];
     layout(q, at);
     char *in = malloc(at[NPARTS] + 1), *results = malloc(q->ncounters * each + 1);
+    const void **y = malloc((q->ncounters + 1) * sizeof *y);
+    tf_team_part *parts = malloc((NPARTS + q->ncounters) * sizeof *parts);
     int rc = 0;
-    if (!in || !results)
+    if (!in || !results || !y || !parts) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for a fit of %zu instances and %zu "
                      "samples", n, np);
-    else if (t->recv(t->ctx, 0, in, at[NPARTS]) < 0)
-        rc = lost(err);
+    } else {
+        const void *src[Y];
+        for (int i = 0; i < Y; i++)
+            src[i] = in + at[i];
+        for (uint32_t i = 0; i < q->ncounters; i++)
+            y[i] = in + at[Y] + i * np * sizeof(float);
+        if (t->recvv(t->ctx, 0, parts, fit_parts(q, src, y, parts)) < 0)
+            rc = lost(err);
+    }
+    free(y);
+    free(parts);
     tf_fit_options o = {
         .grid = q->grid, .bootstrap = q->bootstrap, .confidence = q->confidence,
         .seed = q->seed, .window = q->window,
@@ -260,19 +310,24 @@ struct points_header {
     char     msg[TF_ERROR_MSG_MAX];
 };
 
-/* The columns of points p in the order they travel; y rows follow, one
- * message per counter. */
+/* The columns of n points of p from `at` as parts, in the order they
+ * travel, y rows `stride` apart after the others (room for NCOLUMNS + nc
+ * parts).  Returns the number of parts. */
 enum { NCOLUMNS = 7 };
 
-static void point_columns(const tf_fold_points *p, size_t at, void *col[NCOLUMNS],
-                          size_t width[NCOLUMNS])
+static size_t point_parts(const tf_fold_points *p, size_t at, size_t n, size_t stride,
+                          uint32_t nc, tf_team_part *parts)
 {
-    void *c[NCOLUMNS] = { p->instance + at, p->x + at, p->kind + at, p->ip + at, p->addr + at,
-                          p->level + at, p->weight + at };
-    size_t w[NCOLUMNS] = { sizeof *p->instance, sizeof *p->x, sizeof *p->kind, sizeof *p->ip,
-                           sizeof *p->addr, sizeof *p->level, sizeof *p->weight };
-    memcpy(col, c, sizeof c);
-    memcpy(width, w, sizeof w);
+    const tf_team_part c[NCOLUMNS] = {
+        { p->instance + at, n * sizeof *p->instance }, { p->x + at, n * sizeof *p->x },
+        { p->kind + at, n * sizeof *p->kind }, { p->ip + at, n * sizeof *p->ip },
+        { p->addr + at, n * sizeof *p->addr }, { p->level + at, n * sizeof *p->level },
+        { p->weight + at, n * sizeof *p->weight },
+    };
+    memcpy(parts, c, sizeof c);
+    for (uint32_t k = 0; k < nc; k++)
+        parts[NCOLUMNS + k] = (tf_team_part){ p->y + k * stride + at, n * sizeof *p->y };
+    return NCOLUMNS + nc;
 }
 
 /* Member w's share into in, after its header h (received). */
@@ -305,17 +360,13 @@ static int receive_share(const tf_fold_team *t, int w, const struct points_heade
         return lost(err);
     if (!accept)
         return rc;
-    void *col[NCOLUMNS];
-    size_t width[NCOLUMNS];
-    point_columns(&in->points, at, col, width);
-    for (int k = 0; k < NCOLUMNS; k++)
-        if (t->recv(t->ctx, w, col[k], h->npoints * width[k]) < 0)
-            return lost(err);
-    for (uint32_t c = 0; c < in->ncounters; c++)
-        if (t->recv(t->ctx, w, in->points.y + c * in->stride + at,
-                    h->npoints * sizeof *in->points.y) < 0)
-            return lost(err);
-    return 0;
+    tf_team_part *parts = malloc((NCOLUMNS + in->ncounters) * sizeof *parts);
+    if (!parts)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory receiving the points of rank %d", w);
+    size_t n = point_parts(&in->points, at, h->npoints, in->stride, in->ncounters, parts);
+    rc = t->recvv(t->ctx, w, parts, n) < 0 ? lost(err) : 0;
+    free(parts);
+    return rc;
 }
 
 int tf_fold_team_gather(const tf_fold_team *team, tf_fold_input *in, tf_error *err)
@@ -359,22 +410,21 @@ static int send_share(const tf_fold_team *t, tf_fold_input *share, int share_rc,
     uint32_t accept = 0;
     if (h.rc >= 0 && t->recv(t->ctx, 0, &accept, sizeof accept) < 0)
         return lost(err);
+    int rc = 0;
     if (accept) {
-        void *col[NCOLUMNS];
-        size_t width[NCOLUMNS];
-        point_columns(&share->points, 0, col, width);
-        for (int k = 0; k < NCOLUMNS; k++)
-            if (t->send(t->ctx, 0, col[k], h.npoints * width[k]) < 0)
-                return lost(err);
-        for (uint32_t c = 0; c < share->ncounters; c++)
-            if (t->send(t->ctx, 0, share->points.y + c * share->stride,
-                        h.npoints * sizeof *share->points.y) < 0)
-                return lost(err);
+        tf_team_part *parts = malloc((NCOLUMNS + share->ncounters) * sizeof *parts);
+        if (!parts)
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory sending the points");
+        else if (t->sendv(t->ctx, 0, parts, point_parts(&share->points, 0, h.npoints,
+                                                        share->stride, share->ncounters,
+                                                        parts)) < 0)
+            rc = lost(err);
+        free(parts);
     }
     /* Sent or refused, the share is not needed again. */
     if (share)
         tf_fold_input_free(share);
-    return 0;
+    return rc;
 }
 
 int tf_fold_team_serve(const tf_fold_team *team, tf_fold_input *share, int share_rc,

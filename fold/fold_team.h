@@ -20,6 +20,13 @@
 #include "fit_threads.h"
 #include "tf_error.h"
 
+/* One array of a message in several parts (tf_fold_team.sendv, recvv):
+ * sendv reads it, recvv writes it. */
+typedef struct tf_team_part {
+    const void *buf;
+    size_t      bytes;
+} tf_team_part;
+
 typedef struct tf_fold_team {
     int size;                 /* members, >= 2 */
     int rank;                 /* this member, 0 = the leader */
@@ -34,14 +41,22 @@ typedef struct tf_fold_team {
      * counters): the wait keeps no CPU busy. */
     int (*send_idle)(void *ctx, int to, const void *buf, size_t bytes);
     int (*recv_idle)(void *ctx, int from, void *buf, size_t bytes);
+    /* Arrays sent from where they lie, without being copied into one
+     * buffer, and received into arrays of the same sizes, in order: one
+     * wait for them all. */
+    int (*sendv)(void *ctx, int to, const tf_team_part *parts, size_t n);
+    int (*recvv)(void *ctx, int from, const tf_team_part *parts, size_t n);
 } tf_fold_team;
 
 /* Fits counters 0..nc-1 into out[c] (its rows allocated by the caller):
  * alone (team NULL) on `threads` threads (tf_fit_counters); with a team,
  * each by its member, the leader fitting its own on its threads while the
  * others fit theirs.  The view's slot 0 is also the one the messages to
- * the members are built from.  A member's failure is the leader's error,
- * naming the rank and the counter. */
+ * the members are built from: the clouds' rows, first, x and y are sent
+ * from where they lie, so they must stay put while the call lasts (valid,
+ * total and duration are copied, and may be rewritten by the next view).
+ * A member's failure is the leader's error, naming the rank and the
+ * counter. */
 int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, unsigned threads,
                      tf_fold_view view, void *view_arg,
                      const double *boundaries, size_t nb, const tf_fit_options *o,

@@ -78,6 +78,22 @@ static int pipe_recv(void *ctx, int from, void *buf, size_t bytes)
     return read_all(fd, buf, bytes);
 }
 
+static int pipe_sendv(void *ctx, int to, const tf_team_part *parts, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pipe_send(ctx, to, parts[i].buf, parts[i].bytes) < 0)
+            return -1;
+    return 0;
+}
+
+static int pipe_recvv(void *ctx, int from, const tf_team_part *parts, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pipe_recv(ctx, from, (void *)(uintptr_t)parts[i].buf, parts[i].bytes) < 0)
+            return -1;
+    return 0;
+}
+
 /* A member thread: hands over its share of the points if asked (none for
  * the fits' tests), fits what it is given. */
 struct member {
@@ -101,7 +117,8 @@ static tf_fold_team team_of(struct endpoint *e, int size)
 {
     return (tf_fold_team){
         .size = size, .rank = e->rank, .ctx = e, .send = pipe_send, .recv = pipe_recv,
-        .send_idle = pipe_send, .recv_idle = pipe_recv,
+        .send_idle = pipe_send, .recv_idle = pipe_recv, .sendv = pipe_sendv,
+        .recvv = pipe_recvv,
     };
 }
 
