@@ -569,6 +569,12 @@ static int fold(int argc, char **argv, const tf_fold_team *team)
     return status;
 }
 
+/* A member's reading stops when rank 0 has ended the team meanwhile. */
+static int leader_ended(void *team, uint64_t done, uint64_t total)
+{
+    return tf_fold_team_ended(team) != 0;
+}
+
 /* A member of the team (a rank other than 0): reads its share of the
  * samples as rank 0 reads its own, from the same command line and without
  * a word (rank 0 speaks for the team), closes the trace (the share keeps
@@ -597,8 +603,8 @@ static int serve(int argc, char **argv, tf_fold_team *team)
         rc = choose_region(tr, spec, &region, &share_err);
     tf_extract_share mine = { (unsigned)team->rank, (unsigned)team->size };
     if (rc == 0)
-        rc = tf_fold_input_extract(tr, region, tf_fold_threads(&p, team), mine, NULL, NULL,
-                                   &share, &share_err);
+        rc = tf_fold_input_extract(tr, region, tf_fold_threads(&p, team), mine, leader_ended,
+                                   team, &share, &share_err);
     if (tr)
         tf_cli_close_trace(tr);
     tf_msg_set_silent(false);

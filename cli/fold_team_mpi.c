@@ -80,6 +80,15 @@ static int transfer_parts(struct mpi_team *m, bool send, int peer, const tf_team
     return rc == MPI_SUCCESS ? 0 : -1;
 }
 
+static int mpi_pending(void *ctx, int from)
+{
+    struct mpi_team *m = ctx;
+    int flag = 0;
+    if (MPI_Iprobe(from, TAG, m->comm, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return -1;
+    return flag != 0;
+}
+
 static int mpi_sendv(void *ctx, int to, const tf_team_part *parts, size_t n)
 {
     return transfer_parts(ctx, true, to, parts, n);
@@ -155,6 +164,7 @@ int tf_cli_team_start(tf_fold_team **team, tf_error *err)
         .size = size, .rank = rank, .ctx = m,
         .send = mpi_send, .recv = mpi_recv, .send_idle = mpi_send_idle,
         .recv_idle = mpi_recv_idle, .sendv = mpi_sendv, .recvv = mpi_recvv,
+        .pending = mpi_pending,
     };
     if (size < 2) {
         /* The launcher started several processes, but MPI cannot reach it

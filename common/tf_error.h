@@ -19,7 +19,8 @@
     X(TF_ERR_EXISTS,  7, "already exists")                             \
     X(TF_ERR_DATA,    8, "not enough data")                            \
     X(TF_ERR_UNSUPPORTED, 9, "not supported on this system")           \
-    X(TF_ERR_INTERNAL, 10, "internal error")
+    X(TF_ERR_INTERNAL, 10, "internal error")                           \
+    X(TF_ERR_CANCELED, 11, "canceled")
 
 enum tf_error_code {
 #define TF_ERROR_ENUM(name, value, text) name = value,

@@ -267,8 +267,11 @@ static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned thr
         else
             file_batch(tp, next, &at, pl.proc_nc);
         *tp->done += n;
-        if (tp->progress)
-            tp->progress(tp->progress_arg, *tp->done, tp->total);
+        if (tp->progress && tp->progress(tp->progress_arg, *tp->done, tp->total)) {
+            rc = tf_fail(err, TF_ERR_CANCELED, "reading the samples: stopped after %llu of %llu",
+                         (unsigned long long)*tp->done, (unsigned long long)tp->total);
+            break;
+        }
     }
     if (piped) {
         tf_handoff_end(&pl.h);

@@ -33,8 +33,10 @@ int  tf_fold_points_alloc(tf_fold_points *p, size_t n, uint32_t ncounters, tf_er
 void tf_fold_points_shrink(tf_fold_points *p, size_t n, size_t stride, uint32_t ncounters);
 void tf_fold_points_free(tf_fold_points *p);
 
-/* Called now and then with the samples read so far and the total. */
-typedef void (*tf_extract_progress)(void *arg, uint64_t done, uint64_t total);
+/* Called now and then with the samples read so far and the total; returns
+ * 0 to go on, or non-zero to stop the extraction, which then fails with
+ * TF_ERR_CANCELED. */
+typedef int (*tf_extract_progress)(void *arg, uint64_t done, uint64_t total);
 
 typedef struct tf_fold_input {
     uint32_t     region;          /* string id */

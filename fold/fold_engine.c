@@ -774,10 +774,11 @@ struct progress_relay {
     void *arg;
 };
 
-static void relay_reading(void *arg, uint64_t done, uint64_t total)
+static int relay_reading(void *arg, uint64_t done, uint64_t total)
 {
     const struct progress_relay *pr = arg;
     pr->fn(pr->arg, "reading samples", done, total);
+    return 0;
 }
 
 unsigned tf_fold_threads(const tf_fold_params *p, const tf_fold_team *team)

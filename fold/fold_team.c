@@ -427,12 +427,31 @@ static int send_share(const tf_fold_team *t, tf_fold_input *share, int share_rc,
     return rc;
 }
 
-int tf_fold_team_serve(const tf_fold_team *team, tf_fold_input *share, int share_rc,
+int tf_fold_team_ended(tf_fold_team *team)
+{
+    if (team->held_command)
+        return team->held_command == COMMAND_END;
+    int waiting = team->pending(team->ctx, 0);
+    if (waiting <= 0)
+        return waiting;
+    /* Before the share is asked for, only that request or the end can
+     * come; either is kept for tf_fold_team_serve. */
+    struct request q;
+    if (team->recv(team->ctx, 0, &q, sizeof q) < 0 ||
+        (q.command != COMMAND_POINTS && q.command != COMMAND_END))
+        return -1;
+    team->held_command = q.command;
+    team->held_status = q.status;
+    return q.command == COMMAND_END;
+}
+
+int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
                        const tf_error *share_err, tf_error *err)
 {
     for (;;) {
-        struct request q;
-        if (team->recv_idle(team->ctx, 0, &q, sizeof q) < 0)
+        struct request q = { .command = team->held_command, .status = team->held_status };
+        team->held_command = 0;
+        if (!q.command && team->recv_idle(team->ctx, 0, &q, sizeof q) < 0)
             return lost(err);
         if (q.command == COMMAND_END)
             return q.status;

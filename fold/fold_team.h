@@ -46,6 +46,13 @@ typedef struct tf_fold_team {
      * wait for them all. */
     int (*sendv)(void *ctx, int to, const tf_team_part *parts, size_t n);
     int (*recvv)(void *ctx, int from, const tf_team_part *parts, size_t n);
+    /* 1 when a message from `from` waits to be received, 0 when none
+     * does (it does not wait), -1 when the communication failed. */
+    int (*pending)(void *ctx, int from);
+    /* fold_team.c's own: a request a member took while it read
+     * (tf_fold_team_ended), 0 when none. */
+    uint32_t held_command;
+    int32_t  held_status;
 } tf_fold_team;
 
 /* Fits counters 0..nc-1 into out[c] (its rows allocated by the caller):
@@ -69,6 +76,14 @@ int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, unsigned threads,
  * it read another trace) is the leader's error, naming the rank. */
 int tf_fold_team_gather(const tf_fold_team *team, tf_fold_input *in, tf_error *err);
 
+/* On a member other than the leader while it reads its share (now and
+ * then, from the extraction's progress): 1 when the leader has ended the
+ * team meanwhile, having failed before it needed the share (an existing
+ * OUTDIR, say), so that the member stops reading and serves at once to
+ * hear the status; 0 to go on (a request for the share that came early is
+ * kept for tf_fold_team_serve); -1 when the contact is lost. */
+int tf_fold_team_ended(tf_fold_team *team);
+
 /* On a member other than the leader: serves the leader until it ends the
  * team: hands over its share of the points when asked (*share, extracted
  * as share team->rank of team->size, freed once sent; or, when share_rc <
@@ -76,7 +91,7 @@ int tf_fold_team_gather(const tf_fold_team *team, tf_fold_input *in, tf_error *e
  * for a member that only fits), and fits what it is given.  Returns the
  * exit status the leader sends (0 when its fold succeeded), or a negative
  * error (err) when this member cannot go on. */
-int tf_fold_team_serve(const tf_fold_team *team, tf_fold_input *share, int share_rc,
+int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
                        const tf_error *share_err, tf_error *err);
 /* On the leader: ends the team, sending every member the status. */
 int tf_fold_team_end(const tf_fold_team *team, int status);

@@ -9,6 +9,7 @@
  * bit for bit; a member that could not read, or read another region, is
  * the leader's error, naming the member. */
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -94,6 +95,17 @@ static int pipe_recvv(void *ctx, int from, const tf_team_part *parts, size_t n)
     return 0;
 }
 
+static int pipe_pending(void *ctx, int from)
+{
+    const struct endpoint *e = ctx;
+    struct pollfd fd = {
+        .fd = e->rank == 0 ? e->p->to_leader[from][0] : e->p->to_member[e->rank][0],
+        .events = POLLIN,
+    };
+    int n = poll(&fd, 1, 0);
+    return n < 0 ? -1 : n > 0;
+}
+
 /* A member thread: hands over its share of the points if asked (none for
  * the fits' tests), fits what it is given. */
 struct member {
@@ -118,7 +130,7 @@ static tf_fold_team team_of(struct endpoint *e, int size)
     return (tf_fold_team){
         .size = size, .rank = e->rank, .ctx = e, .send = pipe_send, .recv = pipe_recv,
         .send_idle = pipe_send, .recv_idle = pipe_recv, .sendv = pipe_sendv,
-        .recvv = pipe_recvv,
+        .recvv = pipe_recvv, .pending = pipe_pending,
     };
 }
 
@@ -479,6 +491,103 @@ static void test_shares_equal_alone(void **state)
     unlink(path);
 }
 
+/* ---- a member's reading stopped by the leader ------------------------- */
+
+struct watch {
+    tf_fold_team *team;
+    int calls;
+};
+
+static int watch_leader(void *arg, uint64_t done, uint64_t total)
+{
+    struct watch *w = arg;
+    w->calls++;
+    return tf_fold_team_ended(w->team) != 0;
+}
+
+struct leader {
+    pthread_t thread;
+    tf_fold_team team;
+    tf_fold_input in;
+    int rc;
+    tf_error err;
+};
+
+static void *lead_gather(void *arg)
+{
+    struct leader *l = arg;
+    l->rc = tf_fold_team_gather(&l->team, &l->in, &l->err);
+    if (l->rc == 0)
+        l->rc = tf_fold_input_finish(&l->in, &l->err);
+    if (tf_fold_team_end(&l->team, 5) < 0)
+        l->rc = -1;
+    return NULL;
+}
+
+/* A leader that failed before it needed the shares ends the team: the
+ * member stops reading at its first look and serves the status; a request
+ * for the share that comes while the member reads is kept and served. */
+static void test_member_reading_stops(void **state)
+{
+    char path[] = "/tmp/tf-fold-team-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    write_processes(path, 0);
+    tf_error err;
+    tf_trace *tr;
+    if (tf_trace_open(&tr, path, &err) < 0)
+        fail_msg("%s", err.msg);
+    uint32_t region;
+    assert_true(tf_trace_find_string(tr, "main", &region));
+    static struct pipes p;
+    assert_int_equal(pipe(p.to_member[1]), 0);
+    assert_int_equal(pipe(p.to_leader[1]), 0);
+    struct endpoint lead_end = { &p, 0 }, member_end = { &p, 1 };
+    tf_fold_team member = team_of(&member_end, 2);
+    static struct leader l;
+    l.team = team_of(&lead_end, 2);
+    tf_extract_share mine = { 1, 2 }, lead_share = { 0, 2 };
+    tf_fold_input share;
+
+    /* Ended before: the first look stops the reading. */
+    assert_int_equal(tf_fold_team_end(&l.team, 3), 0);
+    struct watch w = { &member, 0 };
+    assert_int_equal(tf_fold_input_extract(tr, region, 1, mine, watch_leader, &w, &share, &err),
+                     -TF_ERR_CANCELED);
+    assert_int_equal(w.calls, 1);
+    assert_int_equal(tf_fold_team_serve(&member, NULL, -TF_ERR_CANCELED, &err, &err), 3);
+
+    /* Asked for the share while reading: the reading goes on, the request
+     * is served after it. */
+    tf_fold_input alone;
+    tf_extract_share whole = { 0, 1 };
+    assert_int_equal(tf_fold_input_extract(tr, region, 1, whole, NULL, NULL, &alone, &err), 0);
+    assert_int_equal(tf_fold_input_extract(tr, region, 1, lead_share, NULL, NULL, &l.in, &err),
+                     0);
+    assert_int_equal(pthread_create(&l.thread, NULL, lead_gather, &l), 0);
+    struct pollfd asked = { .fd = p.to_member[1][0], .events = POLLIN };
+    assert_int_equal(poll(&asked, 1, 10000), 1);
+    w.calls = 0;
+    assert_int_equal(tf_fold_input_extract(tr, region, 1, mine, watch_leader, &w, &share, &err),
+                     0);
+    assert_true(w.calls > 0);
+    tf_error serr;
+    assert_int_equal(tf_fold_team_serve(&member, &share, 0, &serr, &serr), 5);
+    assert_int_equal(pthread_join(l.thread, NULL), 0);
+    if (l.rc < 0)
+        fail_msg("gather: %s", l.err.msg);
+    assert_same_points(&alone, &l.in);
+    tf_fold_input_free(&l.in);
+    tf_fold_input_free(&alone);
+    for (int k = 0; k < 2; k++) {
+        close(p.to_member[1][k]);
+        close(p.to_leader[1][k]);
+    }
+    tf_trace_close(tr);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -486,6 +595,7 @@ int main(void)
         cmocka_unit_test(test_threads_equal_one),
         cmocka_unit_test(test_members_without_counters),
         cmocka_unit_test(test_shares_equal_alone),
+        cmocka_unit_test(test_member_reading_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -118,6 +118,20 @@ done
 [ "$(grep -c 'error' "$tmp/err")" -eq 1 ] || fail "damaged member: want one error, got: $(cat "$tmp/err")"
 grep -q 'cut.h5' "$tmp/err" || fail "damaged member not named: $(cat "$tmp/err")"
 [ -z "$(ls -d "$tmp"/bad* 2>/dev/null)" ] || fail "damaged member: output left: $(ls -d "$tmp"/bad*)"
+# An error rank 0 finds before it needs the shares (an OUTDIR that exists):
+# the other ranks stop reading and end with its status; one message, the
+# directory untouched.
+mkdir "$tmp/kept" && echo earlier >"$tmp/kept/fold.h5"
+mpi 2 sh -c '"$1" fold -q "$2" -o "$3"; echo "status $?" >"$4.$OMPI_COMM_WORLD_RANK"' \
+    sh "$tf" "$tmp/t64.h5" "$tmp/kept" "$tmp/kstatus" >/dev/null 2>"$tmp/err"
+[ $? -ne 124 ] || fail "existing OUTDIR: the ranks hung"
+for r in 0 1; do
+    grep -q "status 1$" "$tmp/kstatus.$r" || fail "existing OUTDIR: rank $r: $(cat "$tmp/kstatus.$r")"
+done
+[ "$(grep -c 'error' "$tmp/err")" -eq 1 ] && grep -q 'kept: output directory exists' "$tmp/err" ||
+    fail "existing OUTDIR: want one error naming it, got: $(cat "$tmp/err")"
+[ "$(cat "$tmp/kept/fold.h5")" = earlier ] || fail "existing OUTDIR: its fold.h5 changed"
+
 # Each rank reads the trace its own arguments name (a node-local copy, on
 # a cluster): one that names another run of the same program (as many
 # processes, iterations and counters, another seed) is rank 0's error, not
