@@ -371,6 +371,23 @@ static void write_processes(const char *path, uint64_t shift)
     assert_int_equal(tf_writer_close(w, &err), 0);
 }
 
+/* write_processes into a new file named from the template path, opened;
+ * the id of "main" into *region unless NULL. */
+static tf_trace *open_processes(char *path, uint64_t shift, uint32_t *region)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    write_processes(path, shift);
+    tf_error err;
+    tf_trace *tr;
+    if (tf_trace_open(&tr, path, &err) < 0)
+        fail_msg("%s", err.msg);
+    if (region)
+        assert_true(tf_trace_find_string(tr, "main", region));
+    return tr;
+}
+
 static void assert_same_points(const tf_fold_input *a, const tf_fold_input *b)
 {
     const tf_fold_points *p = &a->points, *q = &b->points;
@@ -437,16 +454,9 @@ static int gather_with(tf_trace *tr, int size, const char *const *region_of,
 static void test_shares_equal_alone(void **state)
 {
     char path[] = "/tmp/tf-fold-team-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    write_processes(path, 0);
-    tf_error err;
-    tf_trace *tr;
-    if (tf_trace_open(&tr, path, &err) < 0)
-        fail_msg("%s", err.msg);
     uint32_t region;
-    assert_true(tf_trace_find_string(tr, "main", &region));
+    tf_trace *tr = open_processes(path, 0, &region);
+    tf_error err;
     tf_fold_input alone, lead;
     tf_extract_share whole = { 0, 1 };
     assert_int_equal(tf_fold_input_extract(tr, region, 1, whole, NULL, NULL, &alone, &err), 0);
@@ -473,13 +483,7 @@ static void test_shares_equal_alone(void **state)
     /* And one that read the same region of another run: as many instances,
      * counters and samples, every time a little later. */
     char later_path[] = "/tmp/tf-fold-team-XXXXXX";
-    fd = mkstemp(later_path);
-    assert_true(fd >= 0);
-    close(fd);
-    write_processes(later_path, 3);
-    tf_trace *later;
-    if (tf_trace_open(&later, later_path, &err) < 0)
-        fail_msg("%s", err.msg);
+    tf_trace *later = open_processes(later_path, 3, NULL);
     tf_trace *traces[MAX_MEMBERS] = { NULL, NULL, later };
     assert_int_equal(gather_with(tr, 3, NULL, traces, NULL, &lead, &err), -TF_ERR_FORMAT);
     assert_non_null(strstr(err.msg, "rank 2 read another trace than rank 0"));
@@ -530,16 +534,9 @@ static void *lead_gather(void *arg)
 static void test_member_reading_stops(void **state)
 {
     char path[] = "/tmp/tf-fold-team-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    write_processes(path, 0);
-    tf_error err;
-    tf_trace *tr;
-    if (tf_trace_open(&tr, path, &err) < 0)
-        fail_msg("%s", err.msg);
     uint32_t region;
-    assert_true(tf_trace_find_string(tr, "main", &region));
+    tf_trace *tr = open_processes(path, 0, &region);
+    tf_error err;
     static struct pipes p;
     assert_int_equal(pipe(p.to_member[1]), 0);
     assert_int_equal(pipe(p.to_leader[1]), 0);

@@ -118,16 +118,24 @@ done
 [ "$(grep -c 'error' "$tmp/err")" -eq 1 ] || fail "damaged member: want one error, got: $(cat "$tmp/err")"
 grep -q 'cut.h5' "$tmp/err" || fail "damaged member not named: $(cat "$tmp/err")"
 [ -z "$(ls -d "$tmp"/bad* 2>/dev/null)" ] || fail "damaged member: output left: $(ls -d "$tmp"/bad*)"
+# ranks_fail NAME TRACE: `mpirun -np 2 tracefold fold -q TRACE -o
+# $tmp/NAME`, "%r" in TRACE standing for each rank's number, ends with exit
+# status 1 on both ranks; their messages in $tmp/err.
+ranks_fail() {
+    mpi 2 sh -c 'trace=$(printf %s "$2" | sed "s/%r/$OMPI_COMM_WORLD_RANK/g")
+        "$1" fold -q "$trace" -o "$3"; echo "status $?" >"$3.status.$OMPI_COMM_WORLD_RANK"' \
+        sh "$tf" "$2" "$tmp/$1" >/dev/null 2>"$tmp/err"
+    [ $? -ne 124 ] || fail "$1: the ranks hung"
+    for r in 0 1; do
+        grep -q "status 1$" "$tmp/$1.status.$r" || fail "$1: rank $r: $(cat "$tmp/$1.status.$r")"
+    done
+}
+
 # An error rank 0 finds before it needs the shares (an OUTDIR that exists):
 # the other ranks stop reading and end with its status; one message, the
 # directory untouched.
 mkdir "$tmp/kept" && echo earlier >"$tmp/kept/fold.h5"
-mpi 2 sh -c '"$1" fold -q "$2" -o "$3"; echo "status $?" >"$4.$OMPI_COMM_WORLD_RANK"' \
-    sh "$tf" "$tmp/t64.h5" "$tmp/kept" "$tmp/kstatus" >/dev/null 2>"$tmp/err"
-[ $? -ne 124 ] || fail "existing OUTDIR: the ranks hung"
-for r in 0 1; do
-    grep -q "status 1$" "$tmp/kstatus.$r" || fail "existing OUTDIR: rank $r: $(cat "$tmp/kstatus.$r")"
-done
+ranks_fail kept "$tmp/t64.h5"
 [ "$(grep -c 'error' "$tmp/err")" -eq 1 ] && grep -q 'kept: output directory exists' "$tmp/err" ||
     fail "existing OUTDIR: want one error naming it, got: $(cat "$tmp/err")"
 [ "$(cat "$tmp/kept/fold.h5")" = earlier ] || fail "existing OUTDIR: its fold.h5 changed"
@@ -138,12 +146,7 @@ done
 # a mix of two runs.
 "$tf" synth -q -o "$tmp/run.0.h5" --iterations 20 --seed 1 || fail "synth run 0"
 "$tf" synth -q -o "$tmp/run.1.h5" --iterations 20 --seed 2 || fail "synth run 1"
-mpi 2 sh -c '"$1" fold -q "$2.$OMPI_COMM_WORLD_RANK.h5" -o "$3"; echo "status $?" >"$4.$OMPI_COMM_WORLD_RANK"' \
-    sh "$tf" "$tmp/run" "$tmp/mixed" "$tmp/mstatus" >/dev/null 2>"$tmp/err"
-[ $? -ne 124 ] || fail "another run: the ranks hung"
-for r in 0 1; do
-    grep -q "status 1$" "$tmp/mstatus.$r" || fail "another run: rank $r: $(cat "$tmp/mstatus.$r")"
-done
+ranks_fail mixed "$tmp/run.%r.h5"
 grep -q "rank 1 read another trace than rank 0" "$tmp/err" ||
     fail "another run: want rank 1 named, got: $(cat "$tmp/err")"
 [ ! -e "$tmp/mixed" ] || fail "another run: output left in $tmp/mixed"
