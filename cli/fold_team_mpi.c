@@ -84,7 +84,8 @@ static int mpi_pending(void *ctx, int from)
 {
     struct mpi_team *m = ctx;
     int flag = 0;
-    if (MPI_Iprobe(from, TAG, m->comm, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    if (MPI_Iprobe(from == TF_TEAM_ANY ? MPI_ANY_SOURCE : from, TAG, m->comm, &flag,
+                   MPI_STATUS_IGNORE) != MPI_SUCCESS)
         return -1;
     return flag != 0;
 }

@@ -772,13 +772,17 @@ done:
 struct progress_relay {
     tf_fold_progress fn;
     void *arg;
+    const tf_fold_team *team;
 };
 
+/* Shows the reading's progress; in a team, stops it when a member has
+ * failed, whose share the fold cannot do without. */
 static int relay_reading(void *arg, uint64_t done, uint64_t total)
 {
     const struct progress_relay *pr = arg;
-    pr->fn(pr->arg, "reading samples", done, total);
-    return 0;
+    if (pr->fn)
+        pr->fn(pr->arg, "reading samples", done, total);
+    return pr->team && tf_fold_team_member_failed(pr->team) != 0;
 }
 
 unsigned tf_fold_threads(const tf_fold_params *p, const tf_fold_team *team)
@@ -792,12 +796,21 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
 {
     *out = NULL;
     tf_fold_input in;
-    struct progress_relay relay = { progress, progress_arg };
+    struct progress_relay relay = { progress, progress_arg, team };
     /* In a team each member reads its share; the leader adds theirs to its
      * own, in share order, which is the order alone. */
     tf_extract_share share = { 0, team ? (unsigned)team->size : 1 };
     int rc = tf_fold_input_extract(tr, region, tf_fold_threads(p, team), share,
-                                   progress ? relay_reading : NULL, &relay, &in, err);
+                                   progress || team ? relay_reading : NULL, &relay, &in, err);
+    /* Stopped for a member that failed: its error is the fold's. */
+    if (rc == -TF_ERR_CANCELED && team) {
+        tf_error member;
+        int mrc = tf_fold_team_early_failure(team, &member);
+        if (mrc < 0) {
+            *err = member;
+            rc = mrc;
+        }
+    }
     if (rc == 0 && team && ((rc = tf_fold_team_gather(team, &in, err)) < 0 ||
                             (rc = tf_fold_input_finish(&in, err)) < 0))
         tf_fold_input_free(&in);

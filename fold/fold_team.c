@@ -330,6 +330,15 @@ static size_t point_parts(const tf_fold_points *p, size_t at, size_t n, size_t s
     return NCOLUMNS + nc;
 }
 
+/* The error of member w, whose header h says it could not read. */
+static int member_failure(int w, const struct points_header *h, tf_error *err)
+{
+    char msg[TF_ERROR_MSG_MAX];
+    memcpy(msg, h->msg, sizeof msg);
+    msg[sizeof msg - 1] = '\0';
+    return tf_fail(err, h->rc < 0 ? -h->rc : TF_ERR_INTERNAL, "rank %d: %s", w, msg);
+}
+
 /* Member w's share into in, after its header h (received). */
 static int receive_share(const tf_fold_team *t, int w, const struct points_header *h,
                          tf_fold_input *in, tf_error *err)
@@ -337,10 +346,7 @@ static int receive_share(const tf_fold_team *t, int w, const struct points_heade
     size_t at = 0;
     int rc = 0;
     if (h->rc < 0) {
-        char msg[TF_ERROR_MSG_MAX];
-        memcpy(msg, h->msg, sizeof msg);
-        msg[sizeof msg - 1] = '\0';
-        rc = tf_fail(err, -h->rc, "rank %d: %s", w, msg);
+        rc = member_failure(w, h, err);
     } else if (h->ninstances != in->ninstances || h->ncounters != in->ncounters) {
         rc = tf_fail(err, TF_ERR_FORMAT, "rank %d read %llu instances of %u counters, rank 0 "
                      "%zu of %u: every rank must read the same trace", w,
@@ -369,8 +375,33 @@ static int receive_share(const tf_fold_team *t, int w, const struct points_heade
     return rc;
 }
 
+int tf_fold_team_member_failed(const tf_fold_team *team)
+{
+    return team->pending(team->ctx, TF_TEAM_ANY);
+}
+
+int tf_fold_team_early_failure(const tf_fold_team *team, tf_error *err)
+{
+    /* A member sends nothing unasked but the word that it failed. */
+    for (int w = 1; w < team->size; w++) {
+        int waiting = team->pending(team->ctx, w);
+        if (waiting < 0)
+            return lost(err);
+        if (!waiting)
+            continue;
+        struct points_header h;
+        if (team->recv(team->ctx, w, &h, sizeof h) < 0)
+            return lost(err);
+        return member_failure(w, &h, err);
+    }
+    return 0;
+}
+
 int tf_fold_team_gather(const tf_fold_team *team, tf_fold_input *in, tf_error *err)
 {
+    int early = tf_fold_team_early_failure(team, err);
+    if (early < 0)
+        return early;
     for (int w = 1; w < team->size; w++) {
         struct request q = { .command = COMMAND_POINTS };
         struct points_header h;
@@ -448,6 +479,17 @@ int tf_fold_team_ended(tf_fold_team *team)
 int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
                        const tf_error *share_err, tf_error *err)
 {
+    /* A member that could not read says so at once, unasked, so that the
+     * leader stops reading its own share (tf_fold_team_member_failed); not
+     * when the leader has asked already, or ended the team. */
+    bool told = false;
+    if (share_rc < 0 && !team->held_command) {
+        int rc = send_share(team, share, share_rc, share_err, err);
+        if (rc < 0)
+            return rc;
+        share = NULL;
+        told = true;
+    }
     for (;;) {
         struct request q = { .command = team->held_command, .status = team->held_status };
         team->held_command = 0;
@@ -457,7 +499,7 @@ int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
             return q.status;
         int rc;
         if (q.command == COMMAND_POINTS)
-            rc = send_share(team, share, share_rc, share_err, err);
+            rc = told ? 0 : send_share(team, share, share_rc, share_err, err);
         else if (q.command == COMMAND_FIT)
             rc = serve_fit(team, &q, err);
         else

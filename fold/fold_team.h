@@ -27,6 +27,8 @@ typedef struct tf_team_part {
     size_t      bytes;
 } tf_team_part;
 
+#define TF_TEAM_ANY (-1)
+
 typedef struct tf_fold_team {
     int size;                 /* members, >= 2 */
     int rank;                 /* this member, 0 = the leader */
@@ -46,8 +48,9 @@ typedef struct tf_fold_team {
      * wait for them all. */
     int (*sendv)(void *ctx, int to, const tf_team_part *parts, size_t n);
     int (*recvv)(void *ctx, int from, const tf_team_part *parts, size_t n);
-    /* 1 when a message from `from` waits to be received, 0 when none
-     * does (it does not wait), -1 when the communication failed. */
+    /* 1 when a message from `from` (TF_TEAM_ANY: any member) waits to be
+     * received, 0 when none does (it does not wait), -1 when the
+     * communication failed. */
     int (*pending)(void *ctx, int from);
     /* fold_team.c's own: a request a member took while it read
      * (tf_fold_team_ended), 0 when none. */
@@ -75,6 +78,16 @@ int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, unsigned threads,
  * (tf_fold_input_finish).  A member's failure (its extraction failed, or
  * it read another trace) is the leader's error, naming the rank. */
 int tf_fold_team_gather(const tf_fold_team *team, tf_fold_input *in, tf_error *err);
+
+/* On the leader while it reads its share (now and then): 1 when a member
+ * has sent word that it could not read (the shares are then of no use:
+ * stop reading, and take its error with tf_fold_team_early_failure), 0
+ * when none has, -1 when the contact is lost. */
+int tf_fold_team_member_failed(const tf_fold_team *team);
+/* The error of the first member, in rank order, that sent word that it
+ * could not read, naming it; 0 when none has.  The gather takes these
+ * first too. */
+int tf_fold_team_early_failure(const tf_fold_team *team, tf_error *err);
 
 /* On a member other than the leader while it reads its share (now and
  * then, from the extraction's progress): 1 when the leader has ended the

@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "fold_engine.h"
 #include "fold_input.h"
 #include "fold_team.h"
 #include "trace.h"
@@ -41,6 +42,7 @@ struct pipes {
 struct endpoint {
     struct pipes *p;
     int rank;
+    int size;                 /* set by team_of */
 };
 
 static int write_all(int fd, const void *buf, size_t bytes)
@@ -98,12 +100,16 @@ static int pipe_recvv(void *ctx, int from, const tf_team_part *parts, size_t n)
 static int pipe_pending(void *ctx, int from)
 {
     const struct endpoint *e = ctx;
-    struct pollfd fd = {
-        .fd = e->rank == 0 ? e->p->to_leader[from][0] : e->p->to_member[e->rank][0],
-        .events = POLLIN,
-    };
-    int n = poll(&fd, 1, 0);
-    return n < 0 ? -1 : n > 0;
+    struct pollfd fd[MAX_MEMBERS];
+    nfds_t n = 0;
+    for (int w = 1; w < e->size; w++)
+        if (e->rank != 0 ? w == e->rank : from == TF_TEAM_ANY || w == from)
+            fd[n++] = (struct pollfd){
+                .fd = e->rank == 0 ? e->p->to_leader[w][0] : e->p->to_member[w][0],
+                .events = POLLIN,
+            };
+    int ready = poll(fd, n, 0);
+    return ready < 0 ? -1 : ready > 0;
 }
 
 /* A member thread: hands over its share of the points if asked (none for
@@ -127,6 +133,7 @@ static void *serve(void *arg)
 
 static tf_fold_team team_of(struct endpoint *e, int size)
 {
+    e->size = size;
     return (tf_fold_team){
         .size = size, .rank = e->rank, .ctx = e, .send = pipe_send, .recv = pipe_recv,
         .send_idle = pipe_send, .recv_idle = pipe_recv, .sendv = pipe_sendv,
@@ -140,7 +147,7 @@ static void start_members(struct pipes *p, struct member *m, int size)
     for (int w = 1; w < size; w++) {
         assert_int_equal(pipe(p->to_member[w]), 0);
         assert_int_equal(pipe(p->to_leader[w]), 0);
-        m[w].end = (struct endpoint){ p, w };
+        m[w].end = (struct endpoint){ .p = p, .rank = w };
         m[w].team = team_of(&m[w].end, size);
         assert_int_equal(pthread_create(&m[w].thread, NULL, serve, &m[w]), 0);
     }
@@ -235,7 +242,7 @@ static void fit_with(int size, unsigned threads, uint32_t nc, const struct cloud
 {
     static struct pipes p;
     static struct member m[MAX_MEMBERS];
-    struct endpoint leader = { &p, 0 };
+    struct endpoint leader = { .p = &p, .rank = 0 };
     tf_fold_team team = team_of(&leader, size);
     start_members(&p, m, size);
     outputs(f);
@@ -417,7 +424,7 @@ static int gather_with(tf_trace *tr, int size, const char *const *region_of,
 {
     static struct pipes p;
     static struct member m[MAX_MEMBERS];
-    struct endpoint leader = { &p, 0 };
+    struct endpoint leader = { .p = &p, .rank = 0 };
     tf_fold_team team = team_of(&leader, size);
     uint32_t main_id, id;
     assert_true(tf_trace_find_string(tr, "main", &main_id));
@@ -540,7 +547,7 @@ static void test_member_reading_stops(void **state)
     static struct pipes p;
     assert_int_equal(pipe(p.to_member[1]), 0);
     assert_int_equal(pipe(p.to_leader[1]), 0);
-    struct endpoint lead_end = { &p, 0 }, member_end = { &p, 1 };
+    struct endpoint lead_end = { .p = &p, .rank = 0 }, member_end = { .p = &p, .rank = 1 };
     tf_fold_team member = team_of(&member_end, 2);
     static struct leader l;
     l.team = team_of(&lead_end, 2);
@@ -585,6 +592,46 @@ static void test_member_reading_stops(void **state)
     unlink(path);
 }
 
+static void count_reading(void *arg, const char *what, uint64_t done, uint64_t total)
+{
+    if (!strcmp(what, "reading samples"))
+        ++*(int *)arg;
+}
+
+/* A member that cannot read says so unasked: the leader's fold stops
+ * reading at its first look and fails with the member's error. */
+static void test_leader_stops_for_failed_member(void **state)
+{
+    char path[] = "/tmp/tf-fold-team-XXXXXX";
+    uint32_t region;
+    tf_trace *tr = open_processes(path, 0, &region);
+    static struct pipes p;
+    static struct member m[2];
+    struct endpoint leader = { .p = &p, .rank = 0 };
+    tf_fold_team team = team_of(&leader, 2);
+    m[1].share_rc = tf_fail(&m[1].share_err, TF_ERR_IO, "rank1.h5: truncated");
+    start_members(&p, m, 2);
+    struct pollfd told = { .fd = p.to_leader[1][0], .events = POLLIN };
+    assert_int_equal(poll(&told, 1, 10000), 1);
+    tf_fold_params params;
+    tf_fold_params_default(&params);
+    params.threads = 1;
+    tf_fold_result *res = NULL;
+    tf_error err;
+    int calls = 0;
+    assert_int_equal(tf_fold_trace(tr, region, &params, &team, count_reading, &calls, &res, &err),
+                     -TF_ERR_IO);
+    assert_string_equal(err.msg, "rank 1: rank1.h5: truncated");
+    assert_int_equal(calls, 1);
+    assert_null(res);
+    assert_int_equal(tf_fold_team_end(&team, 1), 0);
+    int status[2];
+    join_members(&p, m, 2, status);
+    assert_int_equal(status[1], 1);
+    tf_trace_close(tr);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -593,6 +640,7 @@ int main(void)
         cmocka_unit_test(test_members_without_counters),
         cmocka_unit_test(test_shares_equal_alone),
         cmocka_unit_test(test_member_reading_stops),
+        cmocka_unit_test(test_leader_stops_for_failed_member),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
