@@ -126,7 +126,8 @@ static void compact(struct members *m, const uint8_t *keep, uint32_t nc)
         size_t from = m->first[i], len = m->first[i + 1] - from;
         if (!keep[i])
             continue;
-        move_points(p, stride, at, p, stride, from, len, nc);
+        if (at != from)   /* before the first dropped member nothing moves */
+            move_points(p, stride, at, p, stride, from, len, nc);
         m->rows[kept] = m->rows[i];
         m->first[kept] = at;
         at += len;
