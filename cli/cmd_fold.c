@@ -512,8 +512,16 @@ static unsigned output_threads(const tf_fold_params *p)
     return p->threads ? p->threads : tf_parallel_cpus();
 }
 
+/* Whether the ranks share the reading of these traces: not of a Paraver
+ * trace, which every rank would convert on its own (its disk, memory and
+ * time, once per rank of a node); rank 0 then reads it alone. */
+static bool ranks_share_reading(char *const *traces, size_t n)
+{
+    return !(n == 1 && tf_cli_is_paraver(traces[0]));
+}
+
 /* The fold, led by this process when team is not NULL. */
-static int fold(int argc, char **argv, const tf_fold_team *team)
+static int fold(int argc, char **argv, tf_fold_team *team)
 {
     tf_fold_params p;
     tf_fold_params_default(&p);
@@ -541,6 +549,8 @@ static int fold(int argc, char **argv, const tf_fold_team *team)
     bool exists;
     uint32_t region = 0;
     tf_cal_profile *profile = NULL;
+    if (team)
+        team->read_alone = !ranks_share_reading(argv + optind, ntraces);
     int rc = check_outdir(outdir, force, &exists, &err);
     if (rc == 0 && machine && !(profile = malloc(sizeof *profile)))
         rc = tf_fail(&err, TF_ERR_NOMEM, "%s: no memory for the profile", machine);
@@ -553,6 +563,17 @@ static int fold(int argc, char **argv, const tf_fold_team *team)
     if (rc == 0)
         rc = tf_fold_trace(tr, region, &p, team, show_progress, NULL, &res, &err);
     tf_progress_done();
+    /* The outputs name the trace the user gave, not its temporary
+     * conversion, which is gone once the fold ends. */
+    if (rc == 0 && strcmp(res->trace, tf_cli_trace_source(tr)) != 0) {
+        char *source = strdup(tf_cli_trace_source(tr));
+        if (!source) {
+            rc = tf_fail(&err, TF_ERR_NOMEM, "out of memory");
+        } else {
+            free(res->trace);
+            res->trace = source;
+        }
+    }
     if (rc == 0)
         rc = write_outputs(tr, res, outdir, debug_dir, machine, profile, exists,
                            output_threads(&p), &err);
@@ -580,7 +601,7 @@ static int leader_ended(void *team, uint64_t done, uint64_t total)
  * a word (rank 0 speaks for the team), closes the trace (the share keeps
  * no pointer into it that the team uses), then serves rank 0 until it ends
  * the team.  Whatever stops it reading is handed to rank 0 in place of
- * the share. */
+ * the share.  Of a Paraver trace it reads nothing, and only fits. */
 static int serve(int argc, char **argv, tf_fold_team *team)
 {
     tf_fold_params p;
@@ -597,18 +618,22 @@ static int serve(int argc, char **argv, tf_fold_team *team)
     tf_msg_set_silent(true);
     int rc = parse_options(argc, argv, &p, &spec, &outdir, &force, &debug_dir, &machine) == 0
                  ? 0 : tf_fail(&share_err, TF_ERR_USAGE, "no fold asked for");
-    if (rc == 0)
+    /* Rank 0 reading alone (a Paraver input): this rank only fits. */
+    bool reads = rc == 0 && ranks_share_reading(argv + optind, (size_t)(argc - optind));
+    team->read_alone = rc == 0 && !reads;
+    if (reads) {
         rc = tf_cli_open_traces(argv + optind, (size_t)(argc - optind), &tr, &share_err);
-    if (rc == 0)
-        rc = choose_region(tr, spec, &region, &share_err);
-    tf_extract_share mine = { (unsigned)team->rank, (unsigned)team->size };
-    if (rc == 0)
-        rc = tf_fold_input_extract(tr, region, tf_fold_threads(&p, team), mine, leader_ended,
-                                   team, &share, &share_err);
-    if (tr)
-        tf_cli_close_trace(tr);
+        if (rc == 0)
+            rc = choose_region(tr, spec, &region, &share_err);
+        tf_extract_share mine = { (unsigned)team->rank, (unsigned)team->size };
+        if (rc == 0)
+            rc = tf_fold_input_extract(tr, region, tf_fold_threads(&p, team), mine,
+                                       leader_ended, team, &share, &share_err);
+        if (tr)
+            tf_cli_close_trace(tr);
+    }
     tf_msg_set_silent(false);
-    int status = tf_fold_team_serve(team, &share, rc, &share_err, &err);
+    int status = tf_fold_team_serve(team, reads ? &share : NULL, rc, &share_err, &err);
     tf_fold_input_free(&share);
     if (status < 0) {
         tf_msg_error("rank %d: %s", team->rank, err.msg);

@@ -34,6 +34,7 @@ bool tf_cli_is_paraver(const char *path)
 typedef struct conversion {
     volatile sig_atomic_t used;
     tf_trace *tr;
+    char      source[4096];    /* the .prv as the user named it */
     char      dir[4096];
     char      file[4400];
     char      partial[4480];   /* the trace writer's name while it writes */
@@ -96,12 +97,13 @@ static int open_paraver(const char *path, tf_trace **tr, tf_error *err)
     base = base ? base + 1 : path;
     if ((size_t)snprintf(c->dir, sizeof c->dir, "%s/tracefold-prv-XXXXXX",
                          tmp && *tmp ? tmp : "/tmp") >= sizeof c->dir ||
-        strlen(base) > 255)
+        strlen(base) > 255 || strlen(path) >= sizeof c->source)
         return tf_fail(err, TF_ERR_USAGE, "%s: name too long for a temporary conversion", path);
     if (!mkdtemp(c->dir))
         return tf_fail(err, TF_ERR_IO, "%s: cannot create a folder for the conversion of %s: %s",
                        c->dir, path, strerror(errno));
     snprintf(c->file, sizeof c->file, "%s/%s.h5", c->dir, base);
+    snprintf(c->source, sizeof c->source, "%s", path);
     snprintf(c->partial, sizeof c->partial, "%s.tmp-%ld", c->file, (long)getpid());
     watch_signals();
     c->used = 1;
@@ -197,6 +199,14 @@ int tf_cli_open_traces(char *const *paths, size_t n, tf_trace **tr, tf_error *er
             return tf_fail(err, TF_ERR_USAGE, "%s: Paraver traces are read one at a time "
                            "(several traces must be tracefold HDF5 traces)", paths[i]);
     return tf_trace_open_set(tr, (const char *const *)paths, n, err);
+}
+
+const char *tf_cli_trace_source(const tf_trace *tr)
+{
+    for (size_t i = 0; i < MAX_CONVERSIONS; i++)
+        if (conversions[i].used && conversions[i].tr == tr)
+            return conversions[i].source;
+    return tf_trace_path(tr);
 }
 
 void tf_cli_close_trace(tf_trace *tr)

@@ -12,6 +12,9 @@ int tf_cli_open_trace(const char *path, tf_trace **tr, tf_error *err);
  * opened as one multi-process trace (tf_trace_open_set: processes by MPI
  * rank); one path that is not a directory is tf_cli_open_trace. */
 int tf_cli_open_traces(char *const *paths, size_t n, tf_trace **tr, tf_error *err);
+/* The path the user gave for tr: a Paraver trace's own, not the temporary
+ * HDF5 it was converted to (tf_trace_path's). */
+const char *tf_cli_trace_source(const tf_trace *tr);
 /* Closes the trace and removes any temporary conversion. */
 void tf_cli_close_trace(tf_trace *tr);
 

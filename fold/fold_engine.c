@@ -800,7 +800,8 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     struct progress_relay relay = { progress, progress_arg, team };
     /* In a team each member reads its share; the leader adds theirs to its
      * own, in share order, which is the order alone. */
-    tf_extract_share share = { 0, team ? (unsigned)team->size : 1 };
+    bool shared = team && !team->read_alone;
+    tf_extract_share share = { 0, shared ? (unsigned)team->size : 1 };
     int rc = tf_fold_input_extract(tr, region, tf_fold_threads(p, team), share,
                                    progress || team ? relay_reading : NULL, &relay, &in, err);
     /* Stopped for a member that failed: its error is the fold's. */
@@ -812,7 +813,7 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
             rc = mrc;
         }
     }
-    if (rc == 0 && team && ((rc = tf_fold_team_gather(team, &in, err)) < 0 ||
+    if (rc == 0 && shared && ((rc = tf_fold_team_gather(team, &in, err)) < 0 ||
                             (rc = tf_fold_input_finish(&in, err)) < 0))
         tf_fold_input_free(&in);
     if (rc < 0)

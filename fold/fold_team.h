@@ -11,6 +11,7 @@
 #ifndef TF_FOLD_TEAM_H
 #define TF_FOLD_TEAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,8 @@ typedef struct tf_team_part {
 typedef struct tf_fold_team {
     int size;                 /* members, >= 2 */
     int rank;                 /* this member, 0 = the leader */
+    bool read_alone;          /* the leader reads every sample, the members
+                               * only fit (a Paraver input, converted once) */
     void *ctx;
     /* Messages between the leader and a member, received in the order
      * sent.  Each returns 0, or -1 when the communication failed. */

@@ -1,10 +1,11 @@
 #!/bin/sh
-# `mpirun -np N tracefold fold`: the ranks share the fits and rank 0 writes
-# the outputs, which are those of the serial fold: every CSV file, the
-# summary and the synthetic Paraver trace the same bytes (but the date in
-# its header), fold.h5 the same values.  A 1000-process trace folds with
-# the other rank's memory bounded by its counters' clouds, not the trace
-# (bounds in docs/commands/fold.md, "Parallel folding").  A damaged member,
+# `mpirun -np N tracefold fold`: the ranks share the reading and the fits
+# and rank 0 writes the outputs, which are those of the serial fold: every
+# CSV file, the summary and the synthetic Paraver trace the same bytes (but
+# the date in its header), fold.h5 the same values; of a Paraver trace,
+# which rank 0 reads alone, too.  A 1000-process trace folds with the
+# other rank's memory bounded by its share (bounds in docs/commands/fold.md,
+# "Parallel folding").  A damaged member,
 # or a launcher MPI cannot reach, ends every rank with exit status 1 and
 # one message, and leaves no output; so does a rank that reads another run.
 . "${top_srcdir:?run by make check}/tests/mpi/lib.sh"
@@ -45,6 +46,17 @@ for np in 2 3; do
     [ ! -s "$tmp/err" ] || fail "mpirun -np $np tracefold fold -q said: $(cat "$tmp/err")"
     same "$tmp/serial" "$tmp/np$np"
 done
+# A Paraver trace is converted and read by rank 0 alone, the other ranks
+# only fit (rank 1 here could not convert: no folder for it), and the
+# outputs are the serial fold's.
+"$tf" synth -q -o "$tmp/p4.h5" --processes 4 --iterations 40 || fail "synth of 4 processes"
+"$tf" paraver -q "$tmp/p4.h5" -o "$tmp/p4.prv" || fail "paraver export"
+"$tf" fold -q "$tmp/p4.prv" -o "$tmp/prv-serial" 2>"$tmp/err" || fail "serial fold of p4.prv: $(cat "$tmp/err")"
+mpi 2 sh -c '[ "$OMPI_COMM_WORLD_RANK" = 0 ] || TMPDIR=/nonexistent; export TMPDIR
+    exec "$1" fold -q "$2" -o "$3"' sh "$tf" "$tmp/p4.prv" "$tmp/prv-np2" >/dev/null 2>"$tmp/err" ||
+    fail "mpirun -np 2 tracefold fold p4.prv: $(cat "$tmp/err")"
+same "$tmp/prv-serial" "$tmp/prv-np2"
+
 # Without -q only rank 0 speaks: one summary note.
 mpi 2 "$tf" fold "$tmp/t64.h5" -o "$tmp/loud" >/dev/null 2>"$tmp/err" || fail "fold without -q"
 [ "$(grep -c 'folding region' "$tmp/err")" -eq 1 ] ||
