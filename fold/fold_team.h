@@ -103,8 +103,9 @@ int tf_fold_team_ended(tf_fold_team *team);
 /* On a member other than the leader: serves the leader until it ends the
  * team: hands over its share of the points when asked (*share, extracted
  * as share team->rank of team->size, freed once sent; or, when share_rc <
- * 0, the error share_err that stopped its extraction; share may be NULL
- * for a member that only fits), and fits what it is given.  Returns the
+ * 0, the error share_err that stopped its extraction, sent at once unless
+ * the leader has asked or ended already; share may be NULL for a member
+ * that only fits), and fits what it is given.  Returns the
  * exit status the leader sends (0 when its fold succeeded), or a negative
  * error (err) when this member cannot go on. */
 int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
