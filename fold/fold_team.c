@@ -481,7 +481,10 @@ int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
 {
     /* A member that could not read says so at once, unasked, so that the
      * leader stops reading its own share (tf_fold_team_member_failed); not
-     * when the leader has asked already, or ended the team. */
+     * when the leader has asked already, or ended the team.  A leader that
+     * fails on its own meanwhile never receives it: the header (about 1 KB)
+     * is below the eager limit of the MPI transports we know of (Open MPI's
+     * shared memory 4 KB), so the send completes anyway. */
     bool told = false;
     if (share_rc < 0 && !team->held_command) {
         int rc = send_share(team, share, share_rc, share_err, err);
