@@ -73,8 +73,9 @@ static void usage(FILE *out)
             "TRACE is a tracefold HDF5 trace or a Paraver trace (.prv, .prv.gz).  Several\n"
             "tracefold traces, or a directory of them (one per MPI rank), are folded\n"
             "together: every instance of every rank and thread (give -o OUTDIR).\n"
-            "Under mpirun -np N (a build with MPI) the ranks share the reading and the\n"
-            "fits, and rank 0 writes the same outputs as alone.\n"
+            "Under mpirun -np N (a build with MPI) the ranks share the reading (of a\n"
+            "Paraver trace, rank 0 reads alone) and the fits, and rank 0 writes the\n"
+            "same outputs as alone.\n"
             "Exit status: 0 success, 1 bad input or output error, 2 wrong command line.\n"
             "Manual: docs/commands/fold.md; file layout: docs/fold-format.md.\n");
 }
