@@ -621,7 +621,6 @@ static int serve(int argc, char **argv, tf_fold_team *team)
                  ? 0 : tf_fail(&share_err, TF_ERR_USAGE, "no fold asked for");
     /* Rank 0 reading alone (a Paraver input): this rank only fits. */
     bool reads = rc == 0 && ranks_share_reading(argv + optind, (size_t)(argc - optind));
-    team->read_alone = rc == 0 && !reads;
     if (reads) {
         rc = tf_cli_open_traces(argv + optind, (size_t)(argc - optind), &tr, &share_err);
         if (rc == 0)

@@ -297,9 +297,6 @@ static uint64_t thread_samples(const tf_trace *tr, const tf_instance *ins)
     return tf_trace_process(tr, ins->proc)->threads[ins->thread].nsamples;
 }
 
-/* The share of the thread whose samples start `before` samples into the
- * extraction's `total`: shares cut the samples into equal parts, and a
- * thread goes where its first sample falls. */
 /* One 64-bit word into a fingerprint: FNV-1a's step on words, not bytes.
  * The fingerprint only tells traces apart, it defends against no one. */
 static uint64_t mix(uint64_t h, uint64_t word)
@@ -332,6 +329,9 @@ static uint64_t fingerprint_of(const tf_trace *tr, const tf_fold_input *in, uint
     return mix(h, samples);
 }
 
+/* The share of the thread whose samples start `before` samples into the
+ * extraction's `total`: shares cut the samples into equal parts, and a
+ * thread goes where its first sample falls. */
 static unsigned share_of(uint64_t before, uint64_t total, unsigned count)
 {
     /* before * count stays below 2^64 up to 2^50 samples in 16384 shares */

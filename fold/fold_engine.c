@@ -797,21 +797,20 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
 {
     *out = NULL;
     tf_fold_input in;
-    struct progress_relay relay = { progress, progress_arg, team };
     /* In a team each member reads its share; the leader adds theirs to its
      * own, in share order, which is the order alone. */
     bool shared = team && !team->read_alone;
+    struct progress_relay relay = { progress, progress_arg, shared ? team : NULL };
     tf_extract_share share = { 0, shared ? (unsigned)team->size : 1 };
     int rc = tf_fold_input_extract(tr, region, tf_fold_threads(p, team), share,
-                                   progress || team ? relay_reading : NULL, &relay, &in, err);
-    /* Stopped for a member that failed: its error is the fold's. */
-    if (rc == -TF_ERR_CANCELED && team) {
-        tf_error member;
-        int mrc = tf_fold_team_early_failure(team, &member);
-        if (mrc < 0) {
-            *err = member;
-            rc = mrc;
-        }
+                                   progress || shared ? relay_reading : NULL, &relay, &in,
+                                   err);
+    /* Stopped for a member that failed: its error is the fold's (err is
+     * left as it is when none has). */
+    if (rc == -TF_ERR_CANCELED && shared) {
+        int member = tf_fold_team_early_failure(team, err);
+        if (member < 0)
+            rc = member;
     }
     if (rc == 0 && shared && ((rc = tf_fold_team_gather(team, &in, err)) < 0 ||
                             (rc = tf_fold_input_finish(&in, err)) < 0))

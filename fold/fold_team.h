@@ -33,8 +33,9 @@ typedef struct tf_team_part {
 typedef struct tf_fold_team {
     int size;                 /* members, >= 2 */
     int rank;                 /* this member, 0 = the leader */
-    bool read_alone;          /* the leader reads every sample, the members
-                               * only fit (a Paraver input, converted once) */
+    bool read_alone;          /* on the leader: it reads every sample, the
+                               * members only fit (a Paraver input,
+                               * converted once) */
     void *ctx;
     /* Messages between the leader and a member, received in the order
      * sent.  Each returns 0, or -1 when the communication failed. */
