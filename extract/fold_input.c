@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tf_handoff.h"
+#include "tf_hash.h"
 #include "tf_memory.h"
 
 /* Samples per tf_samples_read call: large enough to amortise the HDF5
@@ -297,18 +298,17 @@ static uint64_t thread_samples(const tf_trace *tr, const tf_instance *ins)
     return tf_trace_process(tr, ins->proc)->threads[ins->thread].nsamples;
 }
 
-/* One 64-bit word into a fingerprint: FNV-1a's step on words, not bytes.
- * The fingerprint only tells traces apart, it defends against no one. */
+/* The fingerprint: FNV-1a's step on whole words, strings with their NUL
+ * (so that "ab","c" and "a","bc" differ).  It only tells traces apart, it
+ * defends against no one. */
 static uint64_t mix(uint64_t h, uint64_t word)
 {
-    return (h ^ word) * 1099511628211ull;
+    return tf_fnv_step(h, word);
 }
 
 static uint64_t mix_string(uint64_t h, const char *s)
 {
-    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++)
-        h = mix(h, *c);
-    return mix(h, 0);
+    return mix(tf_fnv_string(h, s ? s : ""), 0);
 }
 
 /* What every share of one trace finds alike: the region's name, the
@@ -316,7 +316,7 @@ static uint64_t mix_string(uint64_t h, const char *s)
  * samples of their threads. */
 static uint64_t fingerprint_of(const tf_trace *tr, const tf_fold_input *in, uint64_t samples)
 {
-    uint64_t h = mix_string(14695981039346656037ull, tf_trace_string(tr, in->region));
+    uint64_t h = mix_string(TF_FNV_OFFSET, tf_trace_string(tr, in->region));
     for (uint32_t c = 0; c < in->ncounters; c++)
         h = mix_string(mix_string(h, in->counter_names[c]), in->counter_units[c]);
     for (size_t i = 0; i < in->ninstances; i++) {

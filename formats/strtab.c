@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tf_hash.h"
+
 void tf_strtab_init(tf_strtab *t)
 {
     memset(t, 0, sizeof *t);
@@ -18,19 +20,10 @@ void tf_strtab_free(tf_strtab *t)
     tf_strtab_init(t);
 }
 
-/* FNV-1a: short keys, no adversary, good enough spread. */
-static uint64_t hash(const char *s)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return h;
-}
-
 static size_t probe(const tf_strtab *t, const char *s, bool *found)
 {
     size_t mask = t->nslots - 1;
-    size_t i = hash(s) & mask;
+    size_t i = tf_fnv_string(TF_FNV_OFFSET, s) & mask;
     while (t->slots[i] && strcmp(t->strings[t->slots[i] - 1], s) != 0)
         i = (i + 1) & mask;
     *found = t->slots[i] != 0;

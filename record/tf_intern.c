@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "tf_hash.h"
 #include "tf_rec.h"
 
 #define TABLE_SIZE 4096              /* power of two; more names than this are "" */
@@ -21,14 +22,6 @@ typedef struct entry {
 static entry table[TABLE_SIZE];
 static pthread_mutex_t insert_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_id = 1;
-
-static uint64_t hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;            /* FNV-1a 64 */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
 
 /* Looks name up; on a miss returns 0 and sets *slot to the empty entry. */
 static uint32_t lookup(const char *name, uint64_t h, uint32_t *slot)
@@ -51,7 +44,7 @@ uint32_t tf_intern(const char *name)
 {
     if (!name || !*name)
         return 0;
-    uint64_t h = hash(name);
+    uint64_t h = tf_fnv_string(TF_FNV_OFFSET, name);
     uint32_t slot;
     uint32_t id = lookup(name, h, &slot);
     if (id)

@@ -32,6 +32,7 @@
 #include "ea_decode.h"
 #include "perf_records.h"
 #include "tf_counter_values.h"
+#include "tf_hash.h"
 #include "tf_writer.h"
 
 #define CODE_PAGES 64          /* the code-page cache of a process, direct-mapped */
@@ -113,9 +114,7 @@ void tf_kproc_free(tf_kproc *kp)
  * them anew (and forgets its frame rules) only when the text changed. */
 void tf_kproc_maps(tf_kproc *kp, const char *maps, size_t len)
 {
-    uint64_t h = 0xcbf29ce484222325ull;    /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)maps[i]) * 0x100000001b3ull;
+    uint64_t h = tf_fnv_bytes(TF_FNV_OFFSET, maps, len);
     if (h != kp->maps_hash || len != kp->maps_len)
         kp->maps_fresh = false;
     kp->maps = maps;

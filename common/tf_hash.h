@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* FNV-1a, 64 bits (Fowler, Noll, Vo): the hash of the string tables, the
+ * recorder's name interning, its maps check and the fold's trace
+ * fingerprint.  Short keys, no adversary: a good enough spread for the
+ * price of one multiply a byte.  Inline and free of state, so the
+ * recorder may call it anywhere, signal handlers included. */
+#ifndef TF_HASH_H
+#define TF_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TF_FNV_OFFSET 14695981039346656037ull
+#define TF_FNV_PRIME  1099511628211ull
+
+/* One step: a byte, or (the fingerprint's use) a whole 64-bit word. */
+static inline uint64_t tf_fnv_step(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * TF_FNV_PRIME;
+}
+
+/* The bytes of a NUL-terminated string, continuing from h. */
+static inline uint64_t tf_fnv_string(uint64_t h, const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        h = tf_fnv_step(h, *c);
+    return h;
+}
+
+/* len bytes, continuing from h. */
+static inline uint64_t tf_fnv_bytes(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *c = data;
+    for (size_t i = 0; i < len; i++)
+        h = tf_fnv_step(h, c[i]);
+    return h;
+}
+
+#endif
