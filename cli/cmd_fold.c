@@ -489,6 +489,10 @@ static void report(const tf_fold_result *res, const char *outdir)
     tf_msg_note("region '%s': %zu instances: %zu used, %zu excluded, %zu incomplete; "
                 "%u group%s", r->name, r->ninstances, r->used, r->excluded, r->incomplete,
                 r->ngroups, r->ngroups == 1 ? "" : "s");
+    if (r->observer_ns > 0)
+        tf_msg_note("region '%s': each sample cost the program %.1f us, taken out of the "
+                    "sampled instances' durations, counts and times (docs/algorithms.md, "
+                    "\"The recording's cost per sample\")", r->name, r->observer_ns / 1e3);
     for (uint32_t g = 0; g < r->ngroups; g++) {
         const tf_fold_group *grp = &r->groups[g];
         if (grp->instances < 2)

@@ -154,19 +154,24 @@ static int median_mad(const double *v, size_t n, double *median, double *mad, tf
     return 0;
 }
 
-int tf_fold_filter_durations(const double *duration, size_t n, enum tf_fold_filter filter,
-                             double k, uint8_t *out, double *score, tf_error *err)
+int tf_fold_filter_durations(const double *duration, const double *extra, size_t n,
+                             enum tf_fold_filter filter, double k, uint8_t *out, double *score,
+                             tf_error *err)
 {
     double median, mad;
     if (median_mad(duration, n, &median, &mad, err) < 0)
         return -TF_ERR_NOMEM;
-    double scaled = TF_MAD_SCALE * mad;
     for (size_t i = 0; i < n; i++) {
         double dev = fabs(duration[i] - median);
+        double scaled = TF_MAD_SCALE * mad, unscaled = mad;
+        if (extra && extra[i] > 0) {
+            scaled = sqrt(scaled * scaled + extra[i]);
+            unscaled = scaled / TF_MAD_SCALE;
+        }
         score[i] = scaled > 0 ? dev / scaled : dev > 0 ? INFINITY : 0;
         switch (filter) {
         case TF_FILTER_ROBUST: out[i] = score[i] > k; break;
-        case TF_FILTER_MAD15: out[i] = dev > 1.5 * mad; break;
+        case TF_FILTER_MAD15: out[i] = dev > 1.5 * unscaled; break;
         case TF_FILTER_NONE: out[i] = 0; break;
         }
     }

@@ -19,8 +19,11 @@ int tf_fold_group_durations(const double *duration, size_t n, uint32_t wanted, i
 
 /* Duration rule over n durations: out[i] = 1 for an outlier under the
  * filter (robust: |d - median| > k scaled MADs; mad15: > 1.5 unscaled MADs;
- * none: nothing), and score[i] = |d - median| / scaled MAD. */
-int tf_fold_filter_durations(const double *duration, size_t n, enum tf_fold_filter filter,
+ * none: nothing), and score[i] = |d - median| / scaled MAD.  extra (NULL:
+ * none) widens duration i's scale to sqrt(scaled MAD² + extra[i]): the
+ * variance of what was taken out of it (observer.h). */
+int tf_fold_filter_durations(const double *duration, const double *extra, size_t n,
+                             enum tf_fold_filter filter,
                              double k, uint8_t *out, double *score, tf_error *err);
 
 /* Robust z-scores of n deviations ((v - median) / scale, one-sided: only

@@ -20,6 +20,7 @@
 #include "filter.h"
 #include "fit.h"
 #include "fold_team.h"
+#include "observer.h"
 #include "tf_parallel.h"
 
 /* Change points of different counters closer than this are one boundary. */
@@ -693,12 +694,13 @@ static int fold_region(struct context *cx, tf_error *err)
     size_t n = 0;
     uint32_t *cand = malloc((r->ninstances + 1) * sizeof *cand);
     double *dur = malloc((r->ninstances + 1) * sizeof *dur);
+    double *extra = malloc((r->ninstances + 1) * sizeof *extra);
     double *score = malloc((r->ninstances + 1) * sizeof *score);
     int32_t *grp = malloc((r->ninstances + 1) * sizeof *grp);
     uint8_t *out = malloc(r->ninstances + 1);
     uint32_t *rows = malloc((r->ninstances + 1) * sizeof *rows);
     int rc = 0;
-    if (!cand || !dur || !score || !grp || !out || !rows) {
+    if (!cand || !dur || !extra || !score || !grp || !out || !rows) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -724,11 +726,14 @@ static int fold_region(struct context *cx, tf_error *err)
         size_t m = 0;
         for (size_t k = 0; k < n; k++)
             if (grp[k] == (int32_t)g) {
+                const tf_fold_instance *ins = &r->instances[cand[k]];
                 rows[m] = cand[k];
-                dur[m++] = (double)r->instances[cand[k]].duration;
+                /* k samples' costs taken out, with k times their variance */
+                extra[m] = (double)ins->samples * r->observer_spread_ns * r->observer_spread_ns;
+                dur[m++] = (double)ins->duration;
             }
-        if ((rc = tf_fold_filter_durations(dur, m, cx->p->filter, cx->p->filter_k, out, score,
-                                           err)) < 0)
+        if ((rc = tf_fold_filter_durations(dur, extra, m, cx->p->filter, cx->p->filter_k, out,
+                                           score, err)) < 0)
             break;
         size_t kept = 0;
         for (size_t k = 0; k < m; k++) {
@@ -763,6 +768,7 @@ static int fold_region(struct context *cx, tf_error *err)
 done:
     free(cand);
     free(dur);
+    free(extra);
     free(score);
     free(grp);
     free(out);
@@ -851,6 +857,11 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     }
     for (size_t i = 0; i < all.n; i++)
         all.rows[i] = (uint32_t)i;
+    /* Before the durations group and filter the instances. */
+    if ((rc = tf_fold_observer_correct(r, all.first, &all.points, err)) < 0) {
+        members_free(&all);
+        goto fail;
+    }
     struct context cx = {
         .p = p, .tr = tr, .region = r, .in = &in, .all = &all, .team = team,
         .threads = tf_fold_threads(p, team),

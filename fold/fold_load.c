@@ -313,6 +313,14 @@ static int load_region(int64_t file, uint32_t index, uint32_t grid, tf_fold_regi
     r->incomplete = (size_t)counts[3];
     if (rc == 0)
         rc = load_instances(grp, r, err);
+    /* The recording's cost: absent from the files of versions before it */
+    if (rc == 0 && H5Aexists((hid_t)grp, "observer_ns") > 0)
+        rc = tf_h5_attr_read_double(grp, "observer_ns", &r->observer_ns, err);
+    if (rc == 0 && H5Aexists((hid_t)grp, "observer_spread_ns") > 0)
+        rc = tf_h5_attr_read_double(grp, "observer_spread_ns", &r->observer_spread_ns, err);
+    if (rc == 0 && tf_h5_exists(grp, "observer_events"))
+        rc = read_shaped(grp, "observer_events", TF_H5_DOUBLE, r->ncounters, 0,
+                         (void **)&r->observer_events, err);
     if (rc == 0 && (rc = read_count(grp, "groups", 1 << 20, &v, err)) == 0) {
         r->groups = calloc((size_t)v + 1, sizeof *r->groups);
         if (!r->groups)

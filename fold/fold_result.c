@@ -89,6 +89,7 @@ static void free_region(tf_fold_region *r)
     free(r->counter_units);
     free(r->instances);
     free(r->counter_delta);
+    free(r->observer_events);
     for (uint32_t g = 0; g < r->ngroups && r->groups; g++)
         tf_fold_group_clear(&r->groups[g]);
     free(r->groups);

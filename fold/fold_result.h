@@ -119,6 +119,14 @@ typedef struct tf_fold_region {
     size_t    ninstances;         /* N */
     tf_fold_instance *instances;  /* [N] in (process, thread, begin) order */
     uint64_t *counter_delta;      /* [N][C], TF_NOVALUE when missing */
+    /* The recording's cost per sample, taken out of the used instances'
+     * durations and counter_delta and of their points (observer.h); 0
+     * where none was measured */
+    double    observer_ns;
+    double    observer_spread_ns; /* how much it varies (a scaled MAD), which
+                                   * widens the duration rule for the
+                                   * sampled instances */
+    double   *observer_events;    /* [C] */
     size_t    used, excluded, incomplete;
     uint32_t  ngroups;
     tf_fold_group *groups;

@@ -94,16 +94,17 @@ main_routine() {
 
 # kernel_regions TRACE KERNEL...: folds each kernel's own region of TRACE
 # and checks that its main routine is the kernel's (is_kernel ROUTINE
-# KERNEL, which the test defines).  No outlier filter: a kernel region
-# shorter than the sampling period holds a sample in few instances, and
-# those are the longer ones (jacobi's copy, 0.17 ms: 223 us with a sample
-# against 168 us without, measured), so the duration rule can drop every
-# sampled instance and leave the fold without a point.
+# KERNEL, which the test defines).  With the default outlier filter: a
+# kernel region shorter than the sampling period holds a sample in few
+# instances, which the samples' cost makes longer (jacobi's copy, 0.17 ms:
+# 223 us with a sample against 168 us without, measured); the fold takes
+# that cost out, or the duration rule would drop every sampled instance
+# (docs/algorithms.md, "The recording's cost per sample").
 kernel_regions() {
     trace=$1
     shift
     for kernel in "$@"; do
-        "$tf" fold -q --filter none "$trace" --region "$kernel" -o "${trace%.h5}-$kernel" ||
+        "$tf" fold -q "$trace" --region "$kernel" -o "${trace%.h5}-$kernel" ||
             bad "fold $kernel"
         r=$(main_routine "${trace%.h5}-$kernel")
         is_kernel "$r" "$kernel" || bad "region $kernel: main routine $r"

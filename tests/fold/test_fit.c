@@ -82,19 +82,28 @@ static void test_duration_filters(void **state)
     uint8_t out[32];
     tf_error err;
     size_t n = jittered(d);
-    assert_int_equal(tf_fold_filter_durations(d, n, TF_FILTER_ROBUST, 3.5, out, score, &err), 0);
+    assert_int_equal(tf_fold_filter_durations(d, NULL, n, TF_FILTER_ROBUST, 3.5, out, score, &err), 0);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(out[i], i >= n - 3);
-    assert_int_equal(tf_fold_filter_durations(d, n, TF_FILTER_MAD15, 0, out, score, &err), 0);
+    assert_int_equal(tf_fold_filter_durations(d, NULL, n, TF_FILTER_MAD15, 0, out, score, &err), 0);
     size_t dropped = 0;
     for (size_t i = 0; i < n - 3; i++)
         dropped += out[i];
     /* 1.5 unscaled MADs is about one standard deviation: ~30 % of the
      * ordinary instances go. */
     assert_in_range(dropped, 4, 9);
-    assert_int_equal(tf_fold_filter_durations(d, n, TF_FILTER_NONE, 0, out, score, &err), 0);
+    assert_int_equal(tf_fold_filter_durations(d, NULL, n, TF_FILTER_NONE, 0, out, score, &err), 0);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(out[i], 0);
+    /* An instance whose duration had a cost of variance 100² taken out is
+     * judged on that wider scale: 1300 (15 standard deviations of the
+     * jitter) stays, the others go as before. */
+    double extra[32] = { 0 };
+    extra[n - 3] = 100.0 * 100.0;
+    assert_int_equal(tf_fold_filter_durations(d, extra, n, TF_FILTER_ROBUST, 3.5, out, score, &err),
+                     0);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(out[i], i >= n - 2);
 }
 
 static void test_groups(void **state)

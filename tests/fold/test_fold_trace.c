@@ -3,7 +3,11 @@
  * (multiplexed counter sets, as PAPI_TOT_INS in 12 of the 38 iterations of
  * the namd Extrae trace) is folded over those instances and says so; an
  * instance without an end is incomplete; fold.h5 loads back to what was
- * saved, a group without points too. */
+ * saved, a group without points too.  The recording's cost per sample
+ * (fold/observer.c) is measured where it stands out of the jitter and not
+ * otherwise; a region shorter than the sampling period, whose sampled
+ * instances that cost stretches, folds with them kept, its durations and
+ * counts net of the cost and its samples back where they were taken. */
 #include <math.h>
 #include <stdbool.h>
 #include <setjmp.h>
@@ -20,6 +24,7 @@
 #include "fold_engine.h"
 #include "fold_input.h"
 #include "fold_result.h"
+#include "observer.h"
 #include "trace.h"
 
 #define ITERATIONS 38
@@ -88,29 +93,39 @@ static void write_trace(const char *path)
     assert_int_equal(tf_writer_close(w, &err), 0);
 }
 
-static void test_multiplexed_and_roundtrip(void **state)
+/* The trace write(trace) writes into a new temporary file (trace: its
+ * mkstemp template, which gets the name), its region `name` folded on a
+ * grid of 101 points with `bootstrap` replicates. */
+static tf_fold_result *fold_written(void (*write)(const char *), char *trace, const char *name,
+                                    uint32_t bootstrap)
 {
-    char trace[] = "/tmp/tf-fold-trace-XXXXXX", saved[64];
     int fd = mkstemp(trace);
     assert_true(fd >= 0);
     close(fd);
-    snprintf(saved, sizeof saved, "%s.fold.h5", trace);
-    write_trace(trace);
-
+    write(trace);
     tf_error err;
     tf_trace *tr;
     if (tf_trace_open(&tr, trace, &err) < 0)
         fail_msg("%s", err.msg);
     uint32_t region;
-    assert_true(tf_trace_find_string(tr, "main", &region));
+    assert_true(tf_trace_find_string(tr, name, &region));
     tf_fold_params p;
     tf_fold_params_default(&p);
     p.grid = 101;
-    p.bootstrap = 30;
+    p.bootstrap = bootstrap;
     tf_fold_result *res;
     if (tf_fold_trace(tr, region, &p, NULL, NULL, NULL, &res, &err) < 0)
         fail_msg("%s", err.msg);
     tf_trace_close(tr);
+    return res;
+}
+
+static void test_multiplexed_and_roundtrip(void **state)
+{
+    char trace[] = "/tmp/tf-fold-trace-XXXXXX", saved[64];
+    tf_fold_result *res = fold_written(write_trace, trace, "main", 30);
+    snprintf(saved, sizeof saved, "%s.fold.h5", trace);
+    tf_error err;
 
     const tf_fold_region *r = &res->regions[0];
     assert_int_equal(r->ninstances, ITERATIONS + 1);
@@ -194,10 +209,134 @@ static void test_multiplexed_and_roundtrip(void **state)
     unlink(saved);
 }
 
+#define INSTANCES 400
+#define LENGTH 30000u    /* ns of an instance without samples */
+#define COST 20000u      /* ns each sample costs: half before its clock, half after */
+#define JITTER 300u      /* ns, spread of the lengths */
+
+/* A deterministic spread in [0, n). */
+static uint64_t spread(uint64_t k, uint64_t n)
+{
+    return (k * 2654435761u) % n;
+}
+
+static void test_cost_measured(void **state)
+{
+    (void)state;
+    static double value[INSTANCES], work[INSTANCES];
+    static uint64_t samples[INSTANCES];
+    /* a fifth sampled, some twice */
+    for (size_t i = 0; i < INSTANCES; i++) {
+        samples[i] = i % 5 ? 0 : i % 15 ? 1 : 2;
+        value[i] = LENGTH + (double)spread(i, JITTER) + (double)samples[i] * COST;
+    }
+    double varies;
+    double cost = tf_fold_observer_cost(value, samples, INSTANCES, work, &varies);
+    assert_true(fabs(cost - COST) < JITTER);
+    assert_true(varies < JITTER);
+    /* no cost: nothing stands out of the jitter */
+    for (size_t i = 0; i < INSTANCES; i++)
+        value[i] = LENGTH + (double)spread(i, JITTER);
+    assert_true(tf_fold_observer_cost(value, samples, INSTANCES, work, &varies) == 0);
+    /* too few sampled instances to tell */
+    for (size_t i = 0; i < INSTANCES; i++) {
+        samples[i] = i < TF_OBSERVER_MIN_INSTANCES - 1;
+        value[i] = LENGTH + (double)samples[i] * COST;
+    }
+    assert_true(tf_fold_observer_cost(value, samples, INSTANCES, work, &varies) == 0);
+}
+
+/* Instance k begins at k·1 ms; one in four holds a sample at a true
+ * offset u, its clock read COST/2 after the program stopped and the
+ * program resuming COST/2 after that; cycles tick 3 a ns, also while the
+ * sample is taken (as cycles and task-clock do). */
+static uint64_t offset_of(uint64_t k)
+{
+    return spread(k, LENGTH - 1) + 1;
+}
+
+static void write_short_trace(const char *path)
+{
+    tf_error err;
+    tf_writer *w;
+    tf_trace_meta meta = { "CLOCK_MONOTONIC", "test", "test_fold_trace", "test", 0 };
+    assert_int_equal(tf_writer_create(&w, path, &meta, 0, &err), 0);
+    const char *names[] = { "cycles" };
+    tf_process_desc d = { .pid = 1, .rank = -1, .executable = "app", .host = "test",
+                          .build_id = "", .ncounters = 1, .counter_names = names };
+    uint32_t proc, thread, region;
+    assert_int_equal(tf_writer_add_process(w, &d, &proc, &err), 0);
+    assert_int_equal(tf_writer_add_thread(w, proc, 1, &thread, &err), 0);
+    assert_int_equal(tf_writer_intern(w, "short", &region, &err), 0);
+    for (uint64_t k = 0; k < INSTANCES; k++) {
+        uint64_t begin = k * 1000000, sampled = k % 4 == 0;
+        uint64_t end = begin + LENGTH + spread(k, JITTER) + sampled * COST;
+        tf_event ev[2] = { { begin, region, 0, TF_EVENT_ENTER }, { end, region, 0, TF_EVENT_EXIT } };
+        uint64_t ec[2] = { begin * 3, end * 3 };
+        assert_int_equal(tf_writer_append_events(w, proc, thread, ev, ec, 2, &err), 0);
+        if (!sampled)
+            continue;
+        tf_sample s = { .time = begin + offset_of(k) + COST / 2, .ip = 0x400000,
+                        .kind = TF_SAMPLE_TIMER, .level = TF_LEVEL_UNKNOWN };
+        uint64_t sc = s.time * 3;
+        assert_int_equal(tf_writer_append_samples(w, proc, thread, &s, &sc, 1, &err), 0);
+    }
+    assert_int_equal(tf_writer_close(w, &err), 0);
+}
+
+static void test_short_region(void **state)
+{
+    (void)state;
+    char trace[] = "/tmp/tf-fold-short-XXXXXX", saved[64];
+    tf_fold_result *res = fold_written(write_short_trace, trace, "short", 0);
+    snprintf(saved, sizeof saved, "%s.fold.h5", trace);
+
+    const tf_fold_region *r = &res->regions[0];
+    assert_true(fabs(r->observer_ns - COST) < JITTER);
+    assert_true(fabs(r->observer_events[0] - 3.0 * COST) < 3.0 * JITTER);
+    /* every sampled instance kept, at its length without the sample */
+    size_t sampled = 0, kept = 0;
+    for (size_t i = 0; i < r->ninstances; i++) {
+        const tf_fold_instance *in = &r->instances[i];
+        if (!in->samples)
+            continue;
+        sampled++;
+        kept += in->status == TF_FOLD_USED;
+        assert_true(in->duration < LENGTH + 2 * JITTER);
+        uint64_t cycles = r->counter_delta[i];
+        assert_true(cycles < 3 * (LENGTH + 2 * JITTER));
+    }
+    assert_int_equal(sampled, INSTANCES / 4);
+    assert_int_equal(kept, sampled);
+    /* each sample at its true place in the instance, in time and in cycles */
+    const tf_fold_points *pts = &r->groups[0].points;
+    assert_int_equal(pts->n, sampled);
+    for (size_t j = 0; j < pts->n; j++) {
+        const tf_fold_instance *in = &r->instances[pts->instance[j]];
+        double truth = (double)offset_of(in->begin / 1000000) / (double)in->duration;
+        assert_true(fabs(pts->x[j] - truth) < 0.02);
+        assert_true(fabs(pts->y[j] - truth) < 0.02);
+    }
+    /* fold.h5 keeps the costs it took out */
+    tf_error err;
+    tf_fold_result *back;
+    if (tf_fold_result_save(res, saved, &err) < 0 || tf_fold_result_load(saved, &back, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_true(back->regions[0].observer_ns == r->observer_ns);
+    assert_true(back->regions[0].observer_spread_ns == r->observer_spread_ns);
+    assert_true(back->regions[0].observer_events[0] == r->observer_events[0]);
+    tf_fold_result_free(back);
+    tf_fold_result_free(res);
+    unlink(trace);
+    unlink(saved);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_multiplexed_and_roundtrip),
+        cmocka_unit_test(test_cost_measured),
+        cmocka_unit_test(test_short_region),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
