@@ -227,15 +227,6 @@ int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, unsigned threads,
     return rc;
 }
 
-int tf_fold_team_end(const tf_fold_team *team, int status)
-{
-    struct request q = { .command = COMMAND_END, .status = status };
-    for (int w = 1; w < team->size; w++)
-        if (team->send(team->ctx, w, &q, sizeof q) < 0)
-            return -1;
-    return 0;
-}
-
 /* One fit as a member: every counter it was given, then the results. */
 static int serve_fit(const tf_fold_team *t, const struct request *q, tf_error *err)
 {
@@ -304,6 +295,7 @@ static int serve_fit(const tf_fold_team *t, const struct request *q, tf_error *e
 /* A member's answer to COMMAND_POINTS: what it extracted, or why not. */
 struct points_header {
     int32_t  rc;
+    uint32_t ended;           /* 1: the member's answer to the end (no share) */
     uint32_t ncounters;
     uint64_t ninstances, npoints;
     uint64_t fingerprint;     /* tf_fold_input's */
@@ -476,15 +468,33 @@ int tf_fold_team_ended(tf_fold_team *team)
     return q.command == COMMAND_END;
 }
 
+int tf_fold_team_end(const tf_fold_team *team, int status)
+{
+    struct request q = { .command = COMMAND_END, .status = status };
+    for (int w = 1; w < team->size; w++)
+        if (team->send(team->ctx, w, &q, sizeof q) < 0)
+            return -1;
+    /* Each member answers the end.  A failure it sent unasked, which the
+     * leader ended without needing, comes first and is received here: so
+     * its send completes whatever the transport (one that waits for the
+     * receiver, beyond an eager limit, would otherwise hang the member). */
+    for (int w = 1; w < team->size; w++) {
+        struct points_header h;
+        do {
+            if (team->recv_idle(team->ctx, w, &h, sizeof h) < 0)
+                return -1;
+        } while (!h.ended);
+    }
+    return 0;
+}
+
 int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
                        const tf_error *share_err, tf_error *err)
 {
     /* A member that could not read says so at once, unasked, so that the
      * leader stops reading its own share (tf_fold_team_member_failed); not
      * when the leader has asked already, or ended the team.  A leader that
-     * fails on its own meanwhile never receives it: the header (about 1 KB)
-     * is below the eager limit of the MPI transports we know of (Open MPI's
-     * shared memory 4 KB), so the send completes anyway. */
+     * ends the team meanwhile receives it before the answer to the end. */
     bool told = false;
     if (share_rc < 0 && !team->held_command) {
         int rc = send_share(team, share, share_rc, share_err, err);
@@ -498,8 +508,14 @@ int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
         team->held_command = 0;
         if (!q.command && team->recv_idle(team->ctx, 0, &q, sizeof q) < 0)
             return lost(err);
-        if (q.command == COMMAND_END)
+        if (q.command == COMMAND_END) {
+            struct points_header h;
+            memset(&h, 0, sizeof h);
+            h.ended = 1;
+            if (team->send(team->ctx, 0, &h, sizeof h) < 0)
+                return lost(err);
             return q.status;
+        }
         int rc;
         if (q.command == COMMAND_POINTS)
             rc = told ? 0 : send_share(team, share, share_rc, share_err, err);

@@ -111,7 +111,8 @@ int tf_fold_team_ended(tf_fold_team *team);
  * error (err) when this member cannot go on. */
 int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
                        const tf_error *share_err, tf_error *err);
-/* On the leader: ends the team, sending every member the status. */
+/* On the leader: ends the team, sending every member the status, and
+ * waits for each to answer (taking up any failure it sent unasked). */
 int tf_fold_team_end(const tf_fold_team *team, int status);
 
 #endif

@@ -524,6 +524,15 @@ struct leader {
     tf_error err;
 };
 
+/* The leader ends the team with status 3 (it waits for the member's
+ * answer, so on a thread of its own). */
+static void *end_team(void *arg)
+{
+    struct leader *l = arg;
+    l->rc = tf_fold_team_end(&l->team, 3);
+    return NULL;
+}
+
 static void *lead_gather(void *arg)
 {
     struct leader *l = arg;
@@ -536,8 +545,10 @@ static void *lead_gather(void *arg)
 }
 
 /* A leader that failed before it needed the shares ends the team: the
- * member stops reading at its first look and serves the status; a request
- * for the share that comes while the member reads is kept and served. */
+ * member stops reading at its first look and serves the status; a member
+ * whose reading failed before it looked tells the leader unasked, and the
+ * end takes that message up (nothing is left unreceived); a request for
+ * the share that comes while the member reads is kept and served. */
 static void test_member_reading_stops(void **state)
 {
     char path[] = "/tmp/tf-fold-team-XXXXXX";
@@ -555,12 +566,26 @@ static void test_member_reading_stops(void **state)
     tf_fold_input share;
 
     /* Ended before: the first look stops the reading. */
-    assert_int_equal(tf_fold_team_end(&l.team, 3), 0);
+    assert_int_equal(pthread_create(&l.thread, NULL, end_team, &l), 0);
     struct watch w = { &member, 0 };
     assert_int_equal(tf_fold_input_extract(tr, region, 1, mine, watch_leader, &w, &share, &err),
                      -TF_ERR_CANCELED);
     assert_int_equal(w.calls, 1);
     assert_int_equal(tf_fold_team_serve(&member, NULL, -TF_ERR_CANCELED, &err, &err), 3);
+    assert_int_equal(pthread_join(l.thread, NULL), 0);
+    assert_int_equal(l.rc, 0);
+
+    /* Ended while the member's reading failed, before it looked. */
+    assert_int_equal(pthread_create(&l.thread, NULL, end_team, &l), 0);
+    struct pollfd ended = { .fd = p.to_member[1][0], .events = POLLIN };
+    assert_int_equal(poll(&ended, 1, 10000), 1);
+    tf_error failed;
+    tf_fail(&failed, TF_ERR_IO, "rank1.h5: truncated");
+    assert_int_equal(tf_fold_team_serve(&member, NULL, -TF_ERR_IO, &failed, &err), 3);
+    assert_int_equal(pthread_join(l.thread, NULL), 0);
+    assert_int_equal(l.rc, 0);
+    struct pollfd left = { .fd = p.to_leader[1][0], .events = POLLIN };
+    assert_int_equal(poll(&left, 1, 0), 0);
 
     /* Asked for the share while reading: the reading goes on, the request
      * is served after it. */
