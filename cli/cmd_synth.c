@@ -34,6 +34,7 @@ static void usage(FILE *out)
             "      --samples-per-iteration S  timer samples per instance (default 13)\n"
             "      --period TIME              mean sampling period instead\n"
             "      --poisson                  exponential sampling intervals\n"
+            "      --sample-cost TIME         each sample stops the program this long (0)\n"
             "      --outliers FRACTION        instances with a stall (default 0.05)\n"
             "      --jitter FRACTION          duration deviation (default 0.02)\n"
             "      --boundary-shift FRACTION  phase boundary shift (default 0.01)\n"
@@ -53,7 +54,7 @@ enum {
     OPT_FORCE = 256, OPT_SEED, OPT_SCENARIO, OPT_PROCESSES, OPT_THREADS, OPT_ITERATIONS,
     OPT_REGION, OPT_NESTED, OPT_DURATION, OPT_SPI, OPT_PERIOD, OPT_POISSON, OPT_OUTLIERS,
     OPT_JITTER, OPT_SHIFT, OPT_NOISE, OPT_COUNTERS, OPT_MEMORY, OPT_NO_MEMORY,
-    OPT_MEMORY_SAMPLES, OPT_ASLR, OPT_GRID,
+    OPT_MEMORY_SAMPLES, OPT_ASLR, OPT_GRID, OPT_SAMPLE_COST,
 };
 
 static const struct option long_options[] = {
@@ -70,6 +71,7 @@ static const struct option long_options[] = {
     {"samples-per-iteration", required_argument, NULL, OPT_SPI},
     {"period", required_argument, NULL, OPT_PERIOD},
     {"poisson", no_argument, NULL, OPT_POISSON},
+    {"sample-cost", required_argument, NULL, OPT_SAMPLE_COST},
     {"outliers", required_argument, NULL, OPT_OUTLIERS},
     {"jitter", required_argument, NULL, OPT_JITTER},
     {"boundary-shift", required_argument, NULL, OPT_SHIFT},
@@ -157,6 +159,7 @@ int tf_cmd_synth(int argc, char **argv)
             break;
         case OPT_PERIOD: ok = parse_time(optarg, &o.period_ns) && o.period_ns > 0; break;
         case OPT_POISSON: o.poisson = true; break;
+        case OPT_SAMPLE_COST: ok = parse_time(optarg, &o.sample_cost_ns); break;
         case OPT_OUTLIERS: ok = tf_arg_double(optarg, -INFINITY, INFINITY, &o.outliers); break;
         case OPT_JITTER: ok = tf_arg_double(optarg, -INFINITY, INFINITY, &o.jitter); break;
         case OPT_SHIFT: ok = tf_arg_double(optarg, -INFINITY, INFINITY, &o.boundary_shift); break;

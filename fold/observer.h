@@ -20,7 +20,7 @@
  * counter's total): value[i] of an instance holding samples[i] samples,
  * for n instances; work holds n doubles.  0 when it cannot be told: fewer
  * than TF_OBSERVER_MIN_INSTANCES instances with samples or without, or an
- * estimate within the jitter of the instances without samples.  *spread
+ * estimate within 3 of its standard errors of 0.  *spread
  * gets how much the cost varies from sample to sample (a scaled MAD; 0
  * with no cost). */
 #define TF_OBSERVER_MIN_INSTANCES 8

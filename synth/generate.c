@@ -51,6 +51,14 @@ struct gen {
     uint32_t proc, thread, thread_index;
     const struct layout *layout;
     uint64_t *base, *totals, *novalue;          /* [C] */
+    /* The observer effect (--sample-cost): what the pauses of the earlier
+     * instances add to the times, the work offsets of the current
+     * instance's samples (a pause each), and what each counter counts
+     * during one pause (phase 0's nominal rate). */
+    double shift;
+    double *paused_at;
+    size_t npaused, cap_paused;
+    double *pause_counts;                       /* [C] */
     uint32_t *order;                            /* [iterations], to pick outliers */
     uint8_t *outlier;                           /* [iterations] */
     double *inst_mem;
@@ -96,15 +104,52 @@ static tf_sample *next_sample(struct gen *g, uint64_t **counters, tf_error *err)
     return s;
 }
 
+/* Pauses of the current instance before its work offset tau. */
+static size_t pauses_before(const struct gen *g, double tau)
+{
+    size_t n = 0;
+    while (n < g->npaused && g->paused_at[n] < tau)
+        n++;
+    return n;
+}
+
+/* The event at the instance's work offset tau (time: begin + tau, on the
+ * work clock), moved by the pauses before it. */
 static int add_event(struct gen *g, uint64_t time, uint8_t kind, uint32_t region,
                      uint32_t seg, double tau, tf_error *err)
 {
     if (g->nev == EVENT_BATCH && flush_events(g, err) < 0)
         return -err->code;
     uint64_t *row = g->ev_counters + g->nev * g->C;
+    double paused = (double)pauses_before(g, tau);
     for (uint32_t c = 0; c < g->C; c++)
-        row[c] = g->base[c] + (uint64_t)llround(tf_synth_integral(&g->in, seg, tau, c));
+        row[c] = g->base[c] + (uint64_t)llround(tf_synth_integral(&g->in, seg, tau, c) +
+                                                paused * g->pause_counts[c]);
+    time += (uint64_t)llround(g->shift + paused * (double)g->o->sample_cost_ns);
     g->ev[g->nev++] = (tf_event){.time = time, .value = region, .kind = kind};
+    return 0;
+}
+
+/* A sample inside the instance at work time t (from begin): its clock is
+ * read halfway through its own pause, which is recorded.  Returns the
+ * sample's trace time; *paused: the pauses before it, counting half of its
+ * own. */
+static int pause_for_sample(struct gen *g, uint64_t t, uint64_t begin, uint64_t *time,
+                            double *paused, tf_error *err)
+{
+    *paused = (double)g->npaused + 0.5;
+    *time = t + (uint64_t)llround(g->shift + *paused * (double)g->o->sample_cost_ns);
+    if (!g->o->sample_cost_ns)
+        return 0;
+    if (g->npaused == g->cap_paused) {
+        size_t cap = g->cap_paused ? 2 * g->cap_paused : 64;
+        double *grown = realloc(g->paused_at, cap * sizeof *grown);
+        if (!grown)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory for the synthetic samples' pauses");
+        g->paused_at = grown;
+        g->cap_paused = cap;
+    }
+    g->paused_at[g->npaused++] = (double)(t - begin);
     return 0;
 }
 
@@ -122,17 +167,19 @@ static uint64_t phase_ip(const struct gen *g, uint32_t k, tf_rng *rng)
 static int timer_sample(struct gen *g, uint64_t t, uint64_t begin, uint32_t *hint,
                         tf_error *err)
 {
-    uint64_t *row;
+    uint64_t *row, time;
+    double paused;
     tf_sample *s = next_sample(g, &row, err);
-    if (!s)
+    if (!s || pause_for_sample(g, t, begin, &time, &paused, err) < 0)
         return -err->code;
     double tau = (double)(t - begin);
     uint32_t seg = *hint = tf_synth_segment_at(&g->in, tau, *hint);
-    s->time = t;
+    s->time = time;
     s->kind = TF_SAMPLE_TIMER;
     s->ip = phase_ip(g, g->in.seg[seg].phase, &g->rng_timer);
     for (uint32_t c = 0; c < g->C; c++)
-        row[c] = g->base[c] + (uint64_t)llround(tf_synth_integral(&g->in, seg, tau, c));
+        row[c] = g->base[c] + (uint64_t)llround(tf_synth_integral(&g->in, seg, tau, c) +
+                                                paused * g->pause_counts[c]);
     return 0;
 }
 
@@ -205,12 +252,13 @@ static int memory_sample(struct gen *g, uint64_t t, uint64_t begin, tf_error *er
         pick -= ph->streams[i++].bytes;
     const tf_synth_stream *st = &ph->streams[i];
 
-    uint64_t *row;
+    uint64_t *row, time;
+    double paused;
     tf_sample *s = next_sample(g, &row, err);
-    if (!s)
+    if (!s || pause_for_sample(g, t, begin, &time, &paused, err) < 0)
         return -err->code;
     memcpy(row, g->novalue, g->C * sizeof *row);
-    s->time = t;
+    s->time = time;
     s->kind = st->store ? TF_SAMPLE_STORE : TF_SAMPLE_LOAD;
     s->ip = phase_ip(g, k, &g->rng_mem);
     s->addr = stream_address(g, st, p, &g->rng_mem);
@@ -275,6 +323,10 @@ static int gen_thread(struct gen *g, tf_error *err)
     tf_rng_init(&g->rng_timer, o->seed, STREAM_TIMER, key);
     tf_rng_init(&g->rng_mem, o->seed, STREAM_MEMORY, key);
     pick_outliers(g);
+    g->shift = 0;
+    for (uint32_t c = 0; c < g->C; c++)
+        g->pause_counts[c] = tf_synth_counter_rate(&g->sc->phases[0], 0, c) *
+                             (double)o->sample_cost_ns * 1e-9;
 
     /* Set-up before the first instance, at phase 0's nominal rates. */
     uint64_t setup = (uint64_t)llround((double)o->duration_ns *
@@ -304,8 +356,7 @@ static int gen_thread(struct gen *g, tf_error *err)
     for (uint32_t j = 0; j < o->iterations; j++) {
         tf_synth_instance_draw(&g->in, g->sc, o, tf_synth_kind_of(g->sc, j), g->outlier[j],
                                &g->rng_inst);
-        if (instance_events(g, begin, err) < 0)
-            return -err->code;
+        g->npaused = 0;
         double end = (double)(begin + g->in.duration);
         uint32_t hint = 0;
         for (;;) {
@@ -324,11 +375,17 @@ static int gen_thread(struct gen *g, tf_error *err)
             if (rc < 0)
                 return rc;
         }
+        /* The events once the samples' pauses are known (events and
+         * samples go to the trace apart, each in time order). */
+        if (instance_events(g, begin, err) < 0)
+            return -err->code;
         for (uint32_t c = 0; c < g->C; c++)
             g->totals[c] = (uint64_t)llround(g->in.total[c]);
-        tf_synth_truth_add(g->truth, &g->in, begin, g->totals);
+        tf_synth_truth_add(g->truth, &g->in, begin + (uint64_t)llround(g->shift), g->totals);
         for (uint32_t c = 0; c < g->C; c++)
-            g->base[c] += g->totals[c];
+            g->base[c] += g->totals[c] +
+                          (uint64_t)llround((double)g->npaused * g->pause_counts[c]);
+        g->shift += (double)g->npaused * (double)o->sample_cost_ns;
         begin += g->in.duration;
         if (g->progress)
             g->progress(++g->done, g->total, g->progress_arg);
@@ -463,6 +520,8 @@ static void free_buffers(struct gen *g)
     free(g->ev_counters);
     free(g->smp);
     free(g->smp_counters);
+    free(g->paused_at);
+    free(g->pause_counts);
 }
 
 static int alloc_buffers(struct gen *g, tf_error *err)
@@ -476,8 +535,9 @@ static int alloc_buffers(struct gen *g, tf_error *err)
     g->ev_counters = malloc(EVENT_BATCH * C * sizeof *g->ev_counters);
     g->smp = malloc(SAMPLE_BATCH * sizeof *g->smp);
     g->smp_counters = malloc(SAMPLE_BATCH * C * sizeof *g->smp_counters);
+    g->pause_counts = malloc((C + 1) * sizeof *g->pause_counts);
     if (!g->base || !g->order || !g->outlier || !g->inst_mem || !g->ev || !g->ev_counters ||
-        !g->smp || !g->smp_counters)
+        !g->smp || !g->smp_counters || !g->pause_counts)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the synthetic trace buffers");
     g->totals = g->base + C;
     g->novalue = g->base + 2 * C;

@@ -19,6 +19,7 @@ void tf_synth_defaults(tf_synth_options *o)
         .duration_ns = 10000000,
         .samples_per_iteration = 13,
         .period_ns = 0,
+        .sample_cost_ns = 0,
         .outliers = 0.05,
         .jitter = 0.02,
         .boundary_shift = 0.01,

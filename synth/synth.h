@@ -20,6 +20,8 @@ typedef struct tf_synth_options {
     double   samples_per_iteration;/* used when period_ns is 0 */
     uint64_t period_ns;            /* mean timer sampling period, or 0 */
     bool     poisson;
+    uint64_t sample_cost_ns;       /* each sample inside an instance stops the
+                                    * program this long (the observer effect) */
     double   outliers;             /* share of instances with a stall */
     double   jitter;               /* relative standard deviation of durations */
     double   boundary_shift;       /* largest boundary shift, normalised time */

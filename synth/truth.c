@@ -323,6 +323,7 @@ static int write_attributes(const tf_synth_truth *t, int64_t g, tf_error *err)
         (rc = tf_h5_attr_write_uint64(g, "grid_points", t->G, err)) < 0 ||
         (rc = tf_h5_attr_write_double(g, "stall_factor", TF_SYNTH_STALL_FACTOR, err)) < 0 ||
         (rc = tf_h5_attr_write_double(g, "period_ns", period, err)) < 0 ||
+        (rc = tf_h5_attr_write_uint64(g, "sample_cost_ns", o->sample_cost_ns, err)) < 0 ||
         (rc = tf_h5_attr_write_string(g, "sampling", o->poisson ? "poisson" : "periodic",
                                       err)) < 0)
         return rc;

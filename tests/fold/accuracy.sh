@@ -9,7 +9,9 @@
 # per-instruction ratios within 3 % on average.  Also
 # the looser documented bounds of sparse (3 samples per iteration) and
 # Poisson sampling, accuracy growing with the samples, and the existing
-# tool's median ± 1.5·MAD rule dropping ordinary iterations.
+# tool's median ± 1.5·MAD rule dropping ordinary iterations; and a trace
+# whose samples each cost the program a tenth of a short iteration folded
+# about as well as without that cost.
 set -u
 tf=${TRACEFOLD:?}
 check=${top_builddir:?}/tests/fold/fold_check_truth
@@ -98,6 +100,23 @@ if fold_case spi6 --seed 1 --samples-per-iteration 6; then
         echo "FAIL: curve error does not fall with samples: $s3, $s6, $s13"
         fail=1
     fi
+fi
+
+# The recording's cost per sample (docs/algorithms.md, "The recording's cost
+# per sample"): iterations of 1 ms sampled every 5 ms, each sample stopping
+# the program 100 us (a tenth of an iteration, five times its jitter).  The
+# fold measures the cost and takes it out: it keeps the sampled iterations
+# (the only ones with samples) and is about as accurate as on the same
+# trace without the cost.
+short="--seed 1 --duration 1ms --period 5ms --no-memory --iterations 3000"
+# shellcheck disable=SC2086
+if fold_case short $short && fold_case short_cost $short --sample-cost 100us; then
+    expect short_cost ordinary_kept ge 0.95
+    expect short_cost outlier_recall ge 0.95
+    for m in curve_max_err:0.002 rate_mean_rel_err:0.02 mean_rate_rel_err:0.01 ratio_mean_rel_err:0.04; do
+        expect short_cost "${m%:*}" le "$(awk -v a="$(metric short "${m%:*}")" -v d="${m#*:}" \
+                                           'BEGIN { print a + d }')"
+    done
 fi
 
 # The existing tool's rule drops about a third of ordinary iterations.
