@@ -3,7 +3,8 @@
 # and rank 0 writes the outputs, which are those of the serial fold: every
 # CSV file, the summary and the synthetic Paraver trace the same bytes (but
 # the date in its header), fold.h5 the same values; of a Paraver trace,
-# which rank 0 reads alone, too.  A 1000-process trace folds with the
+# which rank 0 reads alone, too, and of samples whose cost the fold takes
+# out.  A 1000-process trace folds with the
 # other rank's memory bounded by its share (bounds in docs/commands/fold.md,
 # "Parallel folding").  A damaged member,
 # or a launcher MPI cannot reach, ends every rank with exit status 1 and
@@ -56,6 +57,16 @@ mpi 2 sh -c '[ "$OMPI_COMM_WORLD_RANK" = 0 ] || TMPDIR=/nonexistent; export TMPD
     exec "$1" fold -q "$2" -o "$3"' sh "$tf" "$tmp/p4.prv" "$tmp/prv-np2" >/dev/null 2>"$tmp/err" ||
     fail "mpirun -np 2 tracefold fold p4.prv: $(cat "$tmp/err")"
 same "$tmp/prv-serial" "$tmp/prv-np2"
+# Samples that cost the program time (short iterations, most without a
+# sample): the cost is measured on every rank's instances once gathered,
+# and taken out alike.
+"$tf" synth -q -o "$tmp/cost.h5" --processes 8 --iterations 400 --duration 1ms --period 5ms \
+    --no-memory --sample-cost 100us || fail "synth with a sample cost"
+"$tf" fold "$tmp/cost.h5" -o "$tmp/cost-serial" 2>"$tmp/err" || fail "serial fold: $(cat "$tmp/err")"
+grep -q 'each sample cost the program' "$tmp/err" || fail "no cost measured: $(cat "$tmp/err")"
+mpi 2 "$tf" fold -q "$tmp/cost.h5" -o "$tmp/cost-np2" >/dev/null 2>"$tmp/err" ||
+    fail "mpirun -np 2 tracefold fold cost.h5: $(cat "$tmp/err")"
+same "$tmp/cost-serial" "$tmp/cost-np2"
 
 # Without -q only rank 0 speaks: one summary note.
 mpi 2 "$tf" fold "$tmp/t64.h5" -o "$tmp/loud" >/dev/null 2>"$tmp/err" || fail "fold without -q"
