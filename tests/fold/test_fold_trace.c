@@ -4,8 +4,8 @@
  * the namd Extrae trace) is folded over those instances and says so; an
  * instance without an end is incomplete; fold.h5 loads back to what was
  * saved, a group without points too.  The recording's cost per sample
- * (fold/observer.c) is measured where it stands out of the jitter and not
- * otherwise; a region shorter than the sampling period, whose sampled
+ * (fold/observer.c) is measured where it is significant, below the jitter
+ * too, and not otherwise; a region shorter than the sampling period, whose sampled
  * instances that cost stretches, folds with them kept, its durations and
  * counts net of the cost and its samples back where they were taken. */
 #include <math.h>
@@ -234,7 +234,12 @@ static void test_cost_measured(void **state)
     double cost = tf_fold_observer_cost(value, samples, INSTANCES, work, &varies);
     assert_true(fabs(cost - COST) < JITTER);
     assert_true(varies < JITTER);
-    /* no cost: nothing stands out of the jitter */
+    /* a third of the jitter, but 80 sampled instances tell it */
+    for (size_t i = 0; i < INSTANCES; i++)
+        value[i] = LENGTH + (double)spread(i, JITTER) + (double)samples[i] * JITTER / 3;
+    cost = tf_fold_observer_cost(value, samples, INSTANCES, work, &varies);
+    assert_true(fabs(cost - JITTER / 3) < JITTER / 6);
+    /* no cost: nothing significant */
     for (size_t i = 0; i < INSTANCES; i++)
         value[i] = LENGTH + (double)spread(i, JITTER);
     assert_true(tf_fold_observer_cost(value, samples, INSTANCES, work, &varies) == 0);
