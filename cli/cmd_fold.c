@@ -498,11 +498,22 @@ static void report(const tf_fold_result *res, const char *outdir)
         if (grp->instances < 2)
             tf_msg_warn("group %u: %u usable instance%s: its curves are empty", g,
                         grp->instances, grp->instances == 1 ? "" : "s");
+        /* An instance without samples gives a curve no point: in a region
+         * shorter than the sampling period, most of them. */
+        uint32_t sampled = 0;
+        for (size_t i = 0; i < r->ninstances; i++)
+            sampled += r->instances[i].group == (int32_t)g &&
+                       r->instances[i].status == TF_FOLD_USED && r->instances[i].samples > 0;
+        if (r->ncounters > 0 && sampled < grp->instances)
+            tf_msg_note("group %u: %u of its %u instances hold no sample (shorter than the "
+                        "sampling period): the counters' curves rest on the other %u", g,
+                        grp->instances - sampled, grp->instances, sampled);
         for (uint32_t c = 0; c < r->ncounters; c++)
-            if (grp->counter_instances[c] < grp->instances)
-                tf_msg_note("group %u: counter '%s' rests on %u of %u instances (in the "
-                            "others it was not read at a boundary, or did not change)", g,
-                            r->counter_names[c], grp->counter_instances[c], grp->instances);
+            if (grp->counter_instances[c] < sampled)
+                tf_msg_note("group %u: counter '%s' rests on %u of the %u instances with "
+                            "samples (in the others it was not read at a boundary, did not "
+                            "change, or no sample read it)", g, r->counter_names[c],
+                            grp->counter_instances[c], sampled);
     }
     tf_msg_note("wrote %s/fold.h5, instances.csv, curves.csv%s, phases.csv, objects.csv, "
                 "streams.csv, levels.csv, summary.md", outdir,

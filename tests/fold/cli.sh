@@ -44,6 +44,19 @@ done
 grep -q ',excluded,duration,' "$tmp/run.fold/instances.csv" || say_fail "no stalled instance excluded"
 ls "$tmp" | grep -q 'tmp-' && say_fail "temporary directory left behind"
 
+# Iterations shorter than the sampling period, each sample costing 100 us:
+# the notes give the cost and say that the curves rest on the sampled
+# instances, as many as instances.csv counts among the used ones.
+"$tf" synth -q -o "$tmp/short.h5" --duration 1ms --period 5ms --iterations 400 --no-memory \
+    --sample-cost 100us || exit 1
+"$tf" fold "$tmp/short.h5" -o "$tmp/short" 2> "$tmp/err" || say_fail "fold of short.h5: $(cat "$tmp/err")"
+grep -Eq "each sample cost the program (9[5-9]|10[0-5])\.[0-9] us" "$tmp/err" ||
+    say_fail "no cost of about 100 us noted: $(cat "$tmp/err")"
+sampled=$(awk -F, '$7 == "used" && $9 > 0' "$tmp/short/instances.csv" | wc -l)
+grep -q "the counters' curves rest on the other $sampled\$" "$tmp/err" ||
+    say_fail "no note of the $sampled sampled instances: $(cat "$tmp/err")"
+grep -q "rests on" "$tmp/err" && say_fail "a counter noted as resting on fewer: $(cat "$tmp/err")"
+
 # The output exists: refused without --force, replaced with it.
 expect_exit 1 'exists.*--force' "$tf" fold -q "$tmp/run.h5"
 "$tf" fold -q --force --grid 200 --bootstrap 20 "$tmp/run.h5" || say_fail "--force"
