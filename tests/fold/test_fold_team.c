@@ -567,6 +567,8 @@ static void test_member_reading_stops(void **state)
 
     /* Ended before: the first look stops the reading. */
     assert_int_equal(pthread_create(&l.thread, NULL, end_team, &l), 0);
+    struct pollfd ended = { .fd = p.to_member[1][0], .events = POLLIN };
+    assert_int_equal(poll(&ended, 1, 10000), 1);
     struct watch w = { &member, 0 };
     assert_int_equal(tf_fold_input_extract(tr, region, 1, mine, watch_leader, &w, &share, &err),
                      -TF_ERR_CANCELED);
@@ -577,7 +579,6 @@ static void test_member_reading_stops(void **state)
 
     /* Ended while the member's reading failed, before it looked. */
     assert_int_equal(pthread_create(&l.thread, NULL, end_team, &l), 0);
-    struct pollfd ended = { .fd = p.to_member[1][0], .events = POLLIN };
     assert_int_equal(poll(&ended, 1, 10000), 1);
     tf_error failed;
     tf_fail(&failed, TF_ERR_IO, "rank1.h5: truncated");
