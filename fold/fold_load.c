@@ -35,6 +35,13 @@ static int read_shaped(int64_t loc, const char *name, enum tf_h5_type type, size
     return 0;
 }
 
+/* An attribute that files of earlier versions leave out: 0 then. */
+static int optional_double(int64_t loc, const char *name, double *v, tf_error *err)
+{
+    *v = 0;
+    return H5Aexists((hid_t)loc, name) > 0 ? tf_h5_attr_read_double(loc, name, v, err) : 0;
+}
+
 static int read_count(int64_t loc, const char *name, int64_t max, int64_t *v, tf_error *err)
 {
     int rc = tf_h5_attr_read_int64(loc, name, v, err);
@@ -314,10 +321,10 @@ static int load_region(int64_t file, uint32_t index, uint32_t grid, tf_fold_regi
     if (rc == 0)
         rc = load_instances(grp, r, err);
     /* The recording's cost: absent from the files of versions before it */
-    if (rc == 0 && H5Aexists((hid_t)grp, "observer_ns") > 0)
-        rc = tf_h5_attr_read_double(grp, "observer_ns", &r->observer_ns, err);
-    if (rc == 0 && H5Aexists((hid_t)grp, "observer_spread_ns") > 0)
-        rc = tf_h5_attr_read_double(grp, "observer_spread_ns", &r->observer_spread_ns, err);
+    if (rc == 0)
+        rc = optional_double(grp, "observer_ns", &r->observer_ns, err);
+    if (rc == 0)
+        rc = optional_double(grp, "observer_spread_ns", &r->observer_spread_ns, err);
     if (rc == 0 && tf_h5_exists(grp, "observer_events"))
         rc = read_shaped(grp, "observer_events", TF_H5_DOUBLE, r->ncounters, 0,
                          (void **)&r->observer_events, err);

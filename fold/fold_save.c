@@ -200,8 +200,9 @@ static int save_region(int64_t file, uint32_t index, const tf_fold_region *r, tf
         (rc = tf_h5_attr_write_double(grp, "observer_ns", r->observer_ns, err)) == 0 &&
         (rc = tf_h5_attr_write_double(grp, "observer_spread_ns", r->observer_spread_ns, err)) ==
             0 &&
+        /* without a measure (a result loaded from an earlier file): zeros */
         (rc = tf_h5_write_array(grp, "observer_events", TF_H5_DOUBLE, r->observer_events,
-                                r->observer_events ? r->ncounters : 0, 0, err)) == 0 &&
+                                r->ncounters, 0, err)) == 0 &&
         (rc = tf_h5_write_strings(grp, "counter_names", (const char *const *)r->counter_names,
                                   r->ncounters, err)) == 0 &&
         (rc = tf_h5_write_strings(grp, "counter_units", (const char *const *)r->counter_units,

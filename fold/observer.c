@@ -22,6 +22,7 @@ double tf_fold_observer_cost(const double *value, const uint64_t *samples, size_
                              double *work, double *spread)
 {
     *spread = 0;
+    double *scratch = work + n;
     size_t n0 = 0;
     for (size_t i = 0; i < n; i++)
         if (!samples[i])
@@ -29,19 +30,14 @@ double tf_fold_observer_cost(const double *value, const uint64_t *samples, size_
     size_t n1 = n - n0;
     if (n0 < TF_OBSERVER_MIN_INSTANCES || n1 < TF_OBSERVER_MIN_INSTANCES)
         return 0;
-    double m0 = tf_median_inplace(work, n0);
-    for (size_t i = 0, k = 0; i < n; i++)
-        if (!samples[i])
-            work[k++] = fabs(value[i] - m0);
-    double s0 = TF_MAD_SCALE * tf_median_inplace(work, n0);
+    double m0, mad0, cost, mad1;
+    tf_median_mad(work, n0, scratch, &m0, &mad0);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (samples[i])
             work[k++] = (value[i] - m0) / (double)samples[i];
-    double cost = tf_median_inplace(work, n1);
-    for (size_t i = 0; i < n1; i++)
-        work[i] = fabs(work[i] - cost);
-    double s1 = TF_MAD_SCALE * tf_median_inplace(work, n1);
+    tf_median_mad(work, n1, scratch, &cost, &mad1);
+    double s0 = TF_MAD_SCALE * mad0, s1 = TF_MAD_SCALE * mad1;
     double se = MEDIAN_SE * sqrt(s1 * s1 / (double)n1 + s0 * s0 / (double)n0);
     if (!(cost > SIGNIFICANCE * se))
         return 0;
@@ -94,7 +90,7 @@ int tf_fold_observer_correct(tf_fold_region *r, const size_t *first, tf_fold_poi
     uint32_t nc = r->ncounters;
     size_t n = r->ninstances;
     r->observer_events = calloc(nc + 1, sizeof *r->observer_events);
-    double *value = malloc((n + 1) * sizeof *value), *work = malloc((n + 1) * sizeof *work);
+    double *value = malloc((n + 1) * sizeof *value), *work = malloc((2 * n + 1) * sizeof *work);
     uint64_t *samples = malloc((n + 1) * sizeof *samples);
     int rc = 0;
     if (!r->observer_events || !value || !work || !samples) {

@@ -18,7 +18,7 @@
 
 /* The cost per sample of one measure of the instances (duration, or a
  * counter's total): value[i] of an instance holding samples[i] samples,
- * for n instances; work holds n doubles.  0 when it cannot be told: fewer
+ * for n instances; work holds 2n doubles.  0 when it cannot be told: fewer
  * than TF_OBSERVER_MIN_INSTANCES instances with samples or without, or an
  * estimate within 3 of its standard errors of 0.  *spread
  * gets how much the cost varies from sample to sample (a scaled MAD; 0

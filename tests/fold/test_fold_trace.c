@@ -20,10 +20,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <hdf5.h>
 
 #include "fold_engine.h"
 #include "fold_input.h"
 #include "fold_result.h"
+#include "h5util.h"
 #include "observer.h"
 #include "trace.h"
 
@@ -223,7 +225,7 @@ static uint64_t spread(uint64_t k, uint64_t n)
 static void test_cost_measured(void **state)
 {
     (void)state;
-    static double value[INSTANCES], work[INSTANCES];
+    static double value[INSTANCES], work[2 * INSTANCES];
     static uint64_t samples[INSTANCES];
     /* a fifth sampled, some twice */
     for (size_t i = 0; i < INSTANCES; i++) {
@@ -331,6 +333,19 @@ static void test_short_region(void **state)
     assert_true(back->regions[0].observer_spread_ns == r->observer_spread_ns);
     assert_true(back->regions[0].observer_events[0] == r->observer_events[0]);
     tf_fold_result_free(back);
+    /* a file whose costs do not match its counters is refused, naming them */
+    int64_t file, region;
+    if (tf_h5_file_open(saved, true, &file, &err) < 0 ||
+        tf_h5_group_open(file, "region/0", &region, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_true(H5Ldelete((hid_t)region, "observer_events", H5P_DEFAULT) >= 0);
+    double two[2] = { 1, 2 };
+    if (tf_h5_write_array(region, "observer_events", TF_H5_DOUBLE, two, 2, 0, &err) < 0)
+        fail_msg("%s", err.msg);
+    tf_h5_close(region);
+    tf_h5_close(file);
+    assert_true(tf_fold_result_load(saved, &back, &err) < 0);
+    assert_non_null(strstr(err.msg, "observer_events"));
     tf_fold_result_free(res);
     unlink(trace);
     unlink(saved);

@@ -22,7 +22,8 @@ grep -q "$out" "$dir/err" && grep -q -- --force "$dir/err" || bad "existing outp
 
 # Wrong command lines: exit 2 and a message naming the problem.
 for args in "--iterations abc" "--iterations 0" "--scenario nope" "--bogus" "" \
-            "--outliers 0.9" "--counters 65" "--period 0" "--duration 5parsecs" "extra"; do
+            "--outliers 0.9" "--counters 65" "--period 0" "--duration 5parsecs" "extra" \
+            "--sample-cost -1us" "--sample-cost 5parsecs"; do
     # shellcheck disable=SC2086
     if [ -n "$args" ]; then set -- -o "$dir/w.h5" $args; else set --; fi
     "$tf" synth "$@" >/dev/null 2>"$dir/err"
