@@ -27,16 +27,19 @@
 #include "tf_handoff.h"
 #include "tf_memory.h"
 
-/* One record of one Paraver thread of the synthetic trace, generated in
- * order once sorted: the thread is that of the array holding it.  16
- * bytes, as there are as many as folded samples: a point's instance and
- * address are read from its columns when it is written. */
+/* One record of the synthetic trace, generated in order once sorted.  A
+ * point's kind, instance and address are copied into it, so that writing in
+ * time order reads no point column at random (but memory samples'). */
 enum synth_kind { SYN_STATE, SYN_PHASE, SYN_GRID, SYN_POINT };
 
 typedef struct synth_rec {
     uint64_t time;
-    uint32_t index;       /* grid step, point or phase */
+    uint32_t thread;      /* 0-based Paraver thread: one per (region, group) */
     uint8_t  kind;        /* enum synth_kind, also the order at equal times */
+    uint8_t  sample_kind; /* points: enum tf_sample_kind */
+    uint32_t index;       /* grid step, point or phase */
+    uint32_t instance;    /* points */
+    uint64_t ip;          /* points */
 } synth_rec;
 
 typedef struct synth_thread {
@@ -334,13 +337,13 @@ static int build_phases(synth *sy, synth_thread *st, uint32_t thread, tf_error *
 /* The Paraver record of r into *rec, its pairs appended to ps (rec->pairs
  * left to the caller: ps may move as it grows): 1, or 0 for a record
  * without pairs, not to be written. */
-static int build_record(synth *sy, uint32_t thread, const synth_rec *r, tf_prv_record *rec,
-                        tf_prv_pairs *ps, tf_error *err)
+static int build_record(synth *sy, const synth_rec *r, tf_prv_record *rec, tf_prv_pairs *ps,
+                        tf_error *err)
 {
-    synth_thread *st = &sy->th[thread];
+    synth_thread *st = &sy->th[r->thread];
     const tf_fold_group *g = st->group;
     const tf_fold_region *reg = st->region;
-    tf_prv_object obj = {thread + 1, 1, 1, thread + 1};
+    tf_prv_object obj = {r->thread + 1, 1, 1, r->thread + 1};
     *rec = (tf_prv_record){.kind = TF_PRV_EVENT, .obj = obj, .time = r->time};
     size_t first = ps->n;
     int rc = 0;
@@ -353,7 +356,7 @@ static int build_record(synth *sy, uint32_t thread, const synth_rec *r, tf_prv_r
     case SYN_PHASE: {
         uint32_t ph = r->index;
         if (ph < st->nphases) {
-            rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PHASE, (uint64_t)thread * 1000 + ph + 1, err);
+            rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PHASE, (uint64_t)r->thread * 1000 + ph + 1, err);
             if (rc == 0)
                 rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PHASE_ROUTINE, st->phase_fn[ph], err);
             if (rc == 0)
@@ -392,18 +395,18 @@ static int build_record(synth *sy, uint32_t thread, const synth_rec *r, tf_prv_r
     }
     default: {
         const tf_fold_points *p = &g->points;
-        uint32_t i = r->index, instance = p->instance[i];
-        uint32_t proc = reg->instances[instance].proc;
-        uint64_t fn, line, ip = p->ip[i];
-        if ((rc = site_of(sy, proc, ip, &fn, &line, err)) < 0 ||
+        uint32_t i = r->index;
+        uint32_t proc = reg->instances[r->instance].proc;
+        uint64_t fn, line;
+        if ((rc = site_of(sy, proc, r->ip, &fn, &line, err)) < 0 ||
             (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
             (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLED_LINE, line, err)) < 0 ||
-            (rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_INSTANCE, (uint64_t)instance + 1, err)) < 0)
+            (rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_INSTANCE, (uint64_t)r->instance + 1, err)) < 0)
             return rc;
-        if (ip && (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLE_IP, ip, err)) < 0)
+        if (r->ip && (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLE_IP, r->ip, err)) < 0)
             return rc;
-        if (p->kind[i] != TF_SAMPLE_TIMER) {
-            tf_sample m = {.addr = p->addr[i], .weight = p->weight[i], .kind = p->kind[i],
+        if (r->sample_kind != TF_SAMPLE_TIMER) {
+            tf_sample m = {.addr = p->addr[i], .weight = p->weight[i], .kind = r->sample_kind,
                            .level = p->level[i]};
             rc = tf_prv_pairs_memory(ps, &m, sy->tr ? tf_prv_objects_find(&sy->objects, proc, p->addr[i], TF_NOTIME) : 0, err);
         }
@@ -421,6 +424,8 @@ static int cmp_synth_rec(const void *a, const void *b)
     const synth_rec *x = a, *y = b;
     if (x->time != y->time)
         return x->time < y->time ? -1 : 1;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
     return x->index < y->index ? -1 : x->index > y->index;
@@ -508,7 +513,7 @@ static int sort_bucket(synth_rec *r, size_t n, double scale, sort_buffers *buf, 
  * spent its time in cache misses), so that equal times share keys and keep
  * their index order (a comparison sort of every record took a tenth of the
  * fold).  Needs no phase. */
-static int thread_points(synth_thread *st, synth_rec *out, tf_error *err)
+static int thread_points(synth_thread *st, uint32_t t, synth_rec *out, tf_error *err)
 {
     const tf_fold_points *p = &st->group->points;
     size_t n = p->n;
@@ -528,7 +533,8 @@ static int thread_points(synth_thread *st, synth_rec *out, tf_error *err)
     for (size_t i = 0; i < n; i++) {
         uint64_t ti = at(st, p->x[i]);
         out[start[(size_t)((double)ti * coarse)]++] = (synth_rec){
-            .time = ti, .index = (uint32_t)i, .kind = SYN_POINT};
+            .time = ti, .thread = t, .kind = SYN_POINT, .sample_kind = p->kind[i],
+            .index = (uint32_t)i, .instance = p->instance[i], .ip = p->ip[i]};
     }
     /* start[b] is now the end of coarse bucket b */
     double fine = n > 1 ? (double)(n - 1) / (double)tmax : 0;
@@ -544,19 +550,19 @@ static int thread_points(synth_thread *st, synth_rec *out, tf_error *err)
 }
 
 /* Thread t's few state, phase and grid records, sorted by comparison. */
-static int thread_small(synth_thread *st, tf_error *err)
+static int thread_small(synth_thread *st, uint32_t t, tf_error *err)
 {
     size_t nsmall = 2 + (size_t)st->nphases + st->group->grid;
     synth_rec *small = malloc(nsmall * sizeof *small);
     if (!small)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory ordering %zu records", nsmall);
     size_t k = 0;
-    small[k++] = (synth_rec){.time = 0, .kind = SYN_STATE};
+    small[k++] = (synth_rec){.time = 0, .thread = t, .kind = SYN_STATE};
     for (uint32_t ph = 0; ph <= st->nphases; ph++)
-        small[k++] = (synth_rec){.time = at(st, st->phase_x[ph]), .kind = SYN_PHASE,
+        small[k++] = (synth_rec){.time = at(st, st->phase_x[ph]), .thread = t, .kind = SYN_PHASE,
                                  .index = ph};
     for (uint32_t j = 0; j < st->group->grid; j++)
-        small[k++] = (synth_rec){.time = at(st, st->group->x[j]), .kind = SYN_GRID,
+        small[k++] = (synth_rec){.time = at(st, st->group->x[j]), .thread = t, .kind = SYN_GRID,
                                  .index = j};
     qsort(small, nsmall, sizeof *small, cmp_synth_rec);
     st->small = small;
@@ -666,7 +672,7 @@ static int emit_merged(synth *sy, unsigned threads, tf_error *err)
             break;
         write_batch *b = &wp.b[piped ? k : 0];
         size_t first = b->pairs.n;
-        int built = build_record(sy, best, next, &b->rec[b->n], &b->pairs, err);
+        int built = build_record(sy, next, &b->rec[b->n], &b->pairs, err);
         if (built < 0) {
             rc = built;
             break;
@@ -816,7 +822,7 @@ static int synth_prepare(synth *sy, const char *out, tf_error *err)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     size_t m = 0;
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++) {
-        rc = thread_points(&sy->th[t], sy->recs + m, err);
+        rc = thread_points(&sy->th[t], t, sy->recs + m, err);
         m += sy->th[t].group->points.n;
     }
     return rc;
@@ -831,7 +837,7 @@ static int synth_finish(synth *sy, unsigned threads, tf_error *err)
         rc = name_sites(sy, &sy->th[t], err);
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)
         if ((rc = build_phases(sy, &sy->th[t], t, err)) == 0)
-            rc = thread_small(&sy->th[t], err);
+            rc = thread_small(&sy->th[t], t, err);
     if (rc == 0)
         rc = emit_merged(sy, threads, err);
     if (rc == 0)
