@@ -28,8 +28,9 @@
 #include "tf_memory.h"
 
 /* One record of the synthetic trace, generated in order once sorted.  A
- * point's kind, instance and address are copied into it, so that writing in
- * time order reads no point column at random (but memory samples'). */
+ * point's kind, instance, process and address are copied into it, so that
+ * writing in time order reads no point column and no instance at random
+ * (but memory samples' columns): each such read is a cache miss. */
 enum synth_kind { SYN_STATE, SYN_PHASE, SYN_GRID, SYN_POINT };
 
 typedef struct synth_rec {
@@ -39,6 +40,7 @@ typedef struct synth_rec {
     uint8_t  sample_kind; /* points: enum tf_sample_kind */
     uint32_t index;       /* grid step, point or phase */
     uint32_t instance;    /* points */
+    uint32_t proc;        /* points: the instance's process */
     uint64_t ip;          /* points */
 } synth_rec;
 
@@ -396,7 +398,7 @@ static int build_record(synth *sy, const synth_rec *r, tf_prv_record *rec, tf_pr
     default: {
         const tf_fold_points *p = &g->points;
         uint32_t i = r->index;
-        uint32_t proc = reg->instances[r->instance].proc;
+        uint32_t proc = r->proc;
         uint64_t fn, line;
         if ((rc = site_of(sy, proc, r->ip, &fn, &line, err)) < 0 ||
             (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
@@ -534,7 +536,8 @@ static int thread_points(synth_thread *st, uint32_t t, synth_rec *out, tf_error 
         uint64_t ti = at(st, p->x[i]);
         out[start[(size_t)((double)ti * coarse)]++] = (synth_rec){
             .time = ti, .thread = t, .kind = SYN_POINT, .sample_kind = p->kind[i],
-            .index = (uint32_t)i, .instance = p->instance[i], .ip = p->ip[i]};
+            .index = (uint32_t)i, .instance = p->instance[i],
+            .proc = st->region->instances[p->instance[i]].proc, .ip = p->ip[i]};
     }
     /* start[b] is now the end of coarse bucket b */
     double fine = n > 1 ? (double)(n - 1) / (double)tmax : 0;
