@@ -295,6 +295,46 @@ static void stride_from_code(const struct point *p, size_t n, const tf_an_params
     out->pattern = out->stride < prm->line_bytes ? TF_AN_PATTERN_LINEAR : TF_AN_PATTERN_STRIDED;
 }
 
+/* The bytes random offsets span: their range without the few points that
+ * stand apart at either end, widened by (m+1)/(m-1) for the m kept.
+ * Sorted, the offsets are cut where a gap exceeds 20 times the median gap
+ * and a cache line (as the residuals are in step 2); an end group of
+ * fewer than max(3, 5 %) of the points is left out while more than half
+ * remain.  Those points are not the walk's: memmove, say, copies an
+ * object's head and tail before sweeping it, and in a short phase one such
+ * sample at the object's other end made the range the whole object.
+ * offs and gaps hold n each. */
+static double random_span(const struct point *p, size_t n, const tf_an_params *prm,
+                          uint64_t *offs, uint64_t *gaps)
+{
+    for (size_t i = 0; i < n; i++)
+        offs[i] = p[i].offset;
+    qsort(offs, n, sizeof *offs, by_offset);
+    for (size_t i = 0; i + 1 < n; i++)
+        gaps[i] = offs[i + 1] - offs[i];
+    qsort(gaps, n - 1, sizeof *gaps, by_offset);
+    double median = (double)gaps[(n - 1) / 2];
+    double threshold = fmax(20 * median, (double)prm->line_bytes);
+    size_t few = (size_t)ceil(fmax(3, 0.05 * (double)n)), lo = 0, hi = n;
+    for (;;) {
+        size_t end = lo + 1;   /* the low end group: [lo, end) */
+        while (end < hi && (double)(offs[end] - offs[end - 1]) <= threshold)
+            end++;
+        if (end - lo >= few || 2 * (hi - end) <= n)
+            break;
+        lo = end;
+    }
+    for (;;) {
+        size_t start = hi - 1; /* the high end group: [start, hi) */
+        while (start > lo && (double)(offs[start] - offs[start - 1]) <= threshold)
+            start--;
+        if (hi - start >= few || 2 * (start - lo) <= n)
+            break;
+        hi = start;
+    }
+    return unbiased_range((double)(offs[hi - 1] - offs[lo]), hi - lo);
+}
+
 /* The stream of one thread's points p[0..n) in a phase lasting span. */
 static void analyse_points(struct point *p, size_t n, double span, double duration_ns,
                            const tf_an_params *prm, struct scratch *s, tf_an_stream *out)
@@ -328,7 +368,7 @@ static void analyse_points(struct point *p, size_t n, double span, double durati
     out->ordered_r2 = trimmed_r2(p, n, s->cut, ncl, s->gaps);
     if (out->ordered_r2 < prm->ordered_r2) {
         out->pattern = TF_AN_PATTERN_RANDOM;
-        out->bytes = unbiased_range((double)(hi - lo), n);
+        out->bytes = random_span(p, n, prm, s->offs, s->ugaps);
         stride_from_code(p, n, prm, s->offs, out);
         return;
     }
