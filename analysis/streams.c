@@ -480,8 +480,14 @@ int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
                 ng++;
             }
             /* iterations whose phase boundaries moved bring a few samples
-             * of the neighbouring phase's objects: not a stream of this one */
-            if ((double)(e - b) < prm->min_stream_share * (double)n) {
+             * of the neighbouring phase's objects: not a stream of this one.
+             * A phase that is the whole iteration has no neighbour: there a
+             * small share is the object's own (memmove's stores, past which
+             * the sampling skids, are a twentieth of its samples), reported
+             * once it has enough samples for a pattern. */
+            bool alone = ph->x0 <= 0 && ph->x1 >= 1;
+            if ((double)(e - b) < prm->min_stream_share * (double)n &&
+                (!alone || e - b < prm->min_stream_samples)) {
                 b = e;
                 continue;
             }

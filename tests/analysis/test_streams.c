@@ -5,7 +5,9 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -164,6 +166,48 @@ static void random_span_outliers(void **state)
     tf_analysis_clear(&a);
 }
 
+/* A phase that is the whole iteration has no neighbour to bring samples
+ * in: an object with under 3 % of its memory samples is still reported
+ * once it has 8 (memmove: its loads take most samples, its stores a
+ * twentieth).  Loads sweep a down, 12 stores of 500 sweep b down. */
+static void lone_phase_keeps_small_objects(void **state)
+{
+    tf_analysis a;
+    memset(&a, 0, sizeof a);
+    a.region = strdup("Copy");
+    a.duration_ns = 1e6;
+    uint32_t routine;
+    assert_int_equal(tf_analysis_add_routine(&a, "memmove", "memmove.S", &routine, NULL), 0);
+    a.nobjects = 2;
+    a.objects = calloc(2, sizeof *a.objects);
+    a.objects[0] = (tf_an_object){ .name = strdup("a"), .size = 16u << 20, .kind = TF_OBJECT_STATIC };
+    a.objects[1] = (tf_an_object){ .name = strdup("b"), .size = 16u << 20, .kind = TF_OBJECT_STATIC };
+    const size_t ntimer = 100, nload = 488, nstore = 12;
+    a.samples = calloc(ntimer + nload + nstore, sizeof *a.samples);
+    for (size_t i = 0; i < ntimer; i++)
+        a.samples[a.nsamples++] = (tf_an_sample){ .x = (i + 0.5) / ntimer, .routine = routine,
+                                                  .line = 10, .object = TF_AN_NONE,
+                                                  .kind = TF_SAMPLE_TIMER };
+    for (size_t i = 0; i < nload + nstore; i++) {
+        bool store = i % ((nload + nstore) / nstore) == 7 && i / ((nload + nstore) / nstore) < nstore;
+        double x = (i + 0.5) / (double)(nload + nstore);
+        a.samples[a.nsamples++] = (tf_an_sample){
+            .x = x, .routine = routine, .line = 11, .object = store ? 1 : 0,
+            .offset = (uint64_t)((1 - x) * (double)(16u << 20)) / 64 * 64,
+            .kind = store ? TF_SAMPLE_STORE : TF_SAMPLE_LOAD };
+    }
+    assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
+    assert_int_equal(a.nphases, 1);
+    assert_int_equal(a.nstreams, 2);
+    for (size_t k = 0; k < 2; k++) {
+        assert_int_equal(a.streams[k].direction, -1);
+        assert_true(a.streams[k].pattern == TF_AN_PATTERN_LINEAR ||
+                    a.streams[k].pattern == TF_AN_PATTERN_STRIDED);
+    }
+    assert_true(a.streams[0].object != a.streams[1].object);
+    tf_analysis_clear(&a);
+}
+
 /* Object shares: the expected share of each object is the sum over phases
  * of phase share × its streams' bytes / the phase's bytes. */
 static void object_shares(void **state)
@@ -205,6 +249,7 @@ int main(void)
         cmocka_unit_test(object_shares),
         cmocka_unit_test(code_strides),
         cmocka_unit_test(random_span_outliers),
+        cmocka_unit_test(lone_phase_keeps_small_objects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
