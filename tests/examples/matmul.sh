@@ -9,9 +9,9 @@
 # come from the sampled instructions' loops (stride_from "code",
 # docs/algorithms.md, "Strides from the code").  In mm_ikj the load of z is
 # followed by the load and store of x, on which the software sampler's
-# samples land (about 1-3 % of them on z, mostly below the 3 % a stream
-# needs to be reported, and then under the 8 samples a pattern needs): z is
-# checked there when it has a pattern, and x always.
+# samples land (about 1-3 % of them on z: the kernel's region is one
+# phase, with no neighbour, so z is reported once it has the 8 samples a
+# pattern needs): z is checked there when it has a pattern, and x always.
 . "${top_srcdir:?run by make check}/tests/examples/lib.sh"
 N=256
 period=500us
