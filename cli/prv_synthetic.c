@@ -27,7 +27,8 @@
 #include "tf_handoff.h"
 #include "tf_memory.h"
 
-/* One record of the synthetic trace, generated in order once sorted.  A
+/* One record of one Paraver thread of the synthetic trace (the thread's
+ * records are an array of their own), generated in order once sorted.  A
  * point's kind, instance, process and address are copied into it, so that
  * writing in time order reads no point column and no instance at random
  * (but memory samples' columns): each such read is a cache miss. */
@@ -35,14 +36,16 @@ enum synth_kind { SYN_STATE, SYN_PHASE, SYN_GRID, SYN_POINT };
 
 typedef struct synth_rec {
     uint64_t time;
-    uint32_t thread;      /* 0-based Paraver thread: one per (region, group) */
-    uint8_t  kind;        /* enum synth_kind, also the order at equal times */
-    uint8_t  sample_kind; /* points: enum tf_sample_kind */
+    uint64_t ip;          /* points */
     uint32_t index;       /* grid step, point or phase */
     uint32_t instance;    /* points */
     uint32_t proc;        /* points: the instance's process */
-    uint64_t ip;          /* points */
+    uint8_t  kind;        /* enum synth_kind, also the order at equal times */
+    uint8_t  sample_kind; /* points: enum tf_sample_kind */
 } synth_rec;
+/* As many records as folded samples: the thread is that of the array
+ * holding the record, which leaves room for the process. */
+_Static_assert(sizeof(synth_rec) == 32, "a synthetic record is 32 bytes");
 
 typedef struct synth_thread {
     const tf_fold_region *region;
@@ -339,13 +342,13 @@ static int build_phases(synth *sy, synth_thread *st, uint32_t thread, tf_error *
 /* The Paraver record of r into *rec, its pairs appended to ps (rec->pairs
  * left to the caller: ps may move as it grows): 1, or 0 for a record
  * without pairs, not to be written. */
-static int build_record(synth *sy, const synth_rec *r, tf_prv_record *rec, tf_prv_pairs *ps,
-                        tf_error *err)
+static int build_record(synth *sy, uint32_t thread, const synth_rec *r, tf_prv_record *rec,
+                        tf_prv_pairs *ps, tf_error *err)
 {
-    synth_thread *st = &sy->th[r->thread];
+    synth_thread *st = &sy->th[thread];
     const tf_fold_group *g = st->group;
     const tf_fold_region *reg = st->region;
-    tf_prv_object obj = {r->thread + 1, 1, 1, r->thread + 1};
+    tf_prv_object obj = {thread + 1, 1, 1, thread + 1};
     *rec = (tf_prv_record){.kind = TF_PRV_EVENT, .obj = obj, .time = r->time};
     size_t first = ps->n;
     int rc = 0;
@@ -358,7 +361,7 @@ static int build_record(synth *sy, const synth_rec *r, tf_prv_record *rec, tf_pr
     case SYN_PHASE: {
         uint32_t ph = r->index;
         if (ph < st->nphases) {
-            rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PHASE, (uint64_t)r->thread * 1000 + ph + 1, err);
+            rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PHASE, (uint64_t)thread * 1000 + ph + 1, err);
             if (rc == 0)
                 rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_PHASE_ROUTINE, st->phase_fn[ph], err);
             if (rc == 0)
@@ -426,8 +429,6 @@ static int cmp_synth_rec(const void *a, const void *b)
     const synth_rec *x = a, *y = b;
     if (x->time != y->time)
         return x->time < y->time ? -1 : 1;
-    if (x->thread != y->thread)
-        return x->thread < y->thread ? -1 : 1;
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
     return x->index < y->index ? -1 : x->index > y->index;
@@ -515,7 +516,7 @@ static int sort_bucket(synth_rec *r, size_t n, double scale, sort_buffers *buf, 
  * spent its time in cache misses), so that equal times share keys and keep
  * their index order (a comparison sort of every record took a tenth of the
  * fold).  Needs no phase. */
-static int thread_points(synth_thread *st, uint32_t t, synth_rec *out, tf_error *err)
+static int thread_points(synth_thread *st, synth_rec *out, tf_error *err)
 {
     const tf_fold_points *p = &st->group->points;
     size_t n = p->n;
@@ -535,7 +536,7 @@ static int thread_points(synth_thread *st, uint32_t t, synth_rec *out, tf_error 
     for (size_t i = 0; i < n; i++) {
         uint64_t ti = at(st, p->x[i]);
         out[start[(size_t)((double)ti * coarse)]++] = (synth_rec){
-            .time = ti, .thread = t, .kind = SYN_POINT, .sample_kind = p->kind[i],
+            .time = ti, .kind = SYN_POINT, .sample_kind = p->kind[i],
             .index = (uint32_t)i, .instance = p->instance[i],
             .proc = st->region->instances[p->instance[i]].proc, .ip = p->ip[i]};
     }
@@ -553,19 +554,19 @@ static int thread_points(synth_thread *st, uint32_t t, synth_rec *out, tf_error 
 }
 
 /* Thread t's few state, phase and grid records, sorted by comparison. */
-static int thread_small(synth_thread *st, uint32_t t, tf_error *err)
+static int thread_small(synth_thread *st, tf_error *err)
 {
     size_t nsmall = 2 + (size_t)st->nphases + st->group->grid;
     synth_rec *small = malloc(nsmall * sizeof *small);
     if (!small)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory ordering %zu records", nsmall);
     size_t k = 0;
-    small[k++] = (synth_rec){.time = 0, .thread = t, .kind = SYN_STATE};
+    small[k++] = (synth_rec){.time = 0, .kind = SYN_STATE};
     for (uint32_t ph = 0; ph <= st->nphases; ph++)
-        small[k++] = (synth_rec){.time = at(st, st->phase_x[ph]), .thread = t, .kind = SYN_PHASE,
+        small[k++] = (synth_rec){.time = at(st, st->phase_x[ph]), .kind = SYN_PHASE,
                                  .index = ph};
     for (uint32_t j = 0; j < st->group->grid; j++)
-        small[k++] = (synth_rec){.time = at(st, st->group->x[j]), .thread = t, .kind = SYN_GRID,
+        small[k++] = (synth_rec){.time = at(st, st->group->x[j]), .kind = SYN_GRID,
                                  .index = j};
     qsort(small, nsmall, sizeof *small, cmp_synth_rec);
     st->small = small;
@@ -675,7 +676,7 @@ static int emit_merged(synth *sy, unsigned threads, tf_error *err)
             break;
         write_batch *b = &wp.b[piped ? k : 0];
         size_t first = b->pairs.n;
-        int built = build_record(sy, next, &b->rec[b->n], &b->pairs, err);
+        int built = build_record(sy, best, next, &b->rec[b->n], &b->pairs, err);
         if (built < 0) {
             rc = built;
             break;
@@ -825,7 +826,7 @@ static int synth_prepare(synth *sy, const char *out, tf_error *err)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     size_t m = 0;
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++) {
-        rc = thread_points(&sy->th[t], t, sy->recs + m, err);
+        rc = thread_points(&sy->th[t], sy->recs + m, err);
         m += sy->th[t].group->points.n;
     }
     return rc;
@@ -840,7 +841,7 @@ static int synth_finish(synth *sy, unsigned threads, tf_error *err)
         rc = name_sites(sy, &sy->th[t], err);
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)
         if ((rc = build_phases(sy, &sy->th[t], t, err)) == 0)
-            rc = thread_small(&sy->th[t], t, err);
+            rc = thread_small(&sy->th[t], err);
     if (rc == 0)
         rc = emit_merged(sy, threads, err);
     if (rc == 0)
