@@ -18,12 +18,12 @@ struct columns {
 
 static int put_d(int64_t g, const char *name, const double *v, size_t n, tf_error *err)
 {
-    return tf_h5_write_array(g, name, TF_H5_DOUBLE, v, n, 0, err);
+    return tf_h5_write_array(g, name, TF_H5_DOUBLE, v, n, err);
 }
 
 static int put_i(int64_t g, const char *name, const int64_t *v, size_t n, tf_error *err)
 {
-    return tf_h5_write_array(g, name, TF_H5_INT64, v, n, 0, err);
+    return tf_h5_write_array(g, name, TF_H5_INT64, v, n, err);
 }
 
 static int64_t index_or_minus_one(uint32_t v)
@@ -59,7 +59,7 @@ static int write_routines_objects(const tf_analysis *a, int64_t g, struct column
     for (size_t i = 0; i < n; i++)
         c->u[i] = a->objects[i].size;
     if (!rc)
-        rc = tf_h5_write_array(sub, "size_bytes", TF_H5_UINT64, c->u, n, 0, err);
+        rc = tf_h5_write_array(sub, "size_bytes", TF_H5_UINT64, c->u, n, err);
     for (size_t i = 0; i < n; i++)
         c->d[i] = a->objects[i].share;
     if (!rc)
@@ -128,7 +128,7 @@ static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_erro
     for (int k = 0; rc == 0 && k < POINT_COLUMNS; k++) {
         fill_point_column(a, (enum point_column)k, column, npoints);
         rc = tf_h5_write_array(sub, names[k], k == POINT_OFFSET ? TF_H5_UINT64 : TF_H5_INT32,
-                               column, npoints, 0, err);
+                               column, npoints, err);
     }
     tf_h5_close(sub);
     free(column);
@@ -215,7 +215,7 @@ static int write_phases(const tf_analysis *a, int64_t g, struct columns *c, tf_e
             for (size_t k = 0; k < a->ncounters; k++)
                 pu[i * a->ncounters + k] = a->phases[i].per_unit ? a->phases[i].per_unit[k] : NAN;
         if (!rc)
-            rc = tf_h5_write_array(sub, "per_unit", TF_H5_DOUBLE, pu, n, a->ncounters, err);
+            rc = tf_h5_write_matrix(sub, "per_unit", TF_H5_DOUBLE, pu, n, a->ncounters, err);
         free(pu);
         if (!rc)
             rc = tf_h5_write_strings(sub, "counter_names", (const char *const *)a->counter_names,
@@ -314,7 +314,7 @@ static int write_levels(const tf_analysis *a, int64_t g, struct columns *c, tf_e
         for (unsigned m = 0; m < TF_AN_MAX_MODES; m++)
             modes[i * TF_AN_MAX_MODES + m] = m < a->levels[i].nmodes ? a->levels[i].modes[m] : NAN;
     if (!rc)
-        rc = tf_h5_write_array(sub, "cost_modes", TF_H5_DOUBLE, modes, n, TF_AN_MAX_MODES, err);
+        rc = tf_h5_write_matrix(sub, "cost_modes", TF_H5_DOUBLE, modes, n, TF_AN_MAX_MODES, err);
     free(modes);
     tf_h5_close(sub);
     return rc;

@@ -20,7 +20,7 @@ static int write_curve(int64_t loc, const char *name, const tf_cal_curve *c, tf_
         rows[i][0] = c->bytes[i];
         rows[i][1] = c->ns[i];
     }
-    return tf_h5_write_array(loc, name, TF_H5_DOUBLE, rows, c->n, 2, err);
+    return tf_h5_write_matrix(loc, name, TF_H5_DOUBLE, rows, c->n, 2, err);
 }
 
 /* The levels as rows of LEVEL_COLUMNS, into rows. */
@@ -52,11 +52,11 @@ int tf_cal_profile_save(const tf_cal_profile *p, const char *path, tf_error *err
         (rc = tf_h5_attr_write_double(file, "tlb_reach_bytes", p->tlb_reach_bytes, err)) ||
         (rc = tf_h5_attr_write_double(file, "tlb_miss_ns", p->tlb_miss_ns, err)) ||
         (rc = tf_h5_attr_write_double(file, "memory_ns", p->memory_ns, err)) ||
-        (rc = tf_h5_write_array(file, "levels", TF_H5_DOUBLE, levels, (size_t)p->nlevels,
-                                LEVEL_COLUMNS, err)) ||
+        (rc = tf_h5_write_matrix(file, "levels", TF_H5_DOUBLE, levels, (size_t)p->nlevels,
+                                 LEVEL_COLUMNS, err)) ||
         (rc = write_curve(file, "capacity", &p->capacity, err)) ||
         (rc = tf_h5_write_array(file, "stride_bytes", TF_H5_DOUBLE, p->stride_bytes,
-                                (size_t)p->nstrides, 0, err)) ||
+                                (size_t)p->nstrides, err)) ||
         (rc = tf_h5_group_create(file, "strides", &strides, err)))
         goto fail;
     for (int s = 0; s < p->nstrides; s++) {
@@ -203,8 +203,8 @@ int tf_cal_profile_attach(const tf_cal_profile *p, const char *source, const cha
     if (rc == 0)
         rc = tf_h5_attr_write_double(group, "memory_ns", p->memory_ns, err);
     if (rc == 0)
-        rc = tf_h5_write_array(group, "levels", TF_H5_DOUBLE, levels, (size_t)p->nlevels,
-                               LEVEL_COLUMNS, err);
+        rc = tf_h5_write_matrix(group, "levels", TF_H5_DOUBLE, levels, (size_t)p->nlevels,
+                                LEVEL_COLUMNS, err);
     tf_h5_close(group);
     tf_h5_close(file);
     return rc;

@@ -17,7 +17,8 @@
 #include "fold_group_by.h"
 #include "h5util.h"
 
-/* Reads loc/name as `type`, requiring rows × cols (cols 0: 1-D). */
+/* Reads loc/name as `type`, requiring rows × cols (cols 0: 1-D, or a
+ * matrix of no columns). */
 static int read_shaped(int64_t loc, const char *name, enum tf_h5_type type, size_t rows,
                        size_t cols, void **data, tf_error *err)
 {
@@ -78,9 +79,12 @@ static int read_names(int64_t loc, const char *name, size_t *count, char ***out,
 /* A points column read straight into its compact in-memory type (HDF5
  * converts from whatever integer or float type is stored), so that loading
  * the points of a large fold needs no wide temporary copy.  The shape must
- * be rows (1-D, cols == 0) or rows x cols. */
+ * be rows (rank 1) or rows x cols (rank 2); files written before
+ * 2026-12-03 store a rows x 0 matrix (y of a group without points) as
+ * rows zeros, 1-D, which is read as the empty matrix it stands for. */
 static int read_points_column(int64_t loc, const char *name, hid_t mem_type, size_t elsize,
-                              size_t rows, size_t cols, void **out, tf_error *err)
+                              int want_rank, size_t rows, size_t cols, void **out,
+                              tf_error *err)
 {
     *out = NULL;
     if (!tf_h5_exists(loc, name))
@@ -91,8 +95,12 @@ static int read_points_column(int64_t loc, const char *name, hid_t mem_type, siz
     hid_t space = H5Dget_space(dset);
     hsize_t dims[2] = { 0, 0 };
     int rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
-    if (rank == (cols ? 2 : 1))
+    if (rank == 1 || rank == 2)
         H5Sget_simple_extent_dims(space, dims, NULL);
+    if (want_rank == 2 && cols == 0 && rank == 1) {   /* the older form */
+        rank = 2;
+        dims[1] = 0;
+    }
     if (space >= 0)
         H5Sclose(space);
     hid_t stored = H5Dget_type(dset);
@@ -100,8 +108,8 @@ static int read_points_column(int64_t loc, const char *name, hid_t mem_type, siz
     if (stored >= 0)
         H5Tclose(stored);
     int rc = 0;
-    size_t n = rows * (cols ? cols : 1);
-    if (rank != (cols ? 2 : 1) || dims[0] != rows || (cols && dims[1] != cols))
+    size_t n = rows * (want_rank == 2 ? cols : 1);
+    if (rank != want_rank || dims[0] != rows || (want_rank == 2 && dims[1] != cols))
         rc = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "expected %zu x %zu values", rows, cols);
     else if (cls != H5T_INTEGER && cls != H5T_FLOAT)
         rc = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "not a numeric dataset");
@@ -128,21 +136,23 @@ static int load_points(int64_t grp, size_t n, uint32_t nc, tf_fold_points *p, tf
     const struct {
         const char *name;
         hid_t mem_type;
-        size_t elsize, rows, cols;
+        size_t elsize;
+        int rank;
+        size_t rows, cols;
         void **out;
     } cols[] = {
-        { "instance", H5T_NATIVE_UINT32, 4, n, 0, (void **)&p->instance },
-        { "x", H5T_NATIVE_FLOAT, 4, n, 0, (void **)&p->x },
-        { "kind", H5T_NATIVE_UINT8, 1, n, 0, (void **)&p->kind },
-        { "ip", H5T_NATIVE_UINT64, 8, n, 0, (void **)&p->ip },
-        { "addr", H5T_NATIVE_UINT64, 8, n, 0, (void **)&p->addr },
-        { "level", H5T_NATIVE_UINT8, 1, n, 0, (void **)&p->level },
-        { "weight", H5T_NATIVE_UINT32, 4, n, 0, (void **)&p->weight },
-        { "y", H5T_NATIVE_FLOAT, 4, nc, n, (void **)&p->y },
+        { "instance", H5T_NATIVE_UINT32, 4, 1, n, 0, (void **)&p->instance },
+        { "x", H5T_NATIVE_FLOAT, 4, 1, n, 0, (void **)&p->x },
+        { "kind", H5T_NATIVE_UINT8, 1, 1, n, 0, (void **)&p->kind },
+        { "ip", H5T_NATIVE_UINT64, 8, 1, n, 0, (void **)&p->ip },
+        { "addr", H5T_NATIVE_UINT64, 8, 1, n, 0, (void **)&p->addr },
+        { "level", H5T_NATIVE_UINT8, 1, 1, n, 0, (void **)&p->level },
+        { "weight", H5T_NATIVE_UINT32, 4, 1, n, 0, (void **)&p->weight },
+        { "y", H5T_NATIVE_FLOAT, 4, 2, nc, n, (void **)&p->y },
     };
     for (size_t k = 0; k < sizeof cols / sizeof cols[0] && rc == 0; k++)
         rc = read_points_column(pts, cols[k].name, cols[k].mem_type, cols[k].elsize,
-                                cols[k].rows, cols[k].cols, cols[k].out, err);
+                                cols[k].rank, cols[k].rows, cols[k].cols, cols[k].out, err);
     tf_h5_close(pts);
     return rc;
 }

@@ -29,23 +29,22 @@ static int save_points(int64_t group, const tf_fold_points *p, uint32_t nc, tf_e
         const char *name;
         hid_t file_type, mem_type;
         const void *data;
+        int rank;
         size_t rows, cols;
         bool compress;
     } cols[] = {
-        { "instance", H5T_STD_U32LE, H5T_NATIVE_UINT32, p->instance, n, 0, true },
-        { "x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, p->x, n, 0, false },
-        { "kind", H5T_STD_U8LE, H5T_NATIVE_UINT8, p->kind, n, 0, true },
-        { "ip", H5T_STD_U64LE, H5T_NATIVE_UINT64, p->ip, n, 0, true },
-        { "addr", H5T_STD_U64LE, H5T_NATIVE_UINT64, p->addr, n, 0, true },
-        { "level", H5T_STD_U8LE, H5T_NATIVE_UINT8, p->level, n, 0, true },
-        { "weight", H5T_STD_U32LE, H5T_NATIVE_UINT32, p->weight, n, 0, true },
-        /* [C][N]; with N = 0 the writer's 1-D form of C values (cols 0
-         * means 1-D), and nothing to read: not the buffer's last byte */
-        { "y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, n ? p->y : NULL, nc, n, false },
+        { "instance", H5T_STD_U32LE, H5T_NATIVE_UINT32, p->instance, 1, n, 0, true },
+        { "x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, p->x, 1, n, 0, false },
+        { "kind", H5T_STD_U8LE, H5T_NATIVE_UINT8, p->kind, 1, n, 0, true },
+        { "ip", H5T_STD_U64LE, H5T_NATIVE_UINT64, p->ip, 1, n, 0, true },
+        { "addr", H5T_STD_U64LE, H5T_NATIVE_UINT64, p->addr, 1, n, 0, true },
+        { "level", H5T_STD_U8LE, H5T_NATIVE_UINT8, p->level, 1, n, 0, true },
+        { "weight", H5T_STD_U32LE, H5T_NATIVE_UINT32, p->weight, 1, n, 0, true },
+        { "y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, p->y, 2, nc, n, false },   /* [C][N] */
     };
     for (size_t k = 0; k < sizeof cols / sizeof cols[0] && rc == 0; k++)
         rc = tf_h5_write_typed(pts, cols[k].name, cols[k].file_type, cols[k].mem_type, cols[k].data,
-                         cols[k].rows, cols[k].cols, cols[k].compress, err);
+                               cols[k].rank, cols[k].rows, cols[k].cols, cols[k].compress, err);
     tf_h5_close(pts);
     return rc;
 }
@@ -68,12 +67,12 @@ static int save_changes(int64_t group, const tf_fold_group *g, tf_error *err)
             cols[n + k] = g->changes[k].rate_before;
             cols[2 * n + k] = g->changes[k].rate_after;
         }
-        if ((rc = tf_h5_write_array(ch, "counter", TF_H5_INT64, counter, n, 0, err)) == 0 &&
-            (rc = tf_h5_write_array(ch, "x", TF_H5_DOUBLE, cols, n, 0, err)) == 0 &&
-            (rc = tf_h5_write_array(ch, "rate_before", TF_H5_DOUBLE, cols + n, n, 0, err)) == 0 &&
-            (rc = tf_h5_write_array(ch, "rate_after", TF_H5_DOUBLE, cols + 2 * n, n, 0, err)) == 0)
+        if ((rc = tf_h5_write_array(ch, "counter", TF_H5_INT64, counter, n, err)) == 0 &&
+            (rc = tf_h5_write_array(ch, "x", TF_H5_DOUBLE, cols, n, err)) == 0 &&
+            (rc = tf_h5_write_array(ch, "rate_before", TF_H5_DOUBLE, cols + n, n, err)) == 0 &&
+            (rc = tf_h5_write_array(ch, "rate_after", TF_H5_DOUBLE, cols + 2 * n, n, err)) == 0)
             rc = tf_h5_write_array(ch, "boundaries", TF_H5_DOUBLE, g->boundaries,
-                                   g->nboundaries, 0, err);
+                                   g->nboundaries, err);
     }
     free(counter);
     free(cols);
@@ -110,13 +109,13 @@ static int save_group(int64_t region, const tf_fold_region *r, const tf_fold_gro
         (rc = tf_h5_attr_write_double(grp, "duration_hi_ns", g->duration_hi_ns, err)) == 0 &&
         (rc = tf_h5_attr_write_int64(grp, "points", (int64_t)g->points.n, err)) == 0 &&
         (rc = tf_h5_attr_write_int64(grp, "instructions", g->instructions, err)) == 0 &&
-        (rc = tf_h5_write_array(grp, "counter_instances", TF_H5_INT64, ci, nc, 0, err)) == 0 &&
-        (rc = tf_h5_write_array(grp, "mean_total", TF_H5_DOUBLE, g->mean_total, nc, 0, err)) == 0 &&
-        (rc = tf_h5_write_array(grp, "x", TF_H5_DOUBLE, g->x, g->grid, 0, err)) == 0) {
+        (rc = tf_h5_write_array(grp, "counter_instances", TF_H5_INT64, ci, nc, err)) == 0 &&
+        (rc = tf_h5_write_array(grp, "mean_total", TF_H5_DOUBLE, g->mean_total, nc, err)) == 0 &&
+        (rc = tf_h5_write_array(grp, "x", TF_H5_DOUBLE, g->x, g->grid, err)) == 0) {
         for (size_t k = 0; k < sizeof rows / sizeof rows[0] && rc == 0; k++)
             if (rows[k].v)
-                rc = tf_h5_write_array(grp, rows[k].name, TF_H5_DOUBLE, rows[k].v, nc, g->grid,
-                                       err);
+                rc = tf_h5_write_matrix(grp, rows[k].name, TF_H5_DOUBLE, rows[k].v, nc, g->grid,
+                                        err);
     }
     if (rc == 0)
         rc = save_changes(grp, g, err);
@@ -147,14 +146,14 @@ static int save_instances(int64_t region, const tf_fold_region *r, tf_error *err
         for (size_t i = 0; i < n; i++)                                               \
             icol[i] = (int64_t)(r->instances[i].expr);                               \
         if (rc == 0)                                                                 \
-            rc = tf_h5_write_array(grp, name, TF_H5_INT64, icol, n, 0, err);        \
+            rc = tf_h5_write_array(grp, name, TF_H5_INT64, icol, n, err);            \
     } while (0)
 #define UINT_COLUMN(name, expr)                                                      \
     do {                                                                             \
         for (size_t i = 0; i < n; i++)                                               \
             ucol[i] = r->instances[i].expr;                                          \
         if (rc == 0)                                                                 \
-            rc = tf_h5_write_array(grp, name, TF_H5_UINT64, ucol, n, 0, err);       \
+            rc = tf_h5_write_array(grp, name, TF_H5_UINT64, ucol, n, err);           \
     } while (0)
     INT_COLUMN("process", proc);
     INT_COLUMN("thread", thread);
@@ -171,10 +170,10 @@ static int save_instances(int64_t region, const tf_fold_region *r, tf_error *err
     for (size_t i = 0; i < n; i++)
         dcol[i] = r->instances[i].score;
     if (rc == 0)
-        rc = tf_h5_write_array(grp, "score", TF_H5_DOUBLE, dcol, n, 0, err);
+        rc = tf_h5_write_array(grp, "score", TF_H5_DOUBLE, dcol, n, err);
     if (rc == 0)
-        rc = tf_h5_write_array(grp, "counter_delta", TF_H5_UINT64,
-                               r->ncounters ? r->counter_delta : NULL, n, r->ncounters, err);
+        rc = tf_h5_write_matrix(grp, "counter_delta", TF_H5_UINT64, r->counter_delta, n,
+                                r->ncounters, err);
 done:
     free(icol);
     free(ucol);
@@ -202,7 +201,7 @@ static int save_region(int64_t file, uint32_t index, const tf_fold_region *r, tf
             0 &&
         /* without a measure (a result loaded from an earlier file): zeros */
         (rc = tf_h5_write_array(grp, "observer_events", TF_H5_DOUBLE, r->observer_events,
-                                r->ncounters, 0, err)) == 0 &&
+                                r->ncounters, err)) == 0 &&
         (rc = tf_h5_write_strings(grp, "counter_names", (const char *const *)r->counter_names,
                                   r->ncounters, err)) == 0 &&
         (rc = tf_h5_write_strings(grp, "counter_units", (const char *const *)r->counter_units,

@@ -545,18 +545,19 @@ static int create_dataset(hid_t loc, const char *name, hid_t type, int rank,
 }
 
 int tf_h5_write_typed(int64_t loc, const char *name, int64_t file_type, int64_t mem_type,
-                      const void *data, size_t rows, size_t cols, bool compress, tf_error *err)
+                      const void *data, int rank, size_t rows, size_t cols, bool compress,
+                      tf_error *err)
 {
     tf_h5_silence();
-    int rank = cols ? 2 : 1;
-    hsize_t dims[2] = { rows, cols }, chunk[2];
+    hsize_t dims[2] = { rows, rank == 2 ? cols : 1 }, chunk[2];
     hid_t dset;
+    bool empty = dims[0] * dims[1] == 0;
     int status = create_dataset(loc, name, file_type, rank, dims, compress, mem_type,
-                                rows ? data : NULL, chunk, &dset, err);
+                                empty ? NULL : data, chunk, &dset, err);
     if (status < 0)
         return status;
     herr_t rc = 0;
-    if (rows && data)
+    if (!empty && data)
         rc = chunk[0] ? write_nonzero_chunks(dset, mem_type, data, rank, dims, chunk)
                       : H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
     H5Dclose(dset);
@@ -566,10 +567,17 @@ int tf_h5_write_typed(int64_t loc, const char *name, int64_t file_type, int64_t 
 }
 
 int tf_h5_write_array(int64_t loc, const char *name, enum tf_h5_type type, const void *data,
-                      size_t rows, size_t cols, tf_error *err)
+                      size_t n, tf_error *err)
 {
     return tf_h5_write_typed(loc, name, element_type(type, true), element_type(type, false), data,
-                             rows, cols, true, err);
+                             1, n, 0, true, err);
+}
+
+int tf_h5_write_matrix(int64_t loc, const char *name, enum tf_h5_type type, const void *data,
+                       size_t rows, size_t cols, tf_error *err)
+{
+    return tf_h5_write_typed(loc, name, element_type(type, true), element_type(type, false), data,
+                             2, rows, cols, true, err);
 }
 
 /* Opens loc/name and reads its shape, requiring rank 1 (or 2 when allowed). */

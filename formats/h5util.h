@@ -53,22 +53,27 @@ int tf_h5_attr_read_int64(int64_t obj, const char *name, int64_t *value, tf_erro
 int tf_h5_attr_read_uint64(int64_t obj, const char *name, uint64_t *value, tf_error *err);
 int tf_h5_attr_read_double(int64_t obj, const char *name, double *value, tf_error *err);
 
-/* Numeric datasets: rows × cols, or 1-D when cols == 0.  Datasets of more
- * than a few thousand elements are chunked and deflate-compressed; their
- * fill value is their first element, and the chunks holding nothing else
- * are not stored (HDF5 reads an unwritten chunk as the fill value,
+/* Numeric datasets: tf_h5_write_array a 1-D one of n elements,
+ * tf_h5_write_matrix a 2-D one of rows × cols, 2-D even when cols (or
+ * rows) is 0, and then data is not read.  Datasets of more than a few
+ * thousand elements are chunked and deflate-compressed; their fill value
+ * is their first element, and the chunks holding nothing else are not
+ * stored (HDF5 reads an unwritten chunk as the fill value,
  * H5Pset_fill_value(3)), so that columns of one value throughout (no
- * address, no object) cost neither deflate nor disk.  The reader converts to
- * the requested type and malloc's *data (NULL when empty); *cols gets 0
- * for a 1-D dataset. */
+ * address, no object) cost neither deflate nor disk.  The reader converts
+ * to the requested type and malloc's *data (NULL when empty); *cols gets 0
+ * for a 1-D dataset, and for a 2-D one of no columns. */
 int tf_h5_write_array(int64_t loc, const char *name, enum tf_h5_type type, const void *data,
-                      size_t rows, size_t cols, tf_error *err);
-/* The same with HDF5 types of the caller's (hid_t) in the file and in
- * memory, for element types tf_h5_type does not name (float32, uint8);
- * compress false keeps the dataset contiguous and uncompressed, for data
- * deflate cannot shrink. */
+                      size_t n, tf_error *err);
+int tf_h5_write_matrix(int64_t loc, const char *name, enum tf_h5_type type, const void *data,
+                       size_t rows, size_t cols, tf_error *err);
+/* Either with HDF5 types of the caller's (hid_t) in the file and in
+ * memory, for element types tf_h5_type does not name (float32, uint8):
+ * rank 1 (n = rows, cols unused) or 2; compress false keeps the dataset
+ * contiguous and uncompressed, for data deflate cannot shrink. */
 int tf_h5_write_typed(int64_t loc, const char *name, int64_t file_type, int64_t mem_type,
-                      const void *data, size_t rows, size_t cols, bool compress, tf_error *err);
+                      const void *data, int rank, size_t rows, size_t cols, bool compress,
+                      tf_error *err);
 int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void **data,
                      size_t *rows, size_t *cols, tf_error *err);
 

@@ -668,8 +668,8 @@ static int write_paraver_group(pass_two *p2, char **names, tf_error *err)
         vl[i] = value_label(im, TF_PRV_USER_FUNCTION, im->region_value[i]);
     }
     if (rc == 0 && n) {
-        if ((rc = tf_h5_write_array(g, "region_type", TF_H5_UINT64, types, n, 0, err)) == 0 &&
-            (rc = tf_h5_write_array(g, "region_value", TF_H5_UINT64, im->region_value, n, 0, err)) == 0 &&
+        if ((rc = tf_h5_write_array(g, "region_type", TF_H5_UINT64, types, n, err)) == 0 &&
+            (rc = tf_h5_write_array(g, "region_value", TF_H5_UINT64, im->region_value, n, err)) == 0 &&
             (rc = tf_h5_write_strings(g, "region_type_label", tl, n, err)) == 0 &&
             (rc = tf_h5_write_strings(g, "region_value_label", vl, n, err)) == 0)
             rc = tf_h5_write_strings(g, "region_name", (const char *const *)names, n, err);

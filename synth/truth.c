@@ -206,12 +206,12 @@ static int means_write(const tf_synth_truth *t, struct means *m, int64_t g, tf_e
     int rc;
     if ((rc = tf_h5_attr_write_uint64(g, "ordinary", m->n, err)) < 0 ||
         (rc = tf_h5_attr_write_double(g, "mean_duration_ns", mean_duration, err)) < 0 ||
-        (rc = tf_h5_write_array(g, "curve", TF_H5_DOUBLE, m->curve, C, G, err)) < 0 ||
-        (rc = tf_h5_write_array(g, "rate", TF_H5_DOUBLE, m->slope, C, G, err)) < 0 ||
-        (rc = tf_h5_write_array(g, "mean_totals", TF_H5_DOUBLE, m->totals, C, 0, err)) < 0 ||
-        (rc = tf_h5_write_array(g, "boundaries", TF_H5_DOUBLE, m->bounds, K + 1, 0, err)) < 0 ||
-        (rc = tf_h5_write_array(g, "phase_rate", TF_H5_DOUBLE, m->phase_rate, K, C, err)) < 0 ||
-        (rc = tf_h5_write_array(g, "phase_duration_ns", TF_H5_DOUBLE, m->phase_ns, K, 0,
+        (rc = tf_h5_write_matrix(g, "curve", TF_H5_DOUBLE, m->curve, C, G, err)) < 0 ||
+        (rc = tf_h5_write_matrix(g, "rate", TF_H5_DOUBLE, m->slope, C, G, err)) < 0 ||
+        (rc = tf_h5_write_array(g, "mean_totals", TF_H5_DOUBLE, m->totals, C, err)) < 0 ||
+        (rc = tf_h5_write_array(g, "boundaries", TF_H5_DOUBLE, m->bounds, K + 1, err)) < 0 ||
+        (rc = tf_h5_write_matrix(g, "phase_rate", TF_H5_DOUBLE, m->phase_rate, K, C, err)) < 0 ||
+        (rc = tf_h5_write_array(g, "phase_duration_ns", TF_H5_DOUBLE, m->phase_ns, K,
                                 err)) < 0)
         return rc;
     return 0;
@@ -272,25 +272,25 @@ static int write_memory(const tf_synth_truth *t, int64_t truth, tf_error *err)
     }
 
     if ((rc = tf_h5_group_create(truth, "memory", &mem, err)) < 0 ||
-        (rc = tf_h5_write_array(mem, "phase", TF_H5_UINT64, phase, M, 0, err)) < 0 ||
-        (rc = tf_h5_write_array(mem, "object_id", TF_H5_UINT64, object_id, M, 0, err)) < 0 ||
+        (rc = tf_h5_write_array(mem, "phase", TF_H5_UINT64, phase, M, err)) < 0 ||
+        (rc = tf_h5_write_array(mem, "object_id", TF_H5_UINT64, object_id, M, err)) < 0 ||
         (rc = tf_h5_write_strings(mem, "object", object, M, err)) < 0 ||
         (rc = tf_h5_write_strings(mem, "access", access, M, err)) < 0 ||
         (rc = tf_h5_write_strings(mem, "pattern", pattern, M, err)) < 0 ||
         (rc = tf_h5_write_strings(mem, "direction", direction, M, err)) < 0 ||
-        (rc = tf_h5_write_array(mem, "stride_bytes", TF_H5_UINT64, stride, M, 0, err)) < 0 ||
-        (rc = tf_h5_write_array(mem, "streams", TF_H5_UINT64, streams, M, 0, err)) < 0 ||
-        (rc = tf_h5_write_array(mem, "bytes", TF_H5_UINT64, bytes, M, 0, err)) < 0 ||
-        (rc = tf_h5_write_array(mem, "bandwidth_MBps", TF_H5_DOUBLE, bandwidth, M, 0,
+        (rc = tf_h5_write_array(mem, "stride_bytes", TF_H5_UINT64, stride, M, err)) < 0 ||
+        (rc = tf_h5_write_array(mem, "streams", TF_H5_UINT64, streams, M, err)) < 0 ||
+        (rc = tf_h5_write_array(mem, "bytes", TF_H5_UINT64, bytes, M, err)) < 0 ||
+        (rc = tf_h5_write_array(mem, "bandwidth_MBps", TF_H5_DOUBLE, bandwidth, M,
                                 err)) < 0 ||
-        (rc = tf_h5_write_array(mem, "share", TF_H5_DOUBLE, share, M, 0, err)) < 0)
+        (rc = tf_h5_write_array(mem, "share", TF_H5_DOUBLE, share, M, err)) < 0)
         goto done;
     if ((rc = tf_h5_group_create(truth, "objects", &obj, err)) < 0 ||
-        (rc = tf_h5_write_array(obj, "id", TF_H5_UINT64, ids, sc->nobjects, 0, err)) < 0 ||
+        (rc = tf_h5_write_array(obj, "id", TF_H5_UINT64, ids, sc->nobjects, err)) < 0 ||
         (rc = tf_h5_write_strings(obj, "label", obj_label, sc->nobjects, err)) < 0 ||
         (rc = tf_h5_write_strings(obj, "kind", obj_kind, sc->nobjects, err)) < 0 ||
-        (rc = tf_h5_write_array(obj, "size", TF_H5_UINT64, sizes, sc->nobjects, 0, err)) < 0 ||
-        (rc = tf_h5_write_array(obj, "share", TF_H5_DOUBLE, obj_share, sc->nobjects, 0,
+        (rc = tf_h5_write_array(obj, "size", TF_H5_UINT64, sizes, sc->nobjects, err)) < 0 ||
+        (rc = tf_h5_write_array(obj, "share", TF_H5_DOUBLE, obj_share, sc->nobjects,
                                 err)) < 0)
         goto done;
     rc = 0;
@@ -378,25 +378,25 @@ int tf_synth_truth_write(tf_synth_truth *t, int64_t file, tf_error *err)
         (rc = means_write(t, &t->all, g, err)) < 0 ||
         (rc = write_groups(t, g, err)) < 0 ||
         (rc = tf_h5_write_strings(g, "counter_names", names, C, err)) < 0 ||
-        (rc = tf_h5_write_array(g, "grid", TF_H5_DOUBLE, grid, G, 0, err)) < 0 ||
+        (rc = tf_h5_write_array(g, "grid", TF_H5_DOUBLE, grid, G, err)) < 0 ||
         (rc = tf_h5_write_strings(g, "phase_name", phase_name, K, err)) < 0 ||
         (rc = tf_h5_write_strings(g, "phase_routine", routine, K, err)) < 0 ||
         (rc = tf_h5_write_strings(g, "phase_file", source, K, err)) < 0 ||
-        (rc = tf_h5_write_array(g, "phase_line", TF_H5_UINT64, lines, K, 0, err)) < 0 ||
-        (rc = tf_h5_write_array(g, "instance_outlier", TF_H5_UINT64, t->outlier, N, 0,
+        (rc = tf_h5_write_array(g, "phase_line", TF_H5_UINT64, lines, K, err)) < 0 ||
+        (rc = tf_h5_write_array(g, "instance_outlier", TF_H5_UINT64, t->outlier, N,
                                 err)) < 0 ||
-        (rc = tf_h5_write_array(g, "instance_group", TF_H5_UINT64, t->group_of, N, 0,
+        (rc = tf_h5_write_array(g, "instance_group", TF_H5_UINT64, t->group_of, N,
                                 err)) < 0 ||
-        (rc = tf_h5_write_array(g, "instance_begin_ns", TF_H5_UINT64, t->begin, N, 0, err)) < 0 ||
-        (rc = tf_h5_write_array(g, "instance_duration_ns", TF_H5_UINT64, t->duration, N, 0,
+        (rc = tf_h5_write_array(g, "instance_begin_ns", TF_H5_UINT64, t->begin, N, err)) < 0 ||
+        (rc = tf_h5_write_array(g, "instance_duration_ns", TF_H5_UINT64, t->duration, N,
                                 err)) < 0 ||
-        (rc = tf_h5_write_array(g, "instance_phase_begin_ns", TF_H5_UINT64, t->phase_begin, N,
-                                K + 1, err)) < 0 ||
-        (rc = tf_h5_write_array(g, "instance_stall_ns", TF_H5_UINT64, t->stall, N, 2,
-                                err)) < 0 ||
-        (rc = tf_h5_write_array(g, "instance_rate", TF_H5_DOUBLE, t->rates, N, K * C,
-                                err)) < 0 ||
-        (rc = tf_h5_write_array(g, "instance_totals", TF_H5_UINT64, t->totals, N, C, err)) < 0)
+        (rc = tf_h5_write_matrix(g, "instance_phase_begin_ns", TF_H5_UINT64, t->phase_begin, N,
+                                 K + 1, err)) < 0 ||
+        (rc = tf_h5_write_matrix(g, "instance_stall_ns", TF_H5_UINT64, t->stall, N, 2,
+                                 err)) < 0 ||
+        (rc = tf_h5_write_matrix(g, "instance_rate", TF_H5_DOUBLE, t->rates, N, K * C,
+                                 err)) < 0 ||
+        (rc = tf_h5_write_matrix(g, "instance_totals", TF_H5_UINT64, t->totals, N, C, err)) < 0)
         goto done;
     if (t->o->memory)
         rc = write_memory(t, g, err);

@@ -200,6 +200,28 @@ static void test_multiplexed_and_roundtrip(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(back->regions[0].groups[0].points.n, 0);
     assert_int_equal(back->regions[0].groups[0].grid, g->grid);
+    /* y is a 2 x 0 matrix; files written before 2026-12-03 stored it as 2
+     * zeros, 1-D, and still load */
+    int64_t file, pts;
+    if (tf_h5_file_open(saved, true, &file, &err) < 0 ||
+        tf_h5_group_open(file, "region/0/group/0/points", &pts, &err) < 0)
+        fail_msg("%s", err.msg);
+    size_t rows, cols;
+    void *y;
+    if (tf_h5_read_array(pts, "y", TF_H5_DOUBLE, &y, &rows, &cols, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(rows, 2);
+    assert_int_equal(cols, 0);
+    assert_true(H5Ldelete((hid_t)pts, "y", H5P_DEFAULT) >= 0);
+    const double zeros[2] = { 0, 0 };
+    if (tf_h5_write_array(pts, "y", TF_H5_DOUBLE, zeros, 2, &err) < 0)
+        fail_msg("%s", err.msg);
+    tf_h5_close(pts);
+    tf_h5_close(file);
+    tf_fold_result_free(back);
+    if (tf_fold_result_load(saved, &back, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(back->regions[0].groups[0].points.n, 0);
 
     /* A file of another kind is refused with its name. */
     tf_fold_result *none;
@@ -340,7 +362,7 @@ static void test_short_region(void **state)
         fail_msg("%s", err.msg);
     assert_true(H5Ldelete((hid_t)region, "observer_events", H5P_DEFAULT) >= 0);
     double two[2] = { 1, 2 };
-    if (tf_h5_write_array(region, "observer_events", TF_H5_DOUBLE, two, 2, 0, &err) < 0)
+    if (tf_h5_write_array(region, "observer_events", TF_H5_DOUBLE, two, 2, &err) < 0)
         fail_msg("%s", err.msg);
     tf_h5_close(region);
     tf_h5_close(file);

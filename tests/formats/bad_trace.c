@@ -67,7 +67,7 @@ static bool wrong_type(hid_t file, const char *path)
     double values[4] = { 1, 2, 3, 4 };
     hid_t g = H5Gopen2(file, "/process/0/thread/0", H5P_DEFAULT);
     bool ok = g >= 0 && H5Ldelete(g, "samples", H5P_DEFAULT) >= 0 &&
-              tf_h5_write_array(g, "samples", TF_H5_DOUBLE, values, 4, 0, NULL) == 0;
+              tf_h5_write_array(g, "samples", TF_H5_DOUBLE, values, 4, NULL) == 0;
     if (g >= 0)
         H5Gclose(g);
     return ok;
@@ -79,7 +79,7 @@ static bool wrong_shape(hid_t file, const char *path)
     uint64_t values[6] = { 1, 2, 3, 4, 5, 6 };
     hid_t g = H5Gopen2(file, "/process/0/thread/1", H5P_DEFAULT);
     bool ok = g >= 0 && H5Ldelete(g, "events", H5P_DEFAULT) >= 0 &&
-              tf_h5_write_array(g, "events", TF_H5_UINT64, values, 3, 2, NULL) == 0;
+              tf_h5_write_matrix(g, "events", TF_H5_UINT64, values, 3, 2, NULL) == 0;
     if (g >= 0)
         H5Gclose(g);
     return ok;
@@ -209,7 +209,7 @@ int bad_trace_make(const char *name, const char *path, char *why, size_t whylen)
         ok = tf_h5_file_create(path, &file, &err) == 0;
         if (ok) {
             double x = 1;
-            ok = tf_h5_write_array(file, "data", TF_H5_DOUBLE, &x, 1, 0, &err) == 0;
+            ok = tf_h5_write_array(file, "data", TF_H5_DOUBLE, &x, 1, &err) == 0;
             tf_h5_close(file);
         }
     } else {

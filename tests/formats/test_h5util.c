@@ -39,7 +39,7 @@ static void groups(void **state)
     tf_h5_close(g);
     FAILS(tf_h5_group_open(f, "a/nope", &g, err), TF_ERR_FORMAT, "/a/nope: missing group");
     double x = 1;
-    OK(tf_h5_write_array(f, "a/data", TF_H5_DOUBLE, &x, 1, 0, err));
+    OK(tf_h5_write_array(f, "a/data", TF_H5_DOUBLE, &x, 1, err));
     FAILS(tf_h5_group_create(f, "a/data", NULL, err), TF_ERR_EXISTS, "not a group");
     tf_h5_close(f);
     free(path);
@@ -102,11 +102,11 @@ static void arrays(void **state)
     double v[3] = { 0.5, -1, 1e-300 };
     uint64_t u[2] = { UINT64_MAX, 0 };
     OK(tf_h5_group_create(f, "g", NULL, err));
-    OK(tf_h5_write_array(f, "g/m", TF_H5_INT64, m, ROWS, COLS, err));
-    OK(tf_h5_write_array(f, "g/v", TF_H5_DOUBLE, v, 3, 0, err));
-    OK(tf_h5_write_array(f, "g/u", TF_H5_UINT64, u, 2, 0, err));
-    OK(tf_h5_write_array(f, "g/empty", TF_H5_DOUBLE, NULL, 0, 0, err));
-    OK(tf_h5_write_array(f, "g/v", TF_H5_DOUBLE, v, 2, 0, err));   /* replaced */
+    OK(tf_h5_write_matrix(f, "g/m", TF_H5_INT64, m, ROWS, COLS, err));
+    OK(tf_h5_write_array(f, "g/v", TF_H5_DOUBLE, v, 3, err));
+    OK(tf_h5_write_array(f, "g/u", TF_H5_UINT64, u, 2, err));
+    OK(tf_h5_write_array(f, "g/empty", TF_H5_DOUBLE, NULL, 0, err));
+    OK(tf_h5_write_array(f, "g/v", TF_H5_DOUBLE, v, 2, err));   /* replaced */
     tf_h5_close(f);
 
     OK(tf_h5_file_open(path, false, &f, err));
@@ -146,6 +146,44 @@ static void arrays(void **state)
     free(path);
 }
 
+/* A matrix of no columns (a fold of no counters, a group of no points) is
+ * 2-D all the same, and nothing is read from its data: a 3 × 0 one from
+ * a one-byte block, a 0 × 4 one from none. */
+static void empty_matrices(void **state)
+{
+    char *path;
+    int64_t f = new_file("empty_matrices.h5", &path);
+    unsigned char *one = malloc(1);
+    OK(tf_h5_write_matrix(f, "wide0", TF_H5_DOUBLE, one, 3, 0, err));
+    OK(tf_h5_write_matrix(f, "tall0", TF_H5_UINT64, NULL, 0, 4, err));
+    tf_h5_close(f);
+    free(one);
+
+    hid_t h = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    const char *names[] = { "wide0", "tall0" };
+    const hsize_t want[2][2] = { { 3, 0 }, { 0, 4 } };
+    for (int k = 0; k < 2; k++) {
+        hid_t d = H5Dopen2(h, names[k], H5P_DEFAULT), sp = H5Dget_space(d);
+        hsize_t dims[2];
+        assert_int_equal(H5Sget_simple_extent_ndims(sp), 2);
+        H5Sget_simple_extent_dims(sp, dims, NULL);
+        assert_int_equal(dims[0], want[k][0]);
+        assert_int_equal(dims[1], want[k][1]);
+        H5Sclose(sp);
+        H5Dclose(d);
+    }
+    H5Fclose(h);
+    OK(tf_h5_file_open(path, false, &f, err));
+    void *data;
+    size_t rows, cols;
+    OK(tf_h5_read_array(f, "wide0", TF_H5_DOUBLE, &data, &rows, &cols, err));
+    assert_int_equal(rows, 3);
+    assert_int_equal(cols, 0);
+    assert_null(data);
+    tf_h5_close(f);
+    free(path);
+}
+
 /* Arrays that repeat their first element over whole chunks (the columns
  * of addresses and objects of a trace without memory samples) read back
  * the same, and those chunks take no room in the file. */
@@ -162,9 +200,9 @@ static void repeated_arrays(void **state)
         mixed[i] = i >= 200000 && i < 200010 ? i : 7;   /* one chunk differs */
     }
     wide[(size_t)1 * WIDE + 100000] = 5;                /* in row 1, its chunk */
-    OK(tf_h5_write_array(f, "none", TF_H5_INT32, none, N, 0, err));
-    OK(tf_h5_write_array(f, "mixed", TF_H5_UINT64, mixed, N, 0, err));
-    OK(tf_h5_write_array(f, "wide", TF_H5_INT64, wide, ROWS, WIDE, err));
+    OK(tf_h5_write_array(f, "none", TF_H5_INT32, none, N, err));
+    OK(tf_h5_write_array(f, "mixed", TF_H5_UINT64, mixed, N, err));
+    OK(tf_h5_write_matrix(f, "wide", TF_H5_INT64, wide, ROWS, WIDE, err));
     tf_h5_close(f);
 
     OK(tf_h5_file_open(path, false, &f, err));
@@ -241,7 +279,7 @@ static void strings(void **state)
     double x = 1;
     tf_h5_close(f);
     OK(tf_h5_file_open(path, true, &f, err));
-    OK(tf_h5_write_array(f, "numbers", TF_H5_DOUBLE, &x, 1, 0, err));
+    OK(tf_h5_write_array(f, "numbers", TF_H5_DOUBLE, &x, 1, err));
     FAILS(tf_h5_read_strings(f, "numbers", &back, &n, err), TF_ERR_FORMAT, "strings");
     tf_h5_close(f);
     for (size_t i = 0; i < MANY; i++)
@@ -275,6 +313,7 @@ int main(void)
         cmocka_unit_test(groups),
         cmocka_unit_test(attributes),
         cmocka_unit_test(arrays),
+        cmocka_unit_test(empty_matrices),
         cmocka_unit_test(repeated_arrays),
         cmocka_unit_test(strings),
         cmocka_unit_test(open_errors),
