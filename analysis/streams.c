@@ -310,6 +310,8 @@ static double random_span(const struct point *p, size_t n, const tf_an_params *p
     for (size_t i = 0; i < n; i++)
         offs[i] = p[i].offset;
     qsort(offs, n, sizeof *offs, by_offset);
+    if (n < 3)   /* no median gap to judge by */
+        return unbiased_range((double)(offs[n - 1] - offs[0]), n);
     for (size_t i = 0; i + 1 < n; i++)
         gaps[i] = offs[i + 1] - offs[i];
     qsort(gaps, n - 1, sizeof *gaps, by_offset);
