@@ -23,14 +23,15 @@ site=sweep_app.c:$(grep -n 'the-array' "$src" | cut -d: -f1)
 TRACEFOLD_PROGRAM=$tf
 export TRACEFOLD_PROGRAM
 cp "$app" "$tmp/sweep"
-# 200 iterations (0.5 s): few timer samples of the forward sweep land on
+# 400 iterations (1 s): few timer samples of the forward sweep land on
 # its memory instructions (measured: 4 to 7 memory samples in 60
-# iterations, 11 to 28 in 200), and a stream needs 8 to be told apart.
+# iterations, 11 to 28 in 200, and in 1 of 80 runs of 200 under 8), and a
+# stream needs 8 to be told apart (400: no failure in 60 runs).
 # The task clock alone: the software events that stand in for the missing
 # PMU include context switches, whose rate on a loaded machine changed
 # inside the forward sweep once in CI, a change point that split it in two.
 "$tf" record -q -o "$tmp/t.h5" --counters task-clock --period 1ms --mem-sampler software -- \
-    "$tmp/sweep" 200 \
+    "$tmp/sweep" 400 \
     >"$tmp/out" ||
     fail "recording exit status $?"
 [ -f "$tmp/t.h5" ] || fail "no trace"
