@@ -493,17 +493,23 @@ static void report(const tf_fold_result *res, const char *outdir)
         tf_msg_note("region '%s': each sample cost the program %.1f us, taken out of the "
                     "sampled instances' durations, counts and times (docs/algorithms.md, "
                     "\"The recording's cost per sample\")", r->name, r->observer_ns / 1e3);
+    /* An instance without samples gives a curve no point: in a region
+     * shorter than the sampling period, most of them.  Counted per group in
+     * one pass (a fold by rank has a group per rank). */
+    uint32_t *with_samples = calloc(r->ngroups + 1, sizeof *with_samples);
+    for (size_t i = 0; with_samples && i < r->ninstances; i++) {
+        const tf_fold_instance *in = &r->instances[i];
+        if (in->status == TF_FOLD_USED && in->samples > 0 && in->group >= 0 &&
+            (uint32_t)in->group < r->ngroups)
+            with_samples[in->group]++;
+    }
     for (uint32_t g = 0; g < r->ngroups; g++) {
         const tf_fold_group *grp = &r->groups[g];
         if (grp->instances < 2)
             tf_msg_warn("group %u: %u usable instance%s: its curves are empty", g,
                         grp->instances, grp->instances == 1 ? "" : "s");
-        /* An instance without samples gives a curve no point: in a region
-         * shorter than the sampling period, most of them. */
-        uint32_t sampled = 0;
-        for (size_t i = 0; i < r->ninstances; i++)
-            sampled += r->instances[i].group == (int32_t)g &&
-                       r->instances[i].status == TF_FOLD_USED && r->instances[i].samples > 0;
+        /* out of memory for the counts: no note about them */
+        uint32_t sampled = with_samples ? with_samples[g] : grp->instances;
         if (r->ncounters > 0 && sampled < grp->instances)
             tf_msg_note("group %u: %u of its %u instances hold no sample (shorter than the "
                         "sampling period): the counters' curves rest on the other %u", g,
@@ -515,6 +521,7 @@ static void report(const tf_fold_result *res, const char *outdir)
                             "change, or no sample read it)", g, r->counter_names[c],
                             grp->counter_instances[c], sampled);
     }
+    free(with_samples);
     tf_msg_note("wrote %s/fold.h5, instances.csv, curves.csv%s, phases.csv, objects.csv, "
                 "streams.csv, levels.csv, summary.md", outdir,
                 tf_fold_has_ratios(res) ? ", ratios.csv" : "");
