@@ -48,19 +48,31 @@ static bool has_instructions(uint64_t k)
     return k % 3 == 0 && k / 3 < WITH_INSTRUCTIONS;
 }
 
-static void write_trace(const char *path)
+/* A new trace at path of one process and one thread with the counters
+ * names[0..nc), and the region name interned: its writer, ids in *proc,
+ * *thread, *region. */
+static tf_writer *one_thread_trace(const char *path, const char *const *names, uint32_t nc,
+                                   const char *name, uint32_t *proc, uint32_t *thread,
+                                   uint32_t *region)
 {
     tf_error err;
     tf_writer *w;
     tf_trace_meta meta = { "CLOCK_MONOTONIC", "test", "test_fold_trace", "test", 0 };
     assert_int_equal(tf_writer_create(&w, path, &meta, 0, &err), 0);
-    const char *names[] = { "instructions", "cycles" };
     tf_process_desc d = { .pid = 1, .rank = -1, .executable = "app", .host = "test",
-                          .build_id = "", .ncounters = 2, .counter_names = names };
+                          .build_id = "", .ncounters = nc, .counter_names = names };
+    assert_int_equal(tf_writer_add_process(w, &d, proc, &err), 0);
+    assert_int_equal(tf_writer_add_thread(w, *proc, 1, thread, &err), 0);
+    assert_int_equal(tf_writer_intern(w, name, region, &err), 0);
+    return w;
+}
+
+static void write_trace(const char *path)
+{
+    tf_error err;
+    const char *names[] = { "instructions", "cycles" };
     uint32_t proc, thread, region;
-    assert_int_equal(tf_writer_add_process(w, &d, &proc, &err), 0);
-    assert_int_equal(tf_writer_add_thread(w, proc, 1, &thread, &err), 0);
-    assert_int_equal(tf_writer_intern(w, "main", &region, &err), 0);
+    tf_writer *w = one_thread_trace(path, names, 2, "main", &proc, &thread, &region);
     for (uint64_t k = 0; k <= ITERATIONS; k++) {
         uint64_t begin = k * DURATION;
         /* The last iteration never ends. */
@@ -287,16 +299,9 @@ static uint64_t offset_of(uint64_t k)
 static void write_short_trace(const char *path)
 {
     tf_error err;
-    tf_writer *w;
-    tf_trace_meta meta = { "CLOCK_MONOTONIC", "test", "test_fold_trace", "test", 0 };
-    assert_int_equal(tf_writer_create(&w, path, &meta, 0, &err), 0);
     const char *names[] = { "cycles" };
-    tf_process_desc d = { .pid = 1, .rank = -1, .executable = "app", .host = "test",
-                          .build_id = "", .ncounters = 1, .counter_names = names };
     uint32_t proc, thread, region;
-    assert_int_equal(tf_writer_add_process(w, &d, &proc, &err), 0);
-    assert_int_equal(tf_writer_add_thread(w, proc, 1, &thread, &err), 0);
-    assert_int_equal(tf_writer_intern(w, "short", &region, &err), 0);
+    tf_writer *w = one_thread_trace(path, names, 1, "short", &proc, &thread, &region);
     for (uint64_t k = 0; k < INSTANCES; k++) {
         uint64_t begin = k * 1000000, sampled = k % 4 == 0;
         uint64_t end = begin + LENGTH + spread(k, JITTER) + sampled * COST;
