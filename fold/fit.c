@@ -35,6 +35,7 @@
 #include "linefit.h"
 #include "reconstruct.h"
 #include "robust.h"
+#include "tf_hash.h"
 
 /* Share of instances that must be trusted at a grid point. */
 #define COVERAGE 0.2
@@ -44,14 +45,12 @@
 #define POOLED_POINTS 40
 #define POOLED_SLOPE_POINTS 160
 
-/* SplitMix64 (Steele, Lea and Flood 2014) as a hash of (seed, replicate,
- * instance): the same instance gets the same weight in every counter. */
+/* One step of SplitMix64 (Steele, Lea and Flood 2014) as a hash of (seed,
+ * replicate, instance): the same instance gets the same weight in every
+ * counter. */
 static uint64_t mix(uint64_t z)
 {
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return tf_mix64(z + 0x9e3779b97f4a7c15ull);
 }
 
 static unsigned poisson1(uint64_t seed, uint32_t replicate, uint32_t row)

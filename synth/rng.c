@@ -6,23 +6,18 @@
 
 #include <math.h>
 
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
+#include "tf_hash.h"
 
 void tf_rng_init(tf_rng *r, uint64_t seed, uint64_t stream, uint64_t substream)
 {
     /* Mixing each part in turn keeps streams of nearby seeds unrelated. */
-    r->state = mix64(mix64(mix64(seed) ^ stream) + substream);
+    r->state = tf_mix64(tf_mix64(tf_mix64(seed) ^ stream) + substream);
 }
 
 uint64_t tf_rng_next(tf_rng *r)
 {
     r->state += UINT64_C(0x9e3779b97f4a7c15);
-    return mix64(r->state);
+    return tf_mix64(r->state);
 }
 
 double tf_rng_uniform(tf_rng *r)
