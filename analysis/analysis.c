@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "an_steps.h"
+#include "from_fold.h"
 #include "trace.h"
 
 void tf_an_params_default(tf_an_params *p)
@@ -20,6 +21,7 @@ void tf_an_params_default(tf_an_params *p)
         .ordered_r2 = 0.9,
         .min_stream_samples = 8,
         .min_stream_share = 0.03,
+        .max_samples = TF_AN_MAX_SAMPLES,
     };
 }
 
@@ -231,6 +233,7 @@ void tf_analysis_clear(tf_analysis *a)
         free(a->objects[i].name);
     free(a->objects);
     free(a->samples);
+    tf_an_locator_free(a->locator);
     for (size_t c = 0; c < a->ncounters; c++)
         free(a->counter_names[c]);
     free(a->counter_names);

@@ -132,6 +132,10 @@ typedef struct tf_an_level {
     double   modes[TF_AN_MAX_MODES];  /* cost modes, cycles, ascending */
 } tf_an_level;
 
+/* The default of tf_an_params.max_samples: 48 MB of samples, enough for
+ * every statistic (docs/algorithms.md, "Samples analysed"). */
+#define TF_AN_MAX_SAMPLES ((size_t)1 << 20)
+
 /* Parameters; tf_an_params_default() gives the documented defaults. */
 typedef struct tf_an_params {
     size_t windows;          /* code-line windows (0: from the sample count) */
@@ -142,9 +146,15 @@ typedef struct tf_an_params {
     size_t min_stream_samples;
     double min_stream_share; /* phase × object pairs with a smaller share of the
                                 phase's memory samples are not reported */
+    size_t max_samples;      /* folded samples analysed at most (about): beyond,
+                                a uniform choice by a hash of the point; 0: all */
 } tf_an_params;
 
 void tf_an_params_default(tf_an_params *p);
+
+/* Where tf_analysis_from_fold's folded points lie in the code and in the
+ * address space, kept for fold.h5's per-point columns (from_fold.h). */
+struct tf_an_locator;
 
 /* The analysis of one region (and group). */
 typedef struct tf_analysis {
@@ -154,6 +164,9 @@ typedef struct tf_analysis {
     size_t   nroutines;  tf_an_routine *routines;
     size_t   nobjects;   tf_an_object  *objects;
     size_t   nsamples;   tf_an_sample  *samples;   /* sorted by x */
+    size_t   nfolded;    /* the folded samples (with a time) the samples were
+                            chosen from: nsamples when all were */
+    struct tf_an_locator *locator;  /* NULL unless from tf_analysis_from_fold */
     size_t   ncounters;  char **counter_names;
     bool     per_instruction;  /* phases' per_unit are per instruction (else per second) */
     size_t   nwindows;   tf_an_window  *windows;

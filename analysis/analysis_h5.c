@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "from_fold.h"
 #include "h5util.h"
 
 /* Scratch columns sized for the largest table. */
@@ -76,59 +77,24 @@ static int write_routines_objects(const tf_analysis *a, int64_t g, struct column
     return rc;
 }
 
-/* Per folded point, in the caller's order: routine, line, object, offset.
- * The first three as int32: millions of rows, whose deflating cost the
- * fold more than their values need. */
-enum point_column { POINT_ROUTINE, POINT_LINE, POINT_OBJECT, POINT_OFFSET, POINT_COLUMNS };
-
-/* Column k of every point into v (int32, or uint64 for the offsets).
- * Samples are in x order, points in instance order: each store is a cache
- * miss, so the defaults (no routine, line or object: timer samples) are
- * left as they are. */
-static void fill_point_column(const tf_analysis *a, enum point_column k, void *v, size_t npoints)
-{
-    int32_t *i32 = v;
-    uint64_t *u64 = v;
-    for (size_t i = 0; i < npoints; i++) {
-        if (k == POINT_OFFSET)
-            u64[i] = 0;
-        else
-            i32[i] = k == POINT_LINE ? 0 : -1;
-    }
-    for (size_t i = 0; i < a->nsamples; i++) {
-        const tf_an_sample *s = &a->samples[i];
-        if (s->point >= npoints)
-            continue;
-        switch (k) {
-        case POINT_ROUTINE: i32[s->point] = (int32_t)index_or_minus_one(s->routine); break;
-        case POINT_LINE: i32[s->point] = s->line <= INT32_MAX ? (int32_t)s->line : 0; break;
-        case POINT_OBJECT:
-            if (s->object != TF_AN_NONE || s->offset != 0)
-                i32[s->point] = (int32_t)index_or_minus_one(s->object);
-            break;
-        default:
-            if (s->object != TF_AN_NONE || s->offset != 0)
-                u64[s->point] = s->offset;
-            break;
-        }
-    }
-}
-
 /* The columns one after the other through one buffer: a column of
  * millions of points is tens of MB, and the four together were a tenth of
  * the fold's peak memory. */
 static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_error *err)
 {
-    static const char *const names[POINT_COLUMNS] = { "routine", "line", "object", "offset" };
+    /* the first three as int32: millions of rows, whose deflating cost the
+     * fold more than their values need */
+    static const char *const names[TF_AN_POINT_COLUMNS] = { "routine", "line", "object",
+                                                            "offset" };
     void *column = malloc((npoints + 1) * sizeof(uint64_t));
     if (!column)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory writing the analysis points");
     int64_t sub = -1;
     int rc = tf_h5_group_create(g, "points", &sub, err);
-    for (int k = 0; rc == 0 && k < POINT_COLUMNS; k++) {
-        fill_point_column(a, (enum point_column)k, column, npoints);
-        rc = tf_h5_write_array(sub, names[k], k == POINT_OFFSET ? TF_H5_UINT64 : TF_H5_INT32,
-                               column, npoints, err);
+    for (int k = 0; rc == 0 && k < TF_AN_POINT_COLUMNS; k++) {
+        tf_an_point_column(a, (enum tf_an_point_column)k, column, npoints);
+        enum tf_h5_type type = k == TF_AN_POINT_OFFSET ? TF_H5_UINT64 : TF_H5_INT32;
+        rc = tf_h5_write_array(sub, names[k], type, column, npoints, err);
     }
     tf_h5_close(sub);
     free(column);
@@ -336,6 +302,10 @@ int tf_analysis_write_h5(const tf_analysis *a, int64_t loc, size_t npoints, tf_e
         rc = tf_h5_group_create(loc, "analysis", &g, err);
     if (!rc)
         rc = tf_h5_attr_write_double(g, "mean_duration_ns", a->duration_ns, err);
+    if (!rc)
+        rc = tf_h5_attr_write_int64(g, "samples_folded", (int64_t)a->nfolded, err);
+    if (!rc)
+        rc = tf_h5_attr_write_int64(g, "samples_analysed", (int64_t)a->nsamples, err);
     if (!rc)
         rc = write_routines_objects(a, g, &c, err);
     if (!rc)

@@ -10,7 +10,7 @@
 #include "tables.h"
 
 int tf_analysis_run_groups(const tf_trace *tr, const tf_fold_result *res, const char *debug_dir,
-                           tf_analysis_set *set, tf_error *err)
+                           const tf_an_params *params, tf_analysis_set *set, tf_error *err)
 {
     size_t n = 0;
     for (uint32_t r = 0; r < res->nregions; r++)
@@ -22,7 +22,7 @@ int tf_analysis_run_groups(const tf_trace *tr, const tf_fold_result *res, const 
     for (uint32_t r = 0; r < res->nregions && !rc; r++)
         for (uint32_t g = 0; g < res->regions[r].ngroups && !rc; g++)
             if (!(rc = tf_analysis_from_fold(&set->list[set->n], tr, &res->regions[r], g,
-                                             debug_dir, NULL, err)))
+                                             debug_dir, params, err)))
                 set->n++;
     if (rc)
         tf_analysis_set_free(set);
@@ -65,6 +65,8 @@ void tf_analysis_set_drop_samples(tf_analysis_set *set)
         free(set->list[i].samples);
         set->list[i].samples = NULL;
         set->list[i].nsamples = 0;
+        tf_an_locator_free(set->list[i].locator);
+        set->list[i].locator = NULL;
     }
 }
 

@@ -18,9 +18,10 @@ typedef struct tf_analysis_set {
 
 /* Analyses every group of every region of res (folded from tr) into set.
  * debug_dir (may be NULL): where binaries and debug files are found by
- * build-id.  Reads no HDF5 file. */
+ * build-id; params NULL: the defaults.  Reads no HDF5 file.  res must
+ * outlive the samples (tf_analysis_set_drop_samples). */
 int tf_analysis_run_groups(const tf_trace *tr, const tf_fold_result *res, const char *debug_dir,
-                           tf_analysis_set *set, tf_error *err);
+                           const tf_an_params *params, tf_analysis_set *set, tf_error *err);
 
 /* Writes phases.csv, objects.csv, streams.csv, levels.csv and summary.md
  * into outdir, and adds /region/<r>/group/<g>/analysis to outdir/fold.h5,
@@ -28,8 +29,9 @@ int tf_analysis_run_groups(const tf_trace *tr, const tf_fold_result *res, const 
 int tf_analysis_save(const tf_analysis_set *set, const tf_fold_result *res, const char *outdir,
                      tf_error *err);
 
-/* Frees the analyses' samples (one per folded point, by far their largest
- * part) once saved; their phases, routines and tables stay. */
+/* Frees the analyses' samples and the places of their points (by far
+ * their largest part) once saved; their phases, routines and tables
+ * stay. */
 void tf_analysis_set_drop_samples(tf_analysis_set *set);
 
 void tf_analysis_set_free(tf_analysis_set *set);

@@ -2,9 +2,13 @@
 /* From folded points to analysis samples.  Per process, a symboliser and
  * an object map; per distinct instruction address a cached (routine, line)
  * and, for memory instructions, the stride read from the code, so the cost
- * grows with the distinct addresses, not the samples.  The samples are laid
- * out by coarse bucket of x, which the sort by x then keeps in place
- * instead of copying them all. */
+ * grows with the distinct addresses, not the samples.  Every point is
+ * placed, but beyond tf_an_params.max_samples only a uniform choice of
+ * them becomes samples (docs/algorithms.md, "Samples analysed"): the
+ * caches and maps are kept, and fold.h5's per-point columns are read from
+ * them again when written.  The samples are laid out by coarse bucket of
+ * x, which the sort by x then keeps in place instead of copying them
+ * all. */
 #include "from_fold.h"
 
 #include <math.h>
@@ -16,6 +20,7 @@
 #include "code_stride.h"
 #include "objmap.h"
 #include "symbolize.h"
+#include "tf_hash.h"
 #include "tf_memory.h"
 
 /* Code read around a memory instruction to find its loop: loop bodies and
@@ -118,6 +123,16 @@ struct process_tools {
     bool             ready;
 };
 
+/* The tools of the processes once the analysis is worked out: their
+ * symbolisers freed (the synthetic trace's end symbolises on another
+ * thread meanwhile, and libdw is not known to be thread-safe), their code
+ * caches and object maps kept, which hold every folded point's place. */
+struct tf_an_locator {
+    const tf_fold_region *region;
+    uint32_t group, nproc;
+    struct process_tools *tools;
+};
+
 static int tools_for(struct process_tools *t, tf_analysis *a, const tf_trace *tr, uint32_t proc,
                      const char *debug_dir, tf_error *err)
 {
@@ -132,16 +147,19 @@ static int tools_for(struct process_tools *t, tf_analysis *a, const tf_trace *tr
     return rc;
 }
 
+/* The routine and line of the instruction at ip, symbolised once per
+ * address; with a NULL from the cache only (not there: no routine). */
 static int code_of(struct process_tools *t, tf_analysis *a, uint64_t ip, uint32_t *routine,
                    uint32_t *line, tf_error *err)
 {
-    if (!ip) {
-        *routine = TF_AN_NONE;
-        *line = 0;
+    *routine = TF_AN_NONE;
+    *line = 0;
+    if (!ip)
         return 0;
-    }
     size_t i = cache_slot(&t->code, ip);
     if (!t->code.ip[i]) {
+        if (!a)
+            return 0;
         const tf_sym_location *loc;
         int rc = tf_symbolize(t->sym, ip, false, &loc, err);
         if (!rc)
@@ -190,6 +208,61 @@ static double clamped_x(float x)
     return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
+/* Where a folded point lies: its code line, and for a memory sample its
+ * object (TF_AN_NONE otherwise) and offset there. */
+struct place {
+    uint32_t routine, line, object;
+    uint64_t offset;
+};
+
+/* The place of point i of pts, at x in instance in: looked up, and
+ * interned into a, while the analysis is built; with a NULL from the
+ * caches and maps only, where the same point was looked up then. */
+static int place_of(struct process_tools *t, tf_analysis *a, const tf_fold_points *pts, size_t i,
+                    const tf_fold_instance *in, double x, struct place *pl, tf_error *err)
+{
+    *pl = (struct place){ .object = TF_AN_NONE };
+    int rc = code_of(t, a, pts->ip[i], &pl->routine, &pl->line, err);
+    if (rc || pts->kind[i] == TF_SAMPLE_TIMER || !pts->addr[i])
+        return rc;
+    uint64_t when = in->begin + (uint64_t)llround(x * (double)in->duration);
+    if (!a) {
+        tf_an_objmap_find(t->objects, pts->addr[i], when, &pl->object, &pl->offset);
+        return 0;
+    }
+    return tf_an_objmap_lookup(t->objects, a, pts->addr[i], when, &pl->object, &pl->offset, err);
+}
+
+/* Whether folded point i is analysed, given the threshold of
+ * sample_threshold: every point, or those whose i-th draw of SplitMix64
+ * falls under it, so the choice depends on the point's index and the
+ * count alone, not on the process that makes it. */
+static bool chosen(size_t i, uint64_t threshold)
+{
+    return threshold == UINT64_MAX ||
+           tf_mix64((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull) < threshold;
+}
+
+/* UINT64_MAX: every point (n is at most max, or max is 0); else the
+ * threshold that about max of n draws fall under. */
+static uint64_t sample_threshold(size_t n, size_t max)
+{
+    if (max == 0 || n <= max)
+        return UINT64_MAX;
+    return (uint64_t)ldexp((double)max / (double)n, 64);
+}
+
+static void tools_free(struct process_tools *tools, uint32_t np)
+{
+    for (uint32_t p = 0; tools && p < np; p++) {
+        tf_symbolizer_free(tools[p].sym);
+        tf_an_objmap_free(tools[p].objects);
+        if (tools[p].ready)
+            cache_free(&tools[p].code);
+    }
+    free(tools);
+}
+
 int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_region *reg,
                           uint32_t g, const char *debug_dir, const tf_an_params *params,
                           tf_error *err)
@@ -197,6 +270,11 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     memset(a, 0, sizeof *a);
     if (g >= reg->ngroups)
         return tf_fail(err, TF_ERR_USAGE, "region %s has no group %u", reg->name, g);
+    tf_an_params defaults;
+    if (!params) {
+        tf_an_params_default(&defaults);
+        params = &defaults;
+    }
     const tf_fold_group *grp = &reg->groups[g];
     const tf_fold_points *pts = &grp->points;
     uint32_t np = tf_trace_nprocesses(tr);
@@ -205,23 +283,35 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     a->region = strdup(reg->name);
     a->group = g;
     a->duration_ns = grp->mean_duration_ns;
-    a->samples = tf_malloc_large((pts->n + 1) * sizeof *a->samples);
     uint8_t *window = malloc(2 * CODE_WINDOW);
     tf_code_stride_decoder *dec = NULL;
     size_t *next = calloc(TF_AN_COARSE + 1, sizeof *next);
     int rc = 0;
-    if (!tools || !counters || !a->region || !a->samples || !window || !next) {
+    if (!tools || !counters || !a->region || !window || !next) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory analysing region %s", reg->name);
         goto done;
     }
     if ((rc = tf_code_stride_decoder_create(&dec, err)))
         goto done;
-    /* next[b]: where the next sample of coarse bucket b goes */
+    /* a point without a time (not expected from the fold) is no sample */
     for (size_t i = 0; i < pts->n; i++)
-        if (!isnan(pts->x[i]))
+        a->nfolded += !isnan(pts->x[i]);
+    uint64_t threshold = sample_threshold(a->nfolded, params->max_samples);
+    /* next[b]: where the next sample of coarse bucket b goes */
+    size_t nchosen = 0;
+    for (size_t i = 0; i < pts->n; i++)
+        if (!isnan(pts->x[i]) && chosen(i, threshold)) {
             next[tf_an_coarse_bucket(clamped_x(pts->x[i])) + 1]++;
+            nchosen++;
+        }
     for (size_t b = 1; b < TF_AN_COARSE; b++)
         next[b] += next[b - 1];
+    a->samples = tf_malloc_large((nchosen + 1) * sizeof *a->samples);
+    if (!a->samples) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu samples of region %s", nchosen,
+                     reg->name);
+        goto done;
+    }
     for (size_t i = 0; i < pts->n; i++) {
         const tf_fold_instance *in = &reg->instances[pts->instance[i]];
         if (in->proc >= np) {
@@ -229,29 +319,28 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
                          tf_trace_path(tr), i, in->proc, np);
             goto done;
         }
-        /* a point without a time (not expected from the fold) is no sample */
         if (isnan(pts->x[i]))
             continue;
         struct process_tools *t = &tools[in->proc];
         if ((rc = tools_for(t, a, tr, in->proc, debug_dir, err)))
             goto done;
+        /* every point is placed, chosen or not: fold.h5's columns name
+         * the routines and objects of them all */
         double x = clamped_x(pts->x[i]);
+        struct place pl;
+        if ((rc = place_of(t, a, pts, i, in, x, &pl, err)))
+            goto done;
+        if (!chosen(i, threshold))
+            continue;
         tf_an_sample *s = &a->samples[next[tf_an_coarse_bucket(x)]++];
         a->nsamples++;
-        *s = (tf_an_sample){ .x = x, .object = TF_AN_NONE, .group = in->thread, .point = (uint32_t)i,
+        *s = (tf_an_sample){ .x = x, .offset = pl.offset, .routine = pl.routine, .line = pl.line,
+                             .object = pl.object, .group = in->thread, .point = (uint32_t)i,
                              .weight = pts->weight[i], .kind = pts->kind[i],
                              .level = pts->level[i] };
-        if ((rc = code_of(t, a, pts->ip[i], &s->routine, &s->line, err)))
+        if (s->kind != TF_SAMPLE_TIMER && pts->addr[i] && pts->ip[i] &&
+            (rc = stride_of(t, dec, pts->ip[i], window, &s->code_stride, err)))
             goto done;
-        if (s->kind != TF_SAMPLE_TIMER && pts->addr[i]) {
-            if (pts->ip[i] &&
-                (rc = stride_of(t, dec, pts->ip[i], window, &s->code_stride, err)))
-                goto done;
-            uint64_t when = in->begin + (uint64_t)llround(x * (double)in->duration);
-            if ((rc = tf_an_objmap_lookup(t->objects, a, pts->addr[i], when, &s->object,
-                                          &s->offset, err)))
-                goto done;
-        }
     }
     size_t nc = 0;
     for (uint32_t c = 0; c < reg->ncounters; c++) {
@@ -262,14 +351,18 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
                                           curve };
     }
     rc = tf_analysis_compute(a, counters, nc, grp->boundaries, grp->nboundaries, params, err);
-done:
-    for (uint32_t p = 0; tools && p < np; p++) {
-        tf_symbolizer_free(tools[p].sym);
-        tf_an_objmap_free(tools[p].objects);
-        if (tools[p].ready)
-            cache_free(&tools[p].code);
+    if (rc == 0 && !(a->locator = malloc(sizeof *a->locator)))
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory analysing region %s", reg->name);
+    if (rc == 0) {
+        for (uint32_t p = 0; p < np; p++) {
+            tf_symbolizer_free(tools[p].sym);
+            tools[p].sym = NULL;
+        }
+        *a->locator = (struct tf_an_locator){ reg, g, np, tools };
+        tools = NULL;
     }
-    free(tools);
+done:
+    tools_free(tools, np);
     free(counters);
     free(window);
     tf_code_stride_decoder_free(dec);
@@ -277,4 +370,50 @@ done:
     if (rc)
         tf_analysis_clear(a);
     return rc;
+}
+
+void tf_an_point_column(const tf_analysis *a, enum tf_an_point_column k, void *v,
+                        size_t npoints)
+{
+    int32_t *i32 = v;
+    uint64_t *u64 = v;
+    for (size_t i = 0; i < npoints; i++) {
+        if (k == TF_AN_POINT_OFFSET)
+            u64[i] = 0;
+        else
+            i32[i] = k == TF_AN_POINT_LINE ? 0 : -1;
+    }
+    const struct tf_an_locator *l = a->locator;
+    if (!l)
+        return;
+    const tf_fold_points *pts = &l->region->groups[l->group].points;
+    for (size_t i = 0; i < npoints && i < pts->n; i++) {
+        const tf_fold_instance *in = &l->region->instances[pts->instance[i]];
+        if (isnan(pts->x[i]) || in->proc >= l->nproc || !l->tools[in->proc].ready)
+            continue;
+        struct place pl;
+        place_of(&l->tools[in->proc], NULL, pts, i, in, clamped_x(pts->x[i]), &pl, NULL);
+        switch (k) {
+        case TF_AN_POINT_ROUTINE:
+            i32[i] = pl.routine == TF_AN_NONE ? -1 : (int32_t)pl.routine;
+            break;
+        case TF_AN_POINT_LINE: i32[i] = pl.line <= INT32_MAX ? (int32_t)pl.line : 0; break;
+        case TF_AN_POINT_OBJECT:
+            if (pl.object != TF_AN_NONE || pl.offset != 0)
+                i32[i] = pl.object == TF_AN_NONE ? -1 : (int32_t)pl.object;
+            break;
+        default:
+            if (pl.object != TF_AN_NONE || pl.offset != 0)
+                u64[i] = pl.offset;
+            break;
+        }
+    }
+}
+
+void tf_an_locator_free(struct tf_an_locator *l)
+{
+    if (!l)
+        return;
+    tools_free(l->tools, l->nproc);
+    free(l);
 }

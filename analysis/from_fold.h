@@ -11,9 +11,34 @@
 
 /* Analyses group g of region reg (folded from tr) into *a (cleared first).
  * debug_dir (may be NULL) is where binaries and debug files are looked up
- * by build-id; params NULL: the defaults. */
+ * by build-id; params NULL: the defaults.  Every folded point is
+ * symbolised and mapped (the routines and objects cover them all), and
+ * the points chosen by params->max_samples become a->samples.  reg must
+ * outlive a's locator (until tf_analysis_clear or tf_an_locator_free). */
 int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_region *reg,
                           uint32_t g, const char *debug_dir, const tf_an_params *params,
                           tf_error *err);
+
+/* fold.h5's per-point columns of an analysis (docs/fold-format.md,
+ * analysis/points). */
+enum tf_an_point_column {
+    TF_AN_POINT_ROUTINE,   /* int32: row in routines, -1 when not symbolised */
+    TF_AN_POINT_LINE,      /* int32: source line, 0 when unknown */
+    TF_AN_POINT_OBJECT,    /* int32: row in objects, -1 without a data address */
+    TF_AN_POINT_OFFSET,    /* uint64: offset in the object, 0 without one */
+    TF_AN_POINT_COLUMNS
+};
+
+/* Column k of every folded point of a's group, in the fold's order, into
+ * v (npoints elements of int32, or uint64 for the offsets), worked out
+ * again from the code caches and object maps of tf_analysis_from_fold
+ * (every lookup a hit: no symboliser is called, nothing interned).
+ * Without a locator (an analysis built otherwise) every point gets the
+ * values of a point without a place. */
+void tf_an_point_column(const tf_analysis *a, enum tf_an_point_column k, void *v,
+                        size_t npoints);
+
+/* Frees the locator (its caches and maps); NULL is allowed. */
+void tf_an_locator_free(struct tf_an_locator *l);
 
 #endif

@@ -158,8 +158,8 @@ int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, 
     return 0;
 }
 
-int tf_an_objmap_lookup(tf_an_objmap *m, tf_analysis *a, uint64_t addr, uint64_t t,
-                        uint32_t *object, uint64_t *offset, tf_error *err)
+bool tf_an_objmap_find(const tf_an_objmap *m, uint64_t addr, uint64_t t, uint32_t *object,
+                       uint64_t *offset)
 {
     size_t lo = 0, hi = m->n;
     while (lo < hi) {
@@ -185,16 +185,21 @@ int tf_an_objmap_lookup(tf_an_objmap *m, tf_analysis *a, uint64_t addr, uint64_t
     if (best) {
         *object = best->object;
         *offset = addr - best->start;
-        return 0;
-    }
-    if (m->unknown == TF_AN_NONE) {
-        int rc = intern_object(a, TF_AN_OBJECT_UNKNOWN, "[unknown]", 0, &m->unknown, err);
-        if (rc)
-            return rc;
+        return true;
     }
     *object = m->unknown;
     *offset = addr;
-    return 0;
+    return false;
+}
+
+int tf_an_objmap_lookup(tf_an_objmap *m, tf_analysis *a, uint64_t addr, uint64_t t,
+                        uint32_t *object, uint64_t *offset, tf_error *err)
+{
+    if (tf_an_objmap_find(m, addr, t, object, offset) || m->unknown != TF_AN_NONE)
+        return 0;
+    int rc = intern_object(a, TF_AN_OBJECT_UNKNOWN, "[unknown]", 0, &m->unknown, err);
+    *object = m->unknown;
+    return rc;
 }
 
 void tf_an_objmap_free(tf_an_objmap *m)

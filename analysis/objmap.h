@@ -28,6 +28,11 @@ int tf_an_objmap_create(tf_an_objmap **m, tf_analysis *a, const tf_trace *tr, ui
  * smallest. */
 int tf_an_objmap_lookup(tf_an_objmap *m, tf_analysis *a, uint64_t addr, uint64_t t,
                         uint32_t *object, uint64_t *offset, tf_error *err);
+/* The same without interning anything: false when addr falls in no object,
+ * *object then being the "[unknown]" object of an earlier lookup that
+ * found none (TF_AN_NONE before any). */
+bool tf_an_objmap_find(const tf_an_objmap *m, uint64_t addr, uint64_t t, uint32_t *object,
+                       uint64_t *offset);
 
 void tf_an_objmap_free(tf_an_objmap *m);
 

@@ -196,6 +196,9 @@ static void summary_one(FILE *f, const tf_analysis *a)
     fputs("## Region `", f);
     md_text(f, a->region);
     fprintf(f, "`, group %u\n\nMean iteration: %.3f ms.\n\n", a->group, a->duration_ns / 1e6);
+    if (a->nsamples < a->nfolded)
+        fprintf(f, "The tables rest on %zu of the %zu folded samples, a uniform choice "
+                "(`--analysis-samples`).\n\n", a->nsamples, a->nfolded);
     fputs("### Phases\n\n| phase | span | time (µs) | routine | line | share | MIPS | IPC |\n"
           "|---|---|---|---|---|---|---|---|\n", f);
     for (size_t k = 0; k < a->nphases; k++) {

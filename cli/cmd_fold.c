@@ -65,6 +65,9 @@ static void usage(FILE *out)
             "                        build-id (DIR/.build-id/xx/rest), for code lines\n"
             "      --machine PROFILE machine profile from 'tracefold calibrate': its cache\n"
             "                        sizes kept in fold.h5 and drawn in the report\n"
+            "      --analysis-samples N  folded samples the phases, code lines and\n"
+            "                        address space rest on at most, a uniform choice\n"
+            "                        beyond (1048576; 0: all of them)\n"
             "  -j, --threads N       threads to fold with (default: one per CPU this\n"
             "                        process may use; 1 under mpirun); the outputs do\n"
             "                        not depend on it\n"
@@ -83,6 +86,7 @@ static void usage(FILE *out)
 enum {
     OPT_FORCE = 256, OPT_FILTER, OPT_FILTER_K, OPT_SHAPE_K, OPT_GROUPS, OPT_GRID, OPT_BOOTSTRAP,
     OPT_CONFIDENCE, OPT_SEED, OPT_MIN_CHANGE, OPT_DEBUG_DIR, OPT_MACHINE, OPT_GROUP_BY,
+    OPT_ANALYSIS_SAMPLES,
 };
 
 static const struct option long_options[] = {
@@ -101,28 +105,42 @@ static const struct option long_options[] = {
     {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
     {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
     {"machine", required_argument, NULL, OPT_MACHINE},
+    {"analysis-samples", required_argument, NULL, OPT_ANALYSIS_SAMPLES},
     {"threads", required_argument, NULL, 'j'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
-/* Parses the options into p; returns -1 on a usage error (reported), 1
- * for --help. */
-static int parse_options(int argc, char **argv, tf_fold_params *p, const char **region,
-                         const char **outdir, bool *force, const char **debug_dir,
-                         const char **machine)
+/* The options that are not the fold engine's (NULL or false: not given). */
+struct fold_options {
+    const char  *region, *outdir, *debug_dir, *machine;
+    bool         force;
+    tf_an_params analysis;
+};
+
+/* Parses the options into p and o (o->analysis: the defaults unless
+ * given); returns -1 on a usage error (reported), 1 for --help. */
+static int parse_options(int argc, char **argv, tf_fold_params *p, struct fold_options *o)
 {
+    *o = (struct fold_options){ 0 };
+    tf_an_params_default(&o->analysis);
     int opt;
     uint64_t u;
     while ((opt = getopt_long(argc, argv, "r:o:j:qh", long_options, NULL)) != -1) {
         switch (opt) {
-        case 'r': *region = optarg; break;
-        case 'o': *outdir = optarg; break;
+        case 'r': o->region = optarg; break;
+        case 'o': o->outdir = optarg; break;
         case 'q': tf_msg_set_quiet(true); break;
-        case OPT_FORCE: *force = true; break;
-        case OPT_DEBUG_DIR: *debug_dir = optarg; break;
-        case OPT_MACHINE: *machine = optarg; break;
+        case OPT_FORCE: o->force = true; break;
+        case OPT_DEBUG_DIR: o->debug_dir = optarg; break;
+        case OPT_MACHINE: o->machine = optarg; break;
+        case OPT_ANALYSIS_SAMPLES:
+            if (!tf_arg_uint(optarg, 0, SIZE_MAX, &u))
+                return tf_msg_usage("--analysis-samples: expected a non-negative integer, "
+                                    "got '%s'", optarg), -1;
+            o->analysis.max_samples = (size_t)u;
+            break;
         case OPT_FILTER: {
             int f = tf_fold_filter_parse(optarg);
             if (f < 0)
@@ -408,9 +426,8 @@ static void *finish_synthetic(void *arg)
  * the other, the synthetic trace last but the report, and the files are
  * the same. */
 static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const char *outdir,
-                         const char *debug_dir, const char *machine,
-                         const tf_cal_profile *profile, bool replace, unsigned threads,
-                         tf_error *err)
+                         const struct fold_options *o, const tf_cal_profile *profile,
+                         bool replace, unsigned threads, tf_error *err)
 {
     char tmp[4096], old[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", outdir, (long)getpid());
@@ -418,13 +435,20 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
     if (mkdir(tmp, 0777) != 0)
         return tf_fail(err, TF_ERR_IO, "%s: cannot create the output directory: %s", tmp,
                        strerror(errno));
-    struct side side = { .dir = tmp, .machine = machine, .tr = tr, .res = res,
+    struct side side = { .dir = tmp, .machine = o->machine, .tr = tr, .res = res,
                          .profile = profile, .with_synthetic = threads > 1,
                          .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
     pthread_t side_thread, end_thread;
     bool side_threaded = threads > 1 && pthread_create(&side_thread, NULL, write_side, &side) == 0;
     tf_analysis_set analyses = { 0 };
-    int rc = tf_analysis_run_groups(tr, res, debug_dir, &analyses, err);
+    int rc = tf_analysis_run_groups(tr, res, o->debug_dir, &o->analysis, &analyses, err);
+    for (size_t k = 0; rc == 0 && k < analyses.n; k++) {
+        const tf_analysis *an = &analyses.list[k];
+        if (an->nsamples < an->nfolded)
+            tf_msg_note("group %u: the phases, code lines and address space rest on %zu of "
+                        "its %zu folded samples, a uniform choice (--analysis-samples 0 "
+                        "takes them all)", an->group, an->nsamples, an->nfolded);
+    }
     struct synthetic_end end = { .analyses = &analyses, .threads = threads };
     bool end_threaded = false;
     if (side_threaded) {
@@ -548,19 +572,17 @@ static int fold(int argc, char **argv, tf_fold_team *team)
 {
     tf_fold_params p;
     tf_fold_params_default(&p);
-    const char *spec = NULL, *outdir_opt = NULL;
-    bool force = false;
-    const char *debug_dir = NULL, *machine = NULL;
-    int parsed = parse_options(argc, argv, &p, &spec, &outdir_opt, &force, &debug_dir, &machine);
+    struct fold_options o;
+    int parsed = parse_options(argc, argv, &p, &o);
     if (parsed > 0)
         usage(stdout);
     if (parsed != 0)
         return parsed < 0 ? TF_EXIT_USAGE : TF_EXIT_OK;
     const char *trace = argv[optind];
     size_t ntraces = (size_t)(argc - optind);
-    if (ntraces > 1 && !outdir_opt)
+    if (ntraces > 1 && !o.outdir)
         return tf_msg_usage("several traces: name the output with -o OUTDIR");
-    char *outdir = outdir_opt ? strdup(outdir_opt) : default_outdir(trace);
+    char *outdir = o.outdir ? strdup(o.outdir) : default_outdir(trace);
     if (!outdir) {
         tf_msg_error("out of memory");
         return TF_EXIT_FAILURE;
@@ -574,15 +596,15 @@ static int fold(int argc, char **argv, tf_fold_team *team)
     tf_cal_profile *profile = NULL;
     if (team)
         team->read_alone = !ranks_share_reading(argv + optind, ntraces);
-    int rc = check_outdir(outdir, force, &exists, &err);
-    if (rc == 0 && machine && !(profile = malloc(sizeof *profile)))
-        rc = tf_fail(&err, TF_ERR_NOMEM, "%s: no memory for the profile", machine);
-    if (rc == 0 && machine)
-        rc = tf_cal_profile_load(profile, machine, &err);
+    int rc = check_outdir(outdir, o.force, &exists, &err);
+    if (rc == 0 && o.machine && !(profile = malloc(sizeof *profile)))
+        rc = tf_fail(&err, TF_ERR_NOMEM, "%s: no memory for the profile", o.machine);
+    if (rc == 0 && o.machine)
+        rc = tf_cal_profile_load(profile, o.machine, &err);
     if (rc == 0)
         rc = tf_cli_open_traces(argv + optind, ntraces, &tr, &err);
     if (rc == 0)
-        rc = choose_region(tr, spec, &region, &err);
+        rc = choose_region(tr, o.region, &region, &err);
     if (rc == 0)
         rc = tf_fold_trace(tr, region, &p, team, show_progress, NULL, &res, &err);
     tf_progress_done();
@@ -598,7 +620,7 @@ static int fold(int argc, char **argv, tf_fold_team *team)
         }
     }
     if (rc == 0)
-        rc = write_outputs(tr, res, outdir, debug_dir, machine, profile, exists,
+        rc = write_outputs(tr, res, outdir, &o, profile, exists,
                            output_threads(&p), &err);
     if (tr)
         tf_cli_close_trace(tr);
@@ -629,8 +651,7 @@ static int serve(int argc, char **argv, tf_fold_team *team)
 {
     tf_fold_params p;
     tf_fold_params_default(&p);
-    const char *spec = NULL, *outdir = NULL, *debug_dir = NULL, *machine = NULL;
-    bool force = false;
+    struct fold_options o;
     tf_error share_err, err;
     tf_error_clear(&share_err);
     tf_error_clear(&err);
@@ -639,14 +660,14 @@ static int serve(int argc, char **argv, tf_fold_team *team)
     tf_trace *tr = NULL;
     uint32_t region = 0;
     tf_msg_set_silent(true);
-    int rc = parse_options(argc, argv, &p, &spec, &outdir, &force, &debug_dir, &machine) == 0
+    int rc = parse_options(argc, argv, &p, &o) == 0
                  ? 0 : tf_fail(&share_err, TF_ERR_USAGE, "no fold asked for");
     /* Rank 0 reading alone (a Paraver input): this rank only fits. */
     bool reads = rc == 0 && ranks_share_reading(argv + optind, (size_t)(argc - optind));
     if (reads) {
         rc = tf_cli_open_traces(argv + optind, (size_t)(argc - optind), &tr, &share_err);
         if (rc == 0)
-            rc = choose_region(tr, spec, &region, &share_err);
+            rc = choose_region(tr, o.region, &region, &share_err);
         tf_extract_share mine = { (unsigned)team->rank, (unsigned)team->size };
         if (rc == 0)
             rc = tf_fold_input_extract(tr, region, tf_fold_threads(&p, team), mine,

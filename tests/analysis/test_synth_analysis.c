@@ -186,13 +186,10 @@ static const tf_an_phase *leaf_at(const tf_analysis *a, double x)
     return best;
 }
 
-static void phases_objects_streams(void **state)
+/* The analysis a of fx's points against the trace's truth. */
+static void check_truth(struct fixture *fx, const tf_analysis *an)
 {
-    struct fixture *fx = *state;
-    tf_analysis a;
-    tf_error err;
-    if (tf_analysis_from_fold(&a, fx->tr, &fx->reg, 0, NULL, NULL, &err))
-        fail_msg("%s", err.msg);
+    tf_analysis a = *an;
     int64_t truth, mem, objs;
     assert_int_equal(tf_h5_group_open(tf_trace_file(fx->tr), "truth", &truth, NULL), 0);
     double *bounds;
@@ -284,7 +281,57 @@ static void phases_objects_streams(void **state)
     free(streams);
     free(bytes);
     free(bw);
+}
+
+static void phases_objects_streams(void **state)
+{
+    struct fixture *fx = *state;
+    tf_analysis a;
+    tf_error err;
+    if (tf_analysis_from_fold(&a, fx->tr, &fx->reg, 0, NULL, NULL, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(a.nsamples, a.nfolded);
+    assert_int_equal(a.nfolded, fx->grp.points.n);
+    check_truth(fx, &a);
     tf_analysis_clear(&a);
+}
+
+/* With --analysis-samples a quarter of the points: about that many are
+ * analysed, the truth is still found within the same bounds, and fold.h5's
+ * per-point columns, which cover every point, are those of the full
+ * analysis. */
+static void a_quarter_of_the_samples(void **state)
+{
+    struct fixture *fx = *state;
+    size_t n = fx->grp.points.n;
+    tf_an_params prm;
+    tf_an_params_default(&prm);
+    prm.max_samples = n / 4;
+    tf_analysis all, part;
+    tf_error err;
+    if (tf_analysis_from_fold(&all, fx->tr, &fx->reg, 0, NULL, NULL, &err) ||
+        tf_analysis_from_fold(&part, fx->tr, &fx->reg, 0, NULL, &prm, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(part.nfolded, n);
+    /* binomial: 5 standard deviations either side */
+    double want = (double)prm.max_samples, sd = sqrt(want * 0.75);
+    print_message("%zu points, %zu analysed (about %zu)\n", n, part.nsamples, prm.max_samples);
+    assert_true(fabs((double)part.nsamples - want) <= 5 * sd);
+    check_truth(fx, &part);
+    uint64_t *c_all = malloc(n * sizeof *c_all), *c_part = malloc(n * sizeof *c_part);
+    for (int k = 0; k < TF_AN_POINT_COLUMNS; k++) {
+        size_t width = k == TF_AN_POINT_OFFSET ? 8 : 4;
+        tf_an_point_column(&all, (enum tf_an_point_column)k, c_all, n);
+        tf_an_point_column(&part, (enum tf_an_point_column)k, c_part, n);
+        assert_memory_equal(c_all, c_part, n * width);
+    }
+    /* the routines and objects the columns index are the same tables */
+    assert_int_equal(part.nroutines, all.nroutines);
+    assert_int_equal(part.nobjects, all.nobjects);
+    free(c_all);
+    free(c_part);
+    tf_analysis_clear(&all);
+    tf_analysis_clear(&part);
 }
 
 static void first_line(const char *dir, const char *name, char *buf, size_t size, size_t *rows)
@@ -317,7 +364,7 @@ static void files_written(void **state)
     tf_h5_close(file);
     tf_error err;
     tf_analysis_set set;
-    if (tf_analysis_run_groups(fx->tr, &fx->res, NULL, &set, &err) ||
+    if (tf_analysis_run_groups(fx->tr, &fx->res, NULL, NULL, &set, &err) ||
         tf_analysis_save(&set, &fx->res, out, &err))
         fail_msg("%s", err.msg);
     assert_int_equal(set.n, 1);
@@ -362,6 +409,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(phases_objects_streams),
+        cmocka_unit_test(a_quarter_of_the_samples),
         cmocka_unit_test(files_written),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

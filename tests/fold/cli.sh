@@ -114,6 +114,7 @@ expect_exit 2 'grid' "$tf" fold --grid 1 "$tmp/run.h5"
 expect_exit 2 'filter' "$tf" fold --filter median "$tmp/run.h5"
 expect_exit 2 'groups' "$tf" fold --groups two "$tmp/run.h5"
 expect_exit 2 'threads' "$tf" fold -j 0 "$tmp/run.h5"
+expect_exit 2 'analysis-samples' "$tf" fold --analysis-samples -3 "$tmp/run.h5"
 expect_exit 2 'unknown' "$tf" fold --no-such-option "$tmp/run.h5"
 "$tf" fold --help | grep -q 'tracefold fold' || say_fail "--help"
 exit $fail

@@ -4,9 +4,9 @@
 # CSV file, the summary and the synthetic Paraver trace the same bytes (but
 # the date in its header), fold.h5 the same values; of a Paraver trace,
 # which rank 0 reads alone, too, and of samples whose cost the fold takes
-# out.  A 1000-process trace folds with the
-# other rank's memory bounded by its share (bounds in docs/commands/fold.md,
-# "Parallel folding").  A damaged member,
+# out, and of an analysis of part of the samples.  A 1000-process trace
+# folds with the other rank's memory bounded by its share (bounds in
+# docs/commands/fold.md, "Parallel folding").  A damaged member,
 # or a launcher MPI cannot reach, ends every rank with exit status 1 and
 # one message, and leaves no output; so does a rank that reads another run.
 . "${top_srcdir:?run by make check}/tests/mpi/lib.sh"
@@ -47,6 +47,14 @@ for np in 2 3; do
     [ ! -s "$tmp/err" ] || fail "mpirun -np $np tracefold fold -q said: $(cat "$tmp/err")"
     same "$tmp/serial" "$tmp/np$np"
 done
+# An analysis of part of the samples chooses the same ones under mpirun.
+"$tf" fold -q "$tmp/t64.h5" -o "$tmp/part-serial" --analysis-samples 5000 2>"$tmp/err" ||
+    fail "serial fold of 5000 samples: $(cat "$tmp/err")"
+grep -q 'rest on [0-9]* of the [0-9]* folded samples' "$tmp/part-serial/summary.md" ||
+    fail "summary.md does not say the analysis took part of the samples"
+mpi 2 "$tf" fold -q "$tmp/t64.h5" -o "$tmp/part-np2" --analysis-samples 5000 >/dev/null \
+    2>"$tmp/err" || fail "mpirun -np 2 tracefold fold --analysis-samples: $(cat "$tmp/err")"
+same "$tmp/part-serial" "$tmp/part-np2"
 # A Paraver trace is converted and read by rank 0 alone, the other ranks
 # only fit (rank 1 here could not convert: no folder for it), and the
 # outputs are the serial fold's.
