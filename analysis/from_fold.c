@@ -399,13 +399,9 @@ void tf_an_point_column(const tf_analysis *a, enum tf_an_point_column k, void *v
             break;
         case TF_AN_POINT_LINE: i32[i] = pl.line <= INT32_MAX ? (int32_t)pl.line : 0; break;
         case TF_AN_POINT_OBJECT:
-            if (pl.object != TF_AN_NONE || pl.offset != 0)
-                i32[i] = pl.object == TF_AN_NONE ? -1 : (int32_t)pl.object;
+            i32[i] = pl.object == TF_AN_NONE ? -1 : (int32_t)pl.object;
             break;
-        default:
-            if (pl.object != TF_AN_NONE || pl.offset != 0)
-                u64[i] = pl.offset;
-            break;
+        default: u64[i] = pl.offset; break;   /* 0 without an object (place_of) */
         }
     }
 }
