@@ -77,27 +77,44 @@ static int write_routines_objects(const tf_analysis *a, int64_t g, struct column
     return rc;
 }
 
-/* The columns one after the other through one buffer: a column of
- * millions of points is tens of MB, and the four together were a tenth of
- * the fold's peak memory. */
+/* The four columns a slab at a time: a column of millions of points is
+ * tens of MB, and the four together were a tenth of the fold's peak
+ * memory.  Slabs of whole chunks of the datasets, so no chunk is written
+ * twice. */
 static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_error *err)
 {
+    enum { SLAB = TF_H5_CHUNK_ELEMENTS };
     /* the first three as int32: millions of rows, whose deflating cost the
      * fold more than their values need */
-    static const char *const names[TF_AN_POINT_COLUMNS] = { "routine", "line", "object",
-                                                            "offset" };
-    void *column = malloc((npoints + 1) * sizeof(uint64_t));
-    if (!column)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory writing the analysis points");
+    static const char *const names[4] = { "routine", "line", "object", "offset" };
+    tf_an_point_columns c = {
+        .routine = malloc(SLAB * sizeof *c.routine), .line = malloc(SLAB * sizeof *c.line),
+        .object = malloc(SLAB * sizeof *c.object), .offset = malloc(SLAB * sizeof *c.offset),
+    };
+    const void *data[4] = { c.routine, c.line, c.object, c.offset };
+    tf_h5_slabs *col[4] = { NULL };
     int64_t sub = -1;
-    int rc = tf_h5_group_create(g, "points", &sub, err);
-    for (int k = 0; rc == 0 && k < TF_AN_POINT_COLUMNS; k++) {
-        tf_an_point_column(a, (enum tf_an_point_column)k, column, npoints);
-        enum tf_h5_type type = k == TF_AN_POINT_OFFSET ? TF_H5_UINT64 : TF_H5_INT32;
-        rc = tf_h5_write_array(sub, names[k], type, column, npoints, err);
+    int rc = !c.routine || !c.line || !c.object || !c.offset
+                 ? tf_fail(err, TF_ERR_NOMEM, "out of memory writing the analysis points")
+                 : tf_h5_group_create(g, "points", &sub, err);
+    for (int k = 0; rc == 0 && k < 4; k++)
+        rc = tf_h5_slabs_open_array(sub, names[k], k == 3 ? TF_H5_UINT64 : TF_H5_INT32,
+                                    npoints, &col[k], err);
+    for (size_t at = 0; rc == 0 && at < npoints; at += SLAB) {
+        size_t len = npoints - at < SLAB ? npoints - at : SLAB;
+        tf_an_point_columns_fill(a, at, len, &c);
+        for (int k = 0; rc == 0 && k < 4; k++)
+            rc = tf_h5_slabs_write(col[k], data[k], len, 0, err);
+    }
+    for (int k = 0; k < 4; k++) {
+        int crc = tf_h5_slabs_close(col[k], rc == 0 ? err : NULL);
+        rc = rc ? rc : crc;
     }
     tf_h5_close(sub);
-    free(column);
+    free(c.routine);
+    free(c.line);
+    free(c.object);
+    free(c.offset);
     return rc;
 }
 

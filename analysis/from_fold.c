@@ -372,37 +372,22 @@ done:
     return rc;
 }
 
-void tf_an_point_column(const tf_analysis *a, enum tf_an_point_column k, void *v,
-                        size_t npoints)
+void tf_an_point_columns_fill(const tf_analysis *a, size_t from, size_t n,
+                              const tf_an_point_columns *c)
 {
-    int32_t *i32 = v;
-    uint64_t *u64 = v;
-    for (size_t i = 0; i < npoints; i++) {
-        if (k == TF_AN_POINT_OFFSET)
-            u64[i] = 0;
-        else
-            i32[i] = k == TF_AN_POINT_LINE ? 0 : -1;
-    }
     const struct tf_an_locator *l = a->locator;
-    if (!l)
-        return;
-    const tf_fold_points *pts = &l->region->groups[l->group].points;
-    for (size_t i = 0; i < npoints && i < pts->n; i++) {
-        const tf_fold_instance *in = &l->region->instances[pts->instance[i]];
-        if (isnan(pts->x[i]) || in->proc >= l->nproc || !l->tools[in->proc].ready)
-            continue;
-        struct place pl;
-        place_of(&l->tools[in->proc], NULL, pts, i, in, clamped_x(pts->x[i]), &pl, NULL);
-        switch (k) {
-        case TF_AN_POINT_ROUTINE:
-            i32[i] = pl.routine == TF_AN_NONE ? -1 : (int32_t)pl.routine;
-            break;
-        case TF_AN_POINT_LINE: i32[i] = pl.line <= INT32_MAX ? (int32_t)pl.line : 0; break;
-        case TF_AN_POINT_OBJECT:
-            i32[i] = pl.object == TF_AN_NONE ? -1 : (int32_t)pl.object;
-            break;
-        default: u64[i] = pl.offset; break;   /* 0 without an object (place_of) */
-        }
+    const tf_fold_points *pts = l ? &l->region->groups[l->group].points : NULL;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = from + k;
+        struct place pl = { .routine = TF_AN_NONE, .object = TF_AN_NONE };
+        const tf_fold_instance *in = pts && i < pts->n ? &l->region->instances[pts->instance[i]]
+                                                       : NULL;
+        if (in && !isnan(pts->x[i]) && in->proc < l->nproc && l->tools[in->proc].ready)
+            place_of(&l->tools[in->proc], NULL, pts, i, in, clamped_x(pts->x[i]), &pl, NULL);
+        c->routine[k] = pl.routine == TF_AN_NONE ? -1 : (int32_t)pl.routine;
+        c->line[k] = pl.line <= INT32_MAX ? (int32_t)pl.line : 0;
+        c->object[k] = pl.object == TF_AN_NONE ? -1 : (int32_t)pl.object;
+        c->offset[k] = pl.offset;   /* 0 without an object (place_of) */
     }
 }
 

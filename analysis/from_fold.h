@@ -20,23 +20,22 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
                           tf_error *err);
 
 /* fold.h5's per-point columns of an analysis (docs/fold-format.md,
- * analysis/points). */
-enum tf_an_point_column {
-    TF_AN_POINT_ROUTINE,   /* int32: row in routines, -1 when not symbolised */
-    TF_AN_POINT_LINE,      /* int32: source line, 0 when unknown */
-    TF_AN_POINT_OBJECT,    /* int32: row in objects, -1 without a data address */
-    TF_AN_POINT_OFFSET,    /* uint64: offset in the object, 0 without one */
-    TF_AN_POINT_COLUMNS
-};
+ * analysis/points), n elements each. */
+typedef struct tf_an_point_columns {
+    int32_t  *routine;   /* row in routines, -1 when not symbolised */
+    int32_t  *line;      /* source line, 0 when unknown */
+    int32_t  *object;    /* row in objects, -1 without a data address */
+    uint64_t *offset;    /* offset in the object, 0 without one */
+} tf_an_point_columns;
 
-/* Column k of every folded point of a's group, in the fold's order, into
- * v (npoints elements of int32, or uint64 for the offsets), worked out
- * again from the code caches and object maps of tf_analysis_from_fold
- * (every lookup a hit: no symboliser is called, nothing interned).
- * Without a locator (an analysis built otherwise) every point gets the
- * values of a point without a place. */
-void tf_an_point_column(const tf_analysis *a, enum tf_an_point_column k, void *v,
-                        size_t npoints);
+/* The columns of points [from, from + n) of a's group, in the fold's
+ * order, worked out again from the code caches and object maps of
+ * tf_analysis_from_fold (every lookup a hit: no symboliser is called,
+ * nothing interned), so that they can be written a slab at a time.
+ * Without a locator (an analysis built otherwise), and beyond the group's
+ * points, a point gets the values of a point without a place. */
+void tf_an_point_columns_fill(const tf_analysis *a, size_t from, size_t n,
+                              const tf_an_point_columns *c);
 
 /* Frees the locator (its caches and maps); NULL is allowed. */
 void tf_an_locator_free(struct tf_an_locator *l);

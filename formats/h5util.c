@@ -20,7 +20,7 @@ _Static_assert(sizeof(hid_t) == sizeof(int64_t), "h5util.h passes hid_t as int64
 /* Elements per chunk of the larger arrays (512 KiB of 8-byte values):
  * deflate is set up anew for every chunk, which at 8 Ki elements cost
  * as much as compressing them. */
-#define CHUNK_ELEMENTS 65536
+#define CHUNK_ELEMENTS TF_H5_CHUNK_ELEMENTS
 #define DEFLATE_LEVEL 1
 
 void tf_h5_silence(void)
@@ -477,28 +477,32 @@ static bool all_fill(const unsigned char *p, size_t n, size_t esize, const void 
     return memcmp(p, fill, esize) == 0 && memcmp(p, p + esize, n - esize) == 0;
 }
 
-/* Writes the rows x cols elements at data into dset chunk by chunk (of
- * whole rows, so each is one block of memory), leaving out those whose
- * every element is the fill value, data's first. */
-static herr_t write_nonzero_chunks(hid_t dset, hid_t mem_type, const void *data, int rank,
-                                   const hsize_t *dims, const hsize_t *chunk)
+/* Writes rows [at, at + len) of dset (rank 1, or 2 of dims[1] columns),
+ * which is chunked by chunk[0] rows, from src (row `at` first), piece by
+ * piece at the chunks' edges (whole rows, so each piece is one block of
+ * memory), leaving out the pieces whose every element is the fill value
+ * at fill (HDF5 reads what was never written as the fill value). */
+static herr_t write_rows_but_fill(hid_t dset, hid_t mem_type, const void *src, int rank,
+                                  const hsize_t *dims, const hsize_t *chunk, hsize_t at,
+                                  hsize_t len, const void *fill)
 {
     size_t esize = H5Tget_size(mem_type);
     size_t row_bytes = (rank == 2 ? dims[1] : 1) * esize;
     hid_t file_space = H5Dget_space(dset);
     herr_t rc = file_space < 0 || esize == 0 ? -1 : 0;
-    for (hsize_t r0 = 0; rc >= 0 && r0 < dims[0]; r0 += chunk[0]) {
-        hsize_t start[2] = { r0, 0 };
-        hsize_t count[2] = { dims[0] - r0 < chunk[0] ? dims[0] - r0 : chunk[0], chunk[1] };
-        const unsigned char *src = (const unsigned char *)data + r0 * row_bytes;
-        if (all_fill(src, count[0] * row_bytes, esize, data))
+    for (hsize_t r0 = at, next; rc >= 0 && r0 < at + len; r0 = next) {
+        next = (r0 / chunk[0] + 1) * chunk[0];
+        next = next < at + len ? next : at + len;
+        hsize_t start[2] = { r0, 0 }, count[2] = { next - r0, rank == 2 ? dims[1] : 1 };
+        const unsigned char *piece = (const unsigned char *)src + (r0 - at) * row_bytes;
+        if (all_fill(piece, count[0] * row_bytes, esize, fill))
             continue;
         hid_t mem_space = H5Screate_simple(rank, count, NULL);
         rc = mem_space < 0 ? -1
                            : H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL,
                                                  count, NULL);
         if (rc >= 0)
-            rc = H5Dwrite(dset, mem_type, mem_space, file_space, H5P_DEFAULT, src);
+            rc = H5Dwrite(dset, mem_type, mem_space, file_space, H5P_DEFAULT, piece);
         if (mem_space >= 0)
             H5Sclose(mem_space);
     }
@@ -558,7 +562,8 @@ int tf_h5_write_typed(int64_t loc, const char *name, int64_t file_type, int64_t 
         return status;
     herr_t rc = 0;
     if (!empty && data)
-        rc = chunk[0] ? write_nonzero_chunks(dset, mem_type, data, rank, dims, chunk)
+        rc = chunk[0] ? write_rows_but_fill(dset, mem_type, data, rank, dims, chunk, 0, dims[0],
+                                            data)
                       : H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
     H5Dclose(dset);
     if (rc < 0)
@@ -578,6 +583,122 @@ int tf_h5_write_matrix(int64_t loc, const char *name, enum tf_h5_type type, cons
 {
     return tf_h5_write_typed(loc, name, element_type(type, true), element_type(type, false), data,
                              2, rows, cols, true, err);
+}
+
+struct tf_h5_slabs {
+    hid_t loc, file_type, mem_type, dset;   /* dset < 0 until the first write */
+    char *name;
+    int rank;
+    hsize_t rows, n, at;                    /* rank 1: rows unused */
+    bool compress;
+    hsize_t chunk[2];
+    unsigned char fill[16];                 /* the fill value: the first element */
+};
+
+int tf_h5_slabs_open(int64_t loc, const char *name, int64_t file_type, int64_t mem_type,
+                     int rank, size_t rows, size_t n, bool compress, tf_h5_slabs **out,
+                     tf_error *err)
+{
+    tf_h5_silence();
+    *out = NULL;
+    tf_h5_slabs *s = calloc(1, sizeof *s);
+    char *copy = strdup(name);
+    if (!s || !copy) {
+        free(s);
+        free(copy);
+        return tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory");
+    }
+    if (H5Tget_size(mem_type) == 0 || H5Tget_size(mem_type) > sizeof s->fill) {
+        free(s);
+        free(copy);
+        return tf_h5_fail(err, TF_ERR_INTERNAL, loc, name, "no slabs of this element type");
+    }
+    *s = (tf_h5_slabs){
+        .loc = loc, .file_type = file_type, .mem_type = mem_type, .dset = -1, .name = copy,
+        .rank = rank == 2 ? 2 : 1, .rows = rows, .n = n, .compress = compress && rank != 2,
+    };
+    *out = s;
+    return 0;
+}
+
+int tf_h5_slabs_open_array(int64_t loc, const char *name, enum tf_h5_type type, size_t n,
+                           tf_h5_slabs **s, tf_error *err)
+{
+    return tf_h5_slabs_open(loc, name, element_type(type, true), element_type(type, false), 1,
+                            0, n, true, s, err);
+}
+
+/* The dataset, created at the first write (fill: its first element, or
+ * NULL when nothing is written). */
+static int slabs_create(tf_h5_slabs *s, const void *fill, tf_error *err)
+{
+    hsize_t dims[2] = { s->rank == 2 ? s->rows : s->n, s->rank == 2 ? s->n : 1 };
+    if (fill)
+        memcpy(s->fill, fill, H5Tget_size(s->mem_type));
+    return create_dataset(s->loc, s->name, s->file_type, s->rank, dims, s->compress,
+                          s->mem_type, fill, s->chunk, &s->dset, err);
+}
+
+int tf_h5_slabs_write(tf_h5_slabs *s, const void *data, size_t len, size_t stride,
+                      tf_error *err)
+{
+    if (len == 0)
+        return 0;
+    if (len > s->n - s->at)
+        return tf_h5_fail(err, TF_ERR_INTERNAL, s->loc, s->name,
+                          "%zu more elements than the %llu of the dataset", len,
+                          (unsigned long long)s->n);
+    int rc = s->dset < 0 ? slabs_create(s, data, err) : 0;
+    if (rc < 0)
+        return rc;
+    herr_t hrc = 0;
+    if (s->rank == 1 && s->chunk[0]) {
+        hsize_t dims[2] = { s->n, 1 };
+        hrc = write_rows_but_fill(s->dset, s->mem_type, data, 1, dims, s->chunk, s->at, len,
+                                  s->fill);
+    } else if (s->rank == 1 || s->rows > 0) {
+        /* row r of the slab at data + r · stride elements (rank 2) */
+        bool two = s->rank == 2;
+        hsize_t start[2] = { two ? 0 : s->at, two ? s->at : 0 };
+        hsize_t count[2] = { two ? s->rows : len, two ? len : 1 };
+        hsize_t mem_dims[2] = { two ? s->rows : len, two ? stride : 1 };
+        hsize_t origin[2] = { 0, 0 };
+        hid_t file_space = H5Dget_space(s->dset);
+        hid_t mem_space = H5Screate_simple(s->rank, mem_dims, NULL);
+        hrc = file_space < 0 || mem_space < 0 ||
+              H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+              H5Sselect_hyperslab(mem_space, H5S_SELECT_SET, origin, NULL, count, NULL) < 0
+                  ? -1
+                  : H5Dwrite(s->dset, s->mem_type, mem_space, file_space, H5P_DEFAULT, data);
+        if (mem_space >= 0)
+            H5Sclose(mem_space);
+        if (file_space >= 0)
+            H5Sclose(file_space);
+    }
+    if (hrc < 0)
+        return tf_h5_fail(err, TF_ERR_IO, s->loc, s->name,
+                          "cannot write elements %llu to %llu of the dataset",
+                          (unsigned long long)s->at, (unsigned long long)(s->at + len - 1));
+    s->at += len;
+    return 0;
+}
+
+int tf_h5_slabs_close(tf_h5_slabs *s, tf_error *err)
+{
+    if (!s)
+        return 0;
+    int rc = 0;
+    if (err && s->at < s->n)
+        rc = tf_h5_fail(err, TF_ERR_INTERNAL, s->loc, s->name,
+                        "closed after %llu of its %llu elements", (unsigned long long)s->at,
+                        (unsigned long long)s->n);
+    else if (err && s->dset < 0)
+        rc = slabs_create(s, NULL, err);   /* nothing to write: empty, or rows of nothing */
+    if (s->dset >= 0 && H5Dclose(s->dset) < 0 && rc == 0 && err)
+        rc = tf_h5_fail(err, TF_ERR_IO, s->loc, s->name, "cannot close the dataset");
+    free(s->name);
+    free(s);
+    return rc;
 }
 
 /* Opens loc/name and reads its shape, requiring rank 1 (or 2 when allowed). */

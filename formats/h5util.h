@@ -17,6 +17,10 @@
 
 #include "tf_error.h"
 
+/* Elements per chunk of a large 1-D dataset: slabs of whole chunks
+ * (tf_h5_slabs_write) are written once each. */
+#define TF_H5_CHUNK_ELEMENTS 65536
+
 /* Element types of the numeric datasets. */
 enum tf_h5_type { TF_H5_DOUBLE, TF_H5_INT64, TF_H5_UINT64, TF_H5_INT32 };
 
@@ -74,6 +78,29 @@ int tf_h5_write_matrix(int64_t loc, const char *name, enum tf_h5_type type, cons
 int tf_h5_write_typed(int64_t loc, const char *name, int64_t file_type, int64_t mem_type,
                       const void *data, int rank, size_t rows, size_t cols, bool compress,
                       tf_error *err);
+/* A dataset written in consecutive slabs, first to last, for data that is
+ * never whole in memory (the points of a fold, sent by the ranks in turn;
+ * a column worked out a chunk at a time).  Rank 1: n elements, slabs of
+ * them; rank 2: rows × n, each slab len columns of every row.  Types and
+ * compress as tf_h5_write_typed (a 2-D one stays contiguous); the file
+ * holds the same as tf_h5_write_typed's would, the fill value of a
+ * compressed one being the first element written.  The dataset is
+ * created at the first write.  close with err NULL abandons it (after a
+ * failure elsewhere); with err it fails when fewer than n elements were
+ * written.  Writes more than n fail. */
+typedef struct tf_h5_slabs tf_h5_slabs;
+int tf_h5_slabs_open(int64_t loc, const char *name, int64_t file_type, int64_t mem_type,
+                     int rank, size_t rows, size_t n, bool compress, tf_h5_slabs **s,
+                     tf_error *err);
+/* The same for a 1-D dataset of n elements, as tf_h5_write_array's. */
+int tf_h5_slabs_open_array(int64_t loc, const char *name, enum tf_h5_type type, size_t n,
+                           tf_h5_slabs **s, tf_error *err);
+/* The next len elements (rank 2: of each row, row r's at data + r · stride
+ * elements; stride unused for rank 1). */
+int tf_h5_slabs_write(tf_h5_slabs *s, const void *data, size_t len, size_t stride,
+                      tf_error *err);
+int tf_h5_slabs_close(tf_h5_slabs *s, tf_error *err);
+
 int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void **data,
                      size_t *rows, size_t *cols, tf_error *err);
 

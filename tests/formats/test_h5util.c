@@ -184,6 +184,32 @@ static void empty_matrices(void **state)
     free(path);
 }
 
+/* The bytes dataset name of f takes in the file. */
+static hsize_t storage_of(int64_t f, const char *name)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    assert_true(d >= 0);
+    hsize_t stored = H5Dget_storage_size(d);
+    H5Dclose(d);
+    return stored;
+}
+
+/* Dataset name of f reads back as type with `rows` rows (and `cols`
+ * columns, 0 for 1-D) and the bytes at want. */
+static void assert_reads_back(int64_t f, const char *name, enum tf_h5_type type,
+                              const void *want, size_t bytes, size_t want_rows, size_t want_cols)
+{
+    void *data;
+    size_t rows, cols;
+    tf_error e;
+    if (tf_h5_read_array(f, name, type, &data, &rows, &cols, &e) < 0)
+        fail_msg("%s", e.msg);
+    assert_int_equal(rows, want_rows);
+    assert_int_equal(cols, want_cols);
+    assert_memory_equal(data, want, bytes);
+    free(data);
+}
+
 /* Arrays that repeat their first element over whole chunks (the columns
  * of addresses and objects of a trace without memory samples) read back
  * the same, and those chunks take no room in the file. */
@@ -210,33 +236,74 @@ static void repeated_arrays(void **state)
      * before compression). */
     const char *names[] = { "none", "mixed", "wide" };
     for (size_t k = 0; k < 3; k++) {
-        hid_t d = H5Dopen2(f, names[k], H5P_DEFAULT);
-        assert_true(d >= 0);
-        hsize_t stored = H5Dget_storage_size(d);
-        H5Dclose(d);
+        hsize_t stored = storage_of(f, names[k]);
         if (k == 0)
             assert_int_equal(stored, 0);
         else
             assert_true(stored > 0 && stored < 65536 * 8);
     }
-    void *data;
-    size_t rows, cols;
-    OK(tf_h5_read_array(f, "none", TF_H5_INT32, &data, &rows, &cols, err));
-    assert_int_equal(rows, N);
-    assert_memory_equal(data, none, N * sizeof *none);
-    free(data);
-    OK(tf_h5_read_array(f, "mixed", TF_H5_UINT64, &data, &rows, &cols, err));
-    assert_memory_equal(data, mixed, N * sizeof *mixed);
-    free(data);
-    OK(tf_h5_read_array(f, "wide", TF_H5_INT64, &data, &rows, &cols, err));
-    assert_int_equal(rows, ROWS);
-    assert_int_equal(cols, WIDE);
-    assert_memory_equal(data, wide, (size_t)ROWS * WIDE * sizeof *wide);
-    free(data);
+    assert_reads_back(f, "none", TF_H5_INT32, none, N * sizeof *none, N, 0);
+    assert_reads_back(f, "mixed", TF_H5_UINT64, mixed, N * sizeof *mixed, N, 0);
+    assert_reads_back(f, "wide", TF_H5_INT64, wide, (size_t)ROWS * WIDE * sizeof *wide, ROWS,
+                      WIDE);
     tf_h5_close(f);
     free(none);
     free(mixed);
     free(wide);
+    free(path);
+}
+
+/* Written a slab at a time, in slabs that cut chunks anywhere, a dataset
+ * holds what it holds written whole: the same values, the same room
+ * taken by chunks of the fill value (none), and a 2-D one's rows. */
+static void slabs(void **state)
+{
+    enum { N = 300007, ROWS = 3 };
+    static const size_t cuts[] = { 0, 1, 70000, 70003, 131072, 200005, 299999, N };
+    char *path;
+    int64_t f = new_file("slabs.h5", &path);
+    uint64_t *mixed = malloc(N * sizeof *mixed);
+    float *y = malloc((size_t)ROWS * N * sizeof *y);
+    double *yd = malloc((size_t)ROWS * N * sizeof *yd);   /* as read back */
+    for (size_t i = 0; i < N; i++) {
+        mixed[i] = i >= 200000 && i < 200010 ? i : 7;   /* one chunk, across a cut, differs */
+        for (size_t r = 0; r < ROWS; r++)
+            yd[r * N + i] = y[r * N + i] = (float)(r * 1000003 + i) * 0.5f;
+    }
+    OK(tf_h5_write_array(f, "whole", TF_H5_UINT64, mixed, N, err));
+    tf_h5_slabs *a, *b, *c;
+    OK(tf_h5_slabs_open(f, "mixed", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, 0, N, true, &a, err));
+    OK(tf_h5_slabs_open(f, "y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 2, ROWS, N, false, &b, err));
+    for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; k++) {
+        size_t at = cuts[k], len = cuts[k + 1] - at;
+        OK(tf_h5_slabs_write(a, mixed + at, len, 0, err));
+        OK(tf_h5_slabs_write(b, y + at, len, N, err));
+    }
+    FAILS(tf_h5_slabs_write(a, mixed, 1, 0, err), TF_ERR_INTERNAL, "more elements than");
+    OK(tf_h5_slabs_close(a, err));
+    OK(tf_h5_slabs_close(b, err));
+    /* nothing written: an empty dataset; too little: an error */
+    OK(tf_h5_slabs_open(f, "empty", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, 0, 0, true, &c, err));
+    OK(tf_h5_slabs_close(c, err));
+    OK(tf_h5_slabs_open(f, "short", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, 0, 5, true, &c, err));
+    OK(tf_h5_slabs_write(c, mixed, 4, 0, err));
+    FAILS(tf_h5_slabs_close(c, err), TF_ERR_INTERNAL, "closed after 4 of its 5 elements");
+    tf_h5_close(f);
+
+    OK(tf_h5_file_open(path, false, &f, err));
+    hsize_t whole = storage_of(f, "whole");
+    assert_true(whole > 0);
+    assert_int_equal(storage_of(f, "mixed"), whole);
+    assert_reads_back(f, "mixed", TF_H5_UINT64, mixed, N * sizeof *mixed, N, 0);
+    assert_reads_back(f, "y", TF_H5_DOUBLE, yd, (size_t)ROWS * N * sizeof *yd, ROWS, N);
+    void *data;
+    size_t rows, cols;
+    OK(tf_h5_read_array(f, "empty", TF_H5_UINT64, &data, &rows, &cols, err));
+    assert_int_equal(rows, 0);
+    tf_h5_close(f);
+    free(mixed);
+    free(y);
+    free(yd);
     free(path);
 }
 
@@ -315,6 +382,7 @@ int main(void)
         cmocka_unit_test(arrays),
         cmocka_unit_test(empty_matrices),
         cmocka_unit_test(repeated_arrays),
+        cmocka_unit_test(slabs),
         cmocka_unit_test(strings),
         cmocka_unit_test(open_errors),
     };
