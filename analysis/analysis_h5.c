@@ -77,44 +77,73 @@ static int write_routines_objects(const tf_analysis *a, int64_t g, struct column
     return rc;
 }
 
-/* The four columns a slab at a time: a column of millions of points is
- * tens of MB, and the four together were a tenth of the fold's peak
- * memory.  Slabs of whole chunks of the datasets, so no chunk is written
- * twice. */
+/* The four columns, a slab at a time within each part of the points: a
+ * column of millions of points is tens of MB, and the four together were
+ * a tenth of the fold's peak memory. */
+enum { POINT_SLAB = TF_H5_CHUNK_ELEMENTS, POINT_COLUMNS = 4 };
+
+struct points_out {
+    const tf_analysis *a;
+    tf_an_point_columns c;
+    tf_h5_slabs *col[POINT_COLUMNS];
+    size_t written;
+};
+
+/* Points [0, n) of part (NULL: n points without a place). */
+static int write_point_slabs(struct points_out *o, const tf_fold_points *part, size_t n,
+                             tf_error *err)
+{
+    const void *data[POINT_COLUMNS] = { o->c.routine, o->c.line, o->c.object, o->c.offset };
+    int rc = 0;
+    for (size_t at = 0; rc == 0 && at < n; at += POINT_SLAB) {
+        size_t len = n - at < POINT_SLAB ? n - at : POINT_SLAB;
+        tf_an_point_columns_fill(o->a, part, at, len, &o->c);
+        for (int k = 0; rc == 0 && k < POINT_COLUMNS; k++)
+            rc = tf_h5_slabs_write(o->col[k], data[k], len, 0, err);
+    }
+    o->written += n;
+    return rc;
+}
+
+static int write_point_part(void *arg, const tf_fold_points *part, size_t first, tf_error *err)
+{
+    (void)first;   /* the slabs follow one another */
+    return write_point_slabs(arg, part, part->n, err);
+}
+
 static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_error *err)
 {
-    enum { SLAB = TF_H5_CHUNK_ELEMENTS };
     /* the first three as int32: millions of rows, whose deflating cost the
      * fold more than their values need */
-    static const char *const names[4] = { "routine", "line", "object", "offset" };
-    tf_an_point_columns c = {
-        .routine = malloc(SLAB * sizeof *c.routine), .line = malloc(SLAB * sizeof *c.line),
-        .object = malloc(SLAB * sizeof *c.object), .offset = malloc(SLAB * sizeof *c.offset),
+    static const char *const names[POINT_COLUMNS] = { "routine", "line", "object", "offset" };
+    struct points_out o = {
+        .a = a,
+        .c = { .routine = malloc(POINT_SLAB * sizeof *o.c.routine),
+               .line = malloc(POINT_SLAB * sizeof *o.c.line),
+               .object = malloc(POINT_SLAB * sizeof *o.c.object),
+               .offset = malloc(POINT_SLAB * sizeof *o.c.offset) },
     };
-    const void *data[4] = { c.routine, c.line, c.object, c.offset };
-    tf_h5_slabs *col[4] = { NULL };
     int64_t sub = -1;
-    int rc = !c.routine || !c.line || !c.object || !c.offset
+    int rc = !o.c.routine || !o.c.line || !o.c.object || !o.c.offset
                  ? tf_fail(err, TF_ERR_NOMEM, "out of memory writing the analysis points")
                  : tf_h5_group_create(g, "points", &sub, err);
-    for (int k = 0; rc == 0 && k < 4; k++)
+    for (int k = 0; rc == 0 && k < POINT_COLUMNS; k++)
         rc = tf_h5_slabs_open_array(sub, names[k], k == 3 ? TF_H5_UINT64 : TF_H5_INT32,
-                                    npoints, &col[k], err);
-    for (size_t at = 0; rc == 0 && at < npoints; at += SLAB) {
-        size_t len = npoints - at < SLAB ? npoints - at : SLAB;
-        tf_an_point_columns_fill(a, at, len, &c);
-        for (int k = 0; rc == 0 && k < 4; k++)
-            rc = tf_h5_slabs_write(col[k], data[k], len, 0, err);
-    }
-    for (int k = 0; k < 4; k++) {
-        int crc = tf_h5_slabs_close(col[k], rc == 0 ? err : NULL);
+                                    npoints, &o.col[k], err);
+    if (rc == 0)
+        rc = tf_an_each_point_part(a, write_point_part, &o, err);
+    /* without a locator, the points without a place */
+    if (rc == 0 && o.written < npoints)
+        rc = write_point_slabs(&o, NULL, npoints - o.written, err);
+    for (int k = 0; k < POINT_COLUMNS; k++) {
+        int crc = tf_h5_slabs_close(o.col[k], rc == 0 ? err : NULL);
         rc = rc ? rc : crc;
     }
     tf_h5_close(sub);
-    free(c.routine);
-    free(c.line);
-    free(c.object);
-    free(c.offset);
+    free(o.c.routine);
+    free(o.c.line);
+    free(o.c.object);
+    free(o.c.offset);
     return rc;
 }
 

@@ -52,7 +52,8 @@ int tf_analysis_save(const tf_analysis_set *set, const tf_fold_result *res, cons
             snprintf(name, sizeof name, "region/%u/group/%u", r, g);
             if ((rc = tf_h5_group_open(file, name, &grp, err)))
                 break;
-            rc = tf_analysis_write_h5(&set->list[k], grp, res->regions[r].groups[g].points.n, err);
+            rc = tf_analysis_write_h5(&set->list[k], grp,
+                                      tf_fold_group_npoints(&res->regions[r].groups[g]), err);
             tf_h5_close(grp);
         }
     tf_h5_close(file);

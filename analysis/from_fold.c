@@ -263,6 +263,82 @@ static void tools_free(struct process_tools *tools, uint32_t np)
     free(tools);
 }
 
+/* The passes over the group's points, a part at a time
+ * (tf_fold_group_each_part); i is a point's index in the group. */
+static int count_timed(void *arg, const tf_fold_points *pts, size_t first, tf_error *err)
+{
+    (void)first;
+    (void)err;
+    size_t *n = arg;
+    for (size_t i = 0; i < pts->n; i++)
+        *n += !isnan(pts->x[i]);
+    return 0;
+}
+
+struct choice {
+    uint64_t threshold;   /* sample_threshold's */
+    size_t *next;         /* [TF_AN_COARSE + 1]: first the chosen per bucket, shifted by one */
+    size_t nchosen;
+};
+
+static int count_chosen(void *arg, const tf_fold_points *pts, size_t first, tf_error *err)
+{
+    (void)err;
+    struct choice *ch = arg;
+    for (size_t i = 0; i < pts->n; i++)
+        if (!isnan(pts->x[i]) && chosen(first + i, ch->threshold)) {
+            ch->next[tf_an_coarse_bucket(clamped_x(pts->x[i])) + 1]++;
+            ch->nchosen++;
+        }
+    return 0;
+}
+
+struct placing {
+    tf_analysis *a;
+    const tf_trace *tr;
+    const tf_fold_region *reg;
+    const char *debug_dir;
+    struct process_tools *tools;
+    uint32_t np;
+    struct choice *ch;    /* next[b]: where the next sample of coarse bucket b goes */
+    tf_code_stride_decoder *dec;
+    uint8_t *window;
+};
+
+/* Every point is placed, chosen or not: fold.h5's columns name the
+ * routines and objects of them all; the chosen ones become samples. */
+static int place_part(void *arg, const tf_fold_points *pts, size_t first, tf_error *err)
+{
+    const struct placing *pc = arg;
+    tf_analysis *a = pc->a;
+    for (size_t i = 0; i < pts->n; i++) {
+        const tf_fold_instance *in = &pc->reg->instances[pts->instance[i]];
+        if (in->proc >= pc->np)
+            return tf_fail(err, TF_ERR_FORMAT, "%s: folded point %zu names process %u of %u",
+                           tf_trace_path(pc->tr), first + i, in->proc, pc->np);
+        if (isnan(pts->x[i]))
+            continue;
+        struct process_tools *t = &pc->tools[in->proc];
+        int rc = tools_for(t, a, pc->tr, in->proc, pc->debug_dir, err);
+        double x = clamped_x(pts->x[i]);
+        struct place pl;
+        if (rc || (rc = place_of(t, a, pts, i, in, x, &pl, err)))
+            return rc;
+        if (!chosen(first + i, pc->ch->threshold))
+            continue;
+        tf_an_sample *s = &a->samples[pc->ch->next[tf_an_coarse_bucket(x)]++];
+        a->nsamples++;
+        *s = (tf_an_sample){ .x = x, .offset = pl.offset, .routine = pl.routine, .line = pl.line,
+                             .object = pl.object, .group = in->thread,
+                             .point = (uint32_t)(first + i), .weight = pts->weight[i],
+                             .kind = pts->kind[i], .level = pts->level[i] };
+        if (s->kind != TF_SAMPLE_TIMER && pts->addr[i] && pts->ip[i] &&
+            (rc = stride_of(t, pc->dec, pts->ip[i], pc->window, &s->code_stride, err)))
+            return rc;
+    }
+    return 0;
+}
+
 int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_region *reg,
                           uint32_t g, const char *debug_dir, const tf_an_params *params,
                           tf_error *err)
@@ -276,7 +352,6 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
         params = &defaults;
     }
     const tf_fold_group *grp = &reg->groups[g];
-    const tf_fold_points *pts = &grp->points;
     uint32_t np = tf_trace_nprocesses(tr);
     struct process_tools *tools = calloc(np ? np : 1, sizeof *tools);
     tf_an_counter *counters = calloc(reg->ncounters + 1, sizeof *counters);
@@ -294,54 +369,22 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     if ((rc = tf_code_stride_decoder_create(&dec, err)))
         goto done;
     /* a point without a time (not expected from the fold) is no sample */
-    for (size_t i = 0; i < pts->n; i++)
-        a->nfolded += !isnan(pts->x[i]);
-    uint64_t threshold = sample_threshold(a->nfolded, params->max_samples);
-    /* next[b]: where the next sample of coarse bucket b goes */
-    size_t nchosen = 0;
-    for (size_t i = 0; i < pts->n; i++)
-        if (!isnan(pts->x[i]) && chosen(i, threshold)) {
-            next[tf_an_coarse_bucket(clamped_x(pts->x[i])) + 1]++;
-            nchosen++;
-        }
+    if ((rc = tf_fold_group_each_part(grp, count_timed, &a->nfolded, err)))
+        goto done;
+    struct choice ch = { sample_threshold(a->nfolded, params->max_samples), next, 0 };
+    if ((rc = tf_fold_group_each_part(grp, count_chosen, &ch, err)))
+        goto done;
     for (size_t b = 1; b < TF_AN_COARSE; b++)
         next[b] += next[b - 1];
-    a->samples = tf_malloc_large((nchosen + 1) * sizeof *a->samples);
+    a->samples = tf_malloc_large((ch.nchosen + 1) * sizeof *a->samples);
     if (!a->samples) {
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu samples of region %s", nchosen,
-                     reg->name);
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu samples of region %s",
+                     ch.nchosen, reg->name);
         goto done;
     }
-    for (size_t i = 0; i < pts->n; i++) {
-        const tf_fold_instance *in = &reg->instances[pts->instance[i]];
-        if (in->proc >= np) {
-            rc = tf_fail(err, TF_ERR_FORMAT, "%s: folded point %zu names process %u of %u",
-                         tf_trace_path(tr), i, in->proc, np);
-            goto done;
-        }
-        if (isnan(pts->x[i]))
-            continue;
-        struct process_tools *t = &tools[in->proc];
-        if ((rc = tools_for(t, a, tr, in->proc, debug_dir, err)))
-            goto done;
-        /* every point is placed, chosen or not: fold.h5's columns name
-         * the routines and objects of them all */
-        double x = clamped_x(pts->x[i]);
-        struct place pl;
-        if ((rc = place_of(t, a, pts, i, in, x, &pl, err)))
-            goto done;
-        if (!chosen(i, threshold))
-            continue;
-        tf_an_sample *s = &a->samples[next[tf_an_coarse_bucket(x)]++];
-        a->nsamples++;
-        *s = (tf_an_sample){ .x = x, .offset = pl.offset, .routine = pl.routine, .line = pl.line,
-                             .object = pl.object, .group = in->thread, .point = (uint32_t)i,
-                             .weight = pts->weight[i], .kind = pts->kind[i],
-                             .level = pts->level[i] };
-        if (s->kind != TF_SAMPLE_TIMER && pts->addr[i] && pts->ip[i] &&
-            (rc = stride_of(t, dec, pts->ip[i], window, &s->code_stride, err)))
-            goto done;
-    }
+    struct placing pc = { a, tr, reg, debug_dir, tools, np, &ch, dec, window };
+    if ((rc = tf_fold_group_each_part(grp, place_part, &pc, err)))
+        goto done;
     size_t nc = 0;
     for (uint32_t c = 0; c < reg->ncounters; c++) {
         const double *curve = grp->curve + (size_t)c * grp->grid;
@@ -372,18 +415,22 @@ done:
     return rc;
 }
 
-void tf_an_point_columns_fill(const tf_analysis *a, size_t from, size_t n,
-                              const tf_an_point_columns *c)
+int tf_an_each_point_part(const tf_analysis *a, tf_fold_part_fn fn, void *arg, tf_error *err)
 {
     const struct tf_an_locator *l = a->locator;
-    const tf_fold_points *pts = l ? &l->region->groups[l->group].points : NULL;
+    return l ? tf_fold_group_each_part(&l->region->groups[l->group], fn, arg, err) : 0;
+}
+
+void tf_an_point_columns_fill(const tf_analysis *a, const tf_fold_points *part, size_t at,
+                              size_t n, const tf_an_point_columns *c)
+{
+    const struct tf_an_locator *l = a->locator;
     for (size_t k = 0; k < n; k++) {
-        size_t i = from + k;
+        size_t i = at + k;
         struct place pl = { .routine = TF_AN_NONE, .object = TF_AN_NONE };
-        const tf_fold_instance *in = pts && i < pts->n ? &l->region->instances[pts->instance[i]]
-                                                       : NULL;
-        if (in && !isnan(pts->x[i]) && in->proc < l->nproc && l->tools[in->proc].ready)
-            place_of(&l->tools[in->proc], NULL, pts, i, in, clamped_x(pts->x[i]), &pl, NULL);
+        const tf_fold_instance *in = l && part ? &l->region->instances[part->instance[i]] : NULL;
+        if (in && !isnan(part->x[i]) && in->proc < l->nproc && l->tools[in->proc].ready)
+            place_of(&l->tools[in->proc], NULL, part, i, in, clamped_x(part->x[i]), &pl, NULL);
         c->routine[k] = pl.routine == TF_AN_NONE ? -1 : (int32_t)pl.routine;
         c->line[k] = pl.line <= INT32_MAX ? (int32_t)pl.line : 0;
         c->object[k] = pl.object == TF_AN_NONE ? -1 : (int32_t)pl.object;

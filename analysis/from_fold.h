@@ -28,14 +28,18 @@ typedef struct tf_an_point_columns {
     uint64_t *offset;    /* offset in the object, 0 without one */
 } tf_an_point_columns;
 
-/* The columns of points [from, from + n) of a's group, in the fold's
- * order, worked out again from the code caches and object maps of
- * tf_analysis_from_fold (every lookup a hit: no symboliser is called,
- * nothing interned), so that they can be written a slab at a time.
- * Without a locator (an analysis built otherwise), and beyond the group's
- * points, a point gets the values of a point without a place. */
-void tf_an_point_columns_fill(const tf_analysis *a, size_t from, size_t n,
-                              const tf_an_point_columns *c);
+/* Calls fn on each part of the points of a's group, in order
+ * (tf_fold_group_each_part): nothing without a locator (an analysis built
+ * otherwise). */
+int tf_an_each_point_part(const tf_analysis *a, tf_fold_part_fn fn, void *arg, tf_error *err);
+/* The columns of points [at, at + n) of one part of a's group (NULL: n
+ * points without a place), worked out again from the code caches and
+ * object maps of tf_analysis_from_fold (every lookup a hit: no symboliser
+ * is called, nothing interned), so that they can be written a slab at a
+ * time.  Without a locator every point gets the values of a point without
+ * a place. */
+void tf_an_point_columns_fill(const tf_analysis *a, const tf_fold_points *part, size_t at,
+                              size_t n, const tf_an_point_columns *c);
 
 /* Frees the locator (its caches and maps); NULL is allowed. */
 void tf_an_locator_free(struct tf_an_locator *l);

@@ -106,3 +106,29 @@ void tf_fold_result_free(tf_fold_result *r)
     free(r->regions);
     free(r);
 }
+
+int tf_fold_group_each_part(const tf_fold_group *g, tf_fold_part_fn fn, void *arg,
+                            tf_error *err)
+{
+    const tf_fold_parts *ps = g->parts;
+    if (!ps)
+        return fn(arg, &g->points, 0, err);
+    size_t first = 0;
+    for (size_t k = 0; k < ps->n; k++) {
+        tf_fold_points part;
+        int rc = ps->take(ps->ctx, k, &part, err);
+        if (rc < 0)
+            return rc;
+        rc = fn(arg, &part, first, err);
+        first += part.n;
+        ps->release(ps->ctx, k, &part);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+size_t tf_fold_group_npoints(const tf_fold_group *g)
+{
+    return g->parts ? g->parts->npoints : g->points.n;
+}

@@ -90,6 +90,21 @@ typedef struct tf_fold_change {
     double   rate_before, rate_after;   /* events/s */
 } tf_fold_change;
 
+/* A group's folded points in the fold's order, cut into consecutive parts
+ * that need not be in memory at once: each consumer of the points
+ * (fold.h5, the analysis) takes them a part at a time.  Under mpirun each
+ * rank's share would be a part, fetched from it on demand
+ * (docs/algorithms.md, "What is not shared yet"). */
+typedef struct tf_fold_parts {
+    size_t n;                 /* parts */
+    size_t npoints;           /* in all of them */
+    /* Part k into *p (y rows p->n apart), the source's until release.
+     * Returns 0, or a negative error (err). */
+    int  (*take)(void *ctx, size_t k, tf_fold_points *p, tf_error *err);
+    void (*release)(void *ctx, size_t k, tf_fold_points *p);
+    void *ctx;
+} tf_fold_parts;
+
 typedef struct tf_fold_group {
     uint32_t index;
     uint32_t instances;           /* used instances */
@@ -109,7 +124,20 @@ typedef struct tf_fold_group {
     size_t    nboundaries;
     double   *boundaries;         /* merged change points, sorted */
     tf_fold_points points;        /* samples of the used instances */
+    /* Where they are when `points` does not hold them all (set by the
+     * caller, who owns it); NULL: `points` is the one part */
+    const tf_fold_parts *parts;
 } tf_fold_group;
+
+/* One part of a group's points and the index of its first point. */
+typedef int (*tf_fold_part_fn)(void *arg, const tf_fold_points *part, size_t first,
+                               tf_error *err);
+/* Calls fn on each part of g's points, in order; stops at the first
+ * failure (a part not taken, or fn's), returning its error. */
+int tf_fold_group_each_part(const tf_fold_group *g, tf_fold_part_fn fn, void *arg,
+                            tf_error *err);
+/* The group's points, in all its parts. */
+size_t tf_fold_group_npoints(const tf_fold_group *g);
 
 typedef struct tf_fold_region {
     char     *name;

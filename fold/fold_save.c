@@ -18,33 +18,63 @@
 
 #include "h5util.h"
 
-static int save_points(int64_t group, const tf_fold_points *p, uint32_t nc, tf_error *err)
+/* The columns of the points, in the order they are written. */
+enum { NCOLUMNS = 8 };
+
+/* Column k of part p, and the stride of its rows (y). */
+static const void *column_of(const tf_fold_points *p, int k)
+{
+    const void *data[NCOLUMNS] = { p->instance, p->x, p->kind, p->ip,
+                                   p->addr, p->level, p->weight, p->y };
+    return data[k];
+}
+
+static int write_part(void *arg, const tf_fold_points *part, size_t first, tf_error *err)
+{
+    (void)first;   /* the slabs follow one another */
+    tf_h5_slabs *const *cols = arg;
+    int rc = 0;
+    for (int k = 0; k < NCOLUMNS && rc == 0; k++)
+        rc = tf_h5_slabs_write(cols[k], column_of(part, k), part->n, part->n, err);
+    return rc;
+}
+
+/* The points a part at a time (tf_fold_group_each_part): they need not
+ * be in memory at once. */
+static int save_points(int64_t group, const tf_fold_group *g, uint32_t nc, tf_error *err)
 {
     int64_t pts;
     int rc = tf_h5_group_create(group, "points", &pts, err);
     if (rc < 0)
         return rc;
-    size_t n = p->n;
-    const struct {
+    size_t n = tf_fold_group_npoints(g);
+    static const struct {
         const char *name;
-        hid_t file_type, mem_type;
-        const void *data;
         int rank;
-        size_t rows, cols;
         bool compress;
-    } cols[] = {
-        { "instance", H5T_STD_U32LE, H5T_NATIVE_UINT32, p->instance, 1, n, 0, true },
-        { "x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, p->x, 1, n, 0, false },
-        { "kind", H5T_STD_U8LE, H5T_NATIVE_UINT8, p->kind, 1, n, 0, true },
-        { "ip", H5T_STD_U64LE, H5T_NATIVE_UINT64, p->ip, 1, n, 0, true },
-        { "addr", H5T_STD_U64LE, H5T_NATIVE_UINT64, p->addr, 1, n, 0, true },
-        { "level", H5T_STD_U8LE, H5T_NATIVE_UINT8, p->level, 1, n, 0, true },
-        { "weight", H5T_STD_U32LE, H5T_NATIVE_UINT32, p->weight, 1, n, 0, true },
-        { "y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, p->y, 2, nc, n, false },   /* [C][N] */
+    } cols[NCOLUMNS] = {
+        { "instance", 1, true }, { "x", 1, false }, { "kind", 1, true }, { "ip", 1, true },
+        { "addr", 1, true }, { "level", 1, true }, { "weight", 1, true },
+        { "y", 2, false },   /* [C][N] */
     };
-    for (size_t k = 0; k < sizeof cols / sizeof cols[0] && rc == 0; k++)
-        rc = tf_h5_write_typed(pts, cols[k].name, cols[k].file_type, cols[k].mem_type, cols[k].data,
-                               cols[k].rank, cols[k].rows, cols[k].cols, cols[k].compress, err);
+    const hid_t file_type[NCOLUMNS] = {
+        H5T_STD_U32LE, H5T_IEEE_F32LE, H5T_STD_U8LE, H5T_STD_U64LE, H5T_STD_U64LE,
+        H5T_STD_U8LE, H5T_STD_U32LE, H5T_IEEE_F32LE,
+    };
+    const hid_t mem_type[NCOLUMNS] = {
+        H5T_NATIVE_UINT32, H5T_NATIVE_FLOAT, H5T_NATIVE_UINT8, H5T_NATIVE_UINT64,
+        H5T_NATIVE_UINT64, H5T_NATIVE_UINT8, H5T_NATIVE_UINT32, H5T_NATIVE_FLOAT,
+    };
+    tf_h5_slabs *slabs[NCOLUMNS] = { NULL };
+    for (int k = 0; k < NCOLUMNS && rc == 0; k++)
+        rc = tf_h5_slabs_open(pts, cols[k].name, file_type[k], mem_type[k], cols[k].rank, nc, n,
+                              cols[k].compress, &slabs[k], err);
+    if (rc == 0)
+        rc = tf_fold_group_each_part(g, write_part, slabs, err);
+    for (int k = 0; k < NCOLUMNS; k++) {
+        int crc = tf_h5_slabs_close(slabs[k], rc == 0 ? err : NULL);
+        rc = rc ? rc : crc;
+    }
     tf_h5_close(pts);
     return rc;
 }
@@ -107,7 +137,8 @@ static int save_group(int64_t region, const tf_fold_region *r, const tf_fold_gro
         (rc = tf_h5_attr_write_double(grp, "mean_duration_ns", g->mean_duration_ns, err)) == 0 &&
         (rc = tf_h5_attr_write_double(grp, "duration_lo_ns", g->duration_lo_ns, err)) == 0 &&
         (rc = tf_h5_attr_write_double(grp, "duration_hi_ns", g->duration_hi_ns, err)) == 0 &&
-        (rc = tf_h5_attr_write_int64(grp, "points", (int64_t)g->points.n, err)) == 0 &&
+        (rc = tf_h5_attr_write_int64(grp, "points", (int64_t)tf_fold_group_npoints(g), err)) ==
+            0 &&
         (rc = tf_h5_attr_write_int64(grp, "instructions", g->instructions, err)) == 0 &&
         (rc = tf_h5_write_array(grp, "counter_instances", TF_H5_INT64, ci, nc, err)) == 0 &&
         (rc = tf_h5_write_array(grp, "mean_total", TF_H5_DOUBLE, g->mean_total, nc, err)) == 0 &&
@@ -120,7 +151,7 @@ static int save_group(int64_t region, const tf_fold_region *r, const tf_fold_gro
     if (rc == 0)
         rc = save_changes(grp, g, err);
     if (rc == 0)
-        rc = save_points(grp, &g->points, nc, err);
+        rc = save_points(grp, g, nc, err);
     free(ci);
     tf_h5_close(grp);
     return rc;

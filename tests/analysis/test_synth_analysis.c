@@ -19,10 +19,12 @@
 
 #include <cmocka.h>
 
+#include "analysis_h5.h"
 #include "analysis_run.h"
 #include "from_fold.h"
 #include "h5util.h"
 #include "instances.h"
+#include "points_fixture.h"
 #include "synth.h"
 
 struct fixture {
@@ -323,12 +325,13 @@ static void a_quarter_of_the_samples(void **state)
     uint64_t *u64 = malloc(2 * n * sizeof *u64);
     tf_an_point_columns c_all = { i32, i32 + n, i32 + 2 * n, u64 };
     tf_an_point_columns c_part = { i32 + 3 * n, i32 + 4 * n, i32 + 5 * n, u64 + n };
-    tf_an_point_columns_fill(&all, 0, n, &c_all);
+    const tf_fold_points *pts = &fx->grp.points;
+    tf_an_point_columns_fill(&all, pts, 0, n, &c_all);
     size_t cut = n / 3 + 1;
-    tf_an_point_columns_fill(&part, 0, cut, &c_part);
+    tf_an_point_columns_fill(&part, pts, 0, cut, &c_part);
     tf_an_point_columns tail = { c_part.routine + cut, c_part.line + cut, c_part.object + cut,
                                  c_part.offset + cut };
-    tf_an_point_columns_fill(&part, cut, n - cut, &tail);
+    tf_an_point_columns_fill(&part, pts, cut, n - cut, &tail);
     assert_memory_equal(i32, i32 + 3 * n, 3 * n * sizeof *i32);
     assert_memory_equal(u64, u64 + n, n * sizeof *u64);
     size_t placed = 0;
@@ -342,6 +345,81 @@ static void a_quarter_of_the_samples(void **state)
     free(u64);
     tf_analysis_clear(&all);
     tf_analysis_clear(&part);
+}
+
+/* The four point columns fold.h5 gets from analysis a, read back into
+ * cols[4] (malloc'ed). */
+static void point_columns_of(const struct fixture *fx, const tf_analysis *a, const char *name,
+                             size_t n, void *cols[4])
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", fx->dir, name);
+    int64_t file;
+    tf_error err;
+    if (tf_h5_file_create(path, &file, &err) || tf_analysis_write_h5(a, file, n, &err))
+        fail_msg("%s", err.msg);
+    static const char *const names[4] = { "analysis/points/routine", "analysis/points/line",
+                                          "analysis/points/object", "analysis/points/offset" };
+    for (int k = 0; k < 4; k++) {
+        size_t rows, one;
+        if (tf_h5_read_array(file, names[k], k == 3 ? TF_H5_UINT64 : TF_H5_INT32, &cols[k],
+                             &rows, &one, &err))
+            fail_msg("%s", err.msg);
+        assert_int_equal(rows, n);
+    }
+    tf_h5_close(file);
+}
+
+/* The points served a part at a time, cut anywhere (an empty part among
+ * them) and not held by the group meanwhile: the same samples are chosen
+ * and placed, and fold.h5's point columns are the same, as from the
+ * points whole. */
+static void points_in_parts(void **state)
+{
+    struct fixture *fx = *state;
+    tf_fold_points whole = fx->grp.points;
+    size_t n = whole.n, cuts[] = { 0, 3, n / 2, n / 2, n - 5, n };
+    tf_an_params prm;
+    tf_an_params_default(&prm);
+    prm.max_samples = n / 4;
+    tf_analysis all, cut;
+    tf_error err;
+    if (tf_analysis_from_fold(&all, fx->tr, &fx->reg, 0, NULL, &prm, &err))
+        fail_msg("%s", err.msg);
+    void *want[4], *got[4];
+    point_columns_of(fx, &all, "whole.h5", n, want);
+    split_parts sp;
+    split_parts_init(&sp, &whole, 0, cuts, 5);
+    fx->grp.points = (tf_fold_points){ 0 };
+    fx->grp.parts = &sp.parts;
+    if (tf_analysis_from_fold(&cut, fx->tr, &fx->reg, 0, NULL, &prm, &err))
+        fail_msg("%s", err.msg);
+    point_columns_of(fx, &cut, "parts.h5", n, got);
+    fx->grp.parts = NULL;
+    fx->grp.points = whole;
+    assert_int_equal(sp.taken, sp.released);
+    assert_int_equal(cut.nfolded, all.nfolded);
+    assert_int_equal(cut.nsamples, all.nsamples);
+    assert_true(cut.nsamples < n / 2);
+    for (size_t i = 0; i < all.nsamples; i++) {
+        const tf_an_sample *a = &all.samples[i], *b = &cut.samples[i];
+        assert_int_equal(a->point, b->point);
+        assert_true(a->x == b->x);
+        assert_int_equal(a->routine, b->routine);
+        assert_int_equal(a->line, b->line);
+        assert_int_equal(a->object, b->object);
+        assert_int_equal(a->offset, b->offset);
+        assert_int_equal(a->code_stride, b->code_stride);
+    }
+    assert_int_equal(cut.nroutines, all.nroutines);
+    assert_int_equal(cut.nobjects, all.nobjects);
+    for (int k = 0; k < 4; k++) {
+        assert_memory_equal(got[k], want[k], n * (k == 3 ? 8 : 4));
+        free(want[k]);
+        free(got[k]);
+    }
+    tf_analysis_clear(&all);
+    tf_analysis_clear(&cut);
 }
 
 static void first_line(const char *dir, const char *name, char *buf, size_t size, size_t *rows)
@@ -420,6 +498,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(phases_objects_streams),
         cmocka_unit_test(a_quarter_of_the_samples),
+        cmocka_unit_test(points_in_parts),
         cmocka_unit_test(files_written),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

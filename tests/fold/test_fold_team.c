@@ -25,6 +25,7 @@
 #include "fold_engine.h"
 #include "fold_input.h"
 #include "fold_team.h"
+#include "points_fixture.h"
 #include "trace.h"
 
 #define MAX_MEMBERS 4
@@ -397,19 +398,9 @@ static tf_trace *open_processes(char *path, uint64_t shift, uint32_t *region)
 
 static void assert_same_points(const tf_fold_input *a, const tf_fold_input *b)
 {
-    const tf_fold_points *p = &a->points, *q = &b->points;
     assert_int_equal(a->ninstances, b->ninstances);
     assert_int_equal(a->ncounters, b->ncounters);
-    assert_int_equal(p->n, q->n);
-    size_t n = p->n;
-    assert_memory_equal(p->instance, q->instance, n * sizeof *p->instance);
-    assert_memory_equal(p->x, q->x, n * sizeof *p->x);
-    assert_memory_equal(p->kind, q->kind, n * sizeof *p->kind);
-    assert_memory_equal(p->ip, q->ip, n * sizeof *p->ip);
-    assert_memory_equal(p->addr, q->addr, n * sizeof *p->addr);
-    assert_memory_equal(p->level, q->level, n * sizeof *p->level);
-    assert_memory_equal(p->weight, q->weight, n * sizeof *p->weight);
-    assert_memory_equal(p->y, q->y, n * a->ncounters * sizeof *p->y);
+    assert_points_equal(&a->points, &b->points, a->ncounters);
     assert_memory_equal(a->first_point, b->first_point, (a->ninstances + 1) * sizeof(size_t));
     assert_memory_equal(a->samples, b->samples, a->ninstances * sizeof *a->samples);
 }

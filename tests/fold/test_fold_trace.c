@@ -27,6 +27,7 @@
 #include "fold_result.h"
 #include "h5util.h"
 #include "observer.h"
+#include "points_fixture.h"
 #include "trace.h"
 
 #define ITERATIONS 38
@@ -198,6 +199,28 @@ static void test_multiplexed_and_roundtrip(void **state)
                     (isnan(bg->points.y[k]) && isnan(g->points.y[k])));
     assert_int_equal(back->params.grid, 101);
     assert_int_equal(back->params.filter, TF_FILTER_ROBUST);
+
+    /* The points served a part at a time (an empty part among them), and
+     * not held by the group meanwhile, save as they do whole, each part
+     * taken once and released. */
+    tf_fold_group *pg = &res->regions[0].groups[0];
+    tf_fold_points whole = pg->points;
+    size_t n = whole.n, cuts[] = { 0, 1, n / 3, n / 3, n - 7, n };
+    split_parts sp;
+    split_parts_init(&sp, &whole, 2, cuts, 5);
+    pg->points = (tf_fold_points){ 0 };
+    pg->parts = &sp.parts;
+    if (tf_fold_result_save(res, saved, &err) < 0)
+        fail_msg("%s", err.msg);
+    pg->parts = NULL;
+    pg->points = whole;
+    assert_int_equal(sp.taken, 5);
+    assert_int_equal(sp.released, 5);
+    tf_fold_result *cut;
+    if (tf_fold_result_load(saved, &cut, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_points_equal(&cut->regions[0].groups[0].points, &bg->points, 2);
+    tf_fold_result_free(cut);
 
     /* A group whose kept instances hold no sample (iterations shorter
      * than the sampling period): its points shrink to nothing, and it
