@@ -369,10 +369,10 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     if ((rc = tf_code_stride_decoder_create(&dec, err)))
         goto done;
     /* a point without a time (not expected from the fold) is no sample */
-    if ((rc = tf_fold_group_each_part(grp, count_timed, &a->nfolded, err)))
+    if ((rc = tf_fold_group_each_part(grp, TF_FOLD_COL_X, count_timed, &a->nfolded, err)))
         goto done;
     struct choice ch = { sample_threshold(a->nfolded, params->max_samples), next, 0 };
-    if ((rc = tf_fold_group_each_part(grp, count_chosen, &ch, err)))
+    if ((rc = tf_fold_group_each_part(grp, TF_FOLD_COL_X, count_chosen, &ch, err)))
         goto done;
     for (size_t b = 1; b < TF_AN_COARSE; b++)
         next[b] += next[b - 1];
@@ -383,7 +383,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
         goto done;
     }
     struct placing pc = { a, tr, reg, debug_dir, tools, np, &ch, dec, window };
-    if ((rc = tf_fold_group_each_part(grp, place_part, &pc, err)))
+    if ((rc = tf_fold_group_each_part(grp, TF_FOLD_COL_SAMPLE, place_part, &pc, err)))
         goto done;
     size_t nc = 0;
     for (uint32_t c = 0; c < reg->ncounters; c++) {
@@ -418,7 +418,9 @@ done:
 int tf_an_each_point_part(const tf_analysis *a, tf_fold_part_fn fn, void *arg, tf_error *err)
 {
     const struct tf_an_locator *l = a->locator;
-    return l ? tf_fold_group_each_part(&l->region->groups[l->group], fn, arg, err) : 0;
+    return l ? tf_fold_group_each_part(&l->region->groups[l->group], TF_FOLD_COL_SAMPLE, fn, arg,
+                                       err)
+             : 0;
 }
 
 void tf_an_point_columns_fill(const tf_analysis *a, const tf_fold_points *part, size_t at,

@@ -339,6 +339,7 @@ struct side {
     const char *dir, *machine;
     const tf_trace *tr;
     const tf_fold_result *res;
+    const tf_fold_team *team;      /* holding parts of res's points, or NULL */
     const tf_cal_profile *profile;
     bool with_synthetic;           /* begin the synthetic trace too */
     tf_cli_synthetic *synthetic;   /* begun, or NULL */
@@ -356,7 +357,7 @@ static void begin_synthetic(struct side *s)
     tf_error err = {0};
     snprintf(fold, sizeof fold, "%s/fold.h5", s->dir);
     snprintf(prv, sizeof prv, "%s/folded.prv", s->dir);
-    if (tf_cli_synthetic_begin(fold, s->res, s->tr, prv, &s->synthetic, &err) < 0)
+    if (tf_cli_synthetic_begin(fold, s->res, s->tr, s->team, prv, &s->synthetic, &err) < 0)
         tf_msg_warn("no folded.prv: %s", err.msg);
 }
 
@@ -425,7 +426,8 @@ static void *finish_synthetic(void *arg)
  * nothing changes meanwhile.  With one thread the same steps run one after
  * the other, the synthetic trace last but the report, and the files are
  * the same. */
-static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const char *outdir,
+static int write_outputs(const tf_trace *tr, const tf_fold_result *res,
+                         const tf_fold_team *team, const char *outdir,
                          const struct fold_options *o, const tf_cal_profile *profile,
                          bool replace, unsigned threads, tf_error *err)
 {
@@ -436,7 +438,7 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res, const ch
         return tf_fail(err, TF_ERR_IO, "%s: cannot create the output directory: %s", tmp,
                        strerror(errno));
     struct side side = { .dir = tmp, .machine = o->machine, .tr = tr, .res = res,
-                         .profile = profile, .with_synthetic = threads > 1,
+                         .team = team, .profile = profile, .with_synthetic = threads > 1,
                          .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
     pthread_t side_thread, end_thread;
     bool side_threaded = threads > 1 && pthread_create(&side_thread, NULL, write_side, &side) == 0;
@@ -552,10 +554,14 @@ static void report(const tf_fold_result *res, const char *outdir)
 }
 
 /* Threads for the outputs: those asked for, else one per CPU, under mpirun
- * too: the other ranks only wait, asleep (fold_team_mpi.c), while rank 0
- * writes, so its CPUs are free unless the launcher bound it to fewer. */
-static unsigned output_threads(const tf_fold_params *p)
+ * too: the other ranks mostly wait, asleep (fold_team_mpi.c), while rank 0
+ * writes, so its CPUs are free unless the launcher bound it to fewer.  One
+ * when the team's messages cannot come from several threads (an MPI
+ * without MPI_THREAD_SERIALIZED): the outputs fetch the members' points. */
+static unsigned output_threads(const tf_fold_params *p, const tf_fold_team *team)
 {
+    if (team && !team->lock)
+        return 1;
     return p->threads ? p->threads : tf_parallel_cpus();
 }
 
@@ -620,8 +626,8 @@ static int fold(int argc, char **argv, tf_fold_team *team)
         }
     }
     if (rc == 0)
-        rc = write_outputs(tr, res, outdir, &o, profile, exists,
-                           output_threads(&p), &err);
+        rc = write_outputs(tr, res, team, outdir, &o, profile, exists,
+                           output_threads(&p, team), &err);
     if (tr)
         tf_cli_close_trace(tr);
     int status = TF_EXIT_OK;
@@ -676,7 +682,13 @@ static int serve(int argc, char **argv, tf_fold_team *team)
             tf_cli_close_trace(tr);
     }
     tf_msg_set_silent(false);
-    int status = tf_fold_team_serve(team, reads ? &share : NULL, rc, &share_err, &err);
+    /* The leader's synthetic trace asks for this rank's points in order. */
+    tf_cli_synthetic_member *synthetic = tf_cli_synthetic_member_new();
+    tf_fold_team_handler handler = { tf_cli_synthetic_member_call, synthetic };
+    int status = synthetic ? tf_fold_team_serve(team, reads ? &share : NULL, rc, &share_err,
+                                                &handler, &err)
+                           : tf_fail(&err, TF_ERR_NOMEM, "out of memory");
+    tf_cli_synthetic_member_free(synthetic);
     tf_fold_input_free(&share);
     if (status < 0) {
         tf_msg_error("rank %d: %s", team->rank, err.msg);

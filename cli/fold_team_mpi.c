@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -17,6 +18,7 @@
 struct mpi_team {
     tf_fold_team team;
     MPI_Comm comm;
+    pthread_mutex_t lock;    /* team.lock, when MPI allows several threads */
 };
 
 #define TAG 1
@@ -147,10 +149,15 @@ int tf_cli_team_start(tf_fold_team **team, tf_error *err)
     *team = NULL;
     if (tf_launcher_size() < 2)
         return 0;
-    int initialised = 0;
+    int initialised = 0, provided = MPI_THREAD_SINGLE;
     MPI_Initialized(&initialised);
-    if (!initialised && MPI_Init(NULL, NULL) != MPI_SUCCESS)
+    /* The leader's output steps, on threads of their own, fetch the
+     * members' points, one thread at a time (team.lock). */
+    if (!initialised &&
+        MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
         return tf_fail(err, TF_ERR_IO, "MPI_Init failed: cannot fold in parallel");
+    if (initialised)
+        MPI_Query_thread(&provided);
     struct mpi_team *m = calloc(1, sizeof *m);
     if (!m) {
         /* The other ranks wait for this one: only an abort ends them. */
@@ -167,6 +174,8 @@ int tf_cli_team_start(tf_fold_team **team, tf_error *err)
         .recv_idle = mpi_recv_idle, .sendv = mpi_sendv, .recvv = mpi_recvv,
         .pending = mpi_pending,
     };
+    if (provided >= MPI_THREAD_SERIALIZED && pthread_mutex_init(&m->lock, NULL) == 0)
+        m->team.lock = &m->lock;
     if (size < 2) {
         /* The launcher started several processes, but MPI cannot reach it
          * (srun without --mpi=pmix, say): each process is a world of its
@@ -190,6 +199,8 @@ void tf_cli_team_stop(tf_fold_team *team)
         return;
     struct mpi_team *m = team->ctx;
     MPI_Comm_free(&m->comm);
+    if (team->lock)
+        pthread_mutex_destroy(team->lock);
     free(m);
     MPI_Finalize();
 }

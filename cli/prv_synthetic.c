@@ -47,6 +47,29 @@ typedef struct synth_rec {
  * holding the record, which leaves room for the process. */
 _Static_assert(sizeof(synth_rec) == 32, "a synthetic record is 32 bytes");
 
+/* A folded point as its record is built from it, whichever part of its
+ * group holds it (a team member's, fetched, or the points here). */
+typedef struct synth_point {
+    uint64_t time, ip, addr;
+    uint32_t index;       /* in the group */
+    uint32_t instance, proc, weight;
+    uint8_t  sample_kind, level;
+} synth_point;
+
+/* One part of a group's points in time order: ordered here (rec, records
+ * of the points pts) or by the team member `rank` (> 0), which sends them
+ * a batch at a time. */
+typedef struct point_source {
+    const synth_rec *rec;
+    const tf_fold_points *pts;
+    int rank;
+    synth_point *batch;          /* a member's: nbatch of them, read up to at */
+    size_t nbatch, at;
+    size_t n, done;              /* points in the part, given out */
+    size_t first;                /* the index in the group of the part's first point */
+    synth_point cur;             /* the next one, while done < n */
+} point_source;
+
 typedef struct synth_thread {
     const tf_fold_region *region;
     const tf_fold_group  *group;
@@ -60,6 +83,8 @@ typedef struct synth_thread {
     synth_rec            *points;     /* the points' records in time order (in synth's) */
     synth_rec            *small;      /* its state, phase and grid records, in order */
     size_t                nsmall;
+    point_source         *src;        /* its points' parts: those here first */
+    uint32_t              nsrc;
 } synth_thread;
 
 struct tf_cli_synthetic {
@@ -70,6 +95,7 @@ struct tf_cli_synthetic {
     int64_t         file;         /* fold.h5, for the analysis's phases; -1 when not open */
     const tf_analysis_set *analyses;  /* the same in memory, or NULL */
     const tf_trace *tr;           /* the folded trace, for symbols and objects; may be NULL */
+    const tf_fold_team *team;     /* whose members hold parts of the points, or NULL */
     tf_cli_symbols  sym;
     tf_prv_writer  *w;
     tf_pcf         *pcf;
@@ -260,6 +286,37 @@ static int analysis_phases_h5(synth *sy, synth_thread *st, uint32_t r, uint32_t 
     return rc;
 }
 
+/* The routines and lines of phase `phase`'s points, counted. */
+struct phase_sites {
+    synth *sy;
+    const synth_thread *st;
+    uint32_t phase;
+    uint32_t *cf, *cl;
+    size_t nvals;
+    uint64_t best_fn, best_line;
+};
+
+static int count_phase_sites(void *arg, const tf_fold_points *pts, size_t first, tf_error *err)
+{
+    (void)first;
+    struct phase_sites *ps = arg;
+    const synth_thread *st = ps->st;
+    for (size_t i = 0; i < pts->n; i++) {
+        if (pts->x[i] < st->phase_x[ps->phase] || pts->x[i] > st->phase_x[ps->phase + 1])
+            continue;
+        uint64_t fn, line;
+        uint32_t proc = st->region->instances[pts->instance[i]].proc;
+        int rc = site_of(ps->sy, proc, pts->ip[i], &fn, &line, err);
+        if (rc < 0)
+            return rc;
+        if (fn < ps->nvals && ++ps->cf[fn] > ps->cf[ps->best_fn])
+            ps->best_fn = fn;
+        if (line < ps->nvals && ++ps->cl[line] > ps->cl[ps->best_line])
+            ps->best_line = line;
+    }
+    return 0;
+}
+
 /* Without the analysis: the group's change points cut the iteration, and
  * each phase is named by the routine and line most of its samples are in. */
 static int boundary_phases(synth *sy, synth_thread *st, tf_error *err)
@@ -272,35 +329,44 @@ static int boundary_phases(synth *sy, synth_thread *st, tf_error *err)
     for (size_t k = 0; k < g->nboundaries; k++)
         st->phase_x[k + 1] = g->boundaries[k];
     st->phase_x[st->nphases] = 1;
-    const tf_fold_points *pts = &g->points;
     /* Values are small ids, every site being named already. */
     size_t nvals = sy->nfn + sy->nline + TF_PRV_FIRST_SITE;
-    uint32_t *cf = calloc(nvals, sizeof *cf), *cl = calloc(nvals, sizeof *cl);
+    struct phase_sites ps = { sy, st, 0, calloc(nvals, sizeof *ps.cf),
+                              calloc(nvals, sizeof *ps.cl), nvals, 0, 0 };
     for (uint32_t ph = 0; rc == 0 && ph < st->nphases; ph++) {
-        if (!cf || !cl) {
+        if (!ps.cf || !ps.cl) {
             rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
             break;
         }
-        memset(cf, 0, nvals * sizeof *cf);
-        memset(cl, 0, nvals * sizeof *cl);
-        uint64_t best_fn = 0, best_line = 0;
-        for (size_t i = 0; rc == 0 && i < pts->n; i++) {
-            if (pts->x[i] < st->phase_x[ph] || pts->x[i] > st->phase_x[ph + 1])
-                continue;
-            uint64_t fn, line;
-            uint32_t proc = st->region->instances[pts->instance[i]].proc;
-            if ((rc = site_of(sy, proc, pts->ip[i], &fn, &line, err)) < 0)
-                break;
-            if (fn < nvals && ++cf[fn] > cf[best_fn])
-                best_fn = fn;
-            if (line < nvals && ++cl[line] > cl[best_line])
-                best_line = line;
-        }
-        st->phase_fn[ph] = best_fn;
-        st->phase_line[ph] = best_line;
+        memset(ps.cf, 0, nvals * sizeof *ps.cf);
+        memset(ps.cl, 0, nvals * sizeof *ps.cl);
+        ps.phase = ph;
+        ps.best_fn = ps.best_line = 0;
+        rc = tf_fold_group_each_part(g, TF_FOLD_COL_INSTANCE | TF_FOLD_COL_X | TF_FOLD_COL_IP,
+                                     count_phase_sites, &ps, err);
+        st->phase_fn[ph] = ps.best_fn;
+        st->phase_line[ph] = ps.best_line;
     }
-    free(cf);
-    free(cl);
+    free(ps.cf);
+    free(ps.cl);
+    return rc;
+}
+
+struct sites_pass {
+    synth *sy;
+    const synth_thread *st;
+};
+
+static int name_part_sites(void *arg, const tf_fold_points *pts, size_t first, tf_error *err)
+{
+    (void)first;
+    const struct sites_pass *sp = arg;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < pts->n; i++) {
+        uint64_t fn, line;
+        rc = site_of(sp->sy, sp->st->region->instances[pts->instance[i]].proc, pts->ip[i], &fn,
+                     &line, err);
+    }
     return rc;
 }
 
@@ -308,13 +374,9 @@ static int boundary_phases(synth *sy, synth_thread *st, tf_error *err)
  * samples share the values, numbered in order of first use. */
 static int name_sites(synth *sy, const synth_thread *st, tf_error *err)
 {
-    const tf_fold_points *pts = &st->group->points;
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < pts->n; i++) {
-        uint64_t fn, line;
-        rc = site_of(sy, st->region->instances[pts->instance[i]].proc, pts->ip[i], &fn, &line, err);
-    }
-    return rc;
+    struct sites_pass sp = { sy, st };
+    return tf_fold_group_each_part(st->group, TF_FOLD_COL_INSTANCE | TF_FOLD_COL_IP,
+                                   name_part_sites, &sp, err);
 }
 
 /* Thread t's phases, from its analysis (in memory, or in fold.h5), or from
@@ -339,9 +401,39 @@ static int build_phases(synth *sy, synth_thread *st, uint32_t thread, tf_error *
     return rc < 0 ? rc : 0;
 }
 
-/* The Paraver record of r into *rec, its pairs appended to ps (rec->pairs
- * left to the caller: ps may move as it grows): 1, or 0 for a record
- * without pairs, not to be written. */
+/* The Paraver record of point pt of thread `thread` into *rec, its pairs
+ * appended to ps (rec->pairs left to the caller: ps may move as it
+ * grows). */
+static int build_point_record(synth *sy, uint32_t thread, const synth_point *pt,
+                              tf_prv_record *rec, tf_prv_pairs *ps, tf_error *err)
+{
+    tf_prv_object obj = {thread + 1, 1, 1, thread + 1};
+    *rec = (tf_prv_record){.kind = TF_PRV_EVENT, .obj = obj, .time = pt->time};
+    size_t first = ps->n;
+    uint64_t fn, line;
+    int rc;
+    if ((rc = site_of(sy, pt->proc, pt->ip, &fn, &line, err)) < 0 ||
+        (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
+        (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLED_LINE, line, err)) < 0 ||
+        (rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_INSTANCE, (uint64_t)pt->instance + 1, err)) < 0)
+        return rc;
+    if (pt->ip && (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLE_IP, pt->ip, err)) < 0)
+        return rc;
+    if (pt->sample_kind != TF_SAMPLE_TIMER) {
+        tf_sample m = {.addr = pt->addr, .weight = pt->weight, .kind = pt->sample_kind,
+                       .level = pt->level};
+        uint32_t object = sy->tr ? tf_prv_objects_find(&sy->objects, pt->proc, pt->addr,
+                                                       TF_NOTIME) : 0;
+        if ((rc = tf_prv_pairs_memory(ps, &m, object, err)) < 0)
+            return rc;
+    }
+    rec->npairs = ps->n - first;
+    return 1;
+}
+
+/* The Paraver record of r (a state, phase or grid record) into *rec, its
+ * pairs appended to ps (rec->pairs left to the caller: ps may move as it
+ * grows): 1, or 0 for a record without pairs, not to be written. */
 static int build_record(synth *sy, uint32_t thread, const synth_rec *r, tf_prv_record *rec,
                         tf_prv_pairs *ps, tf_error *err)
 {
@@ -398,25 +490,8 @@ static int build_record(synth *sy, uint32_t thread, const synth_rec *r, tf_prv_r
         }
         break;
     }
-    default: {
-        const tf_fold_points *p = &g->points;
-        uint32_t i = r->index;
-        uint32_t proc = r->proc;
-        uint64_t fn, line;
-        if ((rc = site_of(sy, proc, r->ip, &fn, &line, err)) < 0 ||
-            (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
-            (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLED_LINE, line, err)) < 0 ||
-            (rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_INSTANCE, (uint64_t)r->instance + 1, err)) < 0)
-            return rc;
-        if (r->ip && (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLE_IP, r->ip, err)) < 0)
-            return rc;
-        if (r->sample_kind != TF_SAMPLE_TIMER) {
-            tf_sample m = {.addr = p->addr[i], .weight = p->weight[i], .kind = r->sample_kind,
-                           .level = p->level[i]};
-            rc = tf_prv_pairs_memory(ps, &m, sy->tr ? tf_prv_objects_find(&sy->objects, proc, p->addr[i], TF_NOTIME) : 0, err);
-        }
-        break;
-    }
+    default:
+        return tf_fail(err, TF_ERR_INTERNAL, "synthetic record of kind %u", r->kind);
     }
     if (rc < 0)
         return rc;
@@ -438,9 +513,9 @@ static int cmp_synth_rec(const void *a, const void *b)
  * as llround does, inline (a libm call for each of millions of points
  * took a tenth of their ordering).  Exact: below 2^53 ns the fraction
  * t − trunc(t) is exact in double. */
-static uint64_t at(const synth_thread *st, double x)
+static uint64_t at(double duration, double x)
 {
-    double t = x * st->duration;
+    double t = x * duration;
     if (!(t > 0))
         return 0;
     uint64_t whole = (uint64_t)t;
@@ -509,36 +584,39 @@ static int sort_bucket(synth_rec *r, size_t n, double scale, sort_buffers *buf, 
     return 0;
 }
 
-/* The records of thread t's points in the order of cmp_synth_rec, into
- * out (st->points): each instance's points are a sorted run, and millions of
+/* The records of points p (of instances `ins`, for their processes; NULL:
+ * none), on a synthetic iteration of `duration` ns, in the order of
+ * cmp_synth_rec, into out: each instance's points are a sorted run, and millions of
  * them are sorted by two counting sorts on their time, COARSE buckets and
  * then about one key a point within each (a single pass of one key a point
  * spent its time in cache misses), so that equal times share keys and keep
  * their index order (a comparison sort of every record took a tenth of the
- * fold).  Needs no phase. */
-static int thread_points(synth_thread *st, synth_rec *out, tf_error *err)
+ * fold).  The order is total (time, then index), so the records of
+ * consecutive parts of the points, each ordered alone, merge into those
+ * of the whole. */
+static int order_points(const tf_fold_points *p, double duration, const tf_fold_instance *ins,
+                        synth_rec *out, tf_error *err)
 {
-    const tf_fold_points *p = &st->group->points;
     size_t n = p->n;
     size_t *start = calloc(COARSE + 2, sizeof *start);
     if (!start)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory ordering %zu records", n);
     uint64_t tmax = 1;
     for (size_t i = 0; i < n; i++) {
-        uint64_t ti = at(st, p->x[i]);
+        uint64_t ti = at(duration, p->x[i]);
         tmax = ti > tmax ? ti : tmax;
     }
     double coarse = (double)(COARSE - 1) / (double)tmax;
     for (size_t i = 0; i < n; i++)
-        start[(size_t)((double)at(st, p->x[i]) * coarse) + 1]++;
+        start[(size_t)((double)at(duration, p->x[i]) * coarse) + 1]++;
     for (size_t b = 1; b <= COARSE; b++)
         start[b] += start[b - 1];
     for (size_t i = 0; i < n; i++) {
-        uint64_t ti = at(st, p->x[i]);
+        uint64_t ti = at(duration, p->x[i]);
         out[start[(size_t)((double)ti * coarse)]++] = (synth_rec){
             .time = ti, .kind = SYN_POINT, .sample_kind = p->kind[i],
             .index = (uint32_t)i, .instance = p->instance[i],
-            .proc = st->region->instances[p->instance[i]].proc, .ip = p->ip[i]};
+            .proc = ins ? ins[p->instance[i]].proc : 0, .ip = p->ip[i]};
     }
     /* start[b] is now the end of coarse bucket b */
     double fine = n > 1 ? (double)(n - 1) / (double)tmax : 0;
@@ -549,7 +627,6 @@ static int thread_points(synth_thread *st, synth_rec *out, tf_error *err)
     free(buf.tmp);
     free(buf.count);
     free(start);
-    st->points = out;
     return rc;
 }
 
@@ -563,10 +640,10 @@ static int thread_small(synth_thread *st, tf_error *err)
     size_t k = 0;
     small[k++] = (synth_rec){.time = 0, .kind = SYN_STATE};
     for (uint32_t ph = 0; ph <= st->nphases; ph++)
-        small[k++] = (synth_rec){.time = at(st, st->phase_x[ph]), .kind = SYN_PHASE,
+        small[k++] = (synth_rec){.time = at(st->duration, st->phase_x[ph]), .kind = SYN_PHASE,
                                  .index = ph};
     for (uint32_t j = 0; j < st->group->grid; j++)
-        small[k++] = (synth_rec){.time = at(st, st->group->x[j]), .kind = SYN_GRID,
+        small[k++] = (synth_rec){.time = at(st->duration, st->group->x[j]), .kind = SYN_GRID,
                                  .index = j};
     qsort(small, nsmall, sizeof *small, cmp_synth_rec);
     st->small = small;
@@ -574,15 +651,126 @@ static int thread_small(synth_thread *st, tf_error *err)
     return 0;
 }
 
-/* Thread st's next record after a of its small records and i of its
- * points: the two merged in the order of cmp_synth_rec, the small one
- * first at a tie; NULL when none is left. */
-static const synth_rec *next_of(const synth_thread *st, size_t a, size_t i)
+/* ---- the points' parts, merged ------------------------------------------ */
+
+/* What the leader asks a member holding part of a group's points
+ * (tf_fold_team_call): to order them (answered at once with their count,
+ * then ordered while the leader goes on), then their next records, a
+ * batch at a time. */
+enum { CALL_ORDER = 1, CALL_NEXT = 2 };
+
+struct synth_call {
+    uint32_t kind, group;
+    double   duration;        /* CALL_ORDER: the group's, ns */
+    uint64_t n;               /* CALL_NEXT: records asked for */
+};
+
+/* Records of a member's part sent in one message. */
+#define REMOTE_BATCH 8192
+
+/* Source ps's next point into ps->cur (ps->done < ps->n): from its
+ * records here, or from the member's next batch. */
+static int source_fill(synth *sy, const synth_thread *st, point_source *ps, tf_error *err)
 {
-    size_t n = st->group->points.n;
-    if (a < st->nsmall && (i >= n || cmp_synth_rec(&st->points[i], &st->small[a]) >= 0))
-        return &st->small[a];
-    return i < n ? &st->points[i] : NULL;
+    if (ps->rank == 0) {
+        const synth_rec *r = &ps->rec[ps->done];
+        const tf_fold_points *p = ps->pts;
+        bool memory = r->sample_kind != TF_SAMPLE_TIMER;
+        ps->cur = (synth_point){
+            .time = r->time, .ip = r->ip, .index = (uint32_t)(ps->first + r->index),
+            .instance = r->instance, .proc = r->proc, .sample_kind = r->sample_kind,
+            /* a memory sample's columns: read at random (a cache miss each) */
+            .addr = memory ? p->addr[r->index] : 0, .weight = memory ? p->weight[r->index] : 0,
+            .level = memory ? p->level[r->index] : 0,
+        };
+        return 0;
+    }
+    if (ps->at == ps->nbatch) {
+        size_t want = ps->n - ps->done < REMOTE_BATCH ? ps->n - ps->done : REMOTE_BATCH;
+        struct synth_call q = { .kind = CALL_NEXT, .group = st->group_index, .n = want };
+        tf_team_part reply = { ps->batch, want * sizeof *ps->batch };
+        int rc = tf_fold_team_call(sy->team, ps->rank, &q, sizeof q, &reply, 1, err);
+        if (rc < 0)
+            return rc;
+        ps->nbatch = want;
+        ps->at = 0;
+    }
+    ps->cur = ps->batch[ps->at++];
+    if (ps->cur.instance >= st->region->ninstances)
+        return tf_fail(err, TF_ERR_INTERNAL, "rank %d: a record of instance %u of %zu",
+                       ps->rank, ps->cur.instance, st->region->ninstances);
+    ps->cur.index += (uint32_t)ps->first;
+    ps->cur.proc = st->region->instances[ps->cur.instance].proc;
+    return 0;
+}
+
+/* The source of thread st's next point, by time then index; NULL when
+ * none is left. */
+static point_source *next_point(synth_thread *st)
+{
+    point_source *best = NULL;
+    for (uint32_t k = 0; k < st->nsrc; k++) {
+        point_source *ps = &st->src[k];
+        if (ps->done < ps->n &&
+            (!best || ps->cur.time < best->cur.time ||
+             (ps->cur.time == best->cur.time && ps->cur.index < best->cur.index)))
+            best = ps;
+    }
+    return best;
+}
+
+static int source_advance(synth *sy, const synth_thread *st, point_source *ps, tf_error *err)
+{
+    return ++ps->done < ps->n ? source_fill(sy, st, ps, err) : 0;
+}
+
+/* Thread st's sources: the points here (to be ordered into st->points), then,
+ * when the group's points are spread over a team (fold_team.h), each
+ * member's part, which it is asked to order now. */
+static int remote_sources(synth *sy, synth_thread *st, tf_error *err)
+{
+    bool spread = sy->team && st->group->parts;
+    uint32_t most = spread ? (uint32_t)sy->team->size : 1;
+    st->src = calloc(most, sizeof *st->src);
+    if (!st->src)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    st->src[0] = (point_source){ .rec = st->points, .pts = &st->group->points,
+                                 .n = st->group->points.n };
+    st->nsrc = 1;
+    size_t first = st->group->points.n;
+    for (int w = 1; spread && w < sy->team->size; w++) {
+        struct synth_call q = { .kind = CALL_ORDER, .group = st->group_index,
+                                .duration = st->duration };
+        uint64_t n = 0;
+        tf_team_part reply = { &n, sizeof n };
+        int rc = tf_fold_team_call(sy->team, w, &q, sizeof q, &reply, 1, err);
+        if (rc < 0)
+            return rc;
+        if (n > tf_fold_group_npoints(st->group) - first)
+            return tf_fail(err, TF_ERR_INTERNAL, "rank %d holds %llu points of group %u, of "
+                           "%zu", w, (unsigned long long)n, st->group_index,
+                           tf_fold_group_npoints(st->group));
+        if (n == 0)
+            continue;
+        point_source *ps = &st->src[st->nsrc++];
+        *ps = (point_source){ .rank = w, .n = n, .first = first,
+                              .batch = malloc(REMOTE_BATCH * sizeof *ps->batch) };
+        if (!ps->batch)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        first += n;
+    }
+    return 0;
+}
+
+/* Every source's first point, before the records are emitted. */
+static int sources_start(synth *sy, tf_error *err)
+{
+    int rc = 0;
+    for (uint32_t t = 0; t < sy->nth && rc == 0; t++)
+        for (uint32_t k = 0; k < sy->th[t].nsrc && rc == 0; k++)
+            if (sy->th[t].src[k].n)
+                rc = source_fill(sy, &sy->th[t], &sy->th[t].src[k], err);
+    return rc;
 }
 
 /* Records built and not yet written: a batch of them with their pairs. */
@@ -646,7 +834,7 @@ static int flush_batch(write_pipe *wp, unsigned k, bool piped, tf_error *err)
  * threads. */
 static int emit_merged(synth *sy, unsigned threads, tf_error *err)
 {
-    size_t *small = calloc(2 * (size_t)sy->nth, sizeof *small), *point = small + sy->nth;
+    size_t *small = calloc(sy->nth + 1, sizeof *small);
     write_pipe wp = { .b = calloc(2, sizeof *wp.b), .w = sy->w };
     if (!small || !wp.b) {
         free(small);
@@ -661,33 +849,48 @@ static int emit_merged(synth *sy, unsigned threads, tf_error *err)
     if (piped)
         tf_prv_writer_write_behind(sy->w);
     unsigned k = 0;
-    int rc = 0;
-    for (;;) {
+    int rc = sources_start(sy, err);
+    while (rc == 0) {
+        /* the earliest thread's next record; a thread's small one first at
+         * a tie with its point */
         uint32_t best = sy->nth;
-        const synth_rec *next = NULL;
+        uint64_t best_time = 0;
+        point_source *best_point = NULL;
         for (uint32_t t = 0; t < sy->nth; t++) {
-            const synth_rec *r = next_of(&sy->th[t], small[t], point[t]);
-            if (r && (!next || r->time < next->time)) {
+            synth_thread *st = &sy->th[t];
+            const synth_rec *sm = small[t] < st->nsmall ? &st->small[small[t]] : NULL;
+            point_source *ps = next_point(st);
+            if (!sm && !ps)
+                continue;
+            bool take_small = sm && (!ps || ps->cur.time >= sm->time);
+            uint64_t time = take_small ? sm->time : ps->cur.time;
+            if (best == sy->nth || time < best_time) {
                 best = t;
-                next = r;
+                best_time = time;
+                best_point = take_small ? NULL : ps;
             }
         }
-        if (!next)
+        if (best == sy->nth)
             break;
         write_batch *b = &wp.b[piped ? k : 0];
         size_t first = b->pairs.n;
-        int built = build_record(sy, best, next, &b->rec[b->n], &b->pairs, err);
+        synth_thread *st = &sy->th[best];
+        int built = best_point
+                        ? build_point_record(sy, best, &best_point->cur, &b->rec[b->n], &b->pairs,
+                                             err)
+                        : build_record(sy, best, &st->small[small[best]], &b->rec[b->n],
+                                       &b->pairs, err);
         if (built < 0) {
             rc = built;
             break;
         }
         if (built)
             b->first[b->n++] = first;
-        if (next->kind == SYN_POINT)
-            point[best]++;
+        if (best_point)
+            rc = source_advance(sy, st, best_point, err);
         else
             small[best]++;
-        if (b->n == WRITE_BATCH) {
+        if (rc == 0 && b->n == WRITE_BATCH) {
             if ((rc = flush_batch(&wp, k, piped, err)) != 0)
                 break;
             k ^= 1;
@@ -826,8 +1029,13 @@ static int synth_prepare(synth *sy, const char *out, tf_error *err)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     size_t m = 0;
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++) {
-        rc = thread_points(&sy->th[t], sy->recs + m, err);
-        m += sy->th[t].group->points.n;
+        synth_thread *st = &sy->th[t];
+        st->points = sy->recs + m;
+        /* the members order theirs meanwhile */
+        if ((rc = remote_sources(sy, st, err)) == 0)
+            rc = order_points(&st->group->points, st->duration, st->region->instances,
+                              st->points, err);
+        m += st->group->points.n;
     }
     return rc;
 }
@@ -863,6 +1071,9 @@ static void synth_free(synth *sy)
         free(sy->th[t].phase_fn);
         free(sy->th[t].phase_line);
         free(sy->th[t].small);
+        for (uint32_t k = 0; sy->th[t].src && k < sy->th[t].nsrc; k++)
+            free(sy->th[t].src[k].batch);
+        free(sy->th[t].src);
     }
     for (size_t i = 0; i < sy->nfn; i++)
         free(sy->fn_labels[i]);
@@ -886,8 +1097,8 @@ static void synth_free(synth *sy)
 }
 
 int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
-                           const tf_trace *folded, const char *out, tf_cli_synthetic **sp,
-                           tf_error *err)
+                           const tf_trace *folded, const tf_fold_team *team, const char *out,
+                           tf_cli_synthetic **sp, tf_error *err)
 {
     *sp = NULL;
     synth *sy = calloc(1, sizeof *sy);
@@ -897,6 +1108,7 @@ int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
     }
     sy->file = -1;
     sy->res = res;
+    sy->team = team;
     int rc = res ? 0 : tf_fold_result_load(fold_h5, &sy->loaded, err);
     if (sy->loaded)
         sy->res = sy->loaded;
@@ -939,4 +1151,95 @@ void tf_cli_synthetic_abort(tf_cli_synthetic *sy)
 {
     if (sy)
         synth_free(sy);
+}
+
+/* ---- a team member's part ----------------------------------------------- */
+
+struct member_part {
+    synth_rec *rec;           /* ordered, NULL once every one is sent */
+    size_t n, sent;
+};
+
+struct tf_cli_synthetic_member {
+    struct member_part *part;  /* [npart], by group */
+    uint32_t npart;
+};
+
+tf_cli_synthetic_member *tf_cli_synthetic_member_new(void)
+{
+    return calloc(1, sizeof(tf_cli_synthetic_member));
+}
+
+void tf_cli_synthetic_member_free(tf_cli_synthetic_member *m)
+{
+    for (uint32_t g = 0; m && g < m->npart; g++)
+        free(m->part[g].rec);
+    if (m)
+        free(m->part);
+    free(m);
+}
+
+/* CALL_ORDER: the count at once, so that the leader goes on while the
+ * points are ordered here. */
+static int member_order(tf_cli_synthetic_member *m, tf_fold_team *team,
+                        const struct synth_call *q, tf_error *err)
+{
+    const tf_fold_points *p = tf_fold_team_kept(team, q->group);
+    uint64_t n = p->n;
+    if (team->send(team->ctx, 0, &n, sizeof n) < 0)
+        return tf_fail(err, TF_ERR_IO, "synthetic trace: the ranks lost contact");
+    if (q->group >= m->npart) {
+        struct member_part *grown = realloc(m->part, (q->group + 1) * sizeof *grown);
+        if (!grown)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+        memset(grown + m->npart, 0, (q->group + 1 - m->npart) * sizeof *grown);
+        m->part = grown;
+        m->npart = q->group + 1;
+    }
+    struct member_part *mp = &m->part[q->group];
+    free(mp->rec);
+    *mp = (struct member_part){ .rec = tf_malloc_large((n ? n : 1) * sizeof *mp->rec), .n = n };
+    if (!mp->rec)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory ordering %zu records", p->n);
+    return order_points(p, q->duration, NULL, mp->rec, err);
+}
+
+/* CALL_NEXT: the next q->n records, as points (their process is the
+ * leader's to fill in), the records freed after the last. */
+static int member_next(tf_cli_synthetic_member *m, tf_fold_team *team,
+                       const struct synth_call *q, tf_error *err)
+{
+    struct member_part *mp = q->group < m->npart ? &m->part[q->group] : NULL;
+    if (!mp || !mp->rec || q->n > mp->n - mp->sent || q->n > REMOTE_BATCH)
+        return tf_fail(err, TF_ERR_INTERNAL, "synthetic trace: %llu records of group %u "
+                       "asked for, not ordered here", (unsigned long long)q->n, q->group);
+    const tf_fold_points *p = tf_fold_team_kept(team, q->group);
+    synth_point *out = malloc((q->n + 1) * sizeof *out);
+    if (!out)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    point_source ps = { .rec = mp->rec, .pts = p, .n = mp->n, .done = mp->sent };
+    for (size_t i = 0; i < q->n; i++, ps.done++) {
+        source_fill(NULL, NULL, &ps, err);   /* here: no call, no failure */
+        out[i] = ps.cur;
+    }
+    int rc = team->send(team->ctx, 0, out, q->n * sizeof *out) < 0
+                 ? tf_fail(err, TF_ERR_IO, "synthetic trace: the ranks lost contact") : 0;
+    free(out);
+    mp->sent += q->n;
+    if (mp->sent == mp->n) {
+        free(mp->rec);
+        mp->rec = NULL;
+    }
+    return rc;
+}
+
+int tf_cli_synthetic_member_call(void *arg, tf_fold_team *team, const void *req, tf_error *err)
+{
+    struct synth_call q;
+    memcpy(&q, req, sizeof q);
+    if (q.kind == CALL_ORDER)
+        return member_order(arg, team, &q, err);
+    if (q.kind == CALL_NEXT)
+        return member_next(arg, team, &q, err);
+    return tf_fail(err, TF_ERR_INTERNAL, "synthetic trace: unknown call %u", q.kind);
 }

@@ -9,6 +9,7 @@
 
 #include "analysis_run.h"
 #include "fold_result.h"
+#include "fold_team.h"
 #include "tf_error.h"
 #include "trace.h"
 
@@ -17,13 +18,15 @@ typedef struct tf_cli_synthetic tf_cli_synthetic;
 /* Starts the synthetic trace out (NAME.prv or NAME.prv.gz, with NAME.pcf
  * and NAME.row) of a fold result: res when the caller has it in memory,
  * else the one fold_h5 holds; folded: the trace that was folded, for
- * routine names and objects (NULL opens the one the result names).  Given
+ * routine names and objects (NULL opens the one the result names); team:
+ * the members that hold parts of res's points (tf_fold_team_spread), NULL
+ * when res holds them all.  Given
  * res and folded it makes no HDF5 call and looks up no symbol, so it may
  * run on a thread of its own beside the analysis and the writing of
  * fold.h5.  On failure nothing is left behind. */
 int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
-                           const tf_trace *folded, const char *out, tf_cli_synthetic **sy,
-                           tf_error *err);
+                           const tf_trace *folded, const tf_fold_team *team, const char *out,
+                           tf_cli_synthetic **sy, tf_error *err);
 
 /* Finishes it, its phases from analyses (res's analyses in memory; NULL
  * reads them from fold_h5, an HDF5 call), and frees sy.  With analyses it
@@ -35,5 +38,17 @@ int tf_cli_synthetic_end(tf_cli_synthetic *sy, const tf_analysis_set *analyses, 
 
 /* Drops a begun trace: removes its temporary files and frees sy. */
 void tf_cli_synthetic_abort(tf_cli_synthetic *sy);
+
+/* A team member's side (tracefold fold under mpirun): the leader's
+ * synthetic trace asks each member holding part of a group's points
+ * (tf_fold_team_kept) to order them by time, then for their records a
+ * batch at a time, which it merges with its own (the order is total).
+ * tf_cli_synthetic_member_call is a tf_fold_team_handler's call, its arg
+ * the member state. */
+typedef struct tf_cli_synthetic_member tf_cli_synthetic_member;
+tf_cli_synthetic_member *tf_cli_synthetic_member_new(void);
+int  tf_cli_synthetic_member_call(void *arg, tf_fold_team *team, const void *req,
+                                  tf_error *err);
+void tf_cli_synthetic_member_free(tf_cli_synthetic_member *m);
 
 #endif

@@ -85,6 +85,7 @@ void tf_fold_input_free(tf_fold_input *in)
     free(in->counter_delta);
     free(in->samples);
     free(in->first_point);
+    free(in->share);
     tf_fold_points_free(&in->points);
     memset(in, 0, sizeof *in);
 }
@@ -368,7 +369,8 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
     base = malloc((n * nc + 1) * sizeof *base);
     in->samples = calloc(n ? n : 1, sizeof *in->samples);
     in->first_point = calloc(n + 1, sizeof *in->first_point);
-    if (!in->counter_delta || !base || !in->samples || !in->first_point) {
+    in->share = calloc(n ? n : 1, sizeof *in->share);
+    if (!in->counter_delta || !base || !in->samples || !in->first_point || !in->share) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu instances", n);
         goto fail;
     }
@@ -385,9 +387,13 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
         if (pnc > max_nc)
             max_nc = pnc;
     }
-    for (size_t i = 0, before = 0; i < n; i = thread_run_end(in, i)) {
+    for (size_t i = 0, j, before = 0; i < n; i = j) {
         uint64_t ns = thread_samples(tr, &in->instances[i]);
-        if (share_of(before, total, share.count) == share.index)
+        unsigned owner = share_of(before, total, share.count);
+        size_t end = thread_run_end(in, i);
+        for (j = i; j < end; j++)
+            in->share[j] = owner;
+        if (owner == share.index)
             mine += ns;
         before += ns;
     }

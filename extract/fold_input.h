@@ -51,6 +51,8 @@ typedef struct tf_fold_input {
     uint64_t    *counter_delta;   /* [N][C]; TF_NOVALUE when missing at a boundary */
     uint64_t    *samples;         /* [N] samples inside each instance */
     size_t      *first_point;     /* [N+1]: instance i owns points [first_point[i], first_point[i+1]) */
+    uint32_t    *share;           /* [N] the share that files each instance's samples (0 with
+                                   * one share): the same in every share */
     tf_fold_points points;        /* samples of the complete instances, by instance then time */
 } tf_fold_input;
 

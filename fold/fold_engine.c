@@ -872,6 +872,10 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     };
     rc = fold_region(&cx, err);
     members_free(&all);
+    /* The members keep their shares of the groups' points from now on,
+     * and the outputs take them a part at a time. */
+    if (rc == 0 && shared)
+        rc = tf_fold_team_spread(team, res, in.share, err);
     if (rc < 0)
         goto fail;
     tf_fold_input_free(&in);

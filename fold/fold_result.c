@@ -101,14 +101,16 @@ void tf_fold_result_free(tf_fold_result *r)
         return;
     free(r->producer);
     free(r->trace);
+    if (r->parts_free)
+        r->parts_free(r->parts_owner);
     for (uint32_t i = 0; i < r->nregions && r->regions; i++)
         free_region(&r->regions[i]);
     free(r->regions);
     free(r);
 }
 
-int tf_fold_group_each_part(const tf_fold_group *g, tf_fold_part_fn fn, void *arg,
-                            tf_error *err)
+int tf_fold_group_each_part(const tf_fold_group *g, unsigned columns, tf_fold_part_fn fn,
+                            void *arg, tf_error *err)
 {
     const tf_fold_parts *ps = g->parts;
     if (!ps)
@@ -116,7 +118,7 @@ int tf_fold_group_each_part(const tf_fold_group *g, tf_fold_part_fn fn, void *ar
     size_t first = 0;
     for (size_t k = 0; k < ps->n; k++) {
         tf_fold_points part;
-        int rc = ps->take(ps->ctx, k, &part, err);
+        int rc = ps->take(ps->ctx, k, columns, &part, err);
         if (rc < 0)
             return rc;
         rc = fn(arg, &part, first, err);

@@ -95,12 +95,23 @@ typedef struct tf_fold_change {
  * (fold.h5, the analysis) takes them a part at a time.  Under mpirun each
  * rank's share would be a part, fetched from it on demand
  * (docs/algorithms.md, "What is not shared yet"). */
+/* The columns of the points a consumer reads (a source may give more):
+ * what travels when a part comes from another rank. */
+enum tf_fold_column {
+    TF_FOLD_COL_INSTANCE = 1 << 0, TF_FOLD_COL_X = 1 << 1, TF_FOLD_COL_KIND = 1 << 2,
+    TF_FOLD_COL_IP = 1 << 3, TF_FOLD_COL_ADDR = 1 << 4, TF_FOLD_COL_LEVEL = 1 << 5,
+    TF_FOLD_COL_WEIGHT = 1 << 6, TF_FOLD_COL_Y = 1 << 7,
+    TF_FOLD_COL_ALL = (1 << 8) - 1,
+    TF_FOLD_COL_SAMPLE = TF_FOLD_COL_ALL & ~TF_FOLD_COL_Y,   /* the sample, not its counters */
+};
+
 typedef struct tf_fold_parts {
     size_t n;                 /* parts */
     size_t npoints;           /* in all of them */
-    /* Part k into *p (y rows p->n apart), the source's until release.
-     * Returns 0, or a negative error (err). */
-    int  (*take)(void *ctx, size_t k, tf_fold_points *p, tf_error *err);
+    /* Part k into *p (y rows p->n apart), at least the columns asked for
+     * (enum tf_fold_column), the source's until release.  Returns 0, or a
+     * negative error (err). */
+    int  (*take)(void *ctx, size_t k, unsigned columns, tf_fold_points *p, tf_error *err);
     void (*release)(void *ctx, size_t k, tf_fold_points *p);
     void *ctx;
 } tf_fold_parts;
@@ -132,10 +143,11 @@ typedef struct tf_fold_group {
 /* One part of a group's points and the index of its first point. */
 typedef int (*tf_fold_part_fn)(void *arg, const tf_fold_points *part, size_t first,
                                tf_error *err);
-/* Calls fn on each part of g's points, in order; stops at the first
- * failure (a part not taken, or fn's), returning its error. */
-int tf_fold_group_each_part(const tf_fold_group *g, tf_fold_part_fn fn, void *arg,
-                            tf_error *err);
+/* Calls fn on each part of g's points, in order, with at least the
+ * columns asked for (enum tf_fold_column); stops at the first failure (a
+ * part not taken, or fn's), returning its error. */
+int tf_fold_group_each_part(const tf_fold_group *g, unsigned columns, tf_fold_part_fn fn,
+                            void *arg, tf_error *err);
 /* The group's points, in all its parts. */
 size_t tf_fold_group_npoints(const tf_fold_group *g);
 
@@ -166,6 +178,10 @@ typedef struct tf_fold_result {
     tf_fold_params params;
     uint32_t       nregions;
     tf_fold_region *regions;
+    /* What serves the groups' parts when they are spread (a team's
+     * leader, tf_fold_team_spread), freed with the result; NULL alone */
+    void          *parts_owner;
+    void         (*parts_free)(void *owner);
 } tf_fold_result;
 
 /* Index of the counter that counts instructions (by name: instructions,

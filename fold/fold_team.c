@@ -8,14 +8,23 @@
  * of the member's counters (validity, totals, values); it fits its own
  * counters meanwhile, then receives the members' results, one buffer each.
  * A member holds the clouds of its counters of one fit at a time (4 bytes
- * a point, plus 4 a point for each of its counters), never the trace. */
+ * a point, plus 4 a point for each of its counters), never the trace.
+ * Spread: once folded, the leader sends each member its run of every
+ * group's points (a KEEP each) and asks for them back a chunk at a time
+ * (a PART each) while the outputs are written; calls of the caller's own
+ * (the synthetic trace's ordering) go to the member's handler. */
 #include "fold_team.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum command { COMMAND_FIT = 1, COMMAND_END = 2, COMMAND_POINTS = 3 };
+enum command {
+    COMMAND_FIT = 1, COMMAND_END = 2, COMMAND_POINTS = 3,
+    COMMAND_KEEP = 4,    /* the leader hands a member its points of a group */
+    COMMAND_PART = 5,    /* and asks for them back, to write them */
+    COMMAND_CALL = 6,    /* a request of the caller's own (tf_fold_team_call) */
+};
 
 /* What precedes a fit's arrays: fixed-width fields, the same build on
  * every member (mpirun starts one binary). */
@@ -27,6 +36,9 @@ struct request {
     uint32_t grid, bootstrap;
     double   confidence, window;
     uint64_t seed;
+    uint32_t group;            /* COMMAND_KEEP, COMMAND_PART */
+    uint32_t columns;          /* COMMAND_PART: enum tf_fold_column */
+    uint8_t  call[TF_TEAM_CALL_BYTES];
 };
 
 /* A member's result for one counter, followed by its six rows. */
@@ -304,11 +316,12 @@ struct points_header {
 
 /* The columns of n points of p from `at` as parts, in the order they
  * travel, y rows `stride` apart after the others (room for NCOLUMNS + nc
- * parts).  Returns the number of parts. */
+ * parts), those of `columns` (enum tf_fold_column) only.  Returns the
+ * number of parts. */
 enum { NCOLUMNS = 7 };
 
 static size_t point_parts(const tf_fold_points *p, size_t at, size_t n, size_t stride,
-                          uint32_t nc, tf_team_part *parts)
+                          uint32_t nc, unsigned columns, tf_team_part *parts)
 {
     const tf_team_part c[NCOLUMNS] = {
         { p->instance + at, n * sizeof *p->instance }, { p->x + at, n * sizeof *p->x },
@@ -316,10 +329,14 @@ static size_t point_parts(const tf_fold_points *p, size_t at, size_t n, size_t s
         { p->addr + at, n * sizeof *p->addr }, { p->level + at, n * sizeof *p->level },
         { p->weight + at, n * sizeof *p->weight },
     };
-    memcpy(parts, c, sizeof c);
-    for (uint32_t k = 0; k < nc; k++)
-        parts[NCOLUMNS + k] = (tf_team_part){ p->y + k * stride + at, n * sizeof *p->y };
-    return NCOLUMNS + nc;
+    /* the columns in the order of enum tf_fold_column's bits */
+    size_t m = 0;
+    for (int i = 0; i < NCOLUMNS; i++)
+        if (columns & (1u << i))
+            parts[m++] = c[i];
+    for (uint32_t k = 0; columns & TF_FOLD_COL_Y && k < nc; k++)
+        parts[m++] = (tf_team_part){ p->y + k * stride + at, n * sizeof *p->y };
+    return m;
 }
 
 /* The error of member w, whose header h says it could not read. */
@@ -361,7 +378,8 @@ static int receive_share(const tf_fold_team *t, int w, const struct points_heade
     tf_team_part *parts = malloc((NCOLUMNS + in->ncounters) * sizeof *parts);
     if (!parts)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory receiving the points of rank %d", w);
-    size_t n = point_parts(&in->points, at, h->npoints, in->stride, in->ncounters, parts);
+    size_t n = point_parts(&in->points, at, h->npoints, in->stride, in->ncounters,
+                           TF_FOLD_COL_ALL, parts);
     rc = t->recvv(t->ctx, w, parts, n) < 0 ? lost(err) : 0;
     free(parts);
     return rc;
@@ -440,7 +458,7 @@ static int send_share(const tf_fold_team *t, tf_fold_input *share, int share_rc,
             rc = tf_fail(err, TF_ERR_NOMEM, "out of memory sending the points");
         else if (t->sendv(t->ctx, 0, parts, point_parts(&share->points, 0, h.npoints,
                                                         share->stride, share->ncounters,
-                                                        parts)) < 0)
+                                                        TF_FOLD_COL_ALL, parts)) < 0)
             rc = lost(err);
         free(parts);
     }
@@ -488,8 +506,249 @@ int tf_fold_team_end(const tf_fold_team *team, int status)
     return 0;
 }
 
-int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
-                       const tf_error *share_err, tf_error *err)
+/* ---- the points handed back (tf_fold_team_spread) ---------------------- */
+
+static int lock(const tf_fold_team *t)
+{
+    return t->lock ? pthread_mutex_lock(t->lock) : 0;
+}
+
+static void unlock(const tf_fold_team *t)
+{
+    if (t->lock)
+        pthread_mutex_unlock(t->lock);
+}
+
+/* On a member: group q->group's points, q->npoints of q->ncounters. */
+static int keep_part(tf_fold_team *t, const struct request *q, tf_error *err)
+{
+    if (q->group >= t->nkept) {
+        tf_fold_points *grown = realloc(t->kept, (q->group + 1) * sizeof *grown);
+        if (!grown)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory for the points of group %u",
+                           q->group);
+        memset(grown + t->nkept, 0, (q->group + 1 - t->nkept) * sizeof *grown);
+        t->kept = grown;
+        t->nkept = q->group + 1;
+    }
+    tf_fold_points *p = &t->kept[q->group];
+    tf_fold_points_free(p);
+    int rc = tf_fold_points_alloc(p, q->npoints, q->ncounters, err);
+    t->kept_counters = q->ncounters;
+    tf_team_part *parts = rc == 0 ? malloc((NCOLUMNS + q->ncounters) * sizeof *parts) : NULL;
+    if (rc == 0 && !parts)
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory receiving the points of group %u",
+                     q->group);
+    if (rc == 0 &&
+        t->recvv(t->ctx, 0, parts, point_parts(p, 0, p->n, p->n, q->ncounters, TF_FOLD_COL_ALL,
+                                           parts)) < 0)
+        rc = lost(err);
+    free(parts);
+    return rc;
+}
+
+const tf_fold_points *tf_fold_team_kept(const tf_fold_team *team, uint32_t g)
+{
+    static const tf_fold_points none = { 0 };
+    return g < team->nkept ? &team->kept[g] : &none;
+}
+
+/* On a member: points [q->ninst, q->ninst + q->npoints) of its points of
+ * group q->group, back to the leader. */
+static int send_kept(const tf_fold_team *t, const struct request *q, tf_error *err)
+{
+    const tf_fold_points *p = tf_fold_team_kept(t, q->group);
+    if (q->ninst > p->n || q->npoints > p->n - q->ninst)
+        return tf_fail(err, TF_ERR_INTERNAL, "points %llu to %llu of group %u asked for, of %zu",
+                       (unsigned long long)q->ninst,
+                       (unsigned long long)(q->ninst + q->npoints), q->group, p->n);
+    tf_team_part *parts = malloc((NCOLUMNS + t->kept_counters) * sizeof *parts);
+    if (!parts)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory sending the points of group %u",
+                       q->group);
+    int rc = t->sendv(t->ctx, 0, parts, point_parts(p, q->ninst, q->npoints, p->n,
+                                                    t->kept_counters, q->columns, parts)) < 0 ? lost(err)
+                                                                                  : 0;
+    free(parts);
+    return rc;
+}
+
+/* The members' points of a group travel back in chunks of at most this
+ * many (4 MB at 8 counters), so that the leader holds one at a time. */
+#define SPREAD_CHUNK 65536
+
+/* On the leader: group g's points as parts: its own first, then chunks
+ * of the members' points, each taken from its member when a consumer
+ * takes it. */
+struct spread_chunk {
+    int rank;
+    size_t from, n;
+};
+
+struct spread_group {
+    tf_fold_parts parts;
+    const tf_fold_team *team;
+    const tf_fold_points *own;   /* the leader's, part 0 */
+    uint32_t group, ncounters;
+    struct spread_chunk *chunk;  /* [parts.n]: chunk[0] unused */
+};
+
+struct spread {
+    uint32_t n;
+    struct spread_group *g;
+};
+
+static int take_part(void *ctx, size_t k, unsigned columns, tf_fold_points *p, tf_error *err)
+{
+    const struct spread_group *sg = ctx;
+    if (k == 0) {
+        *p = *sg->own;
+        return 0;
+    }
+    const tf_fold_team *t = sg->team;
+    const struct spread_chunk *c = &sg->chunk[k];
+    int rc = tf_fold_points_alloc(p, c->n, sg->ncounters, err);
+    if (rc < 0)
+        return rc;
+    tf_team_part *parts = malloc((NCOLUMNS + sg->ncounters) * sizeof *parts);
+    if (!parts) {
+        tf_fold_points_free(p);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory receiving the points of rank %d",
+                       c->rank);
+    }
+    struct request q = { .command = COMMAND_PART, .group = sg->group, .ninst = c->from,
+                         .npoints = c->n, .columns = columns };
+    lock(t);
+    rc = t->send(t->ctx, c->rank, &q, sizeof q) < 0 ||
+         t->recvv(t->ctx, c->rank, parts, point_parts(p, 0, p->n, p->n, sg->ncounters,
+                                                      columns, parts)) < 0 ? lost(err) : 0;
+    unlock(t);
+    free(parts);
+    if (rc < 0)
+        tf_fold_points_free(p);
+    return rc;
+}
+
+static void release_part(void *ctx, size_t k, tf_fold_points *p)
+{
+    (void)ctx;
+    if (k > 0)
+        tf_fold_points_free(p);
+}
+
+static void spread_free(void *owner)
+{
+    struct spread *sp = owner;
+    if (!sp)
+        return;
+    for (uint32_t g = 0; sp->g && g < sp->n; g++)
+        free(sp->g[g].chunk);
+    free(sp->g);
+    free(sp);
+}
+
+/* Hands member w its count points of group g from p, at `at`. */
+static int hand_over(const tf_fold_team *team, int w, uint32_t g, const tf_fold_points *p,
+                     size_t at, size_t count, uint32_t nc, tf_team_part *parts, tf_error *err)
+{
+    struct request q = { .command = COMMAND_KEEP, .group = g, .npoints = count,
+                         .ncounters = nc };
+    if (team->send(team->ctx, w, &q, sizeof q) < 0 ||
+        team->sendv(team->ctx, w, parts, point_parts(p, at, count, p->n, nc, TF_FOLD_COL_ALL, parts)) < 0)
+        return lost(err);
+    return 0;
+}
+
+/* Group g's spread: its points counted by share, each member's handed
+ * over, the leader's kept, the chunks listed. */
+static int spread_group(const tf_fold_team *team, tf_fold_group *grp, uint32_t g, uint32_t nc,
+                        const uint32_t *share, tf_team_part *parts, struct spread_group *sg,
+                        tf_error *err)
+{
+    tf_fold_points *p = &grp->points;
+    size_t size = (size_t)team->size, n = p->n;
+    size_t *count = calloc(size, sizeof *count);
+    if (!count)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory spreading the points");
+    int rc = 0;
+    /* By instance, whose shares follow one another: each member's points
+     * are one run, the leader's first. */
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        uint32_t w = share[p->instance[i]];
+        if (w >= size || (i > 0 && w < share[p->instance[i - 1]]))
+            rc = tf_fail(err, TF_ERR_INTERNAL, "group %u: point %zu of share %u after one of "
+                         "share %u", g, i, w, i > 0 ? share[p->instance[i - 1]] : 0);
+        else
+            count[w]++;
+    }
+    size_t nchunks = 1;
+    for (size_t w = 1; w < size; w++)
+        nchunks += (count[w] + SPREAD_CHUNK - 1) / SPREAD_CHUNK;
+    *sg = (struct spread_group){
+        .parts = { .n = nchunks, .npoints = n, .take = take_part, .release = release_part },
+        .team = team, .own = p, .group = g, .ncounters = nc,
+        .chunk = calloc(nchunks, sizeof *sg->chunk),
+    };
+    sg->parts.ctx = sg;
+    if (rc == 0 && !sg->chunk)
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory spreading the points");
+    size_t k = 1;
+    for (size_t w = 1, at = count[0]; w < size && rc == 0; at += count[w], w++) {
+        if (count[w] && (rc = hand_over(team, (int)w, g, p, at, count[w], nc, parts, err)) < 0)
+            break;
+        for (size_t from = 0; from < count[w]; from += SPREAD_CHUNK, k++) {
+            size_t len = count[w] - from < SPREAD_CHUNK ? count[w] - from : SPREAD_CHUNK;
+            sg->chunk[k] = (struct spread_chunk){ (int)w, from, len };
+        }
+    }
+    if (rc == 0) {
+        tf_fold_points_shrink(p, count[0], n, nc);
+        grp->parts = &sg->parts;
+    }
+    free(count);
+    return rc;
+}
+
+int tf_fold_team_spread(const tf_fold_team *team, tf_fold_result *res, const uint32_t *share,
+                        tf_error *err)
+{
+    tf_fold_region *r = &res->regions[0];
+    struct spread *sp = calloc(1, sizeof *sp);
+    if (sp)
+        sp->g = calloc(r->ngroups + 1, sizeof *sp->g);
+    if (!sp || !sp->g) {
+        spread_free(sp);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory spreading the points");
+    }
+    sp->n = r->ngroups;
+    res->parts_owner = sp;
+    res->parts_free = spread_free;
+    uint32_t nc = r->ncounters;
+    tf_team_part *parts = malloc((NCOLUMNS + nc) * sizeof *parts);
+    int rc = parts ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory spreading the points");
+    for (uint32_t g = 0; g < r->ngroups && rc == 0; g++)
+        rc = spread_group(team, &r->groups[g], g, nc, share, parts, &sp->g[g], err);
+    free(parts);
+    return rc;
+}
+
+int tf_fold_team_call(const tf_fold_team *team, int w, const void *req, size_t bytes,
+                      const tf_team_part *reply, size_t n, tf_error *err)
+{
+    struct request q = { .command = COMMAND_CALL };
+    if (bytes > sizeof q.call)
+        return tf_fail(err, TF_ERR_INTERNAL, "a call of %zu bytes to rank %d", bytes, w);
+    memcpy(q.call, req, bytes);
+    lock(team);
+    int rc = team->send(team->ctx, w, &q, sizeof q) < 0 ||
+             (n && team->recvv(team->ctx, w, reply, n) < 0) ? lost(err) : 0;
+    unlock(team);
+    return rc;
+}
+
+static int serve_requests(tf_fold_team *team, tf_fold_input *share, int share_rc,
+                          const tf_error *share_err, const tf_fold_team_handler *handler,
+                          tf_error *err)
 {
     /* A member that could not read says so at once, unasked, so that the
      * leader stops reading its own share (tf_fold_team_member_failed); not
@@ -521,10 +780,29 @@ int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
             rc = told ? 0 : send_share(team, share, share_rc, share_err, err);
         else if (q.command == COMMAND_FIT)
             rc = serve_fit(team, &q, err);
+        else if (q.command == COMMAND_KEEP)
+            rc = keep_part(team, &q, err);
+        else if (q.command == COMMAND_PART)
+            rc = send_kept(team, &q, err);
+        else if (q.command == COMMAND_CALL && handler)
+            rc = handler->call(handler->arg, team, q.call, err);
         else
             return tf_fail(err, TF_ERR_INTERNAL, "fold team: unknown request %u from rank 0",
                            q.command);
         if (rc < 0)
             return rc;
     }
+}
+
+int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
+                       const tf_error *share_err, const tf_fold_team_handler *handler,
+                       tf_error *err)
+{
+    int status = serve_requests(team, share, share_rc, share_err, handler, err);
+    for (uint32_t g = 0; g < team->nkept; g++)
+        tf_fold_points_free(&team->kept[g]);
+    free(team->kept);
+    team->kept = NULL;
+    team->nkept = 0;
+    return status;
 }

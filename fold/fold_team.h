@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A team of processes that share the reading and the fits (tracefold fold
- * under mpirun).  Each member extracts its share of the trace's samples
- * and hands the points to the leader (member 0), which puts them after its
- * own in share order; the fold engine runs on the leader; each time it
- * fits the counters of a group, counter c is fitted by member c mod size,
- * with the same function and the same input as alone, so the result does
- * not depend on the team (docs/algorithms.md, "Parallel folding").  The engine knows
- * only these point-to-point operations; the CLI implements them with MPI,
- * so fold/ does not depend on MPI. */
+/* A team of processes that share the reading, the fits and the holding
+ * of the points (tracefold fold under mpirun).  Each member extracts its
+ * share of the trace's samples and hands the points to the leader (member
+ * 0), which puts them after its own in share order; the fold engine runs
+ * on the leader; each time it fits the counters of a group, counter c is
+ * fitted by member c mod size, with the same function and the same input
+ * as alone, so the result does not depend on the team (docs/algorithms.md,
+ * "Parallel folding").  Once folded, each member gets back its share of
+ * every group's points and keeps it, and the outputs take them from it a
+ * chunk at a time.  The engine knows only these point-to-point
+ * operations; the CLI implements them with MPI, so fold/ does not depend
+ * on MPI. */
 #ifndef TF_FOLD_TEAM_H
 #define TF_FOLD_TEAM_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +23,7 @@
 #include "fold_input.h"
 #include "fit.h"
 #include "fit_threads.h"
+#include "fold_result.h"
 #include "tf_error.h"
 
 /* One array of a message in several parts (tf_fold_team.sendv, recvv):
@@ -56,10 +61,17 @@ typedef struct tf_fold_team {
      * received, 0 when none does (it does not wait), -1 when the
      * communication failed. */
     int (*pending)(void *ctx, int from);
+    /* On the leader: serialises its messages when several of its threads
+     * talk to the members (the output steps, through the groups' parts
+     * and tf_fold_team_call); NULL when one thread does. */
+    pthread_mutex_t *lock;
     /* fold_team.c's own: a request a member took while it read
-     * (tf_fold_team_ended), 0 when none. */
+     * (tf_fold_team_ended), 0 when none; on a member, the points of each
+     * group the leader handed it (tf_fold_team_spread). */
     uint32_t held_command;
     int32_t  held_status;
+    tf_fold_points *kept;
+    uint32_t nkept, kept_counters;
 } tf_fold_team;
 
 /* Fits counters 0..nc-1 into out[c] (its rows allocated by the caller):
@@ -101,16 +113,48 @@ int tf_fold_team_early_failure(const tf_fold_team *team, tf_error *err);
  * kept for tf_fold_team_serve); -1 when the contact is lost. */
 int tf_fold_team_ended(tf_fold_team *team);
 
+/* On the leader once the fold is done, the reading having been shared:
+ * hands each member the points of every group that come from its share
+ * (share[i]: the share of instance i, tf_fold_input's), keeps its own,
+ * the first of each group's, in g->points, and serves each group's points
+ * as parts (g->parts), part w taken from member w when a consumer takes
+ * it; res owns them.  So the leader holds its share of the points while
+ * the outputs are written, as each member does. */
+int tf_fold_team_spread(const tf_fold_team *team, tf_fold_result *res, const uint32_t *share,
+                        tf_error *err);
+
+/* A request of the caller's own to a member (the synthetic trace's
+ * ordering of its points, say), TF_TEAM_CALL_BYTES at most, answered by
+ * the member's handler into reply's n parts, in order.  On the leader,
+ * from any of its threads (team->lock). */
+#define TF_TEAM_CALL_BYTES 64
+int tf_fold_team_call(const tf_fold_team *team, int w, const void *req, size_t bytes,
+                      const tf_team_part *reply, size_t n, tf_error *err);
+
+/* What a member does with the leader's calls: answers req (team->send,
+ * sendv to member 0, what the leader's reply parts expect).  Returns 0,
+ * or a negative error (err) when this member cannot go on. */
+typedef struct tf_fold_team_handler {
+    int (*call)(void *arg, tf_fold_team *team, const void *req, tf_error *err);
+    void *arg;
+} tf_fold_team_handler;
+
+/* On a member: the points of group g the leader handed it (none: n 0). */
+const tf_fold_points *tf_fold_team_kept(const tf_fold_team *team, uint32_t g);
+
 /* On a member other than the leader: serves the leader until it ends the
  * team: hands over its share of the points when asked (*share, extracted
  * as share team->rank of team->size, freed once sent; or, when share_rc <
  * 0, the error share_err that stopped its extraction, sent at once unless
  * the leader has asked or ended already; share may be NULL for a member
- * that only fits), and fits what it is given.  Returns the
+ * that only fits), fits what it is given, keeps the points the leader
+ * hands back and sends them when asked, and passes calls to handler (may
+ * be NULL when none comes).  Returns the
  * exit status the leader sends (0 when its fold succeeded), or a negative
  * error (err) when this member cannot go on. */
 int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
-                       const tf_error *share_err, tf_error *err);
+                       const tf_error *share_err, const tf_fold_team_handler *handler,
+                       tf_error *err);
 /* On the leader: ends the team, sending every member the status, and
  * waits for each to answer (taking up any failure it sent unasked). */
 int tf_fold_team_end(const tf_fold_team *team, int status);

@@ -249,18 +249,31 @@ done:
     return rc;
 }
 
-/* Room for the group's points, and the memory fields every source shares. */
-static int points_alloc(tf_report_page *p, const tf_fold_points *pt, size_t *ntimer, tf_error *err)
+static int count_kinds(void *arg, const tf_fold_points *pt, size_t first, tf_error *err)
 {
-    size_t nmem = 0;
-    *ntimer = 0;
+    (void)first;
+    (void)err;
+    size_t *n = arg;   /* [2]: timer samples, memory samples */
     for (size_t i = 0; i < pt->n; i++)
-        *(pt->kind[i] == TF_SAMPLE_TIMER ? ntimer : &nmem) += 1;
-    p->code = malloc((*ntimer ? *ntimer : 1) * sizeof *p->code);
-    p->mem = malloc((nmem ? nmem : 1) * sizeof *p->mem);
+        n[pt->kind[i] != TF_SAMPLE_TIMER]++;
+    return 0;
+}
+
+/* Room for the group's points (a part of them at a time: fold_result.h),
+ * and the memory fields every source shares. */
+static int points_alloc(tf_report_page *p, const tf_fold_group *g, size_t *ntimer, tf_error *err)
+{
+    size_t n[2] = { 0, 0 };
+    int rc = tf_fold_group_each_part(g, TF_FOLD_COL_KIND, count_kinds, n, err);
+    if (rc < 0)
+        return rc;
+    *ntimer = n[0];
+    p->code = malloc((n[0] ? n[0] : 1) * sizeof *p->code);
+    p->mem = malloc((n[1] ? n[1] : 1) * sizeof *p->mem);
     if (!p->code || !p->mem)
-        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu folded points", pt->n);
-    if (nmem == 0)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu folded points",
+                       n[0] + n[1]);
+    if (n[1] == 0)
         p->mem_missing = tf_report_strdup("no memory samples in this trace");
     return 0;
 }
@@ -278,30 +291,49 @@ static tf_report_mem_point *mem_point(tf_report_page *p, const tf_fold_points *p
     return m;
 }
 
-/* Code lines and objects from the folded trace (a fold without analysis). */
-static int points_from_trace(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
-                             tf_symbolise *sym, const char *why, tf_error *err)
+struct trace_points {
+    tf_report_page *p;
+    const tf_fold_region *reg;
+    tf_symbolise *sym;
+    bool relative;
+};
+
+static int trace_points_part(void *arg, const tf_fold_points *pt, size_t first, tf_error *err)
 {
-    const tf_fold_points *pt = &g->points;
-    size_t ntimer;
-    if (points_alloc(p, pt, &ntimer, err) < 0)
-        return -err->code;
-    bool relative = sym && tf_symbolise_relative(sym);
+    (void)first;
+    (void)err;
+    const struct trace_points *tp = arg;
+    tf_report_page *p = tp->p;
+    const tf_fold_region *reg = tp->reg;
     for (size_t i = 0; i < pt->n; i++) {
         uint32_t proc = pt->instance[i] < reg->ninstances ? reg->instances[pt->instance[i]].proc : 0;
         if (pt->kind[i] == TF_SAMPLE_TIMER) {
             uint32_t routine, line;
-            if (sym && tf_symbolise_code(sym, proc, pt->ip[i], &routine, &line) && line > 0)
+            if (tp->sym && tf_symbolise_code(tp->sym, proc, pt->ip[i], &routine, &line) &&
+                line > 0)
                 p->code[p->ncode++] = (tf_report_code_point){pt->x[i], routine, line};
             continue;
         }
         tf_report_mem_point *m = mem_point(p, pt, i);
         uint64_t offset;
-        if (sym && tf_symbolise_object(sym, proc, pt->addr[i], &m->object, &offset) && relative) {
+        if (tp->sym && tf_symbolise_object(tp->sym, proc, pt->addr[i], &m->object, &offset) &&
+            tp->relative) {
             m->addr = offset;
             m->flags |= TF_REPORT_MEM_OFFSET;
         }
     }
+    return 0;
+}
+
+/* Code lines and objects from the folded trace (a fold without analysis). */
+static int points_from_trace(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
+                             tf_symbolise *sym, const char *why, tf_error *err)
+{
+    size_t ntimer;
+    struct trace_points tp = { p, reg, sym, sym && tf_symbolise_relative(sym) };
+    if (points_alloc(p, g, &ntimer, err) < 0 ||
+        tf_fold_group_each_part(g, TF_FOLD_COL_SAMPLE, trace_points_part, &tp, err) < 0)
+        return -err->code;
     if (p->ncode == 0)
         p->code_missing = ntimer == 0 ? tf_report_strdup("no timer samples in this fold")
                         : !sym         ? tf_report_strdup("%s", why)
@@ -332,7 +364,30 @@ static int points_from_trace(tf_report_page *p, const tf_fold_region *reg, const
 /* Objects of the analysis (addresses in no known object left out).  An
  * object keeps its absolute addresses when all its references agree on
  * where it starts (one process), else it is drawn by offsets. */
-static int objects_from_analysis(tf_report_page *p, const tf_fold_points *pt,
+struct object_starts {
+    const tf_report_analysis *an;
+    uint64_t *start;
+    bool *seen, *relative;
+};
+
+static int object_starts_part(void *arg, const tf_fold_points *pt, size_t first, tf_error *err)
+{
+    (void)err;
+    const struct object_starts *os = arg;
+    for (size_t i = 0; i < pt->n; i++) {
+        int64_t k = os->an->object[first + i];
+        if (pt->kind[i] == TF_SAMPLE_TIMER || k < 0)
+            continue;
+        uint64_t s = pt->addr[i] - os->an->offset[first + i];
+        if (os->seen[k] && s != os->start[k])
+            os->relative[k] = true;
+        os->seen[k] = true;
+        os->start[k] = s;
+    }
+    return 0;
+}
+
+static int objects_from_analysis(tf_report_page *p, const tf_fold_group *g,
                                  const tf_report_analysis *an, uint32_t *map, bool *relative,
                                  tf_error *err)
 {
@@ -346,15 +401,12 @@ static int objects_from_analysis(tf_report_page *p, const tf_fold_points *pt,
     }
     for (size_t k = 0; k < an->nobjects; k++)
         relative[k] = false;
-    for (size_t i = 0; i < pt->n; i++) {
-        int64_t k = an->object[i];
-        if (pt->kind[i] == TF_SAMPLE_TIMER || k < 0)
-            continue;
-        uint64_t s = pt->addr[i] - an->offset[i];
-        if (seen[k] && s != start[k])
-            relative[k] = true;
-        seen[k] = true;
-        start[k] = s;
+    struct object_starts os = { an, start, seen, relative };
+    if (tf_fold_group_each_part(g, TF_FOLD_COL_KIND | TF_FOLD_COL_ADDR, object_starts_part, &os,
+                                err) < 0) {
+        free(start);
+        free(seen);
+        return -err->code;
     }
     int rc = 0;
     for (size_t k = 0; k < an->nobjects && rc == 0; k++) {
@@ -381,39 +433,59 @@ static int by_start(const void *a, const void *b)
     return (x->x0 > y->x0) - (x->x0 < y->x0);
 }
 
+struct analysis_points {
+    tf_report_page *p;
+    const tf_report_analysis *an;
+    const uint32_t *map;
+    const bool *relative;
+};
+
+static int analysis_points_part(void *arg, const tf_fold_points *pt, size_t first,
+                                tf_error *err)
+{
+    (void)err;
+    const struct analysis_points *ap = arg;
+    tf_report_page *p = ap->p;
+    const tf_report_analysis *an = ap->an;
+    for (size_t i = 0; i < pt->n; i++) {
+        size_t j = first + i;
+        if (pt->kind[i] == TF_SAMPLE_TIMER) {
+            if (an->routine[j] >= 0 && an->line[j] > 0)
+                p->code[p->ncode++] = (tf_report_code_point){pt->x[i], (uint32_t)an->routine[j],
+                                                             (uint32_t)an->line[j]};
+            continue;
+        }
+        tf_report_mem_point *m = mem_point(p, pt, i);
+        int64_t k = an->object[j];
+        if (k < 0 || ap->map[k] == TF_REPORT_NONE)
+            continue;
+        m->object = ap->map[k];
+        if (ap->relative[k]) {
+            m->addr = an->offset[j];
+            m->flags |= TF_REPORT_MEM_OFFSET;
+        }
+    }
+    return 0;
+}
+
 /* Code lines, objects and phases from the fold's own analysis. */
 static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
                                 const tf_report_analysis *an, tf_error *err)
 {
-    const tf_fold_points *pt = &g->points;
-    if (an->npoints != pt->n)
+    if (an->npoints != tf_fold_group_npoints(g))
         return tf_fail(err, TF_ERR_FORMAT, "analysis of group %u: %zu points for %zu folded points",
-                       g->index, an->npoints, pt->n);
+                       g->index, an->npoints, tf_fold_group_npoints(g));
     size_t ntimer;
-    if (points_alloc(p, pt, &ntimer, err) < 0)
+    if (points_alloc(p, g, &ntimer, err) < 0)
         return -err->code;
     size_t no = an->nobjects ? an->nobjects : 1;
     uint32_t *map = malloc(no * sizeof *map);
     bool *relative = malloc(no * sizeof *relative);
-    int rc = map && relative ? objects_from_analysis(p, pt, an, map, relative, err)
+    int rc = map && relative ? objects_from_analysis(p, g, an, map, relative, err)
                              : tf_fail(err, TF_ERR_NOMEM, "report: no memory for object maps");
-    for (size_t i = 0; i < pt->n && rc == 0; i++) {
-        if (pt->kind[i] == TF_SAMPLE_TIMER) {
-            if (an->routine[i] >= 0 && an->line[i] > 0)
-                p->code[p->ncode++] = (tf_report_code_point){pt->x[i], (uint32_t)an->routine[i],
-                                                             (uint32_t)an->line[i]};
-            continue;
-        }
-        tf_report_mem_point *m = mem_point(p, pt, i);
-        int64_t k = an->object[i];
-        if (k < 0 || map[k] == TF_REPORT_NONE)
-            continue;
-        m->object = map[k];
-        if (relative[k]) {
-            m->addr = an->offset[i];
-            m->flags |= TF_REPORT_MEM_OFFSET;
-        }
-    }
+    struct analysis_points ap = { p, an, map, relative };
+    if (rc == 0)
+        rc = tf_fold_group_each_part(g, TF_FOLD_COL_SAMPLE, analysis_points_part, &ap, err);
     free(map);
     free(relative);
     if (rc < 0)
@@ -457,7 +529,7 @@ static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_
                    : tf_report_strdup("region %s", reg->name);
     p->subtitle = tf_report_strdup("%s: %u of %zu instances folded, mean %.4g ms, %zu samples",
                                    fr->trace ? fr->trace : "trace", g->instances, reg->ninstances,
-                                   g->mean_duration_ns / 1e6, g->points.n);
+                                   g->mean_duration_ns / 1e6, tf_fold_group_npoints(g));
     if (!p->title || !p->subtitle)
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for titles");
     p->duration_ns = g->mean_duration_ns;

@@ -23,8 +23,41 @@ void assert_points_equal(const tf_fold_points *p, const tf_fold_points *q, unsig
     assert_memory_equal(p->y, q->y, n * nc * sizeof *p->y);
 }
 
-static int take(void *ctx, size_t k, tf_fold_points *p, tf_error *err)
+struct collect {
+    tf_fold_points *out;
+    unsigned nc;
+};
+
+static int collect_part(void *arg, const tf_fold_points *p, size_t at, tf_error *err)
 {
+    (void)err;
+    const struct collect *c = arg;
+    tf_fold_points *o = c->out;
+    size_t n = p->n;
+    memcpy(o->instance + at, p->instance, n * sizeof *p->instance);
+    memcpy(o->x + at, p->x, n * sizeof *p->x);
+    memcpy(o->kind + at, p->kind, n * sizeof *p->kind);
+    memcpy(o->ip + at, p->ip, n * sizeof *p->ip);
+    memcpy(o->addr + at, p->addr, n * sizeof *p->addr);
+    memcpy(o->level + at, p->level, n * sizeof *p->level);
+    memcpy(o->weight + at, p->weight, n * sizeof *p->weight);
+    for (unsigned k = 0; k < c->nc; k++)
+        memcpy(o->y + k * o->n + at, p->y + k * n, n * sizeof *p->y);
+    return 0;
+}
+
+int points_of_parts(const tf_fold_group *g, unsigned nc, tf_fold_points *out, tf_error *err)
+{
+    int rc = tf_fold_points_alloc(out, tf_fold_group_npoints(g), nc, err);
+    struct collect c = { out, nc };
+    if (rc == 0 && (rc = tf_fold_group_each_part(g, TF_FOLD_COL_ALL, collect_part, &c, err)) < 0)
+        tf_fold_points_free(out);
+    return rc;
+}
+
+static int take(void *ctx, size_t k, unsigned columns, tf_fold_points *p, tf_error *err)
+{
+    (void)columns;   /* every column */
     split_parts *s = ctx;
     const tf_fold_points *a = s->all;
     size_t at = s->cuts[k], n = s->cuts[k + 1] - at;

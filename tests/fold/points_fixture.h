@@ -24,6 +24,9 @@ typedef struct split_parts {
  * y rows n apart in both. */
 void assert_points_equal(const tf_fold_points *p, const tf_fold_points *q, unsigned nc);
 
+/* Every part of g's points, in order, into *out (allocated). */
+int points_of_parts(const tf_fold_group *g, unsigned nc, tf_fold_points *out, tf_error *err);
+
 /* s serves all as the parts [cuts[k], cuts[k + 1]) for k < nparts. */
 void split_parts_init(split_parts *s, const tf_fold_points *all, unsigned ncounters,
                       const size_t *cuts, size_t nparts);

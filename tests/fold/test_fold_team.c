@@ -128,7 +128,8 @@ static void *serve(void *arg)
 {
     struct member *m = arg;
     tf_error err;
-    m->status = tf_fold_team_serve(&m->team, &m->share, m->share_rc, &m->share_err, &err);
+    m->status = tf_fold_team_serve(&m->team, &m->share, m->share_rc, &m->share_err, NULL,
+                                   &err);
     return NULL;
 }
 
@@ -405,22 +406,15 @@ static void assert_same_points(const tf_fold_input *a, const tf_fold_input *b)
     assert_memory_equal(a->samples, b->samples, a->ninstances * sizeof *a->samples);
 }
 
-/* The leader's points gathered from a team of size members, member w
- * having read `region_of[w]` (NULL: main) of `trace_of[w]` (NULL: tr), or
- * failed with `fail_of[w]`; returns the gather's result, its message in
- * err. */
-static int gather_with(tf_trace *tr, int size, const char *const *region_of,
-                       tf_trace *const *trace_of, const char *const *fail_of,
-                       tf_fold_input *lead, tf_error *err)
+/* The members' reading, on this thread (HDF5 is not thread-safe): member
+ * w reads share w of size of `region_of[w]` (NULL: main) of `trace_of[w]`
+ * (NULL: tr), or fails with `fail_of[w]`. */
+static void read_member_shares(tf_trace *tr, int size, const char *const *region_of,
+                               tf_trace *const *trace_of, const char *const *fail_of,
+                               struct member *m)
 {
-    static struct pipes p;
-    static struct member m[MAX_MEMBERS];
-    struct endpoint leader = { .p = &p, .rank = 0 };
-    tf_fold_team team = team_of(&leader, size);
-    uint32_t main_id, id;
-    assert_true(tf_trace_find_string(tr, "main", &main_id));
-    /* The members' reading first, on this thread: HDF5 is not thread-safe. */
     for (int w = 1; w < size; w++) {
+        uint32_t id;
         tf_error_clear(&m[w].share_err);
         tf_trace *mine = trace_of && trace_of[w] ? trace_of[w] : tr;
         assert_true(tf_trace_find_string(mine, region_of && region_of[w] ? region_of[w] : "main",
@@ -433,6 +427,23 @@ static int gather_with(tf_trace *tr, int size, const char *const *region_of,
         if (!fail_of || !fail_of[w])
             assert_int_equal(m[w].share_rc, 0);
     }
+}
+
+/* The leader's points gathered from a team of size members, member w
+ * having read `region_of[w]` (NULL: main) of `trace_of[w]` (NULL: tr), or
+ * failed with `fail_of[w]`; returns the gather's result, its message in
+ * err. */
+static int gather_with(tf_trace *tr, int size, const char *const *region_of,
+                       tf_trace *const *trace_of, const char *const *fail_of,
+                       tf_fold_input *lead, tf_error *err)
+{
+    static struct pipes p;
+    static struct member m[MAX_MEMBERS];
+    struct endpoint leader = { .p = &p, .rank = 0 };
+    tf_fold_team team = team_of(&leader, size);
+    uint32_t main_id;
+    assert_true(tf_trace_find_string(tr, "main", &main_id));
+    read_member_shares(tr, size, region_of, trace_of, fail_of, m);
     tf_extract_share sh = { 0, (unsigned)size };
     assert_int_equal(tf_fold_input_extract(tr, main_id, 2, sh, NULL, NULL, lead, err), 0);
     start_members(&p, m, size);
@@ -447,6 +458,62 @@ static int gather_with(tf_trace *tr, int size, const char *const *region_of,
         tf_fold_input_free(&m[w].share);
     }
     return rc;
+}
+
+/* Folded by a team, the groups' points are spread back over the members
+ * once the fold is done: taken a part at a time they are the points of
+ * the fold alone, the leader holding its share only, and the curves are
+ * the same. */
+static void test_fold_spreads_points(void **state)
+{
+    char path[] = "/tmp/tf-fold-team-XXXXXX";
+    uint32_t region;
+    tf_trace *tr = open_processes(path, 0, &region);
+    tf_fold_params p;
+    tf_fold_params_default(&p);
+    p.grid = 101;
+    p.bootstrap = 10;
+    tf_error err;
+    tf_fold_result *alone, *shared;
+    if (tf_fold_trace(tr, region, &p, NULL, NULL, NULL, &alone, &err) < 0)
+        fail_msg("%s", err.msg);
+    const tf_fold_region *ra = &alone->regions[0];
+    assert_true(ra->ngroups >= 1 && ra->groups[0].points.n > 100);
+    for (int size = 2; size <= MAX_MEMBERS; size++) {
+        static struct pipes pp;
+        static struct member m[MAX_MEMBERS];
+        struct endpoint leader = { .p = &pp, .rank = 0 };
+        tf_fold_team team = team_of(&leader, size);
+        read_member_shares(tr, size, NULL, NULL, NULL, m);
+        start_members(&pp, m, size);
+        if (tf_fold_trace(tr, region, &p, &team, NULL, NULL, &shared, &err) < 0)
+            fail_msg("team of %d: %s", size, err.msg);
+        const tf_fold_region *rs = &shared->regions[0];
+        assert_int_equal(rs->ngroups, ra->ngroups);
+        for (uint32_t g = 0; g < ra->ngroups; g++) {
+            const tf_fold_group *ga = &ra->groups[g], *gs = &rs->groups[g];
+            assert_non_null(gs->parts);
+            assert_true(gs->points.n < ga->points.n);
+            tf_fold_points whole;
+            if (points_of_parts(gs, rs->ncounters, &whole, &err) < 0)
+                fail_msg("%s", err.msg);
+            assert_points_equal(&whole, &ga->points, ra->ncounters);
+            tf_fold_points_free(&whole);
+            assert_memory_equal(gs->curve, ga->curve,
+                                (size_t)ra->ncounters * ga->grid * sizeof *ga->curve);
+        }
+        tf_fold_result_free(shared);
+        assert_int_equal(tf_fold_team_end(&team, 5), 0);
+        int status[MAX_MEMBERS];
+        join_members(&pp, m, size, status);
+        for (int w = 1; w < size; w++) {
+            assert_int_equal(status[w], 5);
+            tf_fold_input_free(&m[w].share);
+        }
+    }
+    tf_fold_result_free(alone);
+    tf_trace_close(tr);
+    unlink(path);
 }
 
 static void test_shares_equal_alone(void **state)
@@ -564,7 +631,7 @@ static void test_member_reading_stops(void **state)
     assert_int_equal(tf_fold_input_extract(tr, region, 1, mine, watch_leader, &w, &share, &err),
                      -TF_ERR_CANCELED);
     assert_int_equal(w.calls, 1);
-    assert_int_equal(tf_fold_team_serve(&member, NULL, -TF_ERR_CANCELED, &err, &err), 3);
+    assert_int_equal(tf_fold_team_serve(&member, NULL, -TF_ERR_CANCELED, &err, NULL, &err), 3);
     assert_int_equal(pthread_join(l.thread, NULL), 0);
     assert_int_equal(l.rc, 0);
 
@@ -573,7 +640,7 @@ static void test_member_reading_stops(void **state)
     assert_int_equal(poll(&ended, 1, 10000), 1);
     tf_error failed;
     tf_fail(&failed, TF_ERR_IO, "rank1.h5: truncated");
-    assert_int_equal(tf_fold_team_serve(&member, NULL, -TF_ERR_IO, &failed, &err), 3);
+    assert_int_equal(tf_fold_team_serve(&member, NULL, -TF_ERR_IO, &failed, NULL, &err), 3);
     assert_int_equal(pthread_join(l.thread, NULL), 0);
     assert_int_equal(l.rc, 0);
     struct pollfd left = { .fd = p.to_leader[1][0], .events = POLLIN };
@@ -594,7 +661,7 @@ static void test_member_reading_stops(void **state)
                      0);
     assert_true(w.calls > 0);
     tf_error serr;
-    assert_int_equal(tf_fold_team_serve(&member, &share, 0, &serr, &serr), 5);
+    assert_int_equal(tf_fold_team_serve(&member, &share, 0, &serr, NULL, &serr), 5);
     assert_int_equal(pthread_join(l.thread, NULL), 0);
     if (l.rc < 0)
         fail_msg("gather: %s", l.err.msg);
@@ -656,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_threads_equal_one),
         cmocka_unit_test(test_members_without_counters),
         cmocka_unit_test(test_shares_equal_alone),
+        cmocka_unit_test(test_fold_spreads_points),
         cmocka_unit_test(test_member_reading_stops),
         cmocka_unit_test(test_leader_stops_for_failed_member),
     };

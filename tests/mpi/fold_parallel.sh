@@ -38,8 +38,11 @@ same() {
     h5diff -q "$1/fold.h5" "$2/fold.h5" >/dev/null || fail "$2/fold.h5 differs from the serial fold's"
 }
 
-# 64 processes, 8 counters: split 4 + 4 over two ranks, 3 + 3 + 2 over three.
-"$tf" synth -q -o "$tmp/t64.h5" --processes 64 --iterations 40 || fail "synth of 64 processes"
+# 64 processes, 8 counters: split 4 + 4 over two ranks, 3 + 3 + 2 over three;
+# 90 iterations, 290 000 folded samples, so that each rank's share of
+# them goes back to rank 0 in more than one chunk (fold_team.c,
+# SPREAD_CHUNK) when the outputs are written.
+"$tf" synth -q -o "$tmp/t64.h5" --processes 64 --iterations 90 || fail "synth of 64 processes"
 "$tf" fold -q "$tmp/t64.h5" -o "$tmp/serial" 2>"$tmp/err" || fail "serial fold: $(cat "$tmp/err")"
 for np in 2 3; do
     mpi $np "$tf" fold -q "$tmp/t64.h5" -o "$tmp/np$np" >"$tmp/out" 2>"$tmp/err" ||
