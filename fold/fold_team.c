@@ -18,6 +18,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 enum command {
     COMMAND_FIT = 1, COMMAND_END = 2, COMMAND_POINTS = 3,
@@ -729,6 +732,11 @@ int tf_fold_team_spread(const tf_fold_team *team, tf_fold_result *res, const uin
     for (uint32_t g = 0; g < r->ngroups && rc == 0; g++)
         rc = spread_group(team, &r->groups[g], g, nc, share, parts, &sp->g[g], err);
     free(parts);
+#ifdef __GLIBC__
+    /* The others' points were most of the heap: give their pages back
+     * (glibc keeps freed memory in the middle of its heap resident). */
+    malloc_trim(0);
+#endif
     return rc;
 }
 

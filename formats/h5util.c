@@ -785,6 +785,63 @@ int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void *
     return 0;
 }
 
+int tf_h5_array_length(int64_t loc, const char *name, size_t *n, tf_error *err)
+{
+    tf_h5_silence();
+    hsize_t dims[2] = { 0, 0 };
+    int rank;
+    hid_t dset;
+    int status = open_dataset(loc, name, 1, dims, &rank, &dset, err);
+    if (status < 0)
+        return status;
+    H5Dclose(dset);
+    *n = dims[0];
+    return 0;
+}
+
+int tf_h5_read_slab(int64_t loc, const char *name, enum tf_h5_type type, size_t at, size_t n,
+                    void *data, tf_error *err)
+{
+    tf_h5_silence();
+    hsize_t dims[2] = { 0, 0 };
+    int rank;
+    hid_t dset;
+    int status = open_dataset(loc, name, 1, dims, &rank, &dset, err);
+    if (status < 0)
+        return status;
+    hid_t stored = H5Dget_type(dset);
+    bool ok = stored >= 0 && convertible(stored, type);
+    if (stored >= 0)
+        H5Tclose(stored);
+    if (!ok || at > dims[0] || n > dims[0] - at) {
+        H5Dclose(dset);
+        return ok ? tf_h5_fail(err, TF_ERR_FORMAT, loc, name,
+                               "rows %zu to %zu asked for, of %llu", at, at + n,
+                               (unsigned long long)dims[0])
+                  : tf_h5_fail(err, TF_ERR_FORMAT, loc, name,
+                               "the stored element type cannot be read without loss");
+    }
+    herr_t rc = 0;
+    if (n) {
+        hsize_t start[1] = { at }, count[1] = { n };
+        hid_t file_space = H5Dget_space(dset), mem_space = H5Screate_simple(1, count, NULL);
+        rc = file_space < 0 || mem_space < 0 ||
+             H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
+                 ? -1
+                 : H5Dread(dset, element_type(type, false), mem_space, file_space, H5P_DEFAULT,
+                           data);
+        if (mem_space >= 0)
+            H5Sclose(mem_space);
+        if (file_space >= 0)
+            H5Sclose(file_space);
+    }
+    H5Dclose(dset);
+    if (rc < 0)
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "cannot read rows %zu to %zu", at,
+                          at + n);
+    return 0;
+}
+
 int tf_h5_write_strings(int64_t loc, const char *name, const char *const *strings, size_t n,
                         tf_error *err)
 {

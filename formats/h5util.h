@@ -104,6 +104,14 @@ int tf_h5_slabs_close(tf_h5_slabs *s, tf_error *err);
 int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void **data,
                      size_t *rows, size_t *cols, tf_error *err);
 
+/* The length of a 1-D numeric dataset, and rows [at, at + n) of it read
+ * as type into data (room for n), for columns too long to hold whole
+ * (fold.h5's per-point columns); the same conversions as
+ * tf_h5_read_array. */
+int tf_h5_array_length(int64_t loc, const char *name, size_t *n, tf_error *err);
+int tf_h5_read_slab(int64_t loc, const char *name, enum tf_h5_type type, size_t at, size_t n,
+                    void *data, tf_error *err);
+
 /* A 1-D dataset of variable-length UTF-8 strings (NULL entries are written
  * as ""). The reader returns one malloc'ed array of n pointers whose strings
  * live in the same block: free(*strings) releases everything. */

@@ -40,6 +40,7 @@ int tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
                             tf_report_analysis *a, bool *present, tf_error *err)
 {
     memset(a, 0, sizeof *a);
+    a->file = a->points = -1;
     *present = false;
     a->nroutines = a->nobjects = a->npoints = a->nphases = a->nstreams = SIZE_MAX; /* any length */
     int64_t file = -1, grp = -1;
@@ -51,6 +52,7 @@ int tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
     if (!tf_h5_exists(file, path)) {
         tf_h5_close(file);
         memset(a, 0, sizeof *a);
+        a->file = a->points = -1;
         return 0;
     }
     rc = tf_h5_group_open(file, path, &grp, err);
@@ -63,14 +65,18 @@ int tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
         rc = strings(grp, "objects/kind", &a->object_kinds, &a->nobjects, err);
     if (rc == 0)
         rc = column(grp, "objects/size_bytes", TF_H5_UINT64, (void **)&a->object_size, &a->nobjects, err);
+    /* the points' columns: their lengths now, their rows when read */
+    static const char *const point_columns[] = { "routine", "line", "object", "offset" };
     if (rc == 0)
-        rc = column(grp, "points/routine", TF_H5_INT32, (void **)&a->routine, &a->npoints, err);
-    if (rc == 0)
-        rc = column(grp, "points/line", TF_H5_INT32, (void **)&a->line, &a->npoints, err);
-    if (rc == 0)
-        rc = column(grp, "points/object", TF_H5_INT32, (void **)&a->object, &a->npoints, err);
-    if (rc == 0)
-        rc = column(grp, "points/offset", TF_H5_UINT64, (void **)&a->offset, &a->npoints, err);
+        rc = tf_h5_group_open(grp, "points", &a->points, err);
+    for (size_t c = 0; rc == 0 && c < 4; c++) {
+        size_t len;
+        rc = tf_h5_array_length(a->points, point_columns[c], &len, err);
+        if (rc == 0 && c > 0 && len != a->npoints)
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, a->points, point_columns[c],
+                            "expected %zu rows, found %zu", a->npoints, len);
+        a->npoints = len;
+    }
     if (rc == 0)
         rc = strings(grp, "phases/label", &a->phase_label, &a->nphases, err);
     if (rc == 0)
@@ -105,22 +111,40 @@ int tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
             rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "streams",
                             "row %zu: phase %lld or object %lld out of range", n,
                             (long long)a->stream_phase[n], (long long)a->stream_object[n]);
-    /* Every index must point into its table. */
-    for (n = 0; rc == 0 && n < a->npoints; n++)
-        if (a->routine[n] >= (int64_t)a->nroutines || a->object[n] >= (int64_t)a->nobjects)
-            rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "points",
-                            "row %zu: routine %lld or object %lld out of range", n,
-                            (long long)a->routine[n], (long long)a->object[n]);
+    /* Every index must point into its table (the points' as they are read). */
     for (n = 0; rc == 0 && n < a->nphases; n++)
         if (a->phase_routine[n] >= (int64_t)a->nroutines)
             rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "phases/routine",
                             "row %zu: routine %lld out of range", n, (long long)a->phase_routine[n]);
     tf_h5_close(grp);
-    tf_h5_close(file);
+    a->file = file;
     if (rc < 0)
         tf_report_analysis_free(a);
     else
         *present = true;
+    return rc;
+}
+
+int tf_report_analysis_points(const tf_report_analysis *a, size_t at, size_t n,
+                              int32_t *routine, int32_t *line, int32_t *object,
+                              uint64_t *offset, tf_error *err)
+{
+    int rc = 0;
+    if (routine)
+        rc = tf_h5_read_slab(a->points, "routine", TF_H5_INT32, at, n, routine, err);
+    if (rc == 0 && line)
+        rc = tf_h5_read_slab(a->points, "line", TF_H5_INT32, at, n, line, err);
+    if (rc == 0 && object)
+        rc = tf_h5_read_slab(a->points, "object", TF_H5_INT32, at, n, object, err);
+    if (rc == 0 && offset)
+        rc = tf_h5_read_slab(a->points, "offset", TF_H5_UINT64, at, n, offset, err);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if ((routine && routine[i] >= (int64_t)a->nroutines) ||
+            (object && object[i] >= (int64_t)a->nobjects))
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, a->points, NULL,
+                            "row %zu: routine %lld or object %lld out of range", at + i,
+                            routine ? (long long)routine[i] : -1LL,
+                            object ? (long long)object[i] : -1LL);
     return rc;
 }
 
@@ -130,10 +154,11 @@ void tf_report_analysis_free(tf_report_analysis *a)
     free(a->object_names);
     free(a->object_kinds);
     free(a->object_size);
-    free(a->routine);
-    free(a->line);
-    free(a->object);
-    free(a->offset);
+    /* 0: a zeroed struct, nothing opened */
+    if (a->points > 0)
+        tf_h5_close(a->points);
+    if (a->file > 0)
+        tf_h5_close(a->file);
     free(a->phase_label);
     free(a->phase_parent);
     free(a->phase_routine);
@@ -149,4 +174,5 @@ void tf_report_analysis_free(tf_report_analysis *a)
     free(a->stream_pattern);
     free(a->stream_bandwidth);
     memset(a, 0, sizeof *a);
+    a->file = a->points = -1;
 }

@@ -20,8 +20,10 @@ typedef struct tf_report_analysis {
     char    **object_kinds;    /* one block */
     uint64_t *object_size;
     size_t    npoints;         /* the group's folded points, in their order */
-    int32_t  *routine, *line, *object;   /* as stored: millions of rows */
-    uint64_t *offset;
+    /* their routine, line, object and offset columns, millions of rows,
+     * read a slab at a time (tf_report_analysis_points): fold.h5 and the
+     * group of the columns, open until tf_report_analysis_free */
+    int64_t   file, points;
     size_t    nphases;
     char    **phase_label;     /* one block */
     int64_t  *phase_parent, *phase_routine, *phase_line;
@@ -38,6 +40,11 @@ typedef struct tf_report_analysis {
  * analysis step); a malformed analysis is an error naming the dataset. */
 int  tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
                              tf_report_analysis *a, bool *present, tf_error *err);
+/* Rows [at, at + n) of the points' columns (room for n in each; NULL ones
+ * are not read), each index checked against its table. */
+int  tf_report_analysis_points(const tf_report_analysis *a, size_t at, size_t n,
+                               int32_t *routine, int32_t *line, int32_t *object,
+                               uint64_t *offset, tf_error *err);
 void tf_report_analysis_free(tf_report_analysis *a);
 
 #endif

@@ -361,35 +361,51 @@ static int points_from_trace(tf_report_page *p, const tf_fold_region *reg, const
     return tf_report_phases_derive(p, g->boundaries, g->nboundaries, err);
 }
 
+/* The analysis's point columns (fold.h5), read a slab of this many
+ * points at a time: whole, they are 20 bytes a point. */
+enum { COLUMN_SLAB = 65536 };
+
+typedef struct column_slab {
+    int32_t *routine, *line, *object;
+    uint64_t *offset;
+} column_slab;
+
 /* Objects of the analysis (addresses in no known object left out).  An
  * object keeps its absolute addresses when all its references agree on
  * where it starts (one process), else it is drawn by offsets. */
 struct object_starts {
     const tf_report_analysis *an;
+    const column_slab *col;
     uint64_t *start;
     bool *seen, *relative;
 };
 
 static int object_starts_part(void *arg, const tf_fold_points *pt, size_t first, tf_error *err)
 {
-    (void)err;
     const struct object_starts *os = arg;
-    for (size_t i = 0; i < pt->n; i++) {
-        int64_t k = os->an->object[first + i];
-        if (pt->kind[i] == TF_SAMPLE_TIMER || k < 0)
-            continue;
-        uint64_t s = pt->addr[i] - os->an->offset[first + i];
-        if (os->seen[k] && s != os->start[k])
-            os->relative[k] = true;
-        os->seen[k] = true;
-        os->start[k] = s;
+    for (size_t at = 0; at < pt->n; at += COLUMN_SLAB) {
+        size_t len = pt->n - at < COLUMN_SLAB ? pt->n - at : COLUMN_SLAB;
+        int rc = tf_report_analysis_points(os->an, first + at, len, NULL, NULL, os->col->object,
+                                           os->col->offset, err);
+        if (rc < 0)
+            return rc;
+        for (size_t i = at; i < at + len; i++) {
+            int64_t k = os->col->object[i - at];
+            if (pt->kind[i] == TF_SAMPLE_TIMER || k < 0)
+                continue;
+            uint64_t s = pt->addr[i] - os->col->offset[i - at];
+            if (os->seen[k] && s != os->start[k])
+                os->relative[k] = true;
+            os->seen[k] = true;
+            os->start[k] = s;
+        }
     }
     return 0;
 }
 
 static int objects_from_analysis(tf_report_page *p, const tf_fold_group *g,
-                                 const tf_report_analysis *an, uint32_t *map, bool *relative,
-                                 tf_error *err)
+                                 const tf_report_analysis *an, const column_slab *col,
+                                 uint32_t *map, bool *relative, tf_error *err)
 {
     uint64_t *start = malloc((an->nobjects ? an->nobjects : 1) * sizeof *start);
     bool *seen = calloc(an->nobjects ? an->nobjects : 1, sizeof *seen);
@@ -401,7 +417,7 @@ static int objects_from_analysis(tf_report_page *p, const tf_fold_group *g,
     }
     for (size_t k = 0; k < an->nobjects; k++)
         relative[k] = false;
-    struct object_starts os = { an, start, seen, relative };
+    struct object_starts os = { an, col, start, seen, relative };
     if (tf_fold_group_each_part(g, TF_FOLD_COL_KIND | TF_FOLD_COL_ADDR, object_starts_part, &os,
                                 err) < 0) {
         free(start);
@@ -436,34 +452,49 @@ static int by_start(const void *a, const void *b)
 struct analysis_points {
     tf_report_page *p;
     const tf_report_analysis *an;
+    const column_slab *col;
     const uint32_t *map;
     const bool *relative;
 };
 
-static int analysis_points_part(void *arg, const tf_fold_points *pt, size_t first,
-                                tf_error *err)
+/* Points [at, at + len) of part pt, their columns in ap->col. */
+static void analysis_points_slab(const struct analysis_points *ap, const tf_fold_points *pt,
+                                 size_t at, size_t len)
 {
-    (void)err;
-    const struct analysis_points *ap = arg;
     tf_report_page *p = ap->p;
-    const tf_report_analysis *an = ap->an;
-    for (size_t i = 0; i < pt->n; i++) {
-        size_t j = first + i;
+    const column_slab *c = ap->col;
+    for (size_t i = at; i < at + len; i++) {
+        size_t j = i - at;
         if (pt->kind[i] == TF_SAMPLE_TIMER) {
-            if (an->routine[j] >= 0 && an->line[j] > 0)
-                p->code[p->ncode++] = (tf_report_code_point){pt->x[i], (uint32_t)an->routine[j],
-                                                             (uint32_t)an->line[j]};
+            if (c->routine[j] >= 0 && c->line[j] > 0)
+                p->code[p->ncode++] = (tf_report_code_point){pt->x[i], (uint32_t)c->routine[j],
+                                                             (uint32_t)c->line[j]};
             continue;
         }
         tf_report_mem_point *m = mem_point(p, pt, i);
-        int64_t k = an->object[j];
+        int64_t k = c->object[j];
         if (k < 0 || ap->map[k] == TF_REPORT_NONE)
             continue;
         m->object = ap->map[k];
         if (ap->relative[k]) {
-            m->addr = an->offset[j];
+            m->addr = c->offset[j];
             m->flags |= TF_REPORT_MEM_OFFSET;
         }
+    }
+}
+
+static int analysis_points_part(void *arg, const tf_fold_points *pt, size_t first,
+                                tf_error *err)
+{
+    const struct analysis_points *ap = arg;
+    for (size_t at = 0; at < pt->n; at += COLUMN_SLAB) {
+        size_t len = pt->n - at < COLUMN_SLAB ? pt->n - at : COLUMN_SLAB;
+        const column_slab *c = ap->col;
+        int rc = tf_report_analysis_points(ap->an, first + at, len, c->routine, c->line,
+                                           c->object, c->offset, err);
+        if (rc < 0)
+            return rc;
+        analysis_points_slab(ap, pt, at, len);
     }
     return 0;
 }
@@ -481,13 +512,24 @@ static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
     size_t no = an->nobjects ? an->nobjects : 1;
     uint32_t *map = malloc(no * sizeof *map);
     bool *relative = malloc(no * sizeof *relative);
-    int rc = map && relative ? objects_from_analysis(p, g, an, map, relative, err)
-                             : tf_fail(err, TF_ERR_NOMEM, "report: no memory for object maps");
-    struct analysis_points ap = { p, an, map, relative };
+    column_slab col = {
+        .routine = malloc(COLUMN_SLAB * sizeof *col.routine),
+        .line = malloc(COLUMN_SLAB * sizeof *col.line),
+        .object = malloc(COLUMN_SLAB * sizeof *col.object),
+        .offset = malloc(COLUMN_SLAB * sizeof *col.offset),
+    };
+    int rc = map && relative && col.routine && col.line && col.object && col.offset
+                 ? objects_from_analysis(p, g, an, &col, map, relative, err)
+                 : tf_fail(err, TF_ERR_NOMEM, "report: no memory for object maps");
+    struct analysis_points ap = { p, an, &col, map, relative };
     if (rc == 0)
         rc = tf_fold_group_each_part(g, TF_FOLD_COL_SAMPLE, analysis_points_part, &ap, err);
     free(map);
     free(relative);
+    free(col.routine);
+    free(col.line);
+    free(col.object);
+    free(col.offset);
     if (rc < 0)
         return rc;
     if (p->ncode == 0)

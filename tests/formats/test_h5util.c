@@ -295,6 +295,20 @@ static void slabs(void **state)
     assert_true(whole > 0);
     assert_int_equal(storage_of(f, "mixed"), whole);
     assert_reads_back(f, "mixed", TF_H5_UINT64, mixed, N * sizeof *mixed, N, 0);
+    /* and read a slab at a time, across chunks */
+    size_t len;
+    OK(tf_h5_array_length(f, "mixed", &len, err));
+    assert_int_equal(len, N);
+    static uint64_t part[70001];
+    for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; k++) {
+        size_t at = cuts[k], n = cuts[k + 1] - at < 70001 ? cuts[k + 1] - at : 70001;
+        OK(tf_h5_read_slab(f, "mixed", TF_H5_UINT64, at, n, part, err));
+        assert_memory_equal(part, mixed + at, n * sizeof *part);
+    }
+    FAILS(tf_h5_read_slab(f, "mixed", TF_H5_UINT64, N - 1, 2, part, err), TF_ERR_FORMAT,
+          "rows 300006 to 300008 asked for, of 300007");
+    FAILS(tf_h5_read_slab(f, "mixed", TF_H5_INT32, 0, 1, part, err), TF_ERR_FORMAT,
+          "cannot be read without loss");
     assert_reads_back(f, "y", TF_H5_DOUBLE, yd, (size_t)ROWS * N * sizeof *yd, ROWS, N);
     void *data;
     size_t rows, cols;

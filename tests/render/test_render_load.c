@@ -346,6 +346,30 @@ static void test_malformed_analysis_refused(void **state)
     assert_non_null(strstr(err.msg, "badanalysis.h5"));
     if (!strstr(err.msg, "points"))
         fail_msg("message does not name the dataset: %s", err.msg);
+
+    /* The last point's object out of the table: found as the columns are
+     * read a slab at a time, naming the row. */
+    f = mem_fold_copy("badobject.h5", copy, sizeof copy);
+    d = H5Dopen2(f, "region/0/group/0/analysis/points/object", H5P_DEFAULT);
+    assert_true(d >= 0);
+    space = H5Dget_space(d);
+    hsize_t n;
+    H5Sget_simple_extent_dims(space, &n, NULL);
+    int *object = malloc(n * sizeof *object);
+    assert_true(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, object) >= 0);
+    object[n - 1] = 9999;
+    assert_true(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, object) >= 0);
+    free(object);
+    H5Sclose(space);
+    H5Dclose(d);
+    H5Fclose(f);
+    assert_true(tf_report_load(copy, &r, &err) < 0);
+    assert_int_equal(err.code, TF_ERR_FORMAT);
+    char want[64];
+    snprintf(want, sizeof want, "row %llu: routine", (unsigned long long)(n - 1));
+    if (!strstr(err.msg, "badobject.h5") || !strstr(err.msg, want) ||
+        !strstr(err.msg, "object 9999 out of range"))
+        fail_msg("message: %s", err.msg);
 }
 
 static int setup(void **state)
