@@ -743,6 +743,25 @@ static bool convertible(hid_t stored, enum tf_h5_type want)
     return is_signed || H5Tget_size(stored) < 8;
 }
 
+/* open_dataset, and the stored element type readable as type. */
+static int open_readable(hid_t loc, const char *name, enum tf_h5_type type, int max_rank,
+                         hsize_t *dims, int *rank, hid_t *out, tf_error *err)
+{
+    int status = open_dataset(loc, name, max_rank, dims, rank, out, err);
+    if (status < 0)
+        return status;
+    hid_t stored = H5Dget_type(*out);
+    bool ok = stored >= 0 && convertible(stored, type);
+    if (stored >= 0)
+        H5Tclose(stored);
+    if (ok)
+        return 0;
+    H5Dclose(*out);
+    static const char *const names[] = { "double", "int64", "uint64", "int32" };
+    return tf_h5_fail(err, TF_ERR_FORMAT, loc, name,
+                      "the stored element type cannot be read as %s without loss", names[type]);
+}
+
 int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void **data,
                      size_t *rows, size_t *cols, tf_error *err)
 {
@@ -750,20 +769,9 @@ int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void *
     hsize_t dims[2] = { 0, 0 };
     int rank;
     hid_t dset;
-    int status = open_dataset(loc, name, 2, dims, &rank, &dset, err);
+    int status = open_readable(loc, name, type, 2, dims, &rank, &dset, err);
     if (status < 0)
         return status;
-    hid_t stored = H5Dget_type(dset);
-    bool ok = stored >= 0 && convertible(stored, type);
-    if (stored >= 0)
-        H5Tclose(stored);
-    if (!ok) {
-        H5Dclose(dset);
-        static const char *const names[] = { "double", "int64", "uint64", "int32" };
-        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name,
-                          "the stored element type cannot be read as %s without loss",
-                          names[type]);
-    }
     size_t n = rank == 2 ? dims[0] * dims[1] : dims[0];
     void *buf = NULL;
     if (n) {
@@ -806,20 +814,13 @@ int tf_h5_read_slab(int64_t loc, const char *name, enum tf_h5_type type, size_t 
     hsize_t dims[2] = { 0, 0 };
     int rank;
     hid_t dset;
-    int status = open_dataset(loc, name, 1, dims, &rank, &dset, err);
+    int status = open_readable(loc, name, type, 1, dims, &rank, &dset, err);
     if (status < 0)
         return status;
-    hid_t stored = H5Dget_type(dset);
-    bool ok = stored >= 0 && convertible(stored, type);
-    if (stored >= 0)
-        H5Tclose(stored);
-    if (!ok || at > dims[0] || n > dims[0] - at) {
+    if (at > dims[0] || n > dims[0] - at) {
         H5Dclose(dset);
-        return ok ? tf_h5_fail(err, TF_ERR_FORMAT, loc, name,
-                               "rows %zu to %zu asked for, of %llu", at, at + n,
-                               (unsigned long long)dims[0])
-                  : tf_h5_fail(err, TF_ERR_FORMAT, loc, name,
-                               "the stored element type cannot be read without loss");
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "rows %zu to %zu asked for, of %llu",
+                          at, at + n, (unsigned long long)dims[0]);
     }
     herr_t rc = 0;
     if (n) {
