@@ -233,25 +233,6 @@ static int place_of(struct process_tools *t, tf_analysis *a, const tf_fold_point
     return tf_an_objmap_lookup(t->objects, a, pts->addr[i], when, &pl->object, &pl->offset, err);
 }
 
-/* Whether folded point i is analysed, given the threshold of
- * sample_threshold: every point, or those whose i-th draw of SplitMix64
- * falls under it, so the choice depends on the point's index and the
- * count alone, not on the process that makes it. */
-static bool chosen(size_t i, uint64_t threshold)
-{
-    return threshold == UINT64_MAX ||
-           tf_mix64((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull) < threshold;
-}
-
-/* UINT64_MAX: every point (n is at most max, or max is 0); else the
- * threshold that about max of n draws fall under. */
-static uint64_t sample_threshold(size_t n, size_t max)
-{
-    if (max == 0 || n <= max)
-        return UINT64_MAX;
-    return (uint64_t)ldexp((double)max / (double)n, 64);
-}
-
 static void tools_free(struct process_tools *tools, uint32_t np)
 {
     for (uint32_t p = 0; tools && p < np; p++) {
@@ -276,7 +257,7 @@ static int count_timed(void *arg, const tf_fold_points *pts, size_t first, tf_er
 }
 
 struct choice {
-    uint64_t threshold;   /* sample_threshold's */
+    uint64_t threshold;   /* tf_choice_threshold's */
     size_t *next;         /* [TF_AN_COARSE + 1]: first the chosen per bucket, shifted by one */
     size_t nchosen;
 };
@@ -286,7 +267,7 @@ static int count_chosen(void *arg, const tf_fold_points *pts, size_t first, tf_e
     (void)err;
     struct choice *ch = arg;
     for (size_t i = 0; i < pts->n; i++)
-        if (!isnan(pts->x[i]) && chosen(first + i, ch->threshold)) {
+        if (!isnan(pts->x[i]) && tf_chosen(first + i, ch->threshold)) {
             ch->next[tf_an_coarse_bucket(clamped_x(pts->x[i])) + 1]++;
             ch->nchosen++;
         }
@@ -324,7 +305,7 @@ static int place_part(void *arg, const tf_fold_points *pts, size_t first, tf_err
         struct place pl;
         if (rc || (rc = place_of(t, a, pts, i, in, x, &pl, err)))
             return rc;
-        if (!chosen(first + i, pc->ch->threshold))
+        if (!tf_chosen(first + i, pc->ch->threshold))
             continue;
         tf_an_sample *s = &a->samples[pc->ch->next[tf_an_coarse_bucket(x)]++];
         a->nsamples++;
@@ -371,7 +352,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     /* a point without a time (not expected from the fold) is no sample */
     if ((rc = tf_fold_group_each_part(grp, TF_FOLD_COL_X, count_timed, &a->nfolded, err)))
         goto done;
-    struct choice ch = { sample_threshold(a->nfolded, params->max_samples), next, 0 };
+    struct choice ch = { tf_choice_threshold(a->nfolded, params->max_samples), next, 0 };
     if ((rc = tf_fold_group_each_part(grp, TF_FOLD_COL_X, count_chosen, &ch, err)))
         goto done;
     for (size_t b = 1; b < TF_AN_COARSE; b++)

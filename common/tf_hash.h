@@ -8,6 +8,7 @@
 #ifndef TF_HASH_H
 #define TF_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,25 @@ static inline uint64_t tf_mix64(uint64_t z)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+/* A uniform choice of about max of n items that depends on each item's
+ * index alone, not on who holds the item (the folded samples the analysis
+ * rests on, those the report draws): the threshold is UINT64_MAX, every
+ * item, when n is at most max (or max is 0); else item i is chosen when
+ * the i-th draw of SplitMix64 falls under it. */
+static inline uint64_t tf_choice_threshold(size_t n, size_t max)
+{
+    if (max == 0 || n <= max)
+        return UINT64_MAX;
+    double t = (double)max / (double)n * 0x1p64;
+    return t >= 0x1p64 ? UINT64_MAX : (uint64_t)t;
+}
+
+static inline bool tf_chosen(size_t i, uint64_t threshold)
+{
+    return threshold == UINT64_MAX ||
+           tf_mix64((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull) < threshold;
 }
 
 #endif

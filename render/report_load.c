@@ -15,6 +15,7 @@
 #include "report_phases.h"
 #include "report_symbolise.h"
 #include "report_tables.h"
+#include "tf_hash.h"
 #include "trace.h"
 
 /* Counters whose per-instruction ratio belongs on the left axis: misses
@@ -249,31 +250,46 @@ done:
     return rc;
 }
 
+/* The clouds draw at most about this many of a group's points, a uniform
+ * choice beyond (tf_choice_threshold): a million dots saturate a panel,
+ * and each point drawn is 12 or 24 bytes held until the page is done. */
+#define CLOUD_POINTS 1048576
+
+struct kinds {
+    uint64_t threshold;
+    size_t all[2], drawn[2];   /* timer samples, memory samples */
+};
+
 static int count_kinds(void *arg, const tf_fold_points *pt, size_t first, tf_error *err)
 {
-    (void)first;
     (void)err;
-    size_t *n = arg;   /* [2]: timer samples, memory samples */
-    for (size_t i = 0; i < pt->n; i++)
-        n[pt->kind[i] != TF_SAMPLE_TIMER]++;
+    struct kinds *k = arg;
+    for (size_t i = 0; i < pt->n; i++) {
+        bool memory = pt->kind[i] != TF_SAMPLE_TIMER;
+        k->all[memory]++;
+        k->drawn[memory] += tf_chosen(first + i, k->threshold);
+    }
     return 0;
 }
 
-/* Room for the group's points (a part of them at a time: fold_result.h),
- * and the memory fields every source shares. */
-static int points_alloc(tf_report_page *p, const tf_fold_group *g, size_t *ntimer, tf_error *err)
+/* Room for the group's points drawn (*threshold: those tf_chosen takes),
+ * reading them a part at a time (fold_result.h), and the memory fields
+ * every source shares; *ntimer: its timer samples, drawn or not. */
+static int points_alloc(tf_report_page *p, const tf_fold_group *g, uint64_t *threshold,
+                        size_t *ntimer, tf_error *err)
 {
-    size_t n[2] = { 0, 0 };
-    int rc = tf_fold_group_each_part(g, TF_FOLD_COL_KIND, count_kinds, n, err);
+    struct kinds k = { tf_choice_threshold(tf_fold_group_npoints(g), CLOUD_POINTS), {0}, {0} };
+    int rc = tf_fold_group_each_part(g, TF_FOLD_COL_KIND, count_kinds, &k, err);
     if (rc < 0)
         return rc;
-    *ntimer = n[0];
-    p->code = malloc((n[0] ? n[0] : 1) * sizeof *p->code);
-    p->mem = malloc((n[1] ? n[1] : 1) * sizeof *p->mem);
+    *threshold = k.threshold;
+    *ntimer = k.all[0];
+    p->code = malloc((k.drawn[0] ? k.drawn[0] : 1) * sizeof *p->code);
+    p->mem = malloc((k.drawn[1] ? k.drawn[1] : 1) * sizeof *p->mem);
     if (!p->code || !p->mem)
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu folded points",
-                       n[0] + n[1]);
-    if (n[1] == 0)
+                       k.drawn[0] + k.drawn[1]);
+    if (k.all[1] == 0)
         p->mem_missing = tf_report_strdup("no memory samples in this trace");
     return 0;
 }
@@ -296,16 +312,18 @@ struct trace_points {
     const tf_fold_region *reg;
     tf_symbolise *sym;
     bool relative;
+    uint64_t threshold;      /* of the points drawn */
 };
 
 static int trace_points_part(void *arg, const tf_fold_points *pt, size_t first, tf_error *err)
 {
-    (void)first;
     (void)err;
     const struct trace_points *tp = arg;
     tf_report_page *p = tp->p;
     const tf_fold_region *reg = tp->reg;
     for (size_t i = 0; i < pt->n; i++) {
+        if (!tf_chosen(first + i, tp->threshold))
+            continue;
         uint32_t proc = pt->instance[i] < reg->ninstances ? reg->instances[pt->instance[i]].proc : 0;
         if (pt->kind[i] == TF_SAMPLE_TIMER) {
             uint32_t routine, line;
@@ -330,8 +348,8 @@ static int points_from_trace(tf_report_page *p, const tf_fold_region *reg, const
                              tf_symbolise *sym, const char *why, tf_error *err)
 {
     size_t ntimer;
-    struct trace_points tp = { p, reg, sym, sym && tf_symbolise_relative(sym) };
-    if (points_alloc(p, g, &ntimer, err) < 0 ||
+    struct trace_points tp = { p, reg, sym, sym && tf_symbolise_relative(sym), 0 };
+    if (points_alloc(p, g, &tp.threshold, &ntimer, err) < 0 ||
         tf_fold_group_each_part(g, TF_FOLD_COL_SAMPLE, trace_points_part, &tp, err) < 0)
         return -err->code;
     if (p->ncode == 0)
@@ -455,16 +473,20 @@ struct analysis_points {
     const column_slab *col;
     const uint32_t *map;
     const bool *relative;
+    uint64_t threshold;      /* of the points drawn */
 };
 
-/* Points [at, at + len) of part pt, their columns in ap->col. */
+/* Points [at, at + len) of part pt, whose first is point `first` of the
+ * group, their columns in ap->col. */
 static void analysis_points_slab(const struct analysis_points *ap, const tf_fold_points *pt,
-                                 size_t at, size_t len)
+                                 size_t first, size_t at, size_t len)
 {
     tf_report_page *p = ap->p;
     const column_slab *c = ap->col;
     for (size_t i = at; i < at + len; i++) {
         size_t j = i - at;
+        if (!tf_chosen(first + i, ap->threshold))
+            continue;
         if (pt->kind[i] == TF_SAMPLE_TIMER) {
             if (c->routine[j] >= 0 && c->line[j] > 0)
                 p->code[p->ncode++] = (tf_report_code_point){pt->x[i], (uint32_t)c->routine[j],
@@ -494,7 +516,7 @@ static int analysis_points_part(void *arg, const tf_fold_points *pt, size_t firs
                                            c->object, c->offset, err);
         if (rc < 0)
             return rc;
-        analysis_points_slab(ap, pt, at, len);
+        analysis_points_slab(ap, pt, first, at, len);
     }
     return 0;
 }
@@ -507,7 +529,8 @@ static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
         return tf_fail(err, TF_ERR_FORMAT, "analysis of group %u: %zu points for %zu folded points",
                        g->index, an->npoints, tf_fold_group_npoints(g));
     size_t ntimer;
-    if (points_alloc(p, g, &ntimer, err) < 0)
+    uint64_t threshold;
+    if (points_alloc(p, g, &threshold, &ntimer, err) < 0)
         return -err->code;
     size_t no = an->nobjects ? an->nobjects : 1;
     uint32_t *map = malloc(no * sizeof *map);
@@ -521,7 +544,7 @@ static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
     int rc = map && relative && col.routine && col.line && col.object && col.offset
                  ? objects_from_analysis(p, g, an, &col, map, relative, err)
                  : tf_fail(err, TF_ERR_NOMEM, "report: no memory for object maps");
-    struct analysis_points ap = { p, an, &col, map, relative };
+    struct analysis_points ap = { p, an, &col, map, relative, threshold };
     if (rc == 0)
         rc = tf_fold_group_each_part(g, TF_FOLD_COL_SAMPLE, analysis_points_part, &ap, err);
     free(map);
