@@ -668,21 +668,26 @@ struct synth_call {
 /* Records of a member's part sent in one message. */
 #define REMOTE_BATCH 8192
 
+/* The point of record r of points p (whose first is point `first` of
+ * the group). */
+static synth_point point_of(const synth_rec *r, const tf_fold_points *p, size_t first)
+{
+    bool memory = r->sample_kind != TF_SAMPLE_TIMER;
+    return (synth_point){
+        .time = r->time, .ip = r->ip, .index = (uint32_t)(first + r->index),
+        .instance = r->instance, .proc = r->proc, .sample_kind = r->sample_kind,
+        /* a memory sample's columns: read at random (a cache miss each) */
+        .addr = memory ? p->addr[r->index] : 0, .weight = memory ? p->weight[r->index] : 0,
+        .level = memory ? p->level[r->index] : 0,
+    };
+}
+
 /* Source ps's next point into ps->cur (ps->done < ps->n): from its
  * records here, or from the member's next batch. */
 static int source_fill(synth *sy, const synth_thread *st, point_source *ps, tf_error *err)
 {
     if (ps->rank == 0) {
-        const synth_rec *r = &ps->rec[ps->done];
-        const tf_fold_points *p = ps->pts;
-        bool memory = r->sample_kind != TF_SAMPLE_TIMER;
-        ps->cur = (synth_point){
-            .time = r->time, .ip = r->ip, .index = (uint32_t)(ps->first + r->index),
-            .instance = r->instance, .proc = r->proc, .sample_kind = r->sample_kind,
-            /* a memory sample's columns: read at random (a cache miss each) */
-            .addr = memory ? p->addr[r->index] : 0, .weight = memory ? p->weight[r->index] : 0,
-            .level = memory ? p->level[r->index] : 0,
-        };
+        ps->cur = point_of(&ps->rec[ps->done], ps->pts, ps->first);
         return 0;
     }
     if (ps->at == ps->nbatch) {
@@ -727,7 +732,7 @@ static int source_advance(synth *sy, const synth_thread *st, point_source *ps, t
 /* Thread st's sources: the points here (to be ordered into st->points), then,
  * when the group's points are spread over a team (fold_team.h), each
  * member's part, which it is asked to order now. */
-static int remote_sources(synth *sy, synth_thread *st, tf_error *err)
+static int point_sources(synth *sy, synth_thread *st, tf_error *err)
 {
     bool spread = sy->team && st->group->parts;
     uint32_t most = spread ? (uint32_t)sy->team->size : 1;
@@ -1032,7 +1037,7 @@ static int synth_prepare(synth *sy, const char *out, tf_error *err)
         synth_thread *st = &sy->th[t];
         st->points = sy->recs + m;
         /* the members order theirs meanwhile */
-        if ((rc = remote_sources(sy, st, err)) == 0)
+        if ((rc = point_sources(sy, st, err)) == 0)
             rc = order_points(&st->group->points, st->duration, st->region->instances,
                               st->points, err);
         m += st->group->points.n;
@@ -1217,11 +1222,8 @@ static int member_next(tf_cli_synthetic_member *m, tf_fold_team *team,
     synth_point *out = malloc((q->n + 1) * sizeof *out);
     if (!out)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    point_source ps = { .rec = mp->rec, .pts = p, .n = mp->n, .done = mp->sent };
-    for (size_t i = 0; i < q->n; i++, ps.done++) {
-        source_fill(NULL, NULL, &ps, err);   /* here: no call, no failure */
-        out[i] = ps.cur;
-    }
+    for (size_t i = 0; i < q->n; i++)
+        out[i] = point_of(&mp->rec[mp->sent + i], p, 0);
     int rc = team->send(team->ctx, 0, out, q->n * sizeof *out) < 0
                  ? tf_fail(err, TF_ERR_IO, "synthetic trace: the ranks lost contact") : 0;
     free(out);

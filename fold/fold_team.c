@@ -342,6 +342,23 @@ static size_t point_parts(const tf_fold_points *p, size_t at, size_t n, size_t s
     return m;
 }
 
+/* n points of p from `at`, y rows `stride` apart, those of `columns`,
+ * sent to peer (send) or received from it into p, in one transfer. */
+static int transfer_points(const tf_fold_team *t, int peer, bool send, const tf_fold_points *p,
+                           size_t at, size_t n, size_t stride, uint32_t nc, unsigned columns,
+                           tf_error *err)
+{
+    tf_team_part *parts = malloc((NCOLUMNS + nc) * sizeof *parts);
+    if (!parts)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory %s %zu folded samples of rank %d",
+                       send ? "sending" : "receiving", n, peer);
+    size_t m = point_parts(p, at, n, stride, nc, columns, parts);
+    int rc = (send ? t->sendv(t->ctx, peer, parts, m) : t->recvv(t->ctx, peer, parts, m)) < 0
+                 ? lost(err) : 0;
+    free(parts);
+    return rc;
+}
+
 /* The error of member w, whose header h says it could not read. */
 static int member_failure(int w, const struct points_header *h, tf_error *err)
 {
@@ -378,14 +395,8 @@ static int receive_share(const tf_fold_team *t, int w, const struct points_heade
         return lost(err);
     if (!accept)
         return rc;
-    tf_team_part *parts = malloc((NCOLUMNS + in->ncounters) * sizeof *parts);
-    if (!parts)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory receiving the points of rank %d", w);
-    size_t n = point_parts(&in->points, at, h->npoints, in->stride, in->ncounters,
-                           TF_FOLD_COL_ALL, parts);
-    rc = t->recvv(t->ctx, w, parts, n) < 0 ? lost(err) : 0;
-    free(parts);
-    return rc;
+    return transfer_points(t, w, false, &in->points, at, h->npoints, in->stride, in->ncounters,
+                           TF_FOLD_COL_ALL, err);
 }
 
 int tf_fold_team_member_failed(const tf_fold_team *team)
@@ -455,16 +466,9 @@ static int send_share(const tf_fold_team *t, tf_fold_input *share, int share_rc,
     if (h.rc >= 0 && t->recv(t->ctx, 0, &accept, sizeof accept) < 0)
         return lost(err);
     int rc = 0;
-    if (accept) {
-        tf_team_part *parts = malloc((NCOLUMNS + share->ncounters) * sizeof *parts);
-        if (!parts)
-            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory sending the points");
-        else if (t->sendv(t->ctx, 0, parts, point_parts(&share->points, 0, h.npoints,
-                                                        share->stride, share->ncounters,
-                                                        TF_FOLD_COL_ALL, parts)) < 0)
-            rc = lost(err);
-        free(parts);
-    }
+    if (accept)
+        rc = transfer_points(t, 0, true, &share->points, 0, h.npoints, share->stride,
+                             share->ncounters, TF_FOLD_COL_ALL, err);
     /* Sent or refused, the share is not needed again. */
     if (share)
         tf_fold_input_free(share);
@@ -538,16 +542,9 @@ static int keep_part(tf_fold_team *t, const struct request *q, tf_error *err)
     tf_fold_points_free(p);
     int rc = tf_fold_points_alloc(p, q->npoints, q->ncounters, err);
     t->kept_counters = q->ncounters;
-    tf_team_part *parts = rc == 0 ? malloc((NCOLUMNS + q->ncounters) * sizeof *parts) : NULL;
-    if (rc == 0 && !parts)
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory receiving the points of group %u",
-                     q->group);
-    if (rc == 0 &&
-        t->recvv(t->ctx, 0, parts, point_parts(p, 0, p->n, p->n, q->ncounters, TF_FOLD_COL_ALL,
-                                           parts)) < 0)
-        rc = lost(err);
-    free(parts);
-    return rc;
+    return rc < 0 ? rc
+                  : transfer_points(t, 0, false, p, 0, p->n, p->n, q->ncounters,
+                                    TF_FOLD_COL_ALL, err);
 }
 
 const tf_fold_points *tf_fold_team_kept(const tf_fold_team *team, uint32_t g)
@@ -565,15 +562,8 @@ static int send_kept(const tf_fold_team *t, const struct request *q, tf_error *e
         return tf_fail(err, TF_ERR_INTERNAL, "points %llu to %llu of group %u asked for, of %zu",
                        (unsigned long long)q->ninst,
                        (unsigned long long)(q->ninst + q->npoints), q->group, p->n);
-    tf_team_part *parts = malloc((NCOLUMNS + t->kept_counters) * sizeof *parts);
-    if (!parts)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory sending the points of group %u",
-                       q->group);
-    int rc = t->sendv(t->ctx, 0, parts, point_parts(p, q->ninst, q->npoints, p->n,
-                                                    t->kept_counters, q->columns, parts)) < 0 ? lost(err)
-                                                                                  : 0;
-    free(parts);
-    return rc;
+    return transfer_points(t, 0, true, p, q->ninst, q->npoints, p->n, t->kept_counters,
+                           q->columns, err);
 }
 
 /* The members' points of a group travel back in chunks of at most this
@@ -613,20 +603,13 @@ static int take_part(void *ctx, size_t k, unsigned columns, tf_fold_points *p, t
     int rc = tf_fold_points_alloc(p, c->n, sg->ncounters, err);
     if (rc < 0)
         return rc;
-    tf_team_part *parts = malloc((NCOLUMNS + sg->ncounters) * sizeof *parts);
-    if (!parts) {
-        tf_fold_points_free(p);
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory receiving the points of rank %d",
-                       c->rank);
-    }
     struct request q = { .command = COMMAND_PART, .group = sg->group, .ninst = c->from,
                          .npoints = c->n, .columns = columns };
     lock(t);
-    rc = t->send(t->ctx, c->rank, &q, sizeof q) < 0 ||
-         t->recvv(t->ctx, c->rank, parts, point_parts(p, 0, p->n, p->n, sg->ncounters,
-                                                      columns, parts)) < 0 ? lost(err) : 0;
+    rc = t->send(t->ctx, c->rank, &q, sizeof q) < 0
+             ? lost(err)
+             : transfer_points(t, c->rank, false, p, 0, p->n, p->n, sg->ncounters, columns, err);
     unlock(t);
-    free(parts);
     if (rc < 0)
         tf_fold_points_free(p);
     return rc;
@@ -652,21 +635,19 @@ static void spread_free(void *owner)
 
 /* Hands member w its count points of group g from p, at `at`. */
 static int hand_over(const tf_fold_team *team, int w, uint32_t g, const tf_fold_points *p,
-                     size_t at, size_t count, uint32_t nc, tf_team_part *parts, tf_error *err)
+                     size_t at, size_t count, uint32_t nc, tf_error *err)
 {
     struct request q = { .command = COMMAND_KEEP, .group = g, .npoints = count,
                          .ncounters = nc };
-    if (team->send(team->ctx, w, &q, sizeof q) < 0 ||
-        team->sendv(team->ctx, w, parts, point_parts(p, at, count, p->n, nc, TF_FOLD_COL_ALL, parts)) < 0)
+    if (team->send(team->ctx, w, &q, sizeof q) < 0)
         return lost(err);
-    return 0;
+    return transfer_points(team, w, true, p, at, count, p->n, nc, TF_FOLD_COL_ALL, err);
 }
 
 /* Group g's spread: its points counted by share, each member's handed
  * over, the leader's kept, the chunks listed. */
 static int spread_group(const tf_fold_team *team, tf_fold_group *grp, uint32_t g, uint32_t nc,
-                        const uint32_t *share, tf_team_part *parts, struct spread_group *sg,
-                        tf_error *err)
+                        const uint32_t *share, struct spread_group *sg, tf_error *err)
 {
     tf_fold_points *p = &grp->points;
     size_t size = (size_t)team->size, n = p->n;
@@ -697,7 +678,7 @@ static int spread_group(const tf_fold_team *team, tf_fold_group *grp, uint32_t g
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory spreading the points");
     size_t k = 1;
     for (size_t w = 1, at = count[0]; w < size && rc == 0; at += count[w], w++) {
-        if (count[w] && (rc = hand_over(team, (int)w, g, p, at, count[w], nc, parts, err)) < 0)
+        if (count[w] && (rc = hand_over(team, (int)w, g, p, at, count[w], nc, err)) < 0)
             break;
         for (size_t from = 0; from < count[w]; from += SPREAD_CHUNK, k++) {
             size_t len = count[w] - from < SPREAD_CHUNK ? count[w] - from : SPREAD_CHUNK;
@@ -726,12 +707,9 @@ int tf_fold_team_spread(const tf_fold_team *team, tf_fold_result *res, const uin
     sp->n = r->ngroups;
     res->parts_owner = sp;
     res->parts_free = spread_free;
-    uint32_t nc = r->ncounters;
-    tf_team_part *parts = malloc((NCOLUMNS + nc) * sizeof *parts);
-    int rc = parts ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory spreading the points");
+    int rc = 0;
     for (uint32_t g = 0; g < r->ngroups && rc == 0; g++)
-        rc = spread_group(team, &r->groups[g], g, nc, share, parts, &sp->g[g], err);
-    free(parts);
+        rc = spread_group(team, &r->groups[g], g, r->ncounters, share, &sp->g[g], err);
 #ifdef __GLIBC__
     /* The others' points were most of the heap: give their pages back
      * (glibc keeps freed memory in the middle of its heap resident). */

@@ -429,6 +429,19 @@ static void read_member_shares(tf_trace *tr, int size, const char *const *region
     }
 }
 
+/* Ends the team with status 5, which every member must have served to,
+ * and frees the members' shares. */
+static void end_members(tf_fold_team *team, struct pipes *p, struct member *m, int size)
+{
+    assert_int_equal(tf_fold_team_end(team, 5), 0);
+    int status[MAX_MEMBERS];
+    join_members(p, m, size, status);
+    for (int w = 1; w < size; w++) {
+        assert_int_equal(status[w], 5);
+        tf_fold_input_free(&m[w].share);
+    }
+}
+
 /* The leader's points gathered from a team of size members, member w
  * having read `region_of[w]` (NULL: main) of `trace_of[w]` (NULL: tr), or
  * failed with `fail_of[w]`; returns the gather's result, its message in
@@ -450,13 +463,7 @@ static int gather_with(tf_trace *tr, int size, const char *const *region_of,
     int rc = tf_fold_team_gather(&team, lead, err);
     if (rc == 0)
         rc = tf_fold_input_finish(lead, err);
-    assert_int_equal(tf_fold_team_end(&team, 5), 0);
-    int status[MAX_MEMBERS];
-    join_members(&p, m, size, status);
-    for (int w = 1; w < size; w++) {
-        assert_int_equal(status[w], 5);
-        tf_fold_input_free(&m[w].share);
-    }
+    end_members(&team, &p, m, size);
     return rc;
 }
 
@@ -503,13 +510,7 @@ static void test_fold_spreads_points(void **state)
                                 (size_t)ra->ncounters * ga->grid * sizeof *ga->curve);
         }
         tf_fold_result_free(shared);
-        assert_int_equal(tf_fold_team_end(&team, 5), 0);
-        int status[MAX_MEMBERS];
-        join_members(&pp, m, size, status);
-        for (int w = 1; w < size; w++) {
-            assert_int_equal(status[w], 5);
-            tf_fold_input_free(&m[w].share);
-        }
+        end_members(&team, &pp, m, size);
     }
     tf_fold_result_free(alone);
     tf_trace_close(tr);
