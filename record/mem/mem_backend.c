@@ -136,7 +136,10 @@ int tf_mem_pebs_events(const tf_mem_config *c, tf_mem_events *ev, tf_error *err)
     struct perf_event_attr *a = &ev->attr[n];
     char modifier[32];
     snprintf(modifier, sizeof modifier, ":ldlat=%u", c->ldlat);
-    if (!pfm_encode(pfm_load_events, sizeof pfm_load_events / sizeof *pfm_load_events,
+    /* The kernel's own encoding first (the PMU it drives, whatever this
+     * library knows of the processor), libpfm4's tables when it has none. */
+    if (tf_sysfs_pmu_has_event(root, "cpu", "mem-loads") ||
+        !pfm_encode(pfm_load_events, sizeof pfm_load_events / sizeof *pfm_load_events,
                     modifier, a, ev->origin[n], sizeof ev->origin[n])) {
         int rc = sysfs_encode(c, "mem-loads", "ldlat", c->ldlat, a, ev->origin[n],
                               sizeof ev->origin[n], err);
@@ -152,7 +155,8 @@ int tf_mem_pebs_events(const tf_mem_config *c, tf_mem_events *ev, tf_error *err)
         a->disabled = 0;   /* enabled with its leader */
     n++;
     a = &ev->attr[n];
-    if (!pfm_encode(pfm_store_events, sizeof pfm_store_events / sizeof *pfm_store_events, "",
+    if (tf_sysfs_pmu_has_event(root, "cpu", "mem-stores") ||
+        !pfm_encode(pfm_store_events, sizeof pfm_store_events / sizeof *pfm_store_events, "",
                     a, ev->origin[n], sizeof ev->origin[n])) {
         int rc = sysfs_encode(c, "mem-stores", NULL, 0, a, ev->origin[n], sizeof ev->origin[n],
                               err);
