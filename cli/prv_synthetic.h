@@ -19,7 +19,7 @@ typedef struct tf_cli_synthetic tf_cli_synthetic;
  * and NAME.row) of a fold result: res when the caller has it in memory,
  * else the one fold_h5 holds; folded: the trace that was folded, for
  * routine names and objects (NULL opens the one the result names); team:
- * the members that hold parts of res's points (tf_fold_team_spread), NULL
+ * the members that hold parts of res's points (tf_fold_team_parts), NULL
  * when res holds them all.  Given
  * res and folded it makes no HDF5 call and looks up no symbol, so it may
  * run on a thread of its own beside the analysis and the writing of

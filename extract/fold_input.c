@@ -339,6 +339,28 @@ static unsigned share_of(uint64_t before, uint64_t total, unsigned count)
     return total ? (unsigned)(before * count / total) : 0;
 }
 
+/* Completes the share once its points are in (y rows `stride` apart):
+ * first_point and samples from the points' instances, the columns shrunk
+ * to them. */
+static int finish(tf_fold_input *in, size_t stride, tf_error *err)
+{
+    const tf_fold_points *pt = &in->points;
+    /* Points arrive by instance: instance i's range ends where i+1's starts. */
+    for (size_t p = 0; p < pt->n; p++) {
+        uint32_t i = pt->instance[p];
+        if (i >= in->ninstances || (p > 0 && i < pt->instance[p - 1]))
+            return tf_fail(err, TF_ERR_INTERNAL, "folded sample %zu: instance %u after %u, of %zu",
+                           p, i, p > 0 ? pt->instance[p - 1] : 0, in->ninstances);
+        in->first_point[i + 1]++;
+    }
+    for (size_t i = 0; i < in->ninstances; i++) {
+        in->samples[i] = in->first_point[i + 1];
+        in->first_point[i + 1] += in->first_point[i];
+    }
+    tf_fold_points_shrink(&in->points, pt->n, stride, in->ncounters);
+    return 0;
+}
+
 int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
                           tf_extract_share share, tf_extract_progress progress,
                           void *progress_arg, tf_fold_input *in, tf_error *err)
@@ -398,9 +420,7 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
         before += ns;
     }
     in->fingerprint = fingerprint_of(tr, in, total);
-    /* Room for every share's points in share 0, which gathers them. */
-    in->stride = share.index == 0 ? total : mine;
-    if ((rc = tf_fold_points_alloc(&in->points, in->stride, in->ncounters, err)) < 0)
+    if ((rc = tf_fold_points_alloc(&in->points, mine, in->ncounters, err)) < 0)
         goto fail;
     in->points.n = 0;
     for (int k = 0; k < 2; k++) {
@@ -418,7 +438,7 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
         uint64_t ns = thread_samples(tr, &in->instances[i]);
         struct thread_pass tp = {
             .tr = tr, .in = in, .map = map[in->instances[i].proc], .base = base,
-            .first = i, .last = j, .capacity = in->stride, .progress = progress,
+            .first = i, .last = j, .capacity = mine, .progress = progress,
             .progress_arg = progress_arg, .done = &done, .total = mine,
         };
         bool any_complete = false;
@@ -430,8 +450,7 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
         before += ns;
         i = j;
     }
-    rc = share.count == 1 ? tf_fold_input_finish(in, err) : 0;
-    if (rc < 0)
+    if ((rc = finish(in, mine, err)) < 0)
         goto fail;
     goto done;
 fail:
@@ -446,35 +465,4 @@ done:
         free(b[k].values);
     }
     return rc;
-}
-
-int tf_fold_input_room(tf_fold_input *in, size_t n, size_t *at, tf_error *err)
-{
-    if (n > in->stride - in->points.n)
-        return tf_fail(err, TF_ERR_FORMAT, "%zu more folded samples than the trace has room for "
-                       "(%zu of %zu taken): not the same trace", n, in->points.n, in->stride);
-    *at = in->points.n;
-    in->points.n += n;
-    return 0;
-}
-
-int tf_fold_input_finish(tf_fold_input *in, tf_error *err)
-{
-    const tf_fold_points *pt = &in->points;
-    /* Points arrive by instance: instance i's range ends where i+1's starts. */
-    for (size_t p = 0; p < pt->n; p++) {
-        uint32_t i = pt->instance[p];
-        if (i >= in->ninstances || (p > 0 && i < pt->instance[p - 1]))
-            return tf_fail(err, TF_ERR_FORMAT, "folded sample %zu: instance %u after %u, of %zu: "
-                           "the shares are not of one trace", p, i,
-                           p > 0 ? pt->instance[p - 1] : 0, in->ninstances);
-        in->first_point[i + 1]++;
-    }
-    for (size_t i = 0; i < in->ninstances; i++) {
-        in->samples[i] = in->first_point[i + 1];
-        in->first_point[i + 1] += in->first_point[i];
-    }
-    tf_fold_points_shrink(&in->points, pt->n, in->stride, in->ncounters);
-    in->stride = in->points.n;
-    return 0;
 }

@@ -40,7 +40,6 @@ typedef int (*tf_extract_progress)(void *arg, uint64_t done, uint64_t total);
 
 typedef struct tf_fold_input {
     uint32_t     region;          /* string id */
-    size_t       stride;          /* while shares are gathered: y rows are this far apart */
     uint64_t     fingerprint;     /* of the region's instances, counters and samples in the
                                    * trace: the same in every share of one trace */
     uint32_t     ncounters;       /* counters of the region: union by name over processes */
@@ -49,8 +48,10 @@ typedef struct tf_fold_input {
     size_t       ninstances;
     tf_instance *instances;       /* [N] from tf_instances_find */
     uint64_t    *counter_delta;   /* [N][C]; TF_NOVALUE when missing at a boundary */
-    uint64_t    *samples;         /* [N] samples inside each instance */
-    size_t      *first_point;     /* [N+1]: instance i owns points [first_point[i], first_point[i+1]) */
+    uint64_t    *samples;         /* [N] samples inside each instance (this share's: 0 for
+                                   * another share's) */
+    size_t      *first_point;     /* [N+1]: instance i owns points [first_point[i], first_point[i+1]),
+                                   * of this share's points (empty for another share's) */
     uint32_t    *share;           /* [N] the share that files each instance's samples (0 with
                                    * one share): the same in every share */
     tf_fold_points points;        /* samples of the complete instances, by instance then time */
@@ -72,25 +73,12 @@ typedef struct tf_extract_share {
  * NaN in that instance's points.  threads > 1: samples are filed on a second
  * thread while the calling one reads the next batch (the result is the
  * same); every trace call stays on the calling thread.
- * With one share the input is complete.  With several it is open: points
- * holds this share's points only, y rows `stride` apart, and first_point and
- * samples are not set.  Share 0 keeps room for every share's points, which
- * its caller adds with tf_fold_input_room and completes with
- * tf_fold_input_finish; another share is only sent on (its columns, its y
- * rows `stride` apart). */
+ * With several shares, points, first_point and samples are of this share's
+ * instances only (each instance is all in one share); put end to end in
+ * share order, the shares' points are those of the whole extraction. */
 int  tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
                            tf_extract_share share, tf_extract_progress progress,
                            void *progress_arg, tf_fold_input *in, tf_error *err);
-/* The next n points of an open share 0, appended to its points (points.n
- * grows by n): *at is where their columns start, y rows `stride` apart, to
- * be filled by the caller.  Fails when n exceeds the room the trace's
- * samples leave (a share that does not come from the same trace). */
-int  tf_fold_input_room(tf_fold_input *in, size_t n, size_t *at, tf_error *err);
-/* Completes an open share 0 once every share's points are in: first_point
- * and samples from the points' instances, the columns shrunk to them.
- * Fails when the instances are not in order (shares out of order, or not
- * from the same trace). */
-int  tf_fold_input_finish(tf_fold_input *in, tf_error *err);
 void tf_fold_input_free(tf_fold_input *in);
 
 #endif

@@ -6,7 +6,10 @@
  * filter, drop outliers by curve shape, then fit every counter with its
  * bands.  The points are the only per-sample data held: a single group keeps
  * them in place; several groups copy theirs, so the points are held twice
- * while the groups gather them. */
+ * while the groups gather them.  In a team whose members read shares of
+ * the samples, each rank holds its share's points and does the same with
+ * them: the engine works with the instances, and asks the team for what
+ * it needs of the others' points (fold_team.h). */
 #include "config.h"
 
 #include "fold_engine.h"
@@ -20,6 +23,7 @@
 #include "filter.h"
 #include "fit.h"
 #include "fold_team.h"
+#include "members.h"
 #include "observer.h"
 #include "tf_parallel.h"
 
@@ -35,138 +39,62 @@
  * told apart by rounding. */
 #define SHAPE_MIN_SCALE 0.001
 
-struct members;
-
 struct context {
     const tf_fold_params *p;
     const tf_trace *tr;
     tf_fold_region *region;
     const tf_fold_input *in;
-    struct members *all;     /* every instance's points, until a group takes them */
+    tf_fold_members *all;    /* every instance's points, until a group takes them */
     uint32_t ngroups;
     int instructions;
     const tf_fold_team *team;
+    /* In a team that shares the reading: each rank holds the points of its
+     * share (in->share), and each group's last fit says where they are in
+     * its cloud (offsets, [ngroups][size+1], for tf_fold_team_parts). */
+    bool spread;
+    size_t *offsets;
     unsigned threads;        /* for the counter fits, >= 1 */
     tf_fold_progress progress;
     void *progress_arg;
 };
-
-/* The kept instances of a group and their points. */
-struct members {
-    size_t n;
-    uint32_t *rows;
-    size_t *first;           /* [n+1] into points */
-    tf_fold_points points;
-};
-
-static void members_free(struct members *m)
-{
-    free(m->rows);
-    free(m->first);
-    tf_fold_points_free(&m->points);
-}
 
 static char *dup_string(const char *s)
 {
     return strdup(s ? s : "");
 }
 
-/* Moves len points from src (rows `src_stride` apart in y) at `from` to
- * dst (rows `dst_stride` apart) at `at`; the ranges may overlap. */
-static void move_points(tf_fold_points *dst, size_t dst_stride, size_t at,
-                        const tf_fold_points *src, size_t src_stride, size_t from, size_t len,
-                        uint32_t nc)
+static int team_size(const struct context *cx)
 {
-    memmove(dst->instance + at, src->instance + from, len * sizeof *dst->instance);
-    memmove(dst->x + at, src->x + from, len * sizeof *dst->x);
-    memmove(dst->kind + at, src->kind + from, len * sizeof *dst->kind);
-    memmove(dst->ip + at, src->ip + from, len * sizeof *dst->ip);
-    memmove(dst->addr + at, src->addr + from, len * sizeof *dst->addr);
-    memmove(dst->level + at, src->level + from, len * sizeof *dst->level);
-    memmove(dst->weight + at, src->weight + from, len * sizeof *dst->weight);
-    for (uint32_t c = 0; c < nc; c++)
-        memmove(dst->y + c * dst_stride + at, src->y + c * src_stride + from,
-                len * sizeof *dst->y);
+    return cx->spread ? cx->team->size : 1;
 }
 
-/* Copies members pick[0..n) of src (indexes into src) into dst. */
-static int copy_members(const struct members *src, const size_t *pick, size_t n, uint32_t nc,
-                        struct members *dst, tf_error *err)
+/* Where each rank's members of m start ([size+1]; all 0 but the last
+ * alone), m's instances being in share order. */
+static void member_spans(const struct context *cx, const tf_fold_members *m, size_t *span)
 {
-    memset(dst, 0, sizeof *dst);
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += src->first[pick[i] + 1] - src->first[pick[i]];
-    dst->rows = malloc((n ? n : 1) * sizeof *dst->rows);
-    dst->first = malloc((n + 1) * sizeof *dst->first);
-    if (!dst->rows || !dst->first || tf_fold_points_alloc(&dst->points, total, nc, err) < 0) {
-        members_free(dst);
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory gathering %zu folded samples", total);
+    int size = team_size(cx);
+    for (int w = 0; w < size; w++) {
+        size_t hi;
+        if (cx->spread)
+            tf_fold_share_span(cx->in->share, m->rows, m->n, (uint32_t)w, &span[w], &hi);
+        else
+            span[w] = 0;
     }
-    const tf_fold_points *a = &src->points;
-    tf_fold_points *b = &dst->points;
-    size_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t from = src->first[pick[i]], len = src->first[pick[i] + 1] - from;
-        dst->rows[i] = src->rows[pick[i]];
-        dst->first[i] = at;
-        move_points(b, total, at, a, a->n, from, len, nc);
-        at += len;
-    }
-    dst->first[n] = at;
-    dst->n = n;
-    return 0;
+    span[size] = m->n;
 }
 
-/* Keeps the members with keep[i] set, moving their points down in place. */
-static void compact(struct members *m, const uint8_t *keep, uint32_t nc)
+/* The cloud of m's instances as a whole (first[n+1], from their samples),
+ * and where each rank's points start in it (offset[size+1]). */
+static void cloud_layout(const struct context *cx, const tf_fold_members *m, size_t *first,
+                         size_t *offset)
 {
-    tf_fold_points *p = &m->points;
-    size_t stride = p->n, at = 0, kept = 0;
-    for (size_t i = 0; i < m->n; i++) {
-        size_t from = m->first[i], len = m->first[i + 1] - from;
-        if (!keep[i])
-            continue;
-        if (at != from)   /* before the first dropped member nothing moves */
-            move_points(p, stride, at, p, stride, from, len, nc);
-        m->rows[kept] = m->rows[i];
-        m->first[kept] = at;
-        at += len;
-        kept++;
-    }
-    m->first[kept] = at;
-    m->n = kept;
-    tf_fold_points_shrink(p, at, stride, nc);
-}
-
-/* The members of a group: the instances rows[0..n) (sorted).  A single
- * group takes every instance's points and keeps its own in place; several
- * groups copy theirs. */
-static int gather(const struct context *cx, const uint32_t *rows, size_t n, struct members *m,
-                  tf_error *err)
-{
-    struct members *all = cx->all;
-    uint32_t nc = cx->region->ncounters;
-    if (cx->ngroups > 1) {
-        size_t *pick = malloc((n + 1) * sizeof *pick);
-        if (!pick)
-            return tf_fail(err, TF_ERR_NOMEM, "out of memory gathering folded samples");
-        for (size_t i = 0; i < n; i++)
-            pick[i] = rows[i];   /* all's rows are the region rows */
-        int rc = copy_members(all, pick, n, nc, m, err);
-        free(pick);
-        return rc;
-    }
-    uint8_t *keep = calloc(all->n + 1, 1);
-    if (!keep)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory gathering folded samples");
-    for (size_t i = 0; i < n; i++)
-        keep[rows[i]] = 1;
-    *m = *all;
-    memset(all, 0, sizeof *all);
-    compact(m, keep, nc);
-    free(keep);
-    return 0;
+    first[0] = 0;
+    for (size_t i = 0; i < m->n; i++)
+        first[i + 1] = first[i] + cx->region->instances[m->rows[i]].samples;
+    int size = team_size(cx);
+    member_spans(cx, m, offset);
+    for (int w = 0; w <= size; w++)
+        offset[w] = first[offset[w]];
 }
 
 /* Per-instance inputs of one counter's cloud. */
@@ -175,14 +103,25 @@ struct counter_view {
     double *total, *duration;
 };
 
-static void view_counter(const struct context *cx, const struct members *m, uint32_t c,
-                         struct counter_view *v, tf_fold_cloud *cl)
+/* Where the points of a fit are when the ranks hold them: the cloud's
+ * first (the leader holds the first of them, m's own) and the team's
+ * layout. */
+struct spread_cloud {
+    size_t *first;
+    tf_fold_team_cloud team;
+};
+
+/* Counter c's cloud of m; with sc, as far as the leader knows it: its own
+ * points, and an instance valid as far as its totals go. */
+static void view_counter(const struct context *cx, const tf_fold_members *m,
+                         const struct spread_cloud *sc, uint32_t c, struct counter_view *v,
+                         tf_fold_cloud *cl)
 {
     const tf_fold_region *r = cx->region;
     const float *y = m->points.y + (size_t)c * m->points.n;
     for (size_t i = 0; i < m->n; i++) {
         uint64_t d = r->counter_delta[(size_t)m->rows[i] * r->ncounters + c];
-        bool any = false;
+        bool any = sc != NULL;
         for (size_t k = m->first[i]; k < m->first[i + 1] && !any; k++)
             any = !isnan(y[k]);
         v->valid[i] = d != TF_NOVALUE && d > 0 && any;
@@ -190,8 +129,8 @@ static void view_counter(const struct context *cx, const struct members *m, uint
         v->duration[i] = (double)r->instances[m->rows[i]].duration;
     }
     *cl = (tf_fold_cloud){
-        .ninst = m->n, .rows = m->rows, .first = m->first, .x = m->points.x, .y = y,
-        .valid = v->valid, .total = v->total, .duration = v->duration,
+        .ninst = m->n, .rows = m->rows, .first = sc ? sc->first : m->first, .x = m->points.x,
+        .y = y, .valid = v->valid, .total = v->total, .duration = v->duration,
     };
 }
 
@@ -199,14 +138,15 @@ static void view_counter(const struct context *cx, const struct members *m, uint
  * one counter_view per slot. */
 struct view_arg {
     const struct context *cx;
-    const struct members *m;
+    const tf_fold_members *m;
+    const struct spread_cloud *sc;
     struct counter_view *v;
 };
 
 static void view_of(void *arg, unsigned slot, uint32_t c, tf_fold_cloud *cl)
 {
     const struct view_arg *va = arg;
-    view_counter(va->cx, va->m, c, &va->v[slot], cl);
+    view_counter(va->cx, va->m, va->sc, c, &va->v[slot], cl);
 }
 
 static int alloc_rows(tf_fold_group *g, uint32_t nc, bool bands_and_ratio, tf_error *err)
@@ -257,7 +197,7 @@ struct counter_changes {
 
 struct changes_job {
     const struct context *cx;
-    const struct members *m;
+    const tf_fold_members *m;
     struct counter_view *v;          /* [threads] */
     struct counter_changes *out;     /* [counters] */
 };
@@ -265,11 +205,11 @@ struct changes_job {
 static void counter_changes(void *arg, unsigned c, unsigned slot)
 {
     const struct changes_job *j = arg;
-    const struct members *m = j->m;
+    const tf_fold_members *m = j->m;
     struct counter_view *v = &j->v[slot];
     struct counter_changes *o = &j->out[c];
     tf_fold_cloud cl;
-    view_counter(j->cx, m, c, v, &cl);
+    view_counter(j->cx, m, NULL, c, v, &cl);
     uint32_t rests = 0;
     for (size_t i = 0; i < m->n; i++)
         rests += v->valid[i];
@@ -289,7 +229,7 @@ static void counter_changes(void *arg, unsigned c, unsigned slot)
 
 /* Change points of every counter (found on the threads, one view slot
  * each), and their merge into boundaries, in counter order. */
-static int find_changes(const struct context *cx, const struct members *m,
+static int find_changes(const struct context *cx, const tf_fold_members *m,
                         struct counter_view *v, tf_fold_group *g, tf_error *err)
 {
     uint32_t nc = cx->region->ncounters;
@@ -374,9 +314,11 @@ static int copy_changes(const tf_fold_group *from, tf_fold_group *g, tf_error *e
 /* Fits every counter of the members into g (curves, rates, refined change
  * points, and with `final`, bands, ratios and the mean durations).  The
  * change points are found on the cloud, or taken from `known` (an earlier
- * fit of the same group, whose refined changes are far more precise). */
-static int fit_members(const struct context *cx, const struct members *m, bool final,
-                       const tf_fold_group *known, tf_fold_group *g, tf_error *err)
+ * fit of the same group, whose refined changes are far more precise).
+ * sc: where the points are when the ranks hold them (NULL: here). */
+static int fit_members(const struct context *cx, const tf_fold_members *m,
+                       const struct spread_cloud *sc, bool final, const tf_fold_group *known,
+                       tf_fold_group *g, tf_error *err)
 {
     uint32_t nc = cx->region->ncounters;
     unsigned nslots = cx->threads;
@@ -440,8 +382,9 @@ static int fit_members(const struct context *cx, const struct members *m, bool f
             .rate_hi = final ? g->rate_hi + off : own + 3 * g->grid,
         };
     }
-    struct view_arg va = { cx, m, v };
-    rc = tf_fold_team_fit(cx->team, nc, cx->threads, view_of, &va, bend, nbend, &o, outs, err);
+    struct view_arg va = { cx, m, sc, v };
+    rc = tf_fold_team_fit(cx->team, sc ? &sc->team : NULL, nc, cx->threads, view_of, &va, bend,
+                          nbend, &o, outs, err);
     for (uint32_t c = 0; c < nc; c++) {
         g->counter_instances[c] = outs[c].instances;
         g->mean_total[c] = outs[c].mean_total;
@@ -488,50 +431,45 @@ done:
     return rc;
 }
 
-/* One counter's robust z-scores of the members' deviations (NaN where a
- * member has no sample of it), computed on the threads. */
+/* The shape rule's deviations and robust z-scores, per counter, on the
+ * threads: the deviations of the members this rank holds
+ * ([lo, hi)), then (once the others' are in) the z-scores of all, NaN
+ * where a member has no sample of the counter. */
 struct shape_job {
-    const struct members *m;
+    const tf_fold_members *m;
     const tf_fold_group *pre;
-    double *z;                /* [counters][members] */
-    double *dev, *zk;         /* [threads][members] */
+    size_t lo, hi;
+    double *dev;              /* [counters][members]: the deviations, then the z-scores */
+    double *devk, *zk;        /* [threads][members] */
     size_t *idx;              /* [threads][members] */
     int *rc;                  /* [counters] */
     tf_error *errs;           /* [counters] */
 };
 
-static void shape_counter(void *arg, unsigned c, unsigned slot)
+static void deviate_counter(void *arg, unsigned c, unsigned slot)
 {
     const struct shape_job *j = arg;
-    const struct members *m = j->m;
-    size_t gsz = j->pre->grid, nm = m->n;
-    double *zc = j->z + (size_t)c * nm;
+    (void)slot;
+    size_t gsz = j->pre->grid;
+    tf_fold_members_deviation(j->m, j->lo, j->hi, c, j->pre->curve + (size_t)c * gsz, gsz,
+                              j->dev + (size_t)c * j->m->n + j->lo);
+}
+
+static void score_counter(void *arg, unsigned c, unsigned slot)
+{
+    const struct shape_job *j = arg;
+    size_t nm = j->m->n;
+    double *zc = j->dev + (size_t)c * nm;
+    double *dev = j->devk + (size_t)slot * nm, *z = j->zk + (size_t)slot * nm;
+    size_t *idx = j->idx + (size_t)slot * nm;
+    size_t n = 0;
+    for (size_t i = 0; i < nm; i++)
+        if (zc[i] >= 0) {
+            idx[n] = i;
+            dev[n++] = zc[i];
+        }
     for (size_t i = 0; i < nm; i++)
         zc[i] = NAN;
-    const double *curve = j->pre->curve + (size_t)c * gsz;
-    if (isnan(curve[0]))
-        return;
-    double *dev = j->dev + (size_t)slot * nm, *z = j->zk + (size_t)slot * nm;
-    size_t *idx = j->idx + (size_t)slot * nm;
-    const float *y = m->points.y + (size_t)c * m->points.n;
-    size_t n = 0;
-    for (size_t i = 0; i < nm; i++) {
-        double worst = -1;
-        for (size_t k = m->first[i]; k < m->first[i + 1]; k++) {
-            if (isnan(y[k]))
-                continue;
-            double pos = m->points.x[k] * (double)(gsz - 1);
-            size_t jg = pos <= 0 ? 0 : pos >= (double)(gsz - 1) ? gsz - 2 : (size_t)pos;
-            double t = pos - (double)jg;
-            t = t < 0 ? 0 : t > 1 ? 1 : t;
-            double d = fabs(y[k] - (curve[jg] + t * (curve[jg + 1] - curve[jg])));
-            worst = d > worst ? d : worst;   /* not fmax: a libm call here */
-        }
-        if (worst >= 0) {
-            idx[n] = i;
-            dev[n++] = worst;
-        }
-    }
     if (n < 3)
         return;
     tf_error_clear(&j->errs[c]);
@@ -544,24 +482,37 @@ static void shape_counter(void *arg, unsigned c, unsigned slot)
 /* Largest deviation of each member from the preliminary curves, as a robust
  * z-score per counter, the worst counter counting.  A stall or a disturbed
  * stretch bends an instance's curve away from the others even when its
- * duration looks ordinary.  The counters' scores are worked out on the
- * threads and taken in counter order. */
-static int shape_scores(const struct context *cx, const struct members *m,
+ * duration looks ordinary.  Each rank works out the deviations of the
+ * members it holds; the counters' scores are worked out on the threads and
+ * taken in counter order. */
+static int shape_scores(const struct context *cx, uint32_t index, const tf_fold_members *m,
                         const tf_fold_group *pre, double *score, tf_error *err)
 {
     uint32_t nc = cx->region->ncounters;
     size_t nm = m->n, nt = cx->threads;
+    size_t *span = malloc(((size_t)team_size(cx) + 1) * sizeof *span);
     struct shape_job j = {
-        .m = m, .pre = pre, .z = malloc((nc * nm + 1) * sizeof *j.z),
-        .dev = malloc((nt * nm + 1) * sizeof *j.dev), .zk = malloc((nt * nm + 1) * sizeof *j.zk),
+        .m = m, .pre = pre, .dev = malloc((nc * nm + 1) * sizeof *j.dev),
+        .devk = malloc((nt * nm + 1) * sizeof *j.devk), .zk = malloc((nt * nm + 1) * sizeof *j.zk),
         .idx = malloc((nt * nm + 1) * sizeof *j.idx), .rc = calloc(nc + 1, sizeof *j.rc),
         .errs = calloc(nc + 1, sizeof *j.errs),
     };
     int rc = 0;
-    if (!j.z || !j.dev || !j.zk || !j.idx || !j.rc || !j.errs)
+    if (!span || !j.dev || !j.devk || !j.zk || !j.idx || !j.rc || !j.errs)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory filtering instances");
+    if (rc == 0) {
+        member_spans(cx, m, span);
+        j.lo = span[0];
+        j.hi = span[1];
+    }
+    if (rc == 0 && cx->spread)
+        rc = tf_fold_team_ask_deviations(cx->team, index, pre->curve, nc, pre->grid, span, err);
     if (rc == 0)
-        tf_parallel_for(nc, cx->threads, shape_counter, &j);
+        tf_parallel_for(nc, cx->threads, deviate_counter, &j);
+    if (rc == 0 && cx->spread)
+        rc = tf_fold_team_take_deviations(cx->team, nc, nm, span, j.dev, err);
+    if (rc == 0)
+        tf_parallel_for(nc, cx->threads, score_counter, &j);
     for (size_t i = 0; rc == 0 && i < nm; i++)
         score[i] = 0;
     for (uint32_t c = 0; rc == 0 && c < nc; c++) {
@@ -571,11 +522,12 @@ static int shape_scores(const struct context *cx, const struct members *m,
             break;
         }
         for (size_t i = 0; i < nm; i++)
-            if (!isnan(j.z[(size_t)c * nm + i]))
-                score[i] = fmax(score[i], j.z[(size_t)c * nm + i]);
+            if (!isnan(j.dev[(size_t)c * nm + i]))
+                score[i] = fmax(score[i], j.dev[(size_t)c * nm + i]);
     }
-    free(j.z);
+    free(span);
     free(j.dev);
+    free(j.devk);
     free(j.zk);
     free(j.idx);
     free(j.rc);
@@ -583,41 +535,118 @@ static int shape_scores(const struct context *cx, const struct members *m,
     return rc;
 }
 
+/* The members of the first fit, pick[0..k) of m, into sub: copied, and in
+ * a team the others' fetched from them. */
+static int pick_members(const struct context *cx, uint32_t index, const tf_fold_members *m,
+                        const size_t *pick, size_t k, tf_fold_members *sub, tf_error *err)
+{
+    uint32_t nc = cx->region->ncounters;
+    if (!cx->spread)
+        return tf_fold_members_copy(m, pick, k, nc, sub, err);
+    memset(sub, 0, sizeof *sub);
+    sub->n = k;
+    sub->rows = malloc((k + 1) * sizeof *sub->rows);
+    sub->first = malloc((k + 1) * sizeof *sub->first);
+    size_t *span = malloc(((size_t)team_size(cx) + 1) * sizeof *span);
+    size_t *offset = malloc(((size_t)team_size(cx) + 1) * sizeof *offset);
+    int rc = 0;
+    if (!sub->rows || !sub->first || !span || !offset) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the first fit");
+        goto done;
+    }
+    for (size_t i = 0; i < k; i++)
+        sub->rows[i] = m->rows[pick[i]];
+    cloud_layout(cx, sub, sub->first, offset);
+    member_spans(cx, sub, span);
+    if ((rc = tf_fold_points_alloc(&sub->points, sub->first[k], nc, err)) < 0)
+        goto done;
+    /* the leader's own picks come first */
+    for (size_t i = 0; i < span[1]; i++)
+        tf_fold_points_move(&sub->points, sub->points.n, sub->first[i], &m->points,
+                            m->points.n, m->first[pick[i]], sub->first[i + 1] - sub->first[i],
+                            nc);
+    rc = tf_fold_team_fetch(cx->team, index, pick, span, nc, sub, err);
+done:
+    free(span);
+    free(offset);
+    if (rc < 0)
+        tf_fold_members_free(sub);
+    return rc;
+}
+
+/* The first fit of a group, into pre: on at most PREFIT_INSTANCES of its
+ * members, evenly spread (the members themselves when they are few and
+ * all here). */
+static int prefit(const struct context *cx, uint32_t index, const tf_fold_members *m,
+                  tf_fold_group *pre, tf_error *err)
+{
+    if (m->n < 2)
+        return 0;
+    if (m->n <= PREFIT_INSTANCES && !cx->spread)
+        return fit_members(cx, m, NULL, false, NULL, pre, err);
+    size_t k = m->n < PREFIT_INSTANCES ? m->n : PREFIT_INSTANCES;
+    size_t *pick = malloc(k * sizeof *pick);
+    if (!pick)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the first fit");
+    for (size_t i = 0; i < k; i++)
+        pick[i] = i * m->n / k;
+    tf_fold_members sub;
+    int rc = pick_members(cx, index, m, pick, k, &sub, err);
+    if (rc == 0) {
+        rc = fit_members(cx, &sub, NULL, false, NULL, pre, err);
+        tf_fold_members_free(&sub);
+    }
+    free(pick);
+    return rc;
+}
+
+/* The last fit of a group, into g; in a team, on the points where they
+ * are, whose layout it keeps for the outputs (cx->offsets). */
+static int final_fit(const struct context *cx, uint32_t index, const tf_fold_members *m,
+                     const tf_fold_group *pre, tf_fold_group *g, tf_error *err)
+{
+    const tf_fold_group *known = m->n >= 2 ? pre : NULL;
+    if (!cx->spread)
+        return fit_members(cx, m, NULL, true, known, g, err);
+    size_t *offset = cx->offsets + (size_t)index * ((size_t)team_size(cx) + 1);
+    struct spread_cloud sc = { .first = malloc((m->n + 1) * sizeof *sc.first),
+                               .team = { index, offset } };
+    if (!sc.first)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
+    cloud_layout(cx, m, sc.first, offset);
+    int rc = offset[1] == m->points.n
+                 ? fit_members(cx, m, &sc, true, known, g, err)
+                 : tf_fail(err, TF_ERR_INTERNAL, "group %u: %zu points of rank 0, %zu held",
+                           index, offset[1], m->points.n);
+    free(sc.first);
+    return rc;
+}
+
 static int fold_group(const struct context *cx, const uint32_t *rows, size_t n, uint32_t index,
                       tf_fold_group *g, tf_error *err)
 {
     tf_fold_region *r = cx->region;
-    struct members m;
-    int rc = gather(cx, rows, n, &m, err);
+    tf_fold_members m;
+    int rc = tf_fold_members_gather(cx->all, rows, n, cx->ngroups == 1, r->ncounters, &m, err);
     if (rc < 0)
         return rc;
+    if (cx->spread &&
+        (rc = tf_fold_team_group(cx->team, index, cx->ngroups, rows, n, err)) < 0) {
+        tf_fold_members_free(&m);
+        return rc;
+    }
     /* A first fit locates the changes precisely; with the robust filter it
      * also gives the curves that instances are compared with.  It rests on
      * PREFIT_INSTANCES instances at most, evenly spread: enough for both. */
     tf_fold_group pre = { 0 };
-    if (m.n >= 2 && m.n <= PREFIT_INSTANCES) {
-        rc = fit_members(cx, &m, false, NULL, &pre, err);
-    } else if (m.n > PREFIT_INSTANCES) {
-        struct members sub;
-        size_t *pick = malloc(PREFIT_INSTANCES * sizeof *pick);
-        if (!pick)
-            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the first fit");
-        for (size_t k = 0; rc == 0 && k < PREFIT_INSTANCES; k++)
-            pick[k] = k * m.n / PREFIT_INSTANCES;
-        if (rc == 0 && (rc = copy_members(&m, pick, PREFIT_INSTANCES, r->ncounters, &sub,
-                                          err)) == 0) {
-            rc = fit_members(cx, &sub, false, NULL, &pre, err);
-            members_free(&sub);
-        }
-        free(pick);
-    }
+    rc = prefit(cx, index, &m, &pre, err);
     if (rc == 0 && cx->p->filter == TF_FILTER_ROBUST && m.n >= 3) {
         double *score = malloc(m.n * sizeof *score);
         uint8_t *keep = malloc(m.n);
         if (!score || !keep)
             rc = tf_fail(err, TF_ERR_NOMEM, "out of memory filtering instances");
         if (rc == 0)
-            rc = shape_scores(cx, &m, &pre, score, err);
+            rc = shape_scores(cx, index, &m, &pre, score, err);
         if (rc == 0) {
             for (size_t i = 0; i < m.n; i++) {
                 tf_fold_instance *ins = &r->instances[m.rows[i]];
@@ -628,33 +657,36 @@ static int fold_group(const struct context *cx, const uint32_t *rows, size_t n, 
                     ins->reason = TF_FOLD_REASON_SHAPE;
                 }
             }
-            compact(&m, keep, r->ncounters);
+            if (cx->spread)
+                rc = tf_fold_team_select(cx->team, index, keep, m.n, err);
+            tf_fold_members_compact(&m, keep, r->ncounters);
         }
         free(score);
         free(keep);
     }
     if (rc == 0) {
         g->index = index;
-        rc = fit_members(cx, &m, true, m.n >= 2 ? &pre : NULL, g, err);
+        rc = final_fit(cx, index, &m, &pre, g, err);
     }
     tf_fold_group_clear(&pre);
     if (rc == 0) {
         g->points = m.points;
         memset(&m.points, 0, sizeof m.points);
     }
-    members_free(&m);
+    tf_fold_members_free(&m);
     return rc;
 }
 
 static int init_region(const tf_trace *tr, uint32_t region, tf_fold_input *in,
                        tf_fold_region *r, tf_error *err)
 {
+    int rc = tf_fold_region_instances(r, in, err);
+    if (rc < 0)
+        return rc;
     r->name = dup_string(tf_trace_string(tr, region));
-    r->ncounters = in->ncounters;
     r->counter_names = calloc(in->ncounters + 1, sizeof *r->counter_names);
     r->counter_units = calloc(in->ncounters + 1, sizeof *r->counter_units);
-    r->instances = calloc(in->ninstances + 1, sizeof *r->instances);
-    if (!r->name || !r->counter_names || !r->counter_units || !r->instances)
+    if (!r->name || !r->counter_names || !r->counter_units)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
     for (uint32_t c = 0; c < in->ncounters; c++) {
         r->counter_names[c] = dup_string(in->counter_names[c]);
@@ -662,27 +694,9 @@ static int init_region(const tf_trace *tr, uint32_t region, tf_fold_input *in,
         if (!r->counter_names[c] || !r->counter_units[c])
             return tf_fail(err, TF_ERR_NOMEM, "out of memory");
     }
-    r->counter_delta = in->counter_delta;
-    in->counter_delta = NULL;
-    r->ninstances = in->ninstances;
-    for (size_t i = 0; i < in->ninstances; i++) {
-        const tf_instance *s = &in->instances[i];
+    for (size_t i = 0; i < r->ninstances; i++) {
         tf_fold_instance *d = &r->instances[i];
-        *d = (tf_fold_instance){
-            .proc = s->proc, .thread = s->thread,
-            .tid = tf_trace_process(tr, s->proc)->threads[s->thread].tid,
-            .begin = s->begin, .end = s->end, .duration = s->end - s->begin,
-            .status = TF_FOLD_USED, .reason = TF_FOLD_REASON_NONE, .group = -1,
-            .samples = in->samples[i], .score = NAN,
-        };
-        if (s->status != TF_INSTANCE_COMPLETE) {
-            d->status = TF_FOLD_INCOMPLETE;
-            d->reason = s->status == TF_INSTANCE_NO_END ? TF_FOLD_REASON_NO_END
-                                                        : TF_FOLD_REASON_MISMATCHED;
-        } else if (d->duration == 0) {
-            d->status = TF_FOLD_EXCLUDED;
-            d->reason = TF_FOLD_REASON_EMPTY;
-        }
+        d->tid = tf_trace_process(tr, d->proc)->threads[d->thread].tid;
     }
     return 0;
 }
@@ -718,7 +732,10 @@ static int fold_region(struct context *cx, tf_error *err)
         goto done;
     cx->ngroups = r->ngroups;
     r->groups = calloc(r->ngroups, sizeof *r->groups);
-    if (!r->groups) {
+    if (cx->spread)
+        cx->offsets = calloc((size_t)r->ngroups * ((size_t)cx->team->size + 1) + 1,
+                             sizeof *cx->offsets);
+    if (!r->groups || (cx->spread && !cx->offsets)) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -803,8 +820,9 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
 {
     *out = NULL;
     tf_fold_input in;
-    /* In a team each member reads its share; the leader adds theirs to its
-     * own, in share order, which is the order alone. */
+    /* In a team each member reads its share and keeps its points; the
+     * leader gets their counts.  In share order, the shares' points are
+     * those alone. */
     bool shared = team && !team->read_alone;
     struct progress_relay relay = { progress, progress_arg, shared ? team : NULL };
     tf_extract_share share = { 0, shared ? (unsigned)team->size : 1 };
@@ -818,8 +836,7 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
         if (member < 0)
             rc = member;
     }
-    if (rc == 0 && shared && ((rc = tf_fold_team_gather(team, &in, err)) < 0 ||
-                            (rc = tf_fold_input_finish(&in, err)) < 0))
+    if (rc == 0 && shared && (rc = tf_fold_team_gather(team, &in, err)) < 0)
         tf_fold_input_free(&in);
     if (rc < 0)
         return rc;
@@ -845,25 +862,32 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     tf_fold_region *r = &res->regions[0];
     if ((rc = init_region(tr, region, &in, r, err)) < 0)
         goto fail;
-    /* Every instance's points, taken over from the extraction. */
-    struct members all = { .n = in.ninstances, .first = in.first_point, .points = in.points,
+    /* Every instance's points (this share's), taken over from the
+     * extraction. */
+    tf_fold_members all = { .n = in.ninstances, .first = in.first_point, .points = in.points,
                            .rows = malloc((in.ninstances + 1) * sizeof *all.rows) };
     in.first_point = NULL;
     memset(&in.points, 0, sizeof in.points);
     if (!all.rows) {
-        members_free(&all);
+        tf_fold_members_free(&all);
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
         goto fail;
     }
     for (size_t i = 0; i < all.n; i++)
         all.rows[i] = (uint32_t)i;
-    /* Before the durations group and filter the instances. */
-    if ((rc = tf_fold_observer_correct(r, all.first, &all.points, err)) < 0) {
-        members_free(&all);
+    /* Before the durations group and filter the instances; every rank
+     * takes the cost out of its own points. */
+    if ((rc = tf_fold_observer_measure(r, err)) == 0) {
+        tf_fold_observer_apply(r, all.first, &all.points);
+        if (shared)
+            rc = tf_fold_team_observer(team, r, err);
+    }
+    if (rc < 0) {
+        tf_fold_members_free(&all);
         goto fail;
     }
     struct context cx = {
-        .p = p, .tr = tr, .region = r, .in = &in, .all = &all, .team = team,
+        .p = p, .tr = tr, .region = r, .in = &in, .all = &all, .team = team, .spread = shared,
         .threads = tf_fold_threads(p, team),
         .progress = progress,
         .progress_arg = progress_arg,
@@ -871,11 +895,11 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
                                                      r->ncounters),
     };
     rc = fold_region(&cx, err);
-    members_free(&all);
-    /* The members keep their shares of the groups' points from now on,
-     * and the outputs take them a part at a time. */
+    tf_fold_members_free(&all);
+    /* The outputs take the members' points a part at a time. */
     if (rc == 0 && shared)
-        rc = tf_fold_team_spread(team, res, in.share, err);
+        rc = tf_fold_team_parts(team, res, cx.offsets, err);
+    free(cx.offsets);
     if (rc < 0)
         goto fail;
     tf_fold_input_free(&in);

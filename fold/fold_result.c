@@ -2,6 +2,7 @@
 /* Parameters, names and ownership of the fold result structs. */
 #include "fold_result.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -76,7 +77,7 @@ void tf_fold_group_clear(tf_fold_group *g)
     memset(g, 0, sizeof *g);
 }
 
-static void free_region(tf_fold_region *r)
+void tf_fold_region_clear(tf_fold_region *r)
 {
     free(r->name);
     for (uint32_t c = 0; c < r->ncounters; c++) {
@@ -93,6 +94,37 @@ static void free_region(tf_fold_region *r)
     for (uint32_t g = 0; g < r->ngroups && r->groups; g++)
         tf_fold_group_clear(&r->groups[g]);
     free(r->groups);
+    memset(r, 0, sizeof *r);
+}
+
+int tf_fold_region_instances(tf_fold_region *r, tf_fold_input *in, tf_error *err)
+{
+    r->ncounters = in->ncounters;
+    r->instances = calloc(in->ninstances + 1, sizeof *r->instances);
+    if (!r->instances)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu instances", in->ninstances);
+    r->counter_delta = in->counter_delta;
+    in->counter_delta = NULL;
+    r->ninstances = in->ninstances;
+    for (size_t i = 0; i < in->ninstances; i++) {
+        const tf_instance *s = &in->instances[i];
+        tf_fold_instance *d = &r->instances[i];
+        *d = (tf_fold_instance){
+            .proc = s->proc, .thread = s->thread,
+            .begin = s->begin, .end = s->end, .duration = s->end - s->begin,
+            .status = TF_FOLD_USED, .reason = TF_FOLD_REASON_NONE, .group = -1,
+            .samples = in->samples[i], .score = NAN,
+        };
+        if (s->status != TF_INSTANCE_COMPLETE) {
+            d->status = TF_FOLD_INCOMPLETE;
+            d->reason = s->status == TF_INSTANCE_NO_END ? TF_FOLD_REASON_NO_END
+                                                        : TF_FOLD_REASON_MISMATCHED;
+        } else if (d->duration == 0) {
+            d->status = TF_FOLD_EXCLUDED;
+            d->reason = TF_FOLD_REASON_EMPTY;
+        }
+    }
+    return 0;
 }
 
 void tf_fold_result_free(tf_fold_result *r)
@@ -104,7 +136,7 @@ void tf_fold_result_free(tf_fold_result *r)
     if (r->parts_free)
         r->parts_free(r->parts_owner);
     for (uint32_t i = 0; i < r->nregions && r->regions; i++)
-        free_region(&r->regions[i]);
+        tf_fold_region_clear(&r->regions[i]);
     free(r->regions);
     free(r);
 }

@@ -205,6 +205,12 @@ int  tf_fold_result_save(const tf_fold_result *r, const char *path, tf_error *er
 int  tf_fold_result_load(const char *path, tf_fold_result **r, tf_error *err);
 /* Frees what g owns and zeroes it. */
 void tf_fold_group_clear(tf_fold_group *g);
+/* The instances of an extraction as a region's: ncounters, ninstances,
+ * instances (used, or incomplete or empty as their ends say; tid 0, for
+ * the caller to set) and counter_delta, taken from in. */
+int  tf_fold_region_instances(tf_fold_region *r, tf_fold_input *in, tf_error *err);
+/* Frees what r owns and zeroes it. */
+void tf_fold_region_clear(tf_fold_region *r);
 /* Frees everything r owns, and r (NULL is fine). */
 void tf_fold_result_free(tf_fold_result *r);
 

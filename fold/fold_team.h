@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A team of processes that share the reading, the fits and the holding
- * of the points (tracefold fold under mpirun).  Each member extracts its
- * share of the trace's samples and hands the points to the leader (member
- * 0), which puts them after its own in share order; the fold engine runs
- * on the leader; each time it fits the counters of a group, counter c is
- * fitted by member c mod size, with the same function and the same input
- * as alone, so the result does not depend on the team (docs/algorithms.md,
- * "Parallel folding").  Once folded, each member gets back its share of
- * every group's points and keeps it, and the outputs take them from it a
- * chunk at a time.  The engine knows only these point-to-point
- * operations; the CLI implements them with MPI, so fold/ does not depend
- * on MPI. */
+/* A team of processes that share the reading, the holding of the points
+ * and the fits (tracefold fold under mpirun).  Each member extracts its
+ * share of the trace's samples and keeps the points; the leader (member 0)
+ * gets their counts, and the fold engine runs on it with the instances,
+ * asking the members for what each step needs of their points (the first
+ * fit's, their deviations from its curves) and telling them what it
+ * decided (the recording's cost, the groups, the instances kept).  Each
+ * time the engine fits the counters of a group, counter c is fitted by
+ * member c mod size, with the same function and the same input as alone,
+ * the points sent to it from the ranks that hold them, so the result does
+ * not depend on the team (docs/algorithms.md, "Parallel folding").  The
+ * outputs take each member's points a chunk at a time.  The engine knows
+ * only these point-to-point operations; the CLI implements them with MPI,
+ * so fold/ does not depend on MPI. */
 #ifndef TF_FOLD_TEAM_H
 #define TF_FOLD_TEAM_H
 
@@ -24,6 +26,7 @@
 #include "fit.h"
 #include "fit_threads.h"
 #include "fold_result.h"
+#include "members.h"
 #include "tf_error.h"
 
 /* One array of a message in several parts (tf_fold_team.sendv, recvv):
@@ -65,35 +68,73 @@ typedef struct tf_fold_team {
      * talk to the members (the output steps, through the groups' parts
      * and tf_fold_team_call); NULL when one thread does. */
     pthread_mutex_t *lock;
-    /* fold_team.c's own: a request a member took while it read
-     * (tf_fold_team_ended), 0 when none; on a member, the points of each
-     * group the leader handed it (tf_fold_team_spread). */
+    /* the team's own (team_wire.h): a request a member took while it read
+     * (tf_fold_team_ended), 0 when none; on a member, its share and the
+     * groups' points taken from it. */
     uint32_t held_command;
     int32_t  held_status;
-    tf_fold_points *kept;
-    uint32_t nkept, kept_counters;
+    struct tf_fold_team_own *own;
 } tf_fold_team;
+
+/* Where the points of a fit's cloud are when the ranks hold them: the
+ * members of group `group` (tf_fold_team_group), rank w's points being
+ * [offset[w], offset[w+1]) of the cloud. */
+typedef struct tf_fold_team_cloud {
+    uint32_t group;
+    const size_t *offset;     /* [size+1] */
+} tf_fold_team_cloud;
 
 /* Fits counters 0..nc-1 into out[c] (its rows allocated by the caller):
  * alone (team NULL) on `threads` threads (tf_fit_counters); with a team,
  * each by its member, the leader fitting its own on its threads while the
- * others fit theirs.  The view's slot 0 is also the one the messages to
- * the members are built from: the clouds' rows, first, x and y are sent
- * from where they lie, so they must stay put while the call lasts (valid,
- * total and duration are copied, and may be rewritten by the next view).
- * A member's failure is the leader's error, naming the rank and the
+ * others fit theirs.  The view gives the instances' arrays and, when
+ * `spread` is NULL, the whole cloud; with `spread`, the leader's points
+ * only (the first offset[1] of the cloud), and each instance valid as far
+ * as its totals go (whether its points hold a value is seen where they
+ * are).  The view's slot 0 is also the one the messages to the members
+ * are built from: the clouds' rows, first, x and y are sent from where
+ * they lie, so they must stay put while the call lasts (valid, total and
+ * duration are copied, and may be rewritten by the next view).  A
+ * member's failure is the leader's error, naming the rank and the
  * counter. */
-int tf_fold_team_fit(const tf_fold_team *team, uint32_t nc, unsigned threads,
-                     tf_fold_view view, void *view_arg,
+int tf_fold_team_fit(const tf_fold_team *team, const tf_fold_team_cloud *spread, uint32_t nc,
+                     unsigned threads, tf_fold_view view, void *view_arg,
                      const double *boundaries, size_t nb, const tf_fit_options *o,
                      tf_fit_output *out, tf_error *err);
 
 /* On the leader, once it has extracted share 0 of team->size
- * (tf_fold_input_extract): appends every member's share of the points, in
- * member order; the caller then completes the input
- * (tf_fold_input_finish).  A member's failure (its extraction failed, or
- * it read another trace) is the leader's error, naming the rank. */
+ * (tf_fold_input_extract): puts every member's counts of samples in
+ * in->samples, each member keeping its points.  A member's failure (its
+ * extraction failed, or it read another trace) is the leader's error,
+ * naming the rank. */
 int tf_fold_team_gather(const tf_fold_team *team, tf_fold_input *in, tf_error *err);
+
+/* What the leader tells every member of the fold, each taking its points
+ * alike: the recording's cost (r->observer_*, tf_fold_observer_apply);
+ * the members rows[0..n) of group g of ngroups (tf_fold_members_gather,
+ * the groups in order); those of them that group g keeps (keep[i], of its
+ * n members: tf_fold_members_compact). */
+int tf_fold_team_observer(const tf_fold_team *team, const tf_fold_region *r, tf_error *err);
+int tf_fold_team_group(const tf_fold_team *team, uint32_t g, uint32_t ngroups,
+                       const uint32_t *rows, size_t n, tf_error *err);
+int tf_fold_team_select(const tf_fold_team *team, uint32_t g, const uint8_t *keep, size_t n,
+                        tf_error *err);
+
+/* The points of members pick[] (indexes into group g's members) into sub,
+ * whose rows and first are set and whose points have room: the picks
+ * [span[w], span[w+1]) are member w's, fetched from it (the leader's,
+ * w = 0, are the caller's to copy); every column. */
+int tf_fold_team_fetch(const tf_fold_team *team, uint32_t g, const size_t *pick,
+                       const size_t *span, uint32_t nc, tf_fold_members *sub, tf_error *err);
+
+/* The deviations of group g's members from curves ([nc][grid]), worked out
+ * by each member for its members [span[w], span[w+1]) (tf_fold_members_
+ * deviation): asked for, then (the leader having worked out its own)
+ * taken into dev[c * n + i], for the n members. */
+int tf_fold_team_ask_deviations(const tf_fold_team *team, uint32_t g, const double *curves,
+                                uint32_t nc, uint32_t grid, const size_t *span, tf_error *err);
+int tf_fold_team_take_deviations(const tf_fold_team *team, uint32_t nc, size_t n,
+                                 const size_t *span, double *dev, tf_error *err);
 
 /* On the leader while it reads its share (now and then): 1 when a member
  * has sent word that it could not read (the shares are then of no use:
@@ -113,15 +154,14 @@ int tf_fold_team_early_failure(const tf_fold_team *team, tf_error *err);
  * kept for tf_fold_team_serve); -1 when the contact is lost. */
 int tf_fold_team_ended(tf_fold_team *team);
 
-/* On the leader once the fold is done, the reading having been shared:
- * hands each member the points of every group that come from its share
- * (share[i]: the share of instance i, tf_fold_input's), keeps its own,
- * the first of each group's, in g->points, and serves each group's points
- * as parts (g->parts), part w taken from member w when a consumer takes
- * it; res owns them.  So the leader holds its share of the points while
- * the outputs are written, as each member does. */
-int tf_fold_team_spread(const tf_fold_team *team, tf_fold_result *res, const uint32_t *share,
-                        tf_error *err);
+/* On the leader once the fold is done, the points having stayed with
+ * their ranks: serves each group's points as parts (g->parts), its own
+ * (g->points) first, then member w's, in chunks taken from it when a
+ * consumer takes them; offsets[g * (size + 1) + w]: where member w's
+ * points of group g start, as in the group's last fit.  res owns the
+ * parts. */
+int tf_fold_team_parts(const tf_fold_team *team, tf_fold_result *res, const size_t *offsets,
+                       tf_error *err);
 
 /* A request of the caller's own to a member (the synthetic trace's
  * ordering of its points, say), TF_TEAM_CALL_BYTES at most, answered by
@@ -139,17 +179,17 @@ typedef struct tf_fold_team_handler {
     void *arg;
 } tf_fold_team_handler;
 
-/* On a member: the points of group g the leader handed it (none: n 0). */
+/* On a member: its points of group g (none: n 0). */
 const tf_fold_points *tf_fold_team_kept(const tf_fold_team *team, uint32_t g);
 
 /* On a member other than the leader: serves the leader until it ends the
  * team: hands over its share of the points when asked (*share, extracted
- * as share team->rank of team->size, freed once sent; or, when share_rc <
- * 0, the error share_err that stopped its extraction, sent at once unless
- * the leader has asked or ended already; share may be NULL for a member
- * that only fits), fits what it is given, keeps the points the leader
- * hands back and sends them when asked, and passes calls to handler (may
- * be NULL when none comes).  Returns the
+ * as share team->rank of team->size, taken over (*share is emptied); or,
+ * when share_rc < 0, the error share_err that stopped its extraction, sent
+ * at once unless the leader has asked or ended already; share may be NULL
+ * for a member that only fits), does with its points what the leader
+ * asks, fits what it is given, sends its points when asked, and passes
+ * calls to handler (may be NULL when none comes).  Returns the
  * exit status the leader sends (0 when its fold succeeded), or a negative
  * error (err) when this member cannot go on. */
 int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,

@@ -64,8 +64,8 @@ static float moved(float f, size_t j, double total, double net, double cost)
 /* The cost of one measure (counter c, or the duration when c is the
  * number of counters) over the used instances; instances without the
  * measure are left out. */
-static double cost_of(const tf_fold_region *r, const size_t *first, uint32_t c, double *value,
-                      uint64_t *samples, double *work, double *spread)
+static double cost_of(const tf_fold_region *r, uint32_t c, double *value, uint64_t *samples,
+                      double *work, double *spread)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->ninstances; i++) {
@@ -79,13 +79,12 @@ static double cost_of(const tf_fold_region *r, const size_t *first, uint32_t c, 
             v = (double)d;
         }
         value[n] = v;
-        samples[n++] = first[i + 1] - first[i];
+        samples[n++] = r->instances[i].samples;
     }
     return tf_fold_observer_cost(value, samples, n, work, spread);
 }
 
-int tf_fold_observer_correct(tf_fold_region *r, const size_t *first, tf_fold_points *pts,
-                             tf_error *err)
+int tf_fold_observer_measure(tf_fold_region *r, tf_error *err)
 {
     uint32_t nc = r->ncounters;
     size_t n = r->ninstances;
@@ -93,25 +92,35 @@ int tf_fold_observer_correct(tf_fold_region *r, const size_t *first, tf_fold_poi
     double *value = malloc((n + 1) * sizeof *value), *work = malloc((2 * n + 1) * sizeof *work);
     uint64_t *samples = malloc((n + 1) * sizeof *samples);
     int rc = 0;
-    if (!r->observer_events || !value || !work || !samples) {
+    if (!r->observer_events || !value || !work || !samples)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory measuring the recording's cost");
-        goto done;
-    }
-    /* c = nc: the duration, with the points' x */
-    for (uint32_t c = 0; c <= nc; c++) {
+    for (uint32_t c = 0; rc == 0 && c <= nc; c++) {
         double spread;
-        double cost = cost_of(r, first, c, value, samples, work, &spread);
+        double cost = cost_of(r, c, value, samples, work, &spread);
         if (c < nc) {
             r->observer_events[c] = cost;
         } else {
             r->observer_ns = cost;
             r->observer_spread_ns = spread;
         }
+    }
+    free(value);
+    free(work);
+    free(samples);
+    return rc;
+}
+
+void tf_fold_observer_apply(tf_fold_region *r, const size_t *first, tf_fold_points *pts)
+{
+    uint32_t nc = r->ncounters;
+    /* c = nc: the duration, with the points' x */
+    for (uint32_t c = 0; c <= nc; c++) {
+        double cost = c < nc ? r->observer_events[c] : r->observer_ns;
         if (cost == 0)
             continue;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < r->ninstances; i++) {
             tf_fold_instance *in = &r->instances[i];
-            uint64_t k = first[i + 1] - first[i];
+            uint64_t k = in->samples;
             uint64_t *delta = c < nc ? &r->counter_delta[i * nc + c] : &in->duration;
             if (in->status != TF_FOLD_USED || !k || *delta == TF_NOVALUE || *delta == 0)
                 continue;
@@ -125,9 +134,4 @@ int tf_fold_observer_correct(tf_fold_region *r, const size_t *first, tf_fold_poi
             *delta = (uint64_t)llround(net);
         }
     }
-done:
-    free(value);
-    free(work);
-    free(samples);
-    return rc;
 }

@@ -27,15 +27,19 @@
 double tf_fold_observer_cost(const double *value, const uint64_t *samples, size_t n,
                              double *work, double *spread);
 
-/* Measures the cost per sample of r's used instances' durations and of
- * each counter's totals, stores them in r->observer_ns (its spread in
- * r->observer_spread_ns) and r->observer_events[c], and takes them out of the instances' durations,
- * counter_delta and the points (first[i]..first[i+1] of instance i, in
- * time order; y rows pts->n apart): a point after j samples of its
- * instance moves back by j + ½ costs (the share of its own sample's cost
- * spent before its clock was read is not known: half), and the instance
- * shrinks by all of them. */
-int tf_fold_observer_correct(tf_fold_region *r, const size_t *first, tf_fold_points *pts,
-                             tf_error *err);
+/* Measures the cost per sample of r's used instances' durations (each
+ * holding instances[i].samples samples) and of each counter's totals into
+ * r->observer_ns (its spread in r->observer_spread_ns) and
+ * r->observer_events[c] (allocated here). */
+int  tf_fold_observer_measure(tf_fold_region *r, tf_error *err);
+
+/* Takes r's costs out of its used instances' durations and counter_delta,
+ * and out of the points held of them (first[i]..first[i+1] of instance i,
+ * in time order, empty for an instance whose points are elsewhere; y rows
+ * pts->n apart): a point after j samples of its instance moves back by
+ * j + ½ costs (the share of its own sample's cost spent before its clock
+ * was read is not known: half), and the instance shrinks by all of them.
+ * Each rank of a team takes them out of its own points alike. */
+void tf_fold_observer_apply(tf_fold_region *r, const size_t *first, tf_fold_points *pts);
 
 #endif

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The fits of a group's counters shared by a team (fold/fold_team.c), with
- * the team's members as threads talking through pipes instead of MPI ranks:
- * every counter's curves, bands and totals equal the fit alone bit for bit,
- * whatever the team's size, also with members that get no counter, and
- * whatever the number of threads fitting them; the members end with the
- * status the leader sends.  The points of a trace read in shares by the
- * team's members and gathered by the leader are the points read alone,
- * bit for bit; a member that could not read, or read another region, is
- * the leader's error, naming the member. */
+/* The fits of a group's counters shared by a team (fold/fold_team*.c),
+ * with the team's members as threads talking through pipes instead of MPI
+ * ranks: every counter's curves, bands and totals equal the fit alone bit
+ * for bit, whatever the team's size, also with members that get no
+ * counter, and whatever the number of threads fitting them; the members
+ * end with the status the leader sends.  The points of a trace read in
+ * shares are, end to end, the points read alone, bit for bit, and the
+ * leader gathers the members' counts of them; a member that could not
+ * read, or read another region, is the leader's error, naming the member.
+ * Folded by a team that keeps the points with their ranks, a trace gives
+ * the fold alone's curves and points. */
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -25,6 +27,7 @@
 #include "fold_engine.h"
 #include "fold_input.h"
 #include "fold_team.h"
+#include "members.h"
 #include "points_fixture.h"
 #include "trace.h"
 
@@ -36,9 +39,30 @@
 
 /* ---- a team over pipes -------------------------------------------------- */
 
+/* link[from][to]: the pipe from one rank to another (the fits' points go
+ * from member to member too). */
 struct pipes {
-    int to_member[MAX_MEMBERS][2], to_leader[MAX_MEMBERS][2];
+    int link[MAX_MEMBERS][MAX_MEMBERS][2];
 };
+
+/* Opens the pipes between every two of size ranks. */
+static void open_links(struct pipes *p, int size)
+{
+    for (int a = 0; a < size; a++)
+        for (int b = 0; b < size; b++)
+            if (a != b)
+                assert_int_equal(pipe(p->link[a][b]), 0);
+}
+
+static void close_links(struct pipes *p, int size)
+{
+    for (int a = 0; a < size; a++)
+        for (int b = 0; b < size; b++)
+            if (a != b) {
+                close(p->link[a][b][0]);
+                close(p->link[a][b][1]);
+            }
+}
 
 struct endpoint {
     struct pipes *p;
@@ -71,15 +95,13 @@ static int read_all(int fd, void *buf, size_t bytes)
 static int pipe_send(void *ctx, int to, const void *buf, size_t bytes)
 {
     const struct endpoint *e = ctx;
-    int fd = e->rank == 0 ? e->p->to_member[to][1] : e->p->to_leader[e->rank][1];
-    return write_all(fd, buf, bytes);
+    return write_all(e->p->link[e->rank][to][1], buf, bytes);
 }
 
 static int pipe_recv(void *ctx, int from, void *buf, size_t bytes)
 {
     const struct endpoint *e = ctx;
-    int fd = e->rank == 0 ? e->p->to_leader[from][0] : e->p->to_member[e->rank][0];
-    return read_all(fd, buf, bytes);
+    return read_all(e->p->link[from][e->rank][0], buf, bytes);
 }
 
 static int pipe_sendv(void *ctx, int to, const tf_team_part *parts, size_t n)
@@ -106,7 +128,7 @@ static int pipe_pending(void *ctx, int from)
     for (int w = 1; w < e->size; w++)
         if (e->rank != 0 ? w == e->rank : from == TF_TEAM_ANY || w == from)
             fd[n++] = (struct pollfd){
-                .fd = e->rank == 0 ? e->p->to_leader[w][0] : e->p->to_member[w][0],
+                .fd = e->rank == 0 ? e->p->link[w][0][0] : e->p->link[0][w][0],
                 .events = POLLIN,
             };
     int ready = poll(fd, n, 0);
@@ -146,9 +168,8 @@ static tf_fold_team team_of(struct endpoint *e, int size)
 /* Members 1..size-1 of m serving the leader over p. */
 static void start_members(struct pipes *p, struct member *m, int size)
 {
+    open_links(p, size);
     for (int w = 1; w < size; w++) {
-        assert_int_equal(pipe(p->to_member[w]), 0);
-        assert_int_equal(pipe(p->to_leader[w]), 0);
         m[w].end = (struct endpoint){ .p = p, .rank = w };
         m[w].team = team_of(&m[w].end, size);
         assert_int_equal(pthread_create(&m[w].thread, NULL, serve, &m[w]), 0);
@@ -162,11 +183,8 @@ static void join_members(struct pipes *p, struct member *m, int size, int *statu
     for (int w = 1; w < size; w++) {
         assert_int_equal(pthread_join(m[w].thread, NULL), 0);
         status[w] = m[w].status;
-        close(p->to_member[w][0]);
-        close(p->to_member[w][1]);
-        close(p->to_leader[w][0]);
-        close(p->to_leader[w][1]);
     }
+    close_links(p, size);
 }
 
 /* ---- clouds ------------------------------------------------------------- */
@@ -251,8 +269,9 @@ static void fit_with(int size, unsigned threads, uint32_t nc, const struct cloud
     tf_error err;
     /* Twice: a team serves any number of fits. */
     for (int round = 0; round < 2; round++)
-        assert_int_equal(tf_fold_team_fit(size > 1 ? &team : NULL, nc, threads, view, (void *)d, bend,
-                                          sizeof bend / sizeof bend[0], &options, f->out, &err),
+        assert_int_equal(tf_fold_team_fit(size > 1 ? &team : NULL, NULL, nc, threads, view,
+                                          (void *)d, bend, sizeof bend / sizeof bend[0],
+                                          &options, f->out, &err),
                          0);
     if (size > 1)
         assert_int_equal(tf_fold_team_end(&team, 5), 0);
@@ -397,13 +416,35 @@ static tf_trace *open_processes(char *path, uint64_t shift, uint32_t *region)
     return tr;
 }
 
-static void assert_same_points(const tf_fold_input *a, const tf_fold_input *b)
+/* The counts of samples gathered in `lead` are those of the input alone. */
+static void assert_same_counts(const tf_fold_input *alone, const tf_fold_input *lead)
 {
-    assert_int_equal(a->ninstances, b->ninstances);
-    assert_int_equal(a->ncounters, b->ncounters);
-    assert_points_equal(&a->points, &b->points, a->ncounters);
-    assert_memory_equal(a->first_point, b->first_point, (a->ninstances + 1) * sizeof(size_t));
-    assert_memory_equal(a->samples, b->samples, a->ninstances * sizeof *a->samples);
+    assert_int_equal(alone->ninstances, lead->ninstances);
+    assert_int_equal(alone->ncounters, lead->ncounters);
+    assert_memory_equal(alone->samples, lead->samples, alone->ninstances * sizeof *alone->samples);
+}
+
+/* The points of shares[0..size), end to end, are those alone, each share
+ * holding its own instances' points and counts. */
+static void assert_shares_whole(const tf_fold_input *alone, const tf_fold_input *shares,
+                                int size)
+{
+    tf_fold_points whole;
+    tf_error err;
+    assert_int_equal(tf_fold_points_alloc(&whole, alone->points.n, alone->ncounters, &err), 0);
+    size_t at = 0;
+    for (int w = 0; w < size; w++) {
+        const tf_fold_input *sh = &shares[w];
+        assert_true(at + sh->points.n <= whole.n);
+        tf_fold_points_move(&whole, whole.n, at, &sh->points, sh->points.n, 0, sh->points.n,
+                            alone->ncounters);
+        at += sh->points.n;
+        for (size_t i = 0; i < alone->ninstances; i++)
+            assert_int_equal(sh->samples[i], sh->share[i] == (uint32_t)w ? alone->samples[i] : 0);
+    }
+    assert_int_equal(at, whole.n);
+    assert_points_equal(&whole, &alone->points, alone->ncounters);
+    tf_fold_points_free(&whole);
 }
 
 /* The members' reading, on this thread (HDF5 is not thread-safe): member
@@ -442,13 +483,14 @@ static void end_members(tf_fold_team *team, struct pipes *p, struct member *m, i
     }
 }
 
-/* The leader's points gathered from a team of size members, member w
+/* The leader's counts gathered from a team of size members, member w
  * having read `region_of[w]` (NULL: main) of `trace_of[w]` (NULL: tr), or
  * failed with `fail_of[w]`; returns the gather's result, its message in
- * err. */
+ * err.  With `alone` (the input read whole), the shares read must be it,
+ * end to end. */
 static int gather_with(tf_trace *tr, int size, const char *const *region_of,
                        tf_trace *const *trace_of, const char *const *fail_of,
-                       tf_fold_input *lead, tf_error *err)
+                       const tf_fold_input *alone, tf_fold_input *lead, tf_error *err)
 {
     static struct pipes p;
     static struct member m[MAX_MEMBERS];
@@ -459,60 +501,80 @@ static int gather_with(tf_trace *tr, int size, const char *const *region_of,
     read_member_shares(tr, size, region_of, trace_of, fail_of, m);
     tf_extract_share sh = { 0, (unsigned)size };
     assert_int_equal(tf_fold_input_extract(tr, main_id, 2, sh, NULL, NULL, lead, err), 0);
+    if (alone) {
+        static tf_fold_input shares[MAX_MEMBERS];
+        shares[0] = *lead;
+        for (int w = 1; w < size; w++)
+            shares[w] = m[w].share;
+        assert_shares_whole(alone, shares, size);
+    }
     start_members(&p, m, size);
     int rc = tf_fold_team_gather(&team, lead, err);
-    if (rc == 0)
-        rc = tf_fold_input_finish(lead, err);
     end_members(&team, &p, m, size);
     return rc;
 }
 
-/* Folded by a team, the groups' points are spread back over the members
- * once the fold is done: taken a part at a time they are the points of
- * the fold alone, the leader holding its share only, and the curves are
- * the same. */
-static void test_fold_spreads_points(void **state)
+/* Folded by a team, the groups' points stay with the ranks that read
+ * them: taken a part at a time they are the points of the fold alone, the
+ * leader holding its share only, and the curves and the instances' fates
+ * are the same; in one group or in two (whose members each rank copies
+ * out of its share). */
+static void test_fold_keeps_points_with_ranks(void **state)
 {
     char path[] = "/tmp/tf-fold-team-XXXXXX";
     uint32_t region;
     tf_trace *tr = open_processes(path, 0, &region);
-    tf_fold_params p;
-    tf_fold_params_default(&p);
-    p.grid = 101;
-    p.bootstrap = 10;
-    tf_error err;
-    tf_fold_result *alone, *shared;
-    if (tf_fold_trace(tr, region, &p, NULL, NULL, NULL, &alone, &err) < 0)
-        fail_msg("%s", err.msg);
-    const tf_fold_region *ra = &alone->regions[0];
-    assert_true(ra->ngroups >= 1 && ra->groups[0].points.n > 100);
-    for (int size = 2; size <= MAX_MEMBERS; size++) {
-        static struct pipes pp;
-        static struct member m[MAX_MEMBERS];
-        struct endpoint leader = { .p = &pp, .rank = 0 };
-        tf_fold_team team = team_of(&leader, size);
-        read_member_shares(tr, size, NULL, NULL, NULL, m);
-        start_members(&pp, m, size);
-        if (tf_fold_trace(tr, region, &p, &team, NULL, NULL, &shared, &err) < 0)
-            fail_msg("team of %d: %s", size, err.msg);
-        const tf_fold_region *rs = &shared->regions[0];
-        assert_int_equal(rs->ngroups, ra->ngroups);
-        for (uint32_t g = 0; g < ra->ngroups; g++) {
-            const tf_fold_group *ga = &ra->groups[g], *gs = &rs->groups[g];
-            assert_non_null(gs->parts);
-            assert_true(gs->points.n < ga->points.n);
-            tf_fold_points whole;
-            if (points_of_parts(gs, rs->ncounters, &whole, &err) < 0)
-                fail_msg("%s", err.msg);
-            assert_points_equal(&whole, &ga->points, ra->ncounters);
-            tf_fold_points_free(&whole);
-            assert_memory_equal(gs->curve, ga->curve,
-                                (size_t)ra->ncounters * ga->grid * sizeof *ga->curve);
+    for (uint32_t groups = 1; groups <= 2; groups++) {
+        tf_fold_params p;
+        tf_fold_params_default(&p);
+        p.grid = 101;
+        p.bootstrap = 10;
+        p.groups = groups;
+        tf_error err;
+        tf_fold_result *alone, *shared;
+        if (tf_fold_trace(tr, region, &p, NULL, NULL, NULL, &alone, &err) < 0)
+            fail_msg("%s", err.msg);
+        const tf_fold_region *ra = &alone->regions[0];
+        assert_int_equal(ra->ngroups, groups);
+        for (uint32_t g = 0; g < groups; g++)
+            assert_true(ra->groups[g].points.n > 20);
+        for (int size = 2; size <= MAX_MEMBERS; size++) {
+            static struct pipes pp;
+            static struct member m[MAX_MEMBERS];
+            struct endpoint leader = { .p = &pp, .rank = 0 };
+            tf_fold_team team = team_of(&leader, size);
+            read_member_shares(tr, size, NULL, NULL, NULL, m);
+            start_members(&pp, m, size);
+            if (tf_fold_trace(tr, region, &p, &team, NULL, NULL, &shared, &err) < 0)
+                fail_msg("team of %d: %s", size, err.msg);
+            const tf_fold_region *rs = &shared->regions[0];
+            assert_int_equal(rs->ngroups, ra->ngroups);
+            size_t held = 0, all = 0;
+            for (uint32_t g = 0; g < ra->ngroups; g++) {
+                const tf_fold_group *ga = &ra->groups[g], *gs = &rs->groups[g];
+                assert_non_null(gs->parts);
+                held += gs->points.n;
+                all += ga->points.n;
+                tf_fold_points whole;
+                if (points_of_parts(gs, rs->ncounters, &whole, &err) < 0)
+                    fail_msg("%s", err.msg);
+                assert_points_equal(&whole, &ga->points, ra->ncounters);
+                tf_fold_points_free(&whole);
+                assert_memory_equal(gs->curve, ga->curve,
+                                    (size_t)ra->ncounters * ga->grid * sizeof *ga->curve);
+            }
+            assert_true(held < all);
+            for (size_t i = 0; i < ra->ninstances; i++) {
+                assert_int_equal(rs->instances[i].status, ra->instances[i].status);
+                assert_int_equal(rs->instances[i].reason, ra->instances[i].reason);
+                assert_memory_equal(&rs->instances[i].score, &ra->instances[i].score,
+                                    sizeof(double));
+            }
+            tf_fold_result_free(shared);
+            end_members(&team, &pp, m, size);
         }
-        tf_fold_result_free(shared);
-        end_members(&team, &pp, m, size);
+        tf_fold_result_free(alone);
     }
-    tf_fold_result_free(alone);
     tf_trace_close(tr);
     unlink(path);
 }
@@ -531,19 +593,19 @@ static void test_shares_equal_alone(void **state)
     assert_int_equal(alone.ncounters, 2);
     assert_int_equal(alone.points.n, 210 * 9);
     for (int size = 2; size <= MAX_MEMBERS; size++) {
-        if (gather_with(tr, size, NULL, NULL, NULL, &lead, &err) < 0)
+        if (gather_with(tr, size, NULL, NULL, NULL, &alone, &lead, &err) < 0)
             fail_msg("team of %d: %s", size, err.msg);
-        assert_same_points(&alone, &lead);
+        assert_same_counts(&alone, &lead);
         tf_fold_input_free(&lead);
     }
     /* A member that could not read is the leader's error. */
     const char *fails[MAX_MEMBERS] = { NULL, NULL, "set/rank2.h5: truncated" };
-    assert_int_equal(gather_with(tr, 3, NULL, NULL, fails, &lead, &err), -TF_ERR_IO);
+    assert_int_equal(gather_with(tr, 3, NULL, NULL, fails, NULL, &lead, &err), -TF_ERR_IO);
     assert_string_equal(err.msg, "rank 2: set/rank2.h5: truncated");
     tf_fold_input_free(&lead);
     /* So is one that read something else. */
     const char *regions[MAX_MEMBERS] = { NULL, "other" };
-    assert_int_equal(gather_with(tr, 2, regions, NULL, NULL, &lead, &err), -TF_ERR_FORMAT);
+    assert_int_equal(gather_with(tr, 2, regions, NULL, NULL, NULL, &lead, &err), -TF_ERR_FORMAT);
     assert_non_null(strstr(err.msg, "rank 1 read 70 instances"));
     tf_fold_input_free(&lead);
     /* And one that read the same region of another run: as many instances,
@@ -551,7 +613,7 @@ static void test_shares_equal_alone(void **state)
     char later_path[] = "/tmp/tf-fold-team-XXXXXX";
     tf_trace *later = open_processes(later_path, 3, NULL);
     tf_trace *traces[MAX_MEMBERS] = { NULL, NULL, later };
-    assert_int_equal(gather_with(tr, 3, NULL, traces, NULL, &lead, &err), -TF_ERR_FORMAT);
+    assert_int_equal(gather_with(tr, 3, NULL, traces, NULL, NULL, &lead, &err), -TF_ERR_FORMAT);
     assert_non_null(strstr(err.msg, "rank 2 read another trace than rank 0"));
     tf_fold_input_free(&lead);
     tf_trace_close(later);
@@ -596,8 +658,6 @@ static void *lead_gather(void *arg)
 {
     struct leader *l = arg;
     l->rc = tf_fold_team_gather(&l->team, &l->in, &l->err);
-    if (l->rc == 0)
-        l->rc = tf_fold_input_finish(&l->in, &l->err);
     if (tf_fold_team_end(&l->team, 5) < 0)
         l->rc = -1;
     return NULL;
@@ -615,8 +675,7 @@ static void test_member_reading_stops(void **state)
     tf_trace *tr = open_processes(path, 0, &region);
     tf_error err;
     static struct pipes p;
-    assert_int_equal(pipe(p.to_member[1]), 0);
-    assert_int_equal(pipe(p.to_leader[1]), 0);
+    open_links(&p, 2);
     struct endpoint lead_end = { .p = &p, .rank = 0 }, member_end = { .p = &p, .rank = 1 };
     tf_fold_team member = team_of(&member_end, 2);
     static struct leader l;
@@ -626,7 +685,7 @@ static void test_member_reading_stops(void **state)
 
     /* Ended before: the first look stops the reading. */
     assert_int_equal(pthread_create(&l.thread, NULL, end_team, &l), 0);
-    struct pollfd ended = { .fd = p.to_member[1][0], .events = POLLIN };
+    struct pollfd ended = { .fd = p.link[0][1][0], .events = POLLIN };
     assert_int_equal(poll(&ended, 1, 10000), 1);
     struct watch w = { &member, 0 };
     assert_int_equal(tf_fold_input_extract(tr, region, 1, mine, watch_leader, &w, &share, &err),
@@ -644,7 +703,7 @@ static void test_member_reading_stops(void **state)
     assert_int_equal(tf_fold_team_serve(&member, NULL, -TF_ERR_IO, &failed, NULL, &err), 3);
     assert_int_equal(pthread_join(l.thread, NULL), 0);
     assert_int_equal(l.rc, 0);
-    struct pollfd left = { .fd = p.to_leader[1][0], .events = POLLIN };
+    struct pollfd left = { .fd = p.link[1][0][0], .events = POLLIN };
     assert_int_equal(poll(&left, 1, 0), 0);
 
     /* Asked for the share while reading: the reading goes on, the request
@@ -655,7 +714,7 @@ static void test_member_reading_stops(void **state)
     assert_int_equal(tf_fold_input_extract(tr, region, 1, lead_share, NULL, NULL, &l.in, &err),
                      0);
     assert_int_equal(pthread_create(&l.thread, NULL, lead_gather, &l), 0);
-    struct pollfd asked = { .fd = p.to_member[1][0], .events = POLLIN };
+    struct pollfd asked = { .fd = p.link[0][1][0], .events = POLLIN };
     assert_int_equal(poll(&asked, 1, 10000), 1);
     w.calls = 0;
     assert_int_equal(tf_fold_input_extract(tr, region, 1, mine, watch_leader, &w, &share, &err),
@@ -666,13 +725,10 @@ static void test_member_reading_stops(void **state)
     assert_int_equal(pthread_join(l.thread, NULL), 0);
     if (l.rc < 0)
         fail_msg("gather: %s", l.err.msg);
-    assert_same_points(&alone, &l.in);
+    assert_same_counts(&alone, &l.in);
     tf_fold_input_free(&l.in);
     tf_fold_input_free(&alone);
-    for (int k = 0; k < 2; k++) {
-        close(p.to_member[1][k]);
-        close(p.to_leader[1][k]);
-    }
+    close_links(&p, 2);
     tf_trace_close(tr);
     unlink(path);
 }
@@ -696,7 +752,7 @@ static void test_leader_stops_for_failed_member(void **state)
     tf_fold_team team = team_of(&leader, 2);
     m[1].share_rc = tf_fail(&m[1].share_err, TF_ERR_IO, "rank1.h5: truncated");
     start_members(&p, m, 2);
-    struct pollfd told = { .fd = p.to_leader[1][0], .events = POLLIN };
+    struct pollfd told = { .fd = p.link[1][0][0], .events = POLLIN };
     assert_int_equal(poll(&told, 1, 10000), 1);
     tf_fold_params params;
     tf_fold_params_default(&params);
@@ -724,7 +780,7 @@ int main(void)
         cmocka_unit_test(test_threads_equal_one),
         cmocka_unit_test(test_members_without_counters),
         cmocka_unit_test(test_shares_equal_alone),
-        cmocka_unit_test(test_fold_spreads_points),
+        cmocka_unit_test(test_fold_keeps_points_with_ranks),
         cmocka_unit_test(test_member_reading_stops),
         cmocka_unit_test(test_leader_stops_for_failed_member),
     };

@@ -40,8 +40,8 @@ same() {
 
 # 64 processes, 8 counters: split 4 + 4 over two ranks, 3 + 3 + 2 over three;
 # 90 iterations, 290 000 folded samples, so that each rank's share of
-# them goes back to rank 0 in more than one chunk (fold_team.c,
-# SPREAD_CHUNK) when the outputs are written.
+# them goes to rank 0 in more than one chunk (fold_team_points.c,
+# PART_CHUNK) when the outputs are written.
 "$tf" synth -q -o "$tmp/t64.h5" --processes 64 --iterations 90 || fail "synth of 64 processes"
 "$tf" fold -q "$tmp/t64.h5" -o "$tmp/serial" 2>"$tmp/err" || fail "serial fold: $(cat "$tmp/err")"
 for np in 2 3; do
