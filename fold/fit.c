@@ -24,7 +24,12 @@
  * replicates·instances·G to instances·G + replicates·MAX_UNITS·G.  The band
  * is the estimate plus the replicates' quantiles minus the full-sample value
  * of the same mean (a shifted percentile band, so it also wraps the pooled
- * fallback). */
+ * fallback).
+ *
+ * The instances come in order, a run of them at a time (tf_fit_add), in
+ * one pass or two: every sum is then made in the order of a fit of the
+ * whole cloud, so a fit fed in runs from several places (a team's ranks)
+ * is that fit, bit for bit, and holds one run of points at a time. */
 #include "fit.h"
 
 #include <math.h>
@@ -168,29 +173,35 @@ static void isotonic(double *v, size_t g, double *level, size_t *count)
     v[g - 1] = 1;
 }
 
+/* The pooled fit's bins of the cloud: the points of the valid instances
+ * by normalised time, NBINS(g) of them, each instance adding its ends
+ * (0, 0) and (1, 1); bin b is p[1 + b], p[0] stays empty for the prefix
+ * sums. */
+static size_t pooled_bins(size_t g)
+{
+    return 4 * (g - 1) > 400 ? 4 * (g - 1) : 400;
+}
+
+static void pooled_add(struct tf_stats *p, size_t nbins, const float *x, const float *y,
+                       size_t m)
+{
+    tf_stats_add(&p[1], 1, 0, 0);
+    tf_stats_add(&p[nbins], 1, 1, 1);
+    for (size_t k = 0; k < m; k++) {
+        if (isnan(y[k]))
+            continue;
+        size_t b = (size_t)(x[k] * (double)nbins);
+        tf_stats_add(&p[1 + (b >= nbins ? nbins - 1 : b)], 1, x[k], y[k]);
+    }
+}
+
 /* Pooled local-linear fits of the cloud at the masked grid points: the
  * nearest POOLED_POINTS points (POOLED_SLOPE_POINTS for the slope) within
- * the segment between the change points around the point. */
-static int pooled_fit(const tf_fold_cloud *cl, const double *bd, size_t nb, size_t g,
-                      const unsigned char *mask, double *curve, double *slope)
+ * the segment between the change points around the point; p: the bins'
+ * prefix sums (tf_stats_prefix). */
+static void pooled_fit(const struct tf_stats *p, size_t nbins, const double *bd, size_t nb,
+                       size_t g, const unsigned char *mask, double *curve, double *slope)
 {
-    size_t nbins = 4 * (g - 1) > 400 ? 4 * (g - 1) : 400;
-    struct tf_stats *p = calloc(nbins + 1, sizeof *p);
-    if (!p)
-        return -1;
-    for (size_t i = 0; i < cl->ninst; i++) {
-        if (!cl->valid[i])
-            continue;
-        tf_stats_add(&p[1], 1, 0, 0);
-        tf_stats_add(&p[nbins], 1, 1, 1);
-        for (size_t k = cl->first[i]; k < cl->first[i + 1]; k++) {
-            if (isnan(cl->y[k]))
-                continue;
-            size_t b = (size_t)(cl->x[k] * (double)nbins);
-            tf_stats_add(&p[1 + (b >= nbins ? nbins - 1 : b)], 1, cl->x[k], cl->y[k]);
-        }
-    }
-    tf_stats_prefix(p, nbins);
     size_t k = 0;
     for (size_t j = 0; j < g; j++) {
         if (!mask[j])
@@ -221,8 +232,6 @@ static int pooled_fit(const tf_fold_cloud *cl, const double *bd, size_t nb, size
                 slope[j] = l.slope > 0 ? l.slope : 0;
         }
     }
-    free(p);
-    return 0;
 }
 
 static void fill_nan(double *v, size_t n)
@@ -310,82 +319,63 @@ static void impute_untrusted(const tf_polyline *pl, size_t g, const double *shap
     }
 }
 
-/* One pass over the instances: rebuilt curves on the grid (filled with the
- * shape where untrusted, when a shape is given) into all and the bootstrap
- * units.  -1 when out of memory. */
-struct pass {
-    const tf_fold_cloud *cl;
-    const double *bd;
-    size_t nb, g, nunits;
-    const tf_fit_options *o;
-    const double *shape, *shape_slope;
-    struct sums *all, *unit;
-    uint32_t *unit_key;
-    tf_polyline *scratch, *pl;
-    double *values, *slopes;
-    unsigned char *trusted;
-};
-
-static int accumulate(const struct pass *ps, uint32_t instances)
-{
-    const tf_fold_cloud *cl = ps->cl;
-    size_t g = ps->g, k = 0;
-    for (size_t i = 0; i < cl->ninst; i++) {
-        if (!cl->valid[i])
-            continue;
-        size_t f = cl->first[i], m = cl->first[i + 1] - f;
-        if (tf_reconstruct_instance(cl->x + f, cl->y + f, m, ps->bd, ps->nb, ps->o->window,
-                                    ps->scratch, ps->pl) < 0)
-            return -1;
-        tf_polyline_on_grid(ps->pl, g, ps->values, ps->slopes, ps->trusted);
-        if (ps->shape)
-            impute_untrusted(ps->pl, g, ps->shape, ps->shape_slope, ps->values, ps->slopes,
-                             ps->trusted);
-        sums_add(ps->all, 1, g, ps->values, ps->slopes, ps->trusted, cl->total[i],
-                 cl->duration[i]);
-        if (ps->o->bootstrap == 0)
-            continue;
-        /* The unit: the instance itself, or its block (keyed by its row, so
-         * that an instance weighs the same in every counter). */
-        bool own = ps->nunits == instances;
-        size_t u = own ? k : (size_t)(mix(cl->rows[i]) % ps->nunits);
-        ps->unit_key[u] = own ? cl->rows[i] : (uint32_t)u;
-        sums_add(&ps->unit[u], 1, g, ps->values, ps->slopes, ps->trusted, cl->total[i],
-                 cl->duration[i]);
-        k++;
-    }
-    return 0;
-}
-
-/* The trusted means, the pooled fit where they lack coverage, and the
- * isotonic finish: curve and (normalised) slope on the grid; center_* get
- * the plain means the bootstrap replicates are compared with. */
-static int estimate(const tf_fold_cloud *cl, const double *bd, size_t nb, const struct sums *all,
-                    size_t g, double *curve, double *slope, double *center_curve,
-                    double *center_slope, unsigned char *mask, double *level, size_t *count)
-{
-    sums_estimate(all, g, center_curve, center_slope, mask);
-    memcpy(curve, center_curve, g * sizeof *curve);
-    memcpy(slope, center_slope, g * sizeof *slope);
-    bool sparse = false;
-    for (size_t j = 0; j < g; j++)
-        sparse |= mask[j];
-    if (sparse && pooled_fit(cl, bd, nb, g, mask, curve, slope) < 0)
-        return -1;
-    isotonic(curve, g, level, count);
-    return 0;
-}
-
 static void sums_clear(struct sums *s, size_t g)
 {
     memset(s->tv, 0, 5 * g * sizeof *s->tv);
     s->w = s->t = s->d = 0;
 }
 
-int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
-                   const tf_fit_options *o, tf_fit_output *out, tf_error *err)
+/* A fit in progress: the instances' arrays (cl's; its points come with
+ * each tf_fit_add), the sums of the pass under way, the pooled fit's bins
+ * (filled by the first pass), and the rows of the output. */
+struct tf_fit_stream {
+    const tf_fold_cloud *cl;
+    const double *bd;
+    size_t nb, g, nunits, nbins;
+    tf_fit_options o;
+    tf_fit_output *out;
+    int pass;                 /* 1, 2, or 0 once done */
+    size_t k;                 /* valid instances met in this pass */
+    struct sums all, *rep, *unit;
+    uint32_t *unit_key;
+    struct tf_stats *bins;
+    tf_polyline scratch, pl;
+    double *values, *slopes, *center_curve, *center_slope, *level, *shape_slope, *shape;
+    unsigned char *trusted, *mask;
+    size_t *count;
+};
+
+static void stream_free(tf_fit_stream *st)
 {
+    tf_polyline_free(&st->scratch);
+    tf_polyline_free(&st->pl);
+    free(st->all.tv);
+    for (uint32_t b = 0; st->rep && b < st->o.bootstrap; b++)
+        free(st->rep[b].tv);
+    free(st->rep);
+    for (size_t u = 0; st->unit && u < st->nunits; u++)
+        free(st->unit[u].tv);
+    free(st->unit);
+    free(st->unit_key);
+    free(st->bins);
+    free(st->values);
+    free(st->shape);
+    free(st->trusted);
+    free(st->count);
+    free(st);
+}
+
+int tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
+                 const tf_fit_options *o, tf_fit_output *out, tf_fit_stream **stream,
+                 tf_error *err)
+{
+    *stream = NULL;
+    tf_fit_stream *st = calloc(1, sizeof *st);
+    if (!st)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
     size_t g = o->grid;
+    *st = (tf_fit_stream){ .cl = cl, .bd = boundaries, .nb = nb, .g = g, .o = *o, .out = out,
+                           .pass = 1, .nbins = pooled_bins(g) };
     fill_nan(out->curve_lo, g);
     fill_nan(out->curve_hi, g);
     fill_nan(out->rate_lo, g);
@@ -397,103 +387,167 @@ int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     if (out->instances < 2) {
         fill_nan(out->curve, g);
         fill_nan(out->rate, g);
+        st->pass = 0;
+        *stream = st;
         return 0;
     }
-
     uint32_t nrep = o->bootstrap;
-    size_t nunits = out->instances <= MAX_UNITS ? out->instances : MAX_UNITS;
-    struct sums all = { 0 }, *rep = calloc(nrep + 1, sizeof *rep);
-    struct sums *unit = calloc(nunits + 1, sizeof *unit);
-    uint32_t *unit_key = malloc((nunits + 1) * sizeof *unit_key);
-    double *values = malloc(6 * g * sizeof *values);
-    unsigned char *trusted = malloc(2 * g);
-    size_t *count = malloc(g * sizeof *count);
-    tf_polyline scratch = { 0 }, pl = { 0 };
-    int rc = 0;
-    bool ok = rep && unit && unit_key && values && trusted && count && sums_alloc(&all, g) == 0;
+    st->nunits = out->instances <= MAX_UNITS ? out->instances : MAX_UNITS;
+    st->rep = calloc(nrep + 1, sizeof *st->rep);
+    st->unit = calloc(st->nunits + 1, sizeof *st->unit);
+    st->unit_key = malloc((st->nunits + 1) * sizeof *st->unit_key);
+    st->bins = calloc(st->nbins + 1, sizeof *st->bins);
+    st->values = malloc(6 * g * sizeof *st->values);
+    st->shape = malloc(g * sizeof *st->shape);
+    st->trusted = malloc(2 * g);
+    st->count = malloc(g * sizeof *st->count);
+    bool ok = st->rep && st->unit && st->unit_key && st->bins && st->values && st->shape &&
+              st->trusted && st->count && sums_alloc(&st->all, g) == 0;
     for (uint32_t b = 0; ok && b < nrep; b++)
-        ok = sums_alloc(&rep[b], g) == 0;
-    for (size_t u = 0; ok && nrep > 0 && u < nunits; u++)
-        ok = sums_alloc(&unit[u], g) == 0;
+        ok = sums_alloc(&st->rep[b], g) == 0;
+    for (size_t u = 0; ok && nrep > 0 && u < st->nunits; u++)
+        ok = sums_alloc(&st->unit[u], g) == 0;
     if (!ok) {
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
-        goto done;
+        stream_free(st);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
     }
-    double *slopes = values + g, *center_curve = values + 2 * g, *center_slope = values + 3 * g;
-    double *level = values + 4 * g, *shape_slope = values + 5 * g;
-    unsigned char *mask = trusted + g;
-    struct pass ps = {
-        .cl = cl, .bd = boundaries, .nb = nb, .g = g, .nunits = nunits, .o = o, .all = &all,
-        .unit = unit, .unit_key = unit_key, .scratch = &scratch, .pl = &pl, .values = values,
-        .slopes = slopes, .trusted = trusted,
-    };
-    if (accumulate(&ps, out->instances) < 0) {
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory rebuilding instance curves");
-        goto done;
+    st->slopes = st->values + g;
+    st->center_curve = st->values + 2 * g;
+    st->center_slope = st->values + 3 * g;
+    st->level = st->values + 4 * g;
+    st->shape_slope = st->values + 5 * g;
+    st->mask = st->trusted + g;
+    *stream = st;
+    return 0;
+}
+
+int tf_fit_add(tf_fit_stream *st, size_t a, size_t b, const float *x, const float *y,
+               tf_error *err)
+{
+    if (st->pass == 0)
+        return 0;
+    const tf_fold_cloud *cl = st->cl;
+    size_t g = st->g, base = cl->first[a];
+    bool first_pass = st->pass == 1;
+    for (size_t i = a; i < b; i++) {
+        if (!cl->valid[i])
+            continue;
+        size_t f = cl->first[i] - base, m = cl->first[i + 1] - cl->first[i];
+        if (first_pass)
+            pooled_add(st->bins, st->nbins, x + f, y + f, m);
+        if (tf_reconstruct_instance(x + f, y + f, m, st->bd, st->nb, st->o.window, &st->scratch,
+                                    &st->pl) < 0)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory rebuilding instance curves");
+        tf_polyline_on_grid(&st->pl, g, st->values, st->slopes, st->trusted);
+        if (!first_pass)
+            impute_untrusted(&st->pl, g, st->shape, st->shape_slope, st->values, st->slopes,
+                             st->trusted);
+        sums_add(&st->all, 1, g, st->values, st->slopes, st->trusted, cl->total[i],
+                 cl->duration[i]);
+        if (st->o.bootstrap == 0)
+            continue;
+        /* The unit: the instance itself, or its block (keyed by its row, so
+         * that an instance weighs the same in every counter). */
+        bool own = st->nunits == st->out->instances;
+        size_t u = own ? st->k : (size_t)(mix(cl->rows[i]) % st->nunits);
+        st->unit_key[u] = own ? cl->rows[i] : (uint32_t)u;
+        sums_add(&st->unit[u], 1, g, st->values, st->slopes, st->trusted, cl->total[i],
+                 cl->duration[i]);
+        st->k++;
     }
-    if (estimate(cl, boundaries, nb, &all, g, out->curve, shape_slope, center_curve,
-                 center_slope, mask, level, count) < 0) {
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the pooled fit");
-        goto done;
-    }
-    bool untrusted = false;
+    return 0;
+}
+
+/* The trusted means, the pooled fit where they lack coverage, and the
+ * isotonic finish: curve and (normalised) slope on the grid; center_* get
+ * the plain means the bootstrap replicates are compared with. */
+static void estimate(tf_fit_stream *st, double *curve, double *slope)
+{
+    size_t g = st->g;
+    sums_estimate(&st->all, g, st->center_curve, st->center_slope, st->mask);
+    memcpy(curve, st->center_curve, g * sizeof *curve);
+    memcpy(slope, st->center_slope, g * sizeof *slope);
+    bool sparse = false;
     for (size_t j = 0; j < g; j++)
-        untrusted |= all.tw[j] < all.w;
-    if (untrusted) {
-        /* Second pass: untrusted stretches filled with the first pass's
-         * shape (its curve and slopes, both kept before they are reused). */
-        double *shape = malloc(g * sizeof *shape);
-        if (!shape) {
-            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
-            goto done;
-        }
-        memcpy(shape, out->curve, g * sizeof *shape);
-        ps.shape = shape;
-        ps.shape_slope = shape_slope;
-        sums_clear(&all, g);
-        for (size_t u = 0; nrep > 0 && u < nunits; u++)
-            sums_clear(&unit[u], g);
-        int failed = accumulate(&ps, out->instances);
-        if (!failed)
-            failed = estimate(cl, boundaries, nb, &all, g, out->curve, slopes, center_curve,
-                              center_slope, mask, level, count);
-        free(shape);
-        if (failed) {
-            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
-            goto done;
-        }
-    } else {
-        memcpy(slopes, shape_slope, g * sizeof *slopes);
-    }
+        sparse |= st->mask[j];
+    if (sparse)
+        pooled_fit(st->bins, st->nbins, st->bd, st->nb, g, st->mask, curve, slope);
+    isotonic(curve, g, st->level, st->count);
+}
+
+/* The bands and rates once the last pass is in. */
+static int finish(tf_fit_stream *st, tf_error *err)
+{
+    size_t g = st->g;
+    uint32_t nrep = st->o.bootstrap;
+    tf_fit_output *out = st->out;
     for (uint32_t b = 0; b < nrep; b++)
-        for (size_t u = 0; u < nunits; u++) {
-            unsigned w = unit[u].w > 0 ? poisson1(o->seed, b, unit_key[u]) : 0;
+        for (size_t u = 0; u < st->nunits; u++) {
+            unsigned w = st->unit[u].w > 0 ? poisson1(st->o.seed, b, st->unit_key[u]) : 0;
             if (w)
-                sums_merge(&rep[b], w, &unit[u], g);
+                sums_merge(&st->rep[b], w, &st->unit[u], g);
         }
-    double n = all.w;
-    out->mean_total = all.t / n;
-    out->mean_duration_ns = all.d / n;
+    double n = st->all.w;
+    out->mean_total = st->all.t / n;
+    out->mean_duration_ns = st->all.d / n;
     double scale = out->mean_total / (out->mean_duration_ns * 1e-9);
     for (size_t j = 0; j < g; j++) {
-        out->rate[j] = (slopes[j] > 0 ? slopes[j] : 0) * scale;
-        center_slope[j] *= scale;
+        out->rate[j] = (st->slopes[j] > 0 ? st->slopes[j] : 0) * scale;
+        st->center_slope[j] *= scale;
     }
-    if (nrep > 1 && bands(rep, nrep, g, o, center_curve, center_slope, out) < 0)
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the bootstrap bands");
-done:
-    tf_polyline_free(&scratch);
-    tf_polyline_free(&pl);
-    free(all.tv);
-    for (uint32_t b = 0; rep && b < nrep; b++)
-        free(rep[b].tv);
-    free(rep);
-    for (size_t u = 0; unit && u < nunits; u++)
-        free(unit[u].tv);
-    free(unit);
-    free(unit_key);
-    free(values);
-    free(trusted);
-    free(count);
+    if (nrep > 1 &&
+        bands(st->rep, nrep, g, &st->o, st->center_curve, st->center_slope, out) < 0)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the bootstrap bands");
+    return 0;
+}
+
+int tf_fit_next_pass(tf_fit_stream *st, tf_error *err)
+{
+    size_t g = st->g;
+    if (st->pass == 0)
+        return 0;
+    if (st->pass == 2) {
+        estimate(st, st->out->curve, st->slopes);
+        st->pass = 0;
+        return finish(st, err);
+    }
+    tf_stats_prefix(st->bins, st->nbins);
+    estimate(st, st->out->curve, st->shape_slope);
+    bool untrusted = false;
+    for (size_t j = 0; j < g; j++)
+        untrusted |= st->all.tw[j] < st->all.w;
+    if (!untrusted) {
+        memcpy(st->slopes, st->shape_slope, g * sizeof *st->slopes);
+        st->pass = 0;
+        return finish(st, err);
+    }
+    /* Second pass: untrusted stretches filled with the first pass's shape
+     * (its curve and slopes, both kept before they are reused). */
+    memcpy(st->shape, st->out->curve, g * sizeof *st->shape);
+    sums_clear(&st->all, g);
+    for (size_t u = 0; st->o.bootstrap > 0 && u < st->nunits; u++)
+        sums_clear(&st->unit[u], g);
+    st->k = 0;
+    st->pass = 2;
+    return 1;
+}
+
+void tf_fit_end(tf_fit_stream *st)
+{
+    if (st)
+        stream_free(st);
+}
+
+int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
+                   const tf_fit_options *o, tf_fit_output *out, tf_error *err)
+{
+    tf_fit_stream *st;
+    int rc = tf_fit_begin(cl, boundaries, nb, o, out, &st, err);
+    if (rc < 0)
+        return rc;
+    do
+        rc = tf_fit_add(st, 0, cl->ninst, cl->x + cl->first[0], cl->y + cl->first[0], err);
+    while (rc == 0 && (rc = tf_fit_next_pass(st, err)) == 1);
+    tf_fit_end(st);
     return rc;
 }

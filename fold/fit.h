@@ -31,4 +31,21 @@ typedef struct tf_fit_output {
 int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
                    const tf_fit_options *o, tf_fit_output *out, tf_error *err);
 
+/* The same fit fed its points a run of instances at a time, so that they
+ * need not be in one place: begun on the cloud's instance arrays (ninst,
+ * rows, first, valid, total, duration; x and y unused), which must stay
+ * put, with out's rows; then each pass adds instances [a, b) in order, x
+ * and y holding their points (from instance a's first), until
+ * tf_fit_next_pass says no pass more is needed (0; 1: another pass, with
+ * the same runs).  Adding to a fit that needs no pass more does nothing.
+ * The result is tf_fit_counter's, bit for bit. */
+typedef struct tf_fit_stream tf_fit_stream;
+int  tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
+                  const tf_fit_options *o, tf_fit_output *out, tf_fit_stream **st,
+                  tf_error *err);
+int  tf_fit_add(tf_fit_stream *st, size_t a, size_t b, const float *x, const float *y,
+                tf_error *err);
+int  tf_fit_next_pass(tf_fit_stream *st, tf_error *err);
+void tf_fit_end(tf_fit_stream *st);
+
 #endif

@@ -17,6 +17,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "changepoints.h"
 #include "fold_group_by.h"
@@ -608,12 +611,14 @@ static int final_fit(const struct context *cx, uint32_t index, const tf_fold_mem
     const tf_fold_group *known = m->n >= 2 ? pre : NULL;
     if (!cx->spread)
         return fit_members(cx, m, NULL, true, known, g, err);
-    size_t *offset = cx->offsets + (size_t)index * ((size_t)team_size(cx) + 1);
-    struct spread_cloud sc = { .first = malloc((m->n + 1) * sizeof *sc.first),
-                               .team = { index, offset } };
+    size_t ranks = (size_t)team_size(cx) + 1, *offset = cx->offsets + (size_t)index * ranks;
+    struct spread_cloud sc = { .first = malloc((m->n + ranks + 1) * sizeof *sc.first) };
     if (!sc.first)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
+    size_t *span = sc.first + m->n + 1;
+    sc.team = (tf_fold_team_cloud){ index, offset, span };
     cloud_layout(cx, m, sc.first, offset);
+    member_spans(cx, m, span);
     int rc = offset[1] == m->points.n
                  ? fit_members(cx, m, &sc, true, known, g, err)
                  : tf_fail(err, TF_ERR_INTERNAL, "group %u: %zu points of rank 0, %zu held",
@@ -903,6 +908,13 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     if (rc < 0)
         goto fail;
     tf_fold_input_free(&in);
+#ifdef __GLIBC__
+    /* The fold's own blocks (the first fits' points, the scores, the
+     * extraction's tables) were freed in the middle of the heap, which
+     * glibc keeps resident, and the outputs' larger blocks do not fit in
+     * their holes: their pages go back to the kernel. */
+    malloc_trim(0);
+#endif
     *out = res;
     return 0;
 fail:

@@ -77,26 +77,29 @@ typedef struct tf_fold_team {
 } tf_fold_team;
 
 /* Where the points of a fit's cloud are when the ranks hold them: the
- * members of group `group` (tf_fold_team_group), rank w's points being
- * [offset[w], offset[w+1]) of the cloud. */
+ * members of group `group` (tf_fold_team_group), rank w's being instances
+ * [span[w], span[w+1]) of the cloud, whose points are [offset[w],
+ * offset[w+1]). */
 typedef struct tf_fold_team_cloud {
     uint32_t group;
     const size_t *offset;     /* [size+1] */
+    const size_t *span;       /* [size+1] */
 } tf_fold_team_cloud;
 
 /* Fits counters 0..nc-1 into out[c] (its rows allocated by the caller):
  * alone (team NULL) on `threads` threads (tf_fit_counters); with a team,
- * each by its member, the leader fitting its own on its threads while the
- * others fit theirs.  The view gives the instances' arrays and, when
- * `spread` is NULL, the whole cloud; with `spread`, the leader's points
- * only (the first offset[1] of the cloud), and each instance valid as far
- * as its totals go (whether its points hold a value is seen where they
- * are).  The view's slot 0 is also the one the messages to the members
- * are built from: the clouds' rows, first, x and y are sent from where
- * they lie, so they must stay put while the call lasts (valid, total and
- * duration are copied, and may be rewritten by the next view).  A
- * member's failure is the leader's error, naming the rank and the
- * counter. */
+ * each by its member, the leader fitting its own while the others fit
+ * theirs, one counter after another, each fed the cloud a run of
+ * instances at a time from the ranks that hold its points.  The view gives the instances'
+ * arrays and, when `spread` is NULL, the whole cloud; with `spread`, the
+ * leader's points only (the first offset[1] of the cloud), and each
+ * instance valid as far as its totals go (whether its points hold a value
+ * is told by the rank that holds them).  The view's slot 0 is also the one
+ * the messages to the members are built from: the clouds' rows, first, x
+ * and y are sent from where they lie, so they must stay put while the
+ * call lasts (valid, total and duration are copied, and may be rewritten
+ * by the next view).  A member's failure is the leader's error, naming
+ * the rank. */
 int tf_fold_team_fit(const tf_fold_team *team, const tf_fold_team_cloud *spread, uint32_t nc,
                      unsigned threads, tf_fold_view view, void *view_arg,
                      const double *boundaries, size_t nb, const tf_fit_options *o,

@@ -1,22 +1,33 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The fits shared by a team.  Counter c is fitted by member c mod size
- * (its owner), with the same call as alone, on the whole of its cloud.
- * The leader sends each member that takes part a request, and each owner
- * the arrays of the instances (rows, first, durations, boundaries, and of
- * its counters validity and totals).  The points come from the ranks that
- * hold them: the leader when it holds the cloud (the first fit, or a
- * trace it reads alone), or each rank its share of a group's points; each
- * such rank sends every owner its normalised times and the owner's
- * counters' values, in one order all ranks follow (owner, then sender), so
- * that blocking transfers never wait on one another in a ring.  The
- * owners fit meanwhile the leader fits its own, and send it their results.
- * An owner holds the clouds of its counters of one fit at a time (4 bytes
- * a point, plus 4 a point for each of its counters), never the trace. */
+ * (its owner), with the same function as alone (fit.h's stream), fed the
+ * cloud's instances in order, a run at a time, so the result is the fit
+ * alone, bit for bit, and an owner holds one run of points at a time,
+ * never the cloud.  The leader sends each member that takes part (it owns
+ * counters, or holds points of the cloud) a request, with where each
+ * rank's points and instances start in the cloud, and each owner the
+ * instances' arrays (rows, first, durations, boundaries, and of its
+ * counters validity and totals).  The points stay where they are: the
+ * leader's (the first fit, or a trace it reads alone), or each rank's
+ * share of a group's.  Each rank that holds points sends every owner, in
+ * one order all ranks follow (sender, then its runs, then owner), first
+ * whether each of its instances has a value of each of the owner's
+ * counters (which the validity needs before a fit begins), then its runs
+ * of points (at most RUN_POINTS each, whole instances), twice: the fit's
+ * two passes.  Blocking transfers in one global order never wait on one
+ * another in a ring.  The owners then send the leader their results.  A
+ * failure of an owner's own (memory) lets it go on with the transfers, so
+ * that no rank is left waiting, and comes back as its result. */
 #include "team_wire.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+
+/* Points of one run: whole instances, at most this many unless one
+ * instance holds more (4 MB at 8 counters). */
+#define RUN_POINTS 65536
 
 /* A member's result for one counter, followed by its six rows. */
 struct result {
@@ -57,34 +68,266 @@ static int owners_of(int size, uint32_t nc)
     return (int)nc < size ? (int)nc : size;
 }
 
-/* Whether rank w takes part in a fit: it owns counters or holds points. */
-static bool takes_part(int w, int owners, const size_t *offset)
+/* ---- the layout of a fit ------------------------------------------------ */
+
+/* What every rank of a fit knows: rank w holds instances [span[w],
+ * span[w+1]) of the cloud, whose points are [offset[w], offset[w+1]). */
+struct layout {
+    int size, me;
+    uint32_t nc;               /* the fit's counters */
+    const size_t *offset, *span;
+};
+
+static bool takes_part(const struct layout *l, int w)
 {
-    return w < owners || offset[w + 1] > offset[w];
+    return w < owners_of(l->size, l->nc) || l->offset[w + 1] > l->offset[w];
 }
 
-/* Clears valid[i] for an instance with no value of the counter among its
- * points: whether it has one is known where its points are. */
-static void mark_sampled(const size_t *first, const float *y, size_t n, uint8_t *valid)
+/* The end of the run that starts at instance i of those below hi, first
+ * being any array of their points' starts (the differences are what
+ * count: the sender's and the owner's arrays give the same runs). */
+static size_t run_end(const size_t *first, size_t i, size_t hi)
 {
-    for (size_t i = 0; i < n; i++) {
-        bool any = false;
-        for (size_t k = first[i]; k < first[i + 1] && !any; k++)
-            any = !isnan(y[k]);
-        valid[i] = valid[i] && any;
+    size_t j = i + 1;
+    while (j < hi && first[j + 1] - first[i] <= RUN_POINTS)
+        j++;
+    return j;
+}
+
+/* This rank's points of the cloud: instances [lo, hi), whose points start
+ * at first[i] - first[lo] in x and in y[c] for counter c. */
+struct source {
+    const size_t *first;
+    size_t lo, hi;
+    const float *x;
+    const float *const *y;     /* [nc] */
+};
+
+/* ---- an owner's fits ------------------------------------------------------ */
+
+/* An owner's k counters (ids[]), fitted one after another, each by a
+ * stream on its cloud's instance arrays (so that one fit's sums are held
+ * at a time: 9 MB with the default grid and bootstrap); `buf` receives
+ * one run of points (x, then the values), and the validity is completed
+ * with each sender's word. */
+struct owner {
+    uint32_t k;
+    const uint32_t *ids;
+    tf_fold_cloud *cl;        /* [k] */
+    uint8_t *valid;           /* [k][ninst], the clouds' */
+    tf_fit_output *out;       /* [k] */
+    tf_fit_stream *st;        /* the counter being fitted */
+    const double *bd;
+    size_t nb;
+    tf_fit_options o;
+    float *buf;
+    size_t room;              /* points of buf */
+    int rc;                   /* the first failure of its own, or 0 */
+    tf_error err;
+};
+
+static void owner_fail(struct owner *ow, int rc, const tf_error *err)
+{
+    if (ow->rc == 0) {
+        ow->rc = rc;
+        ow->err = *err;
     }
 }
 
-/* The arrays of the instances, as they travel to an owner of k counters
- * (the offsets to every rank that takes part, first).  The member
- * receives them into one buffer, each at a multiple of 8 bytes. */
-enum part { OFFSET, ROWS_OF, FIRST, DURATION, BOUNDARIES, COUNTER, VALID, TOTAL, NPARTS };
+/* The fit of its counter q, begun, or fed a run, or at the end of a pass:
+ * nothing once it has failed. */
+static void owner_begin(struct owner *ow, uint32_t q)
+{
+    tf_error e;
+    int rc = ow->rc < 0 ? 0 : tf_fit_begin(&ow->cl[q], ow->bd, ow->nb, &ow->o, &ow->out[q],
+                                           &ow->st, &e);
+    if (rc < 0)
+        owner_fail(ow, rc, &e);
+}
+
+static void owner_add(struct owner *ow, size_t a, size_t b, const float *x, const float *y)
+{
+    tf_error e;
+    int rc = ow->st ? tf_fit_add(ow->st, a, b, x, y, &e) : 0;
+    if (rc < 0)
+        owner_fail(ow, rc, &e);
+}
+
+static void owner_pass_done(struct owner *ow)
+{
+    tf_error e;
+    int rc = ow->st && ow->rc == 0 ? tf_fit_next_pass(ow->st, &e) : 0;
+    if (rc < 0)
+        owner_fail(ow, rc, &e);
+}
+
+static void owner_end(struct owner *ow)
+{
+    tf_fit_end(ow->st);
+    ow->st = NULL;
+}
+
+/* Room for the largest run any sender sends. */
+static int owner_room(struct owner *ow, const struct layout *l, const size_t *first,
+                      tf_error *err)
+{
+    size_t most = 0;
+    for (int r = 0; r < l->size; r++)
+        for (size_t i = l->span[r]; i < l->span[r + 1];) {
+            size_t j = run_end(first, i, l->span[r + 1]);
+            if (first[j] - first[i] > most)
+                most = first[j] - first[i];
+            i = j;
+        }
+    ow->room = most;
+    ow->buf = malloc(2 * (most + 1) * sizeof *ow->buf);
+    return ow->buf ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory for runs of %zu points", most);
+}
+
+/* ---- the exchange --------------------------------------------------------- */
+
+/* Sender r's word on instances [lo, hi) for owner v's k counters: 1 where
+ * the instance has a value of the counter among its points, k rows. */
+static void sampled_words(const struct source *s, int v, int size, uint32_t k, uint8_t *word)
+{
+    size_t n = s->hi - s->lo, base = s->first[s->lo];
+    for (uint32_t q = 0; q < k; q++) {
+        const float *y = s->y[(uint32_t)v + q * (uint32_t)size];
+        for (size_t i = s->lo; i < s->hi; i++) {
+            bool any = false;
+            for (size_t p = s->first[i] - base; p < s->first[i + 1] - base && !any; p++)
+                any = !isnan(y[p]);
+            word[q * n + i - s->lo] = any;
+        }
+    }
+}
+
+/* Each sender's word on its instances to every owner, which clears the
+ * validity of the instances without a value. */
+static int exchange_sampled(const tf_fold_team *t, const struct layout *l,
+                            const struct source *s, struct owner *ow, tf_error *err)
+{
+    int owners = owners_of(l->size, l->nc);
+    size_t most = 0;
+    for (int r = 0; r < l->size; r++)
+        if (l->span[r + 1] - l->span[r] > most)
+            most = l->span[r + 1] - l->span[r];
+    uint8_t *word = malloc((size_t)counters_of(0, l->size, l->nc) * most + 1);
+    if (!word)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for a fit's validity");
+    int rc = 0;
+    for (int r = 0; r < l->size && rc == 0; r++) {
+        size_t lo = l->span[r], n = l->span[r + 1] - lo;
+        if (l->offset[r + 1] == l->offset[r] || (r != l->me && !ow))
+            continue;
+        for (int v = 0; v < owners && rc == 0; v++) {
+            uint32_t k = counters_of(v, l->size, l->nc);
+            if (r == l->me)
+                sampled_words(s, v, l->size, k, word);
+            if (r == l->me && v != l->me)
+                rc = t->send(t->ctx, v, word, k * n) < 0 ? team_lost(err) : 0;
+            else if (v == l->me && r != l->me)
+                rc = t->recv(t->ctx, r, word, k * n) < 0 ? team_lost(err) : 0;
+            if (rc < 0 || v != l->me)
+                continue;
+            for (uint32_t q = 0; q < k; q++)
+                for (size_t i = 0; i < n; i++)
+                    ow->valid[q * ow->cl[q].ninst + lo + i] &= word[q * n + i];
+        }
+    }
+    free(word);
+    return rc;
+}
+
+/* One pass of the fits of the owners' q-th counters: each sender's runs
+ * to every owner that has one, each owner adding them to its fit (its
+ * own points in place). */
+static int exchange_runs(const tf_fold_team *t, const struct layout *l, const struct source *s,
+                         const size_t *first, struct owner *ow, uint32_t q, tf_error *err)
+{
+    int owners = owners_of(l->size, l->nc), rc = 0;
+    for (int r = 0; r < l->size && rc == 0; r++) {
+        if (l->offset[r + 1] == l->offset[r] || (r != l->me && !ow))
+            continue;
+        /* the sender's own array of starts, or the owner's */
+        const size_t *f = r == l->me ? s->first : first;
+        size_t base = f[l->span[r]];
+        for (size_t i = l->span[r], hi = l->span[r + 1], j; i < hi && rc == 0; i = j) {
+            j = run_end(f, i, hi);
+            size_t at = f[i] - base, n = f[j] - f[i];
+            for (int v = 0; v < owners && rc == 0; v++) {
+                if (counters_of(v, l->size, l->nc) <= q || (r != l->me && v != l->me))
+                    continue;
+                if (r == l->me) {
+                    const float *y = s->y[(uint32_t)v + q * (uint32_t)l->size] + at;
+                    tf_team_part parts[] = { { s->x + at, n * sizeof *s->x },
+                                             { y, n * sizeof *y } };
+                    if (v == l->me)
+                        owner_add(ow, i, j, s->x + at, y);
+                    else if (t->sendv(t->ctx, v, parts, 2) < 0)
+                        rc = team_lost(err);
+                } else {
+                    float *x = ow->buf, *y = ow->buf + ow->room + 1;
+                    tf_team_part parts[] = { { x, n * sizeof *x }, { y, n * sizeof *y } };
+                    if (t->recvv(t->ctx, r, parts, 2) < 0)
+                        rc = team_lost(err);
+                    else
+                        owner_add(ow, i, j, x, y);
+                }
+            }
+        }
+    }
+    return rc;
+}
+
+/* A rank's whole side of a fit's points: the validity, then, counter
+ * after counter (each owner's first, second, ...), the fit's two passes
+ * (the runs are sent twice whatever the owners need: a fit that needs one
+ * pass ignores the second).  ow: this rank's fits, NULL when it owns
+ * none; first: the cloud's starts (an owner's; a sender-only rank's
+ * NULL).  Without room for the runs an owner cannot go on with the
+ * others: that is an error of the team (the ranks abort). */
+static int exchange(const tf_fold_team *t, const struct layout *l, const struct source *s,
+                    const size_t *first, struct owner *ow, tf_error *err)
+{
+    int rc = exchange_sampled(t, l, s, ow, err);
+    if (rc == 0 && ow)
+        rc = owner_room(ow, l, first, err);
+    for (uint32_t q = 0; q < counters_of(0, l->size, l->nc) && rc == 0; q++) {
+        bool mine = ow && q < ow->k;
+        if (mine)
+            owner_begin(ow, q);
+        for (int pass = 0; pass < 2 && rc == 0; pass++) {
+            rc = exchange_runs(t, l, s, first, ow, q, err);
+            if (mine)
+                owner_pass_done(ow);
+        }
+        if (mine)
+            owner_end(ow);
+    }
+    return rc;
+}
+
+static void owner_free(struct owner *ow)
+{
+    owner_end(ow);
+    free(ow->buf);
+    ow->buf = NULL;
+}
+
+/* ---- the request ---------------------------------------------------------- */
+
+/* The arrays of a fit as they travel to a member (where each rank's
+ * points and instances start, first; then, to an owner of k counters,
+ * the instances' arrays).  The member receives them into one buffer,
+ * each at a multiple of 8 bytes. */
+enum part { OFFSET, SPAN, ROWS_OF, FIRST, DURATION, BOUNDARIES, COUNTER, VALID, TOTAL, NPARTS };
 
 static void part_bytes(const struct team_request *q, int size, size_t bytes[NPARTS])
 {
-    size_t n = q->ninst, k = q->ncounters;
+    size_t n = q->ninst, k = q->ncounters, ranks = ((size_t)size + 1) * sizeof(size_t);
     const size_t b[NPARTS] = {
-        [OFFSET] = ((size_t)size + 1) * sizeof(size_t), [ROWS_OF] = n * sizeof(uint32_t),
+        [OFFSET] = ranks, [SPAN] = ranks, [ROWS_OF] = n * sizeof(uint32_t),
         [FIRST] = (n + 1) * sizeof(size_t), [DURATION] = n * sizeof(double),
         [BOUNDARIES] = q->nb * sizeof(double), [COUNTER] = k * sizeof(uint32_t),
         [VALID] = k * n, [TOTAL] = k * n * sizeof(double),
@@ -93,7 +336,7 @@ static void part_bytes(const struct team_request *q, int size, size_t bytes[NPAR
 }
 
 /* Offsets of the parts in the member's buffer; at[NPARTS] is its size. */
-static void layout(const struct team_request *q, int size, size_t at[NPARTS + 1])
+static void layout_parts(const struct team_request *q, int size, size_t at[NPARTS + 1])
 {
     size_t bytes[NPARTS];
     part_bytes(q, size, bytes);
@@ -102,103 +345,30 @@ static void layout(const struct team_request *q, int size, size_t at[NPARTS + 1]
         at[i + 1] = at[i] + (bytes[i] + 7) / 8 * 8;
 }
 
-/* The parts a member receives: the offsets alone, or all of them for an
+/* The parts a member receives: the layout alone, or all of them for an
  * owner.  Returns their number. */
-static size_t instance_parts(const struct team_request *q, int size, const void *const src[NPARTS],
-                             tf_team_part parts[NPARTS])
+static size_t request_parts(const struct team_request *q, int size,
+                            const void *const src[NPARTS], tf_team_part parts[NPARTS])
 {
     size_t bytes[NPARTS];
     part_bytes(q, size, bytes);
-    size_t n = q->ncounters ? NPARTS : 1;
+    size_t n = q->ncounters ? NPARTS : ROWS_OF;
     for (size_t i = 0; i < n; i++)
         parts[i] = (tf_team_part){ src[i], bytes[i] };
     return n;
 }
 
-/* Sender r's points to owner v, or owner v's from sender r, in one
- * transfer: the times, then the values of v's counters (y[i] its i-th). */
-static int transfer_cloud(const tf_fold_team *t, bool send, int peer, const float *x,
-                          const float *const *y, uint32_t k, size_t n, tf_error *err)
-{
-    tf_team_part *parts = malloc((k + 1) * sizeof *parts);
-    if (!parts)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the points of a fit");
-    parts[0] = (tf_team_part){ x, n * sizeof *x };
-    for (uint32_t i = 0; i < k; i++)
-        parts[i + 1] = (tf_team_part){ y[i], n * sizeof **y };
-    int rc = (send ? t->sendv(t->ctx, peer, parts, k + 1) : t->recvv(t->ctx, peer, parts, k + 1))
-                 < 0 ? team_lost(err) : 0;
-    free(parts);
-    return rc;
-}
-
-/* A rank's side of the points' exchange: for every owner v and, within,
- * every sender r (ascending, r != v, r holding points), r sends v its
- * points; this rank does those where it is r or v. */
-struct exchange {
-    const size_t *offset;      /* [size+1] where each rank's points start in the cloud */
-    uint32_t nc;
-    const float *x;            /* this rank's points' times */
-    const float *const *y;     /* [nc] their values of each counter */
-    float *cx, *cy;            /* as an owner: the cloud's times, and its counters'
-                                * values (rows offset[size] apart) */
-};
-
-static int exchange_points(const tf_fold_team *t, const struct exchange *e, tf_error *err)
-{
-    int size = t->size, me = t->rank, owners = owners_of(size, e->nc);
-    size_t np = e->offset[size];
-    const float **y = malloc((counters_of(0, size, e->nc) + 1) * sizeof *y);
-    if (!y)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the points of a fit");
-    int rc = 0;
-    for (int v = 0; v < owners && rc == 0; v++) {
-        uint32_t k = counters_of(v, size, e->nc);
-        for (int r = 0; r < size && rc == 0; r++) {
-            size_t at = e->offset[r], n = e->offset[r + 1] - at;
-            if (r == v || n == 0 || (r != me && v != me))
-                continue;
-            if (r == me) {
-                for (uint32_t i = 0; i < k; i++)
-                    y[i] = e->y[(uint32_t)v + i * (uint32_t)size];
-                rc = transfer_cloud(t, true, v, e->x, y, k, n, err);
-            } else {
-                for (uint32_t i = 0; i < k; i++)
-                    y[i] = e->cy + (size_t)i * np + at;
-                rc = transfer_cloud(t, false, r, e->cx + at, y, k, n, err);
-            }
-        }
-    }
-    free((void *)y);
-    return rc;
-}
-
-/* The owner's cloud: its own points copied into place (its counters'
- * values, rows np apart). */
-static void place_own(const struct exchange *e, int size, int me)
-{
-    size_t at = e->offset[me], n = e->offset[me + 1] - at, np = e->offset[size];
-    if (n == 0)
-        return;
-    memcpy(e->cx + at, e->x, n * sizeof *e->x);
-    uint32_t k = counters_of(me, size, e->nc);
-    for (uint32_t i = 0; i < k; i++)
-        memcpy(e->cy + (size_t)i * np + at, e->y[(uint32_t)me + i * (uint32_t)size],
-               n * sizeof *e->cy);
-}
-
-/* The request and the instance arrays of member w's counters.  The
- * validity and totals are copied, as the view's slot is rewritten for
- * each counter. */
+/* The request and the arrays of member w.  The validity and totals are
+ * copied, as the view's slot is rewritten for each counter. */
 static int send_request(const tf_fold_team *t, int w, const struct team_request *base,
-                        tf_fold_view view, void *arg, const size_t *offset, const double *bd,
-                        tf_error *err)
+                        const struct layout *l, tf_fold_view view, void *arg,
+                        const double *bd, tf_error *err)
 {
     struct team_request q = *base;
     q.ncounters = counters_of(w, t->size, q.counters);
-    tf_fold_cloud cl;
-    view(arg, 0, (uint32_t)(w < (int)q.counters ? w : 0), &cl);
     size_t k = q.ncounters, n = q.ninst;
+    tf_fold_cloud cl;
+    view(arg, 0, k ? (uint32_t)w : 0, &cl);
     const tf_fold_cloud shared = cl;
     double *total = malloc((k * n + n + 1) * sizeof *total);
     uint32_t *ids = malloc((k + 1) * sizeof *ids);
@@ -218,12 +388,12 @@ static int send_request(const tf_fold_team *t, int w, const struct team_request 
         memcpy(total + i * n, cl.total, n * sizeof *total);
     }
     const void *src[NPARTS] = {
-        [OFFSET] = offset, [ROWS_OF] = shared.rows, [FIRST] = shared.first,
-        [DURATION] = duration, [BOUNDARIES] = bd, [COUNTER] = ids, [VALID] = valid,
-        [TOTAL] = total,
+        [OFFSET] = l->offset, [SPAN] = l->span, [ROWS_OF] = shared.rows,
+        [FIRST] = shared.first, [DURATION] = duration, [BOUNDARIES] = bd, [COUNTER] = ids,
+        [VALID] = valid, [TOTAL] = total,
     };
     tf_team_part parts[NPARTS];
-    size_t nparts = instance_parts(&q, t->size, src, parts);
+    size_t nparts = request_parts(&q, t->size, src, parts);
     if (t->send(t->ctx, w, &q, sizeof q) < 0 || t->sendv(t->ctx, w, parts, nparts) < 0)
         rc = team_lost(err);
 done:
@@ -263,48 +433,75 @@ static int receive_results(const tf_fold_team *t, int w, uint32_t nc, size_t gri
     return rc;
 }
 
-/* The leader's clouds of its own counters when the others hold points:
- * the caller's view, with the times and values gathered here and the
- * validity completed with them. */
-struct gathered {
-    tf_fold_view view;
-    void *arg;
-    const float *x, *y;       /* [np], [k][np] */
-    size_t np;
-    int size;
-    uint8_t *valid;           /* [threads][ninst] */
+/* ---- the leader ------------------------------------------------------------ */
+
+/* The leader's own counters (0, size, ...) as an owner: each cloud's
+ * arrays copied from the view (its slot is rewritten for each counter),
+ * each output a copy of out[c]'s rows. */
+struct leader_fits {
+    struct owner ow;
+    uint32_t *ids;
+    tf_fold_cloud *cl;
+    double *total, *duration;
+    tf_fit_output *out;
 };
 
-static void gathered_view(void *arg, unsigned slot, uint32_t c, tf_fold_cloud *cl)
+static int leader_fits_init(struct leader_fits *lf, int size, uint32_t nc, tf_fold_view view, void *arg, const double *bd, size_t nb,
+                            const tf_fit_options *o, tf_fit_output *out, tf_error *err)
 {
-    const struct gathered *g = arg;
-    g->view(g->arg, slot, c, cl);
-    uint8_t *valid = g->valid + (size_t)slot * cl->ninst;
-    memcpy(valid, cl->valid, cl->ninst);
-    cl->x = g->x;
-    cl->y = g->y + (size_t)(c / (uint32_t)g->size) * g->np;
-    mark_sampled(cl->first, cl->y, cl->ninst, valid);
-    cl->valid = valid;
+    uint32_t k = counters_of(0, size, nc);
+    tf_fold_cloud cl;
+    view(arg, 0, 0, &cl);
+    size_t n = cl.ninst;
+    memset(lf, 0, sizeof *lf);
+    lf->ids = malloc((k + 1) * sizeof *lf->ids);
+    lf->cl = malloc((k + 1) * sizeof *lf->cl);
+    lf->total = malloc(((size_t)k * n + n + 1) * sizeof *lf->total);
+    lf->out = malloc((k + 1) * sizeof *lf->out);
+    uint8_t *valid = malloc((size_t)k * n + 1);
+    lf->ow = (struct owner){ .k = k, .ids = lf->ids, .cl = lf->cl, .valid = valid,
+                             .out = lf->out, .bd = bd, .nb = nb, .o = *o };
+    if (!lf->ids || !lf->cl || !lf->total || !lf->out || !valid)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the fits");
+    lf->duration = lf->total + (size_t)k * n;
+    memcpy(lf->duration, cl.duration, n * sizeof *lf->duration);
+    for (uint32_t q = 0; q < k; q++) {
+        uint32_t c = q * (uint32_t)size;
+        view(arg, 0, c, &cl);
+        lf->ids[q] = c;
+        memcpy(valid + (size_t)q * n, cl.valid, n);
+        memcpy(lf->total + (size_t)q * n, cl.total, n * sizeof *lf->total);
+        lf->cl[q] = (tf_fold_cloud){ .ninst = n, .rows = cl.rows, .first = cl.first,
+                                     .valid = valid + (size_t)q * n,
+                                     .total = lf->total + (size_t)q * n,
+                                     .duration = lf->duration };
+        lf->out[q] = out[c];
+    }
+    return 0;
 }
 
-/* The leader's share of the fit: its own counters, on its threads, from
- * the clouds gathered (when the others hold points) or the view's. */
-static int fit_own(const tf_fold_team *team, const struct exchange *e, size_t ninst,
-                   unsigned threads, tf_fold_view view, void *arg, const double *bd, size_t nb,
-                   const tf_fit_options *o, tf_fit_output *out, tf_error *err)
+/* The leader's results into out[c] (the rows are out's already). */
+static int leader_fits_done(struct leader_fits *lf, tf_fit_output *out, tf_error *err)
 {
-    int size = team ? team->size : 1;
-    if (!team || e->offset[1] == e->offset[size])
-        return tf_fit_counters(0, (uint32_t)size, e->nc, threads, view, arg, bd, nb, o, out,
-                               err);
-    struct gathered g = { view, arg, e->cx, e->cy, e->offset[size], size,
-                          malloc((size_t)threads * ninst + 1) };
-    if (!g.valid)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory for the fits");
-    int rc = tf_fit_counters(0, (uint32_t)size, e->nc, threads, gathered_view, &g, bd, nb, o,
-                             out, err);
-    free(g.valid);
-    return rc;
+    for (uint32_t q = 0; q < lf->ow.k; q++) {
+        tf_fit_output *o = &out[lf->ids[q]];
+        o->instances = lf->out[q].instances;
+        o->mean_total = lf->out[q].mean_total;
+        o->mean_duration_ns = lf->out[q].mean_duration_ns;
+    }
+    if (lf->ow.rc < 0)
+        *err = lf->ow.err;
+    return lf->ow.rc;
+}
+
+static void leader_fits_free(struct leader_fits *lf)
+{
+    owner_free(&lf->ow);
+    free(lf->ow.valid);
+    free(lf->ids);
+    free(lf->cl);
+    free(lf->total);
+    free(lf->out);
 }
 
 int tf_fold_team_fit(const tf_fold_team *team, const tf_fold_team_cloud *spread, uint32_t nc,
@@ -312,52 +509,51 @@ int tf_fold_team_fit(const tf_fold_team *team, const tf_fold_team_cloud *spread,
                      const double *boundaries, size_t nb, const tf_fit_options *o,
                      tf_fit_output *out, tf_error *err)
 {
-    int size = team ? team->size : 1, owners = owners_of(size, nc);
+    if (!team)
+        return tf_fit_counters(0, 1, nc, threads, view, view_arg, boundaries, nb, o, out, err);
+    int size = team->size, owners = owners_of(size, nc);
     tf_fold_cloud cl;
     view(view_arg, 0, 0, &cl);
-    size_t n = cl.ninst, np = cl.first[n];
-    /* Where each rank's points start: all the leader's unless spread. */
-    size_t *offset = malloc(((size_t)size + 1) * sizeof *offset);
-    size_t mine = 0, k0 = counters_of(0, size, nc);
-    if (offset) {
-        for (int w = 0; w <= size; w++)
-            offset[w] = spread ? spread->offset[w] : w == 0 ? 0 : np;
-        mine = offset[1];
-    }
-    bool gathers = offset && mine < np;
-    float *cx = gathers ? malloc((np + 1) * sizeof *cx) : NULL;
-    float *cy = gathers ? malloc((k0 * np + 1) * sizeof *cy) : NULL;
+    size_t n = cl.ninst;
+    /* Where each rank's points and instances start: all the leader's
+     * unless spread. */
+    size_t *offset = malloc(2 * ((size_t)size + 1) * sizeof *offset), *span = offset + size + 1;
     const float **ys = malloc((nc + 1) * sizeof *ys);
     /* Room for the results before any request: a member that has one must
      * be able to hand its results over. */
     char *results = owners > 1 ? malloc(counters_of(1, size, nc) * result_bytes(o->grid) + 1)
                                : NULL;
-    int rc = 0, sent = 1;
-    if (!offset || !ys || (gathers && (!cx || !cy)) || (owners > 1 && !results)) {
+    struct leader_fits lf;
+    int rc = leader_fits_init(&lf, size, nc, view, view_arg, boundaries, nb, o, out, err);
+    int sent = 1;
+    if (rc == 0 && (!offset || !ys || (owners > 1 && !results)))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the fits of the other ranks");
+    if (rc < 0)
         goto done;
+    for (int w = 0; w <= size; w++) {
+        offset[w] = spread ? spread->offset[w] : w == 0 ? 0 : cl.first[n];
+        span[w] = spread ? spread->span[w] : w == 0 ? 0 : n;
     }
+    struct layout l = { size, 0, nc, offset, span };
+    struct team_request base = {
+        .command = COMMAND_FIT, .ninst = n, .npoints = cl.first[n], .nb = nb, .counters = nc,
+        .grid = o->grid, .bootstrap = o->bootstrap, .confidence = o->confidence,
+        .window = o->window, .seed = o->seed, .group = spread ? spread->group : 0,
+    };
+    for (; sent < size && rc == 0; sent++)
+        if (takes_part(&l, sent))
+            rc = send_request(team, sent, &base, &l, view, view_arg, boundaries, err);
     /* The leader's points: the view's (its first offset[1] when spread). */
     for (uint32_t c = 0; c < nc; c++) {
         tf_fold_cloud cc;
         view(view_arg, 0, c, &cc);
         ys[c] = cc.y;
     }
-    struct exchange e = { .offset = offset, .nc = nc, .x = cl.x, .y = ys, .cx = cx, .cy = cy };
-    struct team_request base = {
-        .command = COMMAND_FIT, .ninst = n, .npoints = np, .nb = nb, .counters = nc,
-        .grid = o->grid, .bootstrap = o->bootstrap, .confidence = o->confidence,
-        .window = o->window, .seed = o->seed, .group = spread ? spread->group : 0,
-    };
-    for (; sent < size && rc == 0; sent++)
-        if (takes_part(sent, owners, offset))
-            rc = send_request(team, sent, &base, view, view_arg, offset, boundaries, err);
-    if (rc == 0 && team)
-        rc = exchange_points(team, &e, err);
-    if (rc == 0 && gathers)
-        place_own(&e, size, 0);
+    struct source src = { cl.first, span[0], span[1], cl.x, ys };
     if (rc == 0)
-        rc = fit_own(team, &e, n, threads, view, view_arg, boundaries, nb, o, out, err);
+        rc = exchange(team, &l, &src, cl.first, &lf.ow, err);
+    if (rc == 0)
+        rc = leader_fits_done(&lf, out, err);
     /* Every owner that has the request sends its results, also after a
      * failure here: received, it is free for the end of the team. */
     for (int w = 1; w < owners && w < sent; w++) {
@@ -369,114 +565,108 @@ int tf_fold_team_fit(const tf_fold_team *team, const tf_fold_team_cloud *spread,
             break;
     }
 done:
+    leader_fits_free(&lf);
     free(offset);
     free((void *)ys);
-    free(cx);
-    free(cy);
     free(results);
     return rc;
 }
 
+/* ---- a member -------------------------------------------------------------- */
+
 /* The points a member holds of the fit's cloud: none, or its share of the
- * group's; NULL with an error when they are not what the offsets say. */
-static const tf_fold_points *held_points(const tf_fold_team *t, const struct team_request *q,
-                                         const size_t *offset, tf_error *err)
+ * group's, which must be what the layout says. */
+static int member_source(const tf_fold_team *t, const struct team_request *q,
+                         const struct layout *l, struct source *s, const float **ys,
+                         tf_error *err)
 {
-    static const tf_fold_points none = { 0 };
-    size_t n = offset[t->rank + 1] - offset[t->rank];
+    int me = t->rank;
+    size_t n = l->offset[me + 1] - l->offset[me];
+    *s = (struct source){ .lo = l->span[me], .hi = l->span[me + 1] };
     if (n == 0)
-        return &none;
+        return 0;
     const struct tf_fold_team_own *own = t->own;
-    const tf_fold_points *p = own && q->group < own->ngroups ? &own->groups[q->group].points
-                                                               : NULL;
-    if (!p || p->n != n) {
-        tf_fail(err, TF_ERR_INTERNAL, "fit of group %u: %zu points asked for, %zu held",
-                q->group, n, p ? p->n : 0);
-        return NULL;
-    }
-    return p;
+    const tf_fold_members *m = own && q->group < own->ngroups ? &own->groups[q->group] : NULL;
+    if (!m || m->n != q->ninst || m->points.n != n)
+        return tf_fail(err, TF_ERR_INTERNAL, "fit of group %u: %zu points of %llu instances "
+                       "asked for, %zu of %zu held", q->group, n,
+                       (unsigned long long)q->ninst, m ? m->points.n : 0, m ? m->n : 0);
+    for (uint32_t c = 0; c < q->counters; c++)
+        ys[c] = m->points.y + (size_t)c * n;
+    *s = (struct source){ m->first, l->span[me], l->span[me + 1], m->points.x, ys };
+    return 0;
 }
 
 int team_serve_fit(const tf_fold_team *t, const struct team_request *q, tf_error *err)
 {
-    size_t n = q->ninst, np = q->npoints, g = q->grid, each = result_bytes(g);
+    size_t n = q->ninst, g = q->grid, each = result_bytes(g);
     uint32_t k = q->ncounters;
     size_t at[NPARTS + 1];
-    layout(q, t->size, at);
+    layout_parts(q, t->size, at);
     char *in = malloc(at[NPARTS] + 1), *results = malloc(k * each + 1);
-    float *cx = k ? malloc((np + 1) * sizeof *cx) : NULL;
-    float *cy = k ? malloc((k * np + 1) * sizeof *cy) : NULL;
     const float **ys = malloc((q->counters + 1) * sizeof *ys);
+    tf_fold_cloud *cl = malloc((k + 1) * sizeof *cl);
+    tf_fit_output *out = malloc((k + 1) * sizeof *out);
     int rc = 0;
-    if (!in || !results || !ys || (k && (!cx || !cy))) {
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for a fit of %zu instances and %zu "
-                     "samples", n, np);
+    if (!in || !results || !ys || !cl || !out) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for a fit of %zu instances", n);
         goto done;
     }
     const void *src[NPARTS];
     tf_team_part parts[NPARTS];
     for (int i = 0; i < NPARTS; i++)
         src[i] = in + at[i];
-    if (t->recvv(t->ctx, 0, parts, instance_parts(q, t->size, src, parts)) < 0) {
+    if (t->recvv(t->ctx, 0, parts, request_parts(q, t->size, src, parts)) < 0) {
         rc = team_lost(err);
         goto done;
     }
     /* The parts are 8-byte aligned in a malloc'ed block. */
-    const size_t *offset = (const size_t *)(void *)(in + at[OFFSET]);
-    const tf_fold_points *own = held_points(t, q, offset, err);
-    if (!own) {
-        rc = -TF_ERR_INTERNAL;
+    struct layout l = { t->size, t->rank, q->counters,
+                        (const size_t *)(void *)(in + at[OFFSET]),
+                        (const size_t *)(void *)(in + at[SPAN]) };
+    struct source s;
+    if ((rc = member_source(t, q, &l, &s, ys, err)) < 0)
         goto done;
-    }
-    for (uint32_t c = 0; c < q->counters; c++)
-        ys[c] = own->n ? own->y + (size_t)c * own->n : NULL;
-    struct exchange e = { .offset = offset, .nc = q->counters, .x = own->x, .y = ys, .cx = cx,
-                          .cy = cy };
-    if (k)
-        place_own(&e, t->size, t->rank);
-    if ((rc = exchange_points(t, &e, err)) < 0)
-        goto done;
-    tf_fit_options o = {
-        .grid = q->grid, .bootstrap = q->bootstrap, .confidence = q->confidence,
-        .seed = q->seed, .window = q->window,
-    };
+    const size_t *first = (const size_t *)(void *)(in + at[FIRST]);
+    uint8_t *valid = (uint8_t *)(in + at[VALID]);
     for (uint32_t i = 0; i < k; i++) {
-        char *r_at = results + i * each;
-        double *row = (double *)(void *)(r_at + sizeof(struct result));
-        tf_fit_output out = {
+        double *row = (double *)(void *)(results + i * each + sizeof(struct result));
+        out[i] = (tf_fit_output){
             .curve = row, .curve_lo = row + g, .curve_hi = row + 2 * g, .rate = row + 3 * g,
             .rate_lo = row + 4 * g, .rate_hi = row + 5 * g,
         };
-        uint8_t *valid = (uint8_t *)(in + at[VALID]) + i * n;
-        const size_t *first = (const size_t *)(void *)(in + at[FIRST]);
-        const float *y = cy + i * np;
-        mark_sampled(first, y, n, valid);
-        tf_fold_cloud cl = {
+        cl[i] = (tf_fold_cloud){
             .ninst = n, .rows = (const uint32_t *)(void *)(in + at[ROWS_OF]), .first = first,
-            .x = cx, .y = y, .valid = valid,
-            .total = (const double *)(void *)(in + at[TOTAL]) + i * n,
+            .valid = valid + i * n, .total = (const double *)(void *)(in + at[TOTAL]) + i * n,
             .duration = (const double *)(void *)(in + at[DURATION]),
         };
-        tf_error ferr;
-        tf_error_clear(&ferr);
+    }
+    struct owner ow = {
+        .k = k, .ids = (const uint32_t *)(void *)(in + at[COUNTER]), .cl = cl, .valid = valid,
+        .out = out, .bd = (const double *)(void *)(in + at[BOUNDARIES]), .nb = q->nb,
+        .o = { .grid = q->grid, .bootstrap = q->bootstrap, .confidence = q->confidence,
+               .seed = q->seed, .window = q->window },
+    };
+    rc = exchange(t, &l, &s, k ? first : NULL, k ? &ow : NULL, err);
+    for (uint32_t i = 0; rc == 0 && i < k; i++) {
         struct result r;
         memset(&r, 0, sizeof r);
-        memcpy(&r.counter, in + at[COUNTER] + i * sizeof r.counter, sizeof r.counter);
-        r.rc = tf_fit_counter(&cl, (const double *)(void *)(in + at[BOUNDARIES]), q->nb, &o,
-                              &out, &ferr);
-        r.instances = out.instances;
-        r.mean_total = out.mean_total;
-        r.mean_duration_ns = out.mean_duration_ns;
-        memcpy(r.msg, ferr.msg, sizeof r.msg);
-        memcpy(r_at, &r, sizeof r);
+        r.rc = ow.rc;
+        r.counter = ow.ids[i];
+        r.instances = out[i].instances;
+        r.mean_total = out[i].mean_total;
+        r.mean_duration_ns = out[i].mean_duration_ns;
+        memcpy(r.msg, ow.err.msg, sizeof r.msg);
+        memcpy(results + i * each, &r, sizeof r);
     }
-    if (k && t->send_idle(t->ctx, 0, results, k * each) < 0)
+    owner_free(&ow);
+    if (rc == 0 && k && t->send_idle(t->ctx, 0, results, k * each) < 0)
         rc = team_lost(err);
 done:
     free(in);
     free(results);
-    free(cx);
-    free(cy);
     free((void *)ys);
+    free(cl);
+    free(out);
     return rc;
 }
