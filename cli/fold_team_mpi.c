@@ -49,18 +49,25 @@ static int mpi_recv(void *ctx, int from, void *buf, size_t bytes)
     return 0;
 }
 
+/* The requests of parts started (transfer_parts), for their wait. */
+struct started {
+    size_t n;
+    MPI_Request req[];
+};
+
 /* The parts as messages of at most PIECE bytes each (mpi_send's pieces),
- * all started, then waited for together; a part of 0 bytes is no message
- * on either side. */
+ * all started, then waited for together (or, with started_out, left to
+ * mpi_sent_wait); a part of 0 bytes is no message on either side. */
 static int transfer_parts(struct mpi_team *m, bool send, int peer, const tf_team_part *parts,
-                          size_t n)
+                          size_t n, struct started **started_out)
 {
     size_t count = 0;
     for (size_t i = 0; i < n; i++)
         count += (parts[i].bytes + PIECE - 1) / PIECE;
-    MPI_Request *req = malloc((count + 1) * sizeof *req);
-    if (!req)
+    struct started *st = malloc(sizeof *st + (count + 1) * sizeof *st->req);
+    if (!st)
         return -1;
+    MPI_Request *req = st->req;
     size_t started = 0;
     int rc = MPI_SUCCESS;
     for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
@@ -74,11 +81,16 @@ static int transfer_parts(struct mpi_team *m, bool send, int peer, const tf_team
             started += rc == MPI_SUCCESS;
         }
     }
+    st->n = started;
+    if (rc == MPI_SUCCESS && started_out) {
+        *started_out = st;
+        return 0;
+    }
     /* What was started is waited for, also after a failure: the buffers
      * must not be freed under MPI's feet. */
     if (MPI_Waitall((int)started, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
         rc = MPI_ERR_OTHER;
-    free(req);
+    free(st);
     return rc == MPI_SUCCESS ? 0 : -1;
 }
 
@@ -94,12 +106,32 @@ static int mpi_pending(void *ctx, int from)
 
 static int mpi_sendv(void *ctx, int to, const tf_team_part *parts, size_t n)
 {
-    return transfer_parts(ctx, true, to, parts, n);
+    return transfer_parts(ctx, true, to, parts, n, NULL);
 }
 
 static int mpi_recvv(void *ctx, int from, const tf_team_part *parts, size_t n)
 {
-    return transfer_parts(ctx, false, from, parts, n);
+    return transfer_parts(ctx, false, from, parts, n, NULL);
+}
+
+static int mpi_sendv_start(void *ctx, int to, const tf_team_part *parts, size_t n,
+                           void **started)
+{
+    struct started *st = NULL;
+    int rc = transfer_parts(ctx, true, to, parts, n, &st);
+    *started = st;
+    return rc;
+}
+
+static int mpi_sent_wait(void *ctx, void *started)
+{
+    struct started *st = started;
+    (void)ctx;
+    if (!st)
+        return 0;
+    int rc = MPI_Waitall((int)st->n, st->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS ? 0 : -1;
+    free(st);
+    return rc;
 }
 
 /* Open MPI and MPICH wait for a message by polling: a CPU at full load
@@ -172,7 +204,7 @@ int tf_cli_team_start(tf_fold_team **team, tf_error *err)
         .size = size, .rank = rank, .ctx = m,
         .send = mpi_send, .recv = mpi_recv, .send_idle = mpi_send_idle,
         .recv_idle = mpi_recv_idle, .sendv = mpi_sendv, .recvv = mpi_recvv,
-        .pending = mpi_pending,
+        .sendv_start = mpi_sendv_start, .sent_wait = mpi_sent_wait, .pending = mpi_pending,
     };
     if (provided >= MPI_THREAD_SERIALIZED && pthread_mutex_init(&m->lock, NULL) == 0)
         m->team.lock = &m->lock;

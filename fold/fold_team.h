@@ -60,6 +60,13 @@ typedef struct tf_fold_team {
      * wait for them all. */
     int (*sendv)(void *ctx, int to, const tf_team_part *parts, size_t n);
     int (*recvv)(void *ctx, int from, const tf_team_part *parts, size_t n);
+    /* sendv started, its arrays left in place until sent_wait says it is
+     * done (*started: the transport's, for sent_wait): so that a sender
+     * goes on with its work while the receiver takes the arrays up.  A
+     * transport may send at once (return once sent, *started NULL); the
+     * team orders its transfers so that either works. */
+    int (*sendv_start)(void *ctx, int to, const tf_team_part *parts, size_t n, void **started);
+    int (*sent_wait)(void *ctx, void *started);
     /* 1 when a message from `from` (TF_TEAM_ANY: any member) waits to be
      * received, 0 when none does (it does not wait), -1 when the
      * communication failed. */

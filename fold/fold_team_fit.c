@@ -14,8 +14,9 @@
  * whether each of its instances has a value of each of the owner's
  * counters (which the validity needs before a fit begins), then its runs
  * of points (at most RUN_POINTS each, whole instances), twice: the fit's
- * two passes.  Blocking transfers in one global order never wait on one
- * another in a ring.  The owners then send the leader their results.  A
+ * two passes.  Transfers in one global order never wait on one another
+ * in a ring, blocking or not; a sender starts its runs' sends and goes on
+ * adding them to its own fit while the owners take them up.  The owners then send the leader their results.  A
  * failure of an owner's own (memory) lets it go on with the transfers, so
  * that no rank is left waiting, and comes back as its result. */
 #include "team_wire.h"
@@ -26,8 +27,11 @@
 
 
 /* Points of one run: whole instances, at most this many unless one
- * instance holds more (4 MB at 8 counters). */
-#define RUN_POINTS 65536
+ * instance holds more (8 MB of times and values on the owner).  Each run
+ * is a transfer the owner waits for; runs of 65536 points made the fold
+ * of 64 x 3000 under `mpirun -np 2` slower (bench/RESULTS.md, "The points
+ * stay with their ranks"). */
+#define RUN_POINTS (1u << 20)
 
 /* A member's result for one counter, followed by its six rows. */
 struct result {
@@ -246,6 +250,15 @@ static int exchange_runs(const tf_fold_team *t, const struct layout *l, const st
                          const size_t *first, struct owner *ow, uint32_t q, tf_error *err)
 {
     int owners = owners_of(l->size, l->nc), rc = 0;
+    /* This rank's sends, started and waited for at the end of the pass
+     * (its points stay put meanwhile): at most one a run and owner. */
+    size_t nsent = 0, most = 0;
+    if (l->offset[l->me + 1] > l->offset[l->me])
+        for (size_t i = s->lo; i < s->hi; i = run_end(s->first, i, s->hi))
+            most += (size_t)owners;
+    void **sent = malloc((most + 1) * sizeof *sent);
+    if (!sent)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for a fit's transfers");
     for (int r = 0; r < l->size && rc == 0; r++) {
         if (l->offset[r + 1] == l->offset[r] || (r != l->me && !ow))
             continue;
@@ -255,6 +268,8 @@ static int exchange_runs(const tf_fold_team *t, const struct layout *l, const st
         for (size_t i = l->span[r], hi = l->span[r + 1], j; i < hi && rc == 0; i = j) {
             j = run_end(f, i, hi);
             size_t at = f[i] - base, n = f[j] - f[i];
+            /* A sender hands its run to the others before adding it to
+             * its own fit, so that they work on it meanwhile. */
             for (int v = 0; v < owners && rc == 0; v++) {
                 if (counters_of(v, l->size, l->nc) <= q || (r != l->me && v != l->me))
                     continue;
@@ -262,9 +277,7 @@ static int exchange_runs(const tf_fold_team *t, const struct layout *l, const st
                     const float *y = s->y[(uint32_t)v + q * (uint32_t)l->size] + at;
                     tf_team_part parts[] = { { s->x + at, n * sizeof *s->x },
                                              { y, n * sizeof *y } };
-                    if (v == l->me)
-                        owner_add(ow, i, j, s->x + at, y);
-                    else if (t->sendv(t->ctx, v, parts, 2) < 0)
+                    if (v != l->me && t->sendv_start(t->ctx, v, parts, 2, &sent[nsent++]) < 0)
                         rc = team_lost(err);
                 } else {
                     float *x = ow->buf, *y = ow->buf + ow->room + 1;
@@ -275,8 +288,16 @@ static int exchange_runs(const tf_fold_team *t, const struct layout *l, const st
                         owner_add(ow, i, j, x, y);
                 }
             }
+            if (rc == 0 && r == l->me && ow && q < ow->k)
+                owner_add(ow, i, j, s->x + at, s->y[(uint32_t)l->me + q * (uint32_t)l->size] + at);
         }
     }
+    /* every started send is waited for, also after a failure: the
+     * transport holds the arrays until then */
+    for (size_t k = 0; k < nsent; k++)
+        if (t->sent_wait(t->ctx, sent[k]) < 0 && rc == 0)
+            rc = team_lost(err);
+    free(sent);
     return rc;
 }
 

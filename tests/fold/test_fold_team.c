@@ -112,6 +112,19 @@ static int pipe_sendv(void *ctx, int to, const tf_team_part *parts, size_t n)
     return 0;
 }
 
+/* Pipes send at once (a write that the reader's pace holds up). */
+static int pipe_sendv_start(void *ctx, int to, const tf_team_part *parts, size_t n,
+                            void **started)
+{
+    *started = NULL;
+    return pipe_sendv(ctx, to, parts, n);
+}
+
+static int pipe_sent_wait(void *ctx, void *started)
+{
+    return 0;
+}
+
 static int pipe_recvv(void *ctx, int from, const tf_team_part *parts, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -161,7 +174,8 @@ static tf_fold_team team_of(struct endpoint *e, int size)
     return (tf_fold_team){
         .size = size, .rank = e->rank, .ctx = e, .send = pipe_send, .recv = pipe_recv,
         .send_idle = pipe_send, .recv_idle = pipe_recv, .sendv = pipe_sendv,
-        .recvv = pipe_recvv, .pending = pipe_pending,
+        .recvv = pipe_recvv, .sendv_start = pipe_sendv_start, .sent_wait = pipe_sent_wait,
+        .pending = pipe_pending,
     };
 }
 
