@@ -60,11 +60,11 @@ typedef struct tf_fold_team {
      * wait for them all. */
     int (*sendv)(void *ctx, int to, const tf_team_part *parts, size_t n);
     int (*recvv)(void *ctx, int from, const tf_team_part *parts, size_t n);
-    /* sendv started, its arrays left in place until sent_wait says it is
-     * done (*started: the transport's, for sent_wait): so that a sender
-     * goes on with its work while the receiver takes the arrays up.  A
-     * transport may send at once (return once sent, *started NULL); the
-     * team orders its transfers so that either works. */
+    /* sendv started, never waiting for the receiver, its arrays left in
+     * place until sent_wait says it is done (*started: the transport's,
+     * for sent_wait): a rank starts every send of a fit at once and then
+     * only receives, so that no rank waits on another's work.  Messages to
+     * one peer arrive in the order they were sent or started. */
     int (*sendv_start)(void *ctx, int to, const tf_team_part *parts, size_t n, void **started);
     int (*sent_wait)(void *ctx, void *started);
     /* 1 when a message from `from` (TF_TEAM_ANY: any member) waits to be

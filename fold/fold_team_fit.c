@@ -9,14 +9,15 @@
  * instances' arrays (rows, first, durations, boundaries, and of its
  * counters validity and totals).  The points stay where they are: the
  * leader's (the first fit, or a trace it reads alone), or each rank's
- * share of a group's.  Each rank that holds points sends every owner, in
- * one order all ranks follow (sender, then its runs, then owner), first
- * whether each of its instances has a value of each of the owner's
- * counters (which the validity needs before a fit begins), then its runs
- * of points (at most RUN_POINTS each, whole instances), twice: the fit's
- * two passes.  Transfers in one global order never wait on one another
- * in a ring, blocking or not; a sender starts its runs' sends and goes on
- * adding them to its own fit while the owners take them up.  The owners then send the leader their results.  A
+ * share of a group's.  Each rank that holds points sends every owner,
+ * first, whether each of its instances has a value of each of the
+ * owner's counters (which the validity needs before a fit begins; in one
+ * order all ranks follow, sender then owner, so that these blocking
+ * transfers never wait on one another in a ring), then starts at once
+ * the sends of all its runs of points (at most RUN_POINTS each, whole
+ * instances) for each of the owners' counters, twice (the fit's two
+ * passes), and the owners take them up in the cloud's order as they fit.
+ * The owners then send the leader their results.  A
  * failure of an owner's own (memory) lets it go on with the transfers, so
  * that no rank is left waiting, and comes back as its result. */
 #include "team_wire.h"
@@ -243,90 +244,119 @@ static int exchange_sampled(const tf_fold_team *t, const struct layout *l,
     return rc;
 }
 
-/* One pass of the fits of the owners' q-th counters: each sender's runs
- * to every owner that has one, each owner adding them to its fit (its
- * own points in place). */
-static int exchange_runs(const tf_fold_team *t, const struct layout *l, const struct source *s,
-                         const size_t *first, struct owner *ow, uint32_t q, tf_error *err)
+/* The sends a rank starts in a fit: all of them at once, before it
+ * receives anything, waited for once it is done with the fit (its points
+ * stay put meanwhile), so that no rank waits on another's work, only on
+ * the data itself. */
+struct sends {
+    size_t n;
+    void **started;
+};
+
+static int sends_wait(const tf_fold_team *t, struct sends *sd, tf_error *err)
 {
-    int owners = owners_of(l->size, l->nc), rc = 0;
-    /* This rank's sends, started and waited for at the end of the pass
-     * (its points stay put meanwhile): at most one a run and owner. */
-    size_t nsent = 0, most = 0;
-    if (l->offset[l->me + 1] > l->offset[l->me])
-        for (size_t i = s->lo; i < s->hi; i = run_end(s->first, i, s->hi))
-            most += (size_t)owners;
-    void **sent = malloc((most + 1) * sizeof *sent);
-    if (!sent)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory for a fit's transfers");
-    for (int r = 0; r < l->size && rc == 0; r++) {
-        if (l->offset[r + 1] == l->offset[r] || (r != l->me && !ow))
-            continue;
-        /* the sender's own array of starts, or the owner's */
-        const size_t *f = r == l->me ? s->first : first;
-        size_t base = f[l->span[r]];
-        for (size_t i = l->span[r], hi = l->span[r + 1], j; i < hi && rc == 0; i = j) {
-            j = run_end(f, i, hi);
-            size_t at = f[i] - base, n = f[j] - f[i];
-            /* A sender hands its run to the others before adding it to
-             * its own fit, so that they work on it meanwhile. */
-            for (int v = 0; v < owners && rc == 0; v++) {
-                if (counters_of(v, l->size, l->nc) <= q || (r != l->me && v != l->me))
-                    continue;
-                if (r == l->me) {
-                    const float *y = s->y[(uint32_t)v + q * (uint32_t)l->size] + at;
-                    tf_team_part parts[] = { { s->x + at, n * sizeof *s->x },
-                                             { y, n * sizeof *y } };
-                    if (v != l->me && t->sendv_start(t->ctx, v, parts, 2, &sent[nsent++]) < 0)
-                        rc = team_lost(err);
-                } else {
-                    float *x = ow->buf, *y = ow->buf + ow->room + 1;
-                    tf_team_part parts[] = { { x, n * sizeof *x }, { y, n * sizeof *y } };
-                    if (t->recvv(t->ctx, r, parts, 2) < 0)
-                        rc = team_lost(err);
-                    else
-                        owner_add(ow, i, j, x, y);
-                }
-            }
-            if (rc == 0 && r == l->me && ow && q < ow->k)
-                owner_add(ow, i, j, s->x + at, s->y[(uint32_t)l->me + q * (uint32_t)l->size] + at);
-        }
-    }
     /* every started send is waited for, also after a failure: the
      * transport holds the arrays until then */
-    for (size_t k = 0; k < nsent; k++)
-        if (t->sent_wait(t->ctx, sent[k]) < 0 && rc == 0)
+    int rc = 0;
+    for (size_t k = 0; k < sd->n; k++)
+        if (t->sent_wait(t->ctx, sd->started[k]) < 0 && rc == 0)
             rc = team_lost(err);
-    free(sent);
+    free(sd->started);
     return rc;
 }
 
-/* A rank's whole side of a fit's points: the validity, then, counter
- * after counter (each owner's first, second, ...), the fit's two passes
- * (the runs are sent twice whatever the owners need: a fit that needs one
- * pass ignores the second).  ow: this rank's fits, NULL when it owns
- * none; first: the cloud's starts (an owner's; a sender-only rank's
- * NULL).  Without room for the runs an owner cannot go on with the
+/* This rank's runs to every other owner, for each counter and pass, in
+ * the order the owners receive them. */
+static int start_sends(const tf_fold_team *t, const struct layout *l, const struct source *s,
+                       struct sends *sd, tf_error *err)
+{
+    int owners = owners_of(l->size, l->nc);
+    uint32_t kmost = counters_of(0, l->size, l->nc);
+    size_t room = 0;
+    if (l->offset[l->me + 1] > l->offset[l->me])
+        for (size_t i = s->lo; i < s->hi; i = run_end(s->first, i, s->hi))
+            room += 2 * (size_t)owners * kmost;
+    sd->n = 0;
+    if (!(sd->started = malloc((room + 1) * sizeof *sd->started)))
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for a fit's transfers");
+    if (l->offset[l->me + 1] == l->offset[l->me])
+        return 0;
+    size_t base = s->first[s->lo];
+    for (uint32_t q = 0; q < kmost; q++)
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = s->lo, j; i < s->hi; i = j) {
+                j = run_end(s->first, i, s->hi);
+                size_t at = s->first[i] - base, n = s->first[j] - s->first[i];
+                for (int v = 0; v < owners; v++) {
+                    if (v == l->me || counters_of(v, l->size, l->nc) <= q)
+                        continue;
+                    const float *y = s->y[(uint32_t)v + q * (uint32_t)l->size] + at;
+                    tf_team_part parts[] = { { s->x + at, n * sizeof *s->x },
+                                             { y, n * sizeof *y } };
+                    if (t->sendv_start(t->ctx, v, parts, 2, &sd->started[sd->n]) < 0)
+                        return team_lost(err);
+                    sd->n++;
+                }
+            }
+    return 0;
+}
+
+/* One pass of an owner's fit of its q-th counter: every rank's runs in
+ * the cloud's order, received, or its own added in place. */
+static int owner_pass(const tf_fold_team *t, const struct layout *l, const struct source *s,
+                      const size_t *first, struct owner *ow, uint32_t q, tf_error *err)
+{
+    for (int r = 0; r < l->size; r++) {
+        if (l->offset[r + 1] == l->offset[r])
+            continue;
+        if (r == l->me) {
+            size_t base = s->first[s->lo];
+            const float *y = s->y[(uint32_t)l->me + q * (uint32_t)l->size];
+            for (size_t i = s->lo, j; i < s->hi; i = j) {
+                j = run_end(s->first, i, s->hi);
+                owner_add(ow, i, j, s->x + (s->first[i] - base), y + (s->first[i] - base));
+            }
+            continue;
+        }
+        for (size_t i = l->span[r], j; i < l->span[r + 1]; i = j) {
+            j = run_end(first, i, l->span[r + 1]);
+            size_t n = first[j] - first[i];
+            float *x = ow->buf, *y = ow->buf + ow->room + 1;
+            tf_team_part parts[] = { { x, n * sizeof *x }, { y, n * sizeof *y } };
+            if (t->recvv(t->ctx, r, parts, 2) < 0)
+                return team_lost(err);
+            owner_add(ow, i, j, x, y);
+        }
+    }
+    return 0;
+}
+
+/* A rank's whole side of a fit's points: the validity, then its sends,
+ * all started, then, as an owner, its counters one after another, each
+ * in two passes (the runs are sent twice whatever the owners need: a fit
+ * that needs one pass ignores the second).  ow: this rank's fits, NULL
+ * when it owns none; first: the cloud's starts (an owner's; a sender-only
+ * rank's NULL).  Without room for the runs an owner cannot go on with the
  * others: that is an error of the team (the ranks abort). */
 static int exchange(const tf_fold_team *t, const struct layout *l, const struct source *s,
                     const size_t *first, struct owner *ow, tf_error *err)
 {
+    struct sends sd = { 0 };
     int rc = exchange_sampled(t, l, s, ow, err);
     if (rc == 0 && ow)
         rc = owner_room(ow, l, first, err);
-    for (uint32_t q = 0; q < counters_of(0, l->size, l->nc) && rc == 0; q++) {
-        bool mine = ow && q < ow->k;
-        if (mine)
-            owner_begin(ow, q);
+    if (rc == 0)
+        rc = start_sends(t, l, s, &sd, err);
+    for (uint32_t q = 0; ow && q < ow->k && rc == 0; q++) {
+        owner_begin(ow, q);
         for (int pass = 0; pass < 2 && rc == 0; pass++) {
-            rc = exchange_runs(t, l, s, first, ow, q, err);
-            if (mine)
-                owner_pass_done(ow);
+            rc = owner_pass(t, l, s, first, ow, q, err);
+            owner_pass_done(ow);
         }
-        if (mine)
-            owner_end(ow);
+        owner_end(ow);
     }
-    return rc;
+    int wrc = sd.started ? sends_wait(t, &sd, err) : 0;
+    return rc < 0 ? rc : wrc;
 }
 
 static void owner_free(struct owner *ow)

@@ -64,10 +64,20 @@ static void close_links(struct pipes *p, int size)
             }
 }
 
+/* The sends on one link in the order they were made: each takes a ticket
+ * and writes when its turn comes, so that started sends (on threads of
+ * their own) and blocking ones keep their order. */
+struct link_order {
+    pthread_mutex_t lock;
+    pthread_cond_t turn;
+    unsigned next, serving;
+};
+
 struct endpoint {
     struct pipes *p;
     int rank;
     int size;                 /* set by team_of */
+    struct link_order order[MAX_MEMBERS];   /* by destination */
 };
 
 static int write_all(int fd, const void *buf, size_t bytes)
@@ -92,10 +102,38 @@ static int read_all(int fd, void *buf, size_t bytes)
     return 0;
 }
 
+static unsigned take_ticket(struct link_order *o)
+{
+    pthread_mutex_lock(&o->lock);
+    unsigned t = o->next++;
+    pthread_mutex_unlock(&o->lock);
+    return t;
+}
+
+/* Writes the parts on the link to `to` when ticket t's turn comes. */
+static int write_in_turn(struct endpoint *e, int to, unsigned t, const tf_team_part *parts,
+                         size_t n)
+{
+    struct link_order *o = &e->order[to];
+    pthread_mutex_lock(&o->lock);
+    while (o->serving != t)
+        pthread_cond_wait(&o->turn, &o->lock);
+    pthread_mutex_unlock(&o->lock);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = write_all(e->p->link[e->rank][to][1], parts[i].buf, parts[i].bytes);
+    pthread_mutex_lock(&o->lock);
+    o->serving++;
+    pthread_cond_broadcast(&o->turn);
+    pthread_mutex_unlock(&o->lock);
+    return rc;
+}
+
 static int pipe_send(void *ctx, int to, const void *buf, size_t bytes)
 {
-    const struct endpoint *e = ctx;
-    return write_all(e->p->link[e->rank][to][1], buf, bytes);
+    struct endpoint *e = ctx;
+    tf_team_part part = { buf, bytes };
+    return write_in_turn(e, to, take_ticket(&e->order[to]), &part, 1);
 }
 
 static int pipe_recv(void *ctx, int from, void *buf, size_t bytes)
@@ -106,23 +144,50 @@ static int pipe_recv(void *ctx, int from, void *buf, size_t bytes)
 
 static int pipe_sendv(void *ctx, int to, const tf_team_part *parts, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (pipe_send(ctx, to, parts[i].buf, parts[i].bytes) < 0)
-            return -1;
-    return 0;
+    struct endpoint *e = ctx;
+    return write_in_turn(e, to, take_ticket(&e->order[to]), parts, n);
 }
 
-/* Pipes send at once (a write that the reader's pace holds up). */
+/* A started send: a thread that writes the parts in their turn. */
+#define MAX_PARTS 4
+struct started_send {
+    pthread_t thread;
+    struct endpoint *e;
+    int to, rc;
+    unsigned ticket;
+    size_t n;
+    tf_team_part parts[MAX_PARTS];
+};
+
+static void *write_started(void *arg)
+{
+    struct started_send *st = arg;
+    st->rc = write_in_turn(st->e, st->to, st->ticket, st->parts, st->n);
+    return NULL;
+}
+
 static int pipe_sendv_start(void *ctx, int to, const tf_team_part *parts, size_t n,
                             void **started)
 {
-    *started = NULL;
-    return pipe_sendv(ctx, to, parts, n);
+    struct endpoint *e = ctx;
+    struct started_send *st = calloc(1, sizeof *st);
+    assert_non_null(st);
+    assert_true(n <= MAX_PARTS);
+    *st = (struct started_send){ .e = e, .to = to, .n = n,
+                                 .ticket = take_ticket(&e->order[to]) };
+    memcpy(st->parts, parts, n * sizeof *parts);
+    assert_int_equal(pthread_create(&st->thread, NULL, write_started, st), 0);
+    *started = st;
+    return 0;
 }
 
 static int pipe_sent_wait(void *ctx, void *started)
 {
-    return 0;
+    struct started_send *st = started;
+    assert_int_equal(pthread_join(st->thread, NULL), 0);
+    int rc = st->rc;
+    free(st);
+    return rc;
 }
 
 static int pipe_recvv(void *ctx, int from, const tf_team_part *parts, size_t n)
@@ -171,6 +236,11 @@ static void *serve(void *arg)
 static tf_fold_team team_of(struct endpoint *e, int size)
 {
     e->size = size;
+    for (int w = 0; w < MAX_MEMBERS; w++) {
+        e->order[w] = (struct link_order){ .next = 0, .serving = 0 };
+        pthread_mutex_init(&e->order[w].lock, NULL);
+        pthread_cond_init(&e->order[w].turn, NULL);
+    }
     return (tf_fold_team){
         .size = size, .rank = e->rank, .ctx = e, .send = pipe_send, .recv = pipe_recv,
         .send_idle = pipe_send, .recv_idle = pipe_recv, .sendv = pipe_sendv,
