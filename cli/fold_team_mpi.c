@@ -114,25 +114,6 @@ static int mpi_recvv(void *ctx, int from, const tf_team_part *parts, size_t n)
     return transfer_parts(ctx, false, from, parts, n, NULL);
 }
 
-static int mpi_sendv_start(void *ctx, int to, const tf_team_part *parts, size_t n,
-                           void **started)
-{
-    struct started *st = NULL;
-    int rc = transfer_parts(ctx, true, to, parts, n, &st);
-    *started = st;
-    return rc;
-}
-
-static int mpi_sent_wait(void *ctx, void *started)
-{
-    struct started *st = started;
-    (void)ctx;
-    if (!st)
-        return 0;
-    int rc = MPI_Waitall((int)st->n, st->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS ? 0 : -1;
-    free(st);
-    return rc;
-}
 
 /* Open MPI and MPICH wait for a message by polling: a CPU at full load
  * for as long as the wait lasts, taken from the leader itself when the
@@ -141,11 +122,11 @@ static int mpi_sent_wait(void *ctx, void *started)
  * late. */
 #define POLL_NS 100000
 
-static int wait_idle(MPI_Request *req)
+static int wait_idle(MPI_Request *req, int n)
 {
     for (;;) {
         int done = 0;
-        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        if (MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
             return -1;
         if (done)
             return 0;
@@ -162,7 +143,7 @@ static int transfer_idle(struct mpi_team *m, bool send, int peer, void *buf, siz
         return -1;
     int rc = send ? MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, TAG, m->comm, &req)
                   : MPI_Irecv(buf, (int)bytes, MPI_BYTE, peer, TAG, m->comm, &req);
-    return rc == MPI_SUCCESS ? wait_idle(&req) : -1;
+    return rc == MPI_SUCCESS ? wait_idle(&req, 1) : -1;
 }
 
 static int mpi_send_idle(void *ctx, int to, const void *buf, size_t bytes)
@@ -174,6 +155,28 @@ static int mpi_send_idle(void *ctx, int to, const void *buf, size_t bytes)
 static int mpi_recv_idle(void *ctx, int from, void *buf, size_t bytes)
 {
     return transfer_idle(ctx, false, from, buf, bytes);
+}
+
+static int mpi_sendv_start(void *ctx, int to, const tf_team_part *parts, size_t n,
+                           void **started)
+{
+    struct started *st = NULL;
+    int rc = transfer_parts(ctx, true, to, parts, n, &st);
+    *started = st;
+    return rc;
+}
+
+/* A started send waits for its receiver, which takes it up as its own
+ * work allows: idly, not keeping a CPU busy that the receiver may need. */
+static int mpi_sent_wait(void *ctx, void *started)
+{
+    struct started *st = started;
+    (void)ctx;
+    if (!st)
+        return 0;
+    int rc = wait_idle(st->req, (int)st->n);
+    free(st);
+    return rc;
 }
 
 int tf_cli_team_start(tf_fold_team **team, tf_error *err)
