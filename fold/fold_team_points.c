@@ -130,7 +130,14 @@ int team_own_share(tf_fold_team *t, tf_fold_input *share, tf_error *err)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the share");
     for (size_t i = 0; i < own->all.n; i++)
         own->all.rows[i] = (uint32_t)i;
-    return tf_fold_region_instances(&own->region, in, err);
+    int rc = tf_fold_region_instances(&own->region, in, err);
+    /* The region has the instances now; the share keeps only which share
+     * each instance is in. */
+    free(in->instances);
+    free(in->samples);
+    in->instances = NULL;
+    in->samples = NULL;
+    return rc;
 }
 
 void team_own_free(tf_fold_team *t)
@@ -171,6 +178,9 @@ static int serve_observer(const tf_fold_team *t, struct tf_fold_team_own *own,
     if (t->recvv(t->ctx, 0, parts, 2) < 0)
         return team_lost(err);
     tf_fold_observer_apply(r, own->all.first, &own->all.points);
+    /* The instances were for the cost only (a few dozen bytes each, of
+     * every share's). */
+    tf_fold_region_clear(r);
     return 0;
 }
 

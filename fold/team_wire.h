@@ -44,8 +44,10 @@ struct team_request {
 /* A member's own: the share it read, and the points the groups take from
  * it (fold_team_points.c). */
 struct tf_fold_team_own {
-    tf_fold_input share;       /* its extraction (the points go to `all`) */
-    tf_fold_region region;     /* its instances, for the recording's cost */
+    tf_fold_input share;       /* its extraction (the points go to `all`, the
+                                * instances to `region`) */
+    tf_fold_region region;     /* its instances, until the recording's cost
+                                * is out of its points */
     tf_fold_members all;       /* every instance's points, until the groups take them */
     tf_fold_members *groups;   /* [ngroups] each group's members and their points */
     uint32_t ngroups;
