@@ -71,33 +71,30 @@ static int team_size(const struct context *cx)
     return cx->spread ? cx->team->size : 1;
 }
 
-/* Where each rank's members of m start ([size+1]; all 0 but the last
- * alone), m's instances being in share order. */
+/* Where each rank's members of m start ([size+1]; alone, 0 and m->n), m's
+ * instances being in share order. */
 static void member_spans(const struct context *cx, const tf_fold_members *m, size_t *span)
 {
     int size = team_size(cx);
     for (int w = 0; w < size; w++) {
         size_t hi;
-        if (cx->spread)
-            tf_fold_share_span(cx->in->share, m->rows, m->n, (uint32_t)w, &span[w], &hi);
-        else
-            span[w] = 0;
+        tf_fold_share_span(cx->in->share, m->rows, m->n, (uint32_t)w, &span[w], &hi);
     }
     span[size] = m->n;
 }
 
-/* The cloud of m's instances as a whole (first[n+1], from their samples),
- * and where each rank's points start in it (offset[size+1]). */
+/* The cloud of m's instances as a whole: its first[n+1] from their
+ * samples, where each rank's members start (span[size+1]) and, unless
+ * offset is NULL, where its points start (offset[size+1]). */
 static void cloud_layout(const struct context *cx, const tf_fold_members *m, size_t *first,
-                         size_t *offset)
+                         size_t *span, size_t *offset)
 {
     first[0] = 0;
     for (size_t i = 0; i < m->n; i++)
         first[i + 1] = first[i] + cx->region->instances[m->rows[i]].samples;
-    int size = team_size(cx);
-    member_spans(cx, m, offset);
-    for (int w = 0; w <= size; w++)
-        offset[w] = first[offset[w]];
+    member_spans(cx, m, span);
+    for (int w = 0; offset && w <= team_size(cx); w++)
+        offset[w] = first[span[w]];
 }
 
 /* Per-instance inputs of one counter's cloud. */
@@ -551,16 +548,14 @@ static int pick_members(const struct context *cx, uint32_t index, const tf_fold_
     sub->rows = malloc((k + 1) * sizeof *sub->rows);
     sub->first = malloc((k + 1) * sizeof *sub->first);
     size_t *span = malloc(((size_t)team_size(cx) + 1) * sizeof *span);
-    size_t *offset = malloc(((size_t)team_size(cx) + 1) * sizeof *offset);
     int rc = 0;
-    if (!sub->rows || !sub->first || !span || !offset) {
+    if (!sub->rows || !sub->first || !span) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the first fit");
         goto done;
     }
     for (size_t i = 0; i < k; i++)
         sub->rows[i] = m->rows[pick[i]];
-    cloud_layout(cx, sub, sub->first, offset);
-    member_spans(cx, sub, span);
+    cloud_layout(cx, sub, sub->first, span, NULL);
     if ((rc = tf_fold_points_alloc(&sub->points, sub->first[k], nc, err)) < 0)
         goto done;
     /* the leader's own picks come first */
@@ -571,7 +566,6 @@ static int pick_members(const struct context *cx, uint32_t index, const tf_fold_
     rc = tf_fold_team_fetch(cx->team, index, pick, span, nc, sub, err);
 done:
     free(span);
-    free(offset);
     if (rc < 0)
         tf_fold_members_free(sub);
     return rc;
@@ -617,8 +611,7 @@ static int final_fit(const struct context *cx, uint32_t index, const tf_fold_mem
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the fit");
     size_t *span = sc.first + m->n + 1;
     sc.team = (tf_fold_team_cloud){ index, offset, span };
-    cloud_layout(cx, m, sc.first, offset);
-    member_spans(cx, m, span);
+    cloud_layout(cx, m, sc.first, span, offset);
     int rc = offset[1] == m->points.n
                  ? fit_members(cx, m, &sc, true, known, g, err)
                  : tf_fail(err, TF_ERR_INTERNAL, "group %u: %zu points of rank 0, %zu held",

@@ -179,7 +179,7 @@ typedef struct tf_fold_result {
     uint32_t       nregions;
     tf_fold_region *regions;
     /* What serves the groups' parts when they are spread (a team's
-     * leader, tf_fold_team_spread), freed with the result; NULL alone */
+     * leader, tf_fold_team_parts), freed with the result; NULL alone */
     void          *parts_owner;
     void         (*parts_free)(void *owner);
 } tf_fold_result;

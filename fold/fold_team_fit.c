@@ -497,8 +497,9 @@ struct leader_fits {
     tf_fit_output *out;
 };
 
-static int leader_fits_init(struct leader_fits *lf, int size, uint32_t nc, tf_fold_view view, void *arg, const double *bd, size_t nb,
-                            const tf_fit_options *o, tf_fit_output *out, tf_error *err)
+static int leader_fits_init(struct leader_fits *lf, int size, uint32_t nc, tf_fold_view view,
+                            void *arg, const double *bd, size_t nb, const tf_fit_options *o,
+                            tf_fit_output *out, tf_error *err)
 {
     uint32_t k = counters_of(0, size, nc);
     tf_fold_cloud cl;
