@@ -25,28 +25,30 @@ struct mpi_team {
 /* MPI counts are ints: large arrays travel in pieces. */
 #define PIECE ((size_t)INT_MAX / 2)
 
-static int mpi_send(void *ctx, int to, const void *buf, size_t bytes)
-{
-    struct mpi_team *m = ctx;
-    for (size_t at = 0; at < bytes; at += PIECE) {
-        size_t len = bytes - at < PIECE ? bytes - at : PIECE;
-        if (MPI_Send((const char *)buf + at, (int)len, MPI_BYTE, to, TAG, m->comm) !=
-            MPI_SUCCESS)
-            return -1;
-    }
-    return 0;
-}
+/* Open MPI and MPICH wait for a message by polling: a CPU at full load
+ * for as long as the wait lasts.  A rank waits for another's work at
+ * times (a member for the leader's next request while the leader reads
+ * or writes the outputs, the leader for a member's results or points),
+ * and on a machine with as many CPUs as ranks a polling wait takes the
+ * CPU that the rank it waits for, or the leader's output threads, need:
+ * under mpirun -np 2 on two CPUs the member's and the leader's polling
+ * took a second of CPU from the outputs' threads of a 64 x 3000 fold
+ * (bench/RESULTS.md, "Waits that sleep").  So every wait tests its
+ * requests now and then, sleeping in between, and takes a message up at
+ * most POLL_NS late. */
+#define POLL_NS 100000
 
-static int mpi_recv(void *ctx, int from, void *buf, size_t bytes)
+static int wait_idle(MPI_Request *req, int n)
 {
-    struct mpi_team *m = ctx;
-    for (size_t at = 0; at < bytes; at += PIECE) {
-        size_t len = bytes - at < PIECE ? bytes - at : PIECE;
-        if (MPI_Recv((char *)buf + at, (int)len, MPI_BYTE, from, TAG, m->comm,
-                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    for (;;) {
+        int done = 0;
+        if (MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
             return -1;
+        if (done)
+            return 0;
+        struct timespec pause = { 0, POLL_NS };
+        nanosleep(&pause, NULL);
     }
-    return 0;
 }
 
 /* The requests of parts started (transfer_parts), for their wait. */
@@ -55,7 +57,7 @@ struct started {
     MPI_Request req[];
 };
 
-/* The parts as messages of at most PIECE bytes each (mpi_send's pieces),
+/* The parts as messages of at most PIECE bytes each,
  * all started, then waited for together (or, with started_out, left to
  * mpi_sent_wait); a part of 0 bytes is no message on either side. */
 static int transfer_parts(struct mpi_team *m, bool send, int peer, const tf_team_part *parts,
@@ -88,7 +90,7 @@ static int transfer_parts(struct mpi_team *m, bool send, int peer, const tf_team
     }
     /* What was started is waited for, also after a failure: the buffers
      * must not be freed under MPI's feet. */
-    if (MPI_Waitall((int)started, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    if (wait_idle(req, (int)started) < 0)
         rc = MPI_ERR_OTHER;
     free(st);
     return rc == MPI_SUCCESS ? 0 : -1;
@@ -104,6 +106,18 @@ static int mpi_pending(void *ctx, int from)
     return flag != 0;
 }
 
+static int mpi_send(void *ctx, int to, const void *buf, size_t bytes)
+{
+    tf_team_part part = { buf, bytes };
+    return transfer_parts(ctx, true, to, &part, 1, NULL);
+}
+
+static int mpi_recv(void *ctx, int from, void *buf, size_t bytes)
+{
+    tf_team_part part = { buf, bytes };
+    return transfer_parts(ctx, false, from, &part, 1, NULL);
+}
+
 static int mpi_sendv(void *ctx, int to, const tf_team_part *parts, size_t n)
 {
     return transfer_parts(ctx, true, to, parts, n, NULL);
@@ -112,49 +126,6 @@ static int mpi_sendv(void *ctx, int to, const tf_team_part *parts, size_t n)
 static int mpi_recvv(void *ctx, int from, const tf_team_part *parts, size_t n)
 {
     return transfer_parts(ctx, false, from, parts, n, NULL);
-}
-
-
-/* Open MPI and MPICH wait for a message by polling: a CPU at full load
- * for as long as the wait lasts, taken from the leader itself when the
- * machine has no CPU to spare.  The idle variants test the request now
- * and then, sleeping in between, and take the message up at most POLL_NS
- * late. */
-#define POLL_NS 100000
-
-static int wait_idle(MPI_Request *req, int n)
-{
-    for (;;) {
-        int done = 0;
-        if (MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-            return -1;
-        if (done)
-            return 0;
-        struct timespec pause = { 0, POLL_NS };
-        nanosleep(&pause, NULL);
-    }
-}
-
-/* One message to (send) or from (receive) peer, waited for idly. */
-static int transfer_idle(struct mpi_team *m, bool send, int peer, void *buf, size_t bytes)
-{
-    MPI_Request req;
-    if (bytes > INT_MAX)
-        return -1;
-    int rc = send ? MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, TAG, m->comm, &req)
-                  : MPI_Irecv(buf, (int)bytes, MPI_BYTE, peer, TAG, m->comm, &req);
-    return rc == MPI_SUCCESS ? wait_idle(&req, 1) : -1;
-}
-
-static int mpi_send_idle(void *ctx, int to, const void *buf, size_t bytes)
-{
-    /* MPI_Isend takes a const buffer since MPI 3: the cast drops nothing it writes */
-    return transfer_idle(ctx, true, to, (void *)(uintptr_t)buf, bytes);
-}
-
-static int mpi_recv_idle(void *ctx, int from, void *buf, size_t bytes)
-{
-    return transfer_idle(ctx, false, from, buf, bytes);
 }
 
 static int mpi_sendv_start(void *ctx, int to, const tf_team_part *parts, size_t n,
@@ -167,7 +138,7 @@ static int mpi_sendv_start(void *ctx, int to, const tf_team_part *parts, size_t 
 }
 
 /* A started send waits for its receiver, which takes it up as its own
- * work allows: idly, not keeping a CPU busy that the receiver may need. */
+ * work allows. */
 static int mpi_sent_wait(void *ctx, void *started)
 {
     struct started *st = started;
@@ -205,8 +176,7 @@ int tf_cli_team_start(tf_fold_team **team, tf_error *err)
     MPI_Comm_dup(MPI_COMM_WORLD, &m->comm);
     m->team = (tf_fold_team){
         .size = size, .rank = rank, .ctx = m,
-        .send = mpi_send, .recv = mpi_recv, .send_idle = mpi_send_idle,
-        .recv_idle = mpi_recv_idle, .sendv = mpi_sendv, .recvv = mpi_recvv,
+        .send = mpi_send, .recv = mpi_recv, .sendv = mpi_sendv, .recvv = mpi_recvv,
         .sendv_start = mpi_sendv_start, .sent_wait = mpi_sent_wait, .pending = mpi_pending,
     };
     if (provided >= MPI_THREAD_SERIALIZED && pthread_mutex_init(&m->lock, NULL) == 0)

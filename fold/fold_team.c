@@ -141,7 +141,7 @@ int tf_fold_team_gather(const tf_fold_team *team, tf_fold_input *in, tf_error *e
         struct team_request q = { .command = COMMAND_POINTS };
         struct points_header h;
         if (team->send(team->ctx, w, &q, sizeof q) < 0 ||
-            team->recv_idle(team->ctx, w, &h, sizeof h) < 0)
+            team->recv(team->ctx, w, &h, sizeof h) < 0)
             return team_lost(err);
         int rc = receive_share(team, w, &h, in, err);
         if (rc < 0)
@@ -221,7 +221,7 @@ int tf_fold_team_end(const tf_fold_team *team, int status)
     for (int w = 1; w < team->size; w++) {
         struct points_header h;
         do {
-            if (team->recv_idle(team->ctx, w, &h, sizeof h) < 0)
+            if (team->recv(team->ctx, w, &h, sizeof h) < 0)
                 return -1;
         } while (!h.ended);
     }
@@ -273,7 +273,7 @@ static int serve_requests(tf_fold_team *team, tf_fold_input *share, int share_rc
         struct team_request q = { .command = team->held_command,
                                   .status = team->held_status };
         team->held_command = 0;
-        if (!q.command && team->recv_idle(team->ctx, 0, &q, sizeof q) < 0)
+        if (!q.command && team->recv(team->ctx, 0, &q, sizeof q) < 0)
             return team_lost(err);
         if (q.command == COMMAND_END) {
             struct points_header h;

@@ -46,15 +46,13 @@ typedef struct tf_fold_team {
                                * converted once) */
     void *ctx;
     /* Messages between the leader and a member, received in the order
-     * sent.  Each returns 0, or -1 when the communication failed. */
+     * sent.  Each returns 0, or -1 when the communication failed.  A wait
+     * for the other side keeps no CPU busy (a member waits for the next
+     * request while the leader reads or writes the outputs, the leader
+     * for a member's points or results): the CPUs are the ranks' and the
+     * leader's output threads'. */
     int (*send)(void *ctx, int to, const void *buf, size_t bytes);
     int (*recv)(void *ctx, int from, void *buf, size_t bytes);
-    /* The same for a message that may be long in coming (a member waiting
-     * for the next fit while the leader reads the trace or writes the
-     * outputs; a member's results waiting for the leader to finish its own
-     * counters): the wait keeps no CPU busy. */
-    int (*send_idle)(void *ctx, int to, const void *buf, size_t bytes);
-    int (*recv_idle)(void *ctx, int from, void *buf, size_t bytes);
     /* Arrays sent from where they lie, without being copied into one
      * buffer, and received into arrays of the same sizes, in order: one
      * wait for them all. */

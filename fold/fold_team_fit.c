@@ -461,7 +461,7 @@ static int receive_results(const tf_fold_team *t, int w, uint32_t nc, size_t gri
 {
     uint32_t k = counters_of(w, t->size, nc);
     size_t each = result_bytes(grid);
-    if (t->recv_idle(t->ctx, w, buf, k * each) < 0)
+    if (t->recv(t->ctx, w, buf, k * each) < 0)
         return team_lost(err);
     int rc = 0;
     for (uint32_t i = 0; i < k; i++) {
@@ -712,7 +712,7 @@ int team_serve_fit(const tf_fold_team *t, const struct team_request *q, tf_error
         memcpy(results + i * each, &r, sizeof r);
     }
     owner_free(&ow);
-    if (rc == 0 && k && t->send_idle(t->ctx, 0, results, k * each) < 0)
+    if (rc == 0 && k && t->send(t->ctx, 0, results, k * each) < 0)
         rc = team_lost(err);
 done:
     free(in);

@@ -243,9 +243,8 @@ static tf_fold_team team_of(struct endpoint *e, int size)
     }
     return (tf_fold_team){
         .size = size, .rank = e->rank, .ctx = e, .send = pipe_send, .recv = pipe_recv,
-        .send_idle = pipe_send, .recv_idle = pipe_recv, .sendv = pipe_sendv,
-        .recvv = pipe_recvv, .sendv_start = pipe_sendv_start, .sent_wait = pipe_sent_wait,
-        .pending = pipe_pending,
+        .sendv = pipe_sendv, .recvv = pipe_recvv, .sendv_start = pipe_sendv_start,
+        .sent_wait = pipe_sent_wait, .pending = pipe_pending,
     };
 }
 
