@@ -147,19 +147,18 @@ int tf_fold_group_each_part(const tf_fold_group *g, unsigned columns, tf_fold_pa
     const tf_fold_parts *ps = g->parts;
     if (!ps)
         return fn(arg, &g->points, 0, err);
+    tf_fold_points room = { 0 };
     size_t first = 0;
-    for (size_t k = 0; k < ps->n; k++) {
+    int rc = 0;
+    for (size_t k = 0; k < ps->n && rc == 0; k++) {
         tf_fold_points part;
-        int rc = ps->take(ps->ctx, k, columns, &part, err);
-        if (rc < 0)
-            return rc;
-        rc = fn(arg, &part, first, err);
-        first += part.n;
-        ps->release(ps->ctx, k, &part);
-        if (rc < 0)
-            return rc;
+        if ((rc = ps->take(ps->ctx, k, columns, &room, &part, err)) == 0) {
+            rc = fn(arg, &part, first, err);
+            first += part.n;
+        }
     }
-    return 0;
+    tf_fold_points_free(&room);
+    return rc;
 }
 
 size_t tf_fold_group_npoints(const tf_fold_group *g)

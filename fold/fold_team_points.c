@@ -337,7 +337,8 @@ struct team_parts {
     struct group_parts *g;
 };
 
-static int take_part(void *ctx, size_t k, unsigned columns, tf_fold_points *p, tf_error *err)
+static int take_part(void *ctx, size_t k, unsigned columns, tf_fold_points *room,
+                     tf_fold_points *p, tf_error *err)
 {
     const struct group_parts *gp = ctx;
     if (k == 0) {
@@ -346,27 +347,23 @@ static int take_part(void *ctx, size_t k, unsigned columns, tf_fold_points *p, t
     }
     const tf_fold_team *t = gp->team;
     const struct part_chunk *c = &gp->chunk[k];
-    int rc = tf_fold_points_alloc(p, c->n, gp->ncounters, err);
-    if (rc < 0)
-        return rc;
+    if (room->n < c->n) {
+        tf_fold_points_free(room);
+        int rc = tf_fold_points_alloc(room, PART_CHUNK, gp->ncounters, err);
+        if (rc < 0)
+            return rc;
+    }
+    *p = *room;
+    p->n = c->n;
     struct team_request q = { .command = COMMAND_PART, .group = gp->group, .ninst = c->from,
                               .npoints = c->n, .columns = columns };
     team_lock(t);
-    rc = t->send(t->ctx, c->rank, &q, sizeof q) < 0
-             ? team_lost(err)
-             : team_transfer_points(t, c->rank, false, p, 0, p->n, p->n, gp->ncounters,
-                                    columns, err);
+    int rc = t->send(t->ctx, c->rank, &q, sizeof q) < 0
+                 ? team_lost(err)
+                 : team_transfer_points(t, c->rank, false, p, 0, p->n, p->n, gp->ncounters,
+                                        columns, err);
     team_unlock(t);
-    if (rc < 0)
-        tf_fold_points_free(p);
     return rc;
-}
-
-static void release_part(void *ctx, size_t k, tf_fold_points *p)
-{
-    (void)ctx;
-    if (k > 0)
-        tf_fold_points_free(p);
 }
 
 static void parts_free(void *owner)
@@ -389,8 +386,7 @@ static int group_parts(const tf_fold_team *team, tf_fold_group *grp, uint32_t g,
     for (int w = 1; w < size; w++)
         nchunks += (offset[w + 1] - offset[w] + PART_CHUNK - 1) / PART_CHUNK;
     *gp = (struct group_parts){
-        .parts = { .n = nchunks, .npoints = offset[size], .take = take_part,
-                   .release = release_part },
+        .parts = { .n = nchunks, .npoints = offset[size], .take = take_part },
         .team = team, .own = &grp->points, .group = g, .ncounters = nc,
         .chunk = calloc(nchunks, sizeof *gp->chunk),
     };

@@ -397,7 +397,6 @@ static void points_in_parts(void **state)
     point_columns_of(fx, &cut, "parts.h5", n, got);
     fx->grp.parts = NULL;
     fx->grp.points = whole;
-    assert_int_equal(sp.taken, sp.released);
     assert_int_equal(cut.nfolded, all.nfolded);
     assert_int_equal(cut.nsamples, all.nsamples);
     assert_true(cut.nsamples < n / 2);

@@ -55,16 +55,18 @@ int points_of_parts(const tf_fold_group *g, unsigned nc, tf_fold_points *out, tf
     return rc;
 }
 
-static int take(void *ctx, size_t k, unsigned columns, tf_fold_points *p, tf_error *err)
+static int take(void *ctx, size_t k, unsigned columns, tf_fold_points *room,
+                tf_fold_points *p, tf_error *err)
 {
     (void)columns;   /* every column */
     split_parts *s = ctx;
     const tf_fold_points *a = s->all;
     size_t at = s->cuts[k], n = s->cuts[k + 1] - at;
-    int rc = tf_fold_points_alloc(p, n, s->ncounters, err);
+    tf_fold_points_free(room);
+    int rc = tf_fold_points_alloc(room, n, s->ncounters, err);
     if (rc < 0)
         return rc;
-    p->n = n;
+    *p = *room;
     memcpy(p->instance, a->instance + at, n * sizeof *p->instance);
     memcpy(p->x, a->x + at, n * sizeof *p->x);
     memcpy(p->kind, a->kind + at, n * sizeof *p->kind);
@@ -78,19 +80,11 @@ static int take(void *ctx, size_t k, unsigned columns, tf_fold_points *p, tf_err
     return 0;
 }
 
-static void release(void *ctx, size_t k, tf_fold_points *p)
-{
-    (void)k;
-    split_parts *s = ctx;
-    tf_fold_points_free(p);
-    s->released++;
-}
-
 void split_parts_init(split_parts *s, const tf_fold_points *all, unsigned ncounters,
                       const size_t *cuts, size_t nparts)
 {
     *s = (split_parts){
-        .parts = { .n = nparts, .npoints = all->n, .take = take, .release = release },
+        .parts = { .n = nparts, .npoints = all->n, .take = take },
         .all = all, .ncounters = ncounters, .cuts = cuts,
     };
     s->parts.ctx = s;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Folded points for the tests: compared column by column, and a group's
  * points served as parts (fold_result.h, tf_fold_parts) cut
- * where a test says, each part a copy of its columns made when it is
- * taken and freed when it is released: a consumer that reads beyond its
- * part, or keeps one after releasing it, reads freed or foreign memory
- * (the sanitizer build checks). */
+ * where a test says, each part a copy of its columns made in the
+ * consumer's room when it is taken, in arrays of the part's size that
+ * replace the room's: a consumer that reads beyond its part, keeps one
+ * after taking the next, or leaves its room unfreed reads freed or
+ * foreign memory or leaks it (the sanitizer build checks). */
 #ifndef TF_TESTS_POINTS_FIXTURE_H
 #define TF_TESTS_POINTS_FIXTURE_H
 
@@ -17,7 +18,7 @@ typedef struct split_parts {
     const tf_fold_points *all;   /* y rows all->n apart */
     unsigned ncounters;
     const size_t *cuts;          /* [parts.n + 1]: 0, ..., all->n */
-    size_t taken, released;
+    size_t taken;
 } split_parts;
 
 /* Asserts (cmocka) that p and q hold the same n points of nc counters,
