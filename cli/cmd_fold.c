@@ -30,6 +30,7 @@
 #include "open_trace.h"
 #include "prv_synthetic.h"
 #include "render.h"
+#include "tf_launcher.h"
 #include "tf_parallel.h"
 
 static void usage(FILE *out)
@@ -233,9 +234,12 @@ static char *default_outdir(const char *trace)
 }
 
 /* The region to fold: the one asked for, or the repeated region covering
- * the most time.  Lists the regions when the name is unknown. */
-static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, tf_error *err)
+ * the most time, its instances in *chosen (0 for one asked for).  Lists
+ * the regions when the name is unknown. */
+static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, size_t *chosen,
+                         tf_error *err)
 {
+    *chosen = 0;
     tf_region_stats *st;
     size_t n;
     int rc = tf_region_stats_compute(tr, &st, &n, err);
@@ -245,9 +249,7 @@ static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, tf_er
         for (size_t k = 0; k < n; k++)
             if (st[k].count >= 2) {
                 *region = st[k].region;
-                tf_msg_note("folding region '%s' (%zu instances): the repeated region that "
-                            "covers the most time; choose another with --region",
-                            tf_trace_string(tr, st[k].region), st[k].count);
+                *chosen = st[k].count;
                 free(st);
                 return 0;
             }
@@ -573,46 +575,99 @@ static bool ranks_share_reading(char *const *traces, size_t n)
     return !(n == 1 && tf_cli_is_paraver(traces[0]));
 }
 
-/* The fold, led by this process when team is not NULL. */
-static int fold(int argc, char **argv, tf_fold_team *team)
-{
+/* A fold's command line, parsed. */
+struct fold_command {
     tf_fold_params p;
-    tf_fold_params_default(&p);
     struct fold_options o;
-    int parsed = parse_options(argc, argv, &p, &o);
-    if (parsed > 0)
+    int parsed;                 /* parse_options' return */
+    char *const *traces;
+    size_t ntraces;
+};
+
+/* The traces opened and the region chosen.  Started as several ranks, a
+ * process opens them on a thread of its own while MPI starts: MPI_Init
+ * waits for the launcher and the other ranks most of its time (0.3 s of
+ * wall-clock, 0.08 s of CPU, under mpirun -np 2 on two CPUs), which the
+ * opening (0.25 s of a 64-process trace) fills (bench/RESULTS.md, "MPI
+ * start and opening together").  Alone, a process opens them when the
+ * fold asks, once the output directory is known to be usable. */
+struct opening {
+    const struct fold_command *c;
+    bool wanted, threaded, done;
+    pthread_t thread;
+    tf_trace *tr;
+    uint32_t region;
+    size_t chosen;              /* choose_region's */
+    int rc;
+    tf_error err;
+};
+
+static void *open_traces(void *arg)
+{
+    struct opening *op = arg;
+    tf_error_clear(&op->err);
+    op->rc = tf_cli_open_traces(op->c->traces, op->c->ntraces, &op->tr, &op->err);
+    if (op->rc == 0)
+        op->rc = choose_region(op->tr, op->c->o.region, &op->region, &op->chosen, &op->err);
+    return NULL;
+}
+
+/* The opening's result (opened now when no thread did it), and the note
+ * of a region chosen for the user, said only now that the fold goes on. */
+static int opening_wait(struct opening *op, tf_error *err)
+{
+    if (op->threaded) {
+        pthread_join(op->thread, NULL);
+        op->threaded = false;
+    } else if (!op->done) {
+        open_traces(op);
+    }
+    op->done = true;
+    if (op->rc < 0)
+        *err = op->err;
+    else if (op->chosen)
+        tf_msg_note("folding region '%s' (%zu instances): the repeated region that covers "
+                    "the most time; choose another with --region",
+                    tf_trace_string(op->tr, op->region), op->chosen);
+    return op->rc;
+}
+
+/* The fold, led by this process when team is not NULL. */
+static int fold(const struct fold_command *c, struct opening *op, tf_fold_team *team)
+{
+    if (c->parsed > 0)
         usage(stdout);
-    if (parsed != 0)
-        return parsed < 0 ? TF_EXIT_USAGE : TF_EXIT_OK;
-    const char *trace = argv[optind];
-    size_t ntraces = (size_t)(argc - optind);
-    if (ntraces > 1 && !o.outdir)
+    if (c->parsed != 0)
+        return c->parsed < 0 ? TF_EXIT_USAGE : TF_EXIT_OK;
+    const tf_fold_params *p = &c->p;
+    const struct fold_options *o = &c->o;
+    const char *trace = c->traces[0];
+    if (c->ntraces > 1 && !o->outdir)
         return tf_msg_usage("several traces: name the output with -o OUTDIR");
-    char *outdir = o.outdir ? strdup(o.outdir) : default_outdir(trace);
+    char *outdir = o->outdir ? strdup(o->outdir) : default_outdir(trace);
     if (!outdir) {
         tf_msg_error("out of memory");
         return TF_EXIT_FAILURE;
     }
     tf_error err;
     tf_error_clear(&err);
-    tf_trace *tr = NULL;
     tf_fold_result *res = NULL;
     bool exists;
-    uint32_t region = 0;
     tf_cal_profile *profile = NULL;
     if (team)
-        team->read_alone = !ranks_share_reading(argv + optind, ntraces);
-    int rc = check_outdir(outdir, o.force, &exists, &err);
-    if (rc == 0 && o.machine && !(profile = malloc(sizeof *profile)))
-        rc = tf_fail(&err, TF_ERR_NOMEM, "%s: no memory for the profile", o.machine);
-    if (rc == 0 && o.machine)
-        rc = tf_cal_profile_load(profile, o.machine, &err);
+        team->read_alone = !ranks_share_reading(c->traces, c->ntraces);
+    int rc = check_outdir(outdir, o->force, &exists, &err);
+    /* the profile after the opening: both are HDF5, which one thread
+     * at a time may call */
     if (rc == 0)
-        rc = tf_cli_open_traces(argv + optind, ntraces, &tr, &err);
+        rc = opening_wait(op, &err);
+    if (rc == 0 && o->machine && !(profile = malloc(sizeof *profile)))
+        rc = tf_fail(&err, TF_ERR_NOMEM, "%s: no memory for the profile", o->machine);
+    if (rc == 0 && o->machine)
+        rc = tf_cal_profile_load(profile, o->machine, &err);
+    tf_trace *tr = op->tr;
     if (rc == 0)
-        rc = choose_region(tr, o.region, &region, &err);
-    if (rc == 0)
-        rc = tf_fold_trace(tr, region, &p, team, show_progress, NULL, &res, &err);
+        rc = tf_fold_trace(tr, op->region, p, team, show_progress, NULL, &res, &err);
     tf_progress_done();
     /* The outputs name the trace the user gave, not its temporary
      * conversion, which is gone once the fold ends. */
@@ -626,10 +681,8 @@ static int fold(int argc, char **argv, tf_fold_team *team)
         }
     }
     if (rc == 0)
-        rc = write_outputs(tr, res, team, outdir, &o, profile, exists,
-                           output_threads(&p, team), &err);
-    if (tr)
-        tf_cli_close_trace(tr);
+        rc = write_outputs(tr, res, team, outdir, o, profile, exists,
+                           output_threads(p, team), &err);
     int status = TF_EXIT_OK;
     if (rc < 0)
         status = tf_msg_fail(&err);
@@ -653,40 +706,30 @@ static int leader_ended(void *team, uint64_t done, uint64_t total)
  * no pointer into it that the team uses), then serves rank 0 until it ends
  * the team.  Whatever stops it reading is handed to rank 0 in place of
  * the share.  Of a Paraver trace it reads nothing, and only fits. */
-static int serve(int argc, char **argv, tf_fold_team *team)
+static int serve(const struct fold_command *c, struct opening *op, tf_fold_team *team)
 {
-    tf_fold_params p;
-    tf_fold_params_default(&p);
-    struct fold_options o;
     tf_error share_err, err;
     tf_error_clear(&share_err);
     tf_error_clear(&err);
     tf_fold_input share;
     memset(&share, 0, sizeof share);
-    tf_trace *tr = NULL;
-    uint32_t region = 0;
-    tf_msg_set_silent(true);
-    int rc = parse_options(argc, argv, &p, &o) == 0
-                 ? 0 : tf_fail(&share_err, TF_ERR_USAGE, "no fold asked for");
-    /* Rank 0 reading alone (a Paraver input): this rank only fits. */
-    bool reads = rc == 0 && ranks_share_reading(argv + optind, (size_t)(argc - optind));
-    if (reads) {
-        rc = tf_cli_open_traces(argv + optind, (size_t)(argc - optind), &tr, &share_err);
-        if (rc == 0)
-            rc = choose_region(tr, o.region, &region, &share_err);
+    int rc = c->parsed == 0 ? 0 : tf_fail(&share_err, TF_ERR_USAGE, "no fold asked for");
+    if (op->wanted) {
+        rc = opening_wait(op, &share_err);
         tf_extract_share mine = { (unsigned)team->rank, (unsigned)team->size };
         if (rc == 0)
-            rc = tf_fold_input_extract(tr, region, tf_fold_threads(&p, team), mine,
+            rc = tf_fold_input_extract(op->tr, op->region, tf_fold_threads(&c->p, team), mine,
                                        leader_ended, team, &share, &share_err);
-        if (tr)
-            tf_cli_close_trace(tr);
+        if (op->tr)
+            tf_cli_close_trace(op->tr);
+        op->tr = NULL;
     }
     tf_msg_set_silent(false);
     /* The leader's synthetic trace asks for this rank's points in order. */
     tf_cli_synthetic_member *synthetic = tf_cli_synthetic_member_new();
     tf_fold_team_handler handler = { tf_cli_synthetic_member_call, synthetic };
-    int status = synthetic ? tf_fold_team_serve(team, reads ? &share : NULL, rc, &share_err,
-                                                &handler, &err)
+    int status = synthetic ? tf_fold_team_serve(team, op->wanted ? &share : NULL, rc,
+                                                &share_err, &handler, &err)
                            : tf_fail(&err, TF_ERR_NOMEM, "out of memory");
     tf_cli_synthetic_member_free(synthetic);
     tf_fold_input_free(&share);
@@ -700,22 +743,49 @@ static int serve(int argc, char **argv, tf_fold_team *team)
 
 /* Under mpirun every rank reads its share of the samples; rank 0 folds
  * and writes everything, the other ranks serve its fits and write
- * nothing; all exit with rank 0's status. */
+ * nothing; all exit with rank 0's status.  Which rank this process is the
+ * launcher says (tf_launcher.h) before MPI starts, and MPI confirms. */
 int tf_cmd_fold(int argc, char **argv)
 {
+    bool ranks = tf_launcher_size() >= 2, member = ranks && tf_launcher_rank() > 0;
+    struct fold_command c;
+    tf_fold_params_default(&c.p);
+    if (member)
+        tf_msg_set_silent(true);
+    c.parsed = parse_options(argc, argv, &c.p, &c.o);
+    c.traces = argv + optind;
+    c.ntraces = c.parsed == 0 ? (size_t)(argc - optind) : 0;
+    /* A member reads nothing of a Paraver trace (rank 0 converts it). */
+    struct opening op = {
+        .c = &c,
+        .wanted = c.parsed == 0 && (!member || ranks_share_reading(c.traces, c.ntraces)),
+    };
+    op.threaded = ranks && op.wanted &&
+                  pthread_create(&op.thread, NULL, open_traces, &op) == 0;
     tf_fold_team *team;
     tf_error err;
     tf_error_clear(&err);
-    if (tf_cli_team_start(&team, &err) < 0)
-        return err.msg[0] ? tf_msg_fail(&err) : TF_EXIT_FAILURE;
     int status;
-    if (team && team->rank != 0) {
-        status = serve(argc, argv, team);
+    if (tf_cli_team_start(&team, &err) < 0) {
+        status = err.msg[0] ? tf_msg_fail(&err) : TF_EXIT_FAILURE;
+    } else if (team && team->rank != tf_launcher_rank()) {
+        /* no launcher known to tracefold gives another rank than MPI's */
+        tf_error_clear(&err);
+        tf_fail(&err, TF_ERR_UNSUPPORTED, "the launcher says rank %d, MPI says rank %d",
+                tf_launcher_rank(), team->rank);
+        status = team->rank == 0 ? tf_msg_fail(&err) : TF_EXIT_FAILURE;
+        tf_cli_team_abort(team);
+    } else if (member) {
+        status = serve(&c, &op, team);
     } else {
-        status = fold(argc, argv, team);
+        status = fold(&c, &op, team);
         if (team && tf_fold_team_end(team, status) < 0 && status == TF_EXIT_OK)
             status = TF_EXIT_FAILURE;
     }
+    if (op.threaded)
+        pthread_join(op.thread, NULL);
+    if (op.tr)
+        tf_cli_close_trace(op.tr);
     tf_cli_team_stop(team);
     return status;
 }
