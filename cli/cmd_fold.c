@@ -588,9 +588,10 @@ struct fold_command {
  * process opens them on a thread of its own while MPI starts: MPI_Init
  * waits for the launcher and the other ranks most of its time (0.3 s of
  * wall-clock, 0.08 s of CPU, under mpirun -np 2 on two CPUs), which the
- * opening (0.25 s of a 64-process trace) fills (bench/RESULTS.md, "MPI
- * start and opening together").  Alone, a process opens them when the
- * fold asks, once the output directory is known to be usable. */
+ * opening (0.25 s of a 64-process trace) fills (bench/RESULTS.md,
+ * "Waits that sleep; MPI started while the traces open").  Alone, a
+ * process opens them when the fold asks, once the output directory is
+ * known to be usable. */
 struct opening {
     const struct fold_command *c;
     bool wanted, threaded, done;
