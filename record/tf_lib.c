@@ -375,8 +375,10 @@ void tracefold_fini(void)
 
 __attribute__((constructor)) static void tf_load(void)
 {
+    /* An unreadable value is left to tracefold_init, which reports it. */
     const char *v = getenv("TRACEFOLD_AUTOSTART");
-    if (v && !strcmp(v, "no"))
+    bool autostart = true;
+    if (v && !tf_parse_bool(v, &autostart) && !autostart)
         return;
     tracefold_init();
 }

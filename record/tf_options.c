@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "tf_options.h"
 
@@ -115,6 +116,20 @@ void tf_options_defaults(tf_options *o)
     }
 }
 
+int tf_parse_bool(const char *text, bool *value)
+{
+    /* The spellings people write in environment variables and XML; case
+     * does not matter (YES, On).  Index parity is the value. */
+    static const char *const spellings[] = {"no", "yes", "off", "on", "false", "true", "0", "1"};
+    for (unsigned i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
+        if (strcasecmp(text, spellings[i]))
+            continue;
+        *value = i % 2;
+        return 0;
+    }
+    return -1;
+}
+
 /* A number with a unit suffix from units (name, multiplier), no suffix
  * meaning plain_mult. */
 struct unit { const char *suffix; uint64_t mult; };
@@ -182,15 +197,17 @@ int tf_option_set(tf_options *o, const tf_option_desc *d, const char *text, tf_e
         v = u;
         break;
     }
-    case TF_OPT_ENUM:
     case TF_OPT_BOOL:
+        if (tf_parse_bool(text, (bool *)field))
+            return tf_fail(err, TF_ERR_USAGE,
+                           "%s: '%s' is not a yes/no value (yes, no, on, off, true, false, 1, 0)",
+                           d->name, text);
+        return 0;
+    case TF_OPT_ENUM:
         for (int i = 0; d->choices[i]; i++) {
             if (strcmp(text, d->choices[i]))
                 continue;
-            if (d->type == TF_OPT_BOOL)
-                *(bool *)field = i;
-            else
-                *(int *)field = i;
+            *(int *)field = i;
             return 0;
         }
         {

@@ -59,7 +59,8 @@ typedef struct tf_option_desc {
     const char *env;           /* environment variable */
     int         type;          /* enum tf_option_type */
     const char *deflt;         /* default, as text */
-    const char *const *choices;/* TF_OPT_ENUM: NULL-terminated names, value = index */
+    const char *const *choices;/* TF_OPT_ENUM: NULL-terminated names, value = index;
+                                  TF_OPT_BOOL: the names written for false, true */
     uint64_t    min, max;      /* numeric bounds */
     const char *help;          /* one line for --help and the docs */
     size_t      offset;        /* of the field in tf_options: char[1024] for
@@ -75,6 +76,11 @@ const tf_option_desc *tf_option_find(const char *name);
 
 /* Fills o with every default. */
 void tf_options_defaults(tf_options *o);
+
+/* A boolean setting's text: yes/no, on/off, true/false, 1/0 (any case).
+ * 0 with *value set, -1 when text is none of them.  The one parser of
+ * booleans, also used by the load-time autostart check. */
+int tf_parse_bool(const char *text, bool *value);
 
 /* Parses text as a value of option d into o.  Errors say what was expected,
  * without context: callers prefix where the text came from. */

@@ -3,6 +3,7 @@
  * reader's error messages (file and line). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +55,35 @@ static void values_parse(void **state)
     assert_string_equal(buf, "500000ns");
 }
 
+/* Every spelling the documentation uses (tracefold.h: TRACEFOLD_AUTOSTART=0;
+ * recorder.md: no), in the environment and in an option's text, and the
+ * value written back is the canonical one. */
+static void booleans_take_every_spelling(void **state)
+{
+    (void)state;
+    static const struct { const char *text; bool value; } cases[] = {
+        {"0", false}, {"no", false}, {"off", false}, {"false", false}, {"NO", false}, {"Off", false},
+        {"1", true}, {"yes", true}, {"on", true}, {"true", true}, {"YES", true}, {"True", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tf_options o;
+        tf_error err;
+        tf_options_defaults(&o);
+        o.autostart = !cases[i].value;
+        assert_int_equal(setenv("TRACEFOLD_AUTOSTART", cases[i].text, 1), 0);
+        if (tf_options_from_env(&o, &err))
+            fail_msg("TRACEFOLD_AUTOSTART=%s refused: %s", cases[i].text, err.msg);
+        assert_int_equal(o.autostart, cases[i].value);
+        o.stats = !cases[i].value;
+        assert_int_equal(tf_option_set(&o, tf_option_find("stats"), cases[i].text, &err), 0);
+        assert_int_equal(o.stats, cases[i].value);
+        char buf[8];
+        tf_option_format(&o, tf_option_find("stats"), buf, sizeof buf);
+        assert_string_equal(buf, cases[i].value ? "yes" : "no");
+    }
+    assert_int_equal(unsetenv("TRACEFOLD_AUTOSTART"), 0);
+}
+
 static void bad_values_say_why(void **state)
 {
     (void)state;
@@ -67,6 +97,9 @@ static void bad_values_say_why(void **state)
         {"stack-depth", "-1", "not a non-negative integer"},
         {"jitter", "90", "out of range"},
         {"output", "", "empty value"},
+        {"autostart", "2", "not a yes/no value"},
+        {"stats", "yess", "not a yes/no value"},
+        {"mpi-calls", "", "not a yes/no value"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tf_options o;
@@ -134,6 +167,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_are_valid),
         cmocka_unit_test(values_parse),
+        cmocka_unit_test(booleans_take_every_spelling),
         cmocka_unit_test(bad_values_say_why),
         cmocka_unit_test(config_reads_options),
         cmocka_unit_test(config_errors_name_the_line),

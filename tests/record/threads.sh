@@ -25,7 +25,8 @@ if command -v objcopy >/dev/null; then
 fi
 
 # Threads started before tracefold_init: attached at their first call.
-TRACEFOLD_AUTOSTART=no "$tf" record -q -o "$tmp/late.h5" --period 1ms -- \
+# TRACEFOLD_AUTOSTART=0 is the spelling tracefold.h documents.
+TRACEFOLD_AUTOSTART=0 "$tf" record -q -o "$tmp/late.h5" --period 1ms -- \
     "$apps/threads_app" 4 10 late-init || fail "late init: record exit status $?"
 "$check" threads "$tmp/late.h5" 4 10 || fail "late init: threads started before init"
 
