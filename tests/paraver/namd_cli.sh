@@ -3,17 +3,21 @@
 # instances of main; fold accepts "User function=main" and "60000019=5" and
 # writes the synthetic trace folded.prv with named routines;
 # the raw and the synthetic Paraver traces written from it pass --check;
-# the gzip-compressed trace reads the same.
+# the gzip-compressed trace reads the same.  The trace is the repository's
+# copy (tests/data/extrae), decompressed here for the plain-text runs.
 set -u
 tf=${TRACEFOLD:?}
-data=${top_srcdir:?}/../shared/data/extrae
-[ -r "$data/444.namd.prv" ] || { echo "skip: $data/444.namd.prv is absent"; exit 77; }
+repo_data=${top_srcdir:?}/tests/data/extrae
 work=$(mktemp -d "${TMPDIR:-/tmp}/tf-namd-XXXXXX") || exit 1
 export TMPDIR="$work/tmp"
 mkdir "$TMPDIR"
 trap 'rm -rf "$work"' EXIT
 fail=0
 check() { echo "FAIL: $*"; fail=1; }
+data=$work/plain
+mkdir "$data" && gzip -dc "$repo_data/444.namd.prv.gz" > "$data/444.namd.prv" &&
+    cp "$repo_data/444.namd.pcf" "$repo_data/444.namd.row" "$data/" ||
+    { echo "FAIL: cannot decompress $repo_data/444.namd.prv.gz"; exit 1; }
 
 "$tf" info "$data/444.namd.prv" > "$work/info.txt" || check "info exit $?"
 grep -Eq '^  main +38 +0 ' "$work/info.txt" || check "info: no 38 complete instances of main"
@@ -43,11 +47,9 @@ grep -q '^THREAD 1.1.1 main group 0' "$work/synth.row" || check "synthetic .row:
 "$tf" paraver -q "$work/namd.h5" -o "$work/raw.prv.gz" || check "raw trace exit $?"
 "$tf" paraver --check "$work/raw.prv.gz" > /dev/null || check "raw trace fails --check"
 
-# The compressed original, with its .pcf and .row beside it.
-gzip -c "$data/444.namd.prv" > "$work/namd.prv.gz"
-cp "$data/444.namd.pcf" "$work/namd.pcf"
-cp "$data/444.namd.row" "$work/namd.row"
-"$tf" info "$work/namd.prv.gz" > "$work/info-gz.txt" || check "info on .prv.gz exit $?"
+# The compressed original as kept in the repository, with its .pcf and
+# .row beside it.
+"$tf" info "$repo_data/444.namd.prv.gz" > "$work/info-gz.txt" || check "info on .prv.gz exit $?"
 grep -Eq '^  main +38 +0 ' "$work/info-gz.txt" || check "info on .prv.gz: no 38 instances of main"
 
 # Conversions leave nothing behind in TMPDIR.

@@ -84,11 +84,8 @@ static const char *function_at(const tf_trace *tr, const tf_process *p, uint64_t
 static void test_namd_round_trip(void **state)
 {
     (void)state;
-    const char *top = getenv("top_srcdir");
-    char src[4096];
-    snprintf(src, sizeof src, "%s/../shared/data/extrae/444.namd.prv", top ? top : ".");
-    if (access(src, R_OK))
-        skip();
+    char *src = tf_test_namd_gz();
+    assert_non_null(src);
     char *h5 = tf_test_path("namd.h5"), *prv = tf_test_path("namd-raw.prv"), *back = tf_test_path("back.h5");
     tf_prv_import_stats ist;
     tf_prv_export_stats est;
@@ -127,6 +124,7 @@ static void test_namd_round_trip(void **state)
     free(h5);
     free(prv);
     free(back);
+    free(src);
 }
 
 /* A trace written here with two processes on two hosts, nested regions,

@@ -27,11 +27,8 @@ static int counter_index(const tf_trace *tr, const tf_process *p, const char *na
 static void test_namd(void **state)
 {
     (void)state;
-    const char *top = getenv("top_srcdir");
-    char src[4096];
-    snprintf(src, sizeof src, "%s/../shared/data/extrae/444.namd.prv", top ? top : ".");
-    if (access(src, R_OK))
-        skip();
+    char *src = tf_test_namd_plain();
+    assert_non_null(src);
     char *out = tf_test_path("namd.h5");
     tf_prv_import_stats st;
     tf_error err;
@@ -120,6 +117,7 @@ static void test_namd(void **state)
     assert_non_null(strstr(err.msg, "User function=main (60000019=5)"));
     tf_trace_close(tr);
     free(out);
+    free(src);
 }
 
 static void test_objects_and_sets(void **state)

@@ -18,24 +18,9 @@
 #include "prv_row.h"
 #include "test_dir.h"
 
-static char namd[4096];
-
-static bool have_namd(void)
+/* The real trace's records, read from path (plain or gzip). */
+static void check_namd_records(const char *path)
 {
-    const char *top = getenv("top_srcdir");
-    snprintf(namd, sizeof namd, "%s/../shared/data/extrae/444.namd", top ? top : ".");
-    char prv[4200];
-    snprintf(prv, sizeof prv, "%s.prv", namd);
-    return access(prv, R_OK) == 0;
-}
-
-static void test_namd_records(void **state)
-{
-    (void)state;
-    if (!have_namd())
-        skip();
-    char path[4200];
-    snprintf(path, sizeof path, "%s.prv", namd);
     tf_prv_reader *r;
     tf_error err;
     assert_int_equal(tf_prv_open(&r, path, false, &err), 0);
@@ -68,14 +53,27 @@ static void test_namd_records(void **state)
     tf_prv_close(r);
 }
 
+static void test_namd_records(void **state)
+{
+    (void)state;
+    char *plain = tf_test_namd_plain(), *gz = tf_test_namd_gz();
+    assert_non_null(plain);
+    assert_non_null(gz);
+    check_namd_records(plain);
+    check_namd_records(gz);
+    free(plain);
+    free(gz);
+}
+
 static void test_namd_labels(void **state)
 {
     (void)state;
-    if (!have_namd())
-        skip();
+    char *prv = tf_test_namd_plain();
+    assert_non_null(prv);
+    const size_t base = strlen(prv) - strlen(".prv");
     char path[4200];
     tf_error err;
-    snprintf(path, sizeof path, "%s.pcf", namd);
+    snprintf(path, sizeof path, "%.*s.pcf", (int)base, prv);
     tf_pcf *pcf;
     assert_int_equal(tf_pcf_read(path, &pcf, &err), 0);
     assert_string_equal(tf_pcf_type_label(pcf, 60000019), "User function");
@@ -94,13 +92,14 @@ static void test_namd_labels(void **state)
     assert_false(tf_pcf_find_value(pcf, type, "no such function", &value));
     tf_pcf_free(pcf);
 
-    snprintf(path, sizeof path, "%s.row", namd);
+    snprintf(path, sizeof path, "%.*s.row", (int)base, prv);
     tf_row row;
     assert_int_equal(tf_row_read(path, &row, &err), 0);
     assert_string_equal(tf_row_name(&row, TF_ROW_THREAD, 0), "THREAD 1.1.1");
     assert_string_equal(tf_row_name(&row, TF_ROW_NODE, 0), "node157");
     assert_null(tf_row_name(&row, TF_ROW_THREAD, 1));
     tf_row_free(&row);
+    free(prv);
 }
 
 /* ---- malformed input ----------------------------------------------------- */

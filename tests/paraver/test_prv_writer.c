@@ -102,16 +102,16 @@ static void round_trip(const char *src, const char *out)
 static void test_namd_round_trip(void **state)
 {
     (void)state;
-    const char *top = getenv("top_srcdir");
-    char src[4096];
-    snprintf(src, sizeof src, "%s/../shared/data/extrae/444.namd.prv", top ? top : ".");
-    if (access(src, R_OK))
-        skip();
+    char *plain = tf_test_namd_plain(), *gz = tf_test_namd_gz();
+    assert_non_null(plain);
+    assert_non_null(gz);
     char out[4200];
     snprintf(out, sizeof out, "%s/namd.prv", tf_test_dir);
-    round_trip(src, out);
+    round_trip(plain, out);
     snprintf(out, sizeof out, "%s/namd-gz.prv.gz", tf_test_dir);
-    round_trip(src, out);
+    round_trip(gz, out);
+    free(plain);
+    free(gz);
 }
 
 static void test_generated_round_trip(void **state)
