@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* CSV (RFC 4180 quoting: a field with a comma, quote or newline is quoted,
- * quotes doubled; a missing number is an empty field) and Markdown.  The
+/* CSV (RFC 4180 quoting: a field with a comma or quote is quoted, quotes
+ * doubled, control characters escaped as tf_escape.h says; a missing number
+ * is an empty field) and Markdown.  The
  * objects tables list the referenced objects only (a process has hundreds
  * of statics the iteration never touches); fold.h5 keeps them all. */
 #include "tables.h"
 
 #include "csv_write.h"
+#include "tf_escape.h"
 
 #include <errno.h>
 #include <math.h>
@@ -173,14 +175,11 @@ static void write_levels(FILE *f, const tf_analysis *const *a, size_t n)
         }
 }
 
-/* Markdown cells: '|' would end the cell. */
+/* Markdown cells: control characters escaped (tf_escape.h); '|' would end
+ * the cell. */
 static void md_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '|')
-            fputc('\\', f);
-        fputc(*s, f);
-    }
+    tf_escape_put_marked(f, s, '|', '\\');
 }
 
 static void md_number(FILE *f, int decimals, double v)

@@ -16,6 +16,7 @@
 #include "instances.h"
 #include "msg.h"
 #include "open_trace.h"
+#include "tf_escape.h"
 
 #define SAMPLE_CHUNK 65536
 #define TEXT_OBJECTS_SHOWN 20
@@ -167,6 +168,28 @@ static void print_start_time(FILE *out, uint64_t ns)
         fprintf(out, "started:     %s\n", buf);
 }
 
+/* A trace's string, escaped (tf_escape.h: it may hold terminal controls),
+ * left-aligned in width columns as %-*s would. */
+static void put_string(FILE *out, const char *s, size_t width)
+{
+    size_t n = tf_escape_put(out, s ? s : "");
+    if (n < width)
+        fprintf(out, "%*s", (int)(width - n), "");
+}
+
+/* label, then a trace's string escaped. */
+static void put_field(FILE *out, const char *label, const char *s)
+{
+    fputs(label, out);
+    put_string(out, s, 0);
+}
+
+static void put_line(FILE *out, const char *label, const char *s)
+{
+    put_field(out, label, s);
+    fputc('\n', out);
+}
+
 static void print_text_objects(FILE *out, const tf_trace *tr, const tf_process *proc)
 {
     char b[32];
@@ -177,9 +200,9 @@ static void print_text_objects(FILE *out, const tf_trace *tr, const tf_process *
         const tf_object *o = &proc->objects[i];
         const char *name = tf_trace_string(tr, o->name);
         const char *site = tf_trace_string(tr, o->callsite);
-        fprintf(out, "    #%u %-6s %-24s 0x%" PRIx64 " %s\n", o->id, object_kind(o->kind),
-                name[0] ? name : site[0] ? site : "(unnamed)", o->start,
-                human_bytes(o->size, b, sizeof b));
+        fprintf(out, "    #%u %-6s ", o->id, object_kind(o->kind));
+        put_string(out, name[0] ? name : site[0] ? site : "(unnamed)", 24);
+        fprintf(out, " 0x%" PRIx64 " %s\n", o->start, human_bytes(o->size, b, sizeof b));
     }
     if (proc->nobjects > TEXT_OBJECTS_SHOWN)
         fprintf(out, "    ... and %zu more (--json lists them all)\n",
@@ -190,14 +213,14 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
 {
     const tf_trace_meta *m = tf_trace_get_meta(tr);
     char b1[32], b2[32], b3[32], b4[32];
-    fprintf(out, "trace:       %s\n", tf_trace_path(tr));
+    put_line(out, "trace:       ", tf_trace_path(tr));
     fprintf(out, "complete:    %s\n",
             tf_trace_complete(tr) ? "yes" : "no (the recording was interrupted: killed, or "
                                             "its disk full; what was written is readable)");
-    fprintf(out, "producer:    %s\n", m->producer ? m->producer : "");
-    fprintf(out, "host:        %s\n", m->host ? m->host : "");
-    fprintf(out, "command:     %s\n", m->command_line ? m->command_line : "");
-    fprintf(out, "clock:       %s\n", m->clock ? m->clock : "");
+    put_line(out, "producer:    ", m->producer);
+    put_line(out, "host:        ", m->host);
+    put_line(out, "command:     ", m->command_line);
+    put_line(out, "clock:       ", m->clock);
     print_start_time(out, m->start_time);
     if (s->any_time)
         fprintf(out, "time span:   %s (from %" PRIu64 " to %" PRIu64 " ns)\n",
@@ -212,11 +235,12 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
         fprintf(out, "process %u: pid %" PRId64, p, proc->pid);
         if (proc->rank >= 0)
             fprintf(out, ", rank %d of %d", proc->rank, proc->nranks);
-        fprintf(out, ", host %s, executable %s\n", proc->host ? proc->host : "",
-                proc->executable ? proc->executable : "");
+        put_field(out, ", host ", proc->host);
+        put_field(out, ", executable ", proc->executable);
+        fputc('\n', out);
         fprintf(out, "  counters: %u", proc->ncounters);
         for (uint32_t c = 0; c < proc->ncounters; c++)
-            fprintf(out, "%s%s", c ? ", " : " (", tf_trace_string(tr, proc->counters[c].name));
+            put_field(out, c ? ", " : " (", tf_trace_string(tr, proc->counters[c].name));
         fprintf(out, "%s\n", proc->ncounters ? ")" : "");
         fprintf(out, "  modules: %zu, symbols: %zu\n", proc->nmodules, proc->nsymbols);
         fprintf(out, "  threads: %u\n", proc->nthreads);
@@ -238,8 +262,9 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
                 "incomplete", "median", "min", "max", "total");
     for (size_t i = 0; i < s->nregions; i++) {
         const tf_region_stats *r = &s->regions[i];
-        fprintf(out, "  %-24s %10zu %10zu %12s %12s %12s %12s\n",
-                tf_trace_string(tr, r->region), r->count, r->incomplete,
+        fputs("  ", out);
+        put_string(out, tf_trace_string(tr, r->region), 24);
+        fprintf(out, " %10zu %10zu %12s %12s %12s %12s\n", r->count, r->incomplete,
                 human_time(r->median, b1, sizeof b1), human_time(r->min, b2, sizeof b2),
                 human_time(r->max, b3, sizeof b3), human_time(r->total, b4, sizeof b4));
     }
@@ -258,13 +283,22 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
 static void json_string(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        /* Controls as \u escapes: C0, DEL, C1 (U+0080-U+009F), which a
+         * terminal showing the output would act on (tf_escape.h); a byte
+         * that is not UTF-8 as the code point of its value, since JSON
+         * text is UTF-8. */
+        size_t n = tf_escape_utf8_length((const char *)p);
         if (*p == '"' || *p == '\\')
             fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
+        else if (*p < 0x20 || *p == 0x7f || !n)
             fprintf(out, "\\u%04x", *p);
+        else if (p[0] == 0xc2 && p[1] <= 0x9f)
+            fprintf(out, "\\u%04x", p[1]);
         else
-            fputc(*p, out);
+            fwrite(p, 1, n, out);
+        p += n ? n : 1;
     }
     fputc('"', out);
 }

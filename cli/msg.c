@@ -3,8 +3,11 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "tf_escape.h"
 
 static const char *program = "tracefold";
 static bool quiet, silent;
@@ -20,7 +23,15 @@ static void vmsg(const char *level, const char *fmt, va_list ap)
         return;
     tf_progress_done();
     fprintf(stderr, "%s: %s", program, level);
-    vfprintf(stderr, fmt, ap);
+    /* Messages quote trace strings (region names...): escaped, so that a
+     * control character in them cannot act on the terminal (tf_escape.h). */
+    char *text;
+    if (vasprintf(&text, fmt, ap) < 0) {
+        fputs("(out of memory for the message)\n", stderr);
+        return;
+    }
+    tf_escape_put(stderr, text);
+    free(text);
     fputc('\n', stderr);
 }
 

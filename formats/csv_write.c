@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "tf_escape.h"
+
 int tf_out_open(const char *dir, const char *name, FILE **f, tf_error *err)
 {
     char path[4096];
@@ -27,17 +29,13 @@ int tf_out_close(FILE *f, const char *dir, const char *name, tf_error *err)
 
 void tf_csv_text(FILE *f, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
+    /* Escaped first (tf_escape.h), so no line break is left to quote. */
+    bool quote = strpbrk(s, ",\"") != NULL;
+    if (quote)
+        fputc('"', f);
+    tf_escape_put_marked(f, s, '"', '"');
+    if (quote)
+        fputc('"', f);
 }
 
 void tf_csv_number(FILE *f, double v, int digits)

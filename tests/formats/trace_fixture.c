@@ -73,8 +73,24 @@ char *fixture_path(const char *dir, const char *name)
     return p;
 }
 
-static const char *const counter_names[FIXTURE_COUNTERS] = { "instructions", "cycles",
-                                                             "L1D misses" };
+static const fixture_strings plain_strings = {
+    .host = "testhost", .command_line = "./app 1 2", .executable = "/bin/app",
+    .region = "main", .object = "matrix",
+    .counters = { "instructions", "cycles", "L1D misses" },
+};
+
+/* OSC (set the window title, ended by BEL), CSI (clear the screen, colour,
+ * blink), CR and LF, TAB, DEL, the C1 CSI as UTF-8 (0xc2 0x9b) and as a
+ * lone byte (0x9b), a truncated UTF-8 sequence; '|', ',' and '"', which
+ * Markdown and CSV quote their own way. */
+const fixture_strings fixture_hostile_strings = {
+    .host = "evil\x1b]0;pwned\x07host",
+    .command_line = "./app\x1b[2J\r\n1 2",
+    .executable = "/bin/\x9b" "31mapp",
+    .region = "main\x1b[31m\nloop",
+    .object = "matrix\x7f\xc2\x9b" "2J|x\xe2\x82",
+    .counters = { "instr\tuctions", "cy\x1b[5mcles", "L1D, \"misses\"\r" },
+};
 
 static int write_thread(tf_writer *w, uint32_t proc, uint32_t thread, uint32_t region,
                         tf_error *err)
@@ -108,20 +124,27 @@ static int write_thread(tf_writer *w, uint32_t proc, uint32_t thread, uint32_t r
 
 int fixture_write(const char *path, unsigned flags, tf_error *err)
 {
-    tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = "testhost",
-                           .command_line = "./app 1 2", .producer = "formats tests",
+    return fixture_write_strings(path, flags, &plain_strings, err);
+}
+
+int fixture_write_strings(const char *path, unsigned flags, const fixture_strings *str,
+                          tf_error *err)
+{
+    tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = str->host,
+                           .command_line = str->command_line, .producer = "formats tests",
                            .start_time = 1700000000000000000ull };
-    tf_process_desc desc = { .pid = 4242, .rank = -1, .nranks = 0, .executable = "/bin/app",
-                             .host = "testhost", .build_id = "abcdef",
-                             .ncounters = FIXTURE_COUNTERS, .counter_names = counter_names };
+    tf_process_desc desc = { .pid = 4242, .rank = -1, .nranks = 0,
+                             .executable = str->executable, .host = str->host,
+                             .build_id = "abcdef", .ncounters = FIXTURE_COUNTERS,
+                             .counter_names = str->counters };
     tf_writer *w;
     int rc = tf_writer_create(&w, path, &meta, flags, err);
     if (rc < 0)
         return rc;
     uint32_t proc, thread, region, heap;
     if ((rc = tf_writer_add_process(w, &desc, &proc, err)) < 0 ||
-        (rc = tf_writer_intern(w, "main", &region, err)) < 0 ||
-        (rc = tf_writer_intern(w, "matrix", &heap, err)) < 0)
+        (rc = tf_writer_intern(w, str->region, &region, err)) < 0 ||
+        (rc = tf_writer_intern(w, str->object, &heap, err)) < 0)
         goto fail;
     uint64_t alloc_stack[3] = { 0x401050, 0x401010, 0x400f00 }, first;
     if ((rc = tf_writer_append_frames(w, proc, UINT32_MAX, alloc_stack, 3, &first, err)) < 0)

@@ -57,4 +57,17 @@ long fixture_open_hdf5_ids(void);
 /* Writes the fixture trace to path; returns 0 or a negative tf_error code. */
 int fixture_write(const char *path, unsigned flags, tf_error *err);
 
+/* The fixture's strings: the region's name is also its routine's and the
+ * module's, the object's name also the routine's source file. */
+typedef struct fixture_strings {
+    const char *host, *command_line, *executable, *region, *object;
+    const char *counters[FIXTURE_COUNTERS];
+} fixture_strings;
+/* Strings holding terminal escape sequences, line breaks, DEL, C1 controls
+ * and bytes that are not UTF-8, for the tests of what outputs show. */
+extern const fixture_strings fixture_hostile_strings;
+/* fixture_write with other strings. */
+int fixture_write_strings(const char *path, unsigned flags, const fixture_strings *str,
+                          tf_error *err);
+
 #endif
