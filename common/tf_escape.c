@@ -2,6 +2,7 @@
 #include "tf_escape.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The longest piece: an escaped C1 control (two escapes of 4 bytes), a NUL. */
@@ -101,4 +102,19 @@ size_t tf_escape_put_marked(FILE *f, const char *s, char c, char mark)
 size_t tf_escape_put(FILE *f, const char *s)
 {
     return tf_escape_put_marked(f, s, '\0', '\0');
+}
+
+char *tf_escape_dup(const char *s)
+{
+    char *buf = NULL;
+    size_t size;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f)
+        return NULL;
+    tf_escape_put(f, s);
+    if (fclose(f)) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }

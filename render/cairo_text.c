@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cairo_text.h"
+#include "tf_escape.h"
 
 /* Sizes chosen for a figure printed about 18 cm wide (a journal's full
  * width): 7 pt ticks are the smallest size most journals accept. */
@@ -63,7 +64,11 @@ static void set_text(tf_text *t, int font, const char *s, double max_w)
         pango_layout_set_width(t->layout, -1);
         pango_layout_set_ellipsize(t->layout, PANGO_ELLIPSIZE_NONE);
     }
-    pango_layout_set_text(t->layout, s, -1);
+    /* Names from the trace may hold control characters or bytes that are
+     * not UTF-8, which pango refuses (the whole page would fail). */
+    char *shown = tf_escape_dup(s);
+    pango_layout_set_text(t->layout, shown ? shown : "", -1);
+    free(shown);
 }
 
 static tf_rect place(tf_text *t, double x, double y, double ax, double ay)

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # A trace whose strings hold terminal escape sequences, line breaks, DEL,
 # C1 controls and bytes that are not UTF-8 (write_fixture_trace --hostile):
-# info's text and JSON, fold's messages, its CSV tables and summary.md carry
-# no raw control byte; the strings are there escaped as \xNN (docs/manual.md,
+# info's text and JSON, fold's messages, its CSV tables, summary.md and
+# report carry no raw control byte; the strings are there escaped as \xNN (docs/manual.md,
 # "Text from a trace"); CSV rows stay one line each with their quoting.
 set -u
 tf=${TRACEFOLD:?}
@@ -17,11 +17,15 @@ bad() { echo "FAIL: $*"; fail=1; }
 "$tf" info "$dir/t.h5" > "$dir/info.txt" 2> "$dir/info.err" || bad "info exit $?"
 "$tf" info --json "$dir/t.h5" > "$dir/info.json" || bad "info --json exit $?"
 "$tf" fold "$dir/t.h5" -o "$dir/fold" 2> "$dir/fold.err" || bad "fold exit $?: $(cat "$dir/fold.err")"
+# pdftotext ends each page with a form feed of its own.
+pdftotext "$dir/fold/report.pdf" - > "$dir/report.ff" || bad "report.pdf unreadable"
+tr -d '\f' < "$dir/report.ff" > "$dir/report.txt"
 
 # Every output: no C0 control but the line feed, no DEL, no C1 control (in
 # UTF-8 or as a lone byte), nothing that is not UTF-8.
 python3 - "$dir" info.txt info.err info.json fold.err fold/instances.csv fold/phases.csv \
-    fold/objects.csv fold/streams.csv fold/levels.csv fold/curves.csv fold/summary.md <<'PY' || fail=1
+    fold/objects.csv fold/streams.csv fold/levels.csv fold/curves.csv fold/summary.md \
+    report.txt <<'PY' || fail=1
 import re, sys
 d = sys.argv[1]
 ok = True
@@ -51,6 +55,12 @@ grep -Eq '^  main\\x1b\[31m\\x0aloop +6 +0 ' "$dir/info.txt" || bad "info: regio
 has fold.err "region 'main\\x1b[31m\\x0aloop'"
 has fold/summary.md '## Region `main\x1b[31m\x0aloop`'
 has fold/summary.md '| matrix\x7f\xc2\x9b2J\|x\xe2\x82 | heap |'
+
+# The report is drawn (pango refuses text that is not UTF-8), with the
+# names escaped.
+grep -q 'drawing failed' "$dir/fold.err" && bad "fold: $(grep 'drawing failed' "$dir/fold.err")"
+has report.txt 'main\x1b[31m\x0aloop'
+has report.txt 'matrix\x7f\xc2\x9b2J|x\xe2\x82'
 
 # JSON keeps the exact strings, in \u escapes.
 python3 - "$dir/info.json" <<'PY' || fail=1
