@@ -99,10 +99,12 @@ void tf_progress(const char *what, uint64_t done, uint64_t total)
     if (t - last < 0.2 && done < total)
         return;
     last = t;
+    fputc('\r', stderr);
+    tf_escape_put(stderr, what);   /* it may name a region */
     if (total)
-        fprintf(stderr, "\r%s: %3.0f%%", what, 100.0 * (double)done / (double)total);
+        fprintf(stderr, ": %3.0f%%", 100.0 * (double)done / (double)total);
     else
-        fprintf(stderr, "\r%s: %llu", what, (unsigned long long)done);
+        fprintf(stderr, ": %llu", (unsigned long long)done);
     progress_shown = true;
 }
 
