@@ -59,26 +59,18 @@ static size_t escape_bytes(const unsigned char *p, size_t n, char out[PIECE_MAX]
 static size_t next_piece(const char **s, char out[PIECE_MAX])
 {
     const unsigned char *p = (const unsigned char *)*s;
-    if (!*p) {
+    size_t n = tf_escape_utf8_length(*s);
+    if (!n && !*p) {
         out[0] = '\0';
         return 0;
     }
-    if (*p < 0x80) {
-        *s += 1;
-        if (*p < 0x20 || *p == 0x7f)
-            return escape_bytes(p, 1, out);
-        out[0] = (char)*p;
-        out[1] = '\0';
-        return 1;
-    }
-    size_t n = tf_escape_utf8_length(*s);
-    if (!n) {
+    if (!n) {   /* a stray byte */
         *s += 1;
         return escape_bytes(p, 1, out);
     }
     *s += n;
-    bool c1 = p[0] == 0xc2 && p[1] <= 0x9f;
-    if (c1)
+    bool control = p[0] < 0x20 || p[0] == 0x7f || (p[0] == 0xc2 && p[1] <= 0x9f);
+    if (control)
         return escape_bytes(p, n, out);
     memcpy(out, p, n);
     out[n] = '\0';
