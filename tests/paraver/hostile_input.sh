@@ -76,7 +76,7 @@ fails() {
     [ "$(wc -l < "$work/err.txt")" -eq 1 ] || { check "$what: not one line:"; cat "$work/err.txt"; }
     grep -Fq "$file: " "$work/err.txt" && grep -Eq ": error: .*$pattern" "$work/err.txt" ||
         { check "$what: the message does not name $file with '$pattern':"; cat "$work/err.txt"; }
-    grep -q 'tracefold-prv-\|\.h5' "$work/err.txt" &&
+    grep -q 'tracefold-prv-\|\.prv\.h5' "$work/err.txt" &&
         check "$what: the message names the conversion: $(cat "$work/err.txt")"
     [ -z "$(ls -A "$TMPDIR")" ] || { check "$what: left $(ls "$TMPDIR")"; rm -rf "${TMPDIR:?}"/*; }
     [ -e "$work/out.h5" ] && check "$what: left out.h5"
