@@ -105,16 +105,25 @@ void tf_prv_input_close(tf_prv_input *in)
 
 uint64_t tf_prv_input_file_size(const tf_prv_input *in) { return in->size; }
 
+/* The bytes sniffed at opening first, then straight into the caller's
+ * buffer: no second copy of the text. */
 static int read_plain(tf_prv_input *in, char *buf, size_t size, size_t *got, tf_error *err)
 {
-    int rc = read_raw(in, err);
-    if (rc < 0)
-        return rc;
-    size_t n = in->zs.avail_in < size ? in->zs.avail_in : size;
-    memcpy(buf, in->zs.next_in, n);
-    in->zs.next_in += n;
-    in->zs.avail_in -= (uInt)n;
-    *got = n;
+    if (in->zs.avail_in) {
+        size_t n = in->zs.avail_in < size ? in->zs.avail_in : size;
+        memcpy(buf, in->zs.next_in, n);
+        in->zs.next_in += n;
+        in->zs.avail_in -= (uInt)n;
+        *got = n;
+        return 0;
+    }
+    ssize_t k;
+    do
+        k = read(in->fd, buf, size);
+    while (k < 0 && errno == EINTR);
+    if (k < 0)
+        return tf_fail(err, TF_ERR_IO, "read error: %s", strerror(errno));
+    *got = (size_t)k;
     return 0;
 }
 
