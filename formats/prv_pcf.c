@@ -402,6 +402,9 @@ int tf_pcf_read(const char *path, tf_pcf **out, tf_error *err)
     if (rc == 0 && !any_section)
         rc = tf_fail(err, TF_ERR_FORMAT, "%s: %s: not a .pcf file", path,
                      line ? "no section (DEFAULT_OPTIONS, STATES, EVENT_TYPE, ...)" : "empty");
+    /* The label tables' own messages ("out of memory") get the place. */
+    if (rc < 0 && err && strncmp(err->msg, path, strlen(path)) != 0)
+        tf_error_prefix(err, "%s: line %lu: ", path, line);
     free(block);
     free(buf);
     fclose(f);

@@ -97,6 +97,9 @@ int tf_row_read(const char *path, tf_row *row, tf_error *err)
     if (rc == 0 && left)
         rc = tf_fail(err, TF_ERR_FORMAT, "%s: line %lu: level %s ends %lu names short of its SIZE",
                      path, line, level_names[level], left);
+    /* The label tables' own messages ("out of memory") get the place. */
+    if (rc < 0 && err && strncmp(err->msg, path, strlen(path)) != 0)
+        tf_error_prefix(err, "%s: line %lu: ", path, line);
     free(buf);
     fclose(f);
     if (rc < 0)
