@@ -255,7 +255,7 @@ static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, size_
             }
         free(st);
         return tf_fail(err, TF_ERR_DATA, "%s: no region repeats (at least 2 complete "
-                       "instances are needed to fold)", tf_trace_path(tr));
+                       "instances are needed to fold)", tf_cli_trace_source(tr));
     }
     char *name;
     if ((rc = tf_cli_region_name(tr, spec, &name, err)) < 0) {
@@ -281,7 +281,7 @@ static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, size_
     if (k < n)
         snprintf(list + at, sizeof list - at, ", ...");
     rc = tf_fail(err, TF_ERR_NOTFOUND, "%s: no region '%s'; regions (instances): %s",
-                 tf_trace_path(tr), name, n ? list : "none");
+                 tf_cli_trace_source(tr), name, n ? list : "none");
     free(name);
     free(st);
     return rc;

@@ -213,7 +213,7 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
 {
     const tf_trace_meta *m = tf_trace_get_meta(tr);
     char b1[32], b2[32], b3[32], b4[32];
-    put_line(out, "trace:       ", tf_trace_path(tr));
+    put_line(out, "trace:       ", tf_cli_trace_source(tr));
     fprintf(out, "complete:    %s\n",
             tf_trace_complete(tr) ? "yes" : "no (the recording was interrupted: killed, or "
                                             "its disk full; what was written is readable)");
@@ -349,7 +349,7 @@ static void print_json(FILE *out, const tf_trace *tr, const struct summary *s)
 {
     const tf_trace_meta *m = tf_trace_get_meta(tr);
     fputs("{\n", out);
-    json_field(out, "  ", "trace", tf_trace_path(tr));
+    json_field(out, "  ", "trace", tf_cli_trace_source(tr));
     fprintf(out, "  \"complete\": %s,\n", tf_trace_complete(tr) ? "true" : "false");
     json_field(out, "  ", "producer", m->producer);
     json_field(out, "  ", "host", m->host);

@@ -96,9 +96,7 @@ static int run_import(const char *in, const char *out, bool lenient)
     tf_progress_done();
     if (rc < 0)
         return tf_msg_fail(&err);
-    if (st.skipped)
-        tf_msg_warn("%s: skipped %" PRIu64 " bad record%s (first: %s)", in, st.skipped,
-                    st.skipped == 1 ? "" : "s", st.first_skip);
+    tf_cli_report_import(in, &st);
     tf_msg_note("wrote %s: %" PRIu64 " events, %" PRIu64 " samples, %" PRIu64 " objects, %" PRIu32
                 " counters, %" PRIu64 " regions", out, st.events, st.samples, st.objects,
                 st.counters, st.regions);

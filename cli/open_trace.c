@@ -82,6 +82,36 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
     tf_progress("converting the Paraver trace", done, total);
 }
 
+/* A message about the temporary conversion names the user's .prv instead:
+ * the temporary folder is gone when the message is read. */
+static void name_source(const conversion *c, tf_error *err)
+{
+    if (!err)
+        return;
+    const char *const temp[] = {c->partial, c->file};   /* the longer first: it starts with the other */
+    for (size_t i = 0; i < sizeof temp / sizeof temp[0]; i++) {
+        char *at = strstr(err->msg, temp[i]);
+        if (!at)
+            continue;
+        char rest[TF_ERROR_MSG_MAX];
+        snprintf(rest, sizeof rest, "%s", at + strlen(temp[i]));
+        *at = '\0';
+        size_t used = strlen(err->msg);
+        snprintf(err->msg + used, sizeof err->msg - used, "%s (its conversion)%s", c->source,
+                 rest);
+        return;
+    }
+}
+
+void tf_cli_report_import(const char *path, const tf_prv_import_stats *st)
+{
+    if (st->skipped)
+        tf_msg_warn("%s: skipped %llu bad record%s (first: %s)", path,
+                    (unsigned long long)st->skipped, st->skipped == 1 ? "" : "s", st->first_skip);
+    if (!st->have_pcf)
+        tf_msg_warn("%s: no .pcf beside it: regions and routines are named by number", path);
+}
+
 static int open_paraver(const char *path, tf_trace **tr, tf_error *err)
 {
     conversion *c = NULL;
@@ -110,14 +140,12 @@ static int open_paraver(const char *path, tf_trace **tr, tf_error *err)
     tf_prv_import_stats st;
     int rc = tf_prv_import(path, c->file, lenient, show_progress, NULL, &st, err);
     tf_progress_done();
-    if (rc == 0 && st.skipped)
-        tf_msg_warn("%s: skipped %llu bad record%s (first: %s)", path,
-                    (unsigned long long)st.skipped, st.skipped == 1 ? "" : "s", st.first_skip);
-    if (rc == 0 && !st.have_pcf)
-        tf_msg_warn("%s: no .pcf beside it: regions and routines are named by number", path);
+    if (rc == 0)
+        tf_cli_report_import(path, &st);
     if (rc == 0)
         rc = tf_trace_open(tr, c->file, err);
     if (rc < 0) {
+        name_source(c, err);
         remove_conversion(c);
         c->used = 0;
         return rc;

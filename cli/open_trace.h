@@ -5,6 +5,7 @@
 #define TF_CLI_OPEN_TRACE_H
 
 #include "fold_result.h"
+#include "prv_import.h"
 #include "trace.h"
 
 int tf_cli_open_trace(const char *path, tf_trace **tr, tf_error *err);
@@ -28,5 +29,8 @@ int tf_cli_region_name(const tf_trace *tr, const char *spec, char **name, tf_err
  * and skips bad records (a warning says how many) instead of failing. */
 bool tf_cli_is_paraver(const char *path);
 void tf_cli_set_lenient(bool lenient);
+/* Warns about what a conversion of path left out: skipped records, the
+ * labels of a missing .pcf. */
+void tf_cli_report_import(const char *path, const tf_prv_import_stats *st);
 
 #endif

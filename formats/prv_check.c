@@ -84,7 +84,8 @@ static int check_labels(const char *prv, tf_prv_reader *r, tf_pcf *pcf, const tf
     bool added;
     if (rec->kind == TF_PRV_STATE) {
         if (seen_add(s, UINT32_MAX, rec->state, &added) < 0)
-            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+            return tf_fail(err, TF_ERR_NOMEM, "%s: line %" PRIu64 ": out of memory", prv,
+                           tf_prv_line(r));
         if (added && !tf_pcf_state_label(pcf, rec->state))
             return tf_fail(err, TF_ERR_FORMAT, "%s: line %" PRIu64 ": state %" PRIu32
                            " has no label in the .pcf", prv, tf_prv_line(r), rec->state);
@@ -95,7 +96,8 @@ static int check_labels(const char *prv, tf_prv_reader *r, tf_pcf *pcf, const tf
         bool values = tf_pcf_type_has_values(pcf, type);
         /* Unlabelled types are checked once; labelled ones once per value. */
         if (seen_add(s, type, values ? rec->pairs[i].value : UINT64_MAX, &added) < 0)
-            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+            return tf_fail(err, TF_ERR_NOMEM, "%s: line %" PRIu64 ": out of memory", prv,
+                           tf_prv_line(r));
         if (!added)
             continue;
         if (!tf_pcf_type_label(pcf, type))
@@ -123,7 +125,7 @@ int tf_prv_check(const char *prv_path, tf_prv_check_report *rep, tf_error *err)
     seen s = {0};
     char *pcf_path = tf_prv_sibling(prv_path, ".pcf");
     char *row_path = tf_prv_sibling(prv_path, ".row");
-    int rc = pcf_path && row_path ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    int rc = pcf_path && row_path ? 0 : tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", prv_path);
     if (rc == 0)
         rc = tf_prv_open(&r, prv_path, false, err);
     if (rc == 0)
@@ -138,15 +140,10 @@ int tf_prv_check(const char *prv_path, tf_prv_check_report *rep, tf_error *err)
     while (rc == 0 && (rc = tf_prv_next(r, &rec, err)) == 1) {
         rc = 0;
         rep->records++;
-        uint64_t end = rec.kind == TF_PRV_STATE ? rec.end : rec.time;
         if (rec.time < last)
             rc = tf_fail(err, TF_ERR_FORMAT, "%s: line %" PRIu64 ": time %" PRIu64
                          " before the previous record's %" PRIu64 " (not globally time-sorted)",
                          prv_path, tf_prv_line(r), rec.time, last);
-        else if (end > h->end_time)
-            rc = tf_fail(err, TF_ERR_FORMAT, "%s: line %" PRIu64 ": time %" PRIu64
-                         " after the end time %" PRIu64 " of the header", prv_path,
-                         tf_prv_line(r), end, h->end_time);
         else
             rc = check_labels(prv_path, r, pcf, &rec, &s, rep, err);
         last = rec.time;

@@ -92,13 +92,17 @@ typedef struct importer {
     tf_prv_import_stats *stats;
 } importer;
 
-static int nomem(tf_error *err) { return tf_fail(err, TF_ERR_NOMEM, "out of memory"); }
+static int nomem(importer *im, tf_error *err)
+{
+    return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory converting the trace (%" PRIu64
+                   " lines read)", im->prv_path, im->r ? tf_prv_line(im->r) : 0);
+}
 
 static int counter_index(importer *im, uint32_t type, uint32_t *idx, tf_error *err)
 {
     bool added;
     if (tf_prv_index_get(&im->counter_map, type, idx, &added) < 0)
-        return nomem(err);
+        return nomem(im, err);
     if (!added)
         return 0;
     if (*idx >= TF_MAX_COUNTERS)
@@ -115,11 +119,11 @@ static int region_index(importer *im, uint64_t value, uint32_t *idx, tf_error *e
 {
     bool added;
     if (tf_prv_index_get(&im->region_map, value, idx, &added) < 0)
-        return nomem(err);
+        return nomem(im, err);
     if (added) {
         uint64_t *nv = tf_prv_grow(im->region_value, &im->capregions, *idx + 1, sizeof *nv, 64);
         if (!nv)
-            return nomem(err);
+            return nomem(im, err);
         im->region_value = nv;
         im->region_value[*idx] = value;
     }
@@ -136,11 +140,11 @@ static int site_ip(importer *im, uint64_t routine, uint64_t line, uint64_t *ip, 
     uint32_t idx;
     bool added;
     if (tf_prv_index_get(&im->site_map, key, &idx, &added) < 0)
-        return nomem(err);
+        return nomem(im, err);
     if (added) {
         uint64_t *nk = tf_prv_grow(im->site_key, &im->capsites, idx + 1, sizeof *nk, 256);
         if (!nk)
-            return nomem(err);
+            return nomem(im, err);
         im->site_key = nk;
         im->site_key[idx] = key;
     }
@@ -185,15 +189,15 @@ static int object_new(importer *im, uint32_t thread, uint64_t start, uint64_t si
     iproc *p = &im->procs[im->thread_proc[thread]];
     tf_object *no = tf_prv_grow(p->objects, &p->capobjects, p->nobjects + 1, sizeof *no, 64);
     if (!no)
-        return nomem(err);
+        return nomem(im, err);
     p->objects = no;
     uint32_t slot;
     bool added;
     if (tf_prv_index_get(&p->by_start, start, &slot, &added) < 0)
-        return nomem(err);
+        return nomem(im, err);
     uint32_t *nl = tf_prv_grow(p->latest, &p->caplatest, (size_t)slot + 1, sizeof *nl, 64);
     if (!nl)
-        return nomem(err);
+        return nomem(im, err);
     p->latest = nl;
     p->latest[slot] = (uint32_t)p->nobjects;
     p->objects[p->nobjects] = (tf_object){
@@ -212,11 +216,11 @@ static int object_free(importer *im, uint32_t thread, uint64_t start, uint64_t t
     uint32_t slot;
     bool added;
     if (start == UINT64_MAX || tf_prv_index_get(&p->by_start, start, &slot, &added) < 0)
-        return start == UINT64_MAX ? 0 : nomem(err);
+        return start == UINT64_MAX ? 0 : nomem(im, err);
     /* A free of an address never allocated in the trace: a new slot, unused. */
     uint32_t *nl = tf_prv_grow(p->latest, &p->caplatest, (size_t)slot + 1, sizeof *nl, 64);
     if (!nl)
-        return nomem(err);
+        return nomem(im, err);
     p->latest = nl;
     if (added)
         p->latest[slot] = UINT32_MAX;
@@ -273,7 +277,7 @@ static int grow_scratch(importer *im, size_t n, tf_error *err)
     if (nf)
         im->fn_values = nf;
     if (!nu || !nf)
-        return nomem(err);
+        return nomem(im, err);
     im->capscratch = n;
     return 0;
 }
@@ -352,7 +356,7 @@ static int import_event(importer *im, const tf_prv_record *rec, tf_error *err)
                 return rc;
             uint32_t *no = tf_prv_grow(th->open, &th->capopen, th->nopen + 1, sizeof *no, 8);
             if (!no)
-                return nomem(err);
+                return nomem(im, err);
             th->open = no;
             th->open[th->nopen++] = idx;
             ev.kind = TF_EVENT_ENTER;
@@ -487,7 +491,7 @@ static int stream_spool(pass_two *p2, tf_error *err)
         if (hd.what == SPOOL_EVENT) {
             if (!b->ev && (!(b->ev = malloc(BATCH * sizeof *b->ev)) ||
                            !(b->ev_rows = malloc((size_t)BATCH * (C ? C : 1) * sizeof *b->ev_rows))))
-                return nomem(err);
+                return nomem(im, err);
             tf_event *ev = &b->ev[b->nev];
             if ((rc = spool_get(im, &hd, ev, sizeof *ev, frames, reads, err)) < 0)
                 return rc;
@@ -499,14 +503,14 @@ static int stream_spool(pass_two *p2, tf_error *err)
         } else {
             if (!b->s && (!(b->s = malloc(BATCH * sizeof *b->s)) ||
                           !(b->s_rows = malloc((size_t)BATCH * (C ? C : 1) * sizeof *b->s_rows))))
-                return nomem(err);
+                return nomem(im, err);
             tf_sample *s = &b->s[b->ns];
             if ((rc = spool_get(im, &hd, s, sizeof *s, frames, reads, err)) < 0)
                 return rc;
             uint64_t *nf = tf_prv_grow(b->frames, &b->capframes, b->nframes + hd.nframes,
                                        sizeof *nf, 256);
             if (!nf)
-                return nomem(err);
+                return nomem(im, err);
             b->frames = nf;
             /* The offset within this batch; flush_thread adds the batch's first index. */
             s->stack = b->nframes;
@@ -595,7 +599,7 @@ static int add_symbols(pass_two *p2, tf_error *err)
         return 0;
     tf_symbol *sym = calloc(n, sizeof *sym);
     if (!sym)
-        return nomem(err);
+        return nomem(im, err);
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         uint64_t routine = im->site_key[i] >> 32, line = im->site_key[i] & 0xffffffffu;
@@ -630,7 +634,7 @@ static int intern_regions(pass_two *p2, char ***names_out, tf_error *err)
     p2->region_sid = calloc(n ? n : 1, sizeof *p2->region_sid);
     if (!names || !p2->region_sid) {
         free(names);
-        return nomem(err);
+        return nomem(im, err);
     }
     *names_out = names;
     for (size_t i = 0; i < n; i++) {
@@ -638,7 +642,7 @@ static int intern_regions(pass_two *p2, char ***names_out, tf_error *err)
         if (label ? !(names[i] = strdup(label))
                   : asprintf(&names[i], "%u=%" PRIu64, TF_PRV_USER_FUNCTION, im->region_value[i]) < 0) {
             names[i] = NULL;
-            return nomem(err);
+            return nomem(im, err);
         }
         int rc = tf_writer_intern(p2->w, names[i], &p2->region_sid[i], err);
         if (rc < 0)
@@ -661,7 +665,7 @@ static int write_paraver_group(pass_two *p2, char **names, tf_error *err)
     const char **tl = malloc((n ? n : 1) * sizeof *tl);
     const char **vl = malloc((n ? n : 1) * sizeof *vl);
     if (!types || !tl || !vl)
-        rc = nomem(err);
+        rc = nomem(im, err);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         types[i] = TF_PRV_USER_FUNCTION;
         tl[i] = type_label ? type_label : "";
@@ -710,7 +714,7 @@ static int pass_two_run(importer *im, const char *h5_path, tf_error *err)
         return rc;
     p2.b = calloc(im->nthreads, sizeof *p2.b);
     if (!p2.b)
-        rc = nomem(err);
+        rc = nomem(im, err);
     if (rc == 0)
         rc = add_processes(&p2, err);
     if (rc == 0)
@@ -772,7 +776,7 @@ static int load_labels(importer *im, tf_error *err)
 {
     char *pcf = tf_prv_sibling(im->prv_path, ".pcf");
     char *row = tf_prv_sibling(im->prv_path, ".row");
-    int rc = pcf && row ? 0 : nomem(err);
+    int rc = pcf && row ? 0 : nomem(im, err);
     if (rc == 0 && (rc = tf_pcf_read(pcf, &im->pcf, err)) == -TF_ERR_NOTFOUND)
         rc = 0;   /* no labels: names fall back to numbers */
     im->stats->have_pcf = im->pcf != NULL;
@@ -797,7 +801,7 @@ static int setup_threads(importer *im, tf_error *err)
     im->thread_local = calloc(im->nthreads, sizeof *im->thread_local);
     im->procs = calloc(im->nprocs, sizeof *im->procs);
     if (!im->threads || !im->thread_proc || !im->thread_local || !im->procs)
-        return nomem(err);
+        return nomem(im, err);
     uint32_t t = 0, p = 0;
     for (uint32_t a = 0; a < h->nappls; a++)
         for (uint32_t k = 0; k < h->appls[a].ntasks; k++, p++)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "prv_pcf.h"
+#include "prv_lines.h"
 #include "tf_array.h"
 
 #include <ctype.h>
@@ -280,32 +281,60 @@ static int parse_type_line(tf_pcf *pcf, char *p, const char *path, unsigned long
     return tf_pcf_add_type(pcf, *type, (uint32_t)grad, p, err);
 }
 
+/* Paraver's .pcf is text: a control character (other than tab and
+ * carriage return) means some other file, or a damaged one.  Labels may be
+ * in any 8-bit encoding, so bytes above 127 are left alone. */
+static long control_char(const char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+            return (long)i;
+    }
+    return -1;
+}
+
 int tf_pcf_read(const char *path, tf_pcf **out, tf_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return tf_fail(err, errno == ENOENT ? TF_ERR_NOTFOUND : TF_ERR_IO, "%s: cannot open: %s",
-                       path, strerror(errno));
+    FILE *f;
+    int rc = tf_prv_lines_open(path, &f, err);
+    if (rc < 0)
+        return rc;
     tf_pcf *pcf = tf_pcf_new();
     char *buf = NULL;
-    size_t cap = 0;
+    size_t cap = 0, len = 0;
     unsigned long line = 0;
-    int rc = pcf ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    rc = pcf ? 0 : tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
     enum section sec = SEC_OTHER;
+    bool any_section = false;
     /* The types declared by the current EVENT_TYPE block, which a VALUES
      * block labels all at once. */
     uint32_t *block = NULL;
     size_t nblock = 0, capblock = 0, block_set = SIZE_MAX;
-    while (rc == 0 && getline(&buf, &cap, f) >= 0) {
-        line++;
+    while (rc == 0 && (rc = tf_prv_lines_next(f, path, &buf, &cap, &len, &line, err)) == 1) {
+        rc = 0;
+        long bad = control_char(buf, len);
+        if (bad >= 0) {
+            rc = tf_fail(err, TF_ERR_FORMAT, "%s: line %lu: byte 0x%02x at column %ld: a .pcf "
+                         "is text; this is not a .pcf file, or a damaged one", path, line,
+                         (unsigned char)buf[bad], bad + 1);
+            break;
+        }
         char *p = trim(buf);
         if (!*p) {
             if (sec != SEC_OTHER && sec != SEC_STATES)
                 sec = SEC_OTHER;
             continue;
         }
+        if (!any_section && !is_keyword(p)) {
+            rc = tf_fail(err, TF_ERR_FORMAT, "%s: line %lu: expected a section name such as "
+                         "DEFAULT_OPTIONS, STATES or EVENT_TYPE before anything else: "
+                         "not a .pcf file", path, line);
+            break;
+        }
         if (is_keyword(p)) {
+            any_section = true;
             if (!strcmp(p, "EVENT_TYPE")) {
                 sec = SEC_EVENT_TYPE;
                 nblock = 0;
@@ -370,8 +399,12 @@ int tf_pcf_read(const char *path, tf_pcf **out, tf_error *err)
             break;
         }
     }
-    if (rc == 0 && ferror(f))
-        rc = tf_fail(err, TF_ERR_IO, "%s: line %lu: read error", path, line + 1);
+    if (rc == 0 && !any_section)
+        rc = tf_fail(err, TF_ERR_FORMAT, "%s: %s: not a .pcf file", path,
+                     line ? "no section (DEFAULT_OPTIONS, STATES, EVENT_TYPE, ...)" : "empty");
+    /* The label tables' own messages ("out of memory") get the place. */
+    if (rc < 0 && err && strncmp(err->msg, path, strlen(path)) != 0)
+        tf_error_prefix(err, "%s: line %lu: ", path, line);
     free(block);
     free(buf);
     fclose(f);

@@ -7,25 +7,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
-/* Large reads keep the per-call cost of zlib (which also reads plain files
- * transparently) negligible next to parsing. */
+#include "prv_index.h"
+#include "prv_input.h"
+
+/* Large reads keep the per-call cost of decompression negligible next to
+ * parsing. */
 #define READ_CHUNK (4u << 20)
 
 struct tf_prv_reader {
     char         *path;
-    gzFile        gz;
+    tf_prv_input *in;
     char         *buf;
     size_t        cap, len, pos;
     bool          eof;
+    bool          in_records;    /* past the header and communicator lines */
     uint64_t      line;
     uint64_t      bytes;
     bool          lenient;
     uint64_t      skipped;
     char         *first_skip;
     tf_prv_header hdr;
-    uint32_t     *cpu_node;      /* node of each CPU (index cpu-1) */
+    uint32_t     *node_end;      /* per node: its last CPU (running sum of node_cpus) */
     uint32_t     *appl_first;    /* flat index of each application's first thread */
     uint32_t    **task_first;    /* flat index of each task's first thread */
     uint32_t      nthreads;
@@ -36,16 +39,45 @@ struct tf_prv_reader {
 
 /* ---- line input ---------------------------------------------------------- */
 
-/* Next line without its terminator in [*s, *e); false at the end of input. */
+__attribute__((format(printf, 3, 4)))
+static int bad_record(tf_prv_reader *r, tf_error *err, const char *fmt, ...);
+
+/* Every writer of Paraver traces ends each line with a newline: a last line
+ * without one is what is left of a file cut short.  Lenient reading skips
+ * it like any other bad record. */
+static int unterminated(tf_prv_reader *r, size_t have, tf_error *err)
+{
+    r->line++;
+    r->bytes += have;
+    r->pos = r->len;
+    if (r->lenient && r->in_records) {
+        bad_record(r, err, "the file ends inside this line, without its newline (cut short)");
+        return 0;
+    }
+    return tf_fail(err, TF_ERR_FORMAT, "%s: line %" PRIu64 ": the file ends inside this line, "
+                   "without its newline: the trace is cut short", r->path, r->line);
+}
+
+static int line_too_long(tf_prv_reader *r, tf_error *err)
+{
+    return tf_fail(err, TF_ERR_FORMAT, "%s: line %" PRIu64 ": no end of line within %u MiB "
+                   "(the longest line read): not a Paraver trace, or a damaged one",
+                   r->path, r->line + 1, TF_PRV_MAX_LINE >> 20);
+}
+
+/* Next line without its terminator in [*s, *e); 0 at the end of input. */
 static int next_line(tf_prv_reader *r, const char **s, const char **e, tf_error *err)
 {
     for (;;) {
         char *start = r->buf + r->pos;
-        char *nl = memchr(start, '\n', r->len - r->pos);
-        if (nl || (r->eof && r->pos < r->len)) {
-            char *stop = nl ? nl : r->buf + r->len;
-            r->bytes += (uint64_t)(stop - start) + (nl ? 1 : 0);
-            r->pos = (size_t)(stop - r->buf) + (nl ? 1 : 0);
+        size_t have = r->len - r->pos;
+        char *nl = memchr(start, '\n', have);
+        if ((nl ? (size_t)(nl - start) : have) > TF_PRV_MAX_LINE)
+            return line_too_long(r, err);
+        if (nl) {
+            char *stop = nl;
+            r->bytes += (uint64_t)(nl - start) + 1;
+            r->pos = (size_t)(nl - r->buf) + 1;
             if (stop > start && stop[-1] == '\r')
                 stop--;
             *s = start;
@@ -54,30 +86,29 @@ static int next_line(tf_prv_reader *r, const char **s, const char **e, tf_error 
             return 1;
         }
         if (r->eof)
-            return 0;
-        /* Keep the partial line, grow when one line fills the buffer. */
-        memmove(r->buf, start, r->len - r->pos);
-        r->len -= r->pos;
+            return have ? unterminated(r, have, err) : 0;
+        /* Keep the partial line; room for it and one more read, so the
+         * buffer never exceeds the longest line plus READ_CHUNK. */
+        memmove(r->buf, start, have);
+        r->len = have;
         r->pos = 0;
         if (r->cap - r->len < READ_CHUNK / 2) {
-            size_t cap = r->cap * 2;
+            size_t cap = r->len + READ_CHUNK;
             char *nb = realloc(r->buf, cap);
             if (!nb)
-                return tf_fail(err, TF_ERR_NOMEM, "%s: line %" PRIu64 ": out of memory",
-                               r->path, r->line + 1);
+                return tf_fail(err, TF_ERR_NOMEM, "%s: line %" PRIu64 ": out of memory for "
+                               "a line of %zu bytes", r->path, r->line + 1, r->len);
             r->buf = nb;
             r->cap = cap;
         }
-        int got = gzread(r->gz, r->buf + r->len, (unsigned)(r->cap - r->len));
-        if (got < 0) {
-            int zerr;
-            const char *msg = gzerror(r->gz, &zerr);
-            return tf_fail(err, TF_ERR_IO, "%s: line %" PRIu64 ": read error: %s", r->path,
-                           r->line + 1, zerr == Z_ERRNO ? strerror(errno) : msg);
+        size_t got;
+        int rc = tf_prv_input_read(r->in, r->buf + r->len, r->cap - r->len, &got, err);
+        if (rc < 0) {
+            tf_error_prefix(err, "%s: line %" PRIu64 ": ", r->path, r->line + 1);
+            return rc;
         }
-        if (got == 0)
-            r->eof = true;
-        r->len += (size_t)got;
+        r->eof = got == 0;
+        r->len += got;
     }
 }
 
@@ -152,6 +183,23 @@ static int header_error(tf_prv_reader *r, tf_error *err, const char *what)
                    r->path, what);
 }
 
+/* A count larger than the entries the rest of the line could list. */
+static int count_error(tf_prv_reader *r, tf_error *err, uint32_t count, const char *what)
+{
+    char text[160];
+    snprintf(text, sizeof text, "%" PRIu32 " %s, where the line has room for fewer", count, what);
+    return header_error(r, err, text);
+}
+
+/* A count read from the header is checked against the rest of the line
+ * before anything is allocated for it: each of its entries takes at least
+ * min_chars characters there ("C," per node, "T:N," per task, ":T(T:N)"
+ * per application), so no count allocates more than the line could list. */
+static bool fits_line(uint32_t count, const char *p, const char *e, size_t min_chars)
+{
+    return count <= (size_t)(e - p) / min_chars;
+}
+
 static int parse_resources(tf_prv_reader *r, const char **pp, const char *e, tf_error *err)
 {
     tf_prv_header *h = &r->hdr;
@@ -161,26 +209,40 @@ static int parse_resources(tf_prv_reader *r, const char **pp, const char *e, tf_
         return 0;
     if (!expect(pp, e, '('))
         return header_error(r, err, "'(' and the CPUs of each node");
+    if (!fits_line(h->nnodes, *pp, e, 2))
+        return count_error(r, err, h->nnodes, "CPU counts (one per node)");
     h->node_cpus = calloc(h->nnodes, sizeof *h->node_cpus);
-    if (!h->node_cpus)
-        return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", r->path);
+    r->node_end = calloc(h->nnodes, sizeof *r->node_end);
+    if (!h->node_cpus || !r->node_end)
+        return tf_fail(err, TF_ERR_NOMEM, "%s: line 1: out of memory for %" PRIu32 " nodes",
+                       r->path, h->nnodes);
     for (uint32_t i = 0; i < h->nnodes; i++) {
         if ((i > 0 && !expect(pp, e, ',')) || !parse_u32(pp, e, &h->node_cpus[i]) ||
             h->node_cpus[i] == 0)
             return header_error(r, err, "a positive CPU count for every node");
         if (__builtin_add_overflow(h->ncpus, h->node_cpus[i], &h->ncpus))
             return header_error(r, err, "a total CPU count below 2^32");
+        r->node_end[i] = h->ncpus;
     }
     if (!expect(pp, e, ')'))
         return header_error(r, err, "')' after the CPU counts, one per node");
-    r->cpu_node = malloc((size_t)h->ncpus * sizeof *r->cpu_node);
-    if (!r->cpu_node)
-        return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", r->path);
-    uint32_t c = 0;
-    for (uint32_t n = 0; n < h->nnodes; n++)
-        for (uint32_t k = 0; k < h->node_cpus[n]; k++)
-            r->cpu_node[c++] = n + 1;
     return 0;
+}
+
+/* The 1-based node of CPU cpu (1..ncpus): the first whose last CPU is at
+ * or after it.  A search, not a table per CPU: the CPU count costs no
+ * memory, however large the header says it is. */
+static uint32_t cpu_node(const tf_prv_reader *r, uint32_t cpu)
+{
+    uint32_t lo = 0, hi = r->hdr.nnodes;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->node_end[mid] < cpu)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo + 1;
 }
 
 static int parse_appls(tf_prv_reader *r, const char **pp, const char *e, tf_error *err)
@@ -188,20 +250,26 @@ static int parse_appls(tf_prv_reader *r, const char **pp, const char *e, tf_erro
     tf_prv_header *h = &r->hdr;
     if (!parse_u32(pp, e, &h->nappls) || h->nappls == 0)
         return header_error(r, err, "a positive number of applications");
+    if (!fits_line(h->nappls, *pp, e, 7))
+        return count_error(r, err, h->nappls, "applications");
     h->appls = calloc(h->nappls, sizeof *h->appls);
     r->appl_first = calloc(h->nappls, sizeof *r->appl_first);
     r->task_first = calloc(h->nappls, sizeof *r->task_first);
     if (!h->appls || !r->appl_first || !r->task_first)
-        return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", r->path);
+        return tf_fail(err, TF_ERR_NOMEM, "%s: line 1: out of memory for %" PRIu32
+                       " applications", r->path, h->nappls);
     for (uint32_t a = 0; a < h->nappls; a++) {
         tf_prv_appl *ap = &h->appls[a];
         if (!expect(pp, e, ':') || !parse_u32(pp, e, &ap->ntasks) || ap->ntasks == 0 ||
             !expect(pp, e, '('))
             return header_error(r, err, "':NTASKS(' for every application");
+        if (!fits_line(ap->ntasks, *pp, e, 4))
+            return count_error(r, err, ap->ntasks, "tasks in an application");
         ap->tasks = calloc(ap->ntasks, sizeof *ap->tasks);
         r->task_first[a] = calloc(ap->ntasks, sizeof *r->task_first[a]);
         if (!ap->tasks || !r->task_first[a])
-            return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", r->path);
+            return tf_fail(err, TF_ERR_NOMEM, "%s: line 1: out of memory for %" PRIu32
+                           " tasks", r->path, ap->ntasks);
         r->appl_first[a] = r->nthreads;
         for (uint32_t t = 0; t < ap->ntasks; t++) {
             tf_prv_task *tk = &ap->tasks[t];
@@ -216,6 +284,54 @@ static int parse_appls(tf_prv_reader *r, const char **pp, const char *e, tf_erro
         }
         if (!expect(pp, e, ')'))
             return header_error(r, err, "')' after the tasks of an application");
+    }
+    return 0;
+}
+
+/* Threads, unlike the other counts, are numbers in the header: "1(64:1)"
+ * is 64 threads in 7 bytes.  Every thread costs the conversion into a
+ * tracefold trace memory whether it has records or not (its datasets: about
+ * 100 KB; docs/paraver.md, "Limits"), so the count is held to what the file
+ * could hold: TF_PRV_THREADS_FREE threads, and one more per
+ * TF_PRV_BYTES_PER_THREAD bytes of the file (compressed, for gzip), which
+ * no real trace comes near: Extrae writes a state record of about 30 bytes
+ * and more for every thread. */
+static int check_thread_count(tf_prv_reader *r, tf_error *err)
+{
+    uint64_t size = tf_prv_input_file_size(r->in);
+    uint64_t most = TF_PRV_THREADS_FREE + size / TF_PRV_BYTES_PER_THREAD;
+    if (r->nthreads <= most)
+        return 0;
+    return tf_fail(err, TF_ERR_FORMAT, "%s: line 1: the header declares %" PRIu32 " threads, "
+                   "more than a file of %" PRIu64 " bytes can describe (at most %" PRIu64
+                   "): a damaged header", r->path, r->nthreads, size, most);
+}
+
+/* The communicator lines announced by ",NCOMM": the array grows with the
+ * lines read, so the count itself allocates nothing. */
+static int parse_comms(tf_prv_reader *r, uint32_t announced, tf_error *err)
+{
+    tf_prv_header *h = &r->hdr;
+    size_t cap = 0;
+    for (uint32_t i = 0; i < announced; i++) {
+        const char *s, *e;
+        int rc = next_line(r, &s, &e, err);
+        if (rc < 0)
+            return rc;
+        if (rc == 0 || s == e || *s != 'c')
+            return tf_fail(err, TF_ERR_FORMAT,
+                           "%s: line %" PRIu64 ": expected communicator line %" PRIu32
+                           " of %" PRIu32 " announced by the header (c:APPL:COMM:NTASKS:...)",
+                           r->path, r->line + (rc == 0), i + 1, announced);
+        char **nc = tf_prv_grow(h->comms, &cap, (size_t)i + 1, sizeof *nc, 16);
+        if (!nc)
+            return tf_fail(err, TF_ERR_NOMEM, "%s: line %" PRIu64 ": out of memory", r->path,
+                           r->line);
+        h->comms = nc;
+        if (!(h->comms[i] = strndup(s, (size_t)(e - s))))
+            return tf_fail(err, TF_ERR_NOMEM, "%s: line %" PRIu64 ": out of memory", r->path,
+                           r->line);
+        h->ncomms = i + 1;   /* what is held, for tf_prv_header_free */
     }
     return 0;
 }
@@ -261,28 +377,19 @@ static int parse_header(tf_prv_reader *r, tf_error *err)
         return header_error(r, err, "':' after the resources");
     if ((rc = parse_appls(r, &p, e, err)) < 0)
         return rc;
-    if (expect(&p, e, ',') && !parse_u32(&p, e, &h->ncomms))
+    uint32_t ncomms = 0;
+    if (expect(&p, e, ',') && !parse_u32(&p, e, &ncomms))
         return header_error(r, err, "the number of communicators after ','");
     if (p != e)
         return header_error(r, err, "the end of the line after the applications");
-    if (h->ncomms) {
-        h->comms = calloc(h->ncomms, sizeof *h->comms);
-        if (!h->comms)
-            return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", r->path);
-    }
-    for (uint32_t i = 0; i < h->ncomms; i++) {
-        if ((rc = next_line(r, &s, &e, err)) < 0)
-            return rc;
-        if (rc == 0 || s == e || *s != 'c')
-            return tf_fail(err, TF_ERR_FORMAT,
-                           "%s: line %" PRIu64 ": expected communicator line %" PRIu32
-                           " of %" PRIu32 " announced by the header (c:APPL:COMM:NTASKS:...)",
-                           r->path, r->line + (rc == 0), i + 1, h->ncomms);
-        if (!(h->comms[i] = strndup(s, (size_t)(e - s))))
-            return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", r->path);
-    }
+    if ((rc = check_thread_count(r, err)) < 0 || (rc = parse_comms(r, ncomms, err)) < 0)
+        return rc;
     r->last_time = calloc(r->nthreads, sizeof *r->last_time);
-    return r->last_time ? 0 : tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", r->path);
+    if (!r->last_time)
+        return tf_fail(err, TF_ERR_NOMEM, "%s: line 1: out of memory for %" PRIu32 " threads",
+                       r->path, r->nthreads);
+    r->in_records = true;
+    return 0;
 }
 
 int tf_prv_open(tf_prv_reader **out, const char *path, bool lenient, tf_error *err)
@@ -300,14 +407,7 @@ int tf_prv_open(tf_prv_reader **out, const char *path, bool lenient, tf_error *e
         rc = tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
         goto fail;
     }
-    r->gz = gzopen(path, "rb");
-    if (!r->gz) {
-        rc = tf_fail(err, errno == ENOENT ? TF_ERR_NOTFOUND : TF_ERR_IO, "%s: cannot open: %s",
-                     path, strerror(errno ? errno : ENOMEM));
-        goto fail;
-    }
-    gzbuffer(r->gz, READ_CHUNK);
-    if ((rc = parse_header(r, err)) < 0)
+    if ((rc = tf_prv_input_open(&r->in, path, err)) < 0 || (rc = parse_header(r, err)) < 0)
         goto fail;
     *out = r;
     return 0;
@@ -332,14 +432,13 @@ void tf_prv_close(tf_prv_reader *r)
 {
     if (!r)
         return;
-    if (r->gz)
-        gzclose(r->gz);
+    tf_prv_input_close(r->in);
     for (uint32_t a = 0; r->task_first && a < r->hdr.nappls; a++)
         free(r->task_first[a]);
     free(r->task_first);
     tf_prv_header_free(&r->hdr);
     free(r->appl_first);
-    free(r->cpu_node);
+    free(r->node_end);
     free(r->last_time);
     free(r->pairs);
     free(r->first_skip);
@@ -411,9 +510,9 @@ static int parse_object(tf_prv_reader *r, const char **pp, const char *e, int ki
     if (o->cpu > h->ncpus)
         return bad_record(r, err, "%s record: %sCPU %" PRIu32 " is not in the header (0..%" PRIu32 ")",
                           kind_name[kind], role, o->cpu, h->ncpus);
-    if (o->cpu && h->nnodes && r->cpu_node[o->cpu - 1] != tk->node)
+    if (o->cpu && h->nnodes && cpu_node(r, o->cpu) != tk->node)
         return bad_record(r, err, "%s record: %sCPU %" PRIu32 " is on node %" PRIu32 ", not on node %" PRIu32 " of task %" PRIu32 ".%" PRIu32,
-                          kind_name[kind], role, o->cpu, r->cpu_node[o->cpu - 1], tk->node,
+                          kind_name[kind], role, o->cpu, cpu_node(r, o->cpu), tk->node,
                           o->appl, o->task);
     return 0;
 }
@@ -510,6 +609,12 @@ static int parse_record(tf_prv_reader *r, const char *s, const char *e, tf_prv_r
                               "(3:CPU:APPL:TASK:THREAD:LSEND:PSEND:CPU:APPL:TASK:THREAD:LRECV:PRECV:SIZE:TAG)");
         break;
     }
+    /* The header's end time bounds every record: a later one means a header
+     * that does not belong to these records. */
+    uint64_t last = kind == TF_PRV_STATE ? rec->end : rec->time;
+    if (last > r->hdr.end_time)
+        return bad_record(r, err, "%s record: time %" PRIu64 " after the end time %" PRIu64
+                          " of the header", kind_name[kind], last, r->hdr.end_time);
     uint32_t t = r->task_first[rec->obj.appl - 1][rec->obj.task - 1] + rec->obj.thread - 1;
     if (rec->time < r->last_time[t])
         return bad_record(r, err, "%s record: time %" PRIu64 " goes backwards on thread %" PRIu32

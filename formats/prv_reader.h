@@ -10,6 +10,16 @@
 
 #include "tf_error.h"
 
+/* The longest line read, in bytes: longer is not a Paraver trace (a real
+ * header of 100 000 tasks takes about 1 MiB).  It bounds the read buffer,
+ * also when the input holds no newline at all. */
+#define TF_PRV_MAX_LINE (16u << 20)
+
+/* Threads a header may declare: TF_PRV_THREADS_FREE, plus one for every
+ * TF_PRV_BYTES_PER_THREAD bytes of the file (see check_thread_count). */
+#define TF_PRV_THREADS_FREE      256u
+#define TF_PRV_BYTES_PER_THREAD  16u
+
 typedef struct tf_prv_task {
     uint32_t nthreads;
     uint32_t node;          /* 1-based node the threads run on */

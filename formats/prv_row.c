@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "prv_row.h"
+#include "prv_lines.h"
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,18 +56,17 @@ static char *trim(char *s)
 int tf_row_read(const char *path, tf_row *row, tf_error *err)
 {
     memset(row, 0, sizeof *row);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return tf_fail(err, errno == ENOENT ? TF_ERR_NOTFOUND : TF_ERR_IO, "%s: cannot open: %s",
-                       path, strerror(errno));
+    FILE *f;
+    int rc = tf_prv_lines_open(path, &f, err);
+    if (rc < 0)
+        return rc;
     char *buf = NULL;
-    size_t cap = 0;
+    size_t cap = 0, len;
     unsigned long line = 0;
-    int rc = 0;
     int level = -1;
     unsigned long left = 0;    /* names still expected in the current section */
-    while (rc == 0 && getline(&buf, &cap, f) >= 0) {
-        line++;
+    while (rc == 0 && (rc = tf_prv_lines_next(f, path, &buf, &cap, &len, &line, err)) == 1) {
+        rc = 0;
         char *p = trim(buf);
         if (left == 0) {
             if (!*p)
@@ -98,6 +97,9 @@ int tf_row_read(const char *path, tf_row *row, tf_error *err)
     if (rc == 0 && left)
         rc = tf_fail(err, TF_ERR_FORMAT, "%s: line %lu: level %s ends %lu names short of its SIZE",
                      path, line, level_names[level], left);
+    /* The label tables' own messages ("out of memory") get the place. */
+    if (rc < 0 && err && strncmp(err->msg, path, strlen(path)) != 0)
+        tf_error_prefix(err, "%s: line %lu: ", path, line);
     free(buf);
     fclose(f);
     if (rc < 0)

@@ -147,6 +147,15 @@ static const struct bad_case {
     {__LINE__, HDR "1:1:1:1:1:9:3:1\n", 2, "ends at 3 before it begins at 9"},
     {__LINE__, HDR "3:1:1:1:1:1:2:2:1:2:2:3:4:8\n", 2, "communication record: expected 15"},
     {__LINE__, HDR "3:1:1:1:1:1:2:2:1:9:1:3:4:8:1\n", 2, "receiver task 9"},
+    {__LINE__, HDR "2:1:1:1:1:5:100:1\n2:1:1:1:1:6:100:12", 3, "without its newline"},
+    {__LINE__, HDR "2:1:1:1:1:5:100:1\n2:1:1:1:1:1001:100:1\n", 3, "after the end time 1000"},
+    {__LINE__, HDR "1:1:1:1:1:5:1001:1\n", 2, "time 1001 after the end time 1000"},
+    {__LINE__, "#Paraver (x):10_ns:4294967295(1,1):1:1(1:1)\n", 1, "4294967295 CPU counts"},
+    {__LINE__, "#Paraver (x):10_ns:0:4294967295:1(1:1)\n", 1, "4294967295 applications"},
+    {__LINE__, "#Paraver (x):10_ns:0:1:4294967295(1:1,1:1)\n", 1, "4294967295 tasks"},
+    {__LINE__, "#Paraver (x):10_ns:0:1:1(4294967295:1)\n", 1, "declares 4294967295 threads"},
+    {__LINE__, "#Paraver (x):10_ns:0:1:1(1:1),4294967295\n2:0:1:1:1:5:100:1\n", 2,
+     "communicator line 1 of 4294967295"},
 };
 
 static void test_malformed(void **state)
@@ -261,6 +270,22 @@ static void test_pcf_errors(void **state)
     assert_non_null(strstr(err.msg, want));
     unlink(path);
     free(path);
+    /* Garbage: a control character, text before any section, nothing. */
+    static const struct { const char *text, *says; } garbage[] = {
+        {"STATES\n1 Run\x01ning\n", "line 2: byte 0x01 at column 6"},
+        {"60000019=2\nEVENT_TYPE\n", "line 1: expected a section name"},
+        {"", "empty: not a .pcf file"},
+        {"\n\n", "no section"},
+    };
+    for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
+        path = write_temp(garbage[i].text, ".pcf");
+        assert_true(tf_pcf_read(path, &pcf, &err) < 0);
+        assert_null(pcf);
+        if (!strstr(err.msg, garbage[i].says))
+            fail_msg("garbage .pcf %zu: '%s', expected '%s'", i, err.msg, garbage[i].says);
+        unlink(path);
+        free(path);
+    }
     path = write_temp("LEVEL THREAD SIZE 2\nTHREAD 1.1.1\n", ".row");
     tf_row row;
     assert_true(tf_row_read(path, &row, &err) < 0);
