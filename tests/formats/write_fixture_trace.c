@@ -1,18 +1,28 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* write_fixture_trace OUT.h5: the fixture trace, for shell tests. */
+/* write_fixture_trace [--v1] OUT.h5: the fixture trace, for shell tests;
+ * --v1 writes it in the version-1 layout (variable-length strings). */
 #include <stdio.h>
+#include <string.h>
 
 #include "trace_fixture.h"
+#include "v1_trace.h"
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fputs("usage: write_fixture_trace OUT.h5\n", stderr);
+    int v1 = argc == 3 && strcmp(argv[1], "--v1") == 0;
+    if (argc != 2 + v1) {
+        fputs("usage: write_fixture_trace [--v1] OUT.h5\n", stderr);
         return 2;
     }
+    const char *out = argv[1 + v1];
     tf_error err = { 0 };
-    if (fixture_write(argv[1], TF_WRITER_ATOMIC, &err) < 0) {
+    char why[1200];
+    if (fixture_write(out, TF_WRITER_ATOMIC, &err) < 0) {
         fprintf(stderr, "write_fixture_trace: %s\n", err.msg);
+        return 1;
+    }
+    if (v1 && v1_trace_convert(out, why, sizeof why) < 0) {
+        fprintf(stderr, "write_fixture_trace: %s\n", why);
         return 1;
     }
     return 0;
