@@ -69,22 +69,22 @@ static bool attrs_to_vlen(hid_t obj)
     return true;
 }
 
-/* /strings as the version-1 writer made it: an unlimited, chunked,
+/* A string table as the version-1 writer made it: an unlimited, chunked,
  * shuffled and deflated table of variable-length strings. */
-static bool strings_to_vlen(hid_t file)
+static bool table_to_vlen(hid_t file, const char *name)
 {
     char **strings;
     size_t n;
-    if (tf_h5_read_strings(file, "strings", &strings, &n, NULL) < 0)
+    if (tf_h5_read_strings(file, name, &strings, &n, NULL) < 0)
         return false;
     hsize_t dims = n, max = H5S_UNLIMITED, chunk = 64;
     hid_t type = vlen_string_type(), space = H5Screate_simple(1, &dims, &max);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     bool ok = type >= 0 && space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0 &&
               H5Pset_shuffle(dcpl) >= 0 && H5Pset_deflate(dcpl, 1) >= 0 &&
-              H5Ldelete(file, "strings", H5P_DEFAULT) >= 0;
-    hid_t d = ok ? H5Dcreate2(file, "strings", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT) : -1;
-    ok = d >= 0 && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, strings) >= 0;
+              H5Ldelete(file, name, H5P_DEFAULT) >= 0;
+    hid_t d = ok ? H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT) : -1;
+    ok = d >= 0 && (n == 0 || H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, strings) >= 0);
     if (d >= 0)
         H5Dclose(d);
     if (dcpl >= 0)
@@ -97,7 +97,29 @@ static bool strings_to_vlen(hid_t file)
     return ok;
 }
 
-int v1_trace_convert(const char *path, char *why, size_t whylen)
+/* What the walk over the file collects. */
+struct visit {
+    const char *const *tables;
+    char  paths[256][256];   /* the string tables found */
+    size_t npaths;
+    bool   ok;
+};
+
+static herr_t visit_object(hid_t root, const char *name, const H5O_info_t *info, void *data)
+{
+    struct visit *v = data;
+    hid_t obj = H5Oopen(root, name, H5P_DEFAULT);
+    v->ok &= obj >= 0 && attrs_to_vlen(obj);
+    if (obj >= 0)
+        H5Oclose(obj);
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    for (size_t i = 0; info->type == H5O_TYPE_DATASET && v->tables[i]; i++)
+        if (strcmp(base, v->tables[i]) == 0 && v->npaths < 256)
+            snprintf(v->paths[v->npaths++], sizeof v->paths[0], "/%s", name);
+    return v->ok ? 0 : -1;
+}
+
+int v1_convert(const char *path, const char *const *tables, char *why, size_t whylen)
 {
     tf_error err = { 0 };
     int64_t file;
@@ -105,20 +127,22 @@ int v1_trace_convert(const char *path, char *why, size_t whylen)
         snprintf(why, whylen, "%s", err.msg);
         return -1;
     }
-    bool ok = strings_to_vlen(file) && attrs_to_vlen(file) &&
-              tf_h5_attr_write_int64(file, "version", 1, &err) == 0;
-    for (unsigned p = 0; ok; p++) {
-        char name[32];
-        snprintf(name, sizeof name, "process/%u", p);
-        if (!tf_h5_exists(file, name))
-            break;
-        hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
-        ok = g >= 0 && attrs_to_vlen(g);
-        if (g >= 0)
-            H5Gclose(g);
-    }
+    static struct visit v;   /* 64 KiB of paths: not on the stack */
+    v = (struct visit){ .tables = tables, .ok = true };
+    /* The tables are replaced after the walk: it must not see links change. */
+    bool ok = H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_INC, visit_object, &v, H5O_INFO_BASIC) >= 0
+              && v.ok;
+    for (size_t i = 0; ok && i < v.npaths; i++)
+        ok = table_to_vlen(file, v.paths[i]);
+    ok = ok && tf_h5_attr_write_int64(file, "version", 1, &err) == 0;
     tf_h5_close(file);
     if (!ok)
         snprintf(why, whylen, "%s: cannot rewrite it in the version-1 layout", path);
     return ok ? 0 : -1;
+}
+
+int v1_trace_convert(const char *path, char *why, size_t whylen)
+{
+    static const char *const tables[] = { "strings", NULL };
+    return v1_convert(path, tables, why, whylen);
 }

@@ -9,8 +9,14 @@
 
 #include <stddef.h>
 
-/* Rewrites the trace at path in the version-1 layout.  Returns 0, or -1
- * with the reason in why. */
+/* Rewrites the HDF5 file at path in the version-1 layout: every string
+ * attribute variable-length, each string table named in tables (a
+ * NULL-terminated list of dataset names, as the last part of their path)
+ * a table of variable-length strings, and the root's version 1.  Returns
+ * 0, or -1 with the reason in why.  Fold files too (tables
+ * "counter_names" and "counter_units"). */
+int v1_convert(const char *path, const char *const *tables, char *why, size_t whylen);
+/* The same for a trace, whose one string table is /strings. */
 int v1_trace_convert(const char *path, char *why, size_t whylen);
 
 #endif
