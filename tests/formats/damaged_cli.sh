@@ -12,6 +12,10 @@ bin=$top_builddir/tests/formats
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-damaged.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# Under the sanitizer build a report must not pass for a refusal (exit 1).
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86"
+UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:exitcode=86"
+export ASAN_OPTIONS UBSAN_OPTIONS
 
 # refused CASE DATASET COMMAND...: exit 1 within 20 s, one line naming the
 # file and the dataset.
@@ -59,6 +63,8 @@ sweep() {
         flip "$tmp/bad.h5" "$at"
         timeout 10 "$tf" info "$tmp/bad.h5" > "$tmp/msg" 2>&1
         rc=$?
+        grep -q 'Sanitizer\|runtime error' "$tmp/msg" &&
+            fail "$1 with byte $at flipped: $(cat "$tmp/msg")"
         case $rc in
         0|1) ;;
         124) fail "$1 with byte $at flipped: info still running after 10 s" ;;
