@@ -61,7 +61,11 @@ sweep() {
     while [ "$at" -lt "$3" ]; do
         cp "$1" "$tmp/bad.h5"
         flip "$tmp/bad.h5" "$at"
-        timeout 10 "$tf" info "$tmp/bad.h5" > "$tmp/msg" 2>&1
+        # Leaks are not looked for here: libhdf5 leaks some of what it had
+        # read when it gives up on a damaged object header (its own
+        # allocations, LeakSanitizer shows no frame of ours).
+        ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" timeout 10 "$tf" info "$tmp/bad.h5" \
+            > "$tmp/msg" 2>&1
         rc=$?
         grep -q 'Sanitizer\|runtime error' "$tmp/msg" &&
             fail "$1 with byte $at flipped: $(cat "$tmp/msg")"
