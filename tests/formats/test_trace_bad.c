@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Every kind of bad input gives one error that names the file and what is
  * wrong, and nothing crashes. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -170,14 +171,33 @@ static size_t global_heaps(const char *path, long *start, long *end, size_t max)
     return n;
 }
 
+/* True when the file at path holds a sanitizer's report. */
+static bool sanitizer_report(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = strstr(line, "Sanitizer") || strstr(line, "runtime error");
+    if (f)
+        fclose(f);
+    return found;
+}
+
 /* Opens and reads the trace at bad in a child process, so that a crash is
  * seen, not suffered, and a hang is cut by an alarm: 0 when it read, 1
- * when it failed naming the file; fails the test otherwise. */
+ * when it failed naming the file; fails the test otherwise, and when the
+ * sanitizer build reported anything (it exits 1 as well). */
 static int read_in_child(const char *bad, long at)
 {
+    char report[4096];
+    snprintf(report, sizeof report, "%s.stderr", bad);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        int fd = open(report, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0)
+            dup2(fd, STDERR_FILENO);
         /* cmocka's handlers would catch a crash and go on testing here */
         static const int crashes[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGALRM };
         for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
@@ -200,6 +220,8 @@ static int read_in_child(const char *bad, long at)
         fail_msg("garbage at offset %ld: killed by signal %d", at, WTERMSIG(status));
     if (WEXITSTATUS(status) == 2)
         fail_msg("garbage at offset %ld: the error does not name the file", at);
+    if (sanitizer_report(report))
+        fail_msg("garbage at offset %ld: the sanitizer reported an error (%s)", at, report);
     return WEXITSTATUS(status);
 }
 
