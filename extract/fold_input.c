@@ -420,8 +420,10 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
         before += ns;
     }
     in->fingerprint = fingerprint_of(tr, in, total);
-    if ((rc = tf_fold_points_alloc(&in->points, mine, in->ncounters, err)) < 0)
+    if ((rc = tf_fold_points_alloc(&in->points, mine, in->ncounters, err)) < 0) {
+        tf_error_prefix(err, "%s: ", tf_trace_path(tr));
         goto fail;
+    }
     in->points.n = 0;
     for (int k = 0; k < 2; k++) {
         b[k].samples = malloc(BATCH * sizeof *b[k].samples);

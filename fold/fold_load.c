@@ -52,7 +52,7 @@ static int read_count(int64_t loc, const char *name, int64_t max, int64_t *v, tf
     return rc;
 }
 
-/* Variable-length strings into individually allocated copies; *n is the
+/* A string table (tf_h5_read_strings) into individually allocated copies; *n is the
  * count expected (SIZE_MAX: any) and gets the count read. */
 static int read_names(int64_t loc, const char *name, size_t *count, char ***out, tf_error *err)
 {
@@ -105,6 +105,7 @@ static int read_points_column(int64_t loc, const char *name, hid_t mem_type, siz
         H5Sclose(space);
     hid_t stored = H5Dget_type(dset);
     H5T_class_t cls = stored < 0 ? H5T_NO_CLASS : H5Tget_class(stored);
+    size_t stored_size = stored < 0 ? 1 : H5Tget_size(stored);
     if (stored >= 0)
         H5Tclose(stored);
     int rc = 0;
@@ -113,6 +114,8 @@ static int read_points_column(int64_t loc, const char *name, hid_t mem_type, siz
         rc = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "expected %zu x %zu values", rows, cols);
     else if (cls != H5T_INTEGER && cls != H5T_FLOAT)
         rc = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "not a numeric dataset");
+    else if ((rc = tf_h5_check_extent(dset, n, stored_size, err)) < 0)
+        ;   /* named by the check */
     else if (!(*out = malloc(n * elsize + 1)))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu values", n);
     else if (n && H5Dread(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0)
@@ -408,9 +411,10 @@ int tf_fold_result_load(const char *path, tf_fold_result **out, tf_error *err)
     }
     if ((rc = tf_h5_attr_read_int64(file, "version", &version, err)) < 0)
         goto done;
-    if (version != TF_FOLD_VERSION) {
-        rc = tf_fail(err, TF_ERR_VERSION, "%s: fold format version %lld, this build reads %d",
-                     path, (long long)version, TF_FOLD_VERSION);
+    if (version < TF_FOLD_OLDEST_VERSION || version > TF_FOLD_VERSION) {
+        rc = tf_fail(err, TF_ERR_VERSION, "%s: fold format version %lld, this build reads %d "
+                     "to %d", path, (long long)version, TF_FOLD_OLDEST_VERSION,
+                     TF_FOLD_VERSION);
         goto done;
     }
     if ((rc = tf_h5_attr_read_string(file, "producer", &r->producer, err)) < 0 ||

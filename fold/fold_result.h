@@ -15,7 +15,10 @@
 #include "tf_error.h"
 
 #define TF_FOLD_FORMAT  "tracefold-fold"
-#define TF_FOLD_VERSION 1
+#define TF_FOLD_VERSION 2
+/* The oldest version fold_load still reads: version 1 stored its text as
+ * variable-length strings (formats/h5_vlen1.h reads them). */
+#define TF_FOLD_OLDEST_VERSION 1
 
 /* ---- parameters --------------------------------------------------------- */
 

@@ -2,6 +2,7 @@
 #include "h5util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include <hdf5.h>
 
+#include "h5_vlen1.h"
 #include "tf_memory.h"
 
 _Static_assert(sizeof(hid_t) == sizeof(int64_t), "h5util.h passes hid_t as int64_t");
@@ -275,10 +277,15 @@ int tf_h5_group_create(int64_t loc, const char *path, int64_t *group, tf_error *
 
 /* ---- attributes ----------------------------------------------------------- */
 
-static hid_t vlen_string_type(void)
+/* A fixed-length UTF-8 string type of size bytes, the last one the
+ * terminating zero: format version 2 stores no variable-length strings,
+ * whose global heap libhdf5 reads unchecked (docs/trace-format.md,
+ * "What a reader guarantees"). */
+static hid_t fixed_string_type(size_t size)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
-    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+    if (t >= 0 && (H5Tset_size(t, size) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
+                   H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
         H5Tclose(t);
         return -1;
     }
@@ -305,11 +312,11 @@ static int attr_write(hid_t obj, const char *name, hid_t file_type, hid_t mem_ty
 
 int tf_h5_attr_write_string(int64_t obj, const char *name, const char *value, tf_error *err)
 {
-    hid_t t = vlen_string_type();
+    const char *v = value ? value : "";
+    hid_t t = fixed_string_type(strlen(v) + 1);
     if (t < 0)
         return tf_h5_fail(err, TF_ERR_INTERNAL, obj, NULL, "cannot make a string type");
-    const char *v = value ? value : "";
-    int rc = attr_write(obj, name, t, t, &v, err);
+    int rc = attr_write(obj, name, t, t, v, err);
     H5Tclose(t);
     return rc;
 }
@@ -369,20 +376,21 @@ int tf_h5_attr_read_string(int64_t obj, const char *name, char **value, tf_error
         return rc;
     char *copy = NULL;
     htri_t variable = H5Tis_variable_str(type);
-    if (variable > 0) {
-        hid_t mem = vlen_string_type();
-        char *v = NULL;
-        if (mem >= 0 && H5Aread(attr, mem, &v) >= 0) {
-            copy = strdup(v ? v : "");
-            H5free_memory(v);
-        }
-        if (mem >= 0)
-            H5Tclose(mem);
-    } else if (variable == 0) {
+    if (variable > 0) {   /* version 1 files */
+        rc = tf_h5_vlen1_attr(obj, attr, name, &copy, err);
+        H5Tclose(type);
+        H5Aclose(attr);
+        if (rc == 0)
+            *value = copy;
+        return rc;
+    }
+    if (variable == 0) {
         size_t size = H5Tget_size(type);
         hid_t mem = H5Tcopy(H5T_C_S1);
         copy = calloc(size + 1, 1);
+        /* HDF5 converts no string between character sets: read as stored. */
         if (mem < 0 || !copy || H5Tset_size(mem, size + 1) < 0 ||
+            H5Tset_cset(mem, H5Tget_cset(type)) < 0 ||
             H5Tset_strpad(mem, H5T_STR_NULLTERM) < 0 || H5Aread(attr, mem, copy) < 0) {
             free(copy);
             copy = NULL;
@@ -762,6 +770,16 @@ static int open_readable(hid_t loc, const char *name, enum tf_h5_type type, int 
                       "the stored element type cannot be read as %s without loss", names[type]);
 }
 
+/* tf_h5_check_extent for n elements of the dataset's stored type. */
+static int check_stored_extent(hid_t dset, uint64_t n, tf_error *err)
+{
+    hid_t stored = H5Dget_type(dset);
+    size_t esize = stored < 0 ? 0 : H5Tget_size(stored);
+    if (stored >= 0)
+        H5Tclose(stored);
+    return tf_h5_check_extent(dset, n, esize ? esize : 1, err);
+}
+
 int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void **data,
                      size_t *rows, size_t *cols, tf_error *err)
 {
@@ -773,6 +791,12 @@ int tf_h5_read_array(int64_t loc, const char *name, enum tf_h5_type type, void *
     if (status < 0)
         return status;
     size_t n = rank == 2 ? dims[0] * dims[1] : dims[0];
+    if (rank == 2 && dims[1] && dims[0] > UINT64_MAX / dims[1])
+        n = SIZE_MAX;
+    if ((status = check_stored_extent(dset, n, err)) < 0) {
+        H5Dclose(dset);
+        return status;
+    }
     void *buf = NULL;
     if (n) {
         buf = tf_malloc_large(n * H5Tget_size(element_type(type, false)));
@@ -802,9 +826,10 @@ int tf_h5_array_length(int64_t loc, const char *name, size_t *n, tf_error *err)
     int status = open_dataset(loc, name, 1, dims, &rank, &dset, err);
     if (status < 0)
         return status;
+    status = check_stored_extent(dset, dims[0], err);
     H5Dclose(dset);
     *n = dims[0];
-    return 0;
+    return status;
 }
 
 int tf_h5_read_slab(int64_t loc, const char *name, enum tf_h5_type type, size_t at, size_t n,
@@ -847,57 +872,106 @@ int tf_h5_write_strings(int64_t loc, const char *name, const char *const *string
                         tf_error *err)
 {
     tf_h5_silence();
-    const char **copy = malloc((n ? n : 1) * sizeof *copy);
-    if (!copy)
-        return tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory");
+    size_t total = 0;
     for (size_t i = 0; i < n; i++)
-        copy[i] = strings[i] ? strings[i] : "";
-    hid_t type = vlen_string_type();
-    hsize_t dims[1] = { n }, chunk[2];
-    hid_t dset = -1;
-    int status = type < 0 ? tf_h5_fail(err, TF_ERR_INTERNAL, loc, name, "no string type")
-                          : create_dataset(loc, name, type, 1, dims, true, type, NULL, chunk,
-                                           &dset, err);
-    if (status == 0 && n && H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, copy) < 0)
-        status = tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot write the strings");
-    free(copy);
-    if (dset >= 0)
-        H5Dclose(dset);
-    if (type >= 0)
-        H5Tclose(type);
-    return status;
-}
-
-/* The i-th string of what H5Dread returned: an array of pointers for
- * variable-length strings, else n fixed-size, possibly unterminated fields. */
-static const char *raw_string(const void *raw, size_t i, size_t fixed, size_t *len)
-{
-    const char *s = fixed ? (const char *)raw + i * fixed : ((char *const *)raw)[i];
-    *len = s ? strnlen(s, fixed ? fixed : SIZE_MAX) : 0;
-    return s;
-}
-
-/* Copies n strings into one block: the pointer array, then the bytes. */
-static char **pack_strings(const void *raw, size_t n, size_t fixed)
-{
-    size_t total = 0, len;
+        total += (strings[i] ? strlen(strings[i]) : 0) + 1;
+    char *bytes = malloc(total ? total : 1);
+    if (!bytes)
+        return tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory");
+    char *p = bytes;
     for (size_t i = 0; i < n; i++) {
-        raw_string(raw, i, fixed, &len);
-        total += len + 1;
-    }
-    char **out = malloc(n * sizeof *out + total + 1);
-    if (!out)
-        return NULL;
-    char *p = (char *)(out + n);
-    for (size_t i = 0; i < n; i++) {
-        const char *s = raw_string(raw, i, fixed, &len);
-        out[i] = p;
+        size_t len = strings[i] ? strlen(strings[i]) : 0;
         if (len)
-            memcpy(p, s, len);
+            memcpy(p, strings[i], len);
         p[len] = '\0';
         p += len + 1;
     }
-    return out;
+    int rc = tf_h5_write_typed(loc, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, bytes, 1, total, 0,
+                               true, err);
+    free(bytes);
+    return rc;
+}
+
+/* Splits bytes, each string ended by a zero byte, into one block: the
+ * pointer array, then the strings. */
+static int split_strings(hid_t loc, const char *name, const char *bytes, size_t len,
+                         char ***strings, size_t *n, tf_error *err)
+{
+    if (len && bytes[len - 1] != '\0')
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name,
+                          "the last string has no terminating zero byte (truncated table?)");
+    size_t count = 0;
+    for (size_t i = 0; i < len; i++)
+        count += bytes[i] == '\0';
+    char **out = malloc(count * sizeof *out + len + 1);
+    if (!out)
+        return tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory for %zu strings", count);
+    char *p = (char *)(out + count);
+    if (len)
+        memcpy(p, bytes, len);
+    for (size_t i = 0; i < count; i++) {
+        out[i] = p;
+        p += strlen(p) + 1;
+    }
+    *strings = out;
+    *n = count;
+    return 0;
+}
+
+/* The format-2 string table: a 1-D dataset of bytes. */
+static int read_string_bytes(hid_t loc, const char *name, hid_t dset, size_t len,
+                             char ***strings, size_t *n, tf_error *err)
+{
+    int rc = tf_h5_check_extent(dset, len, 1, err);
+    if (rc < 0)
+        return rc;
+    char *bytes = tf_malloc_large(len ? len : 1);
+    if (!bytes)
+        return tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory for %zu bytes", len);
+    if (len && H5Dread(dset, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes) < 0)
+        rc = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "cannot read the strings");
+    else
+        rc = split_strings(loc, name, bytes, len, strings, n, err);
+    free(bytes);
+    return rc;
+}
+
+/* Fixed-length strings (written by other tools): size bytes each, ended
+ * by a zero byte or by the field's end. */
+static int read_fixed_strings(hid_t loc, const char *name, hid_t dset, size_t count,
+                              size_t size, H5T_cset_t cset, char ***strings, size_t *n,
+                              tf_error *err)
+{
+    int rc = tf_h5_check_extent(dset, count, size, err);
+    if (rc < 0)
+        return rc;
+    hid_t mem = H5Tcopy(H5T_C_S1);
+    char *raw = count && size > SIZE_MAX / count ? NULL : tf_malloc_large(count * size + 1);
+    if (mem < 0 || H5Tset_size(mem, size) < 0 || H5Tset_cset(mem, cset) < 0 ||
+        H5Tset_strpad(mem, H5T_STR_NULLPAD) < 0)
+        rc = tf_h5_fail(err, TF_ERR_INTERNAL, loc, name, "no string type");
+    else if (!raw)
+        rc = tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory for %zu strings", count);
+    else if (count && H5Dread(dset, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0)
+        rc = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "cannot read the strings");
+    /* Each field to a terminated string (a full field has no zero byte). */
+    char *packed = rc < 0 ? NULL : tf_malloc_large(count * (size + 1) + 1);
+    if (rc == 0 && !packed)
+        rc = tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory for %zu strings", count);
+    size_t len = 0;
+    for (size_t i = 0; rc == 0 && i < count; i++) {
+        size_t l = strnlen(raw + i * size, size);
+        memcpy(packed + len, raw + i * size, l);
+        packed[len + l] = '\0';
+        len += l + 1;
+    }
+    if (rc == 0)
+        rc = split_strings(loc, name, packed, len, strings, n, err);
+    free(packed);
+    free(raw);
+    if (mem >= 0)
+        H5Tclose(mem);
+    return rc;
 }
 
 int tf_h5_read_strings(int64_t loc, const char *name, char ***strings, size_t *n,
@@ -911,43 +985,94 @@ int tf_h5_read_strings(int64_t loc, const char *name, char ***strings, size_t *n
     if (status < 0)
         return status;
     hid_t stored = H5Dget_type(dset);
-    htri_t variable = stored < 0 || H5Tget_class(stored) != H5T_STRING ? -1
-                                                                        : H5Tis_variable_str(stored);
+    H5T_class_t cls = stored < 0 ? H5T_NO_CLASS : H5Tget_class(stored);
+    bool bytes = cls == H5T_INTEGER && H5Tget_size(stored) == 1;
+    htri_t variable = cls == H5T_STRING ? H5Tis_variable_str(stored) : -1;
     size_t fixed = variable == 0 ? H5Tget_size(stored) : 0;
+    H5T_cset_t cset = variable == 0 ? H5Tget_cset(stored) : H5T_CSET_ASCII;
     if (stored >= 0)
         H5Tclose(stored);
-    if (variable < 0) {
-        H5Dclose(dset);
-        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "expected a dataset of strings");
-    }
-    size_t count = dims[0];
-    char **out = NULL;
-    hid_t mem = variable ? vlen_string_type() : H5Tcopy(H5T_C_S1);
-    if (mem >= 0 && !variable && (H5Tset_size(mem, fixed) < 0 ||
-                                  H5Tset_strpad(mem, H5T_STR_NULLPAD) < 0)) {
-        H5Tclose(mem);
-        mem = -1;
-    }
-    void *raw = malloc(count ? count * (variable ? sizeof(char *) : fixed) : 1);
-    if (mem >= 0 && raw) {
-        if (!count) {
-            out = malloc(1);
-        } else if (H5Dread(dset, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) {
-            out = pack_strings(raw, count, variable ? 0 : fixed);
-            if (variable) {
-                hid_t space = H5Dget_space(dset);
-                H5Dvlen_reclaim(mem, space, H5P_DEFAULT, raw);
-                H5Sclose(space);
-            }
-        }
-    }
-    free(raw);
-    if (mem >= 0)
-        H5Tclose(mem);
+    if (dims[0] > SIZE_MAX)
+        status = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "too long");
+    else if (bytes)
+        status = read_string_bytes(loc, name, dset, dims[0], strings, n, err);
+    else if (variable > 0) {   /* version 1 files */
+        status = tf_h5_vlen1_dataset(loc, name, dset, dims[0], strings, err);
+        if (status == 0)
+            *n = dims[0];
+    } else if (variable == 0 && fixed)
+        status = read_fixed_strings(loc, name, dset, dims[0], fixed, cset, strings, n,
+                                    err);
+    else
+        status = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "expected a dataset of strings");
     H5Dclose(dset);
-    if (!out)
-        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "cannot read the strings");
-    *strings = out;
-    *n = count;
-    return 0;
+    return status;
+}
+
+/* Deflate's largest compression ratio: 1032 to 1 (a run of 258-byte
+ * matches, each coded in about 2 bits; zlib's technical notes, "Maximum
+ * compression factor").  Shuffle and Fletcher-32 change no size. */
+#define DEFLATE_MAX_RATIO 1032
+/* What a chunked dataset with a fill value of its own may hold beyond its
+ * stored chunks: tf_h5_write_typed stores no chunk that is the fill value
+ * throughout, so a column of one value costs nothing on disk and only this
+ * margin bounds it. */
+#define FILL_MARGIN ((uint64_t)1 << 30)
+
+/* The most bytes a dataset's storage can stand for; *why set when it
+ * cannot say or uses a filter tracefold does not write. */
+static uint64_t extent_limit(hid_t dset, char *why, size_t whylen)
+{
+    hid_t file = H5Iget_file_id(dset);
+    hsize_t file_size = 0;
+    bool sized = file >= 0 && H5Fget_filesize(file, &file_size) >= 0;
+    if (file >= 0)
+        H5Fclose(file);
+    hid_t dcpl = H5Dget_create_plist(dset);
+    H5D_layout_t layout = dcpl < 0 ? H5D_LAYOUT_ERROR : H5Pget_layout(dcpl);
+    if (!sized || layout < 0) {
+        if (dcpl >= 0)
+            H5Pclose(dcpl);
+        snprintf(why, whylen, "cannot read its storage layout");
+        return 0;
+    }
+    uint64_t limit = file_size;
+    if (layout == H5D_CHUNKED) {
+        uint64_t ratio = 1;
+        int nfilters = H5Pget_nfilters(dcpl);
+        for (int i = 0; i < nfilters && !why[0]; i++) {
+            unsigned flags, values[8];
+            size_t nvalues = 8;
+            H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nvalues, values, 0,
+                                             NULL, NULL);
+            if (id == H5Z_FILTER_DEFLATE)
+                ratio = DEFLATE_MAX_RATIO;
+            else if (id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32)
+                snprintf(why, whylen, "stored through HDF5 filter %d, which tracefold "
+                         "neither writes nor reads", (int)id);
+        }
+        H5D_fill_value_t fill = H5D_FILL_VALUE_UNDEFINED;
+        bool own_fill = H5Pfill_value_defined(dcpl, &fill) >= 0 &&
+                        fill == H5D_FILL_VALUE_USER_DEFINED;
+        uint64_t stored = H5Dget_storage_size(dset);
+        limit = stored > (UINT64_MAX - FILL_MARGIN) / ratio ? UINT64_MAX - FILL_MARGIN
+                                                            : stored * ratio;
+        limit += own_fill ? FILL_MARGIN : 0;
+    }
+    H5Pclose(dcpl);
+    return limit;
+}
+
+int tf_h5_check_extent(int64_t dset, uint64_t elements, size_t esize, tf_error *err)
+{
+    char why[200] = "";
+    uint64_t limit = extent_limit(dset, why, sizeof why);
+    if (!why[0] && esize && elements > UINT64_MAX / esize)
+        snprintf(why, sizeof why, "claims %" PRIu64 " elements of %zu bytes, more than any "
+                 "file holds", elements, esize);
+    else if (!why[0] && elements * esize > limit)
+        snprintf(why, sizeof why, "claims %" PRIu64 " elements of %zu bytes, more than the "
+                 "%" PRIu64 " bytes its storage in the file can hold (damaged file?)", elements,
+                 esize, limit);
+    return why[0] ? tf_h5_fail(err, TF_ERR_FORMAT, dset, NULL, "%s", why) : 0;
 }

@@ -47,7 +47,9 @@ int tf_h5_group_open(int64_t loc, const char *path, int64_t *group, tf_error *er
 
 /* Scalar attributes of a file, group or dataset (replaced when present).
  * Readers convert between integer types and fail when the value does not
- * fit; strings are malloc'ed UTF-8. */
+ * fit; strings are malloc'ed UTF-8, written as fixed-length strings (the
+ * terminating zero included), read fixed-length or, from version-1 files,
+ * variable-length (formats/h5_vlen1.h). */
 int tf_h5_attr_write_string(int64_t obj, const char *name, const char *value, tf_error *err);
 int tf_h5_attr_write_int64(int64_t obj, const char *name, int64_t value, tf_error *err);
 int tf_h5_attr_write_uint64(int64_t obj, const char *name, uint64_t value, tf_error *err);
@@ -112,13 +114,28 @@ int tf_h5_array_length(int64_t loc, const char *name, size_t *n, tf_error *err);
 int tf_h5_read_slab(int64_t loc, const char *name, enum tf_h5_type type, size_t at, size_t n,
                     void *data, tf_error *err);
 
-/* A 1-D dataset of variable-length UTF-8 strings (NULL entries are written
- * as ""). The reader returns one malloc'ed array of n pointers whose strings
- * live in the same block: free(*strings) releases everything. */
+/* A 1-D table of UTF-8 strings (NULL entries are written as ""), stored as
+ * one 1-D dataset of unsigned bytes: each string followed by a zero byte,
+ * so the count is the number of zero bytes (docs/trace-format.md, "Strings";
+ * no variable-length strings, whose heap libhdf5 does not check).  The
+ * reader also takes fixed-length strings, and version-1 variable-length
+ * ones (formats/h5_vlen1.h).  It returns one malloc'ed array of n pointers
+ * whose strings live in the same block: free(*strings) releases
+ * everything. */
 int tf_h5_write_strings(int64_t loc, const char *name, const char *const *strings, size_t n,
                         tf_error *err);
 int tf_h5_read_strings(int64_t loc, const char *name, char ***strings, size_t *n,
                        tf_error *err);
+
+/* Checks, before anything is allocated or read, that a dataset of
+ * `elements` elements of esize bytes (as stored) is no more than its
+ * storage can hold: contiguous or compact data no more than the file's
+ * size; chunked data no more than the bytes of its stored chunks times
+ * deflate's largest ratio (1032, or 1 without deflate), plus 1 GiB when it
+ * has a fill value of its own (unstored chunks of the fill value are
+ * tf_h5_write_typed's).  Filters tracefold does not write are refused.
+ * Fails naming the file and the dataset. */
+int tf_h5_check_extent(int64_t dset, uint64_t elements, size_t esize, tf_error *err);
 
 /* Records an error naming loc's file and the object loc/name (name may be
  * NULL), then the formatted text: "FILE: /group/name: TEXT".  Returns -code. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The tracefold HDF5 trace, format version 1: the in-memory records, a
+/* The tracefold HDF5 trace, format version 2: the in-memory records, a
  * writer and a streaming reader.  The file layout is documented for users in
  * docs/trace-format.md; this header is the contract between the stages that
  * produce traces (record/, synth/, the Paraver importer) and those that read
@@ -18,7 +18,10 @@
 #include "tf_error.h"
 
 #define TF_TRACE_FORMAT  "tracefold-trace"
-#define TF_TRACE_VERSION 1
+#define TF_TRACE_VERSION 2
+/* The oldest version the reader still opens: version 1 stored its strings
+ * as variable-length strings, read with formats/h5_vlen1.h. */
+#define TF_TRACE_OLDEST_VERSION 1
 
 /* A counter value that was not read at that point (counter not in the
  * active set, or no counter read at that event). */

@@ -78,6 +78,7 @@ static int table_open(hid_t loc, const char *name, const tf_table_schema *s, uin
     else if (H5Tget_class(type) != H5T_INTEGER || H5Tget_sign(type) != H5T_SGN_NONE ||
              H5Tget_size(type) != 8)
         snprintf(why, sizeof why, "expected unsigned 64-bit frame addresses");
+    size_t row_bytes = type < 0 ? 0 : H5Tget_size(type);
     if (space >= 0)
         H5Sclose(space);
     if (type >= 0)
@@ -85,6 +86,14 @@ static int table_open(hid_t loc, const char *name, const tf_table_schema *s, uin
     if (why[0]) {
         H5Dclose(d);
         return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "%s", why);
+    }
+    /* Before anything is allocated or iterated: a damaged extent could
+     * claim 2^40 rows of chunks never written (docs/trace-format.md, "What
+     * a reader guarantees"). */
+    int rc = tf_h5_check_extent(d, dims[0], row_bytes, err);
+    if (rc < 0) {
+        H5Dclose(d);
+        return rc;
     }
     *dset = d;
     *rows = dims[0];
@@ -301,6 +310,25 @@ static int load_frames(hid_t g, uint64_t **frames, size_t *n, tf_error *err)
     return rc;
 }
 
+/* A call stack of len frames from first lies within a table of n frames. */
+static bool stack_fits(uint64_t first, uint64_t len, uint64_t n)
+{
+    return len == 0 || (first <= n && len <= n - first);
+}
+
+static int check_object_stacks(hid_t g, const tf_process *p, tf_error *err)
+{
+    for (size_t i = 0; i < p->nobjects; i++) {
+        const tf_object *o = &p->objects[i];
+        if (!stack_fits(o->stack, o->stack_len, p->nframes))
+            return tf_h5_fail(err, TF_ERR_FORMAT, g, tf_schema_objects.name,
+                              "row %zu: call stack of %u frames from frame %" PRIu64
+                              " lies past the process's %zu frames", i, o->stack_len,
+                              o->stack, p->nframes);
+    }
+    return 0;
+}
+
 static int load_process_tables(tf_trace *tr, hid_t g, tf_process *p, tf_error *err)
 {
     void *recs = NULL;
@@ -323,6 +351,7 @@ static int load_process_tables(tf_trace *tr, hid_t g, tf_process *p, tf_error *e
         return rc;
     p->symbols = recs;
     if ((rc = load_frames(g, &p->frames, &p->nframes, err)) < 0 ||
+        (rc = check_object_stacks(g, p, err)) < 0 ||
         (rc = check_strings(tr, g, &tf_schema_counters, p->counters, p->ncounters, err)) < 0 ||
         (rc = check_strings(tr, g, &tf_schema_modules, p->modules, p->nmodules, err)) < 0 ||
         (rc = check_strings(tr, g, &tf_schema_objects, p->objects, p->nobjects, err)) < 0)
@@ -395,10 +424,10 @@ static int read_identity(tf_trace *tr, tf_error *err)
     int64_t version;
     if ((rc = tf_h5_attr_read_int64(tr->file, TF_ATTR_VERSION, &version, err)) < 0)
         return rc;
-    if (version != TF_TRACE_VERSION)
+    if (version < TF_TRACE_OLDEST_VERSION || version > TF_TRACE_VERSION)
         return tf_fail(err, TF_ERR_VERSION, "%s: trace format version %" PRId64 " is not "
-                       "supported (this tracefold reads version %d)", tr->path, version,
-                       TF_TRACE_VERSION);
+                       "supported (this tracefold reads versions %d to %d)", tr->path, version,
+                       TF_TRACE_OLDEST_VERSION, TF_TRACE_VERSION);
     return 0;
 }
 
@@ -715,7 +744,16 @@ int tf_samples_read(tf_sample_cursor *c, tf_sample *s, uint64_t *counters, size_
             m = max - done;
         tf_schema_unpack(&tf_schema_samples, c->ncounters, c->block + c->block_pos * c->row_size,
                          m, s + done, counters ? counters + done * c->ncounters : NULL);
+        uint64_t nframes = c->tr->procs[c->proc].threads[c->thread].nframes;
         for (size_t i = done; i < done + m; i++) {
+            uint64_t row = c->delivered + (i - done);
+            if (!stack_fits(s[i].stack, s[i].stack_len, nframes)) {
+                *n = 0;
+                return tf_h5_fail(err, TF_ERR_FORMAT, c->dset, NULL, "row %" PRIu64 ": call "
+                                  "stack of %u frames from frame %" PRIu64 " lies past the "
+                                  "thread's %" PRIu64 " frames", row, s[i].stack_len,
+                                  s[i].stack, nframes);
+            }
             s[i].time += c->shift;
             if (s[i].time < c->last_time) {
                 *n = 0;

@@ -62,7 +62,8 @@ struct tf_writer {
     bool      atomic;
     hid_t     file;
     tf_strtab strings;
-    table     strings_table;   /* rows: strings already written */
+    table     strings_table;   /* bytes: the strings, each ended by a zero byte */
+    size_t    strings_written; /* how many of the interned strings it holds */
     wprocess *procs;
     uint32_t  nprocs, cap;
     unsigned char *scratch;    /* PACK_ROWS packed rows of the widest table */
@@ -98,9 +99,8 @@ static int table_create(hid_t loc, const char *name, hid_t file_type,
               H5Pset_chunk(dcpl, 1, &chunk) >= 0 &&
               (!TF_TRACE_SHUFFLE || H5Pset_shuffle(dcpl) >= 0) &&
               (!TF_TRACE_DEFLATE || H5Pset_deflate(dcpl, TF_TRACE_DEFLATE) >= 0) &&
-              /* No fill pass over new chunks; HDF5 forbids it for strings. */
-              (H5Tget_class(file_type) == H5T_STRING ||
-               H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0) &&
+              /* No fill pass over new chunks. */
+              H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
               /* Room for the chunk being filled and two more: fully written
                * chunks go first (w0 = 1), the partial one stays cached. */
               H5Pset_chunk_cache(dapl, 101, 3 * chunk * file_row, 1.0) >= 0;
@@ -203,10 +203,29 @@ int tf_writer_intern(tf_writer *w, const char *s, uint32_t *id, tf_error *err)
     return 0;
 }
 
+/* Appends the strings interned since the last call, each followed by its
+ * zero byte (docs/trace-format.md, "Strings"), in one write. */
 static int write_new_strings(tf_writer *w, tf_error *err)
 {
-    table *t = &w->strings_table;
-    return table_append(t, w->strings.strings + t->rows, w->strings.n - t->rows, err);
+    size_t total = 0;
+    for (size_t i = w->strings_written; i < w->strings.n; i++)
+        total += strlen(w->strings.strings[i]) + 1;
+    if (!total)
+        return 0;
+    char *bytes = malloc(total);
+    if (!bytes)
+        return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", w->path);
+    char *p = bytes;
+    for (size_t i = w->strings_written; i < w->strings.n; i++) {
+        size_t len = strlen(w->strings.strings[i]) + 1;
+        memcpy(p, w->strings.strings[i], len);
+        p += len;
+    }
+    int rc = table_append(&w->strings_table, bytes, total, err);
+    free(bytes);
+    if (rc == 0)
+        w->strings_written = w->strings.n;
+    return rc;
 }
 
 /* ---- creation ------------------------------------------------------------- */
@@ -334,17 +353,8 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
         writer_free(w);
         return rc;
     }
-    hid_t string_type = H5Tcopy(H5T_C_S1);
-    int rc = string_type >= 0 && H5Tset_size(string_type, H5T_VARIABLE) >= 0 &&
-             H5Tset_cset(string_type, H5T_CSET_UTF8) >= 0
-                 ? 0 : tf_fail(err, TF_ERR_INTERNAL, "%s: cannot make a string type", w->path);
-    /* The strings table writes from the interned char * array directly. */
-    hid_t file_type = rc == 0 ? H5Tcopy(string_type) : -1;
-    if (rc == 0)
-        rc = table_create(w->file, TF_DSET_STRINGS, file_type, string_type, true,
-                          sizeof(char *), &w->strings_table, err);
-    else if (string_type >= 0)
-        H5Tclose(string_type);
+    int rc = table_create(w->file, TF_DSET_STRINGS, H5T_STD_U8LE, H5T_NATIVE_UINT8, false, 1,
+                          &w->strings_table, err);
     hid_t group = -1;
     if (rc == 0)
         rc = write_new_strings(w, err);   /* id 0, "" */

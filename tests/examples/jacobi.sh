@@ -34,7 +34,8 @@ ${py:-false} - "$tmp/j/fold.h5" $(( (n - 2) * (n - 2) )) <<'PY' || bad "cells co
 import sys, h5py
 f = h5py.File(sys.argv[1], "r")
 want = int(sys.argv[2])
-names = [x.decode() if isinstance(x, bytes) else x for x in f["region/0/counter_names"][:]]
+# a string table: UTF-8 bytes, each string ended by a zero byte (docs/fold-format.md)
+names = [s.decode() for s in f["region/0/counter_names"][()].tobytes().split(b"\0")[:-1]]
 c = names.index("cells")
 deltas = f["region/0/instances/counter_delta"][:, c]
 wrong = [d for d in deltas if d != want]

@@ -29,6 +29,7 @@
 #include "observer.h"
 #include "points_fixture.h"
 #include "trace.h"
+#include "v1_trace.h"
 
 #define ITERATIONS 38
 #define WITH_INSTRUCTIONS 12
@@ -199,6 +200,22 @@ static void test_multiplexed_and_roundtrip(void **state)
                     (isnan(bg->points.y[k]) && isnan(g->points.y[k])));
     assert_int_equal(back->params.grid, 101);
     assert_int_equal(back->params.filter, TF_FILTER_ROBUST);
+
+    /* The same file in the version-1 layout (variable-length strings,
+     * read without HDF5's global heap code) loads the same. */
+    static const char *const tables[] = { "counter_names", "counter_units", NULL };
+    char why[1200];
+    if (v1_convert(saved, tables, why, sizeof why) < 0)
+        fail_msg("%s", why);
+    tf_fold_result *old;
+    if (tf_fold_result_load(saved, &old, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_string_equal(old->regions[0].name, "main");
+    assert_string_equal(old->regions[0].counter_names[1], "cycles");
+    assert_string_equal(old->regions[0].counter_units[1], b->counter_units[1]);
+    assert_string_equal(old->trace, back->trace);
+    assert_int_equal(old->regions[0].groups[0].points.n, bg->points.n);
+    tf_fold_result_free(old);
 
     /* The points served a part at a time (an empty part among them), and
      * not held by the group meanwhile, save as they do whole, each part

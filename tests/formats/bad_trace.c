@@ -131,7 +131,7 @@ static bool poke_member(hid_t file, const char *table, const char *member, size_
     hid_t space = dset < 0 ? -1 : H5Dget_space(dset);
     hssize_t n = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
     uint64_t column[4096];
-    bool ok = dset >= 0 && type >= 0 && n > (hssize_t)row + 1 && n <= 4096 &&
+    bool ok = dset >= 0 && type >= 0 && n > (hssize_t)row + swap_with_next && n <= 4096 &&
               H5Tinsert(type, member, 0, H5T_NATIVE_UINT64) >= 0 &&
               H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, column) >= 0;
     if (ok) {
@@ -168,6 +168,47 @@ static bool bad_string_id(hid_t file, const char *path)
     return poke_member(file, "/process/0/thread/0/events", "value", 0, 999999, false);
 }
 
+/* A sample whose call stack starts far past the thread's frames. */
+static bool bad_stack(hid_t file, const char *path)
+{
+    return poke_member(file, "/process/0/thread/0/samples", "stack_len", 7, 2, false) &&
+           poke_member(file, "/process/0/thread/0/samples", "stack", 7, (uint64_t)1 << 40,
+                       false);
+}
+
+/* The object's allocation stack past the process's frames. */
+static bool bad_object_stack(hid_t file, const char *path)
+{
+    return poke_member(file, "/process/0/objects", "stack", 0, (uint64_t)1 << 40, false);
+}
+
+/* Thread 0's samples replaced by a table of the same type and storage
+ * that claims 2^40 rows, none of them written (HDF5 reads unwritten
+ * chunks as fill values, for ever). */
+static bool huge_extent(hid_t file, const char *path)
+{
+    const char *name = "/process/0/thread/0/samples";
+    hid_t old = H5Dopen2(file, name, H5P_DEFAULT);
+    hid_t type = old < 0 ? -1 : H5Dget_type(old);
+    hid_t dcpl = old < 0 ? -1 : H5Dget_create_plist(old);
+    if (old >= 0)
+        H5Dclose(old);
+    hsize_t rows = (hsize_t)1 << 40, max = H5S_UNLIMITED;
+    hid_t space = H5Screate_simple(1, &rows, &max);
+    bool ok = type >= 0 && dcpl >= 0 && space >= 0 && H5Ldelete(file, name, H5P_DEFAULT) >= 0;
+    hid_t d = ok ? H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT) : -1;
+    ok = d >= 0;
+    if (d >= 0)
+        H5Dclose(d);
+    if (space >= 0)
+        H5Sclose(space);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (type >= 0)
+        H5Tclose(type);
+    return ok;
+}
+
 struct mode {
     const char *name;
     damage_fn   damage;   /* applied to the fixture trace, or NULL for a special case */
@@ -181,6 +222,8 @@ static const struct mode modes[] = {
     { "wrong-shape", wrong_shape }, { "counters-mismatch", counters_mismatch }, { "corrupt-samples", corrupt_samples },
     { "events-out-of-order", events_out_of_order },
     { "samples-out-of-order", samples_out_of_order }, { "bad-string-id", bad_string_id },
+    { "bad-stack", bad_stack }, { "bad-object-stack", bad_object_stack },
+    { "huge-extent", huge_extent },
 };
 
 const char *bad_trace_mode(size_t i)

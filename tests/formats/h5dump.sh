@@ -21,5 +21,7 @@ h5dump -a /complete "$tmp/t.h5" | grep -q '(0): 1' || { echo "complete attribute
 # Data goes through the deflate filter: the 4th event's time is 3000 ns.
 h5dump -d /process/0/thread/0/events -s 3 -c 1 "$tmp/t.h5" > "$tmp/events"
 grep -q '3000' "$tmp/events" || { cat "$tmp/events"; echo "event data"; exit 1; }
-h5dump -d /strings "$tmp/t.h5" | grep -q '"L1D misses"' || { echo "strings"; exit 1; }
+# The string table: bytes, each string ended by a zero byte (-r: as text).
+h5dump -r -d /strings "$tmp/t.h5" | grep -qF '\000L1D misses\000' || { echo "strings"; exit 1; }
+h5dump -a /host "$tmp/t.h5" | grep -q 'STRSIZE [0-9]' || { echo "fixed-length host"; exit 1; }
 echo "h5dump reads the trace"

@@ -3,6 +3,7 @@
  * their errors. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -370,6 +371,88 @@ static void strings(void **state)
     free(path);
 }
 
+/* An empty chunked, deflated dataset of doubles claiming 2^40 rows, with
+ * a fill value of its own or none. */
+static void huge_dataset(int64_t f, const char *name, bool fill)
+{
+    hsize_t rows = (hsize_t)1 << 40, max = H5S_UNLIMITED, chunk = 1024;
+    double zero = 0;
+    hid_t space = H5Screate_simple(1, &rows, &max), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    assert_true(H5Pset_chunk(dcpl, 1, &chunk) >= 0 && H5Pset_deflate(dcpl, 1) >= 0);
+    assert_true(!fill || H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &zero) >= 0);
+    hid_t d = H5Dcreate2(f, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    assert_true(d >= 0);
+    H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+}
+
+/* Format 2's layout: string attributes fixed-length, string tables bytes
+ * ended by zero bytes; fixed-length string datasets read too; an
+ * unterminated table and extents no storage can hold are refused, naming
+ * the dataset. */
+static void string_layout_and_extents(void **state)
+{
+    char *path;
+    int64_t f = new_file("layout.h5", &path);
+    const char *two[2] = { "a", "bc" };
+    OK(tf_h5_write_strings(f, "two", two, 2, err));
+    OK(tf_h5_attr_write_string(f, "host", "node-1", err));
+    hid_t d = H5Dopen2(f, "two", H5P_DEFAULT), t = H5Dget_type(d);
+    assert_int_equal(H5Tget_class(t), H5T_INTEGER);
+    assert_int_equal(H5Tget_size(t), 1);
+    H5Tclose(t);
+    H5Dclose(d);
+    hid_t a = H5Aopen(f, "host", H5P_DEFAULT);
+    t = H5Aget_type(a);
+    assert_int_equal(H5Tis_variable_str(t), 0);
+    assert_int_equal(H5Tget_size(t), sizeof "node-1");
+    H5Tclose(t);
+    H5Aclose(a);
+
+    OK(tf_h5_write_typed(f, "unterminated", H5T_STD_U8LE, H5T_NATIVE_UINT8, "ab\0cd", 1, 5, 0,
+                         true, err));
+    /* Fixed-length fields, a full one without its zero byte. */
+    hsize_t three = 3;
+    hid_t fixed = H5Tcopy(H5T_C_S1), space = H5Screate_simple(1, &three, NULL);
+    assert_true(H5Tset_size(fixed, 4) >= 0 && H5Tset_strpad(fixed, H5T_STR_NULLPAD) >= 0);
+    d = H5Dcreate2(f, "fixed", fixed, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(d >= 0 && H5Dwrite(d, fixed, H5S_ALL, H5S_ALL, H5P_DEFAULT, "ab\0\0abcd\0\0\0\0") >= 0);
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Tclose(fixed);
+    huge_dataset(f, "huge", false);
+    huge_dataset(f, "huge_fill", true);
+    tf_h5_close(f);
+
+    OK(tf_h5_file_open(path, false, &f, err));
+    char **back, *host;
+    size_t n, rows, cols;
+    OK(tf_h5_read_strings(f, "two", &back, &n, err));
+    assert_int_equal(n, 2);
+    assert_string_equal(back[1], "bc");
+    free(back);
+    OK(tf_h5_attr_read_string(f, "host", &host, err));
+    assert_string_equal(host, "node-1");
+    free(host);
+    OK(tf_h5_read_strings(f, "fixed", &back, &n, err));
+    assert_int_equal(n, 3);
+    assert_string_equal(back[0], "ab");
+    assert_string_equal(back[1], "abcd");
+    assert_string_equal(back[2], "");
+    free(back);
+    FAILS(tf_h5_read_strings(f, "unterminated", &back, &n, err), TF_ERR_FORMAT, path,
+          "/unterminated", "no terminating zero byte");
+    void *data;
+    FAILS(tf_h5_read_array(f, "huge", TF_H5_DOUBLE, &data, &rows, &cols, err), TF_ERR_FORMAT,
+          path, "/huge", "claims 1099511627776 elements");
+    FAILS(tf_h5_array_length(f, "huge", &n, err), TF_ERR_FORMAT, "/huge", "claims");
+    FAILS(tf_h5_read_array(f, "huge_fill", TF_H5_DOUBLE, &data, &rows, &cols, err),
+          TF_ERR_FORMAT, "/huge_fill", "claims 1099511627776 elements");
+    tf_h5_close(f);
+    free(path);
+}
+
 static void open_errors(void **state)
 {
     char *missing = fixture_path(fixture_dir, "missing.h5"), *empty = fixture_path(fixture_dir, "empty.h5");
@@ -398,6 +481,7 @@ int main(void)
         cmocka_unit_test(repeated_arrays),
         cmocka_unit_test(slabs),
         cmocka_unit_test(strings),
+        cmocka_unit_test(string_layout_and_extents),
         cmocka_unit_test(open_errors),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Every table of the trace written and read back: the fixture, empty
  * tables, 64-bit extremes, long strings, many processes and threads, and
- * appends in small batches that cross chunk boundaries. */
+ * appends in small batches that cross chunk boundaries; and the fixture
+ * and long strings in the version-1 layout (variable-length strings). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 
 #include "trace.h"
 #include "trace_fixture.h"
+#include "v1_trace.h"
 
 static const tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = "h",
                                     .command_line = "cmd", .producer = "test",
@@ -43,10 +45,17 @@ static size_t read_samples(tf_trace *tr, uint32_t proc, uint32_t thread, size_t 
     return total;
 }
 
-static void fixture_roundtrip(void **state)
+/* Rewrites path in the version-1 layout. */
+static void to_v1(const char *path)
 {
-    char *path = fixture_path(fixture_dir, "fixture.h5");
-    OK(fixture_write(path, 0, err));
+    char why[1200];
+    if (v1_trace_convert(path, why, sizeof why) < 0)
+        fail_msg("%s", why);
+}
+
+/* Checks everything the fixture holds; frees path. */
+static void check_fixture(char *path)
+{
     tf_trace *tr = reopen(path);
     assert_string_equal(tf_trace_path(tr), path);
     const tf_trace_meta *m = tf_trace_get_meta(tr);
@@ -110,6 +119,22 @@ static void fixture_roundtrip(void **state)
     tf_trace_close(tr);
     assert_int_equal(fixture_open_hdf5_ids(), 0);
     free(path);
+}
+
+static void fixture_roundtrip(void **state)
+{
+    char *path = fixture_path(fixture_dir, "fixture.h5");
+    OK(fixture_write(path, 0, err));
+    check_fixture(path);
+}
+
+/* A version-1 trace reads as it always did. */
+static void fixture_version_1(void **state)
+{
+    char *path = fixture_path(fixture_dir, "fixture-v1.h5");
+    OK(fixture_write(path, 0, err));
+    to_v1(path);
+    check_fixture(path);
 }
 
 /* A process with no counters, no modules, objects or symbols; a thread with
@@ -237,9 +262,10 @@ static char *long_string(size_t len, char fill)
     return s;
 }
 
-static void long_strings(void **state)
+/* Strings of up to 200 KiB, in the layout of the version (1 or 2). */
+static void check_long_strings(const char *file, int version)
 {
-    char *path = fixture_path(fixture_dir, "long.h5");
+    char *path = fixture_path(fixture_dir, file);
     char *cmd = long_string(100 * 1024, 'a'), *exe = long_string(70 * 1024, 'A');
     char *name = long_string(200 * 1024, 'a');
     tf_trace_meta lm = meta;
@@ -255,6 +281,8 @@ static void long_strings(void **state)
     OK(tf_writer_intern(w, name, &again, err));
     assert_int_equal(again, id);
     OK(tf_writer_close(w, err));
+    if (version == 1)
+        to_v1(path);
 
     tf_trace *tr = reopen(path);
     assert_string_equal(tf_trace_get_meta(tr)->command_line, cmd);
@@ -267,6 +295,16 @@ static void long_strings(void **state)
     free(exe);
     free(name);
     free(path);
+}
+
+static void long_strings(void **state)
+{
+    check_long_strings("long.h5", 2);
+}
+
+static void long_strings_version_1(void **state)
+{
+    check_long_strings("long-v1.h5", 1);
 }
 
 static void many_processes_and_threads(void **state)
@@ -364,6 +402,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixture_roundtrip),
+        cmocka_unit_test(fixture_version_1),
+        cmocka_unit_test(long_strings_version_1),
         cmocka_unit_test(empty_tables),
         cmocka_unit_test(extreme_values),
         cmocka_unit_test(long_strings),
