@@ -23,6 +23,7 @@
 #include "tf_launcher.h"
 #include "tf_options.h"
 #include "tf_session.h"
+#include "tf_trace_name.h"
 #include "tf_writer.h"
 
 static void usage(FILE *out)
@@ -41,6 +42,12 @@ static void usage(FILE *out)
         const tf_option_desc *d = &tf_option_table[i];
         if (!strcmp(d->name, "autostart"))
             continue;   /* meaningful only for a linked program */
+        if (d->type == TF_OPT_BOOL && !strcmp(d->name, "force")) {
+            /* a flag, as in the other commands; --force=no undoes it */
+            fprintf(out, "      --force\n          %s\n          [%s=yes; default no]\n",
+                    d->help, d->env);
+            continue;
+        }
         fprintf(out, "      --%s VALUE\n          %s\n          [%s; default %s]\n", d->name,
                 d->help, d->env, d->deflt);
     }
@@ -56,7 +63,8 @@ static void usage(FILE *out)
             "  -q, --quiet  no closing summary\n"
             "  -h, --help   show this help and exit\n\n"
             "Exit status: the program's (128+N when killed by signal N); 1 when recording\n"
-            "could not start (bad configuration, missing library); 2 wrong command line.\n"
+            "could not start (bad configuration, missing library, an output refused);\n"
+            "2 wrong command line.\n"
             "See docs/recorder.md for the API, the mechanisms and their overhead.\n");
 }
 
@@ -199,6 +207,30 @@ static int run_writer(const char *dir, const tf_options *o, pid_t child, int *st
     return TF_EXIT_OK;
 }
 
+/* Before the program starts: for a trace whose name is known already (the
+ * pattern uses neither %p nor %e), an existing file is refused as the
+ * writer would refuse it, so that no run is wasted. */
+static int prepare_output(const tf_options *o)
+{
+    if (!tf_trace_name_known(o->output))
+        return 0;
+    char host[256] = "", path[1024];
+    if (gethostname(host, sizeof host))
+        host[0] = '\0';
+    host[sizeof host - 1] = '\0';
+    int rank = tf_launcher_rank();
+    tf_trace_name_vars v = { .pid = getpid(), .rank = rank,
+                             .nranks = rank >= 0 ? tf_launcher_size() : 0, .host = host,
+                             .exe = "" };
+    tf_trace_name_expand(o->output, &v, path, sizeof path);
+    tf_error err;
+    if (tf_trace_name_prepare(path, o->force, &err) == 0)
+        return 0;
+    tf_msg_error("%s", err.msg);
+    tf_msg_error("not starting: the trace cannot be written");
+    return -1;
+}
+
 int tf_cmd_record(int argc, char **argv)
 {
     tf_options opt, flags;
@@ -226,6 +258,11 @@ int tf_cmd_record(int argc, char **argv)
         }
         if (!strcmp(a, "--print-env")) {
             print_env = true;
+            continue;
+        }
+        if (!strcmp(a, "--force")) {
+            tf_option_set(&flags, tf_option_find("force"), "yes", NULL);
+            set[tf_option_find("force") - tf_option_table] = true;
             continue;
         }
         /* Options with a value: --name VALUE or --name=VALUE. */
@@ -297,6 +334,8 @@ int tf_cmd_record(int argc, char **argv)
                      library && *library ? library : "libtracefold.so");
         return TF_EXIT_FAILURE;
     }
+    if (prepare_output(&opt))
+        return TF_EXIT_FAILURE;
     char dir[PATH_MAX];
     if (make_session(dir, sizeof dir)) {
         tf_msg_error("cannot create a session directory in /dev/shm or /tmp: %s", strerror(errno));
