@@ -10,6 +10,11 @@
 #include "h5_probe.h"
 #include "tf_output.h"
 
+static bool several_ranks(const tf_trace_name_vars *v)
+{
+    return v->rank >= 0 && (v->nranks >= 2 || v->rank > 0);
+}
+
 /* Whether the pattern uses %c (a %% is a percent sign, not a field). */
 static bool uses(const char *pattern, char c)
 {
@@ -47,7 +52,13 @@ void tf_trace_name_expand(const char *pattern, const tf_trace_name_vars *v, char
         k += len;
     }
     out[k] = '\0';
-    snprintf(buf, size, "%s", out);
+    if (!several_ranks(v) || uses(pattern, 'r')) {
+        snprintf(buf, size, "%s", out);
+        return;
+    }
+    const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+    int stem = dot && dot > out && (!slash || dot > slash + 1) ? (int)(dot - out) : (int)k;
+    snprintf(buf, size, "%.*s.%04" PRId32 "%s", stem, out, v->rank, out + stem);
 }
 
 bool tf_trace_name_known(const char *pattern)

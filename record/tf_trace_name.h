@@ -20,7 +20,10 @@ typedef struct tf_trace_name_vars {
     const char *exe;             /* the program's path */
 } tf_trace_name_vars;
 
-/* The pattern expanded. */
+/* The pattern expanded.  One of several ranks (a launcher's or MPI's
+ * world of two or more) whose pattern has no %r gets its rank, four digits
+ * or more, before the extension (t.h5: t.0002.h5 for rank 2), so that the
+ * ranks' traces never collide. */
 void tf_trace_name_expand(const char *pattern, const tf_trace_name_vars *v, char *buf,
                           size_t size);
 
