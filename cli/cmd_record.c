@@ -63,8 +63,9 @@ static void usage(FILE *out)
             "  -q, --quiet  no closing summary\n"
             "  -h, --help   show this help and exit\n\n"
             "Exit status: the program's (128+N when killed by signal N); 1 when recording\n"
-            "could not start (bad configuration, missing library, an output refused);\n"
-            "2 wrong command line.\n"
+            "could not start (bad configuration, missing library, an output refused), or\n"
+            "when a trace could not be written and the program exited 0; 2 wrong command\n"
+            "line.\n"
             "See docs/recorder.md for the API, the mechanisms and their overhead.\n");
 }
 
@@ -177,13 +178,16 @@ static void writer_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
-static void summarise(tf_rec_session *s)
+/* The closing notes; the number of traces that could not be written. */
+static size_t summarise(tf_rec_session *s)
 {
     const tf_rec_summary *sum;
-    size_t n = tf_rec_session_summaries(s, &sum);
+    size_t n = tf_rec_session_summaries(s, &sum), failed = 0;
     for (size_t i = 0; i < n; i++) {
-        if (sum[i].failed)
+        if (sum[i].failed) {
+            failed++;
             continue;
+        }
         tf_msg_note("%s: process %lld, %u thread%s, %llu events, %llu samples", sum[i].path,
                     (long long)sum[i].pid, sum[i].threads, sum[i].threads == 1 ? "" : "s",
                     (unsigned long long)sum[i].events, (unsigned long long)sum[i].samples);
@@ -191,6 +195,7 @@ static void summarise(tf_rec_session *s)
             tf_msg_warn("%s: %llu records dropped because a buffer was full "
                         "(raise --buffer-size)", sum[i].path, (unsigned long long)sum[i].dropped);
     }
+    return failed;
 }
 
 static int run_writer(const char *dir, const tf_options *o, pid_t child, int *status)
@@ -202,14 +207,17 @@ static int run_writer(const char *dir, const tf_options *o, pid_t child, int *st
     if (tf_rec_session_create(&s, dir, o, producer, &err))
         return tf_msg_fail(&err);
     tf_rec_session_run(s, child, status);
-    summarise(s);
+    size_t failed = summarise(s);
+    if (failed)
+        tf_msg_error("%zu trace%s could not be written (see above)", failed,
+                     failed == 1 ? "" : "s");
     tf_rec_session_destroy(s);
-    return TF_EXIT_OK;
+    return failed ? TF_EXIT_FAILURE : TF_EXIT_OK;
 }
 
-/* Before the program starts: for a trace whose name is known already (the
- * pattern uses neither %p nor %e), an existing file is refused as the
- * writer would refuse it, so that no run is wasted. */
+/* Before the program starts: a trace whose name is known already (the
+ * pattern uses neither %p nor %e) gets its folders, and an existing file
+ * is refused as the writer would refuse it, so that no run is wasted. */
 static int prepare_output(const tf_options *o)
 {
     if (!tf_trace_name_known(o->output))
@@ -362,9 +370,9 @@ int tf_cmd_record(int argc, char **argv)
     writer_signals();
     int status = 0;
     int rc = run_writer(dir, &opt, child_pid, &status);
-    if (rc)
-        return rc;
+    /* The program's status first: a failed trace makes only a success fail. */
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : TF_EXIT_FAILURE;
+    int program = WIFEXITED(status) ? WEXITSTATUS(status) : TF_EXIT_FAILURE;
+    return program ? program : rc;
 }

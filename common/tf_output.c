@@ -201,3 +201,23 @@ int tf_output_mark_folder(const char *dir, const char *marker, tf_error *err)
         return tf_fail(err, TF_ERR_IO, "%s: write error: %s", path, strerror(errno));
     return 0;
 }
+
+int tf_output_make_parents(const char *path, tf_error *err)
+{
+    char dir[PATH_MAX];
+    if ((size_t)snprintf(dir, sizeof dir, "%s", path) >= sizeof dir)
+        return tf_fail(err, TF_ERR_IO, "%s: name too long", path);
+    for (char *slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        struct stat st;
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+            return tf_fail(err, TF_ERR_IO, "%s: cannot create the folder %s: %s", path, dir,
+                           strerror(errno));
+        int e = stat(dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+        if (e)
+            return tf_fail(err, TF_ERR_IO, "%s: cannot create the folder %s: %s", path, dir,
+                           strerror(e));
+        *slash = '/';
+    }
+    return 0;
+}

@@ -50,4 +50,7 @@ int tf_output_check_folder(const char *path, const char *marker, const tf_output
  * (once everything else is written there). */
 int tf_output_mark_folder(const char *dir, const char *marker, tf_error *err);
 
+/* Creates the folders leading to the file path, as `mkdir -p` would. */
+int tf_output_make_parents(const char *path, tf_error *err);
+
 #endif

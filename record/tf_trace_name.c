@@ -69,5 +69,6 @@ bool tf_trace_name_known(const char *pattern)
 int tf_trace_name_prepare(const char *path, bool force, tf_error *err)
 {
     tf_output_rule rule = { .force = force, .ours = tf_h5_is_trace, .kind = "a tracefold trace" };
-    return tf_output_check_file(path, &rule, err);
+    int rc = tf_output_make_parents(path, err);
+    return rc ? rc : tf_output_check_file(path, &rule, err);
 }

@@ -31,8 +31,9 @@ void tf_trace_name_expand(const char *pattern, const tf_trace_name_vars *v, char
  * neither %p nor %e. */
 bool tf_trace_name_known(const char *pattern);
 
-/* Whether path may be created: an existing file is refused unless force
- * is given and it is a tracefold trace (common/tf_output.h). */
+/* Makes path ready to be created: its folders are made (as mkdir -p
+ * would), and an existing file is refused unless force is given and it
+ * is a tracefold trace (common/tf_output.h). */
 int tf_trace_name_prepare(const char *path, bool force, tf_error *err);
 
 #endif

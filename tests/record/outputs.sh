@@ -5,7 +5,8 @@
 # file), and never, even with it, when it is not a tracefold trace: the
 # program's own input stays whole.  A name known before the program starts
 # is refused before it starts (exit 1, the program not run); a name known
-# only later (%e, %p) is refused by the writer: the program runs untraced.
+# only later (%e, %p) is refused by the writer: the program runs untraced
+# and record exits 1.
 . "$top_srcdir/tests/record/lib.sh"
 echo "the program's input" >"$tmp/input.txt"
 cp "$tmp/input.txt" "$tmp/keep.txt"
@@ -55,11 +56,17 @@ printf '<tracefold>\n  <output>%s</output>\n  <force>yes</force>\n</tracefold>\n
 not_started "--force=no" "t.h5: exists \(use --force" -q -c "$tmp/f.xml" --force=no -o "$tmp/t.h5"
 
 # A name known only when the trace is created (%e): the program runs
-# untraced, the writer says why, the file stays whole.
+# untraced, the writer says why, record exits 1; the program's own
+# failure is its status.
 cp "$tmp/input.txt" "$tmp/plain_app.h5"
 out=$("$tf" record -q --force -o "$tmp/%e.h5" -- "$apps/plain_app" 30 2>"$tmp/err")
+rc=$?
+[ $rc -eq 1 ] || fail "%e onto a file: exit status $rc, expected 1: $(cat "$tmp/err")"
 [ "$out" = "plain_app done" ] || fail "%e onto a file: the program did not run"
 grep -q "plain_app.h5: exists and is not a tracefold trace.*; process [0-9]* runs on untraced" \
     "$tmp/err" || fail "%e onto a file: message: $(cat "$tmp/err")"
+grep -q "1 trace could not be written" "$tmp/err" || fail "%e onto a file: no closing error"
 cmp -s "$tmp/input.txt" "$tmp/plain_app.h5" || fail "%e onto a file: the file changed"
+"$tf" record -q --force -o "$tmp/%e.h5" -- "$apps/plain_app" 30 7 >/dev/null 2>&1
+[ $? -eq 7 ] || fail "%e onto a file, program failing: not its status 7"
 exit 0
