@@ -42,7 +42,7 @@ static void usage(FILE *out)
         const tf_option_desc *d = &tf_option_table[i];
         if (!strcmp(d->name, "autostart"))
             continue;   /* meaningful only for a linked program */
-        if (d->type == TF_OPT_BOOL && !strcmp(d->name, "force")) {
+        if (!strcmp(d->name, "force")) {
             /* a flag, as in the other commands; --force=no undoes it */
             fprintf(out, "      --force\n          %s\n          [%s=yes; default no]\n",
                     d->help, d->env);
@@ -269,8 +269,10 @@ int tf_cmd_record(int argc, char **argv)
             continue;
         }
         if (!strcmp(a, "--force")) {
-            tf_option_set(&flags, tf_option_find("force"), "yes", NULL);
-            set[tf_option_find("force") - tf_option_table] = true;
+            /* a flag without a value, as in the other commands */
+            const tf_option_desc *force = tf_option_find("force");
+            tf_option_set(&flags, force, "yes", NULL);
+            set[force - tf_option_table] = true;
             continue;
         }
         /* Options with a value: --name VALUE or --name=VALUE. */
