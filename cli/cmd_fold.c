@@ -305,11 +305,11 @@ static void remove_tree(const char *dir)
 #define FOLD_MARKER ".tracefold-fold"
 
 /* OUTDIR against the rule for existing outputs, before the work: the
- * traces and the machine profile are the inputs. */
+ * traces, the machine profile and the debug folder are the inputs. */
 static int check_outdir(const char *outdir, char *const *traces, size_t ntraces,
                         const struct fold_options *o, bool *exists, tf_error *err)
 {
-    const char **inputs = malloc((ntraces + 1) * sizeof *inputs);
+    const char **inputs = malloc((ntraces + 2) * sizeof *inputs);
     if (!inputs)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
     size_t n = 0;
@@ -317,6 +317,8 @@ static int check_outdir(const char *outdir, char *const *traces, size_t ntraces,
         inputs[n++] = traces[k];
     if (o->machine)
         inputs[n++] = o->machine;
+    if (o->debug_dir)
+        inputs[n++] = o->debug_dir;
     tf_output_rule rule = { .inputs = inputs, .ninputs = n, .force = o->force };
     int rc = tf_output_check_folder(outdir, FOLD_MARKER, &rule, exists, err);
     free(inputs);

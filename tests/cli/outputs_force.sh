@@ -91,6 +91,10 @@ ln -s d/in.h5 "$tmp/via-link.h5"
 refused "d: the output folder holds the input .*via-link.h5" \
     "$tf" fold -q "$tmp/via-link.h5" -o "$tmp/d" --force
 rm "$tmp/via-link.h5"
+mkdir "$tmp/d/debug"
+refused "d: the output folder holds the input .*d/debug" \
+    "$tf" fold -q "$tmp/t.h5" -o "$tmp/d" --force --debug-dir "$tmp/d/debug"
+rmdir "$tmp/d/debug"
 refused "d: holds in.h5, which tracefold did not write" "$tf" fold -q "$tmp/t.h5" -o "$tmp/d" --force
 rm "$tmp/d/in.h5"
 mkdir "$tmp/mine" && cp "$tmp/notes.txt" "$tmp/mine/"
