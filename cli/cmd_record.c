@@ -22,6 +22,7 @@
 #include "tf_config.h"
 #include "tf_launcher.h"
 #include "tf_options.h"
+#include "tf_output.h"
 #include "tf_session.h"
 #include "tf_trace_name.h"
 #include "tf_writer.h"
@@ -215,13 +216,24 @@ static int run_writer(const char *dir, const tf_options *o, pid_t child, int *st
     return failed ? TF_EXIT_FAILURE : TF_EXIT_OK;
 }
 
-/* Before the program starts: a trace whose name is known already (the
- * pattern uses neither %p nor %e) gets its folders, and an existing file
- * is refused as the writer would refuse it, so that no run is wasted. */
+/* Before the program starts, so that no run is wasted, what is known of
+ * the trace's name already: the whole name when the pattern uses neither
+ * %p nor %e (its folders are made, an existing file is refused as the
+ * writer would refuse it), else its folders when their names use neither
+ * (made, with a placeholder for the file). */
 static int prepare_output(const tf_options *o)
 {
-    if (!tf_trace_name_known(o->output))
+    char pattern[sizeof o->output];
+    snprintf(pattern, sizeof pattern, "%s", o->output);
+    bool whole = tf_trace_name_known(pattern);
+    char *slash = strrchr(pattern, '/');
+    if (!whole && !slash)
         return 0;
+    if (!whole) {
+        snprintf(slash + 1, sizeof pattern - (size_t)(slash + 1 - pattern), "f");
+        if (!tf_trace_name_known(pattern))
+            return 0;
+    }
     char host[256] = "", path[1024];
     if (gethostname(host, sizeof host))
         host[0] = '\0';
@@ -230,9 +242,11 @@ static int prepare_output(const tf_options *o)
     tf_trace_name_vars v = { .pid = getpid(), .rank = rank,
                              .nranks = rank >= 0 ? tf_launcher_size() : 0, .host = host,
                              .exe = "" };
-    tf_trace_name_expand(o->output, &v, path, sizeof path);
+    tf_trace_name_expand(pattern, &v, path, sizeof path);
     tf_error err;
-    if (tf_trace_name_prepare(path, o->force, &err) == 0)
+    int rc = whole ? tf_trace_name_prepare(path, o->force, &err)
+                   : tf_output_make_parents(path, &err);
+    if (rc == 0)
         return 0;
     tf_msg_error("%s", err.msg);
     tf_msg_error("not starting: the trace cannot be written");

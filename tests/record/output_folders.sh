@@ -3,8 +3,9 @@
 # documented MPI command's -o run/%r.h5 (here in an srun step, rank 2 of
 # 4) and the configuration example's traces/%e-%r.h5.  A trace that cannot
 # be written is said at once and makes record exit 1 at the end (the
-# program still runs when the name is known only then); a name known
-# before the start is refused before the program runs.
+# program still runs when the name is known only then); a name, or the
+# folders of one, known before the start are refused before the program
+# runs.
 . "$top_srcdir/tests/record/lib.sh"
 cd "$tmp" || fail "cd $tmp"
 
@@ -30,6 +31,15 @@ grep -q "file/sub/t.h5: cannot create the folder $tmp/file: Not a directory" "$t
     fail "folder blocked, name known: message: $(cat "$tmp/err")"
 grep -q "not starting" "$tmp/err" || fail "folder blocked, name known: does not say it"
 
+# The folders known, the file name not (%e): the same, before the start.
+"$tf" record -o "$tmp/file/%e.h5" -- "$apps/plain_app" 30 >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "folder blocked, folders known: exit status not 1"
+[ -s "$tmp/out" ] && fail "folder blocked, folders known: the program ran"
+grep -q "cannot create the folder $tmp/file: Not a directory" "$tmp/err" ||
+    fail "folder blocked, folders known: message: $(cat "$tmp/err")"
+
+# A folder named after the program (%e): known only when the trace is
+# created; the program runs, one message, exit status 1.
 out=$("$tf" record -o "$tmp/file/%e/t.h5" -- "$apps/plain_app" 30 2>"$tmp/err")
 rc=$?
 [ $rc -eq 1 ] || fail "folder blocked, %e: exit status $rc, expected 1: $(cat "$tmp/err")"
