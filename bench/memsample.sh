@@ -27,10 +27,10 @@ med() { sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR 
 field() { sed -n "s/.*$1=\([-0-9.]*\).*/\1/p"; }
 : > "$tmp/small"; : > "$tmp/control"; : > "$tmp/large"
 for rep in $(seq "$reps"); do
-    "$tf" record -q -o "$tmp/t.h5" -- "$ab" 64 100000 21 2>/dev/null | field diff_ns >> "$tmp/small"
+    "$tf" record -q --force -o "$tmp/t.h5" -- "$ab" 64 100000 21 2>/dev/null | field diff_ns >> "$tmp/small"
     "$ab" 64 100000 21 | field diff_ns >> "$tmp/control"
     # A ring large enough for every record of the run: none dropped.
-    "$tf" record -q -o "$tmp/t.h5" --buffer-size 256M -- "$ab" 65536 2000 21 2>/dev/null |
+    "$tf" record -q --force -o "$tmp/t.h5" --buffer-size 256M -- "$ab" 65536 2000 21 2>/dev/null |
         field diff_ns >> "$tmp/large"
 done
 echo "small (64 B) pair, interposed - libc, recorded:  $(med < "$tmp/small") ns (median of $reps runs)"
@@ -41,7 +41,7 @@ n=$("$loop" --calibrate "${SECONDS_OF_WORK:-1.2}")
 for rep in $(seq "$reps"); do
     case $((rep % 2)) in 0) order="none software";; *) order="software none";; esac
     for mode in $order; do
-        out=$(TRACEFOLD_STATS=yes "$tf" record -q -o "$tmp/t.h5" --period 1ms \
+        out=$(TRACEFOLD_STATS=yes "$tf" record -q --force -o "$tmp/t.h5" --period 1ms \
               --mem-sampler "$mode" -- "$loop" "$n" 2>"$tmp/err")
         cost=$(sed -n 's/.*handler cost median \([0-9]*\) ns.*/\1/p' "$tmp/err")
         echo "$(echo "$out" | field cpu) ${cost:-0}" >> "$tmp/$mode"

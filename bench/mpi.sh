@@ -84,8 +84,8 @@ if want record && have_mpi; then
         for mode in bare record calls; do
             case $mode in
                 bare) set -- $mpi "$app" -i 600 ;;
-                record) set -- $mpi "$tf" record -q -o "$dir/st.%r.h5" -- "$app" -i 600 ;;
-                calls) set -- $mpi "$tf" record -q --mpi-calls yes -o "$dir/st.%r.h5" -- "$app" -i 600 ;;
+                record) set -- $mpi "$tf" record -q --force -o "$dir/st.%r.h5" -- "$app" -i 600 ;;
+                calls) set -- $mpi "$tf" record -q --force --mpi-calls yes -o "$dir/st.%r.h5" -- "$app" -i 600 ;;
             esac
             /usr/bin/time -f '%e' -o "$dir/time" "$@" >/dev/null 2>&1
             echo "$mode $(cat "$dir/time")" >>"$dir/record.times"

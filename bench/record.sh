@@ -51,7 +51,7 @@ for rep in $(seq "$reps"); do
             group) out=$("$loop" --threads "$threads" --bare "$(ns "$p")" --group "$n"); stats="";;
             recorder)
                 out=$(TRACEFOLD_STATS=yes /usr/bin/time -f "total_cpu=%U+%S" "$tf" record -q \
-                      -o "$tmp/t.h5" --period "$p" --unwind "$unwind" --sampler "$sampler" \
+                      --force -o "$tmp/t.h5" --period "$p" --unwind "$unwind" --sampler "$sampler" \
                       --mem-sampler "$mem_sampler" --capture "$capture" -- "$loop" --threads "$threads" "$n" 2>"$tmp/err")
                 stats=$(sed -n 's/.*stats: \([0-9]*\) samples, handler cost median \([0-9]*\) ns.*/\1 \2/p' "$tmp/err")
                 kern=$(sed -n 's/.*stats: \([0-9]*\) samples captured by the kernel.*writer \([0-9]*\) ns CPU per sample.*/\1 \2/p' "$tmp/err")

@@ -13,6 +13,7 @@
 #include "hierarchy.h"
 #include "msg.h"
 #include "render.h"
+#include "tf_output.h"
 
 static void usage(FILE *out)
 {
@@ -52,11 +53,14 @@ static int default_figure(const char *profile, char *buf, size_t len)
 }
 
 /* Checked before measuring, so a bad output costs no minutes of work: the
- * file must not exist (unless forced) and its folder must be writable. */
-static bool refuse_output(const char *path, bool force)
+ * rule for existing outputs (common/tf_output.h; the input is the profile
+ * read --from) and a folder that can be written. */
+static bool refuse_output(const char *path, bool force, const char *from)
 {
-    if (!force && access(path, F_OK) == 0) {
-        tf_msg_error("%s exists; use --force to overwrite it", path);
+    tf_output_rule rule = { .inputs = &from, .ninputs = from ? 1 : 0, .force = force };
+    tf_error err;
+    if (tf_output_check_file(path, &rule, &err) < 0) {
+        tf_msg_error("%s", err.msg);
         return true;
     }
     const char *slash = strrchr(path, '/');
@@ -155,7 +159,7 @@ int tf_cmd_calibrate(int argc, char **argv)
     enum tf_render_format format;
     if (!figure_format(figure, &format))
         return tf_msg_usage("--figure: '%s' does not end in .pdf, .png or .svg", figure);
-    if ((!from && refuse_output(output, force)) || refuse_output(figure, force))
+    if ((!from && refuse_output(output, force, from)) || refuse_output(figure, force, from))
         return TF_EXIT_FAILURE;
     if (o.quick) {
         o.repeats = 3;

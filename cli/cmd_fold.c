@@ -31,6 +31,7 @@
 #include "prv_synthetic.h"
 #include "render.h"
 #include "tf_launcher.h"
+#include "tf_output.h"
 #include "tf_parallel.h"
 
 static void usage(FILE *out)
@@ -48,7 +49,8 @@ static void usage(FILE *out)
             "                        covers the most time); for Paraver traces also TYPE=VALUE\n"
             "  -o, --output OUTDIR   output directory (default: TRACE without its\n"
             "                        extension, plus .fold)\n"
-            "      --force           replace OUTDIR if it holds an earlier fold\n"
+            "      --force           replace OUTDIR when it holds an earlier fold and nothing\n"
+            "                        else (never a folder holding a trace folded)\n"
             "      --filter RULE     outlier rule: robust (default), mad15, none\n"
             "      --filter-k K      robust rule: duration threshold in scaled MADs (3.5)\n"
             "      --shape-k K       robust rule: curve-shape threshold in scaled MADs (6)\n"
@@ -297,28 +299,30 @@ static void remove_tree(const char *dir)
     nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* OUTDIR may be replaced only when --force is given and it holds an earlier
- * fold (or nothing): never a directory of unrelated files. */
-static int check_outdir(const char *outdir, bool force, bool *exists, tf_error *err)
+/* The file fold writes into OUTDIR last, listing what it wrote there: an
+ * existing OUTDIR is replaced (with --force) only while it holds this and
+ * nothing else (common/tf_output.h). */
+#define FOLD_MARKER ".tracefold-fold"
+
+/* OUTDIR against the rule for existing outputs, before the work: the
+ * traces, the machine profile and the debug folder are the inputs. */
+static int check_outdir(const char *outdir, char *const *traces, size_t ntraces,
+                        const struct fold_options *o, bool *exists, tf_error *err)
 {
-    struct stat sb;
-    *exists = stat(outdir, &sb) == 0;
-    if (!*exists)
-        return 0;
-    if (!force)
-        return tf_fail(err, TF_ERR_EXISTS, "%s: output directory exists (use --force to "
-                       "replace it)", outdir);
-    if (!S_ISDIR(sb.st_mode))
-        return tf_fail(err, TF_ERR_EXISTS, "%s: exists and is not a directory", outdir);
-    char probe[4096];
-    snprintf(probe, sizeof probe, "%s/fold.h5", outdir);
-    if (access(probe, F_OK) == 0 || rmdir(outdir) == 0 || errno == ENOENT) {
-        if (access(outdir, F_OK) != 0)
-            *exists = false;
-        return 0;
-    }
-    return tf_fail(err, TF_ERR_EXISTS, "%s: not an earlier fold output (no fold.h5); refusing "
-                   "to replace it", outdir);
+    const char **inputs = malloc((ntraces + 2) * sizeof *inputs);
+    if (!inputs)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t k = 0; k < ntraces; k++)
+        inputs[n++] = traces[k];
+    if (o->machine)
+        inputs[n++] = o->machine;
+    if (o->debug_dir)
+        inputs[n++] = o->debug_dir;
+    tf_output_rule rule = { .inputs = inputs, .ninputs = n, .force = o->force };
+    int rc = tf_output_check_folder(outdir, FOLD_MARKER, &rule, exists, err);
+    free(inputs);
+    return rc;
 }
 
 /* The report (tracefold render's default PDF) of res beside fold.h5 in
@@ -490,6 +494,8 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res,
     if (rc == 0 && end.synthetic && end.rc < 0)
         tf_msg_warn("no folded.prv: %s", end.err.msg);
     tf_analysis_set_free(&analyses);
+    if (rc == 0)
+        rc = tf_output_mark_folder(tmp, FOLD_MARKER, err);
     if (rc == 0 && replace && rename(outdir, old) != 0)
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot move the earlier output aside: %s", outdir,
                      strerror(errno));
@@ -657,7 +663,7 @@ static int fold(const struct fold_command *c, struct opening *op, tf_fold_team *
     tf_cal_profile *profile = NULL;
     if (team)
         team->read_alone = !ranks_share_reading(c->traces, c->ntraces);
-    int rc = check_outdir(outdir, o->force, &exists, &err);
+    int rc = check_outdir(outdir, c->traces, c->ntraces, o, &exists, &err);
     /* the profile after the opening: both are HDF5, which one thread
      * at a time may call */
     if (rc == 0)

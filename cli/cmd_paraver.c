@@ -14,7 +14,7 @@
 
 #include "commands.h"
 #include "fold_result.h"
-#include "h5util.h"
+#include "h5_probe.h"
 #include "msg.h"
 #include "open_trace.h"
 #include "prv_symbols.h"
@@ -23,6 +23,8 @@
 #include "prv_check.h"
 #include "prv_export.h"
 #include "prv_import.h"
+#include "prv_writer.h"
+#include "tf_output.h"
 
 static void usage(FILE *out)
 {
@@ -48,6 +50,8 @@ static void usage(FILE *out)
             "                      order, header against .row and records, complete labels\n"
             "      --lenient       with Paraver input: skip malformed records (and say how\n"
             "                      many) instead of stopping at the first\n"
+            "      --force         replace existing outputs (with --import, only a tracefold\n"
+            "                      trace); an output is never one of the inputs\n"
             "  -q, --quiet         no progress or notes\n"
             "  -h, --help          show this help and exit\n\n"
             "Views for the synthetic trace are installed with tracefold (share/tracefold/cfg).\n"
@@ -58,16 +62,35 @@ static void usage(FILE *out)
 
 static bool is_fold_result(const char *path)
 {
-    int64_t f;
+    return tf_h5_file_has_format(path, TF_FOLD_FORMAT);
+}
+
+/* The rule for existing outputs (common/tf_output.h), before any work.  A
+ * Paraver trace NAME.prv comes with NAME.pcf and NAME.row: they are the
+ * outputs of an export, inputs of an import, whose output --force replaces
+ * only when it is a tracefold trace. */
+static int check_outputs(const char *out, bool import, char *const *in, size_t nin, bool force)
+{
+    const char *prv = import ? in[0] : out;
+    char *pcf = tf_prv_sibling(prv, ".pcf"), *row = tf_prv_sibling(prv, ".row");
+    const char *import_inputs[] = {in[0], pcf, row};
+    tf_output_rule rule = {
+        .inputs = import ? import_inputs : (const char *const *)in,
+        .ninputs = import ? 3 : nin,
+        .force = force,
+        .ours = import ? tf_h5_is_trace : NULL,
+        .kind = "a tracefold trace",
+    };
     tf_error err;
-    if (tf_h5_file_open(path, false, &f, &err) < 0)
-        return false;
-    char *format = NULL;
-    bool yes = tf_h5_attr_read_string(f, "format", &format, &err) == 0 &&
-               !strcmp(format, TF_FOLD_FORMAT);
-    free(format);
-    tf_h5_close(f);
-    return yes;
+    int rc = pcf && row ? tf_output_check_file(out, &rule, &err)
+                        : tf_fail(&err, TF_ERR_NOMEM, "out of memory");
+    if (rc == 0 && !import && (rc = tf_output_check_file(pcf, &rule, &err)) == 0)
+        rc = tf_output_check_file(row, &rule, &err);
+    free(pcf);
+    free(row);
+    if (rc < 0)
+        tf_msg_error("%s", err.msg);
+    return rc;
 }
 
 static int run_check(const char *path)
@@ -137,10 +160,10 @@ int tf_cmd_paraver(int argc, char **argv)
         {"output", required_argument, NULL, 'o'}, {"import", no_argument, NULL, 'I'},
         {"check", no_argument, NULL, 'C'},        {"lenient", no_argument, NULL, 'L'},
         {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"force", no_argument, NULL, 'F'},        {NULL, 0, NULL, 0},
     };
     const char *out = NULL;
-    bool import = false, check = false, lenient = false;
+    bool import = false, check = false, lenient = false, force = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
@@ -149,6 +172,7 @@ int tf_cmd_paraver(int argc, char **argv)
         case 'I': import = true; break;
         case 'C': check = true; break;
         case 'L': lenient = true; break;
+        case 'F': force = true; break;
         case 'q': tf_msg_set_quiet(true); break;
         case 'h': usage(stdout); return TF_EXIT_OK;
         default: return tf_msg_usage("unknown option");
@@ -163,8 +187,8 @@ int tf_cmd_paraver(int argc, char **argv)
     if (import && check)
         return tf_msg_usage("--import and --check exclude each other");
     if (check) {
-        if (out)
-            return tf_msg_usage("--check writes nothing: no -o");
+        if (out || force)
+            return tf_msg_usage("--check writes nothing: no -o, no --force");
         return run_check(in);
     }
     if (!out)
@@ -172,12 +196,16 @@ int tf_cmd_paraver(int argc, char **argv)
     if (import) {
         if (!tf_cli_is_paraver(in))
             return tf_msg_usage("--import reads a Paraver trace (.prv, .prv.gz): '%s'", in);
+        if (check_outputs(out, true, argv + optind, nin, force) < 0)
+            return TF_EXIT_FAILURE;
         return run_import(in, out, lenient);
     }
     if (!ends_with(out, ".prv") && !ends_with(out, ".prv.gz"))
         return tf_msg_usage("the output must end in .prv or .prv.gz: '%s'", out);
     if (tf_cli_is_paraver(in))
         return tf_msg_usage("'%s' is already a Paraver trace (--check checks it, --import converts it)", in);
+    if (check_outputs(out, false, argv + optind, nin, force) < 0)
+        return TF_EXIT_FAILURE;
     tf_cli_set_lenient(lenient);
     if (is_fold_result(in)) {
         tf_error err;

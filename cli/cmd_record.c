@@ -22,7 +22,9 @@
 #include "tf_config.h"
 #include "tf_launcher.h"
 #include "tf_options.h"
+#include "tf_output.h"
 #include "tf_session.h"
+#include "tf_trace_name.h"
 #include "tf_writer.h"
 
 static void usage(FILE *out)
@@ -41,6 +43,12 @@ static void usage(FILE *out)
         const tf_option_desc *d = &tf_option_table[i];
         if (!strcmp(d->name, "autostart"))
             continue;   /* meaningful only for a linked program */
+        if (!strcmp(d->name, "force")) {
+            /* a flag, as in the other commands; --force=no undoes it */
+            fprintf(out, "      --force\n          %s\n          [%s=yes; default no]\n",
+                    d->help, d->env);
+            continue;
+        }
         fprintf(out, "      --%s VALUE\n          %s\n          [%s; default %s]\n", d->name,
                 d->help, d->env, d->deflt);
     }
@@ -56,7 +64,9 @@ static void usage(FILE *out)
             "  -q, --quiet  no closing summary\n"
             "  -h, --help   show this help and exit\n\n"
             "Exit status: the program's (128+N when killed by signal N); 1 when recording\n"
-            "could not start (bad configuration, missing library); 2 wrong command line.\n"
+            "could not start (bad configuration, missing library, an output refused), or\n"
+            "when a trace could not be written and the program exited 0; 2 wrong command\n"
+            "line.\n"
             "See docs/recorder.md for the API, the mechanisms and their overhead.\n");
 }
 
@@ -169,13 +179,16 @@ static void writer_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
-static void summarise(tf_rec_session *s)
+/* The closing notes; the number of traces that could not be written. */
+static size_t summarise(tf_rec_session *s)
 {
     const tf_rec_summary *sum;
-    size_t n = tf_rec_session_summaries(s, &sum);
+    size_t n = tf_rec_session_summaries(s, &sum), failed = 0;
     for (size_t i = 0; i < n; i++) {
-        if (sum[i].failed)
+        if (sum[i].failed) {
+            failed++;
             continue;
+        }
         tf_msg_note("%s: process %lld, %u thread%s, %llu events, %llu samples", sum[i].path,
                     (long long)sum[i].pid, sum[i].threads, sum[i].threads == 1 ? "" : "s",
                     (unsigned long long)sum[i].events, (unsigned long long)sum[i].samples);
@@ -183,6 +196,7 @@ static void summarise(tf_rec_session *s)
             tf_msg_warn("%s: %llu records dropped because a buffer was full "
                         "(raise --buffer-size)", sum[i].path, (unsigned long long)sum[i].dropped);
     }
+    return failed;
 }
 
 static int run_writer(const char *dir, const tf_options *o, pid_t child, int *status)
@@ -194,9 +208,49 @@ static int run_writer(const char *dir, const tf_options *o, pid_t child, int *st
     if (tf_rec_session_create(&s, dir, o, producer, &err))
         return tf_msg_fail(&err);
     tf_rec_session_run(s, child, status);
-    summarise(s);
+    size_t failed = summarise(s);
+    if (failed)
+        tf_msg_error("%zu trace%s could not be written (see above)", failed,
+                     failed == 1 ? "" : "s");
     tf_rec_session_destroy(s);
-    return TF_EXIT_OK;
+    return failed ? TF_EXIT_FAILURE : TF_EXIT_OK;
+}
+
+/* Before the program starts, so that no run is wasted, what is known of
+ * the trace's name already: the whole name when the pattern uses neither
+ * %p nor %e (its folders are made, an existing file is refused as the
+ * writer would refuse it), else its folders when their names use neither
+ * (made, with a placeholder for the file). */
+static int prepare_output(const tf_options *o)
+{
+    char pattern[sizeof o->output];
+    snprintf(pattern, sizeof pattern, "%s", o->output);
+    bool whole = tf_trace_name_known(pattern);
+    char *slash = strrchr(pattern, '/');
+    if (!whole && !slash)
+        return 0;
+    if (!whole) {
+        snprintf(slash + 1, sizeof pattern - (size_t)(slash + 1 - pattern), "f");
+        if (!tf_trace_name_known(pattern))
+            return 0;
+    }
+    char host[256] = "", path[1024];
+    if (gethostname(host, sizeof host))
+        host[0] = '\0';
+    host[sizeof host - 1] = '\0';
+    int rank = tf_launcher_rank();
+    tf_trace_name_vars v = { .pid = getpid(), .rank = rank,
+                             .nranks = rank >= 0 ? tf_launcher_size() : 0, .host = host,
+                             .exe = "" };
+    tf_trace_name_expand(pattern, &v, path, sizeof path);
+    tf_error err;
+    int rc = whole ? tf_trace_name_prepare(path, o->force, &err)
+                   : tf_output_make_parents(path, &err);
+    if (rc == 0)
+        return 0;
+    tf_msg_error("%s", err.msg);
+    tf_msg_error("not starting: the trace cannot be written");
+    return -1;
 }
 
 int tf_cmd_record(int argc, char **argv)
@@ -226,6 +280,13 @@ int tf_cmd_record(int argc, char **argv)
         }
         if (!strcmp(a, "--print-env")) {
             print_env = true;
+            continue;
+        }
+        if (!strcmp(a, "--force")) {
+            /* a flag without a value, as in the other commands */
+            const tf_option_desc *force = tf_option_find("force");
+            tf_option_set(&flags, force, "yes", NULL);
+            set[force - tf_option_table] = true;
             continue;
         }
         /* Options with a value: --name VALUE or --name=VALUE. */
@@ -297,6 +358,8 @@ int tf_cmd_record(int argc, char **argv)
                      library && *library ? library : "libtracefold.so");
         return TF_EXIT_FAILURE;
     }
+    if (prepare_output(&opt))
+        return TF_EXIT_FAILURE;
     char dir[PATH_MAX];
     if (make_session(dir, sizeof dir)) {
         tf_msg_error("cannot create a session directory in /dev/shm or /tmp: %s", strerror(errno));
@@ -323,9 +386,9 @@ int tf_cmd_record(int argc, char **argv)
     writer_signals();
     int status = 0;
     int rc = run_writer(dir, &opt, child_pid, &status);
-    if (rc)
-        return rc;
+    /* The program's status first: a failed trace makes only a success fail. */
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : TF_EXIT_FAILURE;
+    int program = WIFEXITED(status) ? WEXITSTATUS(status) : TF_EXIT_FAILURE;
+    return program ? program : rc;
 }

@@ -13,6 +13,7 @@
 #include "msg.h"
 #include "render.h"
 #include "report_load.h"
+#include "tf_output.h"
 
 #define DPI_MIN 20
 #define DPI_MAX 2400
@@ -32,6 +33,7 @@ static void usage(FILE *out)
             "      --dpi N           resolution of PNG output (default 150)\n"
             "  -b, --backend NAME    cairo (default) or gnuplot (scripts and data)\n"
             "      --run             with the gnuplot back end: run gnuplot on the scripts\n"
+            "      --force           replace existing outputs (a report fold drew, say)\n"
             "  -q, --quiet           no notes\n"
             "  -h, --help            show this help and exit\n\n"
             "PDF holds every page; SVG and PNG write one file per page: PATH, then\n"
@@ -48,18 +50,39 @@ static char *beside(const char *fold, const char *name)
     return tf_report_strdup("%.*s/%s", dir, slash ? fold : ".", name);
 }
 
+/* The rule for existing outputs (common/tf_output.h): the page files, or
+ * the gnuplot folder, whose files are replaced one by one. */
+static int check_outputs(const tf_report *report, const char *path, enum tf_render_format format,
+                         bool gnuplot, const char *fold, bool force, tf_error *err)
+{
+    tf_output_rule rule = { .inputs = &fold, .ninputs = 1, .force = force };
+    bool exists;
+    if (gnuplot)
+        return tf_output_check_folder(path, NULL, &rule, &exists, err);
+    size_t n = tf_render_cairo_files(report, format);
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        char page[4200];
+        rc = tf_render_page_path(path, k, page, sizeof page, err);
+        if (rc == 0)
+            rc = tf_output_check_file(page, &rule, err);
+    }
+    return rc;
+}
+
 int tf_cmd_render(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
         {"dpi", required_argument, NULL, 'd'},    {"backend", required_argument, NULL, 'b'},
         {"run", no_argument, NULL, 'r'},          {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},         {"force", no_argument, NULL, 'F'},
+        {NULL, 0, NULL, 0},
     };
     enum tf_render_format format = TF_FORMAT_PDF;
     const char *output = NULL;
     double dpi = 150;
-    bool gnuplot = false, run = false;
+    bool gnuplot = false, run = false, force = false;
     int c;
     optind = 1;
     opterr = 0;
@@ -93,6 +116,9 @@ int tf_cmd_render(int argc, char **argv)
         case 'r':
             run = true;
             break;
+        case 'F':
+            force = true;
+            break;
         case 'q':
             tf_msg_set_quiet(true);
             break;
@@ -122,6 +148,8 @@ int tf_cmd_render(int argc, char **argv)
         if (!path)
             rc = tf_fail(&err, TF_ERR_NOMEM, "out of memory");
     }
+    if (rc == 0)
+        rc = check_outputs(&report, path, format, gnuplot, fold, force, &err);
     if (rc == 0)
         rc = gnuplot ? tf_render_gnuplot(&report, path, format, dpi, run, &err)
                      : tf_render_cairo(&report, path, format, dpi, &err);

@@ -11,8 +11,10 @@
 
 #include "args.h"
 #include "commands.h"
+#include "h5_probe.h"
 #include "msg.h"
 #include "synth.h"
+#include "tf_output.h"
 
 static void usage(FILE *out)
 {
@@ -22,7 +24,7 @@ static void usage(FILE *out)
             "(docs/commands/synth.md).\n\n"
             "Options:\n"
             "  -o, --output FILE              trace to write (required)\n"
-            "      --force                    overwrite FILE if it exists\n"
+            "      --force                    replace FILE if it is a tracefold trace\n"
             "      --seed N                   seed of the random draws (default 1)\n"
             "      --scenario NAME            phases (default), twokinds or flat\n"
             "      --processes P              processes (default 1)\n"
@@ -189,18 +191,18 @@ int tf_cmd_synth(int argc, char **argv)
     if (tf_synth_check(&o, &err) < 0)
         return tf_msg_usage("%s", err.msg);
 
+    /* The rule for existing outputs (common/tf_output.h): --force replaces
+     * a tracefold trace only. */
+    tf_output_rule rule = { .force = force, .ours = tf_h5_is_trace, .kind = "a tracefold trace" };
+    if (tf_output_check_file(output, &rule, &err) < 0)
+        return tf_msg_fail(&err);
     char *cmdline = join_args(argc, argv);
     o.command_line = cmdline;
-    int rc = tf_synth_write(&o, output, force, show_progress, NULL, &err);
+    int rc = tf_synth_write(&o, output, true, show_progress, NULL, &err);
     tf_progress_done();
     free(cmdline);
-    if (rc < 0) {
-        if (err.code == TF_ERR_EXISTS)
-            tf_msg_error("%s (use --force to overwrite it)", err.msg);
-        else
-            tf_msg_error("%s", err.msg);
-        return TF_EXIT_FAILURE;
-    }
+    if (rc < 0)
+        return tf_msg_fail(&err);
     tf_msg_note("wrote %s: %u process(es) x %u thread(s) x %u iterations of '%s'", output,
                 o.processes, o.threads, o.iterations, o.region);
     return TF_EXIT_OK;

@@ -24,8 +24,13 @@ static const char *const mem_names[] = {"auto", "pebs", "ibs", "software", "none
 
 const tf_option_desc tf_option_table[] = {
     {"output", "TRACEFOLD_OUTPUT", TF_OPT_STRING, "tracefold-%e-%p.h5", NULL, 0, 0,
-     "trace file name pattern: %p pid, %r MPI rank, %h host, %e program name, %% a percent sign",
+     "trace file name pattern: %p pid, %r MPI rank, %h host, %e program name, %% a percent sign; "
+     "its folders are made; one of several ranks gets its rank before the extension when %r is "
+     "not used (t.h5: t.0002.h5)",
      offsetof(tf_options, output)},
+    {"force", "TRACEFOLD_FORCE", TF_OPT_BOOL, "no", bool_names, 0, 0,
+     "replace an existing trace of that name; a file that is not a tracefold trace is never "
+     "replaced", offsetof(tf_options, force)},
     {"period", "TRACEFOLD_PERIOD", TF_OPT_DURATION, "5ms", NULL, 10000, 10 * NS_PER_S,
      "mean sampling period per thread, in thread CPU time (e.g. 5ms, 1ms, 100us)",
      offsetof(tf_options, period_ns)},

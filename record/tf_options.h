@@ -32,6 +32,7 @@ typedef struct tf_options {
     bool     stats;            /* report the sampling handler's cost at the end */
     bool     autostart;
     bool     mpi_calls;        /* libtracefold-mpi records MPI calls as events */
+    bool     force;            /* an existing trace (a tracefold trace only) is replaced */
     uint64_t buffer_size;      /* bytes per thread */
     uint64_t flush_ns;
     int      signal;           /* 0: chosen at start */

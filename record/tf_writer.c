@@ -28,6 +28,7 @@
 
 
 #include "tf_session.h"
+#include "tf_trace_name.h"
 #include "tf_writer.h"
 
 #define BATCH 512
@@ -133,36 +134,16 @@ static bool name_taken(const tf_rec_session *s, const char *path)
     return false;
 }
 
-/* Expands the output pattern for process p; a name already used in this
- * session (a pattern without %p and a fork or exec) gets -PID, then a
- * counter, inserted before its extension. */
+/* Expands the output pattern for process p (tf_trace_name.h); a name
+ * already used in this session (a pattern without %p and a fork or exec)
+ * gets -PID, then a counter, inserted before its extension. */
 static void trace_name(const tf_rec_session *s, const tf_shm_process *p, char *buf, size_t size)
 {
+    tf_trace_name_vars v = { .pid = p->pid, .rank = p->rank, .nranks = p->nranks,
+                             .host = p->host, .exe = p->exe };
     char out[1024];
-    size_t k = 0;
-    const char *base = strrchr(p->exe, '/');
-    base = base ? base + 1 : p->exe;
-    for (const char *c = s->opt.output; *c && k + 1 < sizeof out; c++) {
-        char piece[300];
-        if (*c != '%' || !c[1]) {
-            out[k++] = *c;
-            continue;
-        }
-        switch (*++c) {
-        case 'p': snprintf(piece, sizeof piece, "%" PRId64, p->pid); break;
-        case 'r': snprintf(piece, sizeof piece, "%" PRId32, p->rank < 0 ? 0 : p->rank); break;
-        case 'h': snprintf(piece, sizeof piece, "%.299s", p->host); break;
-        case 'e': snprintf(piece, sizeof piece, "%.299s", *base ? base : "program"); break;
-        case '%': snprintf(piece, sizeof piece, "%%"); break;
-        default: snprintf(piece, sizeof piece, "%%%c", *c); break;
-        }
-        size_t len = strlen(piece);
-        if (k + len >= sizeof out)
-            break;
-        memcpy(out + k, piece, len);
-        k += len;
-    }
-    out[k] = '\0';
+    tf_trace_name_expand(s->opt.output, &v, out, sizeof out);
+    size_t k = strlen(out);
     snprintf(buf, size, "%s", out);
     for (int n = 1; name_taken(s, buf) && n < 1000; n++) {
         const char *dot = strrchr(out, '.');
@@ -359,7 +340,9 @@ static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
         .clock = "CLOCK_MONOTONIC", .host = sh->host, .command_line = sh->cmdline,
         .producer = s->producer, .start_time = sh->real0,
     };
-    int rc = tf_writer_create(&p->w, p->sum.path, &meta, 0, err);
+    int rc = tf_trace_name_prepare(p->sum.path, s->opt.force, err);
+    if (rc == 0)
+        rc = tf_writer_create(&p->w, p->sum.path, &meta, 0, err);
     if (rc)
         return rc;
     p->open = true;

@@ -63,7 +63,7 @@ expect_exit 1 'exists.*--force' "$tf" fold -q "$tmp/run.h5"
 [ "$(grep -c '^iteration,0,instructions,' "$tmp/run.fold/curves.csv")" -eq 200 ] ||
     say_fail "--force did not replace the output"
 mkdir "$tmp/other" && touch "$tmp/other/keep"
-expect_exit 1 'not an earlier fold' "$tf" fold -q --force -o "$tmp/other" "$tmp/run.h5"
+expect_exit 1 'a folder tracefold did not write' "$tf" fold -q --force -o "$tmp/other" "$tmp/run.h5"
 [ -f "$tmp/other/keep" ] || say_fail "--force removed an unrelated directory"
 
 # Named, nested and unknown regions.

@@ -170,7 +170,7 @@ ranks_fail() {
 # directory untouched.
 mkdir "$tmp/kept" && echo earlier >"$tmp/kept/fold.h5"
 ranks_fail kept "$tmp/t64.h5"
-[ "$(grep -c 'error' "$tmp/err")" -eq 1 ] && grep -q 'kept: output directory exists' "$tmp/err" ||
+[ "$(grep -c 'error' "$tmp/err")" -eq 1 ] && grep -q 'kept: exists (use --force' "$tmp/err" ||
     fail "existing OUTDIR: want one error naming it, got: $(cat "$tmp/err")"
 [ "$(cat "$tmp/kept/fold.h5")" = earlier ] || fail "existing OUTDIR: its fold.h5 changed"
 

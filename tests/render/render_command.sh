@@ -46,8 +46,11 @@ size=$(od -An -tu1 -j16 -N8 "$dir/r.png" | awk '{print $1*16777216+$2*65536+$3*2
 # gnuplot back end, run.
 "$tf" render -q "$fold" --backend gnuplot -o "$dir/gp" || check "gnuplot scripts exit $?"
 [ -s "$dir/gp/timeline.gp" ] && [ -s "$dir/gp/code.dat" ] || check "no gnuplot scripts"
+"$tf" render -q "$fold" --backend gnuplot -o "$dir/gp" 2>/dev/null &&
+    check "an existing gnuplot folder replaced without --force"
 if "${GNUPLOT:-gnuplot}" --version >/dev/null 2>&1; then
-    "$tf" render -q "$fold" --backend gnuplot --run -f png -o "$dir/gp" || check "gnuplot --run exit $?"
+    "$tf" render -q "$fold" --backend gnuplot --run -f png -o "$dir/gp" --force ||
+        check "gnuplot --run exit $?"
     [ -s "$dir/gp/timeline.png" ] && [ -s "$dir/gp/tables.png" ] || check "gnuplot made no PNG"
 fi
 
