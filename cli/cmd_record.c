@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -308,6 +309,9 @@ int tf_cmd_record(int argc, char **argv)
         tf_msg_error("cannot set up the program's environment: %s", strerror(errno));
         return TF_EXIT_FAILURE;
     }
+    /* The program's orphaned descendants become ours: the writer then
+     * knows when none is left, with no wait for stragglers (tf_writer.c). */
+    (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     fflush(NULL);
     child_pid = fork();
     if (child_pid < 0) {

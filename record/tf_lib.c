@@ -235,6 +235,7 @@ static void publish_control(void)
 {
     atomic_thread_fence(memory_order_release);
     tf_rec_g.proc->magic = TF_SESSION_MAGIC;
+    tf_session_poke(tf_rec_g.session);
 }
 
 static void on_fork_child(void);
@@ -324,6 +325,13 @@ void tf_process_stop(void)
         tf_stats_report();
     tf_maps_snapshot();
     atomic_store_explicit(&tf_rec_g.proc->state, TF_PROC_CLOSED, memory_order_release);
+    tf_session_poke(tf_rec_g.session);
+}
+
+void tf_rec_writer_late(const char *what, uint64_t waited_ns)
+{
+    fprintf(stderr, "tracefold: the trace writer did not answer within %.1f s (%s); the program"
+                    " goes on without waiting for it\n", (double)waited_ns / 1e9, what);
 }
 
 static void at_exit(void)

@@ -255,6 +255,9 @@ void tf_intern_reset(void);
 int  tf_process_start(bool forked_child);
 void tf_process_stop(void);
 void tf_rec_disable(const char *why);
+/* The writer did not answer a bounded wait (it died, or is stuck): says
+ * which wait and how long it lasted. */
+void tf_rec_writer_late(const char *what, uint64_t waited_ns);
 void tf_maps_snapshot(void);                      /* copies /proc/self/maps to the session */
 
 static inline uint64_t tf_now(void)

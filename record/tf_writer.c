@@ -20,8 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,6 +76,7 @@ struct tf_rec_session {
     size_t   nprocs, cap;
     tf_rec_summary *sums;
     uint64_t last_flush;
+    int      wake_fd;               /* the session's wake FIFO (TF_SESSION_WAKE), or -1 */
     /* batch scratch */
     tf_event events[BATCH];
     tf_sample samples[BATCH];
@@ -119,6 +122,11 @@ int tf_rec_session_create(tf_rec_session **out, const char *dir, const tf_option
     snprintf(s->producer, sizeof s->producer, "%s", producer);
     s->opt = *o;
     s->last_flush = now_ns();
+    /* Opened for reading and writing: it never reports an end of file
+     * when the last process that poked it is gone (fifo(7)). */
+    char wake[PATH_MAX + 8];
+    snprintf(wake, sizeof wake, "%s/" TF_SESSION_WAKE, dir);
+    s->wake_fd = mkfifo(wake, 0600) ? -1 : open(wake, O_RDWR | O_NONBLOCK | O_CLOEXEC);
     *out = s;
     return 0;
 }
@@ -209,6 +217,7 @@ static void fail(wproc *p, const tf_error *err)
     p->failed = true;
     p->sum.failed = true;
     atomic_store(&p->shm->writer, TF_WRITER_FAILED);
+    tf_session_answered(p->shm);
     const char *outcome = "";
     if (p->w) {
         tf_writer_abort(p->w);
@@ -377,6 +386,7 @@ static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
         (rc = tf_wobjects_create(&p->objects, err)))
         return rc;
     atomic_store(&sh->writer, TF_WRITER_OPEN);
+    tf_session_answered(sh);
     return update_modules(s, p, err);
 }
 
@@ -578,6 +588,7 @@ static void take_kernel(tf_rec_session *s, wproc *p, wthread *t, uint32_t i)
                            depth, &err);
     atomic_store_explicit(&p->shm->threads[i].kernel_ack, rc ? TF_KACK_REFUSED : TF_KACK_HELD,
                           memory_order_release);
+    tf_session_answered(p->shm);
     if (rc && !p->kernel_refused) {
         p->kernel_refused = true;
         fprintf(stderr, "tracefold record: %s: kernel capture: %s; that thread's samples are "
@@ -675,6 +686,7 @@ static void discard(wproc *p)
             atomic_load(&b->kernel.state) != TF_KCAP_NONE) {
             p->threads[i].kernel_taken = true;
             atomic_store(&p->shm->threads[i].kernel_ack, TF_KACK_REFUSED);
+            tf_session_answered(p->shm);
         }
     }
 }
@@ -722,6 +734,7 @@ static void finish(tf_rec_session *s, wproc *p)
         }
     }
     atomic_store(&p->shm->writer, p->sum.failed ? TF_WRITER_FAILED : TF_WRITER_DONE);
+    tf_session_answered(p->shm);
     if (p->kp && s->opt.stats) {
         const tf_kstats *k = tf_kproc_stats(p->kp);
         fprintf(stderr, "tracefold record: stats: %" PRIu64 " samples captured by the kernel"
@@ -845,10 +858,45 @@ static size_t tick(tf_rec_session *s, bool flush_due)
             fail(p, &err);
             continue;
         }
-        if (flush)
+        if (flush) {
             atomic_store(&p->shm->flush_done, req);
+            tf_session_answered(p->shm);
+        }
     }
     return active;
+}
+
+/* Reaps the program (child) and the descendants it left behind, whose
+ * parent `tracefold record` becomes (PR_SET_CHILD_SUBREAPER); true while
+ * some descendant is still running. */
+static bool reap_children(pid_t child, int *child_status, bool *child_done)
+{
+    for (;;) {
+        int status;
+        pid_t r = waitpid(-1, &status, WNOHANG);
+        if (r == child) {
+            *child_status = status;
+            *child_done = true;
+        }
+        if (r > 0 || (r < 0 && errno == EINTR))
+            continue;
+        if (r < 0)
+            *child_done = true;   /* ECHILD: nobody left */
+        return r == 0;
+    }
+}
+
+/* Sleeps until a process pokes the session (tf_session_poke), the child
+ * exits (its pidfd, -1 for none) or timeout_ns pass. */
+static void wait_for_work(tf_rec_session *s, int pidfd, uint64_t timeout_ns)
+{
+    struct pollfd fds[2] = {{.fd = s->wake_fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+    struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
+    if (ppoll(fds, 2, &ts, NULL) > 0 && (fds[0].revents & POLLIN)) {
+        char bytes[256];
+        while (read(s->wake_fd, bytes, sizeof bytes) > 0)
+            ;
+    }
 }
 
 void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status)
@@ -857,26 +905,35 @@ void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status)
     if (tick_ns > 50000000u)
         tick_ns = 50000000u;
     bool child_done = child <= 0;
-    int idle = 0;
+    int pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
+    uint64_t idle_since = 0;
     for (;;) {
         uint64_t t = now_ns();
         bool flush_due = t - s->last_flush >= s->opt.flush_ns;
         if (flush_due)
             s->last_flush = t;
         size_t active = tick(s, flush_due);
-        if (!child_done) {
-            pid_t r = waitpid(child, child_status, WNOHANG);
-            if (r == child || (r < 0 && errno == ECHILD))
-                child_done = true;
+        bool descendants = child > 0 && reap_children(child, child_status, &child_done);
+        if (!child_done || active) {
+            idle_since = 0;
+        } else {
+            /* The program and every traced process are done.  Without a
+             * descendant left, nothing more can come.  With one (a process
+             * forked just before its parent's end registers a moment
+             * later; or one that is not traced), and for the helper of a
+             * linked program, whose processes are not its children: done
+             * once nothing came for a few ticks. */
+            if (child > 0 && !descendants)
+                break;
+            if (!idle_since)
+                idle_since = t;
+            if (t - idle_since >= 3 * tick_ns)
+                break;
         }
-        /* Finished when nothing is left for a few ticks: a process forked
-         * just before its parent's end registers a moment later. */
-        idle = child_done && !active ? idle + 1 : 0;
-        if (idle >= 3)
-            break;
-        struct timespec ts = {(time_t)(tick_ns / 1000000000u), (long)(tick_ns % 1000000000u)};
-        nanosleep(&ts, NULL);
+        wait_for_work(s, child_done ? -1 : pidfd, tick_ns);
     }
+    if (pidfd >= 0)
+        close(pidfd);
 }
 
 size_t tf_rec_session_summaries(tf_rec_session *s, const tf_rec_summary **out)
@@ -915,6 +972,8 @@ void tf_rec_session_destroy(tf_rec_session *s)
             }
         closedir(d);
     }
+    if (s->wake_fd >= 0)
+        close(s->wake_fd);
     rmdir(s->dir);
     free(s);
 }
