@@ -54,7 +54,8 @@ static void usage(FILE *out)
             "      --writer DIR\n"
             "          internal: drain the session DIR (the helper a program linked with\n"
             "          libtracefold starts)\n"
-            "  -q, --quiet  no closing summary\n"
+            "  -q, --quiet  no message but errors, in this process and the program's\n"
+            "          [TRACEFOLD_QUIET]\n"
             "  -h, --help   show this help and exit\n\n"
             "Exit status: the program's (128+N when killed by signal N); 1 when recording\n"
             "could not start (bad configuration, missing library); 2 wrong command line.\n"
@@ -186,7 +187,8 @@ static void summarise(tf_rec_session *s)
     }
 }
 
-static int run_writer(const char *dir, const tf_options *o, pid_t child, int *status)
+static int run_writer(const char *dir, const tf_options *o, bool quiet, pid_t child,
+                      int *status)
 {
     tf_error err;
     tf_rec_session *s;
@@ -194,6 +196,7 @@ static int run_writer(const char *dir, const tf_options *o, pid_t child, int *st
     snprintf(producer, sizeof producer, "tracefold record %s", PACKAGE_VERSION);
     if (tf_rec_session_create(&s, dir, o, producer, &err))
         return tf_msg_fail(&err);
+    tf_rec_session_set_quiet(s, quiet);
     tf_rec_session_run(s, child, status);
     summarise(s);
     tf_rec_session_destroy(s);
@@ -207,7 +210,7 @@ int tf_cmd_record(int argc, char **argv)
     bool set[64] = {false};
     const char *config = getenv("TRACEFOLD_CONFIG"), *library = getenv("TRACEFOLD_LIBRARY");
     const char *writer_dir = NULL;
-    bool print_env = false, quiet = false;
+    bool print_env = false, quiet = tf_session_quiet_env();
     tf_error err;
     memset(&flags, 0, sizeof flags);
     int i = 1;
@@ -288,7 +291,7 @@ int tf_cmd_record(int argc, char **argv)
         writer_signals();
         signal(SIGTERM, SIG_IGN);
         signal(SIGHUP, SIG_IGN);
-        return run_writer(writer_dir, &opt, 0, NULL);
+        return run_writer(writer_dir, &opt, true, 0, NULL);
     }
     if (i >= argc)
         return tf_msg_usage("no program to run (tracefold record [OPTIONS] -- PROGRAM ARGS)");
@@ -303,7 +306,8 @@ int tf_cmd_record(int argc, char **argv)
         tf_msg_error("cannot create a session directory in /dev/shm or /tmp: %s", strerror(errno));
         return TF_EXIT_FAILURE;
     }
-    if (export_options(&opt) || setenv(TF_SESSION_ENV, dir, 1) || preload(lib) ||
+    if (export_options(&opt) || setenv(TF_SESSION_ENV, dir, 1) ||
+        (quiet && setenv(TF_QUIET_ENV, "1", 1)) || preload(lib) ||
         preload_mpi_layer(&opt)) {
         rmdir(dir);
         tf_msg_error("cannot set up the program's environment: %s", strerror(errno));
@@ -326,7 +330,7 @@ int tf_cmd_record(int argc, char **argv)
     }
     writer_signals();
     int status = 0;
-    int rc = run_writer(dir, &opt, child_pid, &status);
+    int rc = run_writer(dir, &opt, quiet, child_pid, &status);
     if (rc)
         return rc;
     if (WIFSIGNALED(status))

@@ -256,8 +256,8 @@ void tf_kcapture_setup(void)
         why = "the kernel ring would fill between two drains at this period";
     if (why) {
         if (choice == TF_CAPTURE_KERNEL)
-            fprintf(stderr, "tracefold: kernel capture not possible (%s); samples are taken by"
-                            " the signal handler\n", why);
+            tf_rec_say(true, "kernel capture not possible (%s); samples are taken by the signal"
+                       " handler", why);
         return;
     }
     tf_error err;
@@ -273,8 +273,8 @@ void tf_kcapture_setup(void)
                                               &a, &ring, &size, &err);
     tf_counters_close(&probe);
     if (fd < 0) {
-        fprintf(stderr, "tracefold: kernel capture refused (%s); samples are taken by the signal"
-                        " handler\n", err.msg);
+        tf_rec_say(choice == TF_CAPTURE_KERNEL, "kernel capture refused (%s); samples are taken"
+                   " by the signal handler", err.msg);
         return;
     }
     munmap(ring, size);

@@ -118,6 +118,7 @@ typedef struct tf_rec {
     uint64_t sample_period;            /* ns of CPU time, or events with overflow */
     bool     overflow;                 /* sample on overflow_attr instead of the task clock */
     bool     kernel_capture;           /* threads start with kernel capture (tf_capture_kernel.c) */
+    bool     quiet;                    /* say nothing but errors (tf_rec_say) */
     size_t   proc_size;
     char     session[PATH_MAX];
     char     proc_path[PATH_MAX];
@@ -255,6 +256,12 @@ void tf_intern_reset(void);
 int  tf_process_start(bool forked_child);
 void tf_process_stop(void);
 void tf_rec_disable(const char *why);
+/* A mechanism that is not available.  asked: the user named it (an
+ * option other than auto), so it is an error, always said.  Otherwise the
+ * recorder fell back to another one: said under `tracefold record` unless
+ * quiet; a program linked with the library and run on its own says nothing
+ * of the kind. */
+void tf_rec_say(bool asked, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The writer did not answer a bounded wait (it died, or is stuck): says
  * which wait and how long it lasted. */
 void tf_rec_writer_late(const char *what, uint64_t waited_ns);

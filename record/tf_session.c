@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -36,6 +37,12 @@ int tf_session_buffer_name(char *buf, size_t size, const char *proc_file, uint32
 {
     int n = snprintf(buf, size, "%s.t%u", proc_file, slot);
     return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+bool tf_session_quiet_env(void)
+{
+    const char *v = getenv(TF_QUIET_ENV);
+    return v && *v && strcmp(v, "0") && strcmp(v, "no");
 }
 
 void tf_session_poke(const char *dir)

@@ -23,6 +23,7 @@
 
 #define TF_SESSION_MAGIC        0x31535346544e5254ull   /* "TRNTFSS1" */
 #define TF_SESSION_ENV          "TRACEFOLD_SESSION"
+#define TF_QUIET_ENV            "TRACEFOLD_QUIET"
 #define TF_SESSION_MAX_THREADS  1024
 #define TF_SESSION_MAX_BASE     16          /* hardware + software counters */
 #define TF_SESSION_MAX_USER     16          /* = TRACEFOLD_MAX_USER_COUNTERS */
@@ -107,6 +108,9 @@ typedef struct tf_shm_process {
      * on this MAP_SHARED file): the library waits on it instead of
      * sleeping (tf_session_await). */
     _Atomic uint32_t answer_seq;
+    /* The counters asked for that could not be opened (comma-separated),
+     * or "": said once per run by `tracefold record`, not by each process. */
+    char     counters_missing[512];
     _Atomic uint32_t nthreads;     /* slots handed out */
     char     exe[TF_SESSION_TEXT_MAX];
     char     cmdline[TF_SESSION_TEXT_MAX];   /* arguments separated by spaces */
@@ -277,6 +281,10 @@ int tf_session_buffer_name(char *buf, size_t size, const char *proc_file, uint32
  * kernel ring, so that the writer answers at once rather than at its next
  * tick. */
 #define TF_SESSION_WAKE "wake"
+
+/* TRACEFOLD_QUIET set to anything but "", "0" or "no": the recorder says
+ * nothing but errors (tracefold record -q sets it for the program). */
+bool tf_session_quiet_env(void);
 
 /* Library: one byte into the session's wake FIFO.  Never blocks (no reader
  * yet, or a full FIFO, are fine: the writer scans at its start and drains

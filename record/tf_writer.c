@@ -77,6 +77,8 @@ struct tf_rec_session {
     tf_rec_summary *sums;
     uint64_t last_flush;
     int      wake_fd;               /* the session's wake FIFO (TF_SESSION_WAKE), or -1 */
+    bool     quiet;                 /* no message but errors */
+    bool     counters_said;         /* the missing counters were reported */
     /* batch scratch */
     tf_event events[BATCH];
     tf_sample samples[BATCH];
@@ -759,6 +761,19 @@ static void finish(tf_rec_session *s, wproc *p)
     p->done = true;
 }
 
+/* The counters a process could not open: one line for the whole run,
+ * whose processes all run on the same machine with the same options. */
+static void say_counters_missing(tf_rec_session *s, const tf_shm_process *shm)
+{
+    if (s->counters_said || !shm->counters_missing[0])
+        return;
+    s->counters_said = true;
+    if (!s->quiet)
+        fprintf(stderr, "tracefold record: counters unavailable on this machine (no PMU "
+                        "access?): %.*s; recording software events and user counters instead\n",
+                (int)sizeof shm->counters_missing, shm->counters_missing);
+}
+
 static void add_process(tf_rec_session *s, const char *name)
 {
     char path[PATH_MAX];
@@ -791,6 +806,7 @@ static void add_process(tf_rec_session *s, const char *name)
         return;
     }
     snprintf(p->path, sizeof p->path, "%s", path);
+    say_counters_missing(s, shm);
     p->reserve.fd = -1;
     p->shm = shm;
     p->size = size;
@@ -934,6 +950,11 @@ void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status)
     }
     if (pidfd >= 0)
         close(pidfd);
+}
+
+void tf_rec_session_set_quiet(tf_rec_session *s, bool quiet)
+{
+    s->quiet = quiet;
 }
 
 size_t tf_rec_session_summaries(tf_rec_session *s, const tf_rec_summary **out)

@@ -36,6 +36,10 @@ int  tf_rec_session_create(tf_rec_session **s, const char *dir, const tf_options
  * happen, and that process runs on untraced. */
 void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status);
 
+/* quiet: no message but errors (the default says which counters the
+ * processes could not open, once). */
+void tf_rec_session_set_quiet(tf_rec_session *s, bool quiet);
+
 /* The traces written, valid until destroy. */
 size_t tf_rec_session_summaries(tf_rec_session *s, const tf_rec_summary **out);
 
