@@ -49,6 +49,7 @@ typedef struct wproc {
     char     path[PATH_MAX];
     tf_shm_process *shm;
     size_t   size;
+    int      pidfd;                 /* the process, to see it end (pidfd_open(2)), or -1 */
     tf_writer *w;
     uint32_t proc;
     bool     open, done, failed;
@@ -232,6 +233,11 @@ static void fail(wproc *p, const tf_error *err)
 
 static bool process_gone(const wproc *p)
 {
+    if (p->pidfd >= 0) {
+        /* Readable once the process has exited, zombie or reaped. */
+        struct pollfd fd = {.fd = p->pidfd, .events = POLLIN};
+        return poll(&fd, 1, 0) > 0;
+    }
     pid_t pid = (pid_t)p->shm->pid;
     if (kill(pid, 0) && errno == ESRCH)
         return true;
@@ -758,6 +764,9 @@ static void finish(tf_rec_session *s, wproc *p)
     p->string_map = NULL;
     munmap(p->shm, p->size);
     p->shm = NULL;
+    if (p->pidfd >= 0)
+        close(p->pidfd);
+    p->pidfd = -1;
     p->done = true;
 }
 
@@ -808,6 +817,7 @@ static void add_process(tf_rec_session *s, const char *name)
     snprintf(p->path, sizeof p->path, "%s", path);
     say_counters_missing(s, shm);
     p->reserve.fd = -1;
+    p->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)shm->pid, 0);
     p->shm = shm;
     p->size = size;
     s->procs[s->nprocs++] = p;
@@ -826,10 +836,13 @@ static void scan(tf_rec_session *s)
     closedir(d);
 }
 
-/* One pass over the session; returns the number of unfinished processes. */
-static size_t tick(tf_rec_session *s, bool flush_due)
+/* One pass over the session; returns the number of unfinished processes.
+ * look: look for new processes, which poke the session when they start
+ * (tf_session_poke): done when poked, and every flush interval anyway. */
+static size_t tick(tf_rec_session *s, bool flush_due, bool look)
 {
-    scan(s);
+    if (look)
+        scan(s);
     size_t active = 0;
     for (size_t i = 0; i < s->nprocs; i++) {
         wproc *p = s->procs[i];
@@ -903,16 +916,17 @@ static bool reap_children(pid_t child, int *child_status, bool *child_done)
 }
 
 /* Sleeps until a process pokes the session (tf_session_poke), the child
- * exits (its pidfd, -1 for none) or timeout_ns pass. */
-static void wait_for_work(tf_rec_session *s, int pidfd, uint64_t timeout_ns)
+ * exits (its pidfd, -1 for none) or timeout_ns pass; true when poked. */
+static bool wait_for_work(tf_rec_session *s, int pidfd, uint64_t timeout_ns)
 {
     struct pollfd fds[2] = {{.fd = s->wake_fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
     struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
-    if (ppoll(fds, 2, &ts, NULL) > 0 && (fds[0].revents & POLLIN)) {
-        char bytes[256];
-        while (read(s->wake_fd, bytes, sizeof bytes) > 0)
-            ;
-    }
+    if (ppoll(fds, 2, &ts, NULL) <= 0 || !(fds[0].revents & POLLIN))
+        return false;
+    char bytes[256];
+    while (read(s->wake_fd, bytes, sizeof bytes) > 0)
+        ;
+    return true;
 }
 
 void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status)
@@ -923,12 +937,13 @@ void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status)
     bool child_done = child <= 0;
     int pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
     uint64_t idle_since = 0;
+    bool poked = true;   /* the first pass looks for processes */
     for (;;) {
         uint64_t t = now_ns();
         bool flush_due = t - s->last_flush >= s->opt.flush_ns;
         if (flush_due)
             s->last_flush = t;
-        size_t active = tick(s, flush_due);
+        size_t active = tick(s, flush_due, poked || flush_due || s->wake_fd < 0);
         bool descendants = child > 0 && reap_children(child, child_status, &child_done);
         if (!child_done || active) {
             idle_since = 0;
@@ -946,7 +961,7 @@ void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status)
             if (t - idle_since >= 3 * tick_ns)
                 break;
         }
-        wait_for_work(s, child_done ? -1 : pidfd, tick_ns);
+        poked = wait_for_work(s, child_done ? -1 : pidfd, tick_ns);
     }
     if (pidfd >= 0)
         close(pidfd);

@@ -51,10 +51,12 @@ typedef struct tf_reserve {
     int      fd;           /* -1: none */
     bool     supported;    /* false: the file system cannot preallocate */
     uint64_t size;         /* bytes kept beyond the end */
+    uint64_t renewed_end;  /* the file's size at the last renewal (UINT64_MAX: none) */
 } tf_reserve;
 int  tf_reserve_open(tf_reserve *r, const char *path, uint64_t size, tf_error *err);
-/* Before each write: renews the reserve from the file's current end; an
- * error when the file system (or the file size limit) has no room. */
+/* Before each write: renews the reserve from the file's current end (a
+ * file that did not grow keeps its reserve: nothing to do); an error when
+ * the file system (or the file size limit) has no room. */
 int  tf_reserve_renew(tf_reserve *r, const char *path, tf_error *err);
 /* After the trace is closed: gives the reserve back, closes r->fd. */
 void tf_reserve_release(tf_reserve *r);
