@@ -155,6 +155,5 @@ void tracefold_flush(void)
     tf_shm_process *p = tf_rec_g.proc;
     uint32_t want = atomic_fetch_add(&p->flush_req, 1) + 1;
     tf_session_poke(tf_rec_g.session);
-    if (!tf_session_await(p, flushed, &want, FLUSH_WAIT_NS))
-        tf_rec_writer_late("tracefold_flush", FLUSH_WAIT_NS);
+    tf_rec_await(flushed, &want, FLUSH_WAIT_NS, "tracefold_flush");
 }

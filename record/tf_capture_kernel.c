@@ -401,8 +401,7 @@ void tf_kcapture_process_stop(void)
      * its answers, which closing (or exit) would otherwise free with
      * their samples; at most a second, should the writer be gone. */
     tf_session_poke(tf_rec_g.session);
-    if (!tf_session_await(tf_rec_g.proc, rings_taken, NULL, RINGS_WAIT_NS))
-        tf_rec_writer_late("taking the kernel rings at the end", RINGS_WAIT_NS);
+    tf_rec_await(rings_taken, NULL, RINGS_WAIT_NS, "taking the kernel rings at the end");
     pthread_mutex_lock(&table_lock);
     reap(true);
     pthread_mutex_unlock(&table_lock);

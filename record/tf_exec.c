@@ -30,8 +30,7 @@ static void close_before_exec(void)
     if (atomic_load(&tf_rec_g.state) != TF_REC_ON || getpid() != tf_rec_g.proc->pid)
         return;
     tf_process_stop();
-    if (!tf_session_await(tf_rec_g.proc, trace_closed, NULL, EXEC_WAIT_NS))
-        tf_rec_writer_late("closing the trace before exec", EXEC_WAIT_NS);
+    tf_rec_await(trace_closed, NULL, EXEC_WAIT_NS, "closing the trace before exec");
 }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);

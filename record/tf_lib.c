@@ -342,10 +342,14 @@ void tf_process_stop(void)
     tf_session_poke(tf_rec_g.session);
 }
 
-void tf_rec_writer_late(const char *what, uint64_t waited_ns)
+void tf_rec_await(bool (*done)(const tf_shm_process *p, void *ctx), void *ctx,
+                  uint64_t timeout_ns, const char *what)
 {
+    if (tf_rec_g.writer_late || tf_session_await(tf_rec_g.proc, done, ctx, timeout_ns))
+        return;
+    tf_rec_g.writer_late = true;
     fprintf(stderr, "tracefold: the trace writer did not answer within %.1f s (%s); the program"
-                    " goes on without waiting for it\n", (double)waited_ns / 1e9, what);
+                    " goes on without waiting for it\n", (double)timeout_ns / 1e9, what);
 }
 
 static void at_exit(void)
