@@ -9,7 +9,7 @@
 # and the writer (tracefold record itself).  Prints every run, the medians
 # and the median of the paired ratios recorded / plain.
 # Usage: sh bench/record_cpu.sh [BUILDDIR]
-#   (env: REPS=5 CXX_ITER=80000 OMP_ITER=150 OMP_NUM_THREADS=2
+#   (env: REPS=5 CXX_ITER=80000 OMP_ITER=1000 OMP_NUM_THREADS=2
 #    OMP_WAIT_POLICY=passive: idle OpenMP threads sleep rather than spin, so
 #    that CPU time counts work, not how long a thread waited for a CPU)
 set -eu
@@ -39,7 +39,7 @@ for rep in $(seq "$reps"); do
     for prog in cxx_iter omp_loop; do
         case $prog in
         cxx_iter) args=${CXX_ITER:-80000};;
-        omp_loop) args=${OMP_ITER:-150};;
+        omp_loop) args=${OMP_ITER:-1000};;
         esac
         # Rotate the order each repetition so that drifts in the machine's
         # load favour no mode.
