@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,7 +63,8 @@ static void usage(FILE *out)
             "      --writer DIR\n"
             "          internal: drain the session DIR (the helper a program linked with\n"
             "          libtracefold starts)\n"
-            "  -q, --quiet  no closing summary\n"
+            "  -q, --quiet  no message but errors, in this process and the program's\n"
+            "          [TRACEFOLD_QUIET]\n"
             "  -h, --help   show this help and exit\n\n"
             "Exit status: the program's (128+N when killed by signal N); 1 when recording\n"
             "could not start (bad configuration, missing library, an output refused), or\n"
@@ -179,11 +182,31 @@ static void writer_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
+/* --stats: this process's whole CPU time (the writer: its start, set-up,
+ * drains, HDF5 writes, modules, flushes) per sample written, against the
+ * drains' alone that the per-process line gives. */
+static void writer_cost(const tf_rec_summary *sum, size_t n)
+{
+    uint64_t samples = 0;
+    for (size_t i = 0; i < n; i++)
+        samples += sum[i].samples;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru))
+        return;
+    double cpu_us = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+                    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    fprintf(stderr, "tracefold record: stats: writer %.1f ms CPU in all, %llu samples written,"
+                    " %.2f us per sample\n", cpu_us / 1e3, (unsigned long long)samples,
+            samples ? cpu_us / (double)samples : 0.0);
+}
+
 /* The closing notes; the number of traces that could not be written. */
-static size_t summarise(tf_rec_session *s)
+static size_t summarise(tf_rec_session *s, bool stats)
 {
     const tf_rec_summary *sum;
     size_t n = tf_rec_session_summaries(s, &sum), failed = 0;
+    if (stats)
+        writer_cost(sum, n);
     for (size_t i = 0; i < n; i++) {
         if (sum[i].failed) {
             failed++;
@@ -199,7 +222,8 @@ static size_t summarise(tf_rec_session *s)
     return failed;
 }
 
-static int run_writer(const char *dir, const tf_options *o, pid_t child, int *status)
+static int run_writer(const char *dir, const tf_options *o, bool quiet, pid_t child,
+                      int *status)
 {
     tf_error err;
     tf_rec_session *s;
@@ -207,8 +231,9 @@ static int run_writer(const char *dir, const tf_options *o, pid_t child, int *st
     snprintf(producer, sizeof producer, "tracefold record %s", PACKAGE_VERSION);
     if (tf_rec_session_create(&s, dir, o, producer, &err))
         return tf_msg_fail(&err);
+    tf_rec_session_set_quiet(s, quiet);
     tf_rec_session_run(s, child, status);
-    size_t failed = summarise(s);
+    size_t failed = summarise(s, o->stats);
     if (failed)
         tf_msg_error("%zu trace%s could not be written (see above)", failed,
                      failed == 1 ? "" : "s");
@@ -260,7 +285,7 @@ int tf_cmd_record(int argc, char **argv)
     bool set[64] = {false};
     const char *config = getenv("TRACEFOLD_CONFIG"), *library = getenv("TRACEFOLD_LIBRARY");
     const char *writer_dir = NULL;
-    bool print_env = false, quiet = false;
+    bool print_env = false, quiet = tf_session_quiet_env();
     tf_error err;
     memset(&flags, 0, sizeof flags);
     int i = 1;
@@ -348,7 +373,7 @@ int tf_cmd_record(int argc, char **argv)
         writer_signals();
         signal(SIGTERM, SIG_IGN);
         signal(SIGHUP, SIG_IGN);
-        return run_writer(writer_dir, &opt, 0, NULL);
+        return run_writer(writer_dir, &opt, true, 0, NULL);
     }
     if (i >= argc)
         return tf_msg_usage("no program to run (tracefold record [OPTIONS] -- PROGRAM ARGS)");
@@ -365,12 +390,16 @@ int tf_cmd_record(int argc, char **argv)
         tf_msg_error("cannot create a session directory in /dev/shm or /tmp: %s", strerror(errno));
         return TF_EXIT_FAILURE;
     }
-    if (export_options(&opt) || setenv(TF_SESSION_ENV, dir, 1) || preload(lib) ||
+    if (export_options(&opt) || setenv(TF_SESSION_ENV, dir, 1) ||
+        (quiet && setenv(TF_QUIET_ENV, "1", 1)) || preload(lib) ||
         preload_mpi_layer(&opt)) {
         rmdir(dir);
         tf_msg_error("cannot set up the program's environment: %s", strerror(errno));
         return TF_EXIT_FAILURE;
     }
+    /* The program's orphaned descendants become ours: the writer then
+     * knows when none is left, with no wait for stragglers (tf_writer.c). */
+    (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     fflush(NULL);
     child_pid = fork();
     if (child_pid < 0) {
@@ -385,7 +414,7 @@ int tf_cmd_record(int argc, char **argv)
     }
     writer_signals();
     int status = 0;
-    int rc = run_writer(dir, &opt, child_pid, &status);
+    int rc = run_writer(dir, &opt, quiet, child_pid, &status);
     /* The program's status first: a failed trace makes only a success fail. */
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);

@@ -138,6 +138,14 @@ void tracefold_memory_region(const char *name, const void *begin, const void *en
              (uint64_t)(uintptr_t)end);
 }
 
+#define FLUSH_WAIT_NS 5000000000ull
+
+static bool flushed(const tf_shm_process *p, void *want)
+{
+    return (int32_t)(atomic_load(&p->flush_done) - *(uint32_t *)want) >= 0 ||
+           atomic_load(&p->writer) == TF_WRITER_FAILED;
+}
+
 void tracefold_flush(void)
 {
     if (atomic_load(&tf_rec_g.state) != TF_REC_ON)
@@ -146,10 +154,6 @@ void tracefold_flush(void)
     tf_maps_snapshot();
     tf_shm_process *p = tf_rec_g.proc;
     uint32_t want = atomic_fetch_add(&p->flush_req, 1) + 1;
-    uint64_t deadline = tf_now() + 5000000000ull;
-    while ((int32_t)(atomic_load(&p->flush_done) - want) < 0 && tf_now() < deadline &&
-           atomic_load(&p->writer) != TF_WRITER_FAILED) {
-        struct timespec ts = {0, 2000000};
-        nanosleep(&ts, NULL);
-    }
+    tf_session_poke(tf_rec_g.session);
+    tf_rec_await(flushed, &want, FLUSH_WAIT_NS, "tracefold_flush");
 }

@@ -256,8 +256,8 @@ void tf_kcapture_setup(void)
         why = "the kernel ring would fill between two drains at this period";
     if (why) {
         if (choice == TF_CAPTURE_KERNEL)
-            fprintf(stderr, "tracefold: kernel capture not possible (%s); samples are taken by"
-                            " the signal handler\n", why);
+            tf_rec_say(true, "kernel capture not possible (%s); samples are taken by the signal"
+                       " handler", why);
         return;
     }
     tf_error err;
@@ -273,8 +273,8 @@ void tf_kcapture_setup(void)
                                               &a, &ring, &size, &err);
     tf_counters_close(&probe);
     if (fd < 0) {
-        fprintf(stderr, "tracefold: kernel capture refused (%s); samples are taken by the signal"
-                        " handler\n", err.msg);
+        tf_rec_say(choice == TF_CAPTURE_KERNEL, "kernel capture refused (%s); samples are taken"
+                   " by the signal handler", err.msg);
         return;
     }
     munmap(ring, size);
@@ -322,6 +322,7 @@ int tf_kcapture_thread_start(tf_rec_thread *t, tf_error *err)
     live_fd[t->slot] = fd;
     pthread_mutex_unlock(&table_lock);
     atomic_store_explicit(&k->state, TF_KCAP_ACTIVE, memory_order_release);
+    tf_session_poke(tf_rec_g.session);
     return 0;
 }
 
@@ -369,6 +370,22 @@ void tf_kcapture_switch(tf_rec_thread *t)
         t->sampling = false;
 }
 
+#define RINGS_WAIT_NS 1000000000ull
+
+/* Every ring published has the writer's answer. */
+static bool rings_taken(const tf_shm_process *p, void *ctx)
+{
+    (void)ctx;
+    bool all = true;
+    pthread_mutex_lock(&table_lock);
+    for (uint32_t i = 0; all && i < TF_SESSION_MAX_THREADS; i++)
+        all = live_fd[i] < 0 || ack_of(i) != TF_KACK_NONE;
+    for (uint32_t i = 0; all && i < npending; i++)
+        all = ack_of(pending[i].slot) != TF_KACK_NONE;
+    pthread_mutex_unlock(&table_lock);
+    return all || atomic_load(&p->writer) == TF_WRITER_FAILED;
+}
+
 void tf_kcapture_process_stop(void)
 {
     if (!tf_rec_g.kernel_capture)
@@ -380,21 +397,11 @@ void tf_kcapture_process_stop(void)
         if (live_fd[i] >= 0)
             ioctl(live_fd[i], PERF_EVENT_IOC_DISABLE, 0);
     pthread_mutex_unlock(&table_lock);
-    /* The writer polls every 50 ms: give it a second to take every ring,
-     * which closing (or exit) would otherwise free with its samples. */
-    for (int round = 0; round < 500; round++) {
-        bool all = true;
-        pthread_mutex_lock(&table_lock);
-        for (uint32_t i = 0; all && i < TF_SESSION_MAX_THREADS; i++)
-            all = live_fd[i] < 0 || ack_of(i) != TF_KACK_NONE;
-        for (uint32_t i = 0; all && i < npending; i++)
-            all = ack_of(pending[i].slot) != TF_KACK_NONE;
-        pthread_mutex_unlock(&table_lock);
-        if (all || tf_rec_g.proc->writer == TF_WRITER_FAILED)
-            break;
-        struct timespec ts = {0, 2000000};
-        nanosleep(&ts, NULL);
-    }
+    /* The writer takes every ring when poked (tf_session_poke): wait for
+     * its answers, which closing (or exit) would otherwise free with
+     * their samples; at most a second, should the writer be gone. */
+    tf_session_poke(tf_rec_g.session);
+    tf_rec_await(rings_taken, NULL, RINGS_WAIT_NS, "taking the kernel rings at the end");
     pthread_mutex_lock(&table_lock);
     reap(true);
     pthread_mutex_unlock(&table_lock);

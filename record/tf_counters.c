@@ -138,9 +138,9 @@ void tf_counters_setup(const char *list, tf_shm_process *p, uint32_t *nbase)
         snprintf(missing + len, sizeof missing - len, "%s%s", len ? ", " : "", name);
     }
     if (missing[0]) {
-        /* The one line the issue asks for: say what is missing, keep going. */
-        fprintf(stderr, "tracefold: counters unavailable on this machine (no PMU access?): %s;"
-                        " recording software events and user counters instead\n", missing);
+        /* Said once per run by `tracefold record` (tf_writer.c), not by
+         * every process of the run. */
+        snprintf(p->counters_missing, sizeof p->counters_missing, "%s", missing);
         for (size_t i = 0; i < sizeof software_fallback / sizeof software_fallback[0]; i++) {
             struct perf_event_attr a;
             bool present = false;

@@ -10,12 +10,18 @@
 
 #include <dlfcn.h>
 #include <stdarg.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tf_rec.h"
 
 #define EXEC_WAIT_NS 2000000000ull
+
+static bool trace_closed(const tf_shm_process *p, void *ctx)
+{
+    (void)ctx;
+    uint32_t w = atomic_load(&p->writer);
+    return w == TF_WRITER_DONE || w == TF_WRITER_FAILED;
+}
 
 static void close_before_exec(void)
 {
@@ -24,14 +30,7 @@ static void close_before_exec(void)
     if (atomic_load(&tf_rec_g.state) != TF_REC_ON || getpid() != tf_rec_g.proc->pid)
         return;
     tf_process_stop();
-    uint64_t deadline = tf_now() + EXEC_WAIT_NS;
-    while (tf_now() < deadline) {
-        uint32_t w = atomic_load(&tf_rec_g.proc->writer);
-        if (w == TF_WRITER_DONE || w == TF_WRITER_FAILED)
-            break;
-        struct timespec ts = {0, 5000000};
-        nanosleep(&ts, NULL);
-    }
+    tf_rec_await(trace_closed, NULL, EXEC_WAIT_NS, "closing the trace before exec");
 }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);

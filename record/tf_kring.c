@@ -110,12 +110,33 @@ void tf_kproc_free(tf_kproc *kp)
     free(kp);
 }
 
+/* A hash of the executable mappings of a /proc/PID/maps text: the lines
+ * whose permissions (proc(5): "r-xp") allow execution.  The heap's and
+ * other data mappings' bounds move all the time in a program that
+ * allocates (brk, mmap of large blocks), and frame rules do not depend on
+ * them. */
+static uint64_t code_maps_hash(const char *maps, size_t len)
+{
+    uint64_t h = TF_FNV_OFFSET;
+    for (size_t at = 0; at < len;) {
+        const char *line = maps + at;
+        const char *nl = memchr(line, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - line) + 1 : len - at;
+        const char *perms = memchr(line, ' ', n);
+        if (perms && (size_t)(perms - line) + 4 < n && perms[3] == 'x')
+            h = tf_fnv_bytes(h, line, n);
+        at += n;
+    }
+    return h;
+}
+
 /* The writer reads the maps every flush interval; the unwinder reports
- * them anew (and forgets its frame rules) only when the text changed. */
+ * them anew (and forgets its frame rules) only when the code mappings
+ * changed. */
 void tf_kproc_maps(tf_kproc *kp, const char *maps, size_t len)
 {
-    uint64_t h = tf_fnv_bytes(TF_FNV_OFFSET, maps, len);
-    if (h != kp->maps_hash || len != kp->maps_len)
+    uint64_t h = code_maps_hash(maps, len);
+    if (h != kp->maps_hash || !kp->maps_len)
         kp->maps_fresh = false;
     kp->maps = maps;
     kp->maps_len = len;
@@ -307,8 +328,10 @@ static void decode_memory(tf_kring *k, const tf_ea_regs *regs, const tf_sample *
     uint8_t two[2 * 4096];
     size_t len = kp->page;
     const uint8_t *code = p0;
-    if (2 * kp->page <= sizeof two) {
-        /* The instruction at the IP may continue on the next page. */
+    /* An x86 instruction is at most 15 bytes (Intel SDM vol. 2, 2.3.11):
+     * only one starting that close to the page's end may continue on the
+     * next; the copy of both pages costs a microsecond of cold memory. */
+    if (ip - page + 15 > kp->page && 2 * kp->page <= sizeof two) {
         memcpy(two, p0, kp->page);
         const uint8_t *p1 = code_page(kp, page + kp->page);
         if (p1) {

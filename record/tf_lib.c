@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,18 @@ void tf_rec_disable(const char *why)
 {
     fprintf(stderr, "tracefold: %s; the program runs on without recording\n", why);
     atomic_store(&tf_rec_g.state, TF_REC_DISABLED);
+}
+
+void tf_rec_say(bool asked, const char *fmt, ...)
+{
+    if (tf_rec_g.quiet && !asked)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "tracefold: %s\n", line);
 }
 
 static void read_text_file(const char *path, char *buf, size_t size, char sep)
@@ -235,6 +248,7 @@ static void publish_control(void)
 {
     atomic_thread_fence(memory_order_release);
     tf_rec_g.proc->magic = TF_SESSION_MAGIC;
+    tf_session_poke(tf_rec_g.session);
 }
 
 static void on_fork_child(void);
@@ -272,13 +286,14 @@ int tf_process_start(bool forked_child)
         memcpy(p->base_kind, parent->base_kind, sizeof p->base_kind);
         memcpy(p->base_name, parent->base_name, sizeof p->base_name);
         memcpy(p->base_unit, parent->base_unit, sizeof p->base_unit);
+        memcpy(p->counters_missing, parent->counters_missing, sizeof p->counters_missing);
     } else {
         tf_counters_setup(tf_rec_g.opt.counters, p, &tf_rec_g.nbase);
         tf_error err;
         tf_error_clear(&err);
         if (tf_sampling_setup(&err) && tf_rec_g.opt.sampler != TF_SAMPLER_NONE)
-            fprintf(stderr, "tracefold: no sampling (%s); regions and counters are still"
-                            " recorded\n", err.msg);
+            tf_rec_say(true, "no sampling (%s); regions and counters are still recorded",
+                       err.msg);
         tf_memsampling_setup();
         tf_kcapture_setup();
     }
@@ -324,6 +339,17 @@ void tf_process_stop(void)
         tf_stats_report();
     tf_maps_snapshot();
     atomic_store_explicit(&tf_rec_g.proc->state, TF_PROC_CLOSED, memory_order_release);
+    tf_session_poke(tf_rec_g.session);
+}
+
+void tf_rec_await(bool (*done)(const tf_shm_process *p, void *ctx), void *ctx,
+                  uint64_t timeout_ns, const char *what)
+{
+    if (tf_rec_g.writer_late || tf_session_await(tf_rec_g.proc, done, ctx, timeout_ns))
+        return;
+    tf_rec_g.writer_late = true;
+    fprintf(stderr, "tracefold: the trace writer did not answer within %.1f s (%s); the program"
+                    " goes on without waiting for it\n", (double)timeout_ns / 1e9, what);
 }
 
 static void at_exit(void)
@@ -341,6 +367,7 @@ int tracefold_init(void)
     tf_error err;
     const char *session = getenv(TF_SESSION_ENV);
     bool recorded = session && *session;   /* under `tracefold record`: options resolved */
+    tf_rec_g.quiet = !recorded || tf_session_quiet_env();
     if (!recorded && apply_config_file()) {
         char why[PATH_MAX + 128];
         snprintf(why, sizeof why, "cannot use the configuration file %s (%s)",

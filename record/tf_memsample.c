@@ -38,8 +38,8 @@ void tf_memsampling_setup(void)
     memset(&tf_mem_g, 0, sizeof tf_mem_g);
     if (tf_mem_probe_backend(&mc, requested_backend[choice], &tf_mem_g.probe, &tf_mem_g.events,
                              &err)) {
-        fprintf(stderr, "tracefold: memory sampling with %s unavailable (%s); no memory"
-                        " samples\n", tf_mem_backend_name(requested_backend[choice]), err.msg);
+        tf_rec_say(true, "memory sampling with %s unavailable (%s); no memory samples",
+                   tf_mem_backend_name(requested_backend[choice]), err.msg);
         return;
     }
     if (tf_rec_g.opt.stats)

@@ -118,6 +118,8 @@ typedef struct tf_rec {
     uint64_t sample_period;            /* ns of CPU time, or events with overflow */
     bool     overflow;                 /* sample on overflow_attr instead of the task clock */
     bool     kernel_capture;           /* threads start with kernel capture (tf_capture_kernel.c) */
+    bool     quiet;                    /* say nothing but errors (tf_rec_say) */
+    bool     writer_late;              /* a wait for the writer timed out (tf_rec_await) */
     size_t   proc_size;
     char     session[PATH_MAX];
     char     proc_path[PATH_MAX];
@@ -255,6 +257,18 @@ void tf_intern_reset(void);
 int  tf_process_start(bool forked_child);
 void tf_process_stop(void);
 void tf_rec_disable(const char *why);
+/* A mechanism that is not available.  asked: the user named it (an
+ * option other than auto), so it is an error, always said.  Otherwise the
+ * recorder fell back to another one: said under `tracefold record` unless
+ * quiet; a program linked with the library and run on its own says nothing
+ * of the kind. */
+void tf_rec_say(bool asked, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Waits (futex, tf_session_await) until done holds for the writer's
+ * answers in the control file, at most timeout_ns.  A writer that does not
+ * answer in time (it died, or is stuck) is said once, naming what, and is
+ * not waited for again by this process or its forked children. */
+void tf_rec_await(bool (*done)(const tf_shm_process *p, void *ctx), void *ctx,
+                  uint64_t timeout_ns, const char *what);
 void tf_maps_snapshot(void);                      /* copies /proc/self/maps to the session */
 
 static inline uint64_t tf_now(void)

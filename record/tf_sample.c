@@ -198,9 +198,9 @@ int tf_sampling_setup(tf_error *err)
             tf_rec_g.sample_period = tf_rec_g.opt.overflow_period;
             return 0;
         }
-        fprintf(stderr, "tracefold: overflow sampling on %s unavailable on this machine;"
-                        " sampling every %llu ns of CPU time instead\n", tf_rec_g.opt.overflow,
-                (unsigned long long)tf_rec_g.opt.period_ns);
+        tf_rec_say(true, "overflow sampling on %s unavailable on this machine; sampling every %llu"
+                   " ns of CPU time instead", tf_rec_g.opt.overflow,
+                   (unsigned long long)tf_rec_g.opt.period_ns);
     }
     /* auto: the perf clock (precise at any rate); POSIX timers when perf
      * events are refused (perf_event_paranoid 3, seccomp). */
@@ -237,8 +237,8 @@ void tf_sampling_thread_start(tf_rec_thread *t)
          * say); the probe at the start worked. */
         static _Atomic bool said;
         if (!atomic_exchange(&said, true))
-            fprintf(stderr, "tracefold: kernel capture refused for a thread (%s); its samples"
-                            " are taken by the signal handler\n", err.msg);
+            tf_rec_say(tf_rec_g.opt.capture == TF_CAPTURE_KERNEL, "kernel capture refused for a"
+                       " thread (%s); its samples are taken by the signal handler", err.msg);
     }
     t->sampling = true;
     if (tf_rec_g.sampler->start(t, tf_rec_g.signal, tf_jittered_period(t), &err))

@@ -3,8 +3,15 @@
  * the library and the writer. */
 #include "config.h"
 
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "tf_session.h"
 
@@ -30,4 +37,56 @@ int tf_session_buffer_name(char *buf, size_t size, const char *proc_file, uint32
 {
     int n = snprintf(buf, size, "%s.t%u", proc_file, slot);
     return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+bool tf_session_quiet_env(void)
+{
+    const char *v = getenv(TF_QUIET_ENV);
+    return v && *v && strcmp(v, "0") && strcmp(v, "no");
+}
+
+void tf_session_poke(const char *dir)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/" TF_SESSION_WAKE, dir) >= (int)sizeof path)
+        return;
+    /* O_NONBLOCK: open fails with ENXIO rather than waiting for a reader. */
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char byte = 1;
+    (void)!write(fd, &byte, 1);
+    close(fd);
+}
+
+void tf_session_answered(tf_shm_process *p)
+{
+    atomic_fetch_add_explicit(&p->answer_seq, 1, memory_order_release);
+    syscall(SYS_futex, &p->answer_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool tf_session_await(tf_shm_process *p, bool (*done)(const tf_shm_process *p, void *ctx),
+                      void *ctx, uint64_t timeout_ns)
+{
+    uint64_t deadline = mono_ns() + timeout_ns;
+    for (;;) {
+        /* The sequence before the condition: an answer stored after the
+         * check changes it, and the futex then returns at once. */
+        uint32_t seq = atomic_load_explicit(&p->answer_seq, memory_order_acquire);
+        if (done(p, ctx))
+            return true;
+        uint64_t now = mono_ns();
+        if (now >= deadline)
+            return false;
+        uint64_t left = deadline - now;
+        struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+        syscall(SYS_futex, &p->answer_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+    }
 }

@@ -17,11 +17,13 @@
 #define TF_SESSION_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define TF_SESSION_MAGIC        0x31535346544e5254ull   /* "TRNTFSS1" */
 #define TF_SESSION_ENV          "TRACEFOLD_SESSION"
+#define TF_QUIET_ENV            "TRACEFOLD_QUIET"
 #define TF_SESSION_MAX_THREADS  1024
 #define TF_SESSION_MAX_BASE     16          /* hardware + software counters */
 #define TF_SESSION_MAX_USER     16          /* = TRACEFOLD_MAX_USER_COUNTERS */
@@ -101,6 +103,14 @@ typedef struct tf_shm_process {
     _Atomic uint32_t writer;       /* enum tf_writer_state */
     _Atomic uint32_t flush_req;    /* bumped by tracefold_flush */
     _Atomic uint32_t flush_done;   /* set to flush_req by the writer when done */
+    /* Bumped by the writer after each answer (writer, flush_done,
+     * kernel_ack) and woken as a futex (futex(2), shared across processes
+     * on this MAP_SHARED file): the library waits on it instead of
+     * sleeping (tf_session_await). */
+    _Atomic uint32_t answer_seq;
+    /* The counters asked for that could not be opened (comma-separated),
+     * or "": said once per run by `tracefold record`, not by each process. */
+    char     counters_missing[512];
     _Atomic uint32_t nthreads;     /* slots handed out */
     char     exe[TF_SESSION_TEXT_MAX];
     char     cmdline[TF_SESSION_TEXT_MAX];   /* arguments separated by spaces */
@@ -264,5 +274,29 @@ void tf_shm_buffer_layout(tf_shm_buffer *b, size_t size, uint32_t nbase, uint32_
 /* File names inside a session directory. */
 #define TF_SESSION_PROC_PREFIX "p"
 int tf_session_buffer_name(char *buf, size_t size, const char *proc_file, uint32_t slot);
+
+/* The writer's wake-up: a FIFO in the session directory, which the writer
+ * holds open and polls with its children's pidfd.  A process pokes it when
+ * it publishes its control file, closes, asks for a flush or publishes a
+ * kernel ring, so that the writer answers at once rather than at its next
+ * tick. */
+#define TF_SESSION_WAKE "wake"
+
+/* TRACEFOLD_QUIET set to anything but "", "0" or "no": the recorder says
+ * nothing but errors (tracefold record -q sets it for the program). */
+bool tf_session_quiet_env(void);
+
+/* Library: one byte into the session's wake FIFO.  Never blocks (no reader
+ * yet, or a full FIFO, are fine: the writer scans at its start and drains
+ * the FIFO as a whole); async-signal-safe. */
+void tf_session_poke(const char *dir);
+
+/* Writer: an answer was stored in p; wakes the process's waiters. */
+void tf_session_answered(tf_shm_process *p);
+
+/* Library: waits until done(p, ctx) holds, woken by tf_session_answered,
+ * at most timeout_ns; false when the time ran out. */
+bool tf_session_await(tf_shm_process *p, bool (*done)(const tf_shm_process *p, void *ctx),
+                      void *ctx, uint64_t timeout_ns);
 
 #endif

@@ -20,8 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +50,7 @@ typedef struct wproc {
     char     path[PATH_MAX];
     tf_shm_process *shm;
     size_t   size;
+    int      pidfd;                 /* the process, to see it end (pidfd_open(2)), or -1 */
     tf_writer *w;
     uint32_t proc;
     bool     open, done, failed;
@@ -75,6 +78,9 @@ struct tf_rec_session {
     size_t   nprocs, cap;
     tf_rec_summary *sums;
     uint64_t last_flush;
+    int      wake_fd;               /* the session's wake FIFO (TF_SESSION_WAKE), or -1 */
+    bool     quiet;                 /* no message but errors */
+    bool     counters_said;         /* the missing counters were reported */
     /* batch scratch */
     tf_event events[BATCH];
     tf_sample samples[BATCH];
@@ -120,6 +126,11 @@ int tf_rec_session_create(tf_rec_session **out, const char *dir, const tf_option
     snprintf(s->producer, sizeof s->producer, "%s", producer);
     s->opt = *o;
     s->last_flush = now_ns();
+    /* Opened for reading and writing: it never reports an end of file
+     * when the last process that poked it is gone (fifo(7)). */
+    char wake[PATH_MAX + 8];
+    snprintf(wake, sizeof wake, "%s/" TF_SESSION_WAKE, dir);
+    s->wake_fd = mkfifo(wake, 0600) ? -1 : open(wake, O_RDWR | O_NONBLOCK | O_CLOEXEC);
     *out = s;
     return 0;
 }
@@ -190,6 +201,7 @@ static void fail(wproc *p, const tf_error *err)
     p->failed = true;
     p->sum.failed = true;
     atomic_store(&p->shm->writer, TF_WRITER_FAILED);
+    tf_session_answered(p->shm);
     const char *outcome = "";
     if (p->w) {
         tf_writer_abort(p->w);
@@ -202,6 +214,11 @@ static void fail(wproc *p, const tf_error *err)
 
 static bool process_gone(const wproc *p)
 {
+    if (p->pidfd >= 0) {
+        /* Readable once the process has exited, zombie or reaped. */
+        struct pollfd fd = {.fd = p->pidfd, .events = POLLIN};
+        return poll(&fd, 1, 0) > 0;
+    }
     pid_t pid = (pid_t)p->shm->pid;
     if (kill(pid, 0) && errno == ESRCH)
         return true;
@@ -360,6 +377,7 @@ static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
         (rc = tf_wobjects_create(&p->objects, err)))
         return rc;
     atomic_store(&sh->writer, TF_WRITER_OPEN);
+    tf_session_answered(sh);
     return update_modules(s, p, err);
 }
 
@@ -561,6 +579,7 @@ static void take_kernel(tf_rec_session *s, wproc *p, wthread *t, uint32_t i)
                            depth, &err);
     atomic_store_explicit(&p->shm->threads[i].kernel_ack, rc ? TF_KACK_REFUSED : TF_KACK_HELD,
                           memory_order_release);
+    tf_session_answered(p->shm);
     if (rc && !p->kernel_refused) {
         p->kernel_refused = true;
         fprintf(stderr, "tracefold record: %s: kernel capture: %s; that thread's samples are "
@@ -658,6 +677,7 @@ static void discard(wproc *p)
             atomic_load(&b->kernel.state) != TF_KCAP_NONE) {
             p->threads[i].kernel_taken = true;
             atomic_store(&p->shm->threads[i].kernel_ack, TF_KACK_REFUSED);
+            tf_session_answered(p->shm);
         }
     }
 }
@@ -705,6 +725,7 @@ static void finish(tf_rec_session *s, wproc *p)
         }
     }
     atomic_store(&p->shm->writer, p->sum.failed ? TF_WRITER_FAILED : TF_WRITER_DONE);
+    tf_session_answered(p->shm);
     if (p->kp && s->opt.stats) {
         const tf_kstats *k = tf_kproc_stats(p->kp);
         fprintf(stderr, "tracefold record: stats: %" PRIu64 " samples captured by the kernel"
@@ -726,7 +747,23 @@ static void finish(tf_rec_session *s, wproc *p)
     p->string_map = NULL;
     munmap(p->shm, p->size);
     p->shm = NULL;
+    if (p->pidfd >= 0)
+        close(p->pidfd);
+    p->pidfd = -1;
     p->done = true;
+}
+
+/* The counters a process could not open: one line for the whole run,
+ * whose processes all run on the same machine with the same options. */
+static void say_counters_missing(tf_rec_session *s, const tf_shm_process *shm)
+{
+    if (s->counters_said || !shm->counters_missing[0])
+        return;
+    s->counters_said = true;
+    if (!s->quiet)
+        fprintf(stderr, "tracefold record: counters unavailable on this machine (no PMU "
+                        "access?): %.*s; recording software events and user counters instead\n",
+                (int)sizeof shm->counters_missing, shm->counters_missing);
 }
 
 static void add_process(tf_rec_session *s, const char *name)
@@ -761,7 +798,9 @@ static void add_process(tf_rec_session *s, const char *name)
         return;
     }
     snprintf(p->path, sizeof p->path, "%s", path);
+    say_counters_missing(s, shm);
     p->reserve.fd = -1;
+    p->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)shm->pid, 0);
     p->shm = shm;
     p->size = size;
     s->procs[s->nprocs++] = p;
@@ -780,10 +819,13 @@ static void scan(tf_rec_session *s)
     closedir(d);
 }
 
-/* One pass over the session; returns the number of unfinished processes. */
-static size_t tick(tf_rec_session *s, bool flush_due)
+/* One pass over the session; returns the number of unfinished processes.
+ * look: look for new processes, which poke the session when they start
+ * (tf_session_poke): done when poked, and every flush interval anyway. */
+static size_t tick(tf_rec_session *s, bool flush_due, bool look)
 {
-    scan(s);
+    if (look)
+        scan(s);
     size_t active = 0;
     for (size_t i = 0; i < s->nprocs; i++) {
         wproc *p = s->procs[i];
@@ -828,10 +870,46 @@ static size_t tick(tf_rec_session *s, bool flush_due)
             fail(p, &err);
             continue;
         }
-        if (flush)
+        if (flush) {
             atomic_store(&p->shm->flush_done, req);
+            tf_session_answered(p->shm);
+        }
     }
     return active;
+}
+
+/* Reaps the program (child) and the descendants it left behind, whose
+ * parent `tracefold record` becomes (PR_SET_CHILD_SUBREAPER); true while
+ * some descendant is still running. */
+static bool reap_children(pid_t child, int *child_status, bool *child_done)
+{
+    for (;;) {
+        int status;
+        pid_t r = waitpid(-1, &status, WNOHANG);
+        if (r == child) {
+            *child_status = status;
+            *child_done = true;
+        }
+        if (r > 0 || (r < 0 && errno == EINTR))
+            continue;
+        if (r < 0)
+            *child_done = true;   /* ECHILD: nobody left */
+        return r == 0;
+    }
+}
+
+/* Sleeps until a process pokes the session (tf_session_poke), the child
+ * exits (its pidfd, -1 for none) or timeout_ns pass; true when poked. */
+static bool wait_for_work(tf_rec_session *s, int pidfd, uint64_t timeout_ns)
+{
+    struct pollfd fds[2] = {{.fd = s->wake_fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+    struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
+    if (ppoll(fds, 2, &ts, NULL) <= 0 || !(fds[0].revents & POLLIN))
+        return false;
+    char bytes[256];
+    while (read(s->wake_fd, bytes, sizeof bytes) > 0)
+        ;
+    return true;
 }
 
 void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status)
@@ -840,26 +918,41 @@ void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status)
     if (tick_ns > 50000000u)
         tick_ns = 50000000u;
     bool child_done = child <= 0;
-    int idle = 0;
+    int pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
+    uint64_t idle_since = 0;
+    bool poked = true;   /* the first pass looks for processes */
     for (;;) {
         uint64_t t = now_ns();
         bool flush_due = t - s->last_flush >= s->opt.flush_ns;
         if (flush_due)
             s->last_flush = t;
-        size_t active = tick(s, flush_due);
-        if (!child_done) {
-            pid_t r = waitpid(child, child_status, WNOHANG);
-            if (r == child || (r < 0 && errno == ECHILD))
-                child_done = true;
+        size_t active = tick(s, flush_due, poked || flush_due || s->wake_fd < 0);
+        bool descendants = child > 0 && reap_children(child, child_status, &child_done);
+        if (!child_done || active) {
+            idle_since = 0;
+        } else {
+            /* The program and every traced process are done.  Without a
+             * descendant left, nothing more can come.  With one (a process
+             * forked just before its parent's end registers a moment
+             * later; or one that is not traced), and for the helper of a
+             * linked program, whose processes are not its children: done
+             * once nothing came for a few ticks. */
+            if (child > 0 && !descendants)
+                break;
+            if (!idle_since)
+                idle_since = t;
+            if (t - idle_since >= 3 * tick_ns)
+                break;
         }
-        /* Finished when nothing is left for a few ticks: a process forked
-         * just before its parent's end registers a moment later. */
-        idle = child_done && !active ? idle + 1 : 0;
-        if (idle >= 3)
-            break;
-        struct timespec ts = {(time_t)(tick_ns / 1000000000u), (long)(tick_ns % 1000000000u)};
-        nanosleep(&ts, NULL);
+        poked = wait_for_work(s, child_done ? -1 : pidfd, tick_ns);
     }
+    if (pidfd >= 0)
+        close(pidfd);
+}
+
+void tf_rec_session_set_quiet(tf_rec_session *s, bool quiet)
+{
+    s->quiet = quiet;
 }
 
 size_t tf_rec_session_summaries(tf_rec_session *s, const tf_rec_summary **out)
@@ -898,6 +991,8 @@ void tf_rec_session_destroy(tf_rec_session *s)
             }
         closedir(d);
     }
+    if (s->wake_fd >= 0)
+        close(s->wake_fd);
     rmdir(s->dir);
     free(s);
 }

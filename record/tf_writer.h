@@ -36,6 +36,10 @@ int  tf_rec_session_create(tf_rec_session **s, const char *dir, const tf_options
  * happen, and that process runs on untraced. */
 void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status);
 
+/* quiet: no message but errors (the default says which counters the
+ * processes could not open, once). */
+void tf_rec_session_set_quiet(tf_rec_session *s, bool quiet);
+
 /* The traces written, valid until destroy. */
 size_t tf_rec_session_summaries(tf_rec_session *s, const tf_rec_summary **out);
 
@@ -47,10 +51,12 @@ typedef struct tf_reserve {
     int      fd;           /* -1: none */
     bool     supported;    /* false: the file system cannot preallocate */
     uint64_t size;         /* bytes kept beyond the end */
+    uint64_t renewed_end;  /* the file's size at the last renewal (UINT64_MAX: none) */
 } tf_reserve;
 int  tf_reserve_open(tf_reserve *r, const char *path, uint64_t size, tf_error *err);
-/* Before each write: renews the reserve from the file's current end; an
- * error when the file system (or the file size limit) has no room. */
+/* Before each write: renews the reserve from the file's current end (a
+ * file that did not grow keeps its reserve: nothing to do); an error when
+ * the file system (or the file size limit) has no room. */
 int  tf_reserve_renew(tf_reserve *r, const char *path, tf_error *err);
 /* After the trace is closed: gives the reserve back, closes r->fd. */
 void tf_reserve_release(tf_reserve *r);

@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The recorder's fixed cost (protocol in bench/README.md, "Recorder: start
+# and stop"): wall time of `tracefold record -q -- PROGRAM` against PROGRAM
+# alone, paired and alternating, REPS pairs; also the parts of it: the
+# tracefold binary's own start (`tracefold --help`) and PROGRAM with the
+# recorder library preloaded but not recording (TRACEFOLD_AUTOSTART=no).
+# Prints every time in ms, the medians and the median of the paired
+# differences.
+# Usage: sh bench/record_start.sh [BUILDDIR]   (env: REPS=10 PROGRAM=/bin/true)
+set -eu
+bd=${1:-build}
+tf=$bd/tracefold
+lib=$bd/record/.libs/libtracefold.so
+reps=${REPS:-10}
+prog=${PROGRAM:-/bin/true}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-start.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# Microseconds of wall time of one command (its output discarded).
+us() {
+    t0=$(date +%s%N)
+    "$@" > /dev/null 2>&1 || true
+    t1=$(date +%s%N)
+    echo $(( (t1 - t0) / 1000 ))
+}
+echo "# $(uname -srm), $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1)"
+echo "# $reps pairs, program $prog, load $(cut -d' ' -f1-3 /proc/loadavg)"
+: > "$tmp/runs"
+for rep in $(seq "$reps"); do
+    # Alternate which of the pair goes first, so that drifts in the
+    # machine's load favour neither.
+    if [ $((rep % 2)) -eq 0 ]; then
+        a=$(us "$prog"); b=$(us "$tf" record -q -o "$tmp/t.h5" -- "$prog")
+    else
+        b=$(us "$tf" record -q -o "$tmp/t.h5" -- "$prog"); a=$(us "$prog")
+    fi
+    h=$(us "$tf" --help)
+    l=$(us env LD_PRELOAD="$lib" TRACEFOLD_AUTOSTART=no "$prog")
+    e=$(us env "$prog")
+    echo "$a $b $((b - a)) $h $l $e" >> "$tmp/runs"
+done
+median() { sort -n | awk '{v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m / 1000}'; }
+col() { awk -v c="$1" '{print $c}' "$tmp/runs"; }
+printf '%-34s' "run"; for r in $(seq "$reps"); do printf ' %7s' "$r"; done; printf ' %8s\n' median
+row() {
+    printf '%-34s' "$1"
+    for v in $(col "$2"); do printf ' %7.1f' "$(echo "$v" | awk '{print $1 / 1000}')"; done
+    printf ' %8s\n' "$(col "$2" | median)"
+}
+row "plain (ms)" 1
+row "tracefold record -q (ms)" 2
+row "record - plain, paired (ms)" 3
+row "tracefold --help (ms)" 4
+row "env, library preloaded, off (ms)" 5
+row "env alone (ms)" 6
