@@ -462,10 +462,8 @@ static int mutate_loop(const input *corpus, size_t ncorpus, uint64_t runs, unsig
             snprintf(leak, sizeof leak, "%s/leak-%" PRIu64 "-%" PRIu64, outdir, seed, done);
             report_leak(buf, n, leak);
         }
-        if ((done & 63) == 0) {
-            clock_gettime(CLOCK_MONOTONIC, &t);
-            elapsed = (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec);
-        }
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        elapsed = (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec);
     }
     clock_gettime(CLOCK_MONOTONIC, &t);
     elapsed = (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec);
