@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <string.h>
@@ -28,6 +30,40 @@ static void element_text(xmlNode *n, char *buf, size_t size)
     xmlFree(text);
 }
 
+/* The first error libxml2 raised while parsing: the cause, where later
+ * ones are consequences ("Premature end of data" after an undecodable
+ * byte).  libxml2 hands errors without a parser context (encoding, I/O) to
+ * its global handler, which prints them to stderr even under
+ * XML_PARSE_NOERROR; a structured handler receives those and the parser's
+ * own, so that the user reads one message, ours. */
+struct first_error {
+    int  line;
+    bool any;
+    char message[300];
+};
+
+static void keep_first_error(void *ctx, xmlErrorPtr e)
+{
+    struct first_error *first = ctx;
+    if (first->any || !e || e->level == XML_ERR_WARNING)
+        return;
+    first->any = true;
+    first->line = e->line;
+    const char *m = e->message ? e->message : "";
+    snprintf(first->message, sizeof first->message, "%.*s", (int)strcspn(m, "\n"), m);
+}
+
+static xmlDocPtr parse(xmlParserCtxtPtr ctx, int fd, const char *path, struct first_error *first)
+{
+    xmlStructuredErrorFunc saved = xmlStructuredError;
+    void *saved_ctx = xmlStructuredErrorContext;
+    xmlSetStructuredErrorFunc(first, keep_first_error);
+    xmlDocPtr doc = xmlCtxtReadFd(ctx, fd, path, NULL,
+                                  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    xmlSetStructuredErrorFunc(saved_ctx, saved);
+    return doc;
+}
+
 int tf_config_load(const char *path, tf_options *o, tf_error *err)
 {
     /* Opened here so that a missing file is our message, not libxml2's
@@ -41,18 +77,21 @@ int tf_config_load(const char *path, tf_options *o, tf_error *err)
         close(fd);
         return tf_fail(err, TF_ERR_NOMEM, "%s: cannot start the XML parser", path);
     }
-    xmlDocPtr doc = xmlCtxtReadFd(ctx, fd, path, NULL,
-                                  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    struct first_error first = { 0 };
+    xmlDocPtr doc = parse(ctx, fd, path, &first);
     close(fd);
     int rc = 0;
-    if (!doc) {
-        const xmlError *e = xmlCtxtGetLastError(ctx);
-        if (!e)
+    if (!doc || first.any) {
+        /* An error without a line (an undecodable byte) is placed where the
+         * parser stopped. */
+        const xmlError *last = xmlCtxtGetLastError(ctx);
+        int line = first.line > 0 ? first.line : last && last->line > 0 ? last->line : 1;
+        if (!first.any)
             rc = tf_fail(err, TF_ERR_IO, "%s: cannot read the configuration file", path);
         else
-            rc = tf_fail(err, TF_ERR_FORMAT, "%s:%d: invalid XML: %.*s", path, e->line,
-                         e->message ? (int)strcspn(e->message, "\n") : 0,
-                         e->message ? e->message : "");
+            rc = tf_fail(err, TF_ERR_FORMAT, "%s:%d: invalid XML: %s", path, line,
+                         first.message);
+        xmlFreeDoc(doc);
         xmlFreeParserCtxt(ctx);
         return rc;
     }
