@@ -33,7 +33,8 @@ static void usage(FILE *out)
             "                       K, M, G); above the last cache, to see memory\n"
             "      --quick          fewer repetitions and strides (about 4x faster)\n"
             "  -q, --quiet          no progress, no table; only errors\n"
-            "  -h, --help           show this help and exit\n");
+            "  -h, --help           show this help and exit\n\n"
+            "Exit status: 0 success, 1 measurement or output error, 2 wrong command line.\n");
 }
 
 /* The figure's format from its name's extension. */

@@ -41,9 +41,11 @@ static void usage(FILE *out)
             "Folds the instances of a region into one synthetic iteration: filters\n"
             "outlier instances, fits a monotone curve to every counter with bootstrap\n"
             "bands, derives rates and per-instruction ratios, finds abrupt changes.\n"
-            "Writes OUTDIR/fold.h5, instances.csv, curves.csv and ratios.csv, and the\n"
-            "phases, code lines and address space: phases.csv, objects.csv, streams.csv,\n"
-            "levels.csv and summary.md.\n\n"
+            "Writes OUTDIR/report.pdf (the report: open it first), folded.prv with\n"
+            ".pcf and .row (the folded iteration as a Paraver trace), fold.h5,\n"
+            "instances.csv, curves.csv and ratios.csv, and the phases, code lines and\n"
+            "address space: phases.csv, objects.csv, streams.csv, levels.csv and\n"
+            "summary.md.\n\n"
             "Options:\n"
             "  -r, --region NAME     region to fold (default: the repeated region that\n"
             "                        covers the most time); for Paraver traces also TYPE=VALUE\n"
@@ -556,8 +558,16 @@ static void report(const tf_fold_result *res, const char *outdir)
                             grp->counter_instances[c], sampled);
     }
     free(with_samples);
-    tf_msg_note("wrote %s/fold.h5, instances.csv, curves.csv%s, phases.csv, objects.csv, "
+    /* The report and the synthetic trace only warn when they fail: the
+     * line names them where they were written, first, as what to open. */
+    char pdf[4200], prv[4200];
+    snprintf(pdf, sizeof pdf, "%s/report.pdf", outdir);
+    snprintf(prv, sizeof prv, "%s/folded.prv", outdir);
+    bool has_pdf = access(pdf, F_OK) == 0, has_prv = access(prv, F_OK) == 0;
+    tf_msg_note("wrote %s/: %s%sfold.h5, instances.csv, curves.csv%s, phases.csv, objects.csv, "
                 "streams.csv, levels.csv, summary.md", outdir,
+                has_pdf ? "report.pdf (the report), " : "",
+                has_prv ? "folded.prv with .pcf and .row (Paraver), " : "",
                 tf_fold_has_ratios(res) ? ", ratios.csv" : "");
 }
 

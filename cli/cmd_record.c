@@ -43,8 +43,6 @@ static void usage(FILE *out)
             "  -o FILE  same as --output FILE\n");
     for (unsigned i = 0; i < tf_option_count; i++) {
         const tf_option_desc *d = &tf_option_table[i];
-        if (!strcmp(d->name, "autostart"))
-            continue;   /* meaningful only for a linked program */
         if (!strcmp(d->name, "force")) {
             /* a flag, as in the other commands; --force=no undoes it */
             fprintf(out, "      --force\n          %s\n          [%s=yes; default no]\n",
@@ -346,7 +344,10 @@ int tf_cmd_record(int argc, char **argv)
     /* Precedence: file, then environment, then the flags. */
     if (config && *config && tf_config_load(config, &opt, &err)) {
         tf_msg_error("%s", err.msg);
-        tf_msg_error("not starting: fix the configuration file");
+        /* --print-env: a linked program asked, and it says what it does
+         * next (runs on without recording). */
+        if (!print_env)
+            tf_msg_error("not starting: fix the configuration file");
         return TF_EXIT_FAILURE;
     }
     if (tf_options_from_env(&opt, &err))

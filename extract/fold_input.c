@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recorder_code.h"
 #include "tf_handoff.h"
 #include "tf_hash.h"
 #include "tf_memory.h"
@@ -250,6 +251,8 @@ static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned thr
     int rc = tf_samples_open((tf_trace *)tp->tr, first->proc, first->thread, &cur, err);
     if (rc < 0)
         return rc;
+    tf_recorder_code recorder;
+    tf_recorder_code_of(tp->tr, first->proc, &recorder);
     struct pipeline pl = { .b = b, .tp = tp, .proc_nc = proc->ncounters };
     tf_handoff_init(&pl.h);
     pthread_t thread;
@@ -262,6 +265,11 @@ static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned thr
         size_t n;
         rc = tf_samples_read(cur, next->samples, next->values, BATCH, &n, err);
         if (rc < 0 || n == 0)
+            break;
+        /* On this thread: the frames are read from the trace (HDF5). */
+        rc = tf_recorder_code_skip((tf_trace *)tp->tr, first->proc, first->thread, &recorder,
+                                   next->samples, n, err);
+        if (rc < 0)
             break;
         next->n = n;
         if (piped)

@@ -59,14 +59,16 @@ const tf_option_desc tf_option_table[] = {
     {"fork", "TRACEFOLD_FORK", TF_OPT_ENUM, "trace", fork_names, 0, 0,
      "forked children: trace (own trace file) or none", offsetof(tf_options, fork)},
     {"autostart", "TRACEFOLD_AUTOSTART", TF_OPT_BOOL, "yes", bool_names, 0, 0,
-     "start recording when the library is loaded (no: at tracefold_init)",
+     "start recording when the library is loaded (no: at the program's tracefold_init, "
+     "for instrumented programs)",
      offsetof(tf_options, autostart)},
     {"capture", "TRACEFOLD_CAPTURE", TF_OPT_ENUM, "auto", capture_names, 0, 0,
      "where timer samples are taken: kernel (the perf event writes registers, counters and a "
      "stack copy to a ring the writer unwinds; no signal), signal (the handler), auto (kernel "
      "where it works and nothing needs the handler)", offsetof(tf_options, capture)},
     {"kernel-stack", "TRACEFOLD_KERNEL_STACK", TF_OPT_SIZE, "4K", NULL, 512, 32768,
-     "capture kernel: bytes of user stack copied with each sample (a multiple of 8)",
+     "capture kernel: bytes of user stack copied with each sample (512 to 32K; rounded "
+     "down to a multiple of 8)",
      offsetof(tf_options, kernel_stack)},
     {"kernel-ring", "TRACEFOLD_KERNEL_RING", TF_OPT_SIZE, "512K", NULL, 16 * 1024, 64ull << 20,
      "capture kernel: each thread's perf ring (rounded up to a power of two); samples that do "

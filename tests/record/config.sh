@@ -33,6 +33,7 @@ out=$(TRACEFOLD_CONFIG="$tmp/bad.xml" TRACEFOLD_OUTPUT="$tmp/never.h5" \
       "$apps/threads_app" 2 2 2>"$tmp/err") || fail "linked program failed with a bad file"
 grep -qF "$tmp/bad.xml:3:" "$tmp/err" || fail "linked program: no line number: $(cat "$tmp/err")"
 grep -q "without recording" "$tmp/err" || fail "linked program: no 'without recording' note"
+grep -q "not starting" "$tmp/err" && fail "linked program: told both 'not starting' and 'runs on'"
 sleep 0.3
 [ -e "$tmp/never.h5" ] && fail "linked program with a bad file wrote a trace"
 exit 0

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The recorder's own code in a traced process (libtracefold and its MPI
+ * layer, mapped into the program): a sample taken while the program was
+ * inside a tracefold_* call has its instruction address there, which is
+ * the recorder's cost, not the program's code.  Such a sample is moved to
+ * the program's call of the recorder, the first frame of its call stack
+ * outside the recorder. */
+#ifndef TF_EXTRACT_RECORDER_CODE_H
+#define TF_EXTRACT_RECORDER_CODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+enum { TF_RECORDER_CODE_MAX = 16 };
+
+typedef struct tf_recorder_code {
+    size_t n;
+    struct { uint64_t start, end; } range[TF_RECORDER_CODE_MAX];  /* [start, end) */
+} tf_recorder_code;
+
+/* The mappings of process proc whose file is a recorder library. */
+void tf_recorder_code_of(const tf_trace *tr, uint32_t proc, tf_recorder_code *code);
+
+bool tf_recorder_code_has(const tf_recorder_code *code, uint64_t ip);
+
+/* Moves each of the n samples s of thread (proc, thread) whose ip is in
+ * the recorder to its first caller outside it: the address of the call
+ * instruction (return address − 1).  A sample with no such frame gets ip
+ * 0 (unknown), never the recorder's.  The frames are read from the trace. */
+int tf_recorder_code_skip(tf_trace *tr, uint32_t proc, uint32_t thread,
+                          const tf_recorder_code *code, tf_sample *s, size_t n, tf_error *err);
+
+#endif
