@@ -16,13 +16,6 @@
 
 #define EXEC_WAIT_NS 2000000000ull
 
-static bool trace_closed(const tf_shm_process *p, void *ctx)
-{
-    (void)ctx;
-    uint32_t w = atomic_load(&p->writer);
-    return w == TF_WRITER_DONE || w == TF_WRITER_FAILED;
-}
-
 static void close_before_exec(void)
 {
     /* A vfork child shares our memory and ran no atfork handler: it must
@@ -30,7 +23,7 @@ static void close_before_exec(void)
     if (atomic_load(&tf_rec_g.state) != TF_REC_ON || getpid() != tf_rec_g.proc->pid)
         return;
     tf_process_stop();
-    tf_rec_await(trace_closed, NULL, EXEC_WAIT_NS, "closing the trace before exec");
+    tf_rec_await(tf_rec_trace_closed, NULL, EXEC_WAIT_NS, "closing the trace before exec");
 }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);

@@ -352,9 +352,24 @@ void tf_rec_await(bool (*done)(const tf_shm_process *p, void *ctx), void *ctx,
                     " goes on without waiting for it\n", (double)timeout_ns / 1e9, what);
 }
 
+bool tf_rec_trace_closed(const tf_shm_process *p, void *ctx)
+{
+    (void)ctx;
+    uint32_t w = atomic_load(&p->writer);
+    return w == TF_WRITER_DONE || w == TF_WRITER_FAILED;
+}
+
+/* A linked program's trace is written by its own helper: the program's end
+ * waits (bounded) until the helper has closed it, so that a job's next step
+ * finds the trace complete.  Under `tracefold record` the command waits for
+ * every trace before it exits, and the program need not. */
+#define EXIT_WAIT_NS 5000000000ull
+
 static void at_exit(void)
 {
     tracefold_fini();
+    if (tf_rec_g.own_writer && getpid() == tf_rec_g.proc->pid)
+        tf_rec_await(tf_rec_trace_closed, NULL, EXIT_WAIT_NS, "closing the trace at exit");
 }
 
 int tracefold_init(void)
@@ -388,6 +403,8 @@ int tracefold_init(void)
                  strerror(errno));
         tf_rec_disable(why);
         return -1;
+    } else {
+        tf_rec_g.own_writer = true;
     }
     if (tf_process_start(false))
         return -1;

@@ -120,6 +120,7 @@ typedef struct tf_rec {
     bool     kernel_capture;           /* threads start with kernel capture (tf_capture_kernel.c) */
     bool     quiet;                    /* say nothing but errors (tf_rec_say) */
     bool     writer_late;              /* a wait for the writer timed out (tf_rec_await) */
+    bool     own_writer;               /* the writer is our helper, not `tracefold record` */
     size_t   proc_size;
     char     session[PATH_MAX];
     char     proc_path[PATH_MAX];
@@ -269,6 +270,8 @@ void tf_rec_say(bool asked, const char *fmt, ...) __attribute__((format(printf, 
  * not waited for again by this process or its forked children. */
 void tf_rec_await(bool (*done)(const tf_shm_process *p, void *ctx), void *ctx,
                   uint64_t timeout_ns, const char *what);
+/* tf_rec_await's condition: the writer has closed this process's trace. */
+bool tf_rec_trace_closed(const tf_shm_process *p, void *ctx);
 void tf_maps_snapshot(void);                      /* copies /proc/self/maps to the session */
 
 static inline uint64_t tf_now(void)
