@@ -1018,6 +1018,34 @@ int tf_h5_read_strings(int64_t loc, const char *name, char ***strings, size_t *n
  * throughout, so a column of one value costs nothing on disk and only this
  * margin bounds it. */
 #define FILL_MARGIN ((uint64_t)1 << 30)
+/* The largest chunk a reader accepts.  libhdf5 allocates a whole chunk to
+ * read any part of it, whatever is stored, so a damaged chunk size would
+ * cost memory before any extent is read; tracefold writes chunks of at
+ * most about 1 MiB (TF_H5_CHUNK_ELEMENTS values, TF_TRACE_CHUNK_BYTES). */
+#define CHUNK_MAX_BYTES ((uint64_t)64 << 20)
+
+/* Why a chunked dataset's chunk is too large to read ("" when it is not). */
+static void check_chunk_size(hid_t dset, hid_t dcpl, char *why, size_t whylen)
+{
+    hsize_t dims[H5S_MAX_RANK];
+    int rank = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims);
+    hid_t type = H5Dget_type(dset);
+    uint64_t bytes = type < 0 ? 0 : H5Tget_size(type);
+    if (type >= 0)
+        H5Tclose(type);
+    if (rank <= 0 || !bytes) {
+        snprintf(why, whylen, "cannot read its chunk layout");
+        return;
+    }
+    for (int i = 0; i < rank; i++) {
+        if (!dims[i] || bytes > CHUNK_MAX_BYTES / dims[i]) {
+            snprintf(why, whylen, "has chunks over %" PRIu64 " MiB (damaged file?)",
+                     CHUNK_MAX_BYTES >> 20);
+            return;
+        }
+        bytes *= dims[i];
+    }
+}
 
 /* The most bytes a dataset's storage can stand for; *why set when it
  * cannot say or uses a filter tracefold does not write. */
@@ -1038,6 +1066,7 @@ static uint64_t extent_limit(hid_t dset, char *why, size_t whylen)
     }
     uint64_t limit = file_size;
     if (layout == H5D_CHUNKED) {
+        check_chunk_size(dset, dcpl, why, whylen);
         uint64_t ratio = 1;
         int nfilters = H5Pget_nfilters(dcpl);
         for (int i = 0; i < nfilters && !why[0]; i++) {
@@ -1055,6 +1084,11 @@ static uint64_t extent_limit(hid_t dset, char *why, size_t whylen)
         bool own_fill = H5Pfill_value_defined(dcpl, &fill) >= 0 &&
                         fill == H5D_FILL_VALUE_USER_DEFINED;
         uint64_t stored = H5Dget_storage_size(dset);
+        /* The chunk index gives each chunk's stored size, which libhdf5
+         * allocates to read it: their sum cannot exceed the file. */
+        if (!why[0] && stored > file_size)
+            snprintf(why, whylen, "its chunks claim %" PRIu64 " bytes, more than the file's "
+                     "%" PRIu64 " (damaged file?)", stored, (uint64_t)file_size);
         limit = stored > (UINT64_MAX - FILL_MARGIN) / ratio ? UINT64_MAX - FILL_MARGIN
                                                             : stored * ratio;
         limit += own_fill ? FILL_MARGIN : 0;

@@ -20,6 +20,8 @@ mkdir -p "$corpus/trace" "$corpus/fold" "$corpus/prv" "$corpus/config"
 
 # ---- HDF5 traces and fold.h5 ----------------------------------------------
 "$build/tests/formats/write_fixture_trace" "$corpus/trace/fixture.h5"
+# The same in format 1 (variable-length strings), which readers still open.
+"$build/tests/formats/write_fixture_trace" --v1 "$corpus/trace/fixture-v1.h5"
 "$tf" synth -q --processes 1 --threads 2 --iterations 6 --samples-per-iteration 4 \
     --counters 2 --memory-samples 3 \
     --seed 3 -o "$tmp/synth.h5"
@@ -113,7 +115,7 @@ pack synth-read 0 "$tmp/synth-head.prv" "$tmp/synth.pcf" "$tmp/synth.row"
 pack synth-import-lenient 12 "$tmp/synth-head.prv" "$tmp/synth.pcf" "$tmp/synth.row"
 
 # The Paraver import as an HDF5 trace (its /paraver group).
-"$tf" paraver -q --import "$tmp/mem.prv" -o "$corpus/trace/paraver-import.h5"
+"$tf" paraver -q --force --import "$tmp/mem.prv" -o "$corpus/trace/paraver-import.h5"
 
 # ---- XML configuration --------------------------------------------------------
 extract_xml() {
