@@ -52,21 +52,22 @@ cc_line=$(command_of cc)
 [ -n "$cc_line" ] || fail "no cc command in docs/recorder.md"
 # Recording and folding, as documented: the program starts without
 # LD_LIBRARY_PATH (the rpath), and fold's report is where the docs say.
-run_documented() {   # DIR BUILD-COMMAND
+run_documented() {   # DIR BUILD-COMMAND PROGRAM
+    app=$3
     (cd "$1" && eval "$2") || fail "$2"
-    (cd "$1" && ./app 3 >/dev/null) || fail "$1/app (linked, no LD_LIBRARY_PATH) exit status $?"
-    ls "$1"/tracefold-app-*.h5 >/dev/null 2>&1 || fail "$1/app wrote no trace"
-    rec=$(command_of 'tracefold record -o app.h5')
+    (cd "$1" && "./$app" 3 >/dev/null) || fail "$1/$app (linked, no LD_LIBRARY_PATH) exit status $?"
+    ls "$1/tracefold-$app-"*.h5 >/dev/null 2>&1 || fail "$1/$app wrote no trace"
+    rec=$(command_of "tracefold record -o $app.h5")
     (cd "$1" && eval "$rec" >/dev/null) || fail "$rec"
-    (cd "$1" && tracefold fold app.h5 2>"$1/fold.err") || { cat "$1/fold.err"; fail "tracefold fold app.h5"; }
-    tail -1 "$1/fold.err" | grep -q "wrote app.fold/: .*folded.prv" ||
+    (cd "$1" && tracefold fold "$app.h5" 2>"$1/fold.err") || { cat "$1/fold.err"; fail "tracefold fold $app.h5"; }
+    tail -1 "$1/fold.err" | grep -q "wrote $app.fold/: .*folded.prv" ||
         fail "fold's last line does not name folded.prv: $(tail -1 "$1/fold.err")"
     if grep -q '^#define TF_GNUPLOT' "$bd/config.h" && command -v gnuplot >/dev/null; then
-        [ -s "$1/app.fold/report.pdf" ] || fail "no $1/app.fold/report.pdf"
+        [ -s "$1/$app.fold/report.pdf" ] || fail "no $1/$app.fold/report.pdf"
         tail -1 "$1/fold.err" | grep -q "report.pdf" || fail "fold's last line does not name report.pdf"
     fi
 }
-run_documented "$tmp/c" "$cc_line"
+run_documented "$tmp/c" "$cc_line" app
 if grep -q '^FC = .' "$bd/Makefile"; then
     block '! app.f90:' > "$tmp/f/app.f90"
     [ -s "$tmp/f/app.f90" ] || fail "no Fortran program in docs/recorder.md"
@@ -74,7 +75,7 @@ if grep -q '^FC = .' "$bd/Makefile"; then
     [ -n "$fc_line" ] || fail "no gfortran command in docs/recorder.md"
     [ -f "$root/lib/libtracefold_fortran.a" ] || fail "no lib/libtracefold_fortran.a"
     [ -f "$root/lib/tracefold/finclude/tracefold.mod" ] || fail "no lib/tracefold/finclude/tracefold.mod"
-    run_documented "$tmp/f" "$fc_line"
+    run_documented "$tmp/f" "$fc_line" app_f90
 else
     echo "no gfortran: the Fortran program not checked"
 fi

@@ -11,8 +11,9 @@ done
 set -e
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-h5py.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-sed -n '/^<!-- h5py-example -->$/,/^<!-- end h5py-example -->$/p' \
-    "$top_srcdir/docs/trace-format.md" | sed '1,2d;$d' | sed '$d' > "$tmp/example.py"
+awk '/^<!-- docs-test: file read_trace.py -->$/ { getline; take = 1; next }
+     take && /^```/ { exit }
+     take' "$top_srcdir/docs/trace-format.md" > "$tmp/example.py"
 [ -s "$tmp/example.py" ] || { echo "no h5py example found in docs/trace-format.md"; exit 1; }
 "$top_builddir/tests/formats/write_fixture_trace" "$tmp/t.h5"
 "$py" "$tmp/example.py" "$tmp/t.h5" > "$tmp/out"
