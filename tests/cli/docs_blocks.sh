@@ -17,7 +17,8 @@
 #   444.namd.prv   the Extrae trace of tests/data/extrae/ (.prv, .pcf, .row)
 #   build          the build tree, as build/ (where scripts/build builds)
 #   st.%r.h5       an MPI run, a trace per rank: examples/stencil_mpi, 2 ranks
-#   h5py           a python3 that imports h5py (else the block is skipped)
+#   h5py           a python3 that imports h5py, first on PATH (else the
+#                  block is skipped); every Python block needs it
 #   installed      tracefold staged by make install, first on PATH, its
 #                  pkg-config file found (PREFIX names the prefix)
 #   gfortran       the Fortran compiler configure found (else skipped)
@@ -154,8 +155,11 @@ run_block() {
        return ;;
     esac
     : > env
-    if [ -n "$marker" ]; then
-        for input in ${marker#needs }; do
+    inputs=${marker#needs }
+    # Python blocks read traces with h5py (skipped where it does not import).
+    [ "$run" = sh ] || inputs="h5py $inputs"
+    if [ -n "$inputs" ]; then
+        for input in $inputs; do
             prepare "$input" >"$tmp/why" 2>&1
             case $? in
             0) ;;
