@@ -118,7 +118,10 @@ prepare() {
             { echo "built without MPI, or no mpirun"; return 1; }
         # CI runs as root on few cores; Open MPI refuses both unless told.
         echo "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1" >> env
-        echo "export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM OMPI_MCA_rmaps_base_oversubscribe" >> env ;;
+        echo "export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM OMPI_MCA_rmaps_base_oversubscribe" >> env
+        # Open MPI's plugins keep their allocations to the end (tests/mpi/lib.sh).
+        [ "${TF_SANITIZERS:-no}" != yes ] ||
+            echo "ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}detect_leaks=0; export ASAN_OPTIONS" >> env ;;
     *)  # a block another page saves with "file NAME"
         [ -f "$1" ] && return 0
         for other in $pages; do
