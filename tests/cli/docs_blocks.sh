@@ -17,6 +17,7 @@
 #   444.namd.prv   the Extrae trace of tests/data/extrae/ (.prv, .pcf, .row)
 #   build          the build tree, as build/ (where scripts/build builds)
 #   st.%r.h5       an MPI run, a trace per rank: examples/stencil_mpi, 2 ranks
+#   run/           the same in the folder run/ (run/0.h5, run/1.h5)
 #   h5py           a python3 that imports h5py, first on PATH (else the
 #                  block is skipped); every Python block needs it
 #   installed      tracefold staged by make install, first on PATH, its
@@ -96,10 +97,12 @@ prepare() {
         cp "$src/tests/data/extrae/444.namd.pcf" "$src/tests/data/extrae/444.namd.row" . &&
             gzip -dc "$src/tests/data/extrae/444.namd.prv.gz" > 444.namd.prv || return 2 ;;
     build) [ -e build ] || ln -s "$bd" build ;;
-    st.%r.h5)
+    st.%r.h5 | run/)
         prepare mpirun || return
-        ls st.*.h5 >/dev/null 2>&1 && return 0
-        (. ./env && mpirun -np 2 tracefold record -q -o st.%r.h5 -- \
+        [ "$1" = run/ ] && pattern=run/%r.h5 || pattern=$1
+        ls ${pattern%\%r.h5}*.h5 >/dev/null 2>&1 && return 0
+        mkdir -p "$(dirname "$pattern")"
+        (. ./env && mpirun -np 2 tracefold record -q -o "$pattern" -- \
             "$bd/examples/stencil_mpi" -i 50 >/dev/null 2>&1) || return 2 ;;
     h5py)
         [ -n "$py" ] || { echo "no python3 imports h5py (Debian package python3-h5py)"; return 1; }
@@ -163,7 +166,7 @@ run_block() {
     [ "$run" = sh ] || inputs="h5py $inputs"
     if [ -n "$inputs" ]; then
         for input in $inputs; do
-            prepare "$input" >"$tmp/why" 2>&1
+            prepare "$input" </dev/null >"$tmp/why" 2>&1
             case $? in
             0) ;;
             1) echo "skip $where: $(cat "$tmp/why")"; skipped=$((skipped + 1)); return ;;
@@ -195,10 +198,14 @@ for page in $pages; do
     (cd "$dir" &&
      while IFS=$tab read -r n line lang marker; do
          run_block "$page" "$n" "$line" "$lang" "$marker"
+         echo "$n" > "$dir.last"
      done < "$dir.list"
      echo "$ran $skipped $saved $fails" > "$dir.counts")
     read -r r s v f < "$dir.counts"
     ran=$r skipped=$s saved=$v fails=$f
+    # Every block was seen (a command reading the list would end the loop).
+    [ "$(cat "$dir.last" 2>/dev/null || echo 0)" = "$(wc -l < "$dir.list" | tr -d ' ')" ] ||
+        fail "$page: blocks after number $(cat "$dir.last" 2>/dev/null) were not looked at"
 done
 echo "docs blocks: $ran ran, $skipped skipped, $saved saved as files, $fails failed"
 [ "$fails" -eq 0 ]
