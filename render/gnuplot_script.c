@@ -104,6 +104,8 @@ int tf_gp_style(const tf_gp_dir *d, tf_error *err)
           "font_table = sprintf(\"%s,%g\", font_mono, font_size)\n"
           "font_table_head = sprintf(\"%s Bold,%g\", font_mono, font_size)\n"
           "font_address = sprintf(\"%s,%g\", font_mono, font_size * 6.5 / 7)\n"
+          "# The side margins hold the axis labels: they grow with the font.\n"
+          "margin_scale = font_size / 7.0\n"
           "# Colour k (from 0) of a list, as a number for `lc rgb variable`.\n"
           "colour_number(list, k) = int(\"0x\" . word(list, int(k) < words(list) ? int(k) + 1 : words(list))[2:7])\n"
           "# How many legend entries of `chars` characters fit in `width` points.\n"
@@ -152,9 +154,9 @@ void tf_gp_panel_box(FILE *f, double top, double bottom)
 void tf_gp_margins(FILE *f, tf_rect plot)
 {
     fprintf(f,
-            "set lmargin at screen %.4f; set rmargin at screen %.4f\n"
+            "set lmargin at screen %.4f * margin_scale; set rmargin at screen 1 - %.4f * margin_scale\n"
             "set tmargin at screen panel_y(%.1f); set bmargin at screen panel_y(%.1f)\n",
-            tf_gp_sx(plot.x), tf_gp_sx(plot.x + plot.w), plot.y, plot.y + plot.h);
+            tf_gp_sx(plot.x), 1 - tf_gp_sx(plot.x + plot.w), plot.y, plot.y + plot.h);
 }
 
 unsigned tf_gp_transparency(double alpha)

@@ -42,7 +42,8 @@ static inline double tf_gp_sy(double y) { return 1.0 - y / TF_PAGE_HEIGHT; }
  * [top, bottom] stretched over the terminal. */
 void tf_gp_panel_box(FILE *f, double top, double bottom);
 /* `set lmargin/rmargin/tmargin/bmargin at screen` for a plot box, its
- * heights through panel_y. */
+ * heights through panel_y, its side margins scaled with the font
+ * (margin_scale of style.gp). */
 void tf_gp_margins(FILE *f, tf_rect plot);
 /* Transparency byte of gnuplot's 0xAARRGGBB colours (0 opaque) for an
  * opacity in 0..1. */

@@ -199,7 +199,8 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             double y = l->labels.y + l->labels.h / 2 * (row + 0.5);
             fprintf(f, "set label %zu ", 200 + i);
             tf_gp_quote(f, label);
-            fprintf(f, " at screen %.4f, screen panel_y(%.1f) center font font_body\n", tf_gp_sx(cx), y);
+            fprintf(f, " at first %.9g, screen panel_y(%.1f) center font font_body\n",
+                    (ph->x0 + ph->x1) / 2 * ms, y);
             break;
         }
     }
@@ -315,7 +316,13 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
             fprintf(f, ", \"%s\" %.4f", buf, b.band[i].y0);
         }
     }
-    fprintf(f, ")\nset y2tics font font_address\nset y2label \"address\" font font_body\nset ylabel \"data object | size\" font font_body\n");
+    /* gnuplot sets a y2label past its estimate of the tick labels' width,
+     * made with the body font, not the narrower address font: off the page
+     * at larger sizes.  A label one font size from the page edge stays on. */
+    fprintf(f, ")\nset y2tics font font_address\n"
+               "set label 103 \"address\" at screen 1 - font_size / %.1f, graph 0.5 center rotate by -90 "
+               "font font_body\n", TF_PAGE_WIDTH);
+    fprintf(f, "set ylabel \"data object | size\" font font_body\n");
     for (size_t i = 0; i < b.n; i++)
         fprintf(f,
                 "set object %zu rect from graph 0, first %.4f to graph 1, first %.4f "

@@ -75,19 +75,9 @@ static bool enough_instances(const tf_fold_group *g, size_t c)
            tf_fold_counter_representative(g->counter_instances[c], g->instances);
 }
 
-/* Counters that move in one step per instance.  A user counter the
- * program adds to once per iteration (tracefold_counter_add after the loop
- * body) is read at the region marks and at every sample: its folded
- * values, (C(t) - C(begin)) / (C(end) - C(begin)), are all 0 before the
- * add and 1 after it.  The derivative of such a cloud is a spike of
- * millions of times the mean rate where the step is, and nothing
- * elsewhere: the counter has no rate within the iteration, only a total
- * per iteration.  A counter that moves during the iteration (added in the
- * loop, or any hardware counter) leaves values in between. */
-#define STEP_EDGE 0.01         /* values this close to 0 or 1 are on a step */
-#define STEP_MIN_SAMPLES 10    /* fewer valued samples: too few to say */
-#define STEP_MAX_INSIDE 0.02   /* share of valued samples allowed in between */
-
+/* Counters that move in one step per instance (tf_fold_counter_stepwise):
+ * drawn as a rate, such a counter is a spike of millions of times its mean
+ * rate where the add is, and nothing elsewhere. */
 struct steps {
     uint32_t ncounters;
     size_t   valued[TF_MAX_COUNTERS], inside[TF_MAX_COUNTERS];
@@ -103,7 +93,7 @@ static int count_steps(void *arg, const tf_fold_points *pt, size_t first, tf_err
         for (size_t i = 0; i < pt->n; i++)
             if (isfinite(y[i])) {
                 s->valued[c]++;
-                s->inside[c] += y[i] > STEP_EDGE && y[i] < 1 - STEP_EDGE;
+                s->inside[c] += tf_fold_value_inside(y[i]);
             }
     }
     return 0;
@@ -118,8 +108,7 @@ static int step_counters(const tf_fold_region *reg, const tf_fold_group *g, bool
     if (rc < 0)
         return rc;
     for (uint32_t c = 0; c < reg->ncounters; c++)
-        step[c] = s.valued[c] >= STEP_MIN_SAMPLES &&
-                  (double)s.inside[c] <= STEP_MAX_INSIDE * (double)s.valued[c];
+        step[c] = tf_fold_counter_stepwise(s.valued[c], s.inside[c]);
     return 0;
 }
 
