@@ -46,9 +46,9 @@ static size_t longest(const char *const *titles, size_t n)
 /* The start of a panel script: its box, fonts, time axis, title and
  * legend.  The legend ends at the right end of the strip above the panel
  * and takes as many columns of its longest title as fit between `key_x`
- * and there (estimated from font_size: gnuplot cannot measure text
- * first), more rows otherwise, so a larger font never pushes it off the
- * page. */
+ * points into the strip and its end (estimated from font_size: gnuplot
+ * cannot measure text first), more rows otherwise, so a larger font never
+ * pushes it off the page. */
 static void panel_start(FILE *f, const char *what, const tf_timeline_layout *l, int panel,
                         double bottom_room, double key_x, size_t key_chars, double ms)
 {
@@ -67,11 +67,11 @@ static void panel_start(FILE *f, const char *what, const tf_timeline_layout *l, 
             "set format x \"\"\n"
             "set xtics out scale 0.5 nomirror\n"
             "set mxtics 1\n"
-            "# The legend runs along the strip above the panel, after its title.\n"
+            "# The legend ends at the right of the strip above the panel.\n"
             "set key horizontal reverse Left right top samplen 1 font font_body "
             "maxcols key_columns(%.1f, %zu) maxrows 99 at screen %.4f, screen panel_y(%.1f)\n"
             "set label 100 \"%s\" at screen %.4f, screen panel_y(%.1f) left font font_panel\n",
-            head.x + head.w - key_x, key_chars, tf_gp_sx(head.x + head.w), head.y + 1, what,
+            head.w - key_x, key_chars, tf_gp_sx(head.x + head.w), head.y + 1, what,
             tf_gp_sx(head.x), head.y + 7);
 }
 
