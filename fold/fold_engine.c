@@ -215,6 +215,18 @@ static void counter_changes(void *arg, unsigned c, unsigned slot)
         rests += v->valid[i];
     if (!tf_fold_counter_representative(rests, (uint32_t)m->n))
         return;
+    /* A counter added once per iteration jumps where the add is: a step
+     * of the counter in every instance, not a change of its rate. */
+    const float *y = m->points.y + (size_t)c * m->points.n;
+    size_t valued = 0, inside = 0;
+    for (size_t i = 0; i < m->n; i++)
+        for (size_t k = m->first[i]; k < m->first[i + 1] && v->valid[i]; k++)
+            if (!isnan(y[k])) {
+                valued++;
+                inside += tf_fold_value_inside(y[k]);
+            }
+    if (tf_fold_counter_stepwise(valued, inside))
+        return;
     tf_error_clear(&o->err);
     if ((o->rc = tf_changepoints_find(&cl, j->cx->p->min_change, &o->cp, &o->n, &o->err)) < 0)
         return;

@@ -208,6 +208,26 @@ static inline bool tf_fold_counter_representative(uint32_t rests, uint32_t insta
     return rests >= 3 && 10.0 * rests >= (double)instances;
 }
 
+/* Whether a counter moves in one step per instance.  A user counter the
+ * program adds to once per iteration (tracefold_counter_add after the loop
+ * body) is read at the region marks and at every sample, so its folded
+ * values (C(t) - C(begin)) / (C(end) - C(begin)) are all 0 before the add
+ * and 1 after it; a counter that moves with the work (any hardware
+ * counter, a user counter added in the loop) leaves values in between.
+ * `valued`: samples with a value; `inside`: those tf_fold_value_inside.
+ * Such a counter has no rate within the iteration, only a total per
+ * iteration: it gives no change points, and the report shows the total
+ * instead of a curve. */
+static inline bool tf_fold_value_inside(double y)
+{
+    return y > 0.01 && y < 0.99;
+}
+
+static inline bool tf_fold_counter_stepwise(size_t valued, size_t inside)
+{
+    return valued >= 10 && (double)inside <= 0.02 * (double)valued;
+}
+
 /* Writes r to path (a new file; an existing one is replaced). */
 int  tf_fold_result_save(const tf_fold_result *r, const char *path, tf_error *err);
 /* Loads a fold.h5, validating its format name, version and every dataset's

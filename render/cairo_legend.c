@@ -46,7 +46,8 @@ bool tf_legend_add(tf_legend *l, enum tf_swatch swatch, tf_rgb colour, const cha
 {
     const tf_panel *p = l->panel;
     tf_rect r = tf_text_box(p->text, TF_FONT_LABEL, label, 0, 0, 0, 0, 0);
-    double x = tf_legend_reserve(l, SWATCH_W + 2 + r.w);
+    double sw = swatch == TF_SWATCH_NONE ? 0 : SWATCH_W + 2;
+    double x = tf_legend_reserve(l, sw + r.w);
     if (x < 0) {
         l->dropped++;
         return false;
@@ -69,9 +70,11 @@ bool tf_legend_add(tf_legend *l, enum tf_swatch swatch, tf_rgb colour, const cha
         cairo_rectangle(cr, x + 1, l->y - 3, SWATCH_W - 2, 6);
         cairo_fill(cr);
         break;
+    case TF_SWATCH_NONE:
+        break;
     }
     cairo_restore(cr);
-    tf_text_draw(p->text, TF_FONT_LABEL, label, x + SWATCH_W + 2, l->y, 0, 0.5, 0, tf_ink);
+    tf_text_draw(p->text, TF_FONT_LABEL, label, x + sw, l->y, 0, 0.5, 0, tf_ink);
     return true;
 }
 

@@ -7,7 +7,8 @@
 
 #include "cairo_page.h"
 
-enum tf_swatch { TF_SWATCH_DOT, TF_SWATCH_LINE, TF_SWATCH_BOX };
+/* TF_SWATCH_NONE: text alone (a value, not a mark in the plot). */
+enum tf_swatch { TF_SWATCH_DOT, TF_SWATCH_LINE, TF_SWATCH_BOX, TF_SWATCH_NONE };
 
 typedef struct tf_legend {
     const tf_panel *panel;

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "axis_ticks.h"
 #include "cairo_axes.h"
@@ -79,6 +80,12 @@ int tf_panel_rates(const tf_panel *p, tf_error *err)
         tf_legend_add(&l, TF_SWATCH_LINE, black, "MIPS (right axis)");
     for (size_t i = 0; i < page->nrates; i++)
         tf_legend_add(&l, TF_SWATCH_LINE, tf_palette_series(i), page->rates[i].name);
+    /* Counters added once per iteration have no curve: their totals. */
+    for (size_t i = 0; i < page->ntotals; i++) {
+        char label[160];
+        tf_report_total_label(&page->totals[i], label, sizeof label);
+        tf_legend_add(&l, TF_SWATCH_NONE, black, label);
+    }
     tf_legend_end(&l);
     tf_axes_phases(p);
     if (page->nrates == 0 && !page->mips) {

@@ -117,7 +117,7 @@ int tf_render_gnuplot(const tf_report *r, const char *dir, enum tf_render_format
     snprintf(d.tmp, sizeof d.tmp, "%.*s.tmp-%ld", (int)len, dir, (long)getpid());
     if (mkdir(d.tmp, 0777) != 0)
         return tf_fail(err, TF_ERR_IO, "%s: cannot create: %s", dir, strerror(errno));
-    int rc = 0;
+    int rc = tf_gp_style(&d, err);
     for (size_t k = 0; k < r->npages && rc == 0; k++) {
         char prefix[32] = "";
         if (k > 0)

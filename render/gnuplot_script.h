@@ -25,13 +25,25 @@ int   tf_gp_close(FILE *f, const tf_gp_dir *d, const char *name, tf_error *err);
 
 /* Writes s as a gnuplot double-quoted string. */
 void tf_gp_quote(FILE *f, const char *s);
-/* The `set terminal` and `set output` lines for the directory's format;
- * output is the base name without extension. */
+/* The file of fonts and colours that every script loads. */
+#define TF_GP_STYLE "style.gp"
+/* Writes style.gp: the fonts and colours of all scripts as variables,
+ * each one line, from the cairo back end's palette. */
+int tf_gp_style(const tf_gp_dir *d, tf_error *err);
+/* Loads style.gp, then the `set terminal` (in its body font) and `set
+ * output` lines for the directory's format; output is the base name
+ * without extension. */
 void tf_gp_terminal(FILE *f, const tf_gp_dir *d, const char *output);
 /* Page coordinates (points, y down) as gnuplot screen fractions. */
 static inline double tf_gp_sx(double x) { return x / TF_PAGE_WIDTH; }
 static inline double tf_gp_sy(double y) { return 1.0 - y / TF_PAGE_HEIGHT; }
-/* `set lmargin/rmargin/tmargin/bmargin at screen` for a plot box. */
+/* Defines panel_y(y) in a panel script: page point y (from the top) as a
+ * screen fraction, on the page or, run alone, in the panel's own box
+ * [top, bottom] stretched over the terminal. */
+void tf_gp_panel_box(FILE *f, double top, double bottom);
+/* `set lmargin/rmargin/tmargin/bmargin at screen` for a plot box, its
+ * heights through panel_y, its side margins scaled with the font
+ * (margin_scale of style.gp). */
 void tf_gp_margins(FILE *f, tf_rect plot);
 /* Transparency byte of gnuplot's 0xAARRGGBB colours (0 opaque) for an
  * opacity in 0..1. */

@@ -21,13 +21,13 @@ static double table_text(FILE *f, const tf_report_table *t, double y, int *tag)
 {
     fprintf(f, "set label %d ", (*tag)++);
     tf_gp_quote(f, t->title ? t->title : "");
-    fprintf(f, " at screen %.4f, screen %.4f left font \"DejaVu Sans Bold,8\"\n", tf_gp_sx(MARGIN),
+    fprintf(f, " at screen %.4f, screen %.4f left font font_panel\n", tf_gp_sx(MARGIN),
             tf_gp_sy(y));
     y += LINE_H + 2;
     if (t->note) {
         fprintf(f, "set label %d ", (*tag)++);
         tf_gp_quote(f, t->note);
-        fprintf(f, " at screen %.4f, screen %.4f left font \"DejaVu Sans Oblique,7\"\n",
+        fprintf(f, " at screen %.4f, screen %.4f left font font_note\n",
                 tf_gp_sx(MARGIN), tf_gp_sy(y));
         y += LINE_H;
     }
@@ -52,8 +52,8 @@ static double table_text(FILE *f, const tf_report_table *t, double y, int *tag)
         }
         fprintf(f, "set label %d ", (*tag)++);
         tf_gp_quote(f, line);
-        fprintf(f, " at screen %.4f, screen %.4f left font \"DejaVu Sans Mono%s,7\"\n",
-                tf_gp_sx(MARGIN), tf_gp_sy(y), r ? "" : " Bold");
+        fprintf(f, " at screen %.4f, screen %.4f left font %s\n", tf_gp_sx(MARGIN), tf_gp_sy(y),
+                r ? "font_table" : "font_table_head");
         y += LINE_H;
     }
     if (nrows < t->nrows) {
@@ -121,7 +121,7 @@ int tf_gp_tables(const tf_gp_dir *d, const tf_report_page *page, const char *pre
     int tag = 1;
     fprintf(f, "set label %d ", tag++);
     tf_gp_quote(f, page->title ? page->title : "folded region");
-    fprintf(f, " at screen %.4f, screen %.4f left font \"DejaVu Sans Bold,11\"\n", tf_gp_sx(MARGIN),
+    fprintf(f, " at screen %.4f, screen %.4f left font font_title\n", tf_gp_sx(MARGIN),
             tf_gp_sy(15));
     double y = 48;
     for (int i = 0; i < TF_REPORT_NTABLES; i++)
@@ -132,7 +132,7 @@ int tf_gp_tables(const tf_gp_dir *d, const tf_report_page *page, const char *pre
             tf_gp_sx(MARGIN + 40), tf_gp_sx(TF_PAGE_WIDTH - MARGIN - 10), tf_gp_sy(top + 18),
             tf_gp_sy(top + 158));
     fprintf(f,
-            "set title \"Instance durations\" font \"DejaVu Sans Bold,8\"\n"
+            "set title \"Instance durations\" font font_panel\n"
             "set xlabel \"instance duration [ms]\"\nset ylabel \"instances\"\n"
             "set yrange [0:*]\nset xtics out nomirror\nset ytics out nomirror\n"
             "set style fill solid 1.0 noborder\nset boxwidth %.6g absolute\n"
@@ -143,8 +143,8 @@ int tf_gp_tables(const tf_gp_dir *d, const tf_report_page *page, const char *pre
                    "plot NaN notitle\n", tag);
     } else {
         fprintf(f,
-                "plot '%s' using 1:($2+$3) with boxes lc rgb '#d55e00' title \"excluded (%zu)\", \\\n"
-                "     '' using 1:2 with boxes lc rgb '#0072b2' title \"used (%zu)\"\n",
+                "plot '%s' using 1:($2+$3) with boxes lc rgb colour_excluded title \"excluded (%zu)\", \\\n"
+                "     '' using 1:2 with boxes lc rgb colour_used title \"used (%zu)\"\n",
                 data, page->ninstances - nused, nused);
     }
     return tf_gp_close(f, d, name, err);

@@ -18,6 +18,8 @@
  * labels apart (gnuplot cannot measure text before drawing it). */
 #define CHAR_W 4.3
 
+#define MIPS_TITLE "MIPS (right axis)"
+
 /* Transparency of cloud points: as the cairo back end's vector dots. */
 static unsigned cloud_transparency(size_t n)
 {
@@ -25,29 +27,60 @@ static unsigned cloud_transparency(size_t n)
     return tf_gp_transparency(a > 0.9 ? 0.9 : a < 0.15 ? 0.15 : a);
 }
 
-static unsigned rgb24(tf_rgb c)
+/* The word of style.gp's colour_routines for a routine: its own colour
+ * for the first TF_PALETTE_ROUTINES, the last word for the others. */
+static unsigned routine_word(uint32_t routine)
 {
-    return (unsigned)lround(c.r * 255) << 16 | (unsigned)lround(c.g * 255) << 8 |
-           (unsigned)lround(c.b * 255);
+    return (routine < TF_PALETTE_ROUTINES ? routine : TF_PALETTE_ROUTINES) + 1;
 }
 
-static void panel_start(FILE *f, const char *what, tf_rect plot, tf_rect head, double ms)
+/* Longest legend title, in characters, for key_columns in style.gp. */
+static size_t longest(const char *const *titles, size_t n)
 {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = titles[i] && strlen(titles[i]) > m ? strlen(titles[i]) : m;
+    return m;
+}
+
+/* The start of a panel script: its box, fonts, time axis, title and
+ * legend.  The legend ends at the right end of the strip above the panel
+ * and takes as many columns of its longest title as fit between `key_x`
+ * points into the strip and its end (estimated from font_size: gnuplot
+ * cannot measure text first), more rows otherwise, so a larger font never
+ * pushes it off the page. */
+static void panel_start(FILE *f, const char *what, const tf_timeline_layout *l, int panel,
+                        double bottom_room, double key_x, size_t key_chars, double ms)
+{
+    tf_rect plot = l->plot[panel], head = l->head[panel];
     fprintf(f,
             "reset\n"
+            "load '%s'\n"
             "if (!exists(\"duration_ms\")) duration_ms = %.9g\n",
-            ms);
+            TF_GP_STYLE, ms);
+    tf_gp_panel_box(f, head.y - 4, plot.y + plot.h + bottom_room);
     tf_gp_margins(f, plot);
     fprintf(f,
+            "if (!exists(\"page_layout\")) set termoption font font_body\n"
+            "set tics font font_body\n"
             "set xrange [0:duration_ms]\n"
             "set format x \"\"\n"
             "set xtics out scale 0.5 nomirror\n"
             "set mxtics 1\n"
-            "# The legend runs along the strip above the panel, after its title.\n"
-            "set key horizontal maxrows 1 reverse Left left top samplen 1 at screen %.4f, screen %.4f\n"
-            "set label 100 \"%s\" at screen %.4f, screen %.4f left font \"DejaVu Sans Bold,8\"\n",
-            tf_gp_sx(head.x + 80), tf_gp_sy(head.y + 1), what, tf_gp_sx(head.x),
-            tf_gp_sy(head.y + 7));
+            "# The legend ends at the right of the strip above the panel.\n"
+            "set key horizontal reverse Left right top samplen 1 font font_body "
+            "maxcols key_columns(%.1f, %zu) maxrows 99 at screen %.4f, screen panel_y(%.1f)\n"
+            "set label 100 \"%s\" at screen %.4f, screen panel_y(%.1f) left font font_panel\n",
+            head.w - key_x, key_chars, tf_gp_sx(head.x + head.w), head.y + 1, what,
+            tf_gp_sx(head.x), head.y + 7);
+}
+
+/* Run alone, a panel without its own time labels gets them. */
+static void time_axis_alone(FILE *f)
+{
+    fputs("if (!exists(\"page_layout\")) set format x \"%g\"; "
+          "set xlabel \"time in the synthetic iteration [ms]\" font font_body\n",
+          f);
 }
 
 static void phase_lines(FILE *f, const tf_report_page *p, double ms)
@@ -57,16 +90,18 @@ static void phase_lines(FILE *f, const tf_report_page *p, double ms)
         if (p->phases[i].x0 > 0.001 && p->phases[i].x0 < 0.999)
             fprintf(f,
                     "set arrow %zu from %.9g, graph 0 to %.9g, graph 1 nohead lw 0.5 dt (2,1.5) "
-                    "lc rgb '#606060' front\n",
+                    "lc rgb colour_phase front\n",
                     i + 1, p->phases[i].x0 * ms, p->phases[i].x0 * ms);
 }
 
+/* An empty panel saying why; the plot command is left open for more
+ * legend entries. */
 static void missing(FILE *f, const char *note)
 {
     fputs("set label 101 ", f);
     tf_gp_quote(f, note);
-    fputs(" at graph 0.5, graph 0.5 center font \"DejaVu Sans Oblique,8\" tc rgb '#595959'\n"
-          "set yrange [0:1]\nunset ytics\nplot NaN notitle\n", f);
+    fputs(" at graph 0.5, graph 0.5 center font font_note tc rgb colour_note\n"
+          "set yrange [0:1]\nunset ytics\nplot NaN notitle", f);
 }
 
 static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *prefix,
@@ -82,13 +117,12 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
         FILE *f = tf_gp_open(d, data, err);
         if (!f)
             return -err->code;
-        fprintf(f, "# time [ms]  height on the line axis (0..1, see code.gp)  source line  routine  "
-                   "colour (0xAARRGGBB)\n");
-        unsigned tr = cloud_transparency(p->ncode) << 24;
+        fprintf(f, "# time [ms]  height on the line axis (0..1, see code.gp)  source line  "
+                   "routine (index in the legend, from 0)\n");
         for (size_t i = 0; i < p->ncode; i++)
-            fprintf(f, "%.6g %.6g %u %u 0x%08x\n", p->code[i].x * ms,
+            fprintf(f, "%.6g %.6g %u %u\n", p->code[i].x * ms,
                     tf_line_axis_place(&axis, p->code[i].line), p->code[i].line,
-                    p->code[i].routine, tr | rgb24(tf_palette_routine(p->code[i].routine)));
+                    p->code[i].routine);
         if (tf_gp_close(f, d, data, err) < 0)
             return -err->code;
     }
@@ -103,12 +137,19 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             "# The line axis is cut where routines lie far apart (other files): each\n"
             "# segment has its own line ticks, the cuts are grey strips.\n"
             "# Loaded by %stimeline.gp; alone: gnuplot -e \"set terminal pdfcairo; set output 'code.pdf'\" %s\n"
-            "# Data: %s (time [ms], height, line, routine index, colour with transparency).\n",
-            prefix, name, data);
-    panel_start(f, "Source code", l->plot[TF_PANEL_CODE], l->head[TF_PANEL_CODE], ms);
+            "# Data: %s (time [ms], height, line, routine index).  Fonts and\n"
+            "# colours: %s.\n",
+            prefix, name, data, TF_GP_STYLE);
+    size_t shown = p->nroutines < TF_PALETTE_ROUTINES ? p->nroutines : TF_PALETTE_ROUTINES;
+    size_t key_chars = longest((const char *const *)p->routines, shown);
+    if (p->nroutines > shown && key_chars < strlen("other routines"))
+        key_chars = strlen("other routines");
+    panel_start(f, "Source code", l, TF_PANEL_CODE, 28, 80, key_chars, ms);
+    time_axis_alone(f);
     phase_lines(f, p, ms);
     if (p->ncode == 0) {
         missing(f, p->code_missing ? p->code_missing : "no code-line samples in this fold");
+        fputc('\n', f);
         return tf_gp_close(f, d, name, err);
     }
     fprintf(f, "set yrange [0:1]\nset ylabel \"source line\"\nset ytics out scale 0.5 nomirror (");
@@ -128,15 +169,14 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
     fputs(")\n", f);
     for (size_t k = 0; k + 1 < axis.n; k++)
         fprintf(f, "set object %zu rect from graph 0, first %.4f to graph 1, first %.4f "
-                   "fc rgb '#ededed' fs solid 1.0 noborder behind\n",
+                   "fc rgb colour_cut fs solid 1.0 noborder behind\n",
                 k + 1, axis.seg[k + 1].y1, axis.seg[k].y0);
     /* The strip along the top: each phase in its routine's colour. */
     for (size_t i = 0; i < p->nphases; i++)
         if (p->phases[i].routine < p->nroutines)
             fprintf(f, "set object %zu rect from %.9g, graph 1 to %.9g, graph 0.984 "
-                       "fc rgb '#%06x' fs solid 1.0 noborder front\n",
-                    300 + i, p->phases[i].x0 * ms, p->phases[i].x1 * ms,
-                    rgb24(tf_palette_routine(p->phases[i].routine)));
+                       "fc rgb word(colour_routines, %u) fs solid 1.0 noborder front\n",
+                    300 + i, p->phases[i].x0 * ms, p->phases[i].x1 * ms, routine_word(p->phases[i].routine));
     /* Phase labels above the panel, on two rows, dropped when they would
      * overlap (estimated widths). */
     double row_end[2] = {-1e9, -1e9};
@@ -159,20 +199,25 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             double y = l->labels.y + l->labels.h / 2 * (row + 0.5);
             fprintf(f, "set label %zu ", 200 + i);
             tf_gp_quote(f, label);
-            fprintf(f, " at screen %.4f, screen %.4f center\n", tf_gp_sx(cx), tf_gp_sy(y));
+            fprintf(f, " at first %.9g, screen panel_y(%.1f) center font font_body\n",
+                    (ph->x0 + ph->x1) / 2 * ms, y);
             break;
         }
     }
-    fprintf(f, "plot '%s' using 1:2:5 with points pt 7 ps 0.25 lc rgb variable notitle", data);
-    size_t shown = p->nroutines < TF_PALETTE_ROUTINES ? p->nroutines : TF_PALETTE_ROUTINES;
+    /* Dots see-through as the cairo back end's: 0xAA000000 over the colour. */
+    fprintf(f, "cloud_alpha = %u * 2**24\n"
+               "plot '%s' using 1:2:(cloud_alpha + colour_number(colour_routines, $4)) "
+               "with points pt 7 ps 0.25 lc rgb variable notitle",
+            cloud_transparency(p->ncode), data);
     for (size_t i = 0; i < shown; i++) {
-        fprintf(f, ", \\\n     NaN with points pt 7 ps 0.6 lc rgb '#%06x' title ",
-                rgb24(tf_palette_routine((uint32_t)i)));
+        fprintf(f, ", \\\n     NaN with points pt 7 ps 0.6 lc rgb word(colour_routines, %u) title ",
+                routine_word((uint32_t)i));
         tf_gp_quote(f, p->routines[i]);
     }
     if (p->nroutines > shown)
-        fprintf(f, ", \\\n     NaN with points pt 7 ps 0.6 lc rgb '#%06x' title \"other routines\"",
-                rgb24(tf_palette_routine(TF_PALETTE_ROUTINES)));
+        fprintf(f, ", \\\n     NaN with points pt 7 ps 0.6 lc rgb word(colour_routines, %u) "
+                   "title \"other routines\"",
+                routine_word(TF_PALETTE_ROUTINES));
     fputc('\n', f);
     return tf_gp_close(f, d, name, err);
 }
@@ -237,12 +282,17 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
             "# with its first and last address on the right.  Loads are coloured by\n"
             "# cost (green cheap, blue costly, log scale), stores black, loads\n"
             "# without a cost (decoded in software) grey.\n"
-            "# Data: %s, %s, %s (time [ms], height 0..1, cost).\n",
-            files[0], files[1], files[2]);
-    panel_start(f, "Address space", l->plot[TF_PANEL_MEMORY], l->head[TF_PANEL_MEMORY], ms);
+            "# Data: %s, %s, %s (time [ms], height 0..1, cost).  Fonts and\n"
+            "# colours: %s.\n",
+            files[0], files[1], files[2], TF_GP_STYLE);
+    static const char *const key_titles[] = {"loads, no cost (decoded)", "stores"};
+    panel_start(f, "Address space", l, TF_PANEL_MEMORY, 28, n[0] ? 280 : 80,
+                longest(key_titles, 2), ms);
+    time_axis_alone(f);
     phase_lines(f, p, ms);
     if (p->nmem == 0) {
         missing(f, p->mem_missing ? p->mem_missing : "no memory samples in this trace");
+        fputc('\n', f);
         return tf_gp_close(f, d, name, err);
     }
     fprintf(f, "set yrange [0:1]\nset y2range [0:1]\nset ytics scale 0 nomirror (");
@@ -253,7 +303,7 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
         tf_gp_quote(f, buf);
         fprintf(f, " %.4f", (b.band[i].y0 + b.band[i].y1) / 2);
     }
-    fprintf(f, ")\nset y2tics out scale 0.5 font \"DejaVu Sans Mono,6.5\" (");
+    fprintf(f, ")\nset y2tics out scale 0.5 (");
     for (size_t i = 0; i < b.n; i++) {
         /* The last address of each band at its top, and the first address
          * of the lowest band: gnuplot cannot move tick labels apart, and
@@ -266,11 +316,17 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
             fprintf(f, ", \"%s\" %.4f", buf, b.band[i].y0);
         }
     }
-    fprintf(f, ")\nset y2label \"address\"\nset ylabel \"data object | size\"\n");
+    /* gnuplot sets a y2label past its estimate of the tick labels' width,
+     * made with the body font, not the narrower address font: off the page
+     * at larger sizes.  A label one font size from the page edge stays on. */
+    fprintf(f, ")\nset y2tics font font_address\n"
+               "set label 103 \"address\" at screen 1 - font_size / %.1f, graph 0.5 center rotate by -90 "
+               "font font_body\n", TF_PAGE_WIDTH);
+    fprintf(f, "set ylabel \"data object | size\" font font_body\n");
     for (size_t i = 0; i < b.n; i++)
         fprintf(f,
                 "set object %zu rect from graph 0, first %.4f to graph 1, first %.4f "
-                "fc rgb '#f2f2f2' fs solid 1.0 noborder behind\n",
+                "fc rgb colour_band fs solid 1.0 noborder behind\n",
                 i + 1, b.band[i].y0, b.band[i].y1);
     double lo = 0, hi = 0;
     for (size_t i = 0; i < p->nmem; i++)
@@ -280,31 +336,31 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
         }
     fprintf(f, "set palette defined (");
     for (int i = 0; i <= 4; i++)
-        fprintf(f, "%s%d '#%06x'", i ? ", " : "", i, rgb24(tf_cost_ramp(i / 4.0)));
+        fprintf(f, "%s%d word(colour_cost, %d)", i ? ", " : "", i, i + 1);
     fprintf(f, ")\n");
     if (n[0]) {
         tf_rect head = l->head[TF_PANEL_MEMORY];
         fprintf(f,
                 "set logscale cb\nset cbrange [%.6g:%.6g]\n"
-                "set cbtics scale 0.5 font \",6.5\" offset 0,0.6\n"
-                "set colorbox horizontal user origin screen %.4f, screen %.4f size screen %.4f, screen %.4f\n"
-                "set label 102 \"load cost [cycles]\" at screen %.4f, screen %.4f right\n",
-                lo, hi > lo ? hi : lo + 1, tf_gp_sx(head.x + 200), tf_gp_sy(head.y + 10), tf_gp_sx(60),
-                4.0 / TF_PAGE_HEIGHT, tf_gp_sx(head.x + 196), tf_gp_sy(head.y + 8));
+                "set cbtics scale 0.5 font font_small offset 0,0.6\n"
+                "set colorbox horizontal user origin screen %.4f, screen panel_y(%.1f) "
+                "size screen %.4f, screen panel_y(0) - panel_y(4)\n"
+                "set label 102 \"load cost [cycles]\" at screen %.4f, screen panel_y(%.1f) right "
+                "font font_body\n",
+                lo, hi > lo ? hi : lo + 1, tf_gp_sx(head.x + 200), head.y + 10, tf_gp_sx(60),
+                tf_gp_sx(head.x + 196), head.y + 8);
     } else {
         fputs("unset colorbox\n", f);
     }
-    fprintf(f, "set key at screen %.4f, screen %.4f\n",
-            tf_gp_sx(l->head[TF_PANEL_MEMORY].x + 280), tf_gp_sy(l->head[TF_PANEL_MEMORY].y + 1));
     fprintf(f, "plot NaN notitle");
     if (n[0])
         fprintf(f, ", \\\n     '%s' using 1:2:3 with points pt 7 ps 0.25 lc palette notitle", files[0]);
     if (n[1])
-        fprintf(f, ", \\\n     '%s' using 1:2 with points pt 7 ps 0.25 lc rgb '#%06x' "
-                   "title \"loads, no cost (decoded)\"", files[1], rgb24(tf_palette_nocost));
+        fprintf(f, ", \\\n     '%s' using 1:2 with points pt 7 ps 0.25 lc rgb colour_nocost "
+                   "title \"%s\"", files[1], key_titles[0]);
     if (n[2])
-        fprintf(f, ", \\\n     '%s' using 1:2 with points pt 7 ps 0.25 lc rgb '#%06x' title \"stores\"",
-                files[2], rgb24(tf_palette_store));
+        fprintf(f, ", \\\n     '%s' using 1:2 with points pt 7 ps 0.25 lc rgb colour_stores title \"%s\"",
+                files[2], key_titles[1]);
     fputc('\n', f);
     tf_bands_free(&b);
     return tf_gp_close(f, d, name, err);
@@ -318,6 +374,19 @@ static double series_top(const tf_report_series *s)
         m = isfinite(v) && v > m ? v : m;
     }
     return m;
+}
+
+/* Counters added once per iteration have no curve: their totals per
+ * iteration as legend text; ends the plot command. */
+static void totals_key(FILE *f, const tf_report_page *p)
+{
+    for (size_t i = 0; i < p->ntotals; i++) {
+        char label[160];
+        tf_report_total_label(&p->totals[i], label, sizeof label);
+        fputs(", \\\n     NaN with lines lt nodraw title ", f);
+        tf_gp_quote(f, label);
+    }
+    fputc('\n', f);
 }
 
 static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *prefix,
@@ -350,14 +419,23 @@ static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *
     fprintf(f,
             "# Panel 3 of the triple timeline: counters per instruction (left axis)\n"
             "# and MIPS (right axis, black), confidence bands shaded.\n"
-            "# Data: %s (index k = series k, in the order of the plot command).\n",
-            data);
-    panel_start(f, "Performance", l->plot[TF_PANEL_RATES], l->head[TF_PANEL_RATES], ms);
+            "# Data: %s (index k = series k, in the order of the plot command).\n"
+            "# Fonts and colours: %s.\n",
+            data, TF_GP_STYLE);
+    size_t key_chars = strlen(MIPS_TITLE);
+    for (size_t s = 0; s < p->nrates; s++)
+        key_chars = strlen(p->rates[s].name) > key_chars ? strlen(p->rates[s].name) : key_chars;
+    for (size_t i = 0; i < p->ntotals; i++) {
+        char label[160];
+        tf_report_total_label(&p->totals[i], label, sizeof label);
+        key_chars = strlen(label) > key_chars ? strlen(label) : key_chars;
+    }
+    panel_start(f, "Performance", l, TF_PANEL_RATES, 34, 80, key_chars, ms);
     phase_lines(f, p, ms);
-    fprintf(f, "set format x \"%%g\"\nset xlabel \"time in the synthetic iteration [ms]\"\n"
-               "set key maxrows 2\n");
+    fprintf(f, "set format x \"%%g\"\nset xlabel \"time in the synthetic iteration [ms]\" font font_body\n");
     if (nseries == 0) {
         missing(f, p->rates_missing ? p->rates_missing : "no counter rates in this fold");
+        totals_key(f, p);
         return tf_gp_close(f, d, name, err);
     }
     double top = 0;
@@ -368,28 +446,32 @@ static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *
         fprintf(f, "set yrange [0:%.6g]\nset ylabel ", top > 0 ? top * 1.05 : 1);
         tf_gp_quote(f, p->rates_unit ? p->rates_unit
                        : p->mips   ? "events per instruction" : "rate [M events/s]");
-        fputc('\n', f);
+        fputs(" font font_body\n", f);
     } else {
         fputs("unset ytics\n", f);
     }
     if (p->mips) {
         double mt = series_top(p->mips);
-        fprintf(f, "set y2range [0:%.6g]\nset y2tics out scale 0.5\nset y2label \"MIPS\"\n",
+        fprintf(f, "set y2range [0:%.6g]\nset y2tics out scale 0.5\nset y2label \"MIPS\" font font_body\n",
                 mt > 0 ? mt * 1.05 : 1);
     }
     fprintf(f, "plot NaN notitle");
     for (size_t s = 0; s < nseries; s++) {
         const tf_report_series *ser = s < p->nrates ? &p->rates[s] : p->mips;
-        unsigned c = s < p->nrates ? rgb24(tf_palette_series(s)) : 0;
+        char colour[48];
+        if (s < p->nrates)
+            snprintf(colour, sizeof colour, "word(colour_series, %zu)", s % TF_PALETTE_SERIES + 1);
+        else
+            snprintf(colour, sizeof colour, "colour_mips");
         const char *axes = s < p->nrates ? "x1y1" : "x1y2";
         if (ser->lo)
-            fprintf(f, ", \\\n     '%s' index %zu using 1:3:4 axes %s with filledcurves lc rgb '#%06x' notitle",
-                    data, s, axes, c);
-        fprintf(f, ", \\\n     '%s' index %zu using 1:2 axes %s with lines lw 1.4 lc rgb '#%06x' title ",
-                data, s, axes, c);
-        tf_gp_quote(f, s < p->nrates ? ser->name : "MIPS (right axis)");
+            fprintf(f, ", \\\n     '%s' index %zu using 1:3:4 axes %s with filledcurves lc rgb %s notitle",
+                    data, s, axes, colour);
+        fprintf(f, ", \\\n     '%s' index %zu using 1:2 axes %s with lines lw 1.4 lc rgb %s title ",
+                data, s, axes, colour);
+        tf_gp_quote(f, s < p->nrates ? ser->name : MIPS_TITLE);
     }
-    fputc('\n', f);
+    totals_key(f, p);
     return tf_gp_close(f, d, name, err);
 }
 
@@ -411,20 +493,23 @@ int tf_gp_timeline(const tf_gp_dir *d, const tf_report_page *page, const char *p
             "# The triple timeline of one synthetic iteration, as tracefold render draws\n"
             "# it: source line, address space and counters on one time axis.\n"
             "# Run: gnuplot %s   (writes %s.%s).  Restyle freely: each panel is its\n"
-            "# own script, loaded below; the terminal and the page are set here.\n",
-            name, out, tf_render_format_name(d->format));
+            "# own script, loaded below (each also plots alone); the terminal and the\n"
+            "# page are set here; fonts and colours in %s.\n",
+            name, out, tf_render_format_name(d->format), TF_GP_STYLE);
     tf_gp_terminal(f, d, out);
+    fputs("page_layout = 1   # the panels keep their places on this page\n", f);
     fprintf(f, "duration_ms = %.9g   # mean duration of the folded instances\n",
             page->duration_ns / 1e6);
     fprintf(f, "set multiplot\n");
     fprintf(f, "# Title\nset label 1 ");
     tf_gp_quote(f, page->title ? page->title : "folded region");
-    fprintf(f, " at screen %.4f, screen %.4f left font \"DejaVu Sans Bold,11\"\n",
+    fprintf(f, " at screen %.4f, screen %.4f left font font_title\n",
             tf_gp_sx(l.title.x), tf_gp_sy(l.title.y + 7));
     if (page->subtitle) {
         fprintf(f, "set label 2 ");
         tf_gp_quote(f, page->subtitle);
-        fprintf(f, " at screen %.4f, screen %.4f left\n", tf_gp_sx(l.title.x), tf_gp_sy(l.title.y + 22));
+        fprintf(f, " at screen %.4f, screen %.4f left font font_body\n", tf_gp_sx(l.title.x),
+                tf_gp_sy(l.title.y + 22));
     }
     fprintf(f, "unset border; unset tics; set xrange [0:1]; set yrange [0:1]\nplot NaN notitle\n"
                "load '%scode.gp'\nload '%smemory.gp'\nload '%srates.gp'\nunset multiplot\n",

@@ -19,7 +19,7 @@ static const tf_rgb other_routines = RGB(0x7F7F7F);
 
 /* Miss ratios: warm colours first, as the L1/L2/L3 red-orange order of the
  * reference figure, without its unreadable yellow. */
-static const tf_rgb series_colours[] = {
+static const tf_rgb series_colours[TF_PALETTE_SERIES] = {
     RGB(0xD55E00), RGB(0xE69F00), RGB(0xCC79A7), RGB(0x56B4E9),
     RGB(0x009E73), RGB(0x0072B2),
 };
@@ -41,7 +41,7 @@ tf_rgb tf_palette_routine(uint32_t routine)
 
 tf_rgb tf_palette_series(size_t index)
 {
-    return series_colours[index % (sizeof series_colours / sizeof series_colours[0])];
+    return series_colours[index % TF_PALETTE_SERIES];
 }
 
 double tf_cost_position(const tf_cost_scale *s, double cycles)

@@ -15,6 +15,9 @@ typedef struct tf_rgb {
 /* Routines past this many share the neutral "other routines" colour. */
 #define TF_PALETTE_ROUTINES 7
 
+/* Counter series cycle through this many colours. */
+#define TF_PALETTE_SERIES 6
+
 tf_rgb tf_palette_routine(uint32_t routine);
 tf_rgb tf_palette_series(size_t index);
 extern const tf_rgb tf_palette_store;     /* stores: black */

@@ -2,6 +2,7 @@
 /* Building and freeing the report model. */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,9 @@ static void page_free(tf_report_page *p)
         free(p->mips);
     }
     free(p->rates_missing);
+    for (size_t i = 0; i < p->ntotals; i++)
+        free(p->totals[i].name);
+    free(p->totals);
     for (int i = 0; i < TF_REPORT_NTABLES; i++)
         table_free(&p->tables[i]);
     free(p->instance_ns);
@@ -142,4 +146,15 @@ void tf_report_format_size(uint64_t bytes, char *buf, size_t len)
         snprintf(buf, len, "%.0f %s", v, units[u]);
     else
         snprintf(buf, len, "%.3g %s", v, units[u]);
+}
+
+void tf_report_total_label(const tf_report_total *t, char *buf, size_t len)
+{
+    double v = t->per_iteration;
+    if (!isfinite(v))
+        snprintf(buf, len, "%s: no total", t->name);
+    else if (fabs(v) < 1e9 && fabs(v - round(v)) < 0.05)
+        snprintf(buf, len, "%s: %.0f per iteration", t->name, v);
+    else
+        snprintf(buf, len, "%s: %.4g per iteration", t->name, v);
 }

@@ -71,6 +71,14 @@ typedef struct tf_report_series {
     double *lo, *hi;       /* band, both NULL when there is none */
 } tf_report_series;
 
+/* A counter given as its total per iteration: one that moves in one step
+ * per instance (a user counter the program adds to once per iteration) has
+ * no rate within the iteration to draw. */
+typedef struct tf_report_total {
+    char   *name;
+    double  per_iteration; /* mean over the group's folded instances */
+} tf_report_total;
+
 /* A table of text cells, formatted by whoever fills the model. */
 typedef struct tf_report_table {
     char   *title;
@@ -119,6 +127,8 @@ typedef struct tf_report_page {
     char             *rates_unit;          /* "per instruction", "M events/s" */
     tf_report_series *mips;                /* NULL when no instructions counter */
     char             *rates_missing;
+    size_t            ntotals;             /* step counters: totals, not rates */
+    tf_report_total  *totals;
 
     tf_report_table tables[TF_REPORT_NTABLES];
 
@@ -147,6 +157,9 @@ int  tf_report_series_init(tf_report_series *s, const char *name, size_t n, bool
 char *tf_report_strdup(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Frees everything r owns (r itself is the caller's). */
 void tf_report_free(tf_report *r);
+
+/* "NAME: 199999 per iteration", the legend text of a total. */
+void tf_report_total_label(const tf_report_total *t, char *buf, size_t len);
 
 /* Human sizes for labels and tables ("152 MB", "32 KiB" style, binary units). */
 void tf_report_format_size(uint64_t bytes, char *buf, size_t len);

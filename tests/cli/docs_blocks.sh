@@ -14,6 +14,8 @@
 # marker runs.  Inputs a block may need:
 #   run.h5         a synthetic trace (tracefold synth -o run.h5)
 #   run.fold       its fold (tracefold fold run.h5 -o run.fold)
+#   timeline.gp    the gnuplot scripts of run.h5's report (render -b
+#                  gnuplot), in the page's folder
 #   444.namd.prv   the Extrae trace of tests/data/extrae/ (.prv, .pcf, .row)
 #   build          the build tree, as build/ (where scripts/build builds)
 #   st.%r.h5       an MPI run, a trace per rank: examples/stencil_mpi, 2 ranks
@@ -92,6 +94,14 @@ prepare() {
     run.fold)
         prepare run.h5 || return
         [ -d run.fold ] || tracefold fold -q run.h5 -o run.fold || return 2 ;;
+    timeline.gp)   # a gnuplot folder, the block run in it as the page says
+        command -v gnuplot >/dev/null 2>&1 || { echo "no gnuplot (Debian package gnuplot-nox)"; return 1; }
+        [ -f timeline.gp ] && return 0
+        prepare run.h5 || return
+        # Out of the way of the page's own run.fold.
+        tracefold fold -q run.h5 -o .gnuplot.fold &&
+            tracefold render -q .gnuplot.fold/fold.h5 -b gnuplot -o .gnuplot && cp .gnuplot/* . ||
+            return 2 ;;
     444.namd.prv)
         [ -f 444.namd.prv ] && return 0
         cp "$src/tests/data/extrae/444.namd.pcf" "$src/tests/data/extrae/444.namd.row" . &&

@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# A user counter added once per iteration (C and Fortran, as
+# docs/recorder.md shows them), recorded, folded and drawn: the report
+# gives the counter as its exact total per iteration, not as a rate, and
+# the bottom panel still shows the memory bandwidth (the machine has no
+# hardware counter rate to draw).
+set -u
+tf=${TRACEFOLD:?run by make check}
+apps=${top_builddir:?run by make check}/tests/render
+TRACEFOLD_PROGRAM=$tf
+export TRACEFOLD_PROGRAM
+dir=$(mktemp -d "${TMPDIR:-/tmp}/tf-user-counter.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+fail=0
+check() { echo "FAIL: $*"; fail=1; }
+
+for app in user_counter_app user_counter_app_f; do
+    if [ ! -x "$apps/$app" ]; then
+        echo "note: $app not built (no Fortran compiler)"
+        continue
+    fi
+    "$tf" record -q --period 1ms -o "$dir/$app.h5" -- "$apps/$app" 600 >/dev/null ||
+        { check "$app: record exit $?"; continue; }
+    "$tf" fold -q "$dir/$app.h5" -o "$dir/$app.fold" || { check "$app: fold exit $?"; continue; }
+    "$tf" render -q "$dir/$app.fold/fold.h5" -b gnuplot -o "$dir/$app.gp" ||
+        { check "$app: render exit $?"; continue; }
+    rates=$dir/$app.gp/rates.gp
+    # 199999 cells per step, exactly, as the legend of the bottom panel.
+    grep -qF '"cells: 199999 per iteration"' "$rates" || check "$app: no per-iteration total of cells"
+    # Not a curve: no data block and no axis for it.
+    grep -q '^# cells$' "$dir/$app.gp/rates.dat" 2>/dev/null && check "$app: cells drawn as a rate"
+    grep -qF 'memory bandwidth (linear streams)' "$rates" || check "$app: no bandwidth curve"
+    grep -qF 'bandwidth [MB/s]' "$rates" || check "$app: the axis is not the bandwidth's"
+    if command -v pdftotext >/dev/null; then
+        pdftotext "$dir/$app.fold/report.pdf" - 2>/dev/null | grep -qF 'cells: 199999 per iteration' ||
+            check "$app: no per-iteration total in report.pdf"
+    fi
+done
+exit $fail
