@@ -143,8 +143,14 @@ static int run_raw(char *const *in, size_t nin, const char *out)
     tf_cli_close_trace(tr);
     if (rc < 0)
         return tf_msg_fail(&err);
-    tf_msg_note("wrote %s (%" PRIu64 " records: %" PRIu64 " events, %" PRIu64 " samples; %" PRIu32
-                " threads) with its .pcf and .row", out, st.records, st.events, st.samples, st.threads);
+    if (st.unmatched_sends || st.unmatched_recvs)
+        tf_msg_warn("%" PRIu64 " MPI sends and %" PRIu64 " receives have no other side in these "
+                    "traces (a rank's trace not given, a call before the recording began, or a "
+                    "receive from any source on a communicator other than MPI_COMM_WORLD): they "
+                    "have no communication record", st.unmatched_sends, st.unmatched_recvs);
+    tf_msg_note("wrote %s (%" PRIu64 " records: %" PRIu64 " events, %" PRIu64 " samples, %" PRIu64
+                " messages; %" PRIu32 " threads) with its .pcf and .row", out, st.records,
+                st.events, st.samples, st.messages, st.threads);
     return TF_EXIT_OK;
 }
 
