@@ -10,6 +10,7 @@
 #include "prv_mpi.h"
 #include "prv_types.h"
 #include "prv_writer.h"
+#include "recorder_code.h"
 #include "strtab.h"
 
 #define SAMPLE_BATCH 1024u
@@ -58,6 +59,7 @@ typedef struct exporter {
     uint32_t             nheap;
     uint32_t           **ctype;     /* per process: Paraver type of each counter */
     tf_symbol          **symbols;   /* per process, sorted by start */
+    tf_recorder_code    *recorder;  /* per process: the recorder's code, left out */
     tf_prv_objects       objects;
     tf_strtab            functions, lines;
     uint32_t             maxdepth;
@@ -296,15 +298,19 @@ static int frame_at(exporter *ex, tstream *s, uint64_t index, uint64_t *ip, tf_e
 static int emit_sample(exporter *ex, tstream *s, tf_error *err)
 {
     const tf_process *p = proc_of(ex, s->proc);
+    const tf_recorder_code *rec = &ex->recorder[s->proc];
     size_t i = s->next_sample++;
     const tf_sample *sm = &s->samples[i];
     int rc = 0;
     /* The sampled ip is depth 0; the stack's callers follow.  A stack whose
-     * first frame is the sampled ip itself is not repeated. */
+     * first frame is the sampled ip itself is not repeated.  The recorder's
+     * frames are left out: a sample inside it shows the program's call of
+     * it, as the fold does (recorder_code.h). */
     uint32_t depth = 0;
-    if (sm->ip) {
+    uint64_t ip0 = sm->ip && !tf_recorder_code_has(rec, sm->ip) ? sm->ip : 0;
+    if (ip0) {
         uint64_t fn, line;
-        if ((rc = site_values(ex, s->proc, sm->ip, false, &fn, &line, err)) < 0 ||
+        if ((rc = site_values(ex, s->proc, ip0, false, &fn, &line, err)) < 0 ||
             (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
             (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLED_LINE, line, err)) < 0)
             return rc;
@@ -314,8 +320,10 @@ static int emit_sample(exporter *ex, tstream *s, tf_error *err)
         uint64_t ip = 0, fn, line;
         if ((rc = frame_at(ex, s, sm->stack + k, &ip, err)) < 0)
             return rc;
-        if (k == 0 && ip == sm->ip)
+        if ((k == 0 && ip == sm->ip) || tf_recorder_code_has(rec, ip))
             continue;
+        if (!ip0)
+            ip0 = ip - 1;   /* the call instruction into the recorder */
         if ((rc = site_values(ex, s->proc, ip, true, &fn, &line, err)) < 0 ||
             (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLED_CALLER + depth, fn, err)) < 0 ||
             (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLED_LINE + depth, line, err)) < 0)
@@ -324,7 +332,7 @@ static int emit_sample(exporter *ex, tstream *s, tf_error *err)
     }
     if (depth > ex->maxdepth)
         ex->maxdepth = depth;
-    if (sm->ip && (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLE_IP, sm->ip, err)) < 0)
+    if (ip0 && (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLE_IP, ip0, err)) < 0)
         return rc;
     if (sm->kind != TF_SAMPLE_TIMER &&
         (rc = tf_prv_pairs_memory(&ex->ps, sm, tf_prv_objects_find(&ex->objects, s->proc, sm->addr, sm->time), err)) < 0)
@@ -661,6 +669,7 @@ static int setup_streams(exporter *ex, tf_error *err)
         if (!ex->symbols[p])
             return nomem(err);
         memcpy(ex->symbols[p], pr->symbols, pr->nsymbols * sizeof *pr->symbols);
+        tf_recorder_code_of(ex->tr, p, &ex->recorder[p]);
         qsort(ex->symbols[p], pr->nsymbols, sizeof *pr->symbols, cmp_symbol);
         for (uint32_t t = 0; rc == 0 && t < pr->nthreads; t++, k++) {
             tstream *s = &ex->ts[k];
@@ -704,6 +713,7 @@ static void free_exporter(exporter *ex)
     }
     free(ex->ctype);
     free(ex->symbols);
+    free(ex->recorder);
     tf_prv_objects_free(&ex->objects);
     tf_prv_mpi_free(&ex->mpi);
     free(ex->msgs);
@@ -731,7 +741,8 @@ int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn sy
     ex.heap = calloc(ex.nts ? ex.nts : 1, sizeof *ex.heap);
     ex.ctype = calloc(np, sizeof *ex.ctype);
     ex.symbols = calloc(np, sizeof *ex.symbols);
-    int rc = ex.ts && ex.heap && ex.ctype && ex.symbols ? 0 : nomem(err);
+    ex.recorder = calloc(np, sizeof *ex.recorder);
+    int rc = ex.ts && ex.heap && ex.ctype && ex.symbols && ex.recorder ? 0 : nomem(err);
     /* The writer needs the header first: a temporary empty one gives way to
      * the real one as soon as the streams are named. */
     tf_prv_header h = {0};
