@@ -39,7 +39,9 @@ static void usage(FILE *out)
             "  a tracefold trace (.h5): the raw trace, with regions as user functions,\n"
             "    samples with their callers and lines, counters, memory samples, objects;\n"
             "    several traces or a directory of them (the ranks of an MPI run): one\n"
-            "    Paraver task per process, by rank, and the world communicator;\n"
+            "    Paraver task per process, by rank, and the world communicator; MPI\n"
+            "    calls (record --mpi-calls yes) as MPI states and events, and their\n"
+            "    messages as communication records;\n"
             "  a fold result (OUTDIR/fold.h5): the synthetic trace, one thread per folded\n"
             "    region and group over one iteration of mean duration, with the folded\n"
             "    samples, the fitted counters, the rates and the phases.\n\n"
@@ -54,7 +56,8 @@ static void usage(FILE *out)
             "                      trace); an output is never one of the inputs\n"
             "  -q, --quiet         no progress or notes\n"
             "  -h, --help          show this help and exit\n\n"
-            "Views for the synthetic trace are installed with tracefold (share/tracefold/cfg).\n"
+            "Views for the synthetic trace (folded_*.cfg) and the raw trace (raw_*.cfg) are\n"
+            "installed with tracefold (share/tracefold/cfg).\n"
             "Exit status: 0 success, 1 unreadable input or unwritable output, 2 wrong command line.\n");
 }
 
