@@ -39,7 +39,9 @@ static void usage(FILE *out)
             "  a tracefold trace (.h5): the raw trace, with regions as user functions,\n"
             "    samples with their callers and lines, counters, memory samples, objects;\n"
             "    several traces or a directory of them (the ranks of an MPI run): one\n"
-            "    Paraver task per process, by rank, and the world communicator;\n"
+            "    Paraver task per process, by rank, and the world communicator; MPI\n"
+            "    calls (record --mpi-calls yes) as MPI states and events, and their\n"
+            "    messages as communication records;\n"
             "  a fold result (OUTDIR/fold.h5): the synthetic trace, one thread per folded\n"
             "    region and group over one iteration of mean duration, with the folded\n"
             "    samples, the fitted counters, the rates and the phases.\n\n"
@@ -54,7 +56,8 @@ static void usage(FILE *out)
             "                      trace); an output is never one of the inputs\n"
             "  -q, --quiet         no progress or notes\n"
             "  -h, --help          show this help and exit\n\n"
-            "Views for the synthetic trace are installed with tracefold (share/tracefold/cfg).\n"
+            "Views for the synthetic trace (folded_*.cfg) and the raw trace (raw_*.cfg) are\n"
+            "installed with tracefold (share/tracefold/cfg).\n"
             "Exit status: 0 success, 1 unreadable input or unwritable output, 2 wrong command line.\n");
 }
 
@@ -143,8 +146,14 @@ static int run_raw(char *const *in, size_t nin, const char *out)
     tf_cli_close_trace(tr);
     if (rc < 0)
         return tf_msg_fail(&err);
-    tf_msg_note("wrote %s (%" PRIu64 " records: %" PRIu64 " events, %" PRIu64 " samples; %" PRIu32
-                " threads) with its .pcf and .row", out, st.records, st.events, st.samples, st.threads);
+    if (st.unmatched_sends || st.unmatched_recvs)
+        tf_msg_warn("%" PRIu64 " MPI sends and %" PRIu64 " receives have no other side in these "
+                    "traces (a rank's trace not given, a call before the recording began, or a "
+                    "receive from any source on a communicator other than MPI_COMM_WORLD): they "
+                    "have no communication record", st.unmatched_sends, st.unmatched_recvs);
+    tf_msg_note("wrote %s (%" PRIu64 " records: %" PRIu64 " events, %" PRIu64 " samples, %" PRIu64
+                " messages; %" PRIu32 " threads) with its .pcf and .row", out, st.records,
+                st.events, st.samples, st.messages, st.threads);
     return TF_EXIT_OK;
 }
 

@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "prv_fields.h"
+#include "prv_mpi.h"
 #include "prv_types.h"
 #include "prv_writer.h"
+#include "recorder_code.h"
 #include "strtab.h"
 
 #define SAMPLE_BATCH 1024u
@@ -38,7 +40,11 @@ typedef struct tstream {
     uint64_t         *frames;     /* window of the thread's frames */
     uint64_t          frames_first;
     size_t            frames_n;
-    bool              state_written;
+    tf_prv_mpi_span  *states;     /* the whole thread: running and MPI calls */
+    size_t            nstates, next_state;
+    const tf_prv_mpi_message *msgs;   /* sent by this thread, by send time */
+    size_t            nmsgs, next_msg;
+    uint32_t          mpi_type;   /* Paraver type of the MPI call in progress, 0: none */
 } tstream;
 
 typedef struct exporter {
@@ -53,10 +59,13 @@ typedef struct exporter {
     uint32_t             nheap;
     uint32_t           **ctype;     /* per process: Paraver type of each counter */
     tf_symbol          **symbols;   /* per process, sorted by start */
+    tf_recorder_code    *recorder;  /* per process: the recorder's code, left out */
     tf_prv_objects       objects;
     tf_strtab            functions, lines;
     uint32_t             maxdepth;
     tf_prv_pairs         ps;          /* the pairs of the record being built */
+    tf_prv_mpi           mpi;
+    tf_prv_mpi_message  *msgs;        /* mpi's messages grouped by sending thread */
     tf_prv_export_stats *stats;
 } exporter;
 
@@ -173,6 +182,10 @@ static uint64_t next_time(exporter *ex, const tstream *s)
         t = s->samples[s->next_sample].time;
     if (s->next_obj < s->nobjs && s->objs[s->next_obj].time < t)
         t = s->objs[s->next_obj].time;
+    if (s->next_state < s->nstates && s->states[s->next_state].begin < t)
+        t = s->states[s->next_state].begin;
+    if (s->next_msg < s->nmsgs && s->msgs[s->next_msg].lsend < t)
+        t = s->msgs[s->next_msg].lsend;
     return t;
 }
 
@@ -231,7 +244,17 @@ static int emit_event(exporter *ex, tstream *s, tf_error *err)
     size_t i = s->next_event++;
     const tf_event *e = &th->events[i];
     int rc;
-    if (e->kind == TF_EVENT_USER) {
+    tf_prv_pair mp;
+    const char *mlabel;
+    int mpi = e->kind == TF_EVENT_USER
+                  ? tf_prv_mpi_event(e->type, e->value, &s->mpi_type, &mp, &mlabel) : -1;
+    if (mpi == 0)
+        return 0;
+    if (mpi == 1) {
+        if ((mlabel && (rc = tf_pcf_add_type(ex->pcf, mp.type, 9, mlabel, err)) < 0) ||
+            (rc = tf_prv_pairs_add(&ex->ps, mp.type, mp.value, err)) < 0)
+            return rc;
+    } else if (e->kind == TF_EVENT_USER) {
         char label[48];
         snprintf(label, sizeof label, "User event %" PRIu32, e->type);
         if ((rc = tf_pcf_add_type(ex->pcf, e->type, 5, label, err)) < 0 ||
@@ -275,15 +298,19 @@ static int frame_at(exporter *ex, tstream *s, uint64_t index, uint64_t *ip, tf_e
 static int emit_sample(exporter *ex, tstream *s, tf_error *err)
 {
     const tf_process *p = proc_of(ex, s->proc);
+    const tf_recorder_code *rec = &ex->recorder[s->proc];
     size_t i = s->next_sample++;
     const tf_sample *sm = &s->samples[i];
     int rc = 0;
     /* The sampled ip is depth 0; the stack's callers follow.  A stack whose
-     * first frame is the sampled ip itself is not repeated. */
+     * first frame is the sampled ip itself is not repeated.  The recorder's
+     * frames are left out: a sample inside it shows the program's call of
+     * it, as the fold does (recorder_code.h). */
     uint32_t depth = 0;
-    if (sm->ip) {
+    uint64_t ip0 = sm->ip && !tf_recorder_code_has(rec, sm->ip) ? sm->ip : 0;
+    if (ip0) {
         uint64_t fn, line;
-        if ((rc = site_values(ex, s->proc, sm->ip, false, &fn, &line, err)) < 0 ||
+        if ((rc = site_values(ex, s->proc, ip0, false, &fn, &line, err)) < 0 ||
             (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
             (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLED_LINE, line, err)) < 0)
             return rc;
@@ -293,8 +320,10 @@ static int emit_sample(exporter *ex, tstream *s, tf_error *err)
         uint64_t ip = 0, fn, line;
         if ((rc = frame_at(ex, s, sm->stack + k, &ip, err)) < 0)
             return rc;
-        if (k == 0 && ip == sm->ip)
+        if ((k == 0 && ip == sm->ip) || tf_recorder_code_has(rec, ip))
             continue;
+        if (!ip0)
+            ip0 = ip - 1;   /* the call instruction into the recorder */
         if ((rc = site_values(ex, s->proc, ip, true, &fn, &line, err)) < 0 ||
             (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLED_CALLER + depth, fn, err)) < 0 ||
             (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLED_LINE + depth, line, err)) < 0)
@@ -303,7 +332,7 @@ static int emit_sample(exporter *ex, tstream *s, tf_error *err)
     }
     if (depth > ex->maxdepth)
         ex->maxdepth = depth;
-    if (sm->ip && (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLE_IP, sm->ip, err)) < 0)
+    if (ip0 && (rc = tf_prv_pairs_add(&ex->ps, TF_PRV_SAMPLE_IP, ip0, err)) < 0)
         return rc;
     if (sm->kind != TF_SAMPLE_TIMER &&
         (rc = tf_prv_pairs_memory(&ex->ps, sm, tf_prv_objects_find(&ex->objects, s->proc, sm->addr, sm->time), err)) < 0)
@@ -338,35 +367,99 @@ static int emit_object(exporter *ex, tstream *s, tf_error *err)
     return emit(ex, s, oe->time, err);
 }
 
-/* The thread is running from its first record to its last event. */
-static int emit_state(exporter *ex, tstream *s, uint64_t time, tf_error *err)
+static int emit_state(exporter *ex, tstream *s, tf_error *err)
 {
-    const tf_thread *th = &proc_of(ex, s->proc)->threads[s->thread];
-    s->state_written = true;
-    uint64_t end = th->nevents ? th->events[th->nevents - 1].time : time;
-    if (end < time)
-        end = time;
+    const tf_prv_mpi_span *sp = &s->states[s->next_state++];
     tf_prv_record rec = {.kind = TF_PRV_STATE, .obj = {s->cpu, 1, s->appl_task, s->thread + 1},
-                         .time = time, .end = end, .state = 1};
+                         .time = sp->begin, .end = sp->end, .state = sp->state};
     ex->stats->records++;
+    return tf_prv_write(ex->w, &rec, err);
+}
+
+static int emit_message(exporter *ex, tstream *s, tf_error *err)
+{
+    const tf_prv_mpi_message *m = &s->msgs[s->next_msg++];
+    const tstream *to = &ex->ts[m->recv_thread];
+    tf_prv_record rec = {.kind = TF_PRV_COMM, .obj = {s->cpu, 1, s->appl_task, s->thread + 1},
+                         .time = m->lsend, .psend = m->psend,
+                         .partner = {to->cpu, 1, to->appl_task, to->thread + 1},
+                         .lrecv = m->lrecv, .precv = m->precv, .size = m->size, .tag = m->tag};
+    ex->stats->records++;
+    ex->stats->messages++;
     return tf_prv_write(ex->w, &rec, err);
 }
 
 static int emit_next(exporter *ex, tstream *s, tf_error *err)
 {
     uint64_t t = next_time(ex, s);
-    if (!s->state_written)
-        return emit_state(ex, s, t, err);
     const tf_thread *th = &proc_of(ex, s->proc)->threads[s->thread];
     int rc;
-    /* At equal times: objects, then events, then samples. */
-    if (s->next_obj < s->nobjs && s->objs[s->next_obj].time == t)
+    /* At equal times: the state, objects, events, samples, then messages. */
+    if (s->next_state < s->nstates && s->states[s->next_state].begin == t)
+        rc = emit_state(ex, s, err);
+    else if (s->next_obj < s->nobjs && s->objs[s->next_obj].time == t)
         rc = emit_object(ex, s, err);
     else if (s->next_event < th->nevents && th->events[s->next_event].time == t)
         rc = emit_event(ex, s, err);
-    else
+    else if (!s->samples_done && s->next_sample < s->nsamples &&
+             s->samples[s->next_sample].time == t)
         rc = emit_sample(ex, s, err);
+    else
+        rc = emit_message(ex, s, err);
     return rc < 0 ? rc : refill_samples(ex, s, err);
+}
+
+/* The thread runs from its first record to its last event, except in its
+ * MPI calls. */
+static int setup_states(exporter *ex, tstream *s, uint32_t k, tf_error *err)
+{
+    uint64_t first = next_time(ex, s);
+    if (first == UINT64_MAX)
+        return 0;
+    const tf_thread *th = &proc_of(ex, s->proc)->threads[s->thread];
+    uint64_t end = th->nevents && th->events[th->nevents - 1].time > first
+                       ? th->events[th->nevents - 1].time : first;
+    const tf_prv_mpi_span *calls = ex->mpi.spans[k];
+    size_t n = ex->mpi.nspans[k];
+    s->states = malloc((2 * n + 1) * sizeof *s->states);
+    if (!s->states)
+        return nomem(err);
+    uint64_t at = first;
+    for (size_t i = 0; i < n; i++) {
+        if (calls[i].begin < at)
+            continue;   /* before the first record: cannot be */
+        if (calls[i].begin > at)
+            s->states[s->nstates++] = (tf_prv_mpi_span){at, calls[i].begin, TF_PRV_STATE_RUNNING};
+        s->states[s->nstates++] = calls[i];
+        at = calls[i].end;
+    }
+    if (end > at || s->nstates == 0)
+        s->states[s->nstates++] = (tf_prv_mpi_span){at, end > at ? end : at, TF_PRV_STATE_RUNNING};
+    return 0;
+}
+
+/* Each thread gets the messages it sent, still by send time. */
+static int setup_messages(exporter *ex, tf_error *err)
+{
+    const tf_prv_mpi *m = &ex->mpi;
+    ex->msgs = malloc((m->nmessages ? m->nmessages : 1) * sizeof *ex->msgs);
+    if (!ex->msgs)
+        return nomem(err);
+    for (size_t i = 0; i < m->nmessages; i++)
+        ex->ts[m->messages[i].send_thread].nmsgs++;
+    size_t at = 0;
+    for (uint32_t k = 0; k < ex->nts; k++) {
+        ex->ts[k].msgs = ex->msgs + at;
+        at += ex->ts[k].nmsgs;
+        ex->ts[k].nmsgs = 0;
+    }
+    for (size_t i = 0; i < m->nmessages; i++) {
+        tstream *s = &ex->ts[m->messages[i].send_thread];
+        ex->msgs[s->msgs - ex->msgs + s->nmsgs++] = m->messages[i];
+    }
+    ex->stats->unmatched_sends = m->unmatched_sends;
+    ex->stats->unmatched_recvs = m->unmatched_recvs;
+    return 0;
 }
 
 /* ---- header, labels, names -------------------------------------------------------- */
@@ -556,6 +649,14 @@ static int sampled_labels(exporter *ex, tf_error *err)
 
 /* ---- driver ------------------------------------------------------------------------ */
 
+static bool has_calls(const tf_prv_mpi *m)
+{
+    for (uint32_t t = 0; t < m->nthreads; t++)
+        if (m->nspans[t])
+            return true;
+    return false;
+}
+
 static int setup_streams(exporter *ex, tf_error *err)
 {
     int rc = 0;
@@ -568,6 +669,7 @@ static int setup_streams(exporter *ex, tf_error *err)
         if (!ex->symbols[p])
             return nomem(err);
         memcpy(ex->symbols[p], pr->symbols, pr->nsymbols * sizeof *pr->symbols);
+        tf_recorder_code_of(ex->tr, p, &ex->recorder[p]);
         qsort(ex->symbols[p], pr->nsymbols, sizeof *pr->symbols, cmp_symbol);
         for (uint32_t t = 0; rc == 0 && t < pr->nthreads; t++, k++) {
             tstream *s = &ex->ts[k];
@@ -582,9 +684,11 @@ static int setup_streams(exporter *ex, tf_error *err)
                 break;
             if ((rc = tf_samples_open(ex->tr, p, t, &s->cursor, err)) == 0)
                 rc = refill_samples(ex, s, err);
+            if (rc == 0)
+                rc = setup_states(ex, s, k, err);
         }
     }
-    return rc;
+    return rc < 0 ? rc : setup_messages(ex, err);
 }
 
 static void free_exporter(exporter *ex)
@@ -599,6 +703,7 @@ static void free_exporter(exporter *ex)
         free(s->last);
         free(s->frames);
         free(s->objs);
+        free(s->states);
     }
     for (uint32_t p = 0; p < np; p++) {
         if (ex->ctype)
@@ -608,7 +713,10 @@ static void free_exporter(exporter *ex)
     }
     free(ex->ctype);
     free(ex->symbols);
+    free(ex->recorder);
     tf_prv_objects_free(&ex->objects);
+    tf_prv_mpi_free(&ex->mpi);
+    free(ex->msgs);
     free(ex->ts);
     free(ex->heap);
     tf_prv_pairs_free(&ex->ps);
@@ -633,7 +741,8 @@ int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn sy
     ex.heap = calloc(ex.nts ? ex.nts : 1, sizeof *ex.heap);
     ex.ctype = calloc(np, sizeof *ex.ctype);
     ex.symbols = calloc(np, sizeof *ex.symbols);
-    int rc = ex.ts && ex.heap && ex.ctype && ex.symbols ? 0 : nomem(err);
+    ex.recorder = calloc(np, sizeof *ex.recorder);
+    int rc = ex.ts && ex.heap && ex.ctype && ex.symbols && ex.recorder ? 0 : nomem(err);
     /* The writer needs the header first: a temporary empty one gives way to
      * the real one as soon as the streams are named. */
     tf_prv_header h = {0};
@@ -648,6 +757,8 @@ int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn sy
     }
     ex.pcf = tf_prv_writer_pcf(ex.w);
     if ((rc = build_header(&ex, &h, err)) == 0 && (rc = fixed_labels(&ex, err)) == 0 &&
+        (rc = tf_prv_mpi_build(tr, &ex.mpi, err)) == 0 &&
+        (rc = tf_prv_mpi_labels(ex.pcf, has_calls(&ex.mpi), err)) == 0 &&
         (rc = tf_prv_objects_init(&ex.objects, ex.pcf, tr, err)) == 0 &&
         (rc = setup_streams(&ex, err)) == 0)
         rc = tf_prv_writer_set_header(ex.w, &h, err);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A tracefold trace written as a raw Paraver trace: regions as user
  * functions, samples with their callers and lines, counters as Extrae-style
- * deltas, memory samples, data objects.  Type numbers: docs/paraver.md. */
+ * deltas, memory samples, data objects; MPI calls as states, Extrae's MPI
+ * events and communications (prv_mpi.h).  Type numbers: docs/paraver.md. */
 #ifndef TF_PRV_EXPORT_H
 #define TF_PRV_EXPORT_H
 
@@ -24,6 +25,8 @@ typedef int (*tf_prv_symbolize_fn)(void *arg, uint32_t proc, uint64_t ip, bool r
 
 typedef struct tf_prv_export_stats {
     uint64_t records, events, samples, objects;
+    uint64_t messages;                          /* communication records */
+    uint64_t unmatched_sends, unmatched_recvs;  /* MPI messages with one side only */
     uint32_t threads;
 } tf_prv_export_stats;
 

@@ -418,10 +418,16 @@ int tf_pcf_read(const char *path, tf_pcf **out, tf_error *err)
 
 /* ---- writing ------------------------------------------------------------- */
 
-/* Colours of the states this project writes; others get grey. */
+/* Colours of the states this project writes, Paraver's defaults (those of
+ * Extrae's .pcf), so that MPI states look as users know them; others get
+ * grey. */
 static const char *state_color(uint64_t state)
 {
-    static const char *const colors[] = {"{117,195,255}", "{0,0,255}", "{255,255,255}"};
+    static const char *const colors[] = {
+        "{117,195,255}", "{0,0,255}",     "{255,255,255}", "{255,0,0}",     "{255,0,174}",
+        "{179,0,0}",     "{0,255,0}",     "{255,255,0}",   "{235,0,0}",     "{0,162,0}",
+        "{255,0,255}",   "{100,100,177}", "{172,174,41}",  "{255,144,26}",  "{2,255,177}",
+        "{192,224,0}",   "{66,66,66}",    "{255,0,96}"};
     return state < sizeof colors / sizeof colors[0] ? colors[state] : "{192,192,192}";
 }
 

@@ -194,7 +194,12 @@ static int apply_config_file(void)
 
 static int create_control(void)
 {
+    /* Time 0 on both clocks at once: the trace's start_time (real) is what
+     * aligns the traces of several processes, whose times count from mono0;
+     * the file work below can take milliseconds on a loaded machine. */
     uint64_t mono0 = tf_now();
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
     snprintf(tf_rec_g.proc_path, sizeof tf_rec_g.proc_path, "%.4000s/" TF_SESSION_PROC_PREFIX "%d-%llx",
              tf_rec_g.session, (int)getpid(), (unsigned long long)mono0);
     size_t size = (sizeof(tf_shm_process) + 4095) & ~(size_t)4095;
@@ -211,8 +216,6 @@ static int create_control(void)
     }
     tf_shm_process *p = m;
     p->size = size;
-    struct timespec rt;
-    clock_gettime(CLOCK_REALTIME, &rt);
     p->mono0 = mono0;
     p->real0 = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
     p->buffer_bytes = (uint32_t)tf_rec_g.opt.buffer_size;

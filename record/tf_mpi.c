@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <stdatomic.h>
+#include <string.h>
 
 #include "tf_mpi.h"
 #include "tf_rec.h"
@@ -90,6 +91,41 @@ void tf_mpi_peer(int partner, uint64_t bytes)
         tracefold_event(TRACEFOLD_MPI_EVENT_PARTNER, (uint64_t)partner);
     if (bytes)
         tracefold_event(TRACEFOLD_MPI_EVENT_BYTES, bytes);
+}
+
+void tf_mpi_tag(int tag)
+{
+    if (tag >= 0)
+        tracefold_event(TRACEFOLD_MPI_EVENT_TAG, (uint64_t)tag);
+}
+
+/* The handle's bits: a pointer in Open MPI, an int in MPICH.  A handle is
+ * reused once its request is freed, which a wait does: the request a
+ * completion names is the last one posted with that handle before it. */
+static uint64_t handle_bits(MPI_Request req)
+{
+    uint64_t bits = 0;
+    memcpy(&bits, &req, sizeof req < sizeof bits ? sizeof req : sizeof bits);
+    return bits;
+}
+
+void tf_mpi_request(MPI_Request req)
+{
+    tracefold_event(TRACEFOLD_MPI_EVENT_REQUEST, handle_bits(req));
+}
+
+void tf_mpi_received(MPI_Comm comm, const MPI_Status *st, bool req, MPI_Request handle)
+{
+    if (req)
+        tracefold_event(TRACEFOLD_MPI_EVENT_COMPLETED, handle_bits(handle));
+    /* A completed send request's status carries no source (MPI 4.0,
+     * section 3.2.5): nothing more is known then. */
+    int source = st->MPI_SOURCE >= 0 ? tf_mpi_world_rank(comm, st->MPI_SOURCE) : -1;
+    if (source < 0)
+        return;
+    tracefold_event(TRACEFOLD_MPI_EVENT_RECV_SOURCE, (uint64_t)source);
+    if (st->MPI_TAG >= 0)
+        tracefold_event(TRACEFOLD_MPI_EVENT_RECV_TAG, (uint64_t)st->MPI_TAG);
 }
 
 void tf_mpi_leave(void)

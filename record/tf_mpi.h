@@ -25,6 +25,18 @@ void tf_mpi_enter(int call, int partner, uint64_t bytes);
 void tf_mpi_peer(int partner, uint64_t bytes);
 void tf_mpi_leave(void);
 
+/* The tag of the message a call sends or received (< 0: MPI_ANY_TAG,
+ * nothing recorded). */
+void tf_mpi_tag(int tag);
+
+/* A receive request just posted: its handle, so that the wait or test that
+ * completes it names it again. */
+void tf_mpi_request(MPI_Request req);
+
+/* The receive of status completed (the receive half of MPI_Sendrecv, or
+ * request `handle` when `req` is true): its sender's world rank and tag. */
+void tf_mpi_received(MPI_Comm comm, const MPI_Status *st, bool req, MPI_Request handle);
+
 /* The world rank of rank `rank` of comm (rank itself for MPI_COMM_WORLD,
  * -1 for MPI_PROC_NULL or a rank that cannot be translated). */
 int tf_mpi_world_rank(MPI_Comm comm, int rank);

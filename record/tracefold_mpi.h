@@ -14,10 +14,20 @@
 #define TRACEFOLD_MPI_EVENT_LOCAL_SIZE 780006015u  /**< ranks on this node */
 
 /** Calls (option mpi-calls): the call's id at entry, 0 at its return;
- *  partner and bytes follow the entry when they apply. */
+ *  the events below come between the two when they apply (docs/recorder.md,
+ *  "MPI", says which call records which). */
 #define TRACEFOLD_MPI_EVENT_CALL       780006000u
 #define TRACEFOLD_MPI_EVENT_PARTNER    780006001u  /**< world rank of the peer or root */
 #define TRACEFOLD_MPI_EVENT_BYTES      780006002u  /**< bytes sent (received for receives) */
+#define TRACEFOLD_MPI_EVENT_TAG        780006003u  /**< message tag (sent, or received) */
+/** A receive request (MPI_Irecv): its handle's bits, after the call. */
+#define TRACEFOLD_MPI_EVENT_REQUEST    780006004u
+/** In a wait or test: the handle of a request that completed there ... */
+#define TRACEFOLD_MPI_EVENT_COMPLETED  780006005u
+/** ... and, for a receive (a request or the receive half of MPI_Sendrecv),
+ *  the world rank of the sender and the tag its status gives. */
+#define TRACEFOLD_MPI_EVENT_RECV_SOURCE 780006006u
+#define TRACEFOLD_MPI_EVENT_RECV_TAG    780006007u
 
 /** Values of TRACEFOLD_MPI_EVENT_CALL. */
 enum tracefold_mpi_call {
@@ -36,6 +46,10 @@ enum tracefold_mpi_call {
     TRACEFOLD_MPI_ALLGATHER,
     TRACEFOLD_MPI_SCATTER,
     TRACEFOLD_MPI_ALLTOALL,
+    TRACEFOLD_MPI_WAITANY,
+    TRACEFOLD_MPI_WAITSOME,
+    TRACEFOLD_MPI_TEST,
+    TRACEFOLD_MPI_TESTALL,
 };
 
 #endif

@@ -3,7 +3,9 @@
 # iteration is mostly calls of tracefold_counter_add (its timer samples in
 # libtracefold) has them in the caller, count_items, at the line of the
 # call; no phase or code line is in the recorder's sources (record/tf_*.c)
-# or its tracefold_* functions.
+# or its tracefold_* functions.  The raw Paraver export leaves the
+# recorder's frames out the same way: no sampled function or line of its
+# .pcf is the recorder's, and count_items is there.
 tf=${TRACEFOLD:?run by make check}
 app=${top_builddir:?run by make check}/tests/analysis/recorder_calls_app
 src=${top_srcdir:?run by make check}/tests/analysis/recorder_calls_app.c
@@ -24,4 +26,16 @@ grep -E 'tf_[a-z_]+\.c|tracefold_counter_add' "$tmp/fold/summary.md" &&
 awk -F, -v line="$line" 'NR > 1 && $8 == "count_items" && $10 == line { found = 1 }
          END { exit !found }' "$phases" ||
     fail "the calls are not given to count_items at line $line"
+"$tf" paraver -q -o "$tmp/raw.prv" "$tmp/t.h5" || fail "paraver exit status $?"
+# the value labels of the sampled functions and lines (types 30000000 +
+# depth, 30000100 + depth): "VALUE      LABEL", lines as "LINE (FILE)"
+awk '/^EVENT_TYPE/ { getline; t = $2; sampled = t >= 30000000 && t < 30000200; next }
+     /^$/ { if (v) sampled = 0; v = 0; next }
+     /^VALUES/ { v = 1; next }
+     sampled && v' "$tmp/raw.pcf" >"$tmp/sampled"
+grep -E '^[0-9]+ +(tracefold_|self$|tf_)|\(tf_[a-z_]+\.c\)$' "$tmp/sampled" &&
+    fail "raw.pcf names the recorder's code"
+grep -Eq "^[0-9]+ +count_items\$" "$tmp/sampled" || fail "raw.pcf lacks count_items"
+grep -Eq "^[0-9]+ +$line \(recorder_calls_app.c\)\$" "$tmp/sampled" ||
+    fail "raw.pcf lacks the line of the call, $line"
 exit 0

@@ -4,9 +4,11 @@
  * inside a tracefold_* call has its instruction address there, which is
  * the recorder's cost, not the program's code.  Such a sample is moved to
  * the program's call of the recorder, the first frame of its call stack
- * outside the recorder. */
-#ifndef TF_EXTRACT_RECORDER_CODE_H
-#define TF_EXTRACT_RECORDER_CODE_H
+ * outside the recorder: by the fold (extract/fold_input.c) and the raw
+ * Paraver export, so that the recorder's frames never show as the
+ * program's code. */
+#ifndef TF_FORMATS_RECORDER_CODE_H
+#define TF_FORMATS_RECORDER_CODE_H
 
 #include <stdbool.h>
 #include <stddef.h>
