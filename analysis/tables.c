@@ -201,8 +201,9 @@ static void summary_one(FILE *f, const tf_analysis *a)
                 "(`--analysis-samples`).\n\n", a->nsamples, a->nfolded);
     if (tf_sampling_coarse(&a->sampling)) {
         char advice[512];
-        tf_sampling_advice(&a->sampling, "instances", advice, sizeof advice);
-        fprintf(f, "**Sampling too coarse.** %s.\n\n", advice);
+        tf_sampling_advice(&a->sampling, advice, sizeof advice);
+        fprintf(f, "**Sampling too coarse.** %zu of the %zu instances hold no sample: %s.\n\n",
+                a->sampling.unsampled, a->sampling.instances, advice);
     }
     fputs("### Phases\n\n| phase | span | time (µs) | routine | line | share | MIPS | IPC |\n"
           "|---|---|---|---|---|---|---|---|\n", f);

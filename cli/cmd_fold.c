@@ -548,14 +548,18 @@ static void report(const tf_fold_result *res, const char *outdir)
         uint32_t sampled = with_samples ? with_samples[g] : grp->instances;
         tf_sampling_density density;
         tf_fold_sampling_density(r, g, &density);
-        char advice[512];
-        if (tf_sampling_coarse(&density)) {
-            tf_sampling_advice(&density, "instances", advice, sizeof advice);
-            tf_msg_note("group %u: %s", g, advice);
-        } else if (r->ncounters > 0 && sampled < grp->instances) {
+        bool coarse = tf_sampling_coarse(&density);
+        if (r->ncounters > 0 && sampled < grp->instances)
             tf_msg_note("group %u: %u of its %u instances hold no sample (shorter than the "
                         "sampling period): the counters' curves rest on the other %u", g,
                         grp->instances - sampled, grp->instances, sampled);
+        else if (coarse)
+            tf_msg_note("group %u: %zu of its %zu instances hold no sample", g,
+                        density.unsampled, density.instances);
+        if (coarse) {
+            char advice[512];
+            tf_sampling_advice(&density, advice, sizeof advice);
+            tf_msg_note("group %u: %s", g, advice);
         }
         for (uint32_t c = 0; c < r->ncounters; c++)
             if (grp->counter_instances[c] < sampled)

@@ -221,11 +221,10 @@ static void advise_period(const char *path, const tf_options *o)
         (main_region = tf_region_stats_main(st, n)) &&
         tf_sampling_density_of(tr, main_region->region, &d, &err) == 0 &&
         tf_sampling_coarse(&d) && tf_sampling_period_for(d.duration_ns) < o->period_ns) {
-        char what[300], advice[800];
-        snprintf(what, sizeof what, "instances of region '%s'",
-                 tf_trace_string(tr, main_region->region));
-        tf_sampling_advice(&d, what, advice, sizeof advice);
-        tf_msg_note("%s: %s", path, advice);
+        char advice[512];
+        tf_sampling_advice(&d, advice, sizeof advice);
+        tf_msg_note("%s: %zu of the %zu instances of region '%s' hold no sample: %s", path,
+                    d.unsampled, d.instances, tf_trace_string(tr, main_region->region), advice);
     }
     free(st);
     tf_trace_close(tr);

@@ -47,7 +47,7 @@ void tf_sampling_period_text(uint64_t ns, char *buf, size_t size)
         snprintf(buf, size, "%" PRIu64 "ns", ns);
 }
 
-void tf_sampling_advice(const tf_sampling_density *d, const char *what, char *buf, size_t size)
+void tf_sampling_advice(const tf_sampling_density *d, char *buf, size_t size)
 {
     char period[32], length[48];
     uint64_t p = tf_sampling_period_for(d->duration_ns);
@@ -57,11 +57,11 @@ void tf_sampling_advice(const tf_sampling_density *d, const char *what, char *bu
         snprintf(length, sizeof length, "%.1f ms%s", d->duration_ns / 1e6, clock);
     else
         snprintf(length, sizeof length, "%.0f us%s", d->duration_ns / 1e3, clock);
-    snprintf(buf, size, "%zu of the %zu %s (%s each) hold no sample: the sampling period is "
-             "too coarse for them, and the fold rests on few points; record with --period %s "
-             "(about %d samples an instance%s)", d->unsampled, d->instances, what, length, period,
-             TF_SAMPLING_WANTED, p < SLOW_PERIOD_NS ? "; a period this short slows the program: "
-             "each sample stops it for some microseconds, tens on a virtual machine" : "");
+    snprintf(buf, size, "the sampling period is too coarse for these instances (%s each), and "
+             "the fold has few points: record with --period %s (about %d samples an "
+             "instance%s)", length, period, TF_SAMPLING_WANTED,
+             p < SLOW_PERIOD_NS ? "; a period this short slows the program: each sample "
+             "stops it for some microseconds, tens on a virtual machine" : "");
 }
 
 /* Marks the instances in[0..n) of one thread (by begin) that hold one of

@@ -38,11 +38,11 @@ uint64_t tf_sampling_period_for(double duration_ns);
 /* A period as `--period` takes it: "1ms", "200us", "2s". */
 void tf_sampling_period_text(uint64_t ns, char *buf, size_t size);
 
-/* The sentence for a coarse density: "N of the M instances (2.0 ms of
- * CPU each) hold no sample: the sampling period is too coarse for them,
- * ...; record with --period 1ms (about 2 samples an instance)".  what
- * names the instances ("instances", "instances of region 'x'"). */
-void tf_sampling_advice(const tf_sampling_density *d, const char *what, char *buf, size_t size);
+/* The advice for a coarse density, to follow "N of the M instances hold
+ * no sample: ": "the sampling period is too coarse for these instances
+ * (2.0 ms of CPU each), and the fold has few points: record with --period
+ * 1ms (about 2 samples an instance)". */
+void tf_sampling_advice(const tf_sampling_density *d, char *buf, size_t size);
 
 /* The density of region's complete instances in tr: each thread's samples
  * are streamed once past its instances (in begin order; a sample counts

@@ -43,10 +43,12 @@ echo "$line" | grep -q " of CPU each)" || fail "record: the length is not CPU ti
 [ -s "$tmp/quiet.err" ] && fail "record -q said: $(cat "$tmp/quiet.err")"
 
 "$tf" fold -o "$tmp/short" "$tmp/short.h5" 2>"$tmp/fold.err" || fail "fold exit status $?"
-line=$(grep "group 0: .* hold no sample: the sampling period is too coarse" "$tmp/fold.err") ||
+grep -q "group 0: [0-9]* of its [0-9]* instances hold no sample" "$tmp/fold.err" ||
+    fail "fold: no count of the instances without samples: $(cat "$tmp/fold.err")"
+line=$(grep "group 0: the sampling period is too coarse" "$tmp/fold.err") ||
     fail "fold: no note about the coarse period: $(cat "$tmp/fold.err")"
 check_period "$line"
-grep -q "^\*\*Sampling too coarse.\*\* .*record with --period" "$tmp/short/summary.md" ||
+grep -q "^\*\*Sampling too coarse.\*\* [0-9]* of the [0-9]* instances hold no sample: .*record with --period" "$tmp/short/summary.md" ||
     fail "summary.md: no line about the coarse period"
 
 # Long iterations at a fine period: every instance sampled, nothing said.
