@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sampling_advice.h"
 #include "tf_error.h"
 
 /* An index that refers to nothing (unknown routine, no object, top phase). */
@@ -161,6 +162,8 @@ typedef struct tf_analysis {
     char    *region;
     unsigned group;
     double   duration_ns;    /* mean duration of the used instances */
+    tf_sampling_density sampling;   /* of the used instances (zero when not known,
+                                       as in a fold.h5 read back) */
     size_t   nroutines;  tf_an_routine *routines;
     size_t   nobjects;   tf_an_object  *objects;
     size_t   nsamples;   tf_an_sample  *samples;   /* sorted by x */

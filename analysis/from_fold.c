@@ -339,6 +339,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     a->region = strdup(reg->name);
     a->group = g;
     a->duration_ns = grp->mean_duration_ns;
+    tf_fold_sampling_density(reg, g, &a->sampling);
     uint8_t *window = malloc(2 * CODE_WINDOW);
     tf_code_stride_decoder *dec = NULL;
     size_t *next = calloc(TF_AN_COARSE + 1, sizeof *next);

@@ -5,9 +5,10 @@
  * largest one), checking size and lifetime. */
 #include "objmap.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "object_names.h"
 
 struct live_object {
     uint64_t start, size, alloc, free;
@@ -51,41 +52,6 @@ static int intern_object(tf_analysis *a, uint8_t kind, const char *name, uint64_
     return 0;
 }
 
-/* The base name of an object before its rank suffix. */
-static void object_label(const tf_trace *tr, const tf_process *p, uint32_t proc,
-                         const tf_object *o, tf_symbolizer *sym, char *buf, size_t size)
-{
-    const char *name = tf_trace_string(tr, o->name), *site = tf_trace_string(tr, o->callsite);
-    if (o->kind == TF_OBJECT_HEAP && site[0]) {
-        snprintf(buf, size, "%s", site);
-        return;
-    }
-    if (name[0]) {
-        snprintf(buf, size, "%s", name);
-        return;
-    }
-    if (site[0]) {
-        snprintf(buf, size, "%s", site);
-        return;
-    }
-    const tf_sym_location *loc;
-    if (sym && o->stack_len && o->stack < p->nframes &&
-        tf_symbolize(sym, p->frames[o->stack], true, &loc, NULL) == 0 &&
-        loc->source != TF_SYM_NONE) {
-        tf_sym_location_label(loc, buf, size);
-        return;
-    }
-    snprintf(buf, size, "%s@%u.%u", o->kind == TF_OBJECT_STACK ? "stack" : "object", proc, o->id);
-}
-
-static int by_alloc(const void *pa, const void *pb)
-{
-    const tf_object *p = *(const tf_object *const *)pa, *q = *(const tf_object *const *)pb;
-    if (p->alloc_time != q->alloc_time)
-        return (p->alloc_time > q->alloc_time) - (p->alloc_time < q->alloc_time);
-    return (p->id > q->id) - (p->id < q->id);
-}
-
 int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, uint32_t proc,
                         tf_symbolizer *sym, tf_error *err)
 {
@@ -95,44 +61,26 @@ int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, 
     size_t nstack = 0;
     for (size_t i = 0; p && i < p->nmodules; i++)
         nstack += !strcmp(tf_trace_string(tr, p->modules[i].path), "[stack]");
-    size_t cap = (p ? p->nobjects : 0) + nstack + 1;
-    const tf_object **order = malloc(cap * sizeof *order);
-    char (*labels)[256] = malloc(cap * sizeof *labels);
-    if (!m || !order || !labels || !(m->v = malloc(cap * sizeof *m->v))) {
-        free(order);
-        free(labels);
+    size_t no = p ? p->nobjects : 0, cap = no + nstack + 1;
+    if (!m || !(m->v = malloc(cap * sizeof *m->v))) {
         tf_an_objmap_free(m);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the object map");
     }
     m->unknown = TF_AN_NONE;
-    size_t no = p ? p->nobjects : 0;
-    for (size_t i = 0; i < no; i++)
-        order[i] = &p->objects[i];
-    qsort(order, no, sizeof *order, by_alloc);
-    for (size_t i = 0; i < no; i++) {
-        const tf_object *o = order[i];
-        object_label(tr, p, proc, o, sym, labels[i], sizeof labels[i]);
-        /* rank among the earlier objects of the same kind and label */
-        size_t rank = 1;
-        for (size_t j = 0; j < i; j++)
-            rank += order[j]->kind == o->kind && !strcmp(labels[j], labels[i]);
-        char name[300];
-        if (rank > 1)
-            snprintf(name, sizeof name, "%s#%zu", labels[i], rank);
-        else
-            snprintf(name, sizeof name, "%s", labels[i]);
+    char **names;
+    size_t *order;
+    int rc = tf_object_names(tr, proc, sym, &names, &order, err);
+    /* interned in allocation order: the analysis's objects keep it */
+    for (size_t k = 0; rc == 0 && k < no; k++) {
+        const tf_object *o = &p->objects[order[k]];
         struct live_object *lo = &m->v[m->n];
         *lo = (struct live_object){ o->start, o->size, o->alloc_time, o->free_time, 0, o->kind };
-        int rc = intern_object(a, o->kind, name, o->size, &lo->object, err);
-        if (rc) {
-            free(order);
-            free(labels);
-            tf_an_objmap_free(m);
-            return rc;
-        }
-        m->n++;
+        rc = intern_object(a, o->kind, names[order[k]], o->size, &lo->object, err);
+        m->n += rc == 0;
     }
-    for (size_t i = 0; p && i < p->nmodules; i++) {
+    tf_object_names_free(names, no);
+    free(order);
+    for (size_t i = 0; rc == 0 && p && i < p->nmodules; i++) {
         const tf_module *md = &p->modules[i];
         if (strcmp(tf_trace_string(tr, md->path), "[stack]"))
             continue;
@@ -140,17 +88,13 @@ int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, 
         *lo = (struct live_object){ md->start, md->end - md->start, 0, TF_NOTIME, 0,
                                     TF_OBJECT_STACK };
         /* the main thread's stack: one object of every process */
-        int rc = intern_object(a, TF_OBJECT_STACK, "[stack]", lo->size, &lo->object, err);
-        if (rc) {
-            free(order);
-            free(labels);
-            tf_an_objmap_free(m);
-            return rc;
-        }
-        m->n++;
+        rc = intern_object(a, TF_OBJECT_STACK, "[stack]", lo->size, &lo->object, err);
+        m->n += rc == 0;
     }
-    free(order);
-    free(labels);
+    if (rc) {
+        tf_an_objmap_free(m);
+        return rc;
+    }
     qsort(m->v, m->n, sizeof *m->v, by_start);
     for (size_t i = 0; i < m->n; i++)
         m->max_size = m->v[i].size > m->max_size ? m->v[i].size : m->max_size;

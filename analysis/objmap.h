@@ -12,12 +12,11 @@
 
 typedef struct tf_an_objmap tf_an_objmap;
 
-/* The objects of process proc, named (heap: call site, symbolised from the
- * allocation stack with sym when the trace has no call-site string) and
- * interned into a->objects by identity: kind, name, and the rank among the
- * process's objects of that kind and name in allocation order (so the
- * second allocation from one call site is "site#2" in every process).
- * sym may be NULL. */
+/* The objects of process proc, named by tf_object_names (object_names.h:
+ * heap objects by call site, symbolised from the allocation stack with sym
+ * when the trace has no call-site string; the second allocation from one
+ * call site is "site#2" in every process) and interned into a->objects by
+ * kind and name, in allocation order.  sym may be NULL. */
 int tf_an_objmap_create(tf_an_objmap **m, tf_analysis *a, const tf_trace *tr, uint32_t proc,
                         tf_symbolizer *sym, tf_error *err);
 

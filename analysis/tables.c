@@ -7,6 +7,7 @@
 #include "tables.h"
 
 #include "csv_write.h"
+#include "sampling_advice.h"
 #include "tf_escape.h"
 
 #include <errno.h>
@@ -198,6 +199,12 @@ static void summary_one(FILE *f, const tf_analysis *a)
     if (a->nsamples < a->nfolded)
         fprintf(f, "The tables rest on %zu of the %zu folded samples, a uniform choice "
                 "(`--analysis-samples`).\n\n", a->nsamples, a->nfolded);
+    if (tf_sampling_coarse(&a->sampling)) {
+        char advice[512];
+        tf_sampling_advice(&a->sampling, advice, sizeof advice);
+        fprintf(f, "**Sampling too coarse.** %zu of the %zu instances hold no sample: %s.\n\n",
+                a->sampling.unsampled, a->sampling.instances, advice);
+    }
     fputs("### Phases\n\n| phase | span | time (µs) | routine | line | share | MIPS | IPC |\n"
           "|---|---|---|---|---|---|---|---|\n", f);
     for (size_t k = 0; k < a->nphases; k++) {

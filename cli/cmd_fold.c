@@ -250,13 +250,13 @@ static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, size_
     if (rc < 0)
         return rc;
     if (!spec) {
-        for (size_t k = 0; k < n; k++)
-            if (st[k].count >= 2) {
-                *region = st[k].region;
-                *chosen = st[k].count;
-                free(st);
-                return 0;
-            }
+        const tf_region_stats *main_region = tf_region_stats_main(st, n);
+        if (main_region) {
+            *region = main_region->region;
+            *chosen = main_region->count;
+            free(st);
+            return 0;
+        }
         free(st);
         return tf_fail(err, TF_ERR_DATA, "%s: no region repeats (at least 2 complete "
                        "instances are needed to fold)", tf_cli_trace_source(tr));
@@ -546,10 +546,21 @@ static void report(const tf_fold_result *res, const char *outdir)
                         grp->instances, grp->instances == 1 ? "" : "s");
         /* out of memory for the counts: no note about them */
         uint32_t sampled = with_samples ? with_samples[g] : grp->instances;
+        tf_sampling_density density;
+        tf_fold_sampling_density(r, g, &density);
+        bool coarse = tf_sampling_coarse(&density);
         if (r->ncounters > 0 && sampled < grp->instances)
             tf_msg_note("group %u: %u of its %u instances hold no sample (shorter than the "
                         "sampling period): the counters' curves rest on the other %u", g,
                         grp->instances - sampled, grp->instances, sampled);
+        else if (coarse)
+            tf_msg_note("group %u: %zu of its %zu instances hold no sample", g,
+                        density.unsampled, density.instances);
+        if (coarse) {
+            char advice[512];
+            tf_sampling_advice(&density, advice, sizeof advice);
+            tf_msg_note("group %u: %s", g, advice);
+        }
         for (uint32_t c = 0; c < r->ncounters; c++)
             if (grp->counter_instances[c] < sampled)
                 tf_msg_note("group %u: counter '%s' rests on %u of the %u instances with "

@@ -15,7 +15,9 @@
 #include "commands.h"
 #include "instances.h"
 #include "msg.h"
+#include "object_names.h"
 #include "open_trace.h"
+#include "recorder_code.h"
 #include "tf_escape.h"
 
 #define SAMPLE_CHUNK 65536
@@ -37,12 +39,24 @@ static void usage(FILE *out)
             "instances and durations, counters, samples by kind, data objects, and\n"
             "whether the recording completed.\n\n"
             "Options:\n"
-            "      --json   print JSON instead of text\n"
-            "  -q, --quiet  no progress\n"
-            "  -h, --help   show this help and exit\n\n"
+            "      --json         print JSON instead of text\n"
+            "      --all-objects  list every data object, the static variables of the C\n"
+            "                     library, of the other system libraries (/lib, /usr/lib,\n"
+            "                     ...) and of the recorder too (hidden by default)\n"
+            "  -q, --quiet        no progress\n"
+            "  -h, --help         show this help and exit\n\n"
             "TRACE is a tracefold HDF5 trace or a Paraver trace (.prv, .prv.gz).\n"
             "Exit status: 0 success, 1 unreadable or malformed trace, 2 wrong command line.\n");
 }
+
+/* A process's data objects as listed: their names (object_names.h) and
+ * which are left out. */
+struct process_objects {
+    size_t   n;                  /* the process's objects */
+    char   **names;              /* per object of the trace's table */
+    bool    *hidden;             /* per object: a system library's static */
+    size_t   nhidden;
+};
 
 /* What the summary needs beyond the trace's own tables. */
 struct summary {
@@ -51,6 +65,8 @@ struct summary {
     bool     any_time;
     tf_region_stats *regions;
     size_t   nregions;
+    struct process_objects *objects;   /* per process */
+    uint32_t nprocesses;
 };
 
 static void widen_span(struct summary *s, uint64_t first, uint64_t last)
@@ -104,7 +120,83 @@ static int count_samples(tf_trace *tr, struct summary *s, tf_error *err)
     return rc;
 }
 
-static int summarise(tf_trace *tr, struct summary *s, tf_error *err)
+/* The system's library folders: the dynamic linker's defaults and the
+ * multiarch folders below them (ld.so(8)).  A static variable of a library
+ * there is the C library's or another system library's own (stdio's
+ * streams, the error-message tables), not the program's data. */
+static bool system_library(const char *path)
+{
+    static const char *const dirs[] = {"/lib/", "/lib32/", "/lib64/", "/libx32/", "/usr/lib/",
+                                       "/usr/lib32/", "/usr/lib64/", "/usr/libx32/"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (!strncmp(path, dirs[i], strlen(dirs[i])))
+            return true;
+    return tf_recorder_file(path);
+}
+
+/* The file a static variable belongs to: the file-backed mapping that
+ * starts last at or below its address (the part of a .bss beyond the
+ * file's end is an anonymous mapping right after the file's own); "" in
+ * none. */
+static const char *static_file(const tf_trace *tr, const tf_process *p, uint64_t addr)
+{
+    const tf_module *best = NULL;
+    for (size_t i = 0; i < p->nmodules; i++) {
+        const tf_module *m = &p->modules[i];
+        if (m->start <= addr && tf_trace_string(tr, m->path)[0] == '/' &&
+            (!best || m->start > best->start))
+            best = m;
+    }
+    return best ? tf_trace_string(tr, best->path) : "";
+}
+
+/* The names of a process's objects, and unless all is set, which are the
+ * static variables of system libraries.  Heap objects are named from
+ * their allocation stacks where the trace has no call site. */
+static int list_objects(const tf_trace *tr, uint32_t proc, bool all, struct process_objects *po,
+                        tf_error *err)
+{
+    const tf_process *p = tf_trace_process(tr, proc);
+    if (!p->nobjects)
+        return 0;
+    bool unnamed_heap = false;
+    for (size_t i = 0; i < p->nobjects && !unnamed_heap; i++) {
+        const tf_object *o = &p->objects[i];
+        unnamed_heap = o->stack_len && !tf_trace_string(tr, o->callsite)[0] &&
+                       !tf_trace_string(tr, o->name)[0];
+    }
+    tf_symbolizer *sym = NULL;
+    tf_error ignored;
+    /* without a symboliser (no modules) such objects keep a neutral name */
+    if (unnamed_heap && tf_symbolizer_for_process(&sym, tr, proc, NULL, &ignored) < 0)
+        sym = NULL;
+    po->n = p->nobjects;
+    int rc = tf_object_names(tr, proc, sym, &po->names, NULL, err);
+    tf_symbolizer_free(sym);
+    if (rc < 0)
+        return rc;
+    if (!(po->hidden = calloc(p->nobjects, sizeof *po->hidden)))
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory listing the data objects");
+    for (size_t i = 0; i < p->nobjects && !all; i++) {
+        const tf_object *o = &p->objects[i];
+        po->hidden[i] = o->kind == TF_OBJECT_STATIC &&
+                        system_library(static_file(tr, p, o->start));
+        po->nhidden += po->hidden[i];
+    }
+    return 0;
+}
+
+static void summary_free(struct summary *s)
+{
+    for (uint32_t p = 0; s->objects && p < s->nprocesses; p++) {
+        tf_object_names_free(s->objects[p].names, s->objects[p].n);
+        free(s->objects[p].hidden);
+    }
+    free(s->objects);
+    free(s->regions);
+}
+
+static int summarise(tf_trace *tr, bool all_objects, struct summary *s, tf_error *err)
 {
     memset(s, 0, sizeof *s);
     for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
@@ -116,6 +208,13 @@ static int summarise(tf_trace *tr, struct summary *s, tf_error *err)
         }
     }
     int rc = count_samples(tr, s, err);
+    if (rc < 0)
+        return rc;
+    s->nprocesses = tf_trace_nprocesses(tr);
+    if (!(s->objects = calloc(s->nprocesses + 1, sizeof *s->objects)))
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory listing the data objects");
+    for (uint32_t p = 0; p < s->nprocesses && rc == 0; p++)
+        rc = list_objects(tr, p, all_objects, &s->objects[p], err);
     if (rc < 0)
         return rc;
     return tf_region_stats_compute(tr, &s->regions, &s->nregions, err);
@@ -190,23 +289,29 @@ static void put_line(FILE *out, const char *label, const char *s)
     fputc('\n', out);
 }
 
-static void print_text_objects(FILE *out, const tf_trace *tr, const tf_process *proc)
+static void print_text_objects(FILE *out, const tf_process *proc,
+                               const struct process_objects *po)
 {
     char b[32];
     if (!proc->nobjects)
         return;
-    fprintf(out, "  data objects: %zu\n", proc->nobjects);
-    for (size_t i = 0; i < proc->nobjects && i < TEXT_OBJECTS_SHOWN; i++) {
+    size_t listed = proc->nobjects - po->nhidden, shown = 0;
+    fprintf(out, "  data objects: %zu", listed);
+    if (po->nhidden)
+        fprintf(out, " (and %zu static variable%s of system libraries and the recorder, not "
+                     "listed: --all-objects)", po->nhidden, po->nhidden == 1 ? "" : "s");
+    fputc('\n', out);
+    for (size_t i = 0; i < proc->nobjects && shown < TEXT_OBJECTS_SHOWN; i++) {
+        if (po->hidden[i])
+            continue;
         const tf_object *o = &proc->objects[i];
-        const char *name = tf_trace_string(tr, o->name);
-        const char *site = tf_trace_string(tr, o->callsite);
         fprintf(out, "    #%u %-6s ", o->id, object_kind(o->kind));
-        put_string(out, name[0] ? name : site[0] ? site : "(unnamed)", 24);
+        put_string(out, po->names[i], 24);
         fprintf(out, " 0x%" PRIx64 " %s\n", o->start, human_bytes(o->size, b, sizeof b));
+        shown++;
     }
-    if (proc->nobjects > TEXT_OBJECTS_SHOWN)
-        fprintf(out, "    ... and %zu more (--json lists them all)\n",
-                proc->nobjects - TEXT_OBJECTS_SHOWN);
+    if (listed > shown)
+        fprintf(out, "    ... and %zu more (--json lists them all)\n", listed - shown);
 }
 
 static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
@@ -253,7 +358,7 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
                         PRIu64 " samples)", th->dropped_events, th->dropped_samples);
             fputc('\n', out);
         }
-        print_text_objects(out, tr, proc);
+        print_text_objects(out, proc, &s->objects[p]);
     }
 
     fprintf(out, "\nregions: %zu\n", s->nregions);
@@ -311,7 +416,8 @@ static void json_field(FILE *out, const char *indent, const char *key, const cha
     fputs(",\n", out);
 }
 
-static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc)
+static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc,
+                         const struct process_objects *po)
 {
     fprintf(out, "    {\"pid\": %" PRId64 ", \"rank\": %d, \"nranks\": %d,\n", proc->pid,
             proc->rank, proc->nranks);
@@ -331,16 +437,22 @@ static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc)
                 t ? "," : "", proc->threads[t].tid, proc->threads[t].nevents,
                 proc->threads[t].nsamples, proc->threads[t].dropped_events,
                 proc->threads[t].dropped_samples);
-    fputs("],\n     \"objects\": [", out);
+    fprintf(out, "],\n     \"objects_not_listed\": %zu,\n     \"objects\": [", po->nhidden);
+    const char *sep = "";
     for (size_t i = 0; i < proc->nobjects; i++) {
+        if (po->hidden[i])
+            continue;
         const tf_object *o = &proc->objects[i];
         fprintf(out, "%s\n       {\"id\": %u, \"kind\": \"%s\", \"start\": %" PRIu64
-                     ", \"size\": %" PRIu64 ", \"name\": ",
-                i ? "," : "", o->id, object_kind(o->kind), o->start, o->size);
+                     ", \"size\": %" PRIu64 ", \"label\": ",
+                sep, o->id, object_kind(o->kind), o->start, o->size);
+        json_string(out, po->names[i]);
+        fputs(", \"name\": ", out);
         json_string(out, tf_trace_string(tr, o->name));
         fputs(", \"callsite\": ", out);
         json_string(out, tf_trace_string(tr, o->callsite));
         fputc('}', out);
+        sep = ",";
     }
     fputs("]}", out);
 }
@@ -366,7 +478,7 @@ static void print_json(FILE *out, const tf_trace *tr, const struct summary *s)
     fputs("  \"processes\": [\n", out);
     for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
         fputs(p ? ",\n" : "", out);
-        json_process(out, tr, tf_trace_process(tr, p));
+        json_process(out, tr, tf_trace_process(tr, p), &s->objects[p]);
     }
     fputs("\n  ],\n  \"regions\": [", out);
     for (size_t i = 0; i < s->nregions; i++) {
@@ -391,17 +503,19 @@ int tf_cmd_info(int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"json", no_argument, NULL, 'j'},
+        {"all-objects", no_argument, NULL, 'a'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    bool json = false;
+    bool json = false, all_objects = false;
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":qh", long_options, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
+        case 'a': all_objects = true; break;
         case 'q': tf_msg_set_quiet(true); break;
         case 'h': usage(stdout); return TF_EXIT_OK;
         default: return tf_msg_usage("unknown option '%s'", argv[optind - 1]);
@@ -418,7 +532,7 @@ int tf_cmd_info(int argc, char **argv)
     if (tf_cli_open_trace(argv[optind], &tr, &err) < 0)
         return tf_msg_fail(&err);
     struct summary s;
-    int rc = summarise(tr, &s, &err);
+    int rc = summarise(tr, all_objects, &s, &err);
     if (rc == 0) {
         if (json)
             print_json(stdout, tr, &s);
@@ -429,7 +543,7 @@ int tf_cmd_info(int argc, char **argv)
             rc = -TF_ERR_IO;
         }
     }
-    free(s.regions);
+    summary_free(&s);
     tf_cli_close_trace(tr);
     return rc < 0 ? tf_msg_fail(&err) : TF_EXIT_OK;
 }

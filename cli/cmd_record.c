@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "instances.h"
 #include "msg.h"
+#include "sampling_advice.h"
 #include "tf_config.h"
 #include "tf_launcher.h"
 #include "tf_options.h"
@@ -198,12 +200,42 @@ static void writer_cost(const tf_rec_summary *sum, size_t n)
             samples ? cpu_us / (double)samples : 0.0);
 }
 
+/* When the program marked regions: whether the period was coarse for the
+ * instances of the region a fold would take, read back from the trace,
+ * and what to record with instead (sampling_advice.h).  Not with
+ * counter-overflow sampling, whose period is in events; not when the
+ * period advised is no shorter (the instances then held no sample for
+ * another reason: the period counts CPU time, and they were off the
+ * CPU).  A trace that cannot be read back says nothing more here. */
+static void advise_period(const char *path, const tf_options *o)
+{
+    tf_trace *tr;
+    tf_error err;
+    if (strcmp(o->overflow, "none") || tf_trace_open(&tr, path, &err) < 0)
+        return;
+    tf_region_stats *st = NULL;
+    size_t n;
+    const tf_region_stats *main_region = NULL;
+    tf_sampling_density d;
+    if (tf_region_stats_compute(tr, &st, &n, &err) == 0 &&
+        (main_region = tf_region_stats_main(st, n)) &&
+        tf_sampling_density_of(tr, main_region->region, &d, &err) == 0 &&
+        tf_sampling_coarse(&d) && tf_sampling_period_for(d.duration_ns) < o->period_ns) {
+        char advice[512];
+        tf_sampling_advice(&d, advice, sizeof advice);
+        tf_msg_note("%s: %zu of the %zu instances of region '%s' hold no sample: %s", path,
+                    d.unsampled, d.instances, tf_trace_string(tr, main_region->region), advice);
+    }
+    free(st);
+    tf_trace_close(tr);
+}
+
 /* The closing notes; the number of traces that could not be written. */
-static size_t summarise(tf_rec_session *s, bool stats)
+static size_t summarise(tf_rec_session *s, const tf_options *o, bool quiet)
 {
     const tf_rec_summary *sum;
     size_t n = tf_rec_session_summaries(s, &sum), failed = 0;
-    if (stats)
+    if (o->stats)
         writer_cost(sum, n);
     for (size_t i = 0; i < n; i++) {
         if (sum[i].failed) {
@@ -216,6 +248,8 @@ static size_t summarise(tf_rec_session *s, bool stats)
         if (sum[i].dropped)
             tf_msg_warn("%s: %llu records dropped because a buffer was full "
                         "(raise --buffer-size)", sum[i].path, (unsigned long long)sum[i].dropped);
+        if (!quiet)
+            advise_period(sum[i].path, o);
     }
     return failed;
 }
@@ -231,7 +265,7 @@ static int run_writer(const char *dir, const tf_options *o, bool quiet, pid_t ch
         return tf_msg_fail(&err);
     tf_rec_session_set_quiet(s, quiet);
     tf_rec_session_run(s, child, status);
-    size_t failed = summarise(s, o->stats);
+    size_t failed = summarise(s, o, quiet);
     if (failed)
         tf_msg_error("%zu trace%s could not be written (see above)", failed,
                      failed == 1 ? "" : "s");

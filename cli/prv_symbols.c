@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object_names.h"
+
 int tf_cli_symbols_init(tf_cli_symbols *sb, const tf_trace *tr, tf_error *err)
 {
     sb->tr = tr;
@@ -20,6 +22,23 @@ void tf_cli_symbols_free(tf_cli_symbols *sb)
     free(sb->per_proc);
 }
 
+/* Process proc's symboliser, made when first needed. */
+static int symbolizer_of(tf_cli_symbols *sb, uint32_t proc, tf_error *err)
+{
+    if (sb->per_proc[proc])
+        return 0;
+    return tf_symbolizer_for_process(&sb->per_proc[proc], sb->tr, proc, NULL, err);
+}
+
+int tf_cli_symbols_object_names(tf_cli_symbols *sb, uint32_t proc, char ***names, tf_error *err)
+{
+    *names = NULL;
+    if (!sb->tr || proc >= tf_trace_nprocesses(sb->tr))
+        return 0;
+    int rc = symbolizer_of(sb, proc, err);
+    return rc < 0 ? rc : tf_object_names(sb->tr, proc, sb->per_proc[proc], names, NULL, err);
+}
+
 int tf_cli_symbols_resolve(void *arg, uint32_t proc, uint64_t ip, bool return_address,
                            tf_prv_source *src, tf_error *err)
 {
@@ -27,9 +46,7 @@ int tf_cli_symbols_resolve(void *arg, uint32_t proc, uint64_t ip, bool return_ad
     *src = (tf_prv_source){"", "", 0};
     if (!sb->tr || !ip || proc >= tf_trace_nprocesses(sb->tr))
         return 0;
-    int rc = 0;
-    if (!sb->per_proc[proc])
-        rc = tf_symbolizer_for_process(&sb->per_proc[proc], sb->tr, proc, NULL, err);
+    int rc = symbolizer_of(sb, proc, err);
     const tf_sym_location *loc;
     if (rc == 0)
         rc = tf_symbolize(sb->per_proc[proc], ip, return_address, &loc, err);

@@ -17,6 +17,7 @@
 
 #include "h5util.h"
 #include "msg.h"
+#include "object_names.h"
 #include "open_trace.h"
 #include "prv_fields.h"
 #include "prv_index.h"
@@ -994,8 +995,8 @@ static int synth_values(synth *sy, tf_error *err)
     return rc;
 }
 
-/* The part that needs no analysis: the writer, the labels of the types and
- * objects, the names, and every thread's points ordered by time.  No HDF5
+/* The part that needs no analysis: the writer, the labels of the types,
+ * the names, and every thread's points ordered by time.  No HDF5
  * call and no symbol lookup, so it may run beside the analysis. */
 static int synth_prepare(synth *sy, const char *out, tf_error *err)
 {
@@ -1025,8 +1026,6 @@ static int synth_prepare(synth *sy, const char *out, tf_error *err)
     sy->pcf = tf_prv_writer_pcf(sy->w);
     tf_row *row = tf_prv_writer_row(sy->w);
     rc = synth_labels(sy, err);
-    if (rc == 0 && sy->tr)
-        rc = tf_prv_objects_init(&sy->objects, sy->pcf, sy->tr, err);
     size_t npoints = 0, k = 0;
     for (uint32_t r = 0; rc == 0 && r < res->nregions; r++)
         for (uint32_t g = 0; rc == 0 && g < res->regions[r].ngroups; g++, k++) {
@@ -1064,11 +1063,31 @@ static int synth_prepare(synth *sy, const char *out, tf_error *err)
     return rc;
 }
 
-/* The rest: the sites named, the phases, every record in time order, and
- * the files closed into place. */
+/* The folded trace's data objects, labelled with the names every other
+ * output gives them (heap objects by their symbolised call site): once
+ * the analysis is done, as the symbols are looked up on this thread. */
+static int synth_objects(synth *sy, tf_error *err)
+{
+    if (!sy->tr)
+        return 0;
+    uint32_t np = tf_trace_nprocesses(sy->tr);
+    char ***names = calloc(np + 1, sizeof *names);
+    int rc = names ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    for (uint32_t p = 0; rc == 0 && p < np; p++)
+        rc = tf_cli_symbols_object_names(&sy->sym, p, &names[p], err);
+    if (rc == 0)
+        rc = tf_prv_objects_init_named(&sy->objects, sy->pcf, sy->tr, names, err);
+    for (uint32_t p = 0; names && p < np; p++)
+        tf_object_names_free(names[p], tf_trace_process(sy->tr, p)->nobjects);
+    free(names);
+    return rc;
+}
+
+/* The rest: the objects and sites named, the phases, every record in time
+ * order, and the files closed into place. */
 static int synth_finish(synth *sy, unsigned threads, tf_error *err)
 {
-    int rc = 0;
+    int rc = synth_objects(sy, err);
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)
         rc = name_sites(sy, &sy->th[t], err);
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)

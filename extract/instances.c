@@ -215,3 +215,11 @@ int tf_region_stats_compute(const tf_trace *tr, tf_region_stats **out, size_t *n
     *n = nregions;
     return 0;
 }
+
+const tf_region_stats *tf_region_stats_main(const tf_region_stats *st, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (st[k].count >= 2)
+            return &st[k];
+    return NULL;
+}

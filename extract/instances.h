@@ -44,4 +44,9 @@ typedef struct tf_region_stats {
 int tf_region_stats_compute(const tf_trace *tr, tf_region_stats **out, size_t *n,
                             tf_error *err);
 
+/* The region `fold` folds when none is named: the repeated one (at least
+ * 2 complete instances) that covers the most time; NULL when none repeats.
+ * st as tf_region_stats_compute gives it. */
+const tf_region_stats *tf_region_stats_main(const tf_region_stats *st, size_t n);
+
 #endif

@@ -44,7 +44,7 @@ struct tf_symbolizer {
  * process, and a process's folded samples touch a few dozen addresses. */
 #define SYM_CACHE_START 64
 
-static const tf_sym_frame unknown_frame = { "", "", 0 };
+static const tf_sym_frame unknown_frame = { "", "", 0, 0 };
 
 static int by_module_start(const void *pa, const void *pb)
 {
@@ -286,13 +286,15 @@ static const char *die_name(Dwarf_Die *die)
     return name ? name : "";
 }
 
-/* The call site (file, line) of an inlined subroutine DIE. */
+/* The call site (file, line, column) of an inlined subroutine DIE. */
 static void call_site(Dwarf_Die *cudie, Dwarf_Die *inlined, tf_sym_frame *f)
 {
     Dwarf_Attribute attr;
-    Dwarf_Word file = 0, line = 0;
+    Dwarf_Word file = 0, line = 0, column = 0;
     if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attr), &line) == 0)
         f->line = (uint32_t)line;
+    if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_column, &attr), &column) == 0)
+        f->column = (uint32_t)column;
     Dwarf_Files *files;
     size_t nfiles;
     if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attr), &file) == 0 &&
@@ -313,10 +315,11 @@ static uint32_t dwarf_frames(Dwfl_Module *mod, uint64_t ip, tf_sym_frame **out)
     tf_sym_frame first = unknown_frame;
     Dwfl_Line *line = dwfl_module_getsrc(mod, ip);
     if (line) {
-        int lineno = 0;
-        const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+        int lineno = 0, column = 0;
+        const char *file = dwfl_lineinfo(line, NULL, &lineno, &column, NULL, NULL);
         first.file = file ? file : "";
         first.line = lineno > 0 ? (uint32_t)lineno : 0;
+        first.column = lineno > 0 && column > 0 ? (uint32_t)column : 0;
     }
     /* dwarf_getscopes gives the innermost function scope; past an inlined
      * one it continues with the abstract definition's scopes, so the
@@ -376,7 +379,7 @@ static int resolve(tf_symbolizer *s, uint64_t ip, tf_sym_location *loc, tf_error
         if (!(f = malloc(sizeof *f)))
             return tf_fail(err, TF_ERR_NOMEM, "out of memory symbolising 0x%llx",
                            (unsigned long long)ip);
-        *f = (tf_sym_frame){ r->function ? r->function : "", r->file ? r->file : "", r->line };
+        *f = (tf_sym_frame){ r->function ? r->function : "", r->file ? r->file : "", r->line, 0 };
         loc->source = TF_SYM_TABLE;
         loc->frames = f;
         return 0;
@@ -399,7 +402,7 @@ static int resolve(tf_symbolizer *s, uint64_t ip, tf_sym_location *loc, tf_error
             if (!(f = malloc(sizeof *f)))
                 return tf_fail(err, TF_ERR_NOMEM, "out of memory symbolising 0x%llx",
                                (unsigned long long)ip);
-            *f = (tf_sym_frame){ symname, "", 0 };
+            *f = (tf_sym_frame){ symname, "", 0, 0 };
             loc->source = TF_SYM_ELF;
             loc->frames = f;
             return 0;
@@ -519,7 +522,11 @@ void tf_sym_location_label(const tf_sym_location *loc, char *buf, size_t size)
 {
     for (uint32_t i = 0; i < loc->nframes; i++)
         if (loc->frames[i].line && loc->frames[i].file[0]) {
-            snprintf(buf, size, "%s:%u", base_name(loc->frames[i].file), loc->frames[i].line);
+            const tf_sym_frame *f = &loc->frames[i];
+            if (f->column)
+                snprintf(buf, size, "%s:%u:%u", base_name(f->file), f->line, f->column);
+            else
+                snprintf(buf, size, "%s:%u", base_name(f->file), f->line);
             return;
         }
     if (loc->frames[0].function[0])

@@ -42,6 +42,7 @@ typedef struct tf_sym_frame {
     const char *function;   /* never NULL; "" when unknown */
     const char *file;       /* never NULL; "" when unknown (full path as in the DWARF) */
     uint32_t    line;       /* 0 when unknown */
+    uint32_t    column;     /* 1-based column of the line table (DWARF 4+), 0 when unknown */
 } tf_sym_frame;
 
 /* Where an address is: frames[0] is the innermost (an inlined function's
@@ -87,8 +88,10 @@ size_t tf_symbolizer_distinct(const tf_symbolizer *s);
 
 void tf_symbolizer_free(tf_symbolizer *s);
 
-/* "file.c:181" for the first frame with a source line (basename of the
- * file), else the function name, else "module+0xoffset"; written to buf. */
+/* "file.c:181:12" for the first frame with a source line (basename of the
+ * file; ":12", the column, when the debug information gives one, so that
+ * two calls on one line are told apart), else the function name, else
+ * "module+0xoffset"; written to buf. */
 void tf_sym_location_label(const tf_sym_location *loc, char *buf, size_t size);
 
 #endif

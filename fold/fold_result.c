@@ -165,3 +165,22 @@ size_t tf_fold_group_npoints(const tf_fold_group *g)
 {
     return g->parts ? g->parts->npoints : g->points.n;
 }
+
+void tf_fold_sampling_density(const tf_fold_region *r, uint32_t g, tf_sampling_density *d)
+{
+    const tf_fold_group *grp = &r->groups[g];
+    *d = (tf_sampling_density){ .duration_ns = grp->mean_duration_ns };
+    for (size_t i = 0; i < r->ninstances; i++) {
+        const tf_fold_instance *in = &r->instances[i];
+        if (in->status == TF_FOLD_USED && in->group == (int32_t)g) {
+            d->instances++;
+            d->unsampled += in->samples == 0;
+        }
+    }
+    for (uint32_t c = 0; c < r->ncounters; c++)
+        if (!strcmp(r->counter_names[c], TF_SAMPLING_CPU_COUNTER) && grp->mean_total &&
+            isfinite(grp->mean_total[c]) && grp->mean_total[c] > 0) {
+            d->duration_ns = grp->mean_total[c];
+            d->cpu_time = true;
+        }
+}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "fold_input.h"   /* tf_fold_points */
+#include "sampling_advice.h"
 #include "tf_error.h"
 
 #define TF_FOLD_FORMAT  "tracefold-fold"
@@ -227,6 +228,11 @@ static inline bool tf_fold_counter_stepwise(size_t valued, size_t inside)
 {
     return valued >= 10 && (double)inside <= 0.02 * (double)valued;
 }
+
+/* How densely group g's used instances were sampled (sampling_advice.h):
+ * their length is the mean total of the CPU-time counter when the region
+ * has it, else their mean duration. */
+void tf_fold_sampling_density(const tf_fold_region *r, uint32_t g, tf_sampling_density *d);
 
 /* Writes r to path (a new file; an existing one is replaced). */
 int  tf_fold_result_save(const tf_fold_result *r, const char *path, tf_error *err);

@@ -130,12 +130,14 @@ static int cmp_start(const void *a, const void *b, void *objects)
     return x < y ? -1 : x > y;
 }
 
-static int label_object(tf_pcf *pcf, const tf_trace *tr, const tf_object *o, uint64_t value,
-                        tf_error *err)
+static int label_object(tf_pcf *pcf, const tf_trace *tr, const tf_object *o, const char *given,
+                        uint64_t value, tf_error *err)
 {
     const char *name = tf_trace_string(tr, o->name), *site = tf_trace_string(tr, o->callsite);
     char label[700];
-    if (*name)
+    if (given)
+        snprintf(label, sizeof label, "%s", given);
+    else if (*name)
         snprintf(label, sizeof label, "%s", name);
     else
         snprintf(label, sizeof label, "object %" PRIu32 " (%" PRIu64 " bytes%s%s)", o->id, o->size,
@@ -144,6 +146,12 @@ static int label_object(tf_pcf *pcf, const tf_trace *tr, const tf_object *o, uin
 }
 
 int tf_prv_objects_init(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr, tf_error *err)
+{
+    return tf_prv_objects_init_named(o, pcf, tr, NULL, err);
+}
+
+int tf_prv_objects_init_named(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr,
+                              char **const *names, tf_error *err)
 {
     uint32_t np = tf_trace_nprocesses(tr);
     *o = (tf_prv_objects){.tr = tr};
@@ -159,7 +167,8 @@ int tf_prv_objects_init(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr, tf_e
             return tf_fail(err, TF_ERR_NOMEM, "out of memory");
         for (uint32_t i = 0; i < pr->nobjects; i++) {
             o->order[p][i] = i;
-            int rc = label_object(pcf, tr, &pr->objects[i], next++, err);
+            const char *given = names && names[p] ? names[p][i] : NULL;
+            int rc = label_object(pcf, tr, &pr->objects[i], given, next++, err);
             if (rc < 0)
                 return rc;
         }

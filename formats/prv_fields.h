@@ -53,6 +53,12 @@ typedef struct tf_prv_objects {
 
 /* Indexes and labels the objects of tr. */
 int tf_prv_objects_init(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr, tf_error *err);
+/* The same, object i of process p labelled names[p][i] where names,
+ * names[p] and names[p][i] are not NULL (the names every other output
+ * gives, extract/object_names.h, which need the binaries' debug
+ * information). */
+int tf_prv_objects_init_named(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr,
+                              char **const *names, tf_error *err);
 /* The value of the object of process proc holding addr at time t (at any
  * time when t is TF_NOTIME), 0 when none. */
 uint64_t tf_prv_objects_find(const tf_prv_objects *o, uint32_t proc, uint64_t addr, uint64_t t);

@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* libtracefold.so[.N...] and libtracefold-mpi.so[...], wherever installed:
- * the recorder libraries by the name the build gives them. */
-static bool is_recorder_file(const char *path)
+bool tf_recorder_file(const char *path)
 {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
@@ -20,7 +18,7 @@ void tf_recorder_code_of(const tf_trace *tr, uint32_t proc, tf_recorder_code *co
     const tf_process *p = tf_trace_process(tr, proc);
     code->n = 0;
     for (size_t m = 0; m < p->nmodules && code->n < TF_RECORDER_CODE_MAX; m++) {
-        if (!is_recorder_file(tf_trace_string(tr, p->modules[m].path)))
+        if (!tf_recorder_file(tf_trace_string(tr, p->modules[m].path)))
             continue;
         code->range[code->n].start = p->modules[m].start;
         code->range[code->n].end = p->modules[m].end;

@@ -23,6 +23,10 @@ typedef struct tf_recorder_code {
     struct { uint64_t start, end; } range[TF_RECORDER_CODE_MAX];  /* [start, end) */
 } tf_recorder_code;
 
+/* True for libtracefold.so[.N...] and libtracefold-mpi.so[...], wherever
+ * installed: the recorder libraries by the name the build gives them. */
+bool tf_recorder_file(const char *path);
+
 /* The mappings of process proc whose file is a recorder library. */
 void tf_recorder_code_of(const tf_trace *tr, uint32_t proc, tf_recorder_code *code);
 

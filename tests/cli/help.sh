@@ -18,5 +18,7 @@ done
     { echo "FAIL: record --help does not list --autostart"; fail=1; }
 "$tf" record --help | grep -A1 '^      --kernel-stack' | grep -q '512 to 32K' ||
     { echo "FAIL: record --help does not give --kernel-stack's range"; fail=1; }
+"$tf" info --help | grep -q -- '--all-objects' ||
+    { echo "FAIL: info --help does not list --all-objects"; fail=1; }
 "$tf" no-such-command 2>/dev/null; [ $? -eq 2 ] || { echo "FAIL: unknown command exit code"; fail=1; }
 exit $fail
