@@ -268,9 +268,12 @@ void *malloc(size_t size)
             return arena_alloc(size);
         resolve();
     }
+    /* Below the threshold, a tail call: one jump more than the C
+     * library's malloc. */
+    if (!tracked(size))
+        return real.malloc(size);
     void *p = real.malloc(size);
-    if (tracked(size))
-        record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
+    record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
     return p;
 }
 
@@ -293,7 +296,8 @@ void free(void *p)
         return;
     if (!real.free)
         resolve();
-    if (maybe_tracked(p))
+    /* The filter's test first, inline: most blocks end here. */
+    if (maybe_recorded(p) && maybe_tracked(p))
         record_free(p, TF_OBJECT_HEAP);
     real.free(p);
 }
