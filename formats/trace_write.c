@@ -2,8 +2,8 @@
 /* The trace writer: every table is an appendable, chunked, compressed
  * dataset; HDF5's chunk cache holds the chunk being filled, so small batches
  * cost no re-compression until a flush.  Small appends are also staged in
- * memory, up to a chunk's rows, and written at a flush, at close or when
- * the chunk's worth is there: each HDF5 append (extent, selections, write)
+ * memory, up to a quarter of a chunk's rows, and written at a flush, at
+ * close or when that much is there: each HDF5 append (extent, selections, write)
  * costs tens of microseconds whatever its size, which the recorder's
  * writer paid for every table at every tick (bench/RESULTS.md, "CPU time
  * on real-code patterns").  The file holds the same bytes at each flush. */
@@ -102,7 +102,10 @@ static int table_create(hid_t loc, const char *name, hid_t file_type,
     hsize_t chunk = TF_TRACE_CHUNK_BYTES / (file_row ? file_row : 1);
     if (chunk < MIN_CHUNK_ROWS)
         chunk = MIN_CHUNK_ROWS;
-    t->stage_cap = (size_t)chunk;
+    /* A quarter of a chunk: four appends where there were tens, for a
+     * quarter more memory than the chunk cache's (docs/trace-format.md,
+     * "Writing, flushing and crashes"). */
+    t->stage_cap = (size_t)chunk / 4;
     hsize_t zero = 0, unlimited = H5S_UNLIMITED;
     hid_t space = H5Screate_simple(1, &zero, &unlimited);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
