@@ -10,6 +10,9 @@
 # and the median of the paired ratios recorded / plain.
 # Usage: sh bench/record_cpu.sh [BUILDDIR]
 #   (env: REPS=5 CXX_ITER=80000 OMP_ITER=1000 OMP_NUM_THREADS=2
+#    BASE=OTHER_BUILDDIR: the recorded modes also with that build's
+#    tracefold and libtracefold, in the same rotation, to compare two
+#    versions on the same machine state
 #    OMP_WAIT_POLICY=passive: idle OpenMP threads sleep rather than spin, so
 #    that CPU time counts work, not how long a thread waited for a CPU)
 set -eu
@@ -33,7 +36,8 @@ cpu() {
 echo "# $(uname -srm), $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1)"
 echo "# $reps repetitions, OMP_NUM_THREADS=$OMP_NUM_THREADS OMP_WAIT_POLICY=$OMP_WAIT_POLICY, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# tracefold --help: $(cpu "$tf" --help) s CPU (the binary's own start, part of every recorded run)"
-echo "# tracefold record -q -- /bin/true: $(cpu "$tf" record -q -o "$tmp/t.h5" -- /bin/true) s CPU (the fixed cost), /bin/true: $(cpu /bin/true) s"
+echo "# tracefold record -q -- /bin/true: $(cpu "$tf" record -q --force -o "$tmp/t.h5" -- /bin/true) s CPU (the fixed cost), /bin/true: $(cpu /bin/true) s"
+modes="plain default 1ms${BASE:+ base-default base-1ms}"
 : > "$tmp/runs"
 for rep in $(seq "$reps"); do
     for prog in cxx_iter omp_loop; do
@@ -43,14 +47,16 @@ for rep in $(seq "$reps"); do
         esac
         # Rotate the order each repetition so that drifts in the machine's
         # load favour no mode.
-        set -- plain default 1ms
-        i=$((rep % 3))
+        set -- $modes
+        i=$((rep % $#))
         while [ "$i" -gt 0 ]; do m=$1; shift; set -- "$@" "$m"; i=$((i - 1)); done
         for mode in "$@"; do
             case $mode in
             plain) t=$(cpu "$tmp/$prog" $args);;
-            default) t=$(cpu "$tf" record -q -o "$tmp/t.h5" -- "$tmp/$prog" $args);;
-            1ms) t=$(cpu "$tf" record -q --period 1ms -o "$tmp/t.h5" -- "$tmp/$prog" $args);;
+            default) t=$(cpu "$tf" record -q --force -o "$tmp/t.h5" -- "$tmp/$prog" $args);;
+            1ms) t=$(cpu "$tf" record -q --force --period 1ms -o "$tmp/t.h5" -- "$tmp/$prog" $args);;
+            base-default) t=$(cpu "$BASE/tracefold" record -q --force -o "$tmp/t.h5" -- "$tmp/$prog" $args);;
+            base-1ms) t=$(cpu "$BASE/tracefold" record -q --force --period 1ms -o "$tmp/t.h5" -- "$tmp/$prog" $args);;
             esac
             echo "$rep $prog $mode $t" >> "$tmp/runs"
         done
@@ -59,7 +65,7 @@ done
 median() { sort -n | awk '{v[NR] = $1} END {printf "%.4f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 printf '%-10s %-8s %s\n' program mode "CPU seconds per repetition; median; median of recorded/plain"
 for prog in cxx_iter omp_loop; do
-    for mode in plain default 1ms; do
+    for mode in $modes; do
         list=$(awk -v p=$prog -v m=$mode '$2 == p && $3 == m {printf "%s ", $4}' "$tmp/runs")
         med=$(awk -v p=$prog -v m=$mode '$2 == p && $3 == m {print $4}' "$tmp/runs" | median)
         ratio=""

@@ -33,7 +33,7 @@ for rep in $(seq "$reps"); do
                 matmul) set -- "$bd/examples/matmul" -n 256 -i 2;;
                 stream) set -- "$bd/examples/stream";;
                 esac
-                "$tf" record -q --stats yes --period "$p" --mem-sampler $mem -o "$tmp/t.h5" -- "$@" \
+                "$tf" record -q --stats yes --period "$p" --mem-sampler $mem --force -o "$tmp/t.h5" -- "$@" \
                     > /dev/null 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
                 drain=$(sed -n 's/.*captured by the kernel.*writer \([0-9]*\) ns CPU per sample.*/\1/p' "$tmp/err" | head -n1)
                 whole=$(sed -n 's/.*writer \([0-9.]*\) ms CPU in all, \([0-9]*\) samples written, \([0-9.]*\) us per sample.*/\1 \2 \3/p' "$tmp/err")

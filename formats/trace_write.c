@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The trace writer: every table is an appendable, chunked, compressed
  * dataset; HDF5's chunk cache holds the chunk being filled, so small batches
- * cost no re-compression until a flush. */
+ * cost no re-compression until a flush.  Small appends are also staged in
+ * memory, up to a quarter of a chunk's rows, and written at a flush, at
+ * close or when that much is there: each HDF5 append (extent, selections, write)
+ * costs tens of microseconds whatever its size, which the recorder's
+ * writer paid for every table at every tick (bench/RESULTS.md, "CPU time
+ * on real-code patterns").  The file holds the same bytes at each flush. */
 #include "trace.h"
 
 #include <errno.h>
@@ -40,7 +45,10 @@ typedef struct table {
     hid_t    mem_type;   /* owned unless a predefined type */
     bool     own_type;
     size_t   row_size;   /* bytes of one row in memory */
-    uint64_t rows;
+    uint64_t rows;       /* appended, staged ones included */
+    uint64_t written;    /* in the dataset */
+    unsigned char *stage;   /* staged rows (memory layout), allocated at first use */
+    size_t   staged, stage_cap;   /* rows */
 } table;
 
 typedef struct wthread {
@@ -79,6 +87,9 @@ static void table_close(table *t)
     if (t->own_type && t->mem_type >= 0)
         H5Tclose(t->mem_type);
     t->dset = t->mem_type = -1;
+    free(t->stage);
+    t->stage = NULL;
+    t->staged = 0;
 }
 
 /* Creates loc/name, empty and unlimited.  file_type and mem_type are taken
@@ -91,6 +102,10 @@ static int table_create(hid_t loc, const char *name, hid_t file_type,
     hsize_t chunk = TF_TRACE_CHUNK_BYTES / (file_row ? file_row : 1);
     if (chunk < MIN_CHUNK_ROWS)
         chunk = MIN_CHUNK_ROWS;
+    /* A quarter of a chunk: four appends where there were tens, for a
+     * quarter more memory than the chunk cache's (docs/trace-format.md,
+     * "Writing, flushing and crashes"). */
+    t->stage_cap = (size_t)chunk / 4;
     hsize_t zero = 0, unlimited = H5S_UNLIMITED;
     hid_t space = H5Screate_simple(1, &zero, &unlimited);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -121,11 +136,10 @@ static int table_create(hid_t loc, const char *name, hid_t file_type,
     return 0;
 }
 
-static int table_append(table *t, const void *rows, size_t n, tf_error *err)
+/* Writes n rows into the dataset, after those it holds. */
+static int table_write(table *t, const void *rows, size_t n, tf_error *err)
 {
-    if (!n)
-        return 0;
-    hsize_t start = t->rows, count = n, size = t->rows + n;
+    hsize_t start = t->written, count = n, size = t->written + n;
     hid_t fspace = -1, mspace = -1;
     bool ok = H5Dset_extent(t->dset, &size) >= 0 && (fspace = H5Dget_space(t->dset)) >= 0 &&
               H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0 &&
@@ -137,8 +151,39 @@ static int table_append(table *t, const void *rows, size_t n, tf_error *err)
         H5Sclose(fspace);
     if (!ok)
         return tf_h5_fail(err, TF_ERR_IO, t->dset, NULL, "cannot append %zu rows", n);
-    t->rows += n;
+    t->written += n;
     return 0;
+}
+
+/* Writes the staged rows into the dataset. */
+static int table_drain(table *t, tf_error *err)
+{
+    if (!t->staged)
+        return 0;
+    int rc = table_write(t, t->stage, t->staged, err);
+    if (rc == 0)
+        t->staged = 0;
+    return rc;
+}
+
+static int table_append(table *t, const void *rows, size_t n, tf_error *err)
+{
+    if (!n)
+        return 0;
+    int rc = 0;
+    if (t->staged + n > t->stage_cap)
+        rc = table_drain(t, err);
+    if (rc == 0 && n < t->stage_cap && !t->stage)
+        t->stage = malloc(t->stage_cap * t->row_size);   /* without it: written at once */
+    if (rc == 0 && n < t->stage_cap && t->stage) {
+        memcpy(t->stage + t->staged * t->row_size, rows, n * t->row_size);
+        t->staged += n;
+    } else if (rc == 0) {
+        rc = table_write(t, rows, n, err);
+    }
+    if (rc == 0)
+        t->rows += n;
+    return rc;
 }
 
 static int table_create_schema(hid_t loc, const tf_table_schema *s,
@@ -678,9 +723,30 @@ int tf_writer_append_symbols(tf_writer *w, uint32_t proc, const tf_symbol *s, si
 
 /* ---- flush and close ------------------------------------------------------ */
 
-int tf_writer_flush(tf_writer *w, tf_error *err)
+/* Writes every table's staged rows (and the strings interned since the
+ * last time) into the file. */
+static int drain_tables(tf_writer *w, tf_error *err)
 {
     int rc = write_new_strings(w, err);
+    for (uint32_t p = 0; rc == 0 && p < w->nprocs; p++) {
+        wprocess *proc = &w->procs[p];
+        for (uint32_t t = 0; rc == 0 && t < proc->nthreads; t++)
+            (void)((rc = table_drain(&proc->threads[t].events, err)) < 0 ||
+                   (rc = table_drain(&proc->threads[t].samples, err)) < 0 ||
+                   (rc = table_drain(&proc->threads[t].frames, err)) < 0);
+        if (rc == 0)
+            (void)((rc = table_drain(&proc->counters, err)) < 0 ||
+                   (rc = table_drain(&proc->modules, err)) < 0 ||
+                   (rc = table_drain(&proc->objects, err)) < 0 ||
+                   (rc = table_drain(&proc->symbols, err)) < 0 ||
+                   (rc = table_drain(&proc->frames, err)) < 0);
+    }
+    return rc == 0 ? table_drain(&w->strings_table, err) : rc;
+}
+
+int tf_writer_flush(tf_writer *w, tf_error *err)
+{
+    int rc = drain_tables(w, err);
     if (rc < 0)
         return rc;
     if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
@@ -695,7 +761,7 @@ int64_t tf_writer_file(tf_writer *w)
 
 int tf_writer_close(tf_writer *w, tf_error *err)
 {
-    int rc = write_new_strings(w, err);
+    int rc = drain_tables(w, err);
     if (rc == 0)
         rc = tf_h5_attr_write_int64(w->file, TF_ATTR_COMPLETE, 1, err);
     if (rc < 0) {
@@ -728,6 +794,6 @@ void tf_writer_abort(tf_writer *w)
     if (w->atomic && w->file_path)
         unlink(w->file_path);
     else if (w->file >= 0)   /* an honest incomplete trace: its strings resolve */
-        write_new_strings(w, NULL);
+        drain_tables(w, NULL);
     writer_free(w);
 }

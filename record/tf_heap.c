@@ -8,7 +8,8 @@
  * one (docs/recorder.md, "Data objects").
  *
  * Below the threshold a call costs the indirect call to the next allocator,
- * one load and one compare (free: a malloc_usable_size).  The next
+ * one load and one compare; free, a test of one bit of a filter of the
+ * blocks recorded (below), and malloc_usable_size only when it is set.  The next
  * allocator is found with dlsym(RTLD_NEXT), which may itself allocate: the
  * thread resolving takes those from a static bootstrap arena.  Nested calls
  * (the unwinder allocating, the recorder's own allocations) are not
@@ -90,6 +91,44 @@ static void resolve(void)
     resolving = false;
 }
 
+/* ---- the blocks that may have been recorded ---- */
+
+/* A one-sided filter on the addresses of recorded blocks (a Bloom filter
+ * with one hash; Bloom, CACM 13(7), 1970): a block's bit is set before
+ * the allocation returns, so a clear bit proves that the block being
+ * freed was never recorded, and free skips malloc_usable_size, a call
+ * through the PLT that was most of the interposed free's cost on a
+ * program making millions of small allocations (bench/RESULTS.md,
+ * "CPU time on real-code patterns").  Bits are never cleared (another
+ * block may share one): a set bit only sends free to the exact test
+ * below, as before.  With blocks of heap-threshold bytes or more, few
+ * bits of the 512 Ki are ever set.  The program's own synchronisation
+ * orders a block's allocation before its release in another thread, so
+ * relaxed accesses suffice. */
+#define RECORDED_BITS_LOG 19
+static _Atomic uint8_t recorded_bits[(1u << RECORDED_BITS_LOG) / 8];
+
+static uint32_t recorded_bit(const void *p)
+{
+    /* Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): one multiply; blocks
+     * are 16-byte aligned, so the low bits carry nothing. */
+    uint64_t h = ((uint64_t)(uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> (64 - RECORDED_BITS_LOG));
+}
+
+static void mark_recorded(const void *p)
+{
+    uint32_t b = recorded_bit(p);
+    atomic_fetch_or_explicit(&recorded_bits[b / 8], (uint8_t)(1u << (b % 8)),
+                             memory_order_relaxed);
+}
+
+static bool maybe_recorded(const void *p)
+{
+    uint32_t b = recorded_bit(p);
+    return atomic_load_explicit(&recorded_bits[b / 8], memory_order_relaxed) & (1u << (b % 8));
+}
+
 /* ---- recording ---- */
 
 static bool tracked(size_t size)
@@ -166,6 +205,7 @@ static __attribute__((noinline)) void record_alloc(const void *p, size_t size, u
     if (!p || !t || in_hook || !tf_rec_active())
         return;
     in_hook = true;
+    mark_recorded(p);
     uint64_t frames[TF_SESSION_MAX_USER];
     uint32_t depth = tf_rec_g.opt.heap_stack_depth;
     uint32_t n = depth ? call_stack(t, (uint64_t)(uintptr_t)ret, frames, depth) : 0;
@@ -185,11 +225,13 @@ static void record_free(const void *p, uint8_t kind)
 }
 
 /* Whether p, from the heap, may be a recorded block.  A block of a size
- * just below the threshold can pass too; the writer ignores the release
- * of a block it has not seen allocated. */
+ * just below the threshold, or one whose bit another recorded block set,
+ * can pass too; the writer ignores the release of a block it has not seen
+ * allocated. */
 static bool maybe_tracked(void *p)
 {
-    return p && !in_arena(p) && atomic_load_explicit(&threshold, memory_order_relaxed) &&
+    return p && !in_arena(p) && maybe_recorded(p) &&
+           atomic_load_explicit(&threshold, memory_order_relaxed) &&
            tracked(malloc_usable_size(p));
 }
 
@@ -226,9 +268,12 @@ void *malloc(size_t size)
             return arena_alloc(size);
         resolve();
     }
+    /* Below the threshold, a tail call: one jump more than the C
+     * library's malloc. */
+    if (!tracked(size))
+        return real.malloc(size);
     void *p = real.malloc(size);
-    if (tracked(size))
-        record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
+    record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
     return p;
 }
 
@@ -251,7 +296,8 @@ void free(void *p)
         return;
     if (!real.free)
         resolve();
-    if (maybe_tracked(p))
+    /* The filter's test first, inline: most blocks end here. */
+    if (maybe_recorded(p) && maybe_tracked(p))
         record_free(p, TF_OBJECT_HEAP);
     real.free(p);
 }
