@@ -55,8 +55,8 @@ static int run_elsewhere(char **argv)
 {
     char path[PATH_MAX];
     if (tf_locate(TF_PART_PROGRAM, "tracefold-commands", path, sizeof path)) {
-        tf_msg_error("cannot find tracefold-commands beside %s or in %s (incomplete "
-                     "installation?)", "this program", TF_PKGLIBEXECDIR);
+        tf_msg_error("cannot find tracefold-commands beside this program or in %s "
+                     "(incomplete installation?)", TF_PKGLIBEXECDIR);
         return TF_EXIT_FAILURE;
     }
     execv(path, argv);
