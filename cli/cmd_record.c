@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* `tracefold record`: runs a program with libtracefold preloaded and writes
- * its trace.  This process is the writer: it resolves the options (flag >
- * environment > configuration file > default), hands them to the program
- * through TRACEFOLD_* variables (so libxml2 never enters the program's
- * process), creates the shared-memory session and drains it into one HDF5
- * trace per traced process until the program and its children are done. */
+ * its trace.  This part resolves the options (flag > environment >
+ * configuration file > default), hands them to the program through
+ * TRACEFOLD_* variables (so libxml2 never enters the program's process),
+ * creates the shared-memory session and starts the program at once; then
+ * this process becomes tracefold-writer (record_writer.c), which loads
+ * HDF5 while the program starts and drains the session into one HDF5 trace
+ * per traced process until the program and its children are done.  Nothing
+ * here needs more than the C library: the configuration file is read by a
+ * module loaded only when one is given. */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -14,22 +19,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
-#include "instances.h"
+#include "h5_probe.h"
+#include "locate.h"
 #include "msg.h"
-#include "sampling_advice.h"
-#include "tf_config.h"
 #include "tf_launcher.h"
 #include "tf_options.h"
 #include "tf_output.h"
 #include "tf_session.h"
 #include "tf_trace_name.h"
-#include "tf_writer.h"
 
 static void usage(FILE *out)
 {
@@ -73,26 +75,6 @@ static void usage(FILE *out)
             "See docs/recorder.md for the API, the mechanisms and their overhead.\n");
 }
 
-/* The library `name` next to this binary: the build tree, then the
- * installed layout. */
-static int find_library(const char *name, char *buf, size_t size)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    static const char *const rel[] = {"record/.libs", "../lib", "../lib64"};
-    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        if (snprintf(buf, size, "%s/%s/%s", exe, rel[i], name) < (int)size && !access(buf, R_OK))
-            return 0;
-    }
-    return -1;
-}
-
 /* The recorder library: the one given, else libtracefold.so found. */
 static int find_recorder(const char *given, char *buf, size_t size)
 {
@@ -100,7 +82,25 @@ static int find_recorder(const char *given, char *buf, size_t size)
         snprintf(buf, size, "%s", given);
         return access(buf, R_OK);
     }
-    return find_library("libtracefold.so", buf, size);
+    return tf_locate(TF_PART_LIBRARY, "libtracefold.so", buf, size);
+}
+
+/* The configuration file is read by tracefold-config.so, the one part of
+ * record that links libxml2 (with ICU and libstdc++, which every start
+ * would pay for otherwise), loaded only when a file is given. */
+typedef int (*config_load_fn)(const char *path, tf_options *o, tf_error *err);
+
+static int load_config(const char *file, tf_options *o, tf_error *err)
+{
+    char path[PATH_MAX];
+    if (tf_locate(TF_PART_MODULE, "tracefold-config.so", path, sizeof path))
+        return tf_fail(err, TF_ERR_IO, "%s: cannot be read: tracefold-config.so is not "
+                       "installed in %s", file, TF_PKGLIBDIR);
+    void *module = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    config_load_fn load = module ? (config_load_fn)dlsym(module, "tf_config_load") : NULL;
+    if (!load)
+        return tf_fail(err, TF_ERR_IO, "%s: cannot be read: %s", file, dlerror());
+    return load(file, o, err);
 }
 
 static int make_session(char *dir, size_t size)
@@ -148,7 +148,7 @@ static int preload_mpi_layer(const tf_options *o)
     if (!o->mpi_calls && !tf_launcher_is_mpi())
         return 0;
     char lib[PATH_MAX];
-    if (find_library("libtracefold-mpi.so", lib, sizeof lib)) {
+    if (tf_locate(TF_PART_LIBRARY, "libtracefold-mpi.so", lib, sizeof lib)) {
         if (o->mpi_calls)
             tf_msg_warn("--mpi-calls: libtracefold-mpi.so was not built (no MPI at configure "
                         "time); MPI calls are not recorded");
@@ -157,120 +157,34 @@ static int preload_mpi_layer(const tf_options *o)
     return preload(lib);
 }
 
-static pid_t child_pid;
-
-static void forward_signal(int sig)
+/* Becomes tracefold-writer (record_writer.c) on the session dir; program:
+ * the recorded program's pid, 0 for the helper of a linked program. */
+static int become_writer(const char *writer, const char *dir, pid_t program, bool quiet)
 {
-    if (child_pid > 0)
-        kill(child_pid, sig);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%lld", (long long)program);
+    char *argv[] = {"tracefold-writer", "--session", (char *)dir, "--program", pid,
+                    quiet ? "--quiet" : NULL, NULL};
+    execv(writer, argv);
+    tf_msg_error("cannot run the trace writer %s: %s", writer, strerror(errno));
+    return TF_EXIT_FAILURE;
 }
 
-/* The writer outlives the program to close its trace: terminal interrupts
- * reach the program directly; termination requests are passed on.  A file
- * size limit (SIGXFSZ) must fail the write, not kill the writer. */
-static void writer_signals(void)
+/* Between the program's start and the writer's handlers: terminal
+ * interrupts are the program's (ignored here, which execve keeps), and a
+ * termination request waits, blocked, for the writer to pass it on (a
+ * pending signal survives execve too).  Only this process: the program
+ * was forked with the dispositions it was given. */
+static void hold_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_IGN;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGQUIT, &sa, NULL);
-    sigaction(SIGXFSZ, &sa, NULL);
-    sa.sa_handler = forward_signal;
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
-
-/* --stats: this process's whole CPU time (the writer: its start, set-up,
- * drains, HDF5 writes, modules, flushes) per sample written, against the
- * drains' alone that the per-process line gives. */
-static void writer_cost(const tf_rec_summary *sum, size_t n)
-{
-    uint64_t samples = 0;
-    for (size_t i = 0; i < n; i++)
-        samples += sum[i].samples;
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru))
-        return;
-    double cpu_us = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
-                    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-    fprintf(stderr, "tracefold record: stats: writer %.1f ms CPU in all, %llu samples written,"
-                    " %.2f us per sample\n", cpu_us / 1e3, (unsigned long long)samples,
-            samples ? cpu_us / (double)samples : 0.0);
-}
-
-/* When the program marked regions: whether the period was coarse for the
- * instances of the region a fold would take, read back from the trace,
- * and what to record with instead (sampling_advice.h).  Not with
- * counter-overflow sampling, whose period is in events; not when the
- * period advised is no shorter (the instances then held no sample for
- * another reason: the period counts CPU time, and they were off the
- * CPU).  A trace that cannot be read back says nothing more here. */
-static void advise_period(const char *path, const tf_options *o)
-{
-    tf_trace *tr;
-    tf_error err;
-    if (strcmp(o->overflow, "none") || tf_trace_open(&tr, path, &err) < 0)
-        return;
-    tf_region_stats *st = NULL;
-    size_t n;
-    const tf_region_stats *main_region = NULL;
-    tf_sampling_density d;
-    if (tf_region_stats_compute(tr, &st, &n, &err) == 0 &&
-        (main_region = tf_region_stats_main(st, n)) &&
-        tf_sampling_density_of(tr, main_region->region, &d, &err) == 0 &&
-        tf_sampling_coarse(&d) && tf_sampling_period_for(d.duration_ns) < o->period_ns) {
-        char advice[512];
-        tf_sampling_advice(&d, advice, sizeof advice);
-        tf_msg_note("%s: %zu of the %zu instances of region '%s' hold no sample: %s", path,
-                    d.unsampled, d.instances, tf_trace_string(tr, main_region->region), advice);
-    }
-    free(st);
-    tf_trace_close(tr);
-}
-
-/* The closing notes; the number of traces that could not be written. */
-static size_t summarise(tf_rec_session *s, const tf_options *o, bool quiet)
-{
-    const tf_rec_summary *sum;
-    size_t n = tf_rec_session_summaries(s, &sum), failed = 0;
-    if (o->stats)
-        writer_cost(sum, n);
-    for (size_t i = 0; i < n; i++) {
-        if (sum[i].failed) {
-            failed++;
-            continue;
-        }
-        tf_msg_note("%s: process %lld, %u thread%s, %llu events, %llu samples", sum[i].path,
-                    (long long)sum[i].pid, sum[i].threads, sum[i].threads == 1 ? "" : "s",
-                    (unsigned long long)sum[i].events, (unsigned long long)sum[i].samples);
-        if (sum[i].dropped)
-            tf_msg_warn("%s: %llu records dropped because a buffer was full "
-                        "(raise --buffer-size)", sum[i].path, (unsigned long long)sum[i].dropped);
-        if (!quiet)
-            advise_period(sum[i].path, o);
-    }
-    return failed;
-}
-
-static int run_writer(const char *dir, const tf_options *o, bool quiet, pid_t child,
-                      int *status)
-{
-    tf_error err;
-    tf_rec_session *s;
-    char producer[64];
-    snprintf(producer, sizeof producer, "tracefold record %s", PACKAGE_VERSION);
-    if (tf_rec_session_create(&s, dir, o, producer, &err))
-        return tf_msg_fail(&err);
-    tf_rec_session_set_quiet(s, quiet);
-    tf_rec_session_run(s, child, status);
-    size_t failed = summarise(s, o, quiet);
-    if (failed)
-        tf_msg_error("%zu trace%s could not be written (see above)", failed,
-                     failed == 1 ? "" : "s");
-    tf_rec_session_destroy(s);
-    return failed ? TF_EXIT_FAILURE : TF_EXIT_OK;
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
 /* Before the program starts, so that no run is wasted, what is known of
@@ -301,7 +215,10 @@ static int prepare_output(const tf_options *o)
                              .exe = "" };
     tf_trace_name_expand(pattern, &v, path, sizeof path);
     tf_error err;
-    int rc = whole ? tf_trace_name_prepare(path, o->force, &err)
+    /* An HDF5 file is taken for a trace here (reading its format
+     * attribute needs libhdf5); the writer checks that attribute before
+     * it replaces the file. */
+    int rc = whole ? tf_trace_name_prepare(path, o->force, tf_h5_has_signature, &err)
                    : tf_output_make_parents(path, &err);
     if (rc == 0)
         return 0;
@@ -376,7 +293,7 @@ int tf_cmd_record(int argc, char **argv)
         }
     }
     /* Precedence: file, then environment, then the flags. */
-    if (config && *config && tf_config_load(config, &opt, &err)) {
+    if (config && *config && load_config(config, &opt, &err)) {
         tf_msg_error("%s", err.msg);
         /* --print-env: a linked program asked, and it says what it does
          * next (runs on without recording). */
@@ -402,13 +319,18 @@ int tf_cmd_record(int argc, char **argv)
         }
         return TF_EXIT_OK;
     }
+    char writer[PATH_MAX];
+    if (tf_locate(TF_PART_PROGRAM, "tracefold-writer", writer, sizeof writer)) {
+        tf_msg_error("cannot find the trace writer tracefold-writer (installed in %s)",
+                     TF_PKGLIBEXECDIR);
+        return TF_EXIT_FAILURE;
+    }
     if (writer_dir) {
-        /* The helper of a linked program: only problems are worth a line. */
-        tf_msg_set_quiet(true);
-        writer_signals();
-        signal(SIGTERM, SIG_IGN);
-        signal(SIGHUP, SIG_IGN);
-        return run_writer(writer_dir, &opt, true, 0, NULL);
+        /* The helper of a linked program: the options it resolved, and the
+         * flags given here, go to the writer. */
+        if (export_options(&opt))
+            return TF_EXIT_FAILURE;
+        return become_writer(writer, writer_dir, 0, true);
     }
     if (i >= argc)
         return tf_msg_usage("no program to run (tracefold record [OPTIONS] -- PROGRAM ARGS)");
@@ -425,34 +347,42 @@ int tf_cmd_record(int argc, char **argv)
         tf_msg_error("cannot create a session directory in /dev/shm or /tmp: %s", strerror(errno));
         return TF_EXIT_FAILURE;
     }
-    if (export_options(&opt) || setenv(TF_SESSION_ENV, dir, 1) ||
+    /* The LD_PRELOAD this command was given, which the writer keeps: it
+     * must not load the recorder and record itself. */
+    const char *given = getenv("LD_PRELOAD");
+    char *given_preload = given ? strdup(given) : NULL;
+    if ((given && !given_preload) || export_options(&opt) || setenv(TF_SESSION_ENV, dir, 1) ||
         (quiet && setenv(TF_QUIET_ENV, "1", 1)) || preload(lib) ||
         preload_mpi_layer(&opt)) {
         rmdir(dir);
         tf_msg_error("cannot set up the program's environment: %s", strerror(errno));
         return TF_EXIT_FAILURE;
     }
-    /* The program's orphaned descendants become ours: the writer then
-     * knows when none is left, with no wait for stragglers (tf_writer.c). */
+    /* The program's orphaned descendants become ours (and the writer's,
+     * which this process becomes): it then knows when none is left, with
+     * no wait for stragglers (tf_writer.c). */
     (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     fflush(NULL);
-    child_pid = fork();
-    if (child_pid < 0) {
+    pid_t child = fork();
+    if (child < 0) {
         rmdir(dir);
         tf_msg_error("cannot start %s: %s", argv[i], strerror(errno));
         return TF_EXIT_FAILURE;
     }
-    if (child_pid == 0) {
+    if (child == 0) {
         execvp(argv[i], argv + i);
         fprintf(stderr, "tracefold record: error: cannot run %s: %s\n", argv[i], strerror(errno));
         _exit(127);
     }
-    writer_signals();
-    int status = 0;
-    int rc = run_writer(dir, &opt, quiet, child_pid, &status);
-    /* The program's status first: a failed trace makes only a success fail. */
-    if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
-    int program = WIFEXITED(status) ? WEXITSTATUS(status) : TF_EXIT_FAILURE;
-    return program ? program : rc;
+    hold_signals();
+    if (given_preload ? setenv("LD_PRELOAD", given_preload, 1) : unsetenv("LD_PRELOAD"))
+        tf_msg_error("cannot restore LD_PRELOAD for the writer: %s", strerror(errno));
+    else
+        become_writer(writer, dir, child, quiet);
+    /* The writer could not start: the program must not run on unrecorded
+     * with no one to reap it. */
+    kill(child, SIGKILL);
+    while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+        ;
+    return TF_EXIT_FAILURE;
 }

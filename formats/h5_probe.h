@@ -6,6 +6,11 @@
 
 #include <stdbool.h>
 
+/* Whether path is a regular file with the HDF5 signature where the HDF5
+ * format specification puts the superblock; reads a few bytes, needs no
+ * libhdf5 (h5_signature.c). */
+bool tf_h5_has_signature(const char *path);
+
 /* Whether path is an HDF5 file (its signature where the HDF5 format
  * specification puts the superblock) whose root attribute "format" is
  * format (TF_TRACE_FORMAT, TF_FOLD_FORMAT). */

@@ -348,6 +348,9 @@ void tf_process_stop(void)
 void tf_rec_await(bool (*done)(const tf_shm_process *p, void *ctx), void *ctx,
                   uint64_t timeout_ns, const char *what)
 {
+    /* A writer still starting gets the time to start on top of the bound. */
+    if (!tf_rec_g.writer_late && !tf_session_writer_started(tf_rec_g.session))
+        timeout_ns += TF_WRITER_START_NS;
     if (tf_rec_g.writer_late || tf_session_await(tf_rec_g.proc, done, ctx, timeout_ns))
         return;
     tf_rec_g.writer_late = true;

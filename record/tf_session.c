@@ -59,6 +59,13 @@ void tf_session_poke(const char *dir)
     close(fd);
 }
 
+bool tf_session_writer_started(const char *dir)
+{
+    char path[PATH_MAX];
+    return snprintf(path, sizeof path, "%s/" TF_SESSION_WAKE, dir) < (int)sizeof path &&
+           access(path, F_OK) == 0;
+}
+
 void tf_session_answered(tf_shm_process *p)
 {
     atomic_fetch_add_explicit(&p->answer_seq, 1, memory_order_release);

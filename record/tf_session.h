@@ -291,6 +291,13 @@ bool tf_session_quiet_env(void);
  * the FIFO as a whole); async-signal-safe. */
 void tf_session_poke(const char *dir);
 
+/* Library: whether the writer has started on the session (it makes the
+ * wake FIFO first).  `tracefold record` starts the program before its
+ * writer has loaded HDF5, which on a loaded machine can take longer than
+ * the waits' bounds (TF_WRITER_START_NS). */
+bool tf_session_writer_started(const char *dir);
+#define TF_WRITER_START_NS 10000000000ull
+
 /* Writer: an answer was stored in p; wakes the process's waiters. */
 void tf_session_answered(tf_shm_process *p);
 

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "h5_probe.h"
 #include "tf_output.h"
 
 static bool several_ranks(const tf_trace_name_vars *v)
@@ -66,9 +65,10 @@ bool tf_trace_name_known(const char *pattern)
     return !uses(pattern, 'p') && !uses(pattern, 'e');
 }
 
-int tf_trace_name_prepare(const char *path, bool force, tf_error *err)
+int tf_trace_name_prepare(const char *path, bool force, bool (*ours)(const char *path),
+                          tf_error *err)
 {
-    tf_output_rule rule = { .force = force, .ours = tf_h5_is_trace, .kind = "a tracefold trace" };
+    tf_output_rule rule = { .force = force, .ours = ours, .kind = "a tracefold trace" };
     int rc = tf_output_make_parents(path, err);
     return rc ? rc : tf_output_check_file(path, &rule, err);
 }

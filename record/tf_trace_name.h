@@ -32,8 +32,10 @@ void tf_trace_name_expand(const char *pattern, const tf_trace_name_vars *v, char
 bool tf_trace_name_known(const char *pattern);
 
 /* Makes path ready to be created: its folders are made (as mkdir -p
- * would), and an existing file is refused unless force is given and it
- * is a tracefold trace (common/tf_output.h). */
-int tf_trace_name_prepare(const char *path, bool force, tf_error *err);
+ * would), and an existing file is refused unless force is given and ours
+ * takes it for a tracefold trace (common/tf_output.h): tf_h5_is_trace, or
+ * tf_h5_has_signature where libhdf5 is not loaded (formats/h5_probe.h). */
+int tf_trace_name_prepare(const char *path, bool force, bool (*ours)(const char *path),
+                          tf_error *err);
 
 #endif

@@ -31,6 +31,7 @@
 
 #include "tf_session.h"
 #include "tf_trace_name.h"
+#include "h5_probe.h"
 #include "tf_writer.h"
 
 #define BATCH 512
@@ -357,7 +358,7 @@ static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
         .clock = "CLOCK_MONOTONIC", .host = sh->host, .command_line = sh->cmdline,
         .producer = s->producer, .start_time = sh->real0,
     };
-    int rc = tf_trace_name_prepare(p->sum.path, s->opt.force, err);
+    int rc = tf_trace_name_prepare(p->sum.path, s->opt.force, tf_h5_is_trace, err);
     if (rc == 0)
         rc = tf_writer_create(&p->w, p->sum.path, &meta, 0, err);
     if (rc)

@@ -1,0 +1,48 @@
+#!/bin/sh
+# What `tracefold record` loads (docs/manual.md, "Programs and files"): the
+# tracefold binary needs the C library alone, and the process that writes
+# the traces (tracefold-writer, which the command becomes once the program
+# has started) holds HDF5 but none of the analysis libraries: no MPI (whose
+# start-up can disturb, or be refused by, the job the program runs in), no
+# cairo, pango, glib or fontconfig, and no libxml2 even when a configuration
+# file was read.
+. "$top_srcdir/tests/record/lib.sh"
+heavy='libmpi|libopen-pal|libopen-rte|libcairo|libpango|libglib|libgobject|libfontconfig|libharfbuzz|libxml2|libicu'
+# The sanitizer build links its runtimes (with libstdc++, libm, libgcc_s)
+# into every program.
+runtime='linux-vdso|libc\.so|ld-linux'
+if [ "${TF_SANITIZERS:-no}" = yes ]; then
+    runtime="$runtime|libasan|libubsan|libstdc\+\+|libm\.so|libgcc_s"
+else
+    heavy="$heavy|libstdc\+\+"
+fi
+# The tracefold binary's libraries, as the dynamic loader resolves them.
+LD_TRACE_LOADED_OBJECTS=1 "$tf" > "$tmp/front" 2>&1 || fail "listing tracefold's libraries"
+others=$(grep -Ev "$runtime" "$tmp/front")
+[ -z "$others" ] || fail "tracefold loads more than the C library: $others"
+# The writer: the process `tracefold record` started as, once it has
+# loaded HDF5, while the program (half a second of work) runs.
+writer_maps() {   # OUT RECORD-ARGS...
+    out=$1
+    shift
+    "$tf" record -q "$@" -- "$apps/plain_app" 500 > /dev/null &
+    rec=$!
+    for i in $(seq 400); do
+        grep -q libhdf5 "/proc/$rec/maps" 2>/dev/null && break
+        sleep 0.05
+    done
+    cp "/proc/$rec/maps" "$out" 2>/dev/null
+    exe=$(readlink "/proc/$rec/exe")
+    wait $rec || fail "record $*: exit status $?"
+    grep -q libhdf5 "$out" || fail "record $*: the writer never loaded HDF5: $(cat "$out")"
+    case $exe in
+        */tracefold-writer) ;;
+        *) fail "record $*: the process is $exe, not tracefold-writer" ;;
+    esac
+    loaded=$(grep -Eo "[^/ ]*($heavy)[^/ ]*" "$out" | sort -u | tr '\n' ' ')
+    [ -z "$loaded" ] || fail "record $*: the writer loaded $loaded"
+}
+writer_maps "$tmp/plain.maps" -o "$tmp/a.h5"
+printf '<tracefold>\n  <period>2ms</period>\n</tracefold>\n' > "$tmp/c.xml"
+writer_maps "$tmp/config.maps" -c "$tmp/c.xml" -o "$tmp/b.h5"
+exit 0
