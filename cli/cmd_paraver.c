@@ -139,9 +139,13 @@ static int run_raw(char *const *in, size_t nin, const char *out)
         return tf_msg_fail(&err);
     tf_prv_export_stats st;
     tf_cli_symbols sb;
+    char ***names = NULL;
     int rc = tf_cli_symbols_init(&sb, tr, &err);
     if (rc == 0)
-        rc = tf_prv_export_raw(tr, out, tf_cli_symbols_resolve, &sb, &st, &err);
+        rc = tf_cli_symbols_object_names(&sb, &names, &err);
+    if (rc == 0)
+        rc = tf_prv_export_raw(tr, out, tf_cli_symbols_resolve, &sb, names, &st, &err);
+    tf_cli_symbols_object_names_free(&sb, names);
     tf_cli_symbols_free(&sb);
     tf_cli_close_trace(tr);
     if (rc < 0)

@@ -30,13 +30,30 @@ static int symbolizer_of(tf_cli_symbols *sb, uint32_t proc, tf_error *err)
     return tf_symbolizer_for_process(&sb->per_proc[proc], sb->tr, proc, NULL, err);
 }
 
-int tf_cli_symbols_object_names(tf_cli_symbols *sb, uint32_t proc, char ***names, tf_error *err)
+int tf_cli_symbols_object_names(tf_cli_symbols *sb, char ****names, tf_error *err)
 {
     *names = NULL;
-    if (!sb->tr || proc >= tf_trace_nprocesses(sb->tr))
+    if (!sb->tr)
         return 0;
-    int rc = symbolizer_of(sb, proc, err);
-    return rc < 0 ? rc : tf_object_names(sb->tr, proc, sb->per_proc[proc], names, NULL, err);
+    uint32_t np = tf_trace_nprocesses(sb->tr);
+    char ***all = calloc(np + 1, sizeof *all);
+    int rc = all ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    for (uint32_t p = 0; rc == 0 && p < np; p++)
+        if ((rc = symbolizer_of(sb, p, err)) == 0)
+            rc = tf_object_names(sb->tr, p, sb->per_proc[p], &all[p], NULL, err);
+    if (rc < 0) {
+        tf_cli_symbols_object_names_free(sb, all);
+        return rc;
+    }
+    *names = all;
+    return 0;
+}
+
+void tf_cli_symbols_object_names_free(const tf_cli_symbols *sb, char ***names)
+{
+    for (uint32_t p = 0; names && p < tf_trace_nprocesses(sb->tr); p++)
+        tf_object_names_free(names[p], tf_trace_process(sb->tr, p)->nobjects);
+    free(names);
 }
 
 int tf_cli_symbols_resolve(void *arg, uint32_t proc, uint64_t ip, bool return_address,

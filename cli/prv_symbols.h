@@ -28,9 +28,11 @@ void tf_cli_symbols_free(tf_cli_symbols *sb);
 int tf_cli_symbols_resolve(void *arg, uint32_t proc, uint64_t ip, bool return_address,
                            tf_prv_source *src, tf_error *err);
 
-/* The names of process proc's data objects (extract/object_names.h), with
- * its symboliser: *names per object, malloc'ed (tf_object_names_free). */
-int tf_cli_symbols_object_names(tf_cli_symbols *sb, uint32_t proc, char ***names,
-                                tf_error *err);
+/* The names of every process's data objects (extract/object_names.h), with
+ * their symbolisers: (*names)[p][i] for object i of process p, the labels
+ * the Paraver writers give (tf_prv_objects_init_named); freed with
+ * tf_cli_symbols_object_names_free. */
+int  tf_cli_symbols_object_names(tf_cli_symbols *sb, char ****names, tf_error *err);
+void tf_cli_symbols_object_names_free(const tf_cli_symbols *sb, char ***names);
 
 #endif

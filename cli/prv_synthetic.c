@@ -17,7 +17,6 @@
 
 #include "h5util.h"
 #include "msg.h"
-#include "object_names.h"
 #include "open_trace.h"
 #include "prv_fields.h"
 #include "prv_index.h"
@@ -1070,16 +1069,11 @@ static int synth_objects(synth *sy, tf_error *err)
 {
     if (!sy->tr)
         return 0;
-    uint32_t np = tf_trace_nprocesses(sy->tr);
-    char ***names = calloc(np + 1, sizeof *names);
-    int rc = names ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    for (uint32_t p = 0; rc == 0 && p < np; p++)
-        rc = tf_cli_symbols_object_names(&sy->sym, p, &names[p], err);
+    char ***names;
+    int rc = tf_cli_symbols_object_names(&sy->sym, &names, err);
     if (rc == 0)
         rc = tf_prv_objects_init_named(&sy->objects, sy->pcf, sy->tr, names, err);
-    for (uint32_t p = 0; names && p < np; p++)
-        tf_object_names_free(names[p], tf_trace_process(sy->tr, p)->nobjects);
-    free(names);
+    tf_cli_symbols_object_names_free(&sy->sym, names);
     return rc;
 }
 

@@ -725,7 +725,8 @@ static void free_exporter(exporter *ex)
 }
 
 int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn symbolize,
-                      void *arg, tf_prv_export_stats *stats, tf_error *err)
+                      void *arg, char **const *object_names, tf_prv_export_stats *stats,
+                      tf_error *err)
 {
     memset(stats, 0, sizeof *stats);
     exporter ex = {.tr = tr, .symbolize = symbolize, .arg = arg, .stats = stats};
@@ -759,7 +760,7 @@ int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn sy
     if ((rc = build_header(&ex, &h, err)) == 0 && (rc = fixed_labels(&ex, err)) == 0 &&
         (rc = tf_prv_mpi_build(tr, &ex.mpi, err)) == 0 &&
         (rc = tf_prv_mpi_labels(ex.pcf, has_calls(&ex.mpi), err)) == 0 &&
-        (rc = tf_prv_objects_init(&ex.objects, ex.pcf, tr, err)) == 0 &&
+        (rc = tf_prv_objects_init_named(&ex.objects, ex.pcf, tr, object_names, err)) == 0 &&
         (rc = setup_streams(&ex, err)) == 0)
         rc = tf_prv_writer_set_header(ex.w, &h, err);
     for (uint32_t i = 0; i < ex.nts; i++)

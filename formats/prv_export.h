@@ -31,8 +31,11 @@ typedef struct tf_prv_export_stats {
 } tf_prv_export_stats;
 
 /* Writes out_path (.prv or .prv.gz) with its .pcf and .row.  symbolize may
- * be NULL: the trace's own symbols table is used then. */
+ * be NULL: the trace's own symbols table is used then.  object_names, when
+ * not NULL, labels the data objects as every other output does
+ * (tf_prv_objects_init_named). */
 int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn symbolize,
-                      void *arg, tf_prv_export_stats *stats, tf_error *err);
+                      void *arg, char **const *object_names, tf_prv_export_stats *stats,
+                      tf_error *err);
 
 #endif

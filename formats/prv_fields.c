@@ -145,11 +145,6 @@ static int label_object(tf_pcf *pcf, const tf_trace *tr, const tf_object *o, con
     return tf_pcf_add_value(pcf, TF_PRV_MEM_OBJECT, value, label, err);
 }
 
-int tf_prv_objects_init(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr, tf_error *err)
-{
-    return tf_prv_objects_init_named(o, pcf, tr, NULL, err);
-}
-
 int tf_prv_objects_init_named(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr,
                               char **const *names, tf_error *err)
 {

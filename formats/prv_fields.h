@@ -51,12 +51,10 @@ typedef struct tf_prv_objects {
     uint64_t       *first;   /* per process: the value of its object 0 */
 } tf_prv_objects;
 
-/* Indexes and labels the objects of tr. */
-int tf_prv_objects_init(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr, tf_error *err);
-/* The same, object i of process p labelled names[p][i] where names,
- * names[p] and names[p][i] are not NULL (the names every other output
- * gives, extract/object_names.h, which need the binaries' debug
- * information). */
+/* Indexes and labels the objects of tr: object i of process p labelled
+ * names[p][i] where names, names[p] and names[p][i] are not NULL (the names
+ * every other output gives, extract/object_names.h, which need the
+ * binaries' debug information), else by its size and recorded site. */
 int tf_prv_objects_init_named(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr,
                               char **const *names, tf_error *err);
 /* The value of the object of process proc holding addr at time t (at any

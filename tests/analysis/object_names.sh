@@ -2,7 +2,7 @@
 # Data objects by the names every output gives them: two allocations on
 # one line are told apart by their call sites' columns (FILE:LINE:COLUMN)
 # alike in info (text and JSON), the fold's objects.csv and summary.md,
-# and the synthetic Paraver trace's labels; info lists no static variable
+# and the synthetic and raw Paraver traces' labels; info lists no static variable
 # of the system's libraries or the recorder unless --all-objects.
 tf=${TRACEFOLD:?run by make check}
 app=${top_builddir:?run by make check}/tests/analysis/two_allocs_app
@@ -56,5 +56,9 @@ awk -F, 'NR > 1 && $4 == "heap" { print $3 }' "$tmp/fold/objects.csv" | while re
 done || exit 1
 for name in "$first" "$second"; do
     grep -Eq "^[0-9]+ +$name\$" "$tmp/fold/folded.pcf" || fail "folded.pcf: no label $name"
+done
+"$tf" paraver -q -o "$tmp/raw.prv" "$tmp/t.h5" || fail "paraver exit status $?"
+for name in "$first" "$second"; do
+    grep -Eq "^[0-9]+ +$name\$" "$tmp/raw.pcf" || fail "raw.pcf: no label $name"
 done
 exit 0

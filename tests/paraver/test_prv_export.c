@@ -94,7 +94,7 @@ static void test_namd_round_trip(void **state)
     if (tf_prv_import(src, h5, false, NULL, NULL, &ist, &err) < 0)
         fail_msg("%s", err.msg);
     assert_int_equal(tf_trace_open(&a, h5, &err), 0);
-    if (tf_prv_export_raw(a, prv, NULL, NULL, &est, &err) < 0)
+    if (tf_prv_export_raw(a, prv, NULL, NULL, NULL, &est, &err) < 0)
         fail_msg("%s", err.msg);
     assert_int_equal(est.samples, 27829);
     check_ok(prv);
@@ -201,7 +201,7 @@ static void test_written_trace_round_trip(void **state)
     tf_prv_export_stats est;
     tf_prv_import_stats ist;
     assert_int_equal(tf_trace_open(&a, h5, &err), 0);
-    if (tf_prv_export_raw(a, prv, NULL, NULL, &est, &err) < 0)
+    if (tf_prv_export_raw(a, prv, NULL, NULL, NULL, &est, &err) < 0)
         fail_msg("%s", err.msg);
     assert_int_equal(est.threads, 4);
     assert_int_equal(est.samples, 12);

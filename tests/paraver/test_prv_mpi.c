@@ -129,7 +129,7 @@ static void test_matching(void **state)
     /* The export: a record per message, states and labels the checker accepts. */
     char *prv = tf_test_path("mpi.prv");
     tf_prv_export_stats st;
-    if (tf_prv_export_raw(tr, prv, NULL, NULL, &st, &err) < 0)
+    if (tf_prv_export_raw(tr, prv, NULL, NULL, NULL, &st, &err) < 0)
         fail_msg("%s", err.msg);
     assert_int_equal(st.messages, 4);
     assert_int_equal(st.unmatched_sends, 1);
