@@ -19,6 +19,16 @@ record_example() {
         >"${out%.h5}.txt" || { echo "FAIL: recording $1 exited $?"; exit 1; }
 }
 
+# call_site FILE PATTERN: FILE:LINE:COLUMN of the allocation call on the
+# line of FILE (in the examples' sources) matching PATTERN, the column of
+# "alloc" (malloc, calloc) 1-based, as DWARF gives it and objects are named.
+call_site() {
+    grep -n "$2" "$src/$1" | head -n1 |
+        awk -F: -v f="$1" '{ line = $1; sub(/^[0-9]+:/, "")
+                             i = index($0, "malloc"); if (!i) i = index($0, "calloc")
+                             print f ":" line ":" i }'
+}
+
 # memory_samples TRACE: loads and stores recorded ("tracefold info").
 memory_samples() {
     "$tf" info "$1" | awk '$1 == "load" || $1 == "store" { n += $2 } END { print n + 0 }'

@@ -22,8 +22,7 @@ kernel_regions "$tmp/m.h5" mm_naive mm_ikj
 # the strides come from the code, which a busy machine does not blur: no
 # CPU-share condition
 memory_checks_possible "$tmp/m.h5"
-site() { echo "matmul.c:$(grep -n "$1 = malloc" "$src/matmul.c" | cut -d: -f1)"; }
-x=$(site 'double \*x') z=$(site '\*z')
+x=$(call_site matmul.c 'double \*x = malloc') z=$(call_site matmul.c '\*z = malloc')
 
 # streams V: OBJECT,PATTERN,DIRECTION,STRIDE,FROM of the variant's streams.
 streams() {

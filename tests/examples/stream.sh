@@ -74,8 +74,7 @@ record_example software "$tmp/mem.h5" $run
 "$tf" fold -q "$tmp/mem.h5" --region iteration -o "$tmp/mem" || bad "fold exited $?"
 memory_checks_possible "$tmp/mem.h5" "$tmp/mem"
 # the call site: line and column of the call (1-based, as DWARF gives it)
-site=stream.c:$(grep -n 'double \*b = malloc' "$src/stream.c" |
-                awk -F: '{ print $1 ":" index($0, "malloc") - length($1) - 1 }')
+site=$(call_site stream.c 'double \*b = malloc')
 static=$(( ($(sed -n 's/^#define STREAM_MAX (\([0-9]*\)u << \([0-9]*\))$/\1 << \2/p' "$src/stream.c")) * 8 ))
 objects=$(csv "$tmp/mem/objects.csv" object kind size_bytes)
 echo "$objects" | grep -qx "$site,heap,$((n * 8))" || bad "b: no heap object $site of $((n * 8)) bytes"
