@@ -34,13 +34,22 @@
 /* Records packed per H5Dwrite, which bounds the scratch buffer. */
 #define PACK_ROWS 8192
 
-/* One appendable dataset. */
+/* One appendable dataset, created in the file when its first rows come
+ * (or, empty, at the next flush or the close): a dataset costs libhdf5
+ * about 30 KB while open, so a trace declaring many threads (a Paraver
+ * header) costs nothing for those without data, and only the tables being
+ * written are held open. */
 typedef struct table {
-    hid_t    dset;
-    hid_t    mem_type;   /* owned unless a predefined type */
+    hid_t    dset;       /* -1 while not open */
+    hid_t    mem_type;   /* built when opened; owned unless a predefined type */
     bool     own_type;
+    bool     exists;     /* created in the file (maybe closed since) */
+    const tf_table_schema *schema;   /* NULL: a column of `column` */
+    hid_t    column;     /* file type of a schema-less table (predefined) */
+    uint32_t ncounters;
     size_t   row_size;   /* bytes of one row in memory */
     uint64_t rows;
+    char     path[80];   /* in the file: "/process/P/thread/T/samples" at most */
 } table;
 
 typedef struct wthread {
@@ -79,14 +88,37 @@ static void table_close(table *t)
     if (t->own_type && t->mem_type >= 0)
         H5Tclose(t->mem_type);
     t->dset = t->mem_type = -1;
+    t->own_type = false;
 }
 
-/* Creates loc/name, empty and unlimited.  file_type and mem_type are taken
- * over (closed with the table) when own is set. */
-static int table_create(hid_t loc, const char *name, hid_t file_type,
-                        hid_t mem_type, bool own, size_t row_size, table *t, tf_error *err)
+/* Describes group/name, a table of schema s (with ncounters counters), or
+ * when s is NULL a column of the predefined file type `column`; nothing is
+ * created yet. */
+static void table_declare(table *t, const char *group, const char *name,
+                          const tf_table_schema *s, uint32_t ncounters, hid_t column)
 {
-    *t = (table){ .dset = -1, .mem_type = mem_type, .own_type = own, .row_size = row_size };
+    *t = (table){ .dset = -1, .mem_type = -1, .schema = s, .column = column,
+                  .ncounters = ncounters,
+                  .row_size = s ? tf_schema_row_size(s, ncounters) : H5Tget_size(column) };
+    snprintf(t->path, sizeof t->path, "%s/%s", group, name);
+}
+
+/* Opens the table, creating it (empty, unlimited) the first time. */
+static int table_open(hid_t file, table *t, tf_error *err)
+{
+    if (t->dset >= 0)
+        return 0;
+    const tf_table_schema *s = t->schema;
+    hid_t file_type = s ? tf_schema_type(s, t->ncounters, true) : t->column;
+    t->own_type = s != NULL;
+    t->mem_type = s ? tf_schema_type(s, t->ncounters, false)
+                    : t->column == H5T_STD_U8LE ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT64;
+    if (file_type < 0 || t->mem_type < 0) {
+        if (s && file_type >= 0)
+            H5Tclose(file_type);
+        table_close(t);
+        return tf_h5_fail(err, TF_ERR_INTERNAL, file, t->path, "cannot build the record type");
+    }
     size_t file_row = H5Tget_size(file_type);
     hsize_t chunk = TF_TRACE_CHUNK_BYTES / (file_row ? file_row : 1);
     if (chunk < MIN_CHUNK_ROWS)
@@ -105,26 +137,44 @@ static int table_create(hid_t loc, const char *name, hid_t file_type,
                * chunks go first (w0 = 1), the partial one stays cached. */
               H5Pset_chunk_cache(dapl, 101, 3 * chunk * file_row, 1.0) >= 0;
     if (ok)
-        t->dset = H5Dcreate2(loc, name, file_type, space, H5P_DEFAULT, dcpl, dapl);
+        t->dset = t->exists ? H5Dopen2(file, t->path, dapl)
+                            : H5Dcreate2(file, t->path, file_type, space, H5P_DEFAULT, dcpl,
+                                         dapl);
     if (space >= 0)
         H5Sclose(space);
     if (dcpl >= 0)
         H5Pclose(dcpl);
     if (dapl >= 0)
         H5Pclose(dapl);
-    if (own)
+    if (s)
         H5Tclose(file_type);
     if (t->dset < 0) {
         table_close(t);
-        return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot create the dataset");
+        return tf_h5_fail(err, TF_ERR_IO, file, t->path, t->exists ? "cannot open the dataset"
+                                                                  : "cannot create the dataset");
     }
+    t->exists = true;
     return 0;
 }
 
-static int table_append(table *t, const void *rows, size_t n, tf_error *err)
+/* Creates a table that has had no rows yet, empty, and closes it again:
+ * readers expect every table of the format. */
+static int table_settle(hid_t file, table *t, tf_error *err)
+{
+    if (t->exists)
+        return 0;
+    int rc = table_open(file, t, err);
+    table_close(t);
+    return rc;
+}
+
+static int table_append(hid_t file, table *t, const void *rows, size_t n, tf_error *err)
 {
     if (!n)
         return 0;
+    int rc = table_open(file, t, err);
+    if (rc < 0)
+        return rc;
     hsize_t start = t->rows, count = n, size = t->rows + n;
     hid_t fspace = -1, mspace = -1;
     bool ok = H5Dset_extent(t->dset, &size) >= 0 && (fspace = H5Dget_space(t->dset)) >= 0 &&
@@ -139,28 +189,6 @@ static int table_append(table *t, const void *rows, size_t n, tf_error *err)
         return tf_h5_fail(err, TF_ERR_IO, t->dset, NULL, "cannot append %zu rows", n);
     t->rows += n;
     return 0;
-}
-
-static int table_create_schema(hid_t loc, const tf_table_schema *s,
-                               uint32_t ncounters, table *t, tf_error *err)
-{
-    hid_t file_type = tf_schema_type(s, ncounters, true);
-    hid_t mem_type = tf_schema_type(s, ncounters, false);
-    if (file_type < 0 || mem_type < 0) {
-        if (file_type >= 0)
-            H5Tclose(file_type);
-        if (mem_type >= 0)
-            H5Tclose(mem_type);
-        return tf_h5_fail(err, TF_ERR_INTERNAL, loc, s->name, "cannot build the record type");
-    }
-    return table_create(loc, s->name, file_type, mem_type, true,
-                        tf_schema_row_size(s, ncounters), t, err);
-}
-
-static int table_create_frames(hid_t loc, table *t, tf_error *err)
-{
-    return table_create(loc, TF_DSET_FRAMES, H5T_STD_U64LE, H5T_NATIVE_UINT64, false,
-                        sizeof(uint64_t), t, err);
 }
 
 /* Packs records in batches of PACK_ROWS and appends them. */
@@ -181,7 +209,7 @@ static int table_append_records(tf_writer *w, table *t, const tf_table_schema *s
         size_t batch = n - done < PACK_ROWS ? n - done : PACK_ROWS;
         tf_schema_pack(s, ncounters, (const unsigned char *)records + done * s->struct_size,
                        counters ? counters + done * values : NULL, batch, w->scratch);
-        int rc = table_append(t, w->scratch, batch, err);
+        int rc = table_append(w->file, t, w->scratch, batch, err);
         if (rc < 0)
             return rc;
         done += batch;
@@ -221,7 +249,7 @@ static int write_new_strings(tf_writer *w, tf_error *err)
         memcpy(p, w->strings.strings[i], len);
         p += len;
     }
-    int rc = table_append(&w->strings_table, bytes, total, err);
+    int rc = table_append(w->file, &w->strings_table, bytes, total, err);
     free(bytes);
     if (rc == 0)
         w->strings_written = w->strings.n;
@@ -321,7 +349,7 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
     if (!w)
         return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
     w->file = -1;
-    w->strings_table.dset = w->strings_table.mem_type = -1;
+    table_declare(&w->strings_table, "", TF_DSET_STRINGS, NULL, 0, H5T_STD_U8LE);
     tf_strtab_init(&w->strings);
     w->atomic = flags & TF_WRITER_ATOMIC;
     w->path = strdup(path);
@@ -353,11 +381,8 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
         writer_free(w);
         return rc;
     }
-    int rc = table_create(w->file, TF_DSET_STRINGS, H5T_STD_U8LE, H5T_NATIVE_UINT8, false, 1,
-                          &w->strings_table, err);
     hid_t group = -1;
-    if (rc == 0)
-        rc = write_new_strings(w, err);   /* id 0, "" */
+    int rc = write_new_strings(w, err);   /* id 0, "" */
     if (rc == 0)
         rc = write_root_attributes(w, meta, err);
     if (rc == 0)
@@ -422,11 +447,6 @@ static int create_process_group(tf_writer *w, uint32_t index, wprocess *p,
            (rc = tf_h5_attr_write_string(g, TF_ATTR_EXECUTABLE, d->executable, err)) < 0 ||
            (rc = tf_h5_attr_write_string(g, TF_ATTR_HOST, d->host, err)) < 0 ||
            (rc = tf_h5_attr_write_string(g, TF_ATTR_BUILD_ID, d->build_id, err)) < 0 ||
-           (rc = table_create_schema(g, &tf_schema_counters, 0, &p->counters, err)) < 0 ||
-           (rc = table_create_schema(g, &tf_schema_modules, 0, &p->modules, err)) < 0 ||
-           (rc = table_create_schema(g, &tf_schema_objects, 0, &p->objects, err)) < 0 ||
-           (rc = table_create_schema(g, &tf_schema_symbols, 0, &p->symbols, err)) < 0 ||
-           (rc = table_create_frames(g, &p->frames, err)) < 0 ||
            (rc = write_counters(w, index, p, d, err)) < 0 ||
            (rc = tf_h5_group_create(g, TF_GROUP_THREAD, NULL, err)) < 0);
     H5Gclose(g);
@@ -455,9 +475,13 @@ int tf_writer_add_process(tf_writer *w, const tf_process_desc *d, uint32_t *proc
     wprocess *p = &w->procs[index];
     memset(p, 0, sizeof *p);
     p->ncounters = d->ncounters;
-    table *tables[] = { &p->counters, &p->modules, &p->objects, &p->symbols, &p->frames };
-    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
-        tables[i]->dset = tables[i]->mem_type = -1;
+    char group[32];
+    snprintf(group, sizeof group, "/%s/%" PRIu32, TF_GROUP_PROCESS, index);
+    table_declare(&p->counters, group, tf_schema_counters.name, &tf_schema_counters, 0, -1);
+    table_declare(&p->modules, group, tf_schema_modules.name, &tf_schema_modules, 0, -1);
+    table_declare(&p->objects, group, tf_schema_objects.name, &tf_schema_objects, 0, -1);
+    table_declare(&p->symbols, group, tf_schema_symbols.name, &tf_schema_symbols, 0, -1);
+    table_declare(&p->frames, group, TF_DSET_FRAMES, NULL, 0, H5T_STD_U64LE);
     /* Counted before the group is filled, so a failure midway still closes
      * whatever was opened. */
     w->nprocs++;
@@ -497,16 +521,18 @@ int tf_writer_add_thread(tf_writer *w, uint32_t proc, uint64_t tid, uint32_t *th
     uint32_t index = p->nthreads;
     wthread *t = &p->threads[index];
     *t = (wthread){ .tid = tid };
-    t->events.dset = t->samples.dset = t->frames.dset = -1;
-    t->events.mem_type = t->samples.mem_type = t->frames.mem_type = -1;
+    char group[48];
+    snprintf(group, sizeof group, "/%s/%" PRIu32 "/%s/%" PRIu32, TF_GROUP_PROCESS, proc,
+             TF_GROUP_THREAD, index);
+    table_declare(&t->events, group, tf_schema_events.name, &tf_schema_events, p->ncounters, -1);
+    table_declare(&t->samples, group, tf_schema_samples.name, &tf_schema_samples, p->ncounters,
+                  -1);
+    table_declare(&t->frames, group, TF_DSET_FRAMES, NULL, 0, H5T_STD_U64LE);
     p->nthreads++;
     hid_t g = -1;
     if ((rc = thread_group(w, proc, index, true, &g, err)) < 0)
         return rc;
-    (void)((rc = tf_h5_attr_write_uint64(g, TF_ATTR_TID, tid, err)) < 0 ||
-           (rc = table_create_schema(g, &tf_schema_events, p->ncounters, &t->events, err)) < 0 ||
-           (rc = table_create_schema(g, &tf_schema_samples, p->ncounters, &t->samples, err)) < 0 ||
-           (rc = table_create_frames(g, &t->frames, err)) < 0);
+    rc = tf_h5_attr_write_uint64(g, TF_ATTR_TID, tid, err);
     H5Gclose(g);
     if (rc < 0)
         return rc;
@@ -613,7 +639,7 @@ int tf_writer_append_frames(tf_writer *w, uint32_t proc, uint32_t thread, const 
                                     : &w->procs[proc].threads[thread].frames;
     if (first)
         *first = t->rows;
-    return table_append(t, ips, n, err);
+    return table_append(w->file, t, ips, n, err);
 }
 
 /* String ids in the records must have been interned already. */
@@ -678,9 +704,31 @@ int tf_writer_append_symbols(tf_writer *w, uint32_t proc, const tf_symbol *s, si
 
 /* ---- flush and close ------------------------------------------------------ */
 
+/* Creates the tables that have had no rows yet, so that the file on disk
+ * has every table the format names. */
+static int settle_tables(tf_writer *w, tf_error *err)
+{
+    int rc = 0;
+    for (uint32_t i = 0; rc == 0 && i < w->nprocs; i++) {
+        wprocess *p = &w->procs[i];
+        table *tables[] = { &p->counters, &p->modules, &p->objects, &p->symbols, &p->frames };
+        for (size_t k = 0; rc == 0 && k < sizeof tables / sizeof tables[0]; k++)
+            rc = table_settle(w->file, tables[k], err);
+        for (uint32_t t = 0; rc == 0 && t < p->nthreads; t++) {
+            wthread *th = &p->threads[t];
+            (void)((rc = table_settle(w->file, &th->events, err)) < 0 ||
+                   (rc = table_settle(w->file, &th->samples, err)) < 0 ||
+                   (rc = table_settle(w->file, &th->frames, err)) < 0);
+        }
+    }
+    return rc;
+}
+
 int tf_writer_flush(tf_writer *w, tf_error *err)
 {
-    int rc = write_new_strings(w, err);
+    int rc = settle_tables(w, err);
+    if (rc == 0)
+        rc = write_new_strings(w, err);
     if (rc < 0)
         return rc;
     if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
@@ -695,7 +743,9 @@ int64_t tf_writer_file(tf_writer *w)
 
 int tf_writer_close(tf_writer *w, tf_error *err)
 {
-    int rc = write_new_strings(w, err);
+    int rc = settle_tables(w, err);
+    if (rc == 0)
+        rc = write_new_strings(w, err);
     if (rc == 0)
         rc = tf_h5_attr_write_int64(w->file, TF_ATTR_COMPLETE, 1, err);
     if (rc < 0) {
@@ -727,7 +777,7 @@ void tf_writer_abort(tf_writer *w)
         return;
     if (w->atomic && w->file_path)
         unlink(w->file_path);
-    else if (w->file >= 0)   /* an honest incomplete trace: its strings resolve */
-        write_new_strings(w, NULL);
+    else if (w->file >= 0 && settle_tables(w, NULL) == 0)
+        write_new_strings(w, NULL);   /* an honest incomplete trace: its strings resolve */
     writer_free(w);
 }
