@@ -35,10 +35,10 @@
 #define PACK_ROWS 8192
 
 /* One appendable dataset, created in the file when its first rows come
- * (or, empty, at the next flush or the close): a dataset costs libhdf5
- * about 30 KB while open, so a trace declaring many threads (a Paraver
- * header) costs nothing for those without data, and only the tables being
- * written are held open. */
+ * (or, empty, at the next flush or the close, and closed again), so that
+ * only the tables being written are held open: a Paraver header declaring
+ * 4000 threads without records took 131 MB to convert with every table
+ * created and held from the start (bench/RESULTS.md, "Paraver import"). */
 typedef struct table {
     hid_t    dset;       /* -1 while not open */
     hid_t    mem_type;   /* built when opened; owned unless a predefined type */
@@ -258,7 +258,7 @@ static int write_new_strings(tf_writer *w, tf_error *err)
 
 /* ---- creation ------------------------------------------------------------- */
 
-static hid_t writer_fapl(void)
+static hid_t writer_fapl(bool atomic)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0)
@@ -266,13 +266,19 @@ static hid_t writer_fapl(void)
     /* Metadata stays in memory until a flush, so the file on disk is always
      * the state of the last flush: what makes a SIGKILLed trace readable.
      * The 1.8 format, not 1.10's: its superblock would stay marked "open for
-     * writing" after a kill, and HDF5 would refuse to open the trace. */
+     * writing" after a kill, and HDF5 would refuse to open the trace.  A
+     * trace written under a temporary name (atomic) is never read before
+     * its close, so it keeps libhdf5's own bounded cache instead: the
+     * object headers of a Paraver header's every thread would otherwise
+     * all stay in memory. */
     H5AC_cache_config_t mdc = { .version = H5AC__CURR_CACHE_CONFIG_VERSION };
     if (H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
         H5Pget_mdc_config(fapl, &mdc) < 0) {
         H5Pclose(fapl);
         return -1;
     }
+    if (atomic)
+        return fapl;
     mdc.evictions_enabled = false;
     mdc.incr_mode = H5C_incr__off;
     mdc.flash_incr_mode = H5C_flash_incr__off;
@@ -366,7 +372,7 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
         writer_free(w);
         return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
     }
-    hid_t fapl = writer_fapl(), fcpl = writer_fcpl();
+    hid_t fapl = writer_fapl(w->atomic), fcpl = writer_fcpl();
     errno = 0;
     if (fapl >= 0 && fcpl >= 0)
         w->file = H5Fcreate(w->file_path, H5F_ACC_TRUNC, fcpl, fapl);

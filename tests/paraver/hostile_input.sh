@@ -172,6 +172,25 @@ every_command "2^31 threads" "$work/threads.prv" "line 1: the header declares 21
 count_case comms '#Paraver (d):1000_ns:1(2):1:2(1:1,1:1),2147483648'
 every_command "2^31 communicators" "$work/comms.prv" "line 2: expected communicator line 1 of 2147483648"
 
+# As many threads as the file's size allows (256 + one per 16 bytes), two
+# records each on the first: the threads without records cost the
+# conversion no open dataset, and the memory stays within the bound (it
+# took 131 MB, 26 KB a thread, when every thread's tables were created
+# and held from the start).
+awk 'BEGIN { n = 4000
+    printf "#Paraver (d):99999999_ns:1(%d):1:1(%d:1),0\n", n, n
+    for (i = 1; i <= 2 * n; i++) printf "2:1:1:1:1:%d:60000019:%d\n", i * 10, i % 2 }' \
+    > "$work/threads4000.prv"
+if [ -n "$timer" ]; then
+    $timer -o "$work/usage" -f '%e %M' "$tf" paraver -q --import "$work/threads4000.prv" \
+        -o "$work/out.h5" 2> "$work/err.txt" || check "4000 threads: exit $?: $(cat "$work/err.txt")"
+    kb=$(tail -n 1 "$work/usage" | cut -d' ' -f2)
+    most=$((base_kb + 2 * $(bytes "$work/threads4000.prv") / 1024 + 65536))
+    [ "${TF_SANITIZERS:-}" = yes ] || [ "$kb" -le "$most" ] ||
+        check "4000 threads: $kb KB resident, more than $most KB"
+    rm -f "$work/out.h5"
+fi
+
 # Records after the header's end time.
 printf '%s\n2:1:1:1:1:5:60000019:1\n2:1:1:1:1:2000:60000019:0\n' \
     '#Paraver (d):1000_ns:1(2):1:2(1:1,1:1),0' > "$work/late.prv"
