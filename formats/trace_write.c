@@ -15,6 +15,7 @@
 
 #include "h5util.h"
 #include "strtab.h"
+#include "tf_output.h"
 #include "trace_schema.h"
 
 /* Chunks of about this many bytes (uncompressed), the deflate level, and
@@ -374,8 +375,12 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
     }
     hid_t fapl = writer_fapl(w->atomic), fcpl = writer_fcpl();
     errno = 0;
+    /* Written in place, a trace replaces only what the output rule let
+     * --force replace; anything created at its name since the check
+     * stays (common/tf_output.h). */
+    unsigned mode = w->atomic || tf_output_may_replace(path) ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
     if (fapl >= 0 && fcpl >= 0)
-        w->file = H5Fcreate(w->file_path, H5F_ACC_TRUNC, fcpl, fapl);
+        w->file = H5Fcreate(w->file_path, mode, fcpl, fapl);
     int saved = errno;
     if (fapl >= 0)
         H5Pclose(fapl);
@@ -767,9 +772,8 @@ int tf_writer_close(tf_writer *w, tf_error *err)
     writer_free(w);
     if (H5Fclose(file) < 0)
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot write the trace to disk", file_path);
-    if (rc == 0 && atomic && rename(file_path, path) < 0)
-        rc = tf_fail(err, TF_ERR_IO, "%s: cannot rename %s into place: %s", path, file_path,
-                     strerror(errno));
+    if (rc == 0 && atomic)
+        rc = tf_output_commit(file_path, path, err);
     if (rc < 0 && atomic)
         unlink(file_path);
     free(path);
