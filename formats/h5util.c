@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <hdf5.h>
+#include <zlib.h>
 
 #include "h5_vlen1.h"
 #include "tf_memory.h"
@@ -478,19 +479,114 @@ static hid_t element_type(enum tf_h5_type type, bool file)
     return -1;
 }
 
+/* The stored form of a chunk holding one value throughout, made once per
+ * value and written as it is (H5Dwrite_chunk): a column of one value (no
+ * address, no object: a trace without memory samples) would otherwise
+ * cost libhdf5's shuffle and deflate of every chunk, 1.5 s for 80 MB of
+ * zeros (bench/RESULTS.md), to store the same few hundred bytes each time. */
+typedef struct one_value_chunk {
+    unsigned char value[16];   /* the element, as stored (file type) */
+    size_t        esize;       /* 0: not made yet */
+    unsigned char *z;          /* shuffled and deflated, as create_dataset's filters make it */
+    uLongf        zlen;
+} one_value_chunk;
+
+/* True when each of the n bytes at p, esize-byte elements, repeats the
+ * first element. */
+static bool one_value(const unsigned char *p, size_t n, size_t esize)
+{
+    return n >= esize && memcmp(p, p + esize, n - esize) == 0;
+}
+
+/* Makes c the stored chunk of `elements` copies of the element at value:
+ * the shuffle filter's output (each byte of the elements in turn, H5Z
+ * shuffle) deflated by compress2 at DEFLATE_LEVEL, as libhdf5's deflate
+ * filter does.  Returns false when out of memory. */
+static bool make_one_value_chunk(one_value_chunk *c, const unsigned char *value, size_t esize,
+                                 size_t elements)
+{
+    if (c->esize == esize && c->z && !memcmp(c->value, value, esize))
+        return true;
+    size_t raw_len = elements * esize;
+    unsigned char *raw = malloc(raw_len);
+    uLongf zlen = compressBound(raw_len);
+    unsigned char *z = malloc(zlen);
+    bool ok = raw && z;
+    for (size_t b = 0; ok && b < esize; b++)
+        memset(raw + b * elements, value[b], elements);
+    ok = ok && compress2(z, &zlen, raw, raw_len, DEFLATE_LEVEL) == Z_OK;
+    free(raw);
+    if (!ok) {
+        free(z);
+        return false;
+    }
+    free(c->z);
+    *c = (one_value_chunk){ .esize = esize, .z = z, .zlen = zlen };
+    memcpy(c->value, value, esize);
+    return true;
+}
+
+/* Writes rows [at, at + len) of dset (rank 1, or 2 of dims[1] columns),
+ * from src (row `at` first).  Chunked (chunk[0] rows a chunk, shuffled and
+ * deflated by create_dataset) and with mem_type as stored, a whole chunk
+ * of one value goes in its stored form, the rest through H5Dwrite. */
+static herr_t write_rows(hid_t dset, hid_t mem_type, const void *src, int rank,
+                         const hsize_t *dims, const hsize_t *chunk, hsize_t at, hsize_t len)
+{
+    size_t esize = H5Tget_size(mem_type);
+    size_t row_bytes = (rank == 2 ? dims[1] : 1) * esize;
+    hid_t file_space = H5Dget_space(dset), file_type = H5Dget_type(dset);
+    bool as_stored = chunk[0] && esize <= sizeof ((one_value_chunk *)0)->value &&
+                     file_type >= 0 && H5Tequal(file_type, mem_type) > 0;
+    herr_t rc = file_space < 0 || esize == 0 ? -1 : 0;
+    one_value_chunk c = { 0 };
+    hsize_t step = chunk[0] ? chunk[0] : len;
+    for (hsize_t r0 = at, next; rc >= 0 && r0 < at + len; r0 = next) {
+        next = (r0 / step + 1) * step;
+        next = next < at + len ? next : at + len;
+        hsize_t start[2] = { r0, 0 }, count[2] = { next - r0, rank == 2 ? dims[1] : 1 };
+        const unsigned char *piece = (const unsigned char *)src + (r0 - at) * row_bytes;
+        /* A whole chunk (not the last, partial one: libhdf5 fills its rows
+         * past the extent with zeros, which the stored form would not). */
+        bool whole = r0 % step == 0 && next - r0 == step;
+        if (as_stored && whole && one_value(piece, count[0] * row_bytes, esize) &&
+            make_one_value_chunk(&c, piece, esize, (size_t)(chunk[0] * count[1]))) {
+            rc = H5Dwrite_chunk(dset, H5P_DEFAULT, 0, start, c.zlen, c.z);
+            continue;
+        }
+        hid_t mem_space = H5Screate_simple(rank, count, NULL);
+        rc = mem_space < 0 ? -1
+                           : H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL,
+                                                 count, NULL);
+        if (rc >= 0)
+            rc = H5Dwrite(dset, mem_type, mem_space, file_space, H5P_DEFAULT, piece);
+        if (mem_space >= 0)
+            H5Sclose(mem_space);
+    }
+    free(c.z);
+    if (file_type >= 0)
+        H5Tclose(file_type);
+    if (file_space >= 0)
+        H5Sclose(file_space);
+    return rc;
+}
+
 /* Creates loc/name (replacing an older one) with the given shape; when
- * compress and large, chunked and compressed.  Every chunk is written, even
+ * compress and large, chunked and compressed, its chunk's shape in chunk
+ * (left zero otherwise).  Every chunk is written, even
  * one of a single value (deflate makes it a few hundred bytes): readers
  * refuse a dataset whose chunks are not all stored (tf_h5_check_extent). */
 static int create_dataset(hid_t loc, const char *name, hid_t type, int rank,
-                          const hsize_t *dims, bool compress, hid_t *out, tf_error *err)
+                          const hsize_t *dims, bool compress, hsize_t *chunk, hid_t *out,
+                          tf_error *err)
 {
     if (H5Lexists(loc, name, H5P_DEFAULT) > 0 && H5Ldelete(loc, name, H5P_DEFAULT) < 0)
         return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot replace the dataset");
     hsize_t elements = rank == 1 ? dims[0] : dims[0] * dims[1];
+    chunk[0] = chunk[1] = 0;
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (dcpl >= 0 && compress && elements > SMALL_ELEMENTS) {
-        hsize_t chunk[2] = { 0, rank == 2 ? dims[1] : 1 };
+        chunk[1] = rank == 2 ? dims[1] : 1;
         hsize_t r = CHUNK_ELEMENTS / chunk[1] ? CHUNK_ELEMENTS / chunk[1] : 1;
         chunk[0] = r < dims[0] ? r : dims[0];
         if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
@@ -517,14 +613,15 @@ int tf_h5_write_typed(int64_t loc, const char *name, int64_t file_type, int64_t 
                       tf_error *err)
 {
     tf_h5_silence();
-    hsize_t dims[2] = { rows, rank == 2 ? cols : 1 };
+    hsize_t dims[2] = { rows, rank == 2 ? cols : 1 }, chunk[2];
     hid_t dset;
-    int status = create_dataset(loc, name, file_type, rank, dims, compress, &dset, err);
+    int status = create_dataset(loc, name, file_type, rank, dims, compress, chunk, &dset, err);
     if (status < 0)
         return status;
     herr_t rc = 0;
     if (dims[0] * dims[1] != 0 && data)
-        rc = H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+        rc = chunk[0] ? write_rows(dset, mem_type, data, rank, dims, chunk, 0, dims[0])
+                      : H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
     H5Dclose(dset);
     if (rc < 0)
         return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot write the dataset");
@@ -551,6 +648,7 @@ struct tf_h5_slabs {
     int rank;
     hsize_t rows, n, at;                    /* rank 1: rows unused */
     bool compress;
+    hsize_t chunk[2];
 };
 
 int tf_h5_slabs_open(int64_t loc, const char *name, int64_t file_type, int64_t mem_type,
@@ -590,8 +688,8 @@ int tf_h5_slabs_open_array(int64_t loc, const char *name, enum tf_h5_type type, 
 static int slabs_create(tf_h5_slabs *s, tf_error *err)
 {
     hsize_t dims[2] = { s->rank == 2 ? s->rows : s->n, s->rank == 2 ? s->n : 1 };
-    return create_dataset(s->loc, s->name, s->file_type, s->rank, dims, s->compress, &s->dset,
-                          err);
+    return create_dataset(s->loc, s->name, s->file_type, s->rank, dims, s->compress, s->chunk,
+                          &s->dset, err);
 }
 
 int tf_h5_slabs_write(tf_h5_slabs *s, const void *data, size_t len, size_t stride,
@@ -607,7 +705,10 @@ int tf_h5_slabs_write(tf_h5_slabs *s, const void *data, size_t len, size_t strid
     if (rc < 0)
         return rc;
     herr_t hrc = 0;
-    if (s->rank == 1 || s->rows > 0) {
+    if (s->rank == 1 && s->chunk[0]) {
+        hsize_t dims[2] = { s->n, 1 };
+        hrc = write_rows(s->dset, s->mem_type, data, 1, dims, s->chunk, s->at, len);
+    } else if (s->rank == 1 || s->rows > 0) {
         /* row r of the slab at data + r · stride elements (rank 2) */
         bool two = s->rank == 2;
         hsize_t start[2] = { two ? 0 : s->at, two ? s->at : 0 };
