@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "h5util.h"
+#include "tf_output.h"
 
 #define PROFILE_FORMAT "tracefold-machine"
 #define PROFILE_VERSION 1
@@ -67,9 +68,9 @@ int tf_cal_profile_save(const tf_cal_profile *p, const char *path, tf_error *err
     }
     tf_h5_close(strides);
     tf_h5_close(file);
-    if (rename(tmp, path) != 0) {
+    if ((rc = tf_output_commit(tmp, path, err)) < 0) {
         remove(tmp);
-        return tf_fail(err, TF_ERR_IO, "%s: cannot write the profile", path);
+        return rc;
     }
     return 0;
 fail:

@@ -5,7 +5,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,14 +54,84 @@ static const char *input_inside(const struct stat *st, const tf_output_rule *r)
     return NULL;
 }
 
+/* What tf_output_check_file let through at each path: nothing there, or
+ * the file (device and inode) that --force may replace, so that the
+ * output's commit replaces that file and nothing created since.  Kept for
+ * the process's life: a command checks a handful of outputs. */
+typedef struct checked {
+    char *path;
+    bool  existed;
+    dev_t dev;
+    ino_t ino;
+} checked;
+
+static struct {
+    pthread_mutex_t lock;
+    checked *e;
+    size_t   n, cap;
+} checks = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static checked *find_check(const char *path)
+{
+    for (size_t i = 0; i < checks.n; i++)
+        if (!strcmp(checks.e[i].path, path))
+            return &checks.e[i];
+    return NULL;
+}
+
+/* Remembers the check's finding at path (st NULL: nothing there). */
+static int remember(const char *path, const struct stat *st, tf_error *err)
+{
+    pthread_mutex_lock(&checks.lock);
+    checked *c = find_check(path);
+    if (!c && checks.n == checks.cap) {
+        size_t cap = checks.cap ? 2 * checks.cap : 8;
+        checked *e = realloc(checks.e, cap * sizeof *e);
+        if (e) {
+            checks.e = e;
+            checks.cap = cap;
+        }
+    }
+    if (!c && checks.n < checks.cap && (checks.e[checks.n].path = strdup(path)))
+        c = &checks.e[checks.n++];
+    if (c)
+        *c = (checked){ .path = c->path, .existed = st != NULL, .dev = st ? st->st_dev : 0,
+                        .ino = st ? st->st_ino : 0 };
+    pthread_mutex_unlock(&checks.lock);
+    return c ? 0 : tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
+}
+
+/* What the check found at path: -1 it never looked, 0 nothing, 1 a file
+ * that may be replaced (its device and inode then in *dev, *ino). */
+static int recall(const char *path, dev_t *dev, ino_t *ino)
+{
+    pthread_mutex_lock(&checks.lock);
+    checked *c = find_check(path);
+    int found = !c ? -1 : c->existed;
+    if (found == 1) {
+        *dev = c->dev;
+        *ino = c->ino;
+    }
+    pthread_mutex_unlock(&checks.lock);
+    return found;
+}
+
 int tf_output_check_file(const char *path, const tf_output_rule *r, tf_error *err)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            return 0;   /* nothing there, or a dangling link: created anew (or
-                           refused by the creation, naming the cause) */
-        return tf_fail(err, TF_ERR_IO, "%s: %s", path, strerror(errno));
+        if (errno != ENOENT && errno != ENOTDIR)
+            return tf_fail(err, TF_ERR_IO, "%s: %s", path, strerror(errno));
+        /* A link to nothing: writing through it would create a file where
+         * the link points, which need not be where the user looks (or,
+         * in a shared folder, where someone else wants it). */
+        char target[PATH_MAX];
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        if (len >= 0)
+            return tf_fail(err, TF_ERR_EXISTS, "%s: a link to %.*s, which does not exist; "
+                           "not followed, even with --force: choose another output", path,
+                           (int)len, target);
+        return remember(path, NULL, err);
     }
     const char *in = input_at(&st, r);
     if (in)
@@ -73,7 +145,41 @@ int tf_output_check_file(const char *path, const tf_output_rule *r, tf_error *er
     if (r->ours && !r->ours(path))
         return tf_fail(err, TF_ERR_EXISTS, "%s: exists and is not %s; not replaced, even with "
                        "--force", path, r->kind);
-    return 0;
+    return remember(path, &st, err);
+}
+
+bool tf_output_may_replace(const char *path)
+{
+    dev_t dev;
+    ino_t ino;
+    struct stat st;
+    int found = recall(path, &dev, &ino);
+    return found < 0 ||
+           (found == 1 && stat(path, &st) == 0 && st.st_dev == dev && st.st_ino == ino);
+}
+
+int tf_output_commit(const char *tmp, const char *path, tf_error *err)
+{
+    if (tf_output_may_replace(path)) {
+        if (rename(tmp, path) == 0)
+            return 0;
+        return tf_fail(err, TF_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp,
+                       strerror(errno));
+    }
+    /* Nothing was there when checked (or what was has gone): whatever is
+     * there now appeared meanwhile and is not replaced.  RENAME_NOREPLACE
+     * (Linux 3.15) makes the test and the rename one step; where the file
+     * system lacks it, link(2) fails the same way on an existing name. */
+    int rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
+    if (rc != 0 && (errno == EINVAL || errno == ENOSYS) && (rc = link(tmp, path)) == 0)
+        unlink(tmp);
+    if (rc == 0)
+        return 0;
+    if (errno == EEXIST)
+        return tf_fail(err, TF_ERR_EXISTS, "%s: appeared while tracefold was writing it; "
+                       "not replaced", path);
+    return tf_fail(err, TF_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp,
+                   strerror(errno));
 }
 
 /* Whether name is one of the lines after the header of the marker text. */

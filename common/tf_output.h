@@ -11,7 +11,11 @@
  *     that lists every entry the folder holds now (nothing the user put
  *     there is removed with it).
  * The checks are made before the work, so a refusal costs nothing; the
- * outputs themselves are written under temporary names and renamed. */
+ * outputs themselves are written under temporary names in the same folder
+ * and committed at the end (tf_output_commit), so that no half-written
+ * output ever has the final name, and the commit replaces only the file
+ * the check let --force replace: a file created at that name meanwhile
+ * stays (a link to nothing is refused, never followed). */
 #ifndef TF_OUTPUT_H
 #define TF_OUTPUT_H
 
@@ -31,10 +35,27 @@ typedef struct tf_output_rule {
     const char *kind;
 } tf_output_rule;
 
-/* 0 when the file path may be written: it does not exist, or r->force is
- * given and it is a regular file r->ours accepts; and it is none of the
- * inputs.  Else TF_ERR_EXISTS (TF_ERR_USAGE for an input) naming path. */
+/* 0 when the file path may be written: it does not exist (nor is it a
+ * link to nothing), or r->force is given and it is a regular file r->ours
+ * accepts; and it is none of the inputs.  Else TF_ERR_EXISTS
+ * (TF_ERR_USAGE for an input) naming path.  What it found is remembered
+ * for tf_output_commit. */
 int tf_output_check_file(const char *path, const tf_output_rule *r, tf_error *err);
+
+/* Moves the finished temporary file tmp (in path's folder) to path:
+ * replacing the file that tf_output_check_file found there and let
+ * --force replace, if it is still that file; else only when nothing is
+ * there (atomically: a file created at path since the check fails the
+ * commit with TF_ERR_EXISTS, untouched).  A path never checked (a
+ * temporary conversion, a test's file) is replaced as rename(2) would.
+ * tmp is left to the caller on failure. */
+int tf_output_commit(const char *tmp, const char *path, tf_error *err);
+
+/* Whether a file at path may be replaced by an output written in place
+ * (a trace being recorded): it is the file tf_output_check_file found
+ * there and let --force replace, or path was never checked.  When the
+ * check found nothing, false: the output is to be created exclusively. */
+bool tf_output_may_replace(const char *path);
 
 /* 0 when the folder path may be written: it does not exist (*exists
  * false), or r->force is given and it is a folder.  With a marker, the

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <hdf5.h>
+#include <zlib.h>
 
 #include "h5_vlen1.h"
 #include "tf_memory.h"
@@ -478,33 +479,81 @@ static hid_t element_type(enum tf_h5_type type, bool file)
     return -1;
 }
 
+/* The stored form of a chunk holding one value throughout, made once per
+ * value and written as it is (H5Dwrite_chunk): a column of one value (no
+ * address, no object: a trace without memory samples) would otherwise
+ * cost libhdf5's shuffle and deflate of every chunk, 1.5 s for 80 MB of
+ * zeros (bench/RESULTS.md), to store the same few hundred bytes each time. */
+typedef struct one_value_chunk {
+    unsigned char value[16];   /* the element, as stored (file type) */
+    size_t        esize;       /* 0: not made yet */
+    unsigned char *z;          /* shuffled and deflated, as create_dataset's filters make it */
+    uLongf        zlen;
+} one_value_chunk;
+
 /* True when each of the n bytes at p, esize-byte elements, repeats the
- * element at fill. */
-static bool all_fill(const unsigned char *p, size_t n, size_t esize, const void *fill)
+ * first element. */
+static bool one_value(const unsigned char *p, size_t n, size_t esize)
 {
-    return memcmp(p, fill, esize) == 0 && memcmp(p, p + esize, n - esize) == 0;
+    return n >= esize && memcmp(p, p + esize, n - esize) == 0;
+}
+
+/* Makes c the stored chunk of `elements` copies of the element at value:
+ * the shuffle filter's output (each byte of the elements in turn, H5Z
+ * shuffle) deflated by compress2 at DEFLATE_LEVEL, as libhdf5's deflate
+ * filter does.  Returns false when out of memory. */
+static bool make_one_value_chunk(one_value_chunk *c, const unsigned char *value, size_t esize,
+                                 size_t elements)
+{
+    if (c->esize == esize && c->z && !memcmp(c->value, value, esize))
+        return true;
+    size_t raw_len = elements * esize;
+    unsigned char *raw = malloc(raw_len);
+    uLongf zlen = compressBound(raw_len);
+    unsigned char *z = malloc(zlen);
+    bool ok = raw && z;
+    for (size_t b = 0; ok && b < esize; b++)
+        memset(raw + b * elements, value[b], elements);
+    ok = ok && compress2(z, &zlen, raw, raw_len, DEFLATE_LEVEL) == Z_OK;
+    free(raw);
+    if (!ok) {
+        free(z);
+        return false;
+    }
+    free(c->z);
+    *c = (one_value_chunk){ .esize = esize, .z = z, .zlen = zlen };
+    memcpy(c->value, value, esize);
+    return true;
 }
 
 /* Writes rows [at, at + len) of dset (rank 1, or 2 of dims[1] columns),
- * which is chunked by chunk[0] rows, from src (row `at` first), piece by
- * piece at the chunks' edges (whole rows, so each piece is one block of
- * memory), leaving out the pieces whose every element is the fill value
- * at fill (HDF5 reads what was never written as the fill value). */
-static herr_t write_rows_but_fill(hid_t dset, hid_t mem_type, const void *src, int rank,
-                                  const hsize_t *dims, const hsize_t *chunk, hsize_t at,
-                                  hsize_t len, const void *fill)
+ * from src (row `at` first).  Chunked (chunk[0] rows a chunk, shuffled and
+ * deflated by create_dataset) and with mem_type as stored, a whole chunk
+ * of one value goes in its stored form, the rest through H5Dwrite. */
+static herr_t write_rows(hid_t dset, hid_t mem_type, const void *src, int rank,
+                         const hsize_t *dims, const hsize_t *chunk, hsize_t at, hsize_t len)
 {
     size_t esize = H5Tget_size(mem_type);
     size_t row_bytes = (rank == 2 ? dims[1] : 1) * esize;
-    hid_t file_space = H5Dget_space(dset);
+    hid_t file_space = H5Dget_space(dset), file_type = H5Dget_type(dset);
+    bool as_stored = chunk[0] && esize <= sizeof ((one_value_chunk *)0)->value &&
+                     file_type >= 0 && H5Tequal(file_type, mem_type) > 0;
     herr_t rc = file_space < 0 || esize == 0 ? -1 : 0;
+    one_value_chunk c = { 0 };
+    hsize_t step = chunk[0] ? chunk[0] : len;
     for (hsize_t r0 = at, next; rc >= 0 && r0 < at + len; r0 = next) {
-        next = (r0 / chunk[0] + 1) * chunk[0];
+        next = (r0 / step + 1) * step;
         next = next < at + len ? next : at + len;
         hsize_t start[2] = { r0, 0 }, count[2] = { next - r0, rank == 2 ? dims[1] : 1 };
         const unsigned char *piece = (const unsigned char *)src + (r0 - at) * row_bytes;
-        if (all_fill(piece, count[0] * row_bytes, esize, fill))
+        /* A whole chunk (not the last, partial one: libhdf5 fills its rows
+         * past the extent with zeros, which the stored form would not). */
+        bool whole = r0 % step == 0 && next - r0 == step;
+        if (as_stored && whole && one_value(piece, count[0] * row_bytes, esize) &&
+            make_one_value_chunk(&c, piece, esize, (size_t)(chunk[0] * count[1]))) {
+            rc = H5Dwrite_chunk(dset, H5P_DEFAULT, 0, start, c.zlen, c.z);
             continue;
+        }
         hid_t mem_space = H5Screate_simple(rank, count, NULL);
         rc = mem_space < 0 ? -1
                            : H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL,
@@ -514,6 +563,9 @@ static herr_t write_rows_but_fill(hid_t dset, hid_t mem_type, const void *src, i
         if (mem_space >= 0)
             H5Sclose(mem_space);
     }
+    free(c.z);
+    if (file_type >= 0)
+        H5Tclose(file_type);
     if (file_space >= 0)
         H5Sclose(file_space);
     return rc;
@@ -521,11 +573,12 @@ static herr_t write_rows_but_fill(hid_t dset, hid_t mem_type, const void *src, i
 
 /* Creates loc/name (replacing an older one) with the given shape; when
  * compress and large, chunked and compressed, its chunk's shape in chunk
- * (left zero otherwise), and its fill value, when fill is not NULL, the
- * element there (of mem_type). */
+ * (left zero otherwise).  Every chunk is written, even
+ * one of a single value (deflate makes it a few hundred bytes): readers
+ * refuse a dataset whose chunks are not all stored (tf_h5_check_extent). */
 static int create_dataset(hid_t loc, const char *name, hid_t type, int rank,
-                          const hsize_t *dims, bool compress, hid_t mem_type, const void *fill,
-                          hsize_t *chunk, hid_t *out, tf_error *err)
+                          const hsize_t *dims, bool compress, hsize_t *chunk, hid_t *out,
+                          tf_error *err)
 {
     if (H5Lexists(loc, name, H5P_DEFAULT) > 0 && H5Ldelete(loc, name, H5P_DEFAULT) < 0)
         return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot replace the dataset");
@@ -537,8 +590,7 @@ static int create_dataset(hid_t loc, const char *name, hid_t type, int rank,
         hsize_t r = CHUNK_ELEMENTS / chunk[1] ? CHUNK_ELEMENTS / chunk[1] : 1;
         chunk[0] = r < dims[0] ? r : dims[0];
         if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
-            H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0 ||
-            (fill && H5Pset_fill_value(dcpl, mem_type, fill) < 0)) {
+            H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0) {
             H5Pclose(dcpl);
             dcpl = -1;
         }
@@ -563,15 +615,12 @@ int tf_h5_write_typed(int64_t loc, const char *name, int64_t file_type, int64_t 
     tf_h5_silence();
     hsize_t dims[2] = { rows, rank == 2 ? cols : 1 }, chunk[2];
     hid_t dset;
-    bool empty = dims[0] * dims[1] == 0;
-    int status = create_dataset(loc, name, file_type, rank, dims, compress, mem_type,
-                                empty ? NULL : data, chunk, &dset, err);
+    int status = create_dataset(loc, name, file_type, rank, dims, compress, chunk, &dset, err);
     if (status < 0)
         return status;
     herr_t rc = 0;
-    if (!empty && data)
-        rc = chunk[0] ? write_rows_but_fill(dset, mem_type, data, rank, dims, chunk, 0, dims[0],
-                                            data)
+    if (dims[0] * dims[1] != 0 && data)
+        rc = chunk[0] ? write_rows(dset, mem_type, data, rank, dims, chunk, 0, dims[0])
                       : H5Dwrite(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
     H5Dclose(dset);
     if (rc < 0)
@@ -600,7 +649,6 @@ struct tf_h5_slabs {
     hsize_t rows, n, at;                    /* rank 1: rows unused */
     bool compress;
     hsize_t chunk[2];
-    unsigned char fill[16];                 /* the fill value: the first element */
 };
 
 int tf_h5_slabs_open(int64_t loc, const char *name, int64_t file_type, int64_t mem_type,
@@ -616,7 +664,7 @@ int tf_h5_slabs_open(int64_t loc, const char *name, int64_t file_type, int64_t m
         free(copy);
         return tf_h5_fail(err, TF_ERR_NOMEM, loc, name, "out of memory");
     }
-    if (H5Tget_size(mem_type) == 0 || H5Tget_size(mem_type) > sizeof s->fill) {
+    if (H5Tget_size(mem_type) == 0) {
         free(s);
         free(copy);
         return tf_h5_fail(err, TF_ERR_INTERNAL, loc, name, "no slabs of this element type");
@@ -636,15 +684,12 @@ int tf_h5_slabs_open_array(int64_t loc, const char *name, enum tf_h5_type type, 
                             0, n, true, s, err);
 }
 
-/* The dataset, created at the first write (fill: its first element, or
- * NULL when nothing is written). */
-static int slabs_create(tf_h5_slabs *s, const void *fill, tf_error *err)
+/* The dataset, created at the first write or at close. */
+static int slabs_create(tf_h5_slabs *s, tf_error *err)
 {
     hsize_t dims[2] = { s->rank == 2 ? s->rows : s->n, s->rank == 2 ? s->n : 1 };
-    if (fill)
-        memcpy(s->fill, fill, H5Tget_size(s->mem_type));
-    return create_dataset(s->loc, s->name, s->file_type, s->rank, dims, s->compress,
-                          s->mem_type, fill, s->chunk, &s->dset, err);
+    return create_dataset(s->loc, s->name, s->file_type, s->rank, dims, s->compress, s->chunk,
+                          &s->dset, err);
 }
 
 int tf_h5_slabs_write(tf_h5_slabs *s, const void *data, size_t len, size_t stride,
@@ -656,14 +701,13 @@ int tf_h5_slabs_write(tf_h5_slabs *s, const void *data, size_t len, size_t strid
         return tf_h5_fail(err, TF_ERR_INTERNAL, s->loc, s->name,
                           "%zu more elements than the %llu of the dataset", len,
                           (unsigned long long)s->n);
-    int rc = s->dset < 0 ? slabs_create(s, data, err) : 0;
+    int rc = s->dset < 0 ? slabs_create(s, err) : 0;
     if (rc < 0)
         return rc;
     herr_t hrc = 0;
     if (s->rank == 1 && s->chunk[0]) {
         hsize_t dims[2] = { s->n, 1 };
-        hrc = write_rows_but_fill(s->dset, s->mem_type, data, 1, dims, s->chunk, s->at, len,
-                                  s->fill);
+        hrc = write_rows(s->dset, s->mem_type, data, 1, dims, s->chunk, s->at, len);
     } else if (s->rank == 1 || s->rows > 0) {
         /* row r of the slab at data + r · stride elements (rank 2) */
         bool two = s->rank == 2;
@@ -701,7 +745,7 @@ int tf_h5_slabs_close(tf_h5_slabs *s, tf_error *err)
                         "closed after %llu of its %llu elements", (unsigned long long)s->at,
                         (unsigned long long)s->n);
     else if (err && s->dset < 0)
-        rc = slabs_create(s, NULL, err);   /* nothing to write: empty, or rows of nothing */
+        rc = slabs_create(s, err);   /* nothing to write: empty, or rows of nothing */
     if (s->dset >= 0 && H5Dclose(s->dset) < 0 && rc == 0 && err)
         rc = tf_h5_fail(err, TF_ERR_IO, s->loc, s->name, "cannot close the dataset");
     free(s->name);
@@ -1013,38 +1057,43 @@ int tf_h5_read_strings(int64_t loc, const char *name, char ***strings, size_t *n
  * matches, each coded in about 2 bits; zlib's technical notes, "Maximum
  * compression factor").  Shuffle and Fletcher-32 change no size. */
 #define DEFLATE_MAX_RATIO 1032
-/* What a chunked dataset with a fill value of its own may hold beyond its
- * stored chunks: tf_h5_write_typed stores no chunk that is the fill value
- * throughout, so a column of one value costs nothing on disk and only this
- * margin bounds it. */
-#define FILL_MARGIN ((uint64_t)1 << 30)
 /* The largest chunk a reader accepts.  libhdf5 allocates a whole chunk to
  * read any part of it, whatever is stored, so a damaged chunk size would
  * cost memory before any extent is read; tracefold writes chunks of at
  * most about 1 MiB (TF_H5_CHUNK_ELEMENTS values, TF_TRACE_CHUNK_BYTES). */
 #define CHUNK_MAX_BYTES ((uint64_t)64 << 20)
 
-/* Why a chunked dataset's chunk is too large to read ("" when it is not). */
-static void check_chunk_size(hid_t dset, hid_t dcpl, char *why, size_t whylen)
+/* How many chunks cover a chunked dataset's extent; *why set when a chunk is
+ * too large to read or the layout cannot be read. */
+static uint64_t chunks_needed(hid_t dset, hid_t dcpl, char *why, size_t whylen)
 {
-    hsize_t dims[H5S_MAX_RANK];
+    hsize_t dims[H5S_MAX_RANK], extent[H5S_MAX_RANK];
     int rank = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims);
-    hid_t type = H5Dget_type(dset);
+    hid_t type = H5Dget_type(dset), space = H5Dget_space(dset);
     uint64_t bytes = type < 0 ? 0 : H5Tget_size(type);
+    int srank = space < 0 ? -1 : H5Sget_simple_extent_dims(space, extent, NULL);
     if (type >= 0)
         H5Tclose(type);
-    if (rank <= 0 || !bytes) {
+    if (space >= 0)
+        H5Sclose(space);
+    if (rank <= 0 || !bytes || srank != rank) {
         snprintf(why, whylen, "cannot read its chunk layout");
-        return;
+        return 0;
     }
+    uint64_t needed = 1;
     for (int i = 0; i < rank; i++) {
         if (!dims[i] || bytes > CHUNK_MAX_BYTES / dims[i]) {
             snprintf(why, whylen, "has chunks over %" PRIu64 " MiB (damaged file?)",
                      CHUNK_MAX_BYTES >> 20);
-            return;
+            return 0;
         }
         bytes *= dims[i];
+        /* Each factor is at most the extent, itself checked against the
+         * file's size by the caller; saturate rather than wrap meanwhile. */
+        uint64_t along = extent[i] / dims[i] + (extent[i] % dims[i] != 0);
+        needed = along && needed > UINT64_MAX / along ? UINT64_MAX : needed * along;
     }
+    return needed;
 }
 
 /* The most bytes a dataset's storage can stand for; *why set when it
@@ -1066,7 +1115,7 @@ static uint64_t extent_limit(hid_t dset, char *why, size_t whylen)
     }
     uint64_t limit = file_size;
     if (layout == H5D_CHUNKED) {
-        check_chunk_size(dset, dcpl, why, whylen);
+        uint64_t needed = chunks_needed(dset, dcpl, why, whylen);
         uint64_t ratio = 1;
         int nfilters = H5Pget_nfilters(dcpl);
         for (int i = 0; i < nfilters && !why[0]; i++) {
@@ -1080,18 +1129,28 @@ static uint64_t extent_limit(hid_t dset, char *why, size_t whylen)
                 snprintf(why, whylen, "stored through HDF5 filter %d, which tracefold "
                          "neither writes nor reads", (int)id);
         }
-        H5D_fill_value_t fill = H5D_FILL_VALUE_UNDEFINED;
-        bool own_fill = H5Pfill_value_defined(dcpl, &fill) >= 0 &&
-                        fill == H5D_FILL_VALUE_USER_DEFINED;
         uint64_t stored = H5Dget_storage_size(dset);
+        hsize_t nchunks = 0;
+        /* libhdf5 1.10.8 takes no H5S_ALL here: the dataset's own space. */
+        hid_t space = H5Dget_space(dset);
         /* The chunk index gives each chunk's stored size, which libhdf5
          * allocates to read it: their sum cannot exceed the file. */
         if (!why[0] && stored > file_size)
             snprintf(why, whylen, "its chunks claim %" PRIu64 " bytes, more than the file's "
                      "%" PRIu64 " (damaged file?)", stored, (uint64_t)file_size);
-        limit = stored > (UINT64_MAX - FILL_MARGIN) / ratio ? UINT64_MAX - FILL_MARGIN
-                                                            : stored * ratio;
-        limit += own_fill ? FILL_MARGIN : 0;
+        /* libhdf5 reads a chunk never written as the fill value, which no
+         * byte of the file pays for: every chunk of the extent must be
+         * stored (the writers store them all, even a run of one value). */
+        else if (!why[0] && (space < 0 || H5Dget_num_chunks(dset, space, &nchunks) < 0))
+            snprintf(why, whylen, "cannot read its chunk index");
+        else if (!why[0] && nchunks < needed)
+            snprintf(why, whylen, "stores %llu of the %" PRIu64 " chunks its extent needs "
+                     "(damaged file, or a fold.h5 of a tracefold before 2026-12-06 that left "
+                     "out runs of one value: fold again)", (unsigned long long)nchunks,
+                     needed);
+        if (space >= 0)
+            H5Sclose(space);
+        limit = stored > UINT64_MAX / ratio ? UINT64_MAX : stored * ratio;
     }
     H5Pclose(dcpl);
     return limit;

@@ -62,11 +62,11 @@ int tf_h5_attr_read_double(int64_t obj, const char *name, double *value, tf_erro
 /* Numeric datasets: tf_h5_write_array a 1-D one of n elements,
  * tf_h5_write_matrix a 2-D one of rows × cols, 2-D even when cols (or
  * rows) is 0, and then data is not read.  Datasets of more than a few
- * thousand elements are chunked and deflate-compressed; their fill value
- * is their first element, and the chunks holding nothing else are not
- * stored (HDF5 reads an unwritten chunk as the fill value,
- * H5Pset_fill_value(3)), so that columns of one value throughout (no
- * address, no object) cost neither deflate nor disk.  The reader converts
+ * thousand elements are chunked and deflate-compressed, every chunk
+ * stored, even one of a single value throughout (no address, no object),
+ * which deflate makes a few hundred bytes: a reader refuses a chunk that
+ * is not stored, which libhdf5 would read as fill values no byte of the
+ * file pays for (tf_h5_check_extent).  The reader converts
  * to the requested type and malloc's *data (NULL when empty); *cols gets 0
  * for a 1-D dataset, and for a 2-D one of no columns. */
 int tf_h5_write_array(int64_t loc, const char *name, enum tf_h5_type type, const void *data,
@@ -85,8 +85,7 @@ int tf_h5_write_typed(int64_t loc, const char *name, int64_t file_type, int64_t 
  * a column worked out a chunk at a time).  Rank 1: n elements, slabs of
  * them; rank 2: rows × n, each slab len columns of every row.  Types and
  * compress as tf_h5_write_typed (a 2-D one stays contiguous); the file
- * holds the same as tf_h5_write_typed's would, the fill value of a
- * compressed one being the first element written.  The dataset is
+ * holds the same as tf_h5_write_typed's would.  The dataset is
  * created at the first write.  close with err NULL abandons it (after a
  * failure elsewhere); with err it fails when fewer than n elements were
  * written.  Writes more than n fail. */
@@ -131,9 +130,9 @@ int tf_h5_read_strings(int64_t loc, const char *name, char ***strings, size_t *n
  * `elements` elements of esize bytes (as stored) is no more than its
  * storage can hold: contiguous or compact data no more than the file's
  * size; chunked data no more than the bytes of its stored chunks times
- * deflate's largest ratio (1032, or 1 without deflate), plus 1 GiB when it
- * has a fill value of its own (unstored chunks of the fill value are
- * tf_h5_write_typed's).  Filters tracefold does not write are refused.
+ * deflate's largest ratio (1032, or 1 without deflate), and every chunk
+ * of the extent stored (libhdf5 reads one that is not as fill values).
+ * Filters tracefold does not write are refused.
  * Fails naming the file and the dataset. */
 int tf_h5_check_extent(int64_t dset, uint64_t elements, size_t esize, tf_error *err);
 

@@ -56,25 +56,14 @@ static int seen_add(seen *s, uint32_t type, uint64_t value, bool *added)
     return 0;
 }
 
-static int check_row(const char *prv, const tf_prv_header *h, const tf_row *row, tf_error *err)
+/* Beyond the counts every reader checks, a .row that names no thread
+ * leaves the threads without names in Paraver. */
+static int check_row(const char *path, const tf_prv_header *h, const tf_row *row,
+                     tf_error *err)
 {
-    char *path = tf_prv_sibling(prv, ".row");
-    struct { enum tf_row_level level; uint64_t want; bool given; } levels[] = {
-        {TF_ROW_THREAD, tf_prv_nthreads(h), true},
-        {TF_ROW_CPU, h->ncpus, h->nnodes > 0},
-        {TF_ROW_NODE, h->nnodes, h->nnodes > 0},
-        {TF_ROW_APPL, h->nappls, true},
-    };
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < sizeof levels / sizeof levels[0]; i++)
-        if (levels[i].given && row->n[levels[i].level] &&
-            row->n[levels[i].level] != levels[i].want)
-            rc = tf_fail(err, TF_ERR_FORMAT, "%s: level %s has %zu names, the header %" PRIu64,
-                         path, tf_row_level_name(levels[i].level), row->n[levels[i].level],
-                         levels[i].want);
+    int rc = tf_row_check_counts(row, path, h, err);
     if (rc == 0 && !row->n[TF_ROW_THREAD])
         rc = tf_fail(err, TF_ERR_FORMAT, "%s: no THREAD level: threads would have no names", path);
-    free(path);
     return rc;
 }
 
@@ -134,7 +123,7 @@ int tf_prv_check(const char *prv_path, tf_prv_check_report *rep, tf_error *err)
         rc = tf_row_read(row_path, &row, err);
     const tf_prv_header *h = r ? tf_prv_get_header(r) : NULL;
     if (rc == 0)
-        rc = check_row(prv_path, h, &row, err);
+        rc = check_row(row_path, h, &row, err);
     tf_prv_record rec;
     uint64_t last = 0;
     while (rc == 0 && (rc = tf_prv_next(r, &rec, err)) == 1) {

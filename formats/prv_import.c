@@ -782,6 +782,8 @@ static int load_labels(importer *im, tf_error *err)
     im->stats->have_pcf = im->pcf != NULL;
     if (rc == 0 && (rc = tf_row_read(row, &im->row, err)) == -TF_ERR_NOTFOUND)
         rc = 0;
+    else if (rc == 0)
+        rc = tf_row_check_counts(&im->row, row, im->h, err);
     im->stats->have_row = rc == 0 && (im->row.n[TF_ROW_THREAD] || im->row.n[TF_ROW_NODE]);
     if (rc == 0)
         tf_error_clear(err);

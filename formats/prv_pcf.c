@@ -2,6 +2,7 @@
 #include "prv_pcf.h"
 #include "prv_lines.h"
 #include "tf_array.h"
+#include "tf_escape.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -431,6 +432,16 @@ static const char *state_color(uint64_t state)
     return state < sizeof colors / sizeof colors[0] ? colors[state] : "{192,192,192}";
 }
 
+/* A label and its line's end, the label escaped (tf_escape.h): labels
+ * come from a trace's names, and a control character would break the line,
+ * or make the file one that no reader, ours included (control_char), takes
+ * for a .pcf. */
+static void put_label(FILE *f, const char *label)
+{
+    tf_escape_put(f, label);
+    fputc('\n', f);
+}
+
 int tf_pcf_write(tf_pcf *pcf, FILE *f)
 {
     fputs("DEFAULT_OPTIONS\n\n"
@@ -444,20 +455,25 @@ int tf_pcf_write(tf_pcf *pcf, FILE *f)
           "DEFAULT_SEMANTIC\n\n"
           "THREAD_FUNC          State As Is\n\n\n", f);
     fputs("STATES\n", f);
-    for (size_t i = 0; i < pcf->states.n; i++)
-        fprintf(f, "%" PRIu64 "    %s\n", pcf->states.e[i].key, pcf->states.e[i].label);
+    for (size_t i = 0; i < pcf->states.n; i++) {
+        fprintf(f, "%" PRIu64 "    ", pcf->states.e[i].key);
+        put_label(f, pcf->states.e[i].label);
+    }
     fputs("\n\nSTATES_COLOR\n", f);
     for (size_t i = 0; i < pcf->states.n; i++)
         fprintf(f, "%" PRIu64 "    %s\n", pcf->states.e[i].key, state_color(pcf->states.e[i].key));
     fputs("\n\n", f);
     for (size_t i = 0; i < pcf->ntypes; i++) {
         const pcf_type *t = &pcf->types[i];
-        fprintf(f, "EVENT_TYPE\n%" PRIu32 "    %" PRIu64 "    %s\n", t->gradient, t->type, t->label);
+        fprintf(f, "EVENT_TYPE\n%" PRIu32 "    %" PRIu64 "    ", t->gradient, t->type);
+        put_label(f, t->label);
         if (t->values != SIZE_MAX) {
             const label_set *s = &pcf->sets[t->values];
             fputs("VALUES\n", f);
-            for (size_t k = 0; k < s->n; k++)
-                fprintf(f, "%" PRId64 "      %s\n", (int64_t)s->e[k].key, s->e[k].label);
+            for (size_t k = 0; k < s->n; k++) {
+                fprintf(f, "%" PRId64 "      ", (int64_t)s->e[k].key);
+                put_label(f, s->e[k].label);
+            }
         }
         fputs("\n\n", f);
     }

@@ -290,8 +290,9 @@ static int parse_appls(tf_prv_reader *r, const char **pp, const char *e, tf_erro
 
 /* Threads, unlike the other counts, are numbers in the header: "1(64:1)"
  * is 64 threads in 7 bytes.  Every thread costs the conversion into a
- * tracefold trace memory whether it has records or not (its datasets: about
- * 100 KB; docs/paraver.md, "Limits"), so the count is held to what the file
+ * tracefold trace time and memory whether it has records or not (its group
+ * and empty tables: about 4 KB; docs/paraver.md, "Limits"), so the count is
+ * held to what the file
  * could hold: TF_PRV_THREADS_FREE threads, and one more per
  * TF_PRV_BYTES_PER_THREAD bytes of the file (compressed, for gzip), which
  * no real trace comes near: Extrae writes a state record of about 30 bytes

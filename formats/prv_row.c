@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "prv_row.h"
 #include "prv_lines.h"
+#include "prv_reader.h"
+#include "tf_escape.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,9 +89,11 @@ int tf_row_read(const char *path, tf_row *row, tf_error *err)
                 rc = tf_fail(err, TF_ERR_FORMAT,
                              "%s: line %lu: unknown level '%s' (CPU, NODE, THREAD, TASK, APPL, WORKLOAD, SYSTEM)",
                              path, line, word);
-            else if (row->n[level])
+            else if (row->line[level])
                 rc = tf_fail(err, TF_ERR_FORMAT, "%s: line %lu: level %s given twice", path,
                              line, word);
+            else
+                row->line[level] = line;
             continue;
         }
         rc = tf_row_add(row, (enum tf_row_level)level, p, err);
@@ -107,6 +112,25 @@ int tf_row_read(const char *path, tf_row *row, tf_error *err)
     return rc;
 }
 
+int tf_row_check_counts(const tf_row *row, const char *path, const tf_prv_header *h,
+                        tf_error *err)
+{
+    const struct { enum tf_row_level level; uint64_t want; bool given; } levels[] = {
+        {TF_ROW_THREAD, tf_prv_nthreads(h), true},
+        {TF_ROW_CPU, h->ncpus, h->nnodes > 0},
+        {TF_ROW_NODE, h->nnodes, h->nnodes > 0},
+        {TF_ROW_APPL, h->nappls, true},
+    };
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        enum tf_row_level l = levels[i].level;
+        if (levels[i].given && row->line[l] && row->n[l] != levels[i].want)
+            return tf_fail(err, TF_ERR_FORMAT, "%s: line %lu: level %s has %zu names, the .prv "
+                           "header %" PRIu64, path, row->line[l], level_names[l], row->n[l],
+                           levels[i].want);
+    }
+    return 0;
+}
+
 int tf_row_write(const tf_row *row, FILE *f)
 {
     bool first = true;
@@ -115,8 +139,12 @@ int tf_row_write(const tf_row *row, FILE *f)
             continue;
         fprintf(f, "%sLEVEL %s SIZE %zu\n", first ? "" : "\n", level_names[l], row->n[l]);
         first = false;
-        for (size_t i = 0; i < row->n[l]; i++)
-            fprintf(f, "%s\n", row->names[l][i]);
+        /* Escaped (tf_escape.h): a name from a trace with a line break
+         * would shift every name after it. */
+        for (size_t i = 0; i < row->n[l]; i++) {
+            tf_escape_put(f, row->names[l][i]);
+            fputc('\n', f);
+        }
     }
     return ferror(f) ? -1 : 0;
 }

@@ -17,10 +17,19 @@ enum tf_row_level {
 typedef struct tf_row {
     size_t n[TF_ROW_NLEVELS];
     char **names[TF_ROW_NLEVELS];
+    unsigned long line[TF_ROW_NLEVELS];   /* of the level's LEVEL line; 0: not read */
 } tf_row;
+
+struct tf_prv_header;
 
 /* Parses path into row (zeroed first); a missing file is TF_ERR_NOTFOUND. */
 int  tf_row_read(const char *path, tf_row *row, tf_error *err);
+/* Checks the counts of a .row read from path against the .prv header it
+ * goes with (threads, applications, and CPUs and nodes when the header
+ * names them): a level given with another count fails, naming path and the
+ * level's line.  Levels left out are not checked. */
+int  tf_row_check_counts(const tf_row *row, const char *path, const struct tf_prv_header *h,
+                         tf_error *err);
 /* Appends a name to a level. */
 int  tf_row_add(tf_row *row, enum tf_row_level level, const char *name, tf_error *err);
 /* Name of object i (0-based) of a level, or NULL. */

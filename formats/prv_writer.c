@@ -11,6 +11,7 @@
 
 #include "prv_types.h"
 #include "tf_outfile.h"
+#include "tf_output.h"
 
 /* An event type and its field text ":TYPE" (at most 11 characters). */
 typedef struct type_field {
@@ -517,9 +518,12 @@ int tf_prv_writer_close(tf_prv_writer *w, tf_error *err)
     if (rc == 0 && !direct)
         rc = write_prv(w, err);
     /* The .prv goes last: its presence means the three files are complete. */
-    if (rc == 0 && (rename(w->pcf_tmp, w->pcf_path) || rename(w->row_tmp, w->row_path) ||
-                    rename(direct ? w->body_path : w->tmp_path, w->path)))
-        rc = tf_fail(err, TF_ERR_IO, "%s: cannot rename into place: %s", w->path, strerror(errno));
+    if (rc == 0)
+        rc = tf_output_commit(w->pcf_tmp, w->pcf_path, err);
+    if (rc == 0)
+        rc = tf_output_commit(w->row_tmp, w->row_path, err);
+    if (rc == 0)
+        rc = tf_output_commit(direct ? w->body_path : w->tmp_path, w->path, err);
     if (rc < 0) {
         tf_prv_writer_abort(w);
         return rc;

@@ -20,6 +20,7 @@
 
 #include "h5util.h"
 #include "strtab.h"
+#include "tf_output.h"
 #include "trace_schema.h"
 
 /* Chunks of about this many bytes (uncompressed), the deflate level, and
@@ -39,16 +40,25 @@
 /* Records packed per H5Dwrite, which bounds the scratch buffer. */
 #define PACK_ROWS 8192
 
-/* One appendable dataset. */
+/* One appendable dataset, created in the file when its first rows come
+ * (or, empty, at the next flush or the close, and closed again), so that
+ * only the tables being written are held open: a Paraver header declaring
+ * 4000 threads without records took 131 MB to convert with every table
+ * created and held from the start (bench/RESULTS.md, "Paraver import"). */
 typedef struct table {
-    hid_t    dset;
-    hid_t    mem_type;   /* owned unless a predefined type */
+    hid_t    dset;       /* -1 while not open */
+    hid_t    mem_type;   /* built when opened; owned unless a predefined type */
     bool     own_type;
+    bool     exists;     /* created in the file (maybe closed since) */
+    const tf_table_schema *schema;   /* NULL: a column of `column` */
+    hid_t    column;     /* file type of a schema-less table (predefined) */
+    uint32_t ncounters;
     size_t   row_size;   /* bytes of one row in memory */
     uint64_t rows;       /* appended, staged ones included */
     uint64_t written;    /* in the dataset */
     unsigned char *stage;   /* staged rows (memory layout), allocated at first use */
     size_t   staged, stage_cap;   /* rows */
+    char     path[80];   /* in the file: "/process/P/thread/T/samples" at most */
 } table;
 
 typedef struct wthread {
@@ -87,17 +97,40 @@ static void table_close(table *t)
     if (t->own_type && t->mem_type >= 0)
         H5Tclose(t->mem_type);
     t->dset = t->mem_type = -1;
+    t->own_type = false;
     free(t->stage);
     t->stage = NULL;
     t->staged = 0;
 }
 
-/* Creates loc/name, empty and unlimited.  file_type and mem_type are taken
- * over (closed with the table) when own is set. */
-static int table_create(hid_t loc, const char *name, hid_t file_type,
-                        hid_t mem_type, bool own, size_t row_size, table *t, tf_error *err)
+/* Describes group/name, a table of schema s (with ncounters counters), or
+ * when s is NULL a column of the predefined file type `column`; nothing is
+ * created yet. */
+static void table_declare(table *t, const char *group, const char *name,
+                          const tf_table_schema *s, uint32_t ncounters, hid_t column)
 {
-    *t = (table){ .dset = -1, .mem_type = mem_type, .own_type = own, .row_size = row_size };
+    *t = (table){ .dset = -1, .mem_type = -1, .schema = s, .column = column,
+                  .ncounters = ncounters,
+                  .row_size = s ? tf_schema_row_size(s, ncounters) : H5Tget_size(column) };
+    snprintf(t->path, sizeof t->path, "%s/%s", group, name);
+}
+
+/* Opens the table, creating it (empty, unlimited) the first time. */
+static int table_open(hid_t file, table *t, tf_error *err)
+{
+    if (t->dset >= 0)
+        return 0;
+    const tf_table_schema *s = t->schema;
+    hid_t file_type = s ? tf_schema_type(s, t->ncounters, true) : t->column;
+    t->own_type = s != NULL;
+    t->mem_type = s ? tf_schema_type(s, t->ncounters, false)
+                    : t->column == H5T_STD_U8LE ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT64;
+    if (file_type < 0 || t->mem_type < 0) {
+        if (s && file_type >= 0)
+            H5Tclose(file_type);
+        table_close(t);
+        return tf_h5_fail(err, TF_ERR_INTERNAL, file, t->path, "cannot build the record type");
+    }
     size_t file_row = H5Tget_size(file_type);
     hsize_t chunk = TF_TRACE_CHUNK_BYTES / (file_row ? file_row : 1);
     if (chunk < MIN_CHUNK_ROWS)
@@ -120,23 +153,38 @@ static int table_create(hid_t loc, const char *name, hid_t file_type,
                * chunks go first (w0 = 1), the partial one stays cached. */
               H5Pset_chunk_cache(dapl, 101, 3 * chunk * file_row, 1.0) >= 0;
     if (ok)
-        t->dset = H5Dcreate2(loc, name, file_type, space, H5P_DEFAULT, dcpl, dapl);
+        t->dset = t->exists ? H5Dopen2(file, t->path, dapl)
+                            : H5Dcreate2(file, t->path, file_type, space, H5P_DEFAULT, dcpl,
+                                         dapl);
     if (space >= 0)
         H5Sclose(space);
     if (dcpl >= 0)
         H5Pclose(dcpl);
     if (dapl >= 0)
         H5Pclose(dapl);
-    if (own)
+    if (s)
         H5Tclose(file_type);
     if (t->dset < 0) {
         table_close(t);
-        return tf_h5_fail(err, TF_ERR_IO, loc, name, "cannot create the dataset");
+        return tf_h5_fail(err, TF_ERR_IO, file, t->path, t->exists ? "cannot open the dataset"
+                                                                  : "cannot create the dataset");
     }
+    t->exists = true;
     return 0;
 }
 
-/* Writes n rows into the dataset, after those it holds. */
+/* Creates a table that has had no rows yet, empty, and closes it again:
+ * readers expect every table of the format. */
+static int table_settle(hid_t file, table *t, tf_error *err)
+{
+    if (t->exists)
+        return 0;
+    int rc = table_open(file, t, err);
+    table_close(t);
+    return rc;
+}
+
+/* Writes n rows into the open dataset, after those it holds. */
 static int table_write(table *t, const void *rows, size_t n, tf_error *err)
 {
     hsize_t start = t->written, count = n, size = t->written + n;
@@ -155,9 +203,10 @@ static int table_write(table *t, const void *rows, size_t n, tf_error *err)
     return 0;
 }
 
-/* Writes the staged rows into the dataset. */
-static int table_drain(table *t, tf_error *err)
+/* Writes the staged rows into the dataset (which exists: rows came). */
+static int table_drain(hid_t file, table *t, tf_error *err)
 {
+    (void)file;
     if (!t->staged)
         return 0;
     int rc = table_write(t, t->stage, t->staged, err);
@@ -166,13 +215,14 @@ static int table_drain(table *t, tf_error *err)
     return rc;
 }
 
-static int table_append(table *t, const void *rows, size_t n, tf_error *err)
+/* Opens the table (creating it at its first rows) and stages or writes. */
+static int table_append(hid_t file, table *t, const void *rows, size_t n, tf_error *err)
 {
     if (!n)
         return 0;
-    int rc = 0;
-    if (t->staged + n > t->stage_cap)
-        rc = table_drain(t, err);
+    int rc = table_open(file, t, err);
+    if (rc == 0 && t->staged + n > t->stage_cap)
+        rc = table_drain(file, t, err);
     if (rc == 0 && n < t->stage_cap && !t->stage)
         t->stage = malloc(t->stage_cap * t->row_size);   /* without it: written at once */
     if (rc == 0 && n < t->stage_cap && t->stage) {
@@ -184,28 +234,6 @@ static int table_append(table *t, const void *rows, size_t n, tf_error *err)
     if (rc == 0)
         t->rows += n;
     return rc;
-}
-
-static int table_create_schema(hid_t loc, const tf_table_schema *s,
-                               uint32_t ncounters, table *t, tf_error *err)
-{
-    hid_t file_type = tf_schema_type(s, ncounters, true);
-    hid_t mem_type = tf_schema_type(s, ncounters, false);
-    if (file_type < 0 || mem_type < 0) {
-        if (file_type >= 0)
-            H5Tclose(file_type);
-        if (mem_type >= 0)
-            H5Tclose(mem_type);
-        return tf_h5_fail(err, TF_ERR_INTERNAL, loc, s->name, "cannot build the record type");
-    }
-    return table_create(loc, s->name, file_type, mem_type, true,
-                        tf_schema_row_size(s, ncounters), t, err);
-}
-
-static int table_create_frames(hid_t loc, table *t, tf_error *err)
-{
-    return table_create(loc, TF_DSET_FRAMES, H5T_STD_U64LE, H5T_NATIVE_UINT64, false,
-                        sizeof(uint64_t), t, err);
 }
 
 /* Packs records in batches of PACK_ROWS and appends them. */
@@ -226,7 +254,7 @@ static int table_append_records(tf_writer *w, table *t, const tf_table_schema *s
         size_t batch = n - done < PACK_ROWS ? n - done : PACK_ROWS;
         tf_schema_pack(s, ncounters, (const unsigned char *)records + done * s->struct_size,
                        counters ? counters + done * values : NULL, batch, w->scratch);
-        int rc = table_append(t, w->scratch, batch, err);
+        int rc = table_append(w->file, t, w->scratch, batch, err);
         if (rc < 0)
             return rc;
         done += batch;
@@ -266,7 +294,7 @@ static int write_new_strings(tf_writer *w, tf_error *err)
         memcpy(p, w->strings.strings[i], len);
         p += len;
     }
-    int rc = table_append(&w->strings_table, bytes, total, err);
+    int rc = table_append(w->file, &w->strings_table, bytes, total, err);
     free(bytes);
     if (rc == 0)
         w->strings_written = w->strings.n;
@@ -275,7 +303,7 @@ static int write_new_strings(tf_writer *w, tf_error *err)
 
 /* ---- creation ------------------------------------------------------------- */
 
-static hid_t writer_fapl(void)
+static hid_t writer_fapl(bool atomic)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0)
@@ -283,13 +311,19 @@ static hid_t writer_fapl(void)
     /* Metadata stays in memory until a flush, so the file on disk is always
      * the state of the last flush: what makes a SIGKILLed trace readable.
      * The 1.8 format, not 1.10's: its superblock would stay marked "open for
-     * writing" after a kill, and HDF5 would refuse to open the trace. */
+     * writing" after a kill, and HDF5 would refuse to open the trace.  A
+     * trace written under a temporary name (atomic) is never read before
+     * its close, so it keeps libhdf5's own bounded cache instead: the
+     * object headers of a Paraver header's every thread would otherwise
+     * all stay in memory. */
     H5AC_cache_config_t mdc = { .version = H5AC__CURR_CACHE_CONFIG_VERSION };
     if (H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
         H5Pget_mdc_config(fapl, &mdc) < 0) {
         H5Pclose(fapl);
         return -1;
     }
+    if (atomic)
+        return fapl;
     mdc.evictions_enabled = false;
     mdc.incr_mode = H5C_incr__off;
     mdc.flash_incr_mode = H5C_flash_incr__off;
@@ -366,7 +400,7 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
     if (!w)
         return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
     w->file = -1;
-    w->strings_table.dset = w->strings_table.mem_type = -1;
+    table_declare(&w->strings_table, "", TF_DSET_STRINGS, NULL, 0, H5T_STD_U8LE);
     tf_strtab_init(&w->strings);
     w->atomic = flags & TF_WRITER_ATOMIC;
     w->path = strdup(path);
@@ -383,10 +417,14 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
         writer_free(w);
         return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
     }
-    hid_t fapl = writer_fapl(), fcpl = writer_fcpl();
+    hid_t fapl = writer_fapl(w->atomic), fcpl = writer_fcpl();
     errno = 0;
+    /* Written in place, a trace replaces only what the output rule let
+     * --force replace; anything created at its name since the check
+     * stays (common/tf_output.h). */
+    unsigned mode = w->atomic || tf_output_may_replace(path) ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
     if (fapl >= 0 && fcpl >= 0)
-        w->file = H5Fcreate(w->file_path, H5F_ACC_TRUNC, fcpl, fapl);
+        w->file = H5Fcreate(w->file_path, mode, fcpl, fapl);
     int saved = errno;
     if (fapl >= 0)
         H5Pclose(fapl);
@@ -398,11 +436,8 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
         writer_free(w);
         return rc;
     }
-    int rc = table_create(w->file, TF_DSET_STRINGS, H5T_STD_U8LE, H5T_NATIVE_UINT8, false, 1,
-                          &w->strings_table, err);
     hid_t group = -1;
-    if (rc == 0)
-        rc = write_new_strings(w, err);   /* id 0, "" */
+    int rc = write_new_strings(w, err);   /* id 0, "" */
     if (rc == 0)
         rc = write_root_attributes(w, meta, err);
     if (rc == 0)
@@ -467,11 +502,6 @@ static int create_process_group(tf_writer *w, uint32_t index, wprocess *p,
            (rc = tf_h5_attr_write_string(g, TF_ATTR_EXECUTABLE, d->executable, err)) < 0 ||
            (rc = tf_h5_attr_write_string(g, TF_ATTR_HOST, d->host, err)) < 0 ||
            (rc = tf_h5_attr_write_string(g, TF_ATTR_BUILD_ID, d->build_id, err)) < 0 ||
-           (rc = table_create_schema(g, &tf_schema_counters, 0, &p->counters, err)) < 0 ||
-           (rc = table_create_schema(g, &tf_schema_modules, 0, &p->modules, err)) < 0 ||
-           (rc = table_create_schema(g, &tf_schema_objects, 0, &p->objects, err)) < 0 ||
-           (rc = table_create_schema(g, &tf_schema_symbols, 0, &p->symbols, err)) < 0 ||
-           (rc = table_create_frames(g, &p->frames, err)) < 0 ||
            (rc = write_counters(w, index, p, d, err)) < 0 ||
            (rc = tf_h5_group_create(g, TF_GROUP_THREAD, NULL, err)) < 0);
     H5Gclose(g);
@@ -500,9 +530,13 @@ int tf_writer_add_process(tf_writer *w, const tf_process_desc *d, uint32_t *proc
     wprocess *p = &w->procs[index];
     memset(p, 0, sizeof *p);
     p->ncounters = d->ncounters;
-    table *tables[] = { &p->counters, &p->modules, &p->objects, &p->symbols, &p->frames };
-    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
-        tables[i]->dset = tables[i]->mem_type = -1;
+    char group[32];
+    snprintf(group, sizeof group, "/%s/%" PRIu32, TF_GROUP_PROCESS, index);
+    table_declare(&p->counters, group, tf_schema_counters.name, &tf_schema_counters, 0, -1);
+    table_declare(&p->modules, group, tf_schema_modules.name, &tf_schema_modules, 0, -1);
+    table_declare(&p->objects, group, tf_schema_objects.name, &tf_schema_objects, 0, -1);
+    table_declare(&p->symbols, group, tf_schema_symbols.name, &tf_schema_symbols, 0, -1);
+    table_declare(&p->frames, group, TF_DSET_FRAMES, NULL, 0, H5T_STD_U64LE);
     /* Counted before the group is filled, so a failure midway still closes
      * whatever was opened. */
     w->nprocs++;
@@ -542,16 +576,18 @@ int tf_writer_add_thread(tf_writer *w, uint32_t proc, uint64_t tid, uint32_t *th
     uint32_t index = p->nthreads;
     wthread *t = &p->threads[index];
     *t = (wthread){ .tid = tid };
-    t->events.dset = t->samples.dset = t->frames.dset = -1;
-    t->events.mem_type = t->samples.mem_type = t->frames.mem_type = -1;
+    char group[48];
+    snprintf(group, sizeof group, "/%s/%" PRIu32 "/%s/%" PRIu32, TF_GROUP_PROCESS, proc,
+             TF_GROUP_THREAD, index);
+    table_declare(&t->events, group, tf_schema_events.name, &tf_schema_events, p->ncounters, -1);
+    table_declare(&t->samples, group, tf_schema_samples.name, &tf_schema_samples, p->ncounters,
+                  -1);
+    table_declare(&t->frames, group, TF_DSET_FRAMES, NULL, 0, H5T_STD_U64LE);
     p->nthreads++;
     hid_t g = -1;
     if ((rc = thread_group(w, proc, index, true, &g, err)) < 0)
         return rc;
-    (void)((rc = tf_h5_attr_write_uint64(g, TF_ATTR_TID, tid, err)) < 0 ||
-           (rc = table_create_schema(g, &tf_schema_events, p->ncounters, &t->events, err)) < 0 ||
-           (rc = table_create_schema(g, &tf_schema_samples, p->ncounters, &t->samples, err)) < 0 ||
-           (rc = table_create_frames(g, &t->frames, err)) < 0);
+    rc = tf_h5_attr_write_uint64(g, TF_ATTR_TID, tid, err);
     H5Gclose(g);
     if (rc < 0)
         return rc;
@@ -658,7 +694,7 @@ int tf_writer_append_frames(tf_writer *w, uint32_t proc, uint32_t thread, const 
                                     : &w->procs[proc].threads[thread].frames;
     if (first)
         *first = t->rows;
-    return table_append(t, ips, n, err);
+    return table_append(w->file, t, ips, n, err);
 }
 
 /* String ids in the records must have been interned already. */
@@ -723,30 +759,39 @@ int tf_writer_append_symbols(tf_writer *w, uint32_t proc, const tf_symbol *s, si
 
 /* ---- flush and close ------------------------------------------------------ */
 
-/* Writes every table's staged rows (and the strings interned since the
- * last time) into the file. */
-static int drain_tables(tf_writer *w, tf_error *err)
+/* Calls fn on every table of the trace, in one order, up to an error. */
+static int each_table(tf_writer *w, int (*fn)(hid_t, table *, tf_error *), tf_error *err)
+{
+    int rc = fn(w->file, &w->strings_table, err);
+    for (uint32_t i = 0; rc == 0 && i < w->nprocs; i++) {
+        wprocess *p = &w->procs[i];
+        table *tables[] = { &p->counters, &p->modules, &p->objects, &p->symbols, &p->frames };
+        for (size_t k = 0; rc == 0 && k < sizeof tables / sizeof tables[0]; k++)
+            rc = fn(w->file, tables[k], err);
+        for (uint32_t t = 0; rc == 0 && t < p->nthreads; t++) {
+            wthread *th = &p->threads[t];
+            (void)((rc = fn(w->file, &th->events, err)) < 0 ||
+                   (rc = fn(w->file, &th->samples, err)) < 0 ||
+                   (rc = fn(w->file, &th->frames, err)) < 0);
+        }
+    }
+    return rc;
+}
+
+/* Everything into the file: the strings interned since the last time, the
+ * staged rows, and the tables that have had no rows yet (empty), so that
+ * the file on disk has every table the format names. */
+static int write_all(tf_writer *w, tf_error *err)
 {
     int rc = write_new_strings(w, err);
-    for (uint32_t p = 0; rc == 0 && p < w->nprocs; p++) {
-        wprocess *proc = &w->procs[p];
-        for (uint32_t t = 0; rc == 0 && t < proc->nthreads; t++)
-            (void)((rc = table_drain(&proc->threads[t].events, err)) < 0 ||
-                   (rc = table_drain(&proc->threads[t].samples, err)) < 0 ||
-                   (rc = table_drain(&proc->threads[t].frames, err)) < 0);
-        if (rc == 0)
-            (void)((rc = table_drain(&proc->counters, err)) < 0 ||
-                   (rc = table_drain(&proc->modules, err)) < 0 ||
-                   (rc = table_drain(&proc->objects, err)) < 0 ||
-                   (rc = table_drain(&proc->symbols, err)) < 0 ||
-                   (rc = table_drain(&proc->frames, err)) < 0);
-    }
-    return rc == 0 ? table_drain(&w->strings_table, err) : rc;
+    if (rc == 0)
+        rc = each_table(w, table_drain, err);
+    return rc == 0 ? each_table(w, table_settle, err) : rc;
 }
 
 int tf_writer_flush(tf_writer *w, tf_error *err)
 {
-    int rc = drain_tables(w, err);
+    int rc = write_all(w, err);
     if (rc < 0)
         return rc;
     if (H5Fflush(w->file, H5F_SCOPE_GLOBAL) < 0)
@@ -761,7 +806,7 @@ int64_t tf_writer_file(tf_writer *w)
 
 int tf_writer_close(tf_writer *w, tf_error *err)
 {
-    int rc = drain_tables(w, err);
+    int rc = write_all(w, err);
     if (rc == 0)
         rc = tf_h5_attr_write_int64(w->file, TF_ATTR_COMPLETE, 1, err);
     if (rc < 0) {
@@ -777,9 +822,8 @@ int tf_writer_close(tf_writer *w, tf_error *err)
     writer_free(w);
     if (H5Fclose(file) < 0)
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot write the trace to disk", file_path);
-    if (rc == 0 && atomic && rename(file_path, path) < 0)
-        rc = tf_fail(err, TF_ERR_IO, "%s: cannot rename %s into place: %s", path, file_path,
-                     strerror(errno));
+    if (rc == 0 && atomic)
+        rc = tf_output_commit(file_path, path, err);
     if (rc < 0 && atomic)
         unlink(file_path);
     free(path);
@@ -794,6 +838,6 @@ void tf_writer_abort(tf_writer *w)
     if (w->atomic && w->file_path)
         unlink(w->file_path);
     else if (w->file >= 0)   /* an honest incomplete trace: its strings resolve */
-        drain_tables(w, NULL);
+        write_all(w, NULL);
     writer_free(w);
 }

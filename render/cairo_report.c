@@ -17,6 +17,7 @@
 #include "cairo_output.h"
 #include "cairo_page.h"
 #include "render.h"
+#include "tf_output.h"
 
 static const char *const format_names[] = {
     [TF_FORMAT_PDF] = "pdf", [TF_FORMAT_SVG] = "svg", [TF_FORMAT_PNG] = "png",
@@ -200,9 +201,7 @@ int tf_cairo_write(const tf_cairo_doc *d, const char *path, enum tf_render_forma
         rc = rc < 0 ? rc : crc;
     }
     for (size_t k = 0; k < opened && rc == 0; k++)
-        if (rename(files[k].tmp, files[k].path) != 0)
-            rc = tf_fail(err, TF_ERR_IO, "%s: cannot rename from %s: %s", files[k].path,
-                         files[k].tmp, strerror(errno));
+        rc = tf_output_commit(files[k].tmp, files[k].path, err);
     if (rc < 0)
         for (size_t k = 0; k < opened; k++) {
             if (files[k].f)

@@ -4,10 +4,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gnuplot_script.h"
 #include "palette.h"
+#include "tf_escape.h"
 
 FILE *tf_gp_open(const tf_gp_dir *d, const char *name, tf_error *err)
 {
@@ -30,18 +32,20 @@ int tf_gp_close(FILE *f, const tf_gp_dir *d, const char *name, tf_error *err)
 
 void tf_gp_quote(FILE *f, const char *s)
 {
+    /* A trace's names may hold control characters: escaped as \xNN like
+     * every other sink (tf_escape.h), the escape's backslash then doubled
+     * like any other, since in double quotes gnuplot reads backslash
+     * escapes (the terminals are noenhanced, so no other character is
+     * special). */
+    char *shown = tf_escape_dup(s);
     fputc('"', f);
-    for (; *s; s++) {
-        /* In double quotes gnuplot reads backslash escapes (the
-         * terminals are noenhanced, so no other character is special). */
-        if (*s == '"' || *s == '\\')
+    for (const char *p = shown ? shown : ""; *p; p++) {
+        if (*p == '"' || *p == '\\')
             fputc('\\', f);
-        if (*s == '\n')
-            fputs("\\n", f);
-        else
-            fputc(*s, f);
+        fputc(*p, f);
     }
     fputc('"', f);
+    free(shown);
 }
 
 /* One colour list: NAME = "#rrggbb #rrggbb ..." (gnuplot's word() picks one). */

@@ -23,7 +23,8 @@ FILE *tf_gp_open(const tf_gp_dir *d, const char *name, tf_error *err);
 /* Closes f, turning any write error into err. */
 int   tf_gp_close(FILE *f, const tf_gp_dir *d, const char *name, tf_error *err);
 
-/* Writes s as a gnuplot double-quoted string. */
+/* Writes s as a gnuplot double-quoted string, its control characters
+ * escaped as \xNN (tf_escape.h). */
 void tf_gp_quote(FILE *f, const char *s);
 /* The file of fonts and colours that every script loads. */
 #define TF_GP_STYLE "style.gp"

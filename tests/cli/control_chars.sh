@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # A trace whose strings hold terminal escape sequences, line breaks, DEL,
 # C1 controls and bytes that are not UTF-8 (write_fixture_trace --hostile):
-# info's text and JSON, fold's messages, its CSV tables, summary.md and
-# report carry no raw control byte; the strings are there escaped as \xNN (docs/manual.md,
+# info's text and JSON, fold's messages, its CSV tables, summary.md,
+# report, folded.pcf and folded.row, the gnuplot scripts of render and the
+# Paraver export carry no raw control byte; the strings are there escaped as \xNN (docs/manual.md,
 # "Text from a trace"); CSV rows stay one line each with their quoting.
 set -u
 tf=${TRACEFOLD:?}
@@ -20,12 +21,15 @@ bad() { echo "FAIL: $*"; fail=1; }
 # pdftotext ends each page with a form feed of its own.
 pdftotext "$dir/fold/report.pdf" - > "$dir/report.ff" || bad "report.pdf unreadable"
 tr -d '\f' < "$dir/report.ff" > "$dir/report.txt"
+"$tf" render -q -b gnuplot -o "$dir/gp" "$dir/fold/fold.h5" || bad "render -b gnuplot exit $?"
+cat "$dir"/gp/*.gp > "$dir/gnuplot.txt" || bad "no gnuplot scripts"
+"$tf" paraver -q -o "$dir/p.prv" "$dir/t.h5" || bad "paraver exit $?"
 
 # Every output: no C0 control but the line feed, no DEL, no C1 control (in
 # UTF-8 or as a lone byte), nothing that is not UTF-8.
 python3 - "$dir" info.txt info.err info.json fold.err fold/instances.csv fold/phases.csv \
     fold/objects.csv fold/streams.csv fold/levels.csv fold/curves.csv fold/summary.md \
-    report.txt <<'PY' || fail=1
+    report.txt fold/folded.pcf fold/folded.row gnuplot.txt p.pcf p.row <<'PY' || fail=1
 import re, sys
 d = sys.argv[1]
 ok = True
@@ -61,6 +65,17 @@ has fold/summary.md '| matrix\x7f\xc2\x9b2J\|x\xe2\x82 | heap |'
 grep -q 'drawing failed' "$dir/fold.err" && bad "fold: $(grep 'drawing failed' "$dir/fold.err")"
 has report.txt 'main\x1b[31m\x0aloop'
 has report.txt 'matrix\x7f\xc2\x9b2J|x\xe2\x82'
+
+# folded.pcf and the export's .pcf name the region escaped, one line each,
+# and read back (the .pcf reader refuses control characters); the .row
+# names the host escaped.  gnuplot reads backslash escapes in double
+# quotes: the escape's backslash comes doubled.
+has fold/folded.pcf 'main\x1b[31m\x0aloop'
+has p.pcf 'main\x1b[31m\x0aloop'
+has p.row 'evil\x1b]0;pwned\x07host'
+"$tf" paraver -q --check "$dir/fold/folded.prv" > /dev/null 2> "$dir/check.err" ||
+    bad "folded.prv fails --check: $(cat "$dir/check.err")"
+grep -qF 'main\\x1b[31m\\x0aloop' "$dir/gnuplot.txt" || bad "gnuplot scripts lack the region, escaped"
 
 # JSON keeps the exact strings, in \u escapes.
 python3 - "$dir/info.json" <<'PY' || fail=1

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -182,22 +183,51 @@ static bool bad_object_stack(hid_t file, const char *path)
     return poke_member(file, "/process/0/objects", "stack", 0, (uint64_t)1 << 40, false);
 }
 
-/* Thread 0's samples replaced by a table of the same type and storage
- * that claims 2^40 rows, none of them written (HDF5 reads unwritten
- * chunks as fill values, for ever). */
-static bool huge_extent(hid_t file, const char *path)
+/* xorshift64: bytes deflate cannot shrink, the same at every run. */
+static void random_bytes(unsigned char *p, size_t n)
 {
-    const char *name = "/process/0/thread/0/samples";
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        p[i] = (unsigned char)x;
+    }
+}
+
+int bad_trace_claim(int64_t file, const char *name, uint64_t rows, uint64_t stored, bool fill)
+{
     hid_t old = H5Dopen2(file, name, H5P_DEFAULT);
-    hid_t type = old < 0 ? -1 : H5Dget_type(old);
-    hid_t dcpl = old < 0 ? -1 : H5Dget_create_plist(old);
-    if (old >= 0)
-        H5Dclose(old);
-    hsize_t rows = (hsize_t)1 << 40, max = H5S_UNLIMITED;
-    hid_t space = H5Screate_simple(1, &rows, &max);
-    bool ok = type >= 0 && dcpl >= 0 && space >= 0 && H5Ldelete(file, name, H5P_DEFAULT) >= 0;
-    hid_t d = ok ? H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT) : -1;
-    ok = d >= 0;
+    if (old < 0)
+        return -1;
+    hid_t type = H5Dget_type(old), old_dcpl = H5Dget_create_plist(old);
+    hsize_t chunk = 65536;
+    if (old_dcpl >= 0 && H5Pget_layout(old_dcpl) == H5D_CHUNKED)
+        H5Pget_chunk(old_dcpl, 1, &chunk);
+    H5Dclose(old);
+    if (old_dcpl >= 0)
+        H5Pclose(old_dcpl);
+    size_t esize = type < 0 ? 0 : H5Tget_size(type);
+    unsigned char *zero = calloc(1, esize ? esize : 1), *data = malloc(stored * esize + 1);
+    hsize_t max = H5S_UNLIMITED, extent = rows, written = stored;
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space = H5Screate_simple(1, &extent, &max);
+    int rc = esize && zero && data && dcpl >= 0 && space >= 0 &&
+             H5Pset_chunk(dcpl, 1, &chunk) >= 0 && H5Pset_deflate(dcpl, 1) >= 0 &&
+             (!fill || H5Pset_fill_value(dcpl, type, zero) >= 0) &&
+             H5Ldelete(file, name, H5P_DEFAULT) >= 0 ? 0 : -1;
+    hid_t d = rc < 0 ? -1 : H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (d < 0)
+        rc = -1;
+    if (rc == 0 && stored) {
+        hsize_t start = 0;
+        hid_t mem = H5Screate_simple(1, &written, NULL);
+        random_bytes(data, stored * esize);
+        rc = mem >= 0 && H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &written,
+                                             NULL) >= 0 &&
+             H5Dwrite(d, type, mem, space, H5P_DEFAULT, data) >= 0 ? 0 : -1;
+        if (mem >= 0)
+            H5Sclose(mem);
+    }
     if (d >= 0)
         H5Dclose(d);
     if (space >= 0)
@@ -206,7 +236,18 @@ static bool huge_extent(hid_t file, const char *path)
         H5Pclose(dcpl);
     if (type >= 0)
         H5Tclose(type);
-    return ok;
+    free(zero);
+    free(data);
+    return rc;
+}
+
+/* Thread 0's samples replaced by a table of the same type that claims
+ * 2^40 rows, none of them written (HDF5 reads unwritten chunks as fill
+ * values, for ever). */
+static bool huge_extent(hid_t file, const char *path)
+{
+    return bad_trace_claim(file, "/process/0/thread/0/samples", (uint64_t)1 << 40, 0,
+                           false) == 0;
 }
 
 struct mode {

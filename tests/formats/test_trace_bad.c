@@ -60,7 +60,7 @@ static const struct bad_case cases[] = {
     { __LINE__, "bad-object-stack", TF_ERR_FORMAT, true,
       { "/process/0/objects", "row 0:", "1099511627776", "past the process's" } },
     { __LINE__, "huge-extent", TF_ERR_FORMAT, true,
-      { "/process/0/thread/0/samples", "claims 1099511627776 elements" } },
+      { "/process/0/thread/0/samples", "stores 0 of the", "chunks its extent needs" } },
 };
 
 static void check_message(const struct bad_case *c, const tf_error *err, const char *path)

@@ -57,6 +57,8 @@ static void read_only(const char *prv, const char *pcf_path, const char *row_pat
     tf_prv_reader *r;
     if (tf_prv_open(&r, prv, lenient, &err) == 0) {
         const tf_prv_header *h = tf_prv_get_header(r);
+        if (have_row && tf_row_check_counts(&row, row_path, h, &err) < 0)
+            have_row = false;
         for (uint32_t n = 0; have_row && n < h->nnodes; n++)
             (void)tf_row_name(&row, TF_ROW_NODE, n);
         tf_prv_record rec;

@@ -91,11 +91,12 @@ EOF
     [ "$kb" -le "$most" ] || check "$what: $kb KB resident, more than $most KB"
 }
 
-# every_command WHAT FILE PATTERN: info, paraver --check and --import fail alike.
+# every_command WHAT FILE PATTERN [PRV]: info, paraver --check and --import
+# of PRV (by default FILE) fail alike, naming FILE.
 every_command() {
-    fails "$1 (info)" "$2" "$3" "$tf" info "$2"
-    fails "$1 (--check)" "$2" "$3" "$tf" paraver --check "$2"
-    fails "$1 (--import)" "$2" "$3" "$tf" paraver --import "$2" -o "$work/out.h5"
+    fails "$1 (info)" "$2" "$3" "$tf" info "${4:-$2}"
+    fails "$1 (--check)" "$2" "$3" "$tf" paraver --check "${4:-$2}"
+    fails "$1 (--import)" "$2" "$3" "$tf" paraver --import "${4:-$2}" -o "$work/out.h5"
 }
 
 # The good trace passes, compressed too, and so do two gzip members one
@@ -145,14 +146,21 @@ grep -q "cut.prv: skipped 1 bad record (first: line 40001: the file ends inside 
     { check "lenient import does not count the cut line:"; cat "$work/err.txt"; }
 
 # Header counts of 2^31: refused before anything is allocated for them (the
-# CPUs allocate nothing: --check then finds the .row of 2 CPUs).
+# CPUs allocate nothing: every command then finds the .row of 2 CPUs).
 count_case() {
     printf '%s\n2:1:1:1:1:5:60000019:1\n' "$2" > "$work/$1.prv"
     sidecars "$1"
 }
 count_case cpus '#Paraver (d):1000_ns:1(2147483648):1:2(1:1,1:1),0'
-fails "2^31 CPUs" "$work/cpus.row" "level CPU has 2 names, the header 2147483648" \
-    "$tf" paraver --check "$work/cpus.prv"
+every_command "2^31 CPUs" "$work/cpus.row" "line 1: level CPU has 2 names, the .prv header 2147483648" \
+    "$work/cpus.prv"
+# A .row of another trace: its THREAD level (line 8) names 3 threads, not 2.
+{ echo "$hdr"; records 10; } > "$work/other.prv"
+sidecars other
+printf 'THREAD 1.3.1\n' >> "$work/other.row"
+sed -i 's/LEVEL THREAD SIZE 2/LEVEL THREAD SIZE 3/' "$work/other.row"
+every_command ".row of 3 threads" "$work/other.row" "line 8: level THREAD has 3 names, the .prv header 2" \
+    "$work/other.prv"
 count_case nodes '#Paraver (d):1000_ns:2147483648(1,1):1:2(1:1,1:1),0'
 every_command "2^31 nodes" "$work/nodes.prv" "line 1: bad Paraver header: expected 2147483648 CPU counts"
 count_case appls '#Paraver (d):1000_ns:1(2):2147483648:2(1:1,1:1),0'
@@ -163,6 +171,25 @@ count_case threads '#Paraver (d):1000_ns:1(2):1:2(2147483648:1,1:1),0'
 every_command "2^31 threads" "$work/threads.prv" "line 1: the header declares 2147483649 threads, more than a file of"
 count_case comms '#Paraver (d):1000_ns:1(2):1:2(1:1,1:1),2147483648'
 every_command "2^31 communicators" "$work/comms.prv" "line 2: expected communicator line 1 of 2147483648"
+
+# As many threads as the file's size allows (256 + one per 16 bytes), two
+# records each on the first: the threads without records cost the
+# conversion no open dataset, and the memory stays within the bound (it
+# took 131 MB, 26 KB a thread, when every thread's tables were created
+# and held from the start).
+awk 'BEGIN { n = 4000
+    printf "#Paraver (d):99999999_ns:1(%d):1:1(%d:1),0\n", n, n
+    for (i = 1; i <= 2 * n; i++) printf "2:1:1:1:1:%d:60000019:%d\n", i * 10, i % 2 }' \
+    > "$work/threads4000.prv"
+if [ -n "$timer" ]; then
+    $timer -o "$work/usage" -f '%e %M' "$tf" paraver -q --import "$work/threads4000.prv" \
+        -o "$work/out.h5" 2> "$work/err.txt" || check "4000 threads: exit $?: $(cat "$work/err.txt")"
+    kb=$(tail -n 1 "$work/usage" | cut -d' ' -f2)
+    most=$((base_kb + 2 * $(bytes "$work/threads4000.prv") / 1024 + 65536))
+    [ "${TF_SANITIZERS:-}" = yes ] || [ "$kb" -le "$most" ] ||
+        check "4000 threads: $kb KB resident, more than $most KB"
+    rm -f "$work/out.h5"
+fi
 
 # Records after the header's end time.
 printf '%s\n2:1:1:1:1:5:60000019:1\n2:1:1:1:1:2000:60000019:0\n' \

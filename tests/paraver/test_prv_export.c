@@ -272,7 +272,7 @@ static const struct check_case {
     {__LINE__, "2:1:1:1:1:5000:100:1\n", "EVENT_TYPE\n0 100 A\n", NULL,
      "after the end time 1000"},
     {__LINE__, "2:1:1:1:1:5:100:1\n", "EVENT_TYPE\n0 100 A\n",
-     "LEVEL THREAD SIZE 1\nTHREAD 1.1.1\n", "level THREAD has 1 names, the header 2"},
+     "LEVEL THREAD SIZE 1\nTHREAD 1.1.1\n", "c.row: line 1: level THREAD has 1 names, the .prv header 2"},
 };
 
 static void test_checker_faults(void **state)

@@ -6,7 +6,7 @@
 # program's own input stays whole.  A name known before the program starts
 # is refused before it starts (exit 1, the program not run); a name known
 # only later (%e, %p) is refused by the writer: the program runs untraced
-# and record exits 1.
+# and record exits 1.  A link to nothing is refused, never followed.
 . "$top_srcdir/tests/record/lib.sh"
 echo "the program's input" >"$tmp/input.txt"
 cp "$tmp/input.txt" "$tmp/keep.txt"
@@ -34,6 +34,11 @@ not_started "onto a hard link, --force" "hard.h5: exists and is not a tracefold 
 ln -s input.txt "$tmp/sym.h5"
 not_started "onto a symbolic link, --force" "sym.h5: exists and is not a tracefold trace" \
     -q --force -o "$tmp/sym.h5"
+ln -s "$tmp/elsewhere/x.h5" "$tmp/dangling.h5"
+mkdir "$tmp/elsewhere"
+not_started "onto a link to nothing, --force" "dangling.h5: a link to .*x.h5, which does not exist; not followed" \
+    -q --force -o "$tmp/dangling.h5"
+[ -e "$tmp/elsewhere/x.h5" ] && fail "a trace was written where the dangling link points"
 printf '<tracefold>\n  <output>%s</output>\n  <force>yes</force>\n</tracefold>\n' \
     "$tmp/input.txt" >"$tmp/c.xml"
 not_started "a configuration's <output>" "input.txt: exists and is not a tracefold trace" \
