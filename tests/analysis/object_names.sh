@@ -15,7 +15,7 @@ set -- $(sed -n "${line}p" "$src" |
          awk '{ i = index($0, "calloc"); j = index(substr($0, i + 1), "calloc") + i; print i, j }')
 first=two_allocs_app.c:$line:$1 second=two_allocs_app.c:$line:$2
 echo "expected: $first and $second"
-"$tf" record -q -o "$tmp/t.h5" --period 1ms -- "$app" 200 200000 >/dev/null ||
+"$tf" record -q -o "$tmp/t.h5" --period 1ms -- "$app" 5000 200000 >/dev/null ||
     fail "recording exit status $?"
 
 "$tf" info "$tmp/t.h5" >"$tmp/info" || fail "info exit status $?"

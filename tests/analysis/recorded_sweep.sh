@@ -19,7 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 fwd=$(grep -n 'sweep-forward' "$src" | cut -d: -f1)
 bwd=$(grep -n 'sweep-backward' "$src" | cut -d: -f1)
-site=sweep_app.c:$(grep -n 'the-array' "$src" | cut -d: -f1)
+# the call site, FILE:LINE:COLUMN (the column of malloc, 1-based, as DWARF)
+site=sweep_app.c:$(grep -n 'the-array' "$src" | awk -F: '{ l = $1; sub(/^[0-9]+:/, ""); print l ":" index($0, "malloc") }')
 TRACEFOLD_PROGRAM=$tf
 export TRACEFOLD_PROGRAM
 cp "$app" "$tmp/sweep"

@@ -12,7 +12,7 @@ csv "$tmp/fold/phases.csv" phase routine line share
 r=$(main_routine "$tmp/fold")
 [ "$r" = symmetric_sweep ] || bad "main routine '$r', expected symmetric_sweep"
 memory_checks_possible "$tmp/s.h5" "$tmp/fold"
-x=sweep.c:$(grep -n 'double \*x = calloc' "$src/sweep.c" | cut -d: -f1)
+x=$(call_site sweep.c 'double \*x = calloc')
 csv "$tmp/fold/streams.csv" phase object pattern direction stride_bytes
 # x's streams in the order of the phases: PATTERN:DIRECTION:STRIDE each.
 got=$(csv "$tmp/fold/streams.csv" phase object pattern direction stride_bytes |
