@@ -96,8 +96,19 @@ int tracefold_counter_define(const char *name)
         for (uint32_t i = 0; i < n; i++)
             if (!strncmp(p->user_name[i], name, TF_SESSION_NAME_MAX - 1))
                 return (int)i;
-        if ((word & TF_USER_FROZEN) || n >= TF_SESSION_MAX_USER)
+        /* Never silent: the program goes on, but its metric would be
+         * missing from the trace without a word. */
+        if (word & TF_USER_FROZEN) {
+            tf_rec_say(true, "user counter '%s' not recorded: the trace's counter columns were "
+                             "fixed (at the first region, or when a buffer filled); define it "
+                             "earlier, at the program's start", name);
             return -1;
+        }
+        if (n >= TF_SESSION_MAX_USER) {
+            tf_rec_say(true, "user counter '%s' not recorded: at most %d per process", name,
+                       TF_SESSION_MAX_USER);
+            return -1;
+        }
         /* Claim index n with the busy bit, write its name, then publish the
          * count and drop the bit in one add (keeping a frozen bit the writer
          * may have set meanwhile; the writer waits for the busy bit to go). */

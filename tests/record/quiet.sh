@@ -1,7 +1,8 @@
 #!/bin/sh
 # Quiet means quiet: with -q (or TRACEFOLD_QUIET) a successful run says
 # nothing, in tracefold record and in every recorded process (threads,
-# fork, exec); a linked program run on its own says nothing; without -q
+# fork, exec), except a loss (a user counter defined too late); a linked
+# program run on its own says nothing; without -q
 # the line about unavailable counters comes once per run, not once per
 # process.
 . "$top_srcdir/tests/record/lib.sh"
@@ -27,6 +28,11 @@ grep -q "no-such-counter" "$tmp/err" || fail "counters line does not name the co
 # The same with -q: not said.
 quiet_run "-q, counters missing" "$tf" record -q --counters no-such-counter -o "$tmp/d.h5" -- \
     "$apps/plain_app" 100
+# Quiet is not silent about a loss: a user counter defined after the
+# trace's counter columns were fixed is refused, and said even with -q.
+"$tf" record -q -o "$tmp/late.h5" -- "$apps/threads_app" 2 5 late-counter 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "late counter run: exit status $?"; }
+grep -q "user counter 'late' not recorded" "$tmp/err" || { cat "$tmp/err"; fail "late counter not said"; }
 # A linked program on its own: nothing, and its trace is still written.
 TRACEFOLD_OUTPUT="$tmp/l-%p.h5" TRACEFOLD_PERIOD=1ms quiet_run "linked, on its own" "$apps/threads_app" 8 10
 f=$(helper_trace "$tmp/l-") || exit 1

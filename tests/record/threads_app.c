@@ -66,14 +66,15 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: threads_app NTHREADS NITER [forever|exit-in-thread]\n");
+        fprintf(stderr, "usage: threads_app NTHREADS NITER "
+                        "[forever|exit-in-thread|late-init|late-counter]\n");
         return 2;
     }
     int n = (int)strtol(argv[1], NULL, 10);
     niter = (int)strtol(argv[2], NULL, 10);
     if (argc > 3)
         mode = !strcmp(argv[3], "forever") ? 1 : !strcmp(argv[3], "exit-in-thread") ? 2
-               : !strcmp(argv[3], "late-init") ? 3 : 0;
+               : !strcmp(argv[3], "late-init") ? 3 : !strcmp(argv[3], "late-counter") ? 4 : 0;
     pthread_t th[64];
     if (n > 64)
         n = 64;
@@ -100,6 +101,11 @@ int main(int argc, char **argv)
     }
     for (int t = 0; t < n; t++)
         pthread_join(th[t], NULL);
+    /* After the regions fixed the counter columns: refused, and said. */
+    if (mode == 4 && tracefold_counter_define("late") >= 0) {
+        fprintf(stderr, "threads_app: a late counter was accepted\n");
+        return 1;
+    }
     tracefold_fini();
     return 0;
 }
