@@ -116,14 +116,21 @@ static uint32_t recorded_bit(const void *p)
     return (uint32_t)(h >> (64 - RECORDED_BITS_LOG));
 }
 
-static void mark_recorded(const void *p)
+/* The filter is read by free(), which the dynamic loader may call before
+ * the AddressSanitizer runtime has set up its shadow memory (its own start
+ * frees a dlerror string): in a sanitizer build the two accesses must not
+ * be instrumented, or that free() faults on the shadow (a variable index
+ * into a global is checked; a fixed one is not). */
+#define TF_NO_ASAN __attribute__((no_sanitize_address))
+
+TF_NO_ASAN static void mark_recorded(const void *p)
 {
     uint32_t b = recorded_bit(p);
     atomic_fetch_or_explicit(&recorded_bits[b / 8], (uint8_t)(1u << (b % 8)),
                              memory_order_relaxed);
 }
 
-static bool maybe_recorded(const void *p)
+TF_NO_ASAN static bool maybe_recorded(const void *p)
 {
     uint32_t b = recorded_bit(p);
     return atomic_load_explicit(&recorded_bits[b / 8], memory_order_relaxed) & (1u << (b % 8));
