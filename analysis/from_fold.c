@@ -18,6 +18,7 @@
 
 #include "an_steps.h"
 #include "code_stride.h"
+#include "fold_steps.h"
 #include "objmap.h"
 #include "symbolize.h"
 #include "tf_hash.h"
@@ -336,6 +337,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     uint32_t np = tf_trace_nprocesses(tr);
     struct process_tools *tools = calloc(np ? np : 1, sizeof *tools);
     tf_an_counter *counters = calloc(reg->ncounters + 1, sizeof *counters);
+    bool *step = calloc(reg->ncounters + 1, sizeof *step);
     a->region = strdup(reg->name);
     a->group = g;
     a->duration_ns = grp->mean_duration_ns;
@@ -344,7 +346,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     tf_code_stride_decoder *dec = NULL;
     size_t *next = calloc(TF_AN_COARSE + 1, sizeof *next);
     int rc = 0;
-    if (!tools || !counters || !a->region || !window || !next) {
+    if (!tools || !counters || !step || !a->region || !window || !next) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory analysing region %s", reg->name);
         goto done;
     }
@@ -367,10 +369,14 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     struct placing pc = { a, tr, reg, debug_dir, tools, np, &ch, dec, window };
     if ((rc = tf_fold_group_each_part(grp, TF_FOLD_COL_SAMPLE, place_part, &pc, err)))
         goto done;
+    /* A counter that moves in one step per instance has no rate in any
+     * phase: its total per iteration is its figure (fold_steps.h). */
+    if ((rc = tf_fold_group_steps(reg, grp, step, err)))
+        goto done;
     size_t nc = 0;
     for (uint32_t c = 0; c < reg->ncounters; c++) {
         const double *curve = grp->curve + (size_t)c * grp->grid;
-        if (grp->grid < 2 || isnan(curve[0]) || isnan(grp->mean_total[c]))
+        if (grp->grid < 2 || isnan(curve[0]) || isnan(grp->mean_total[c]) || step[c])
             continue;
         counters[nc++] = (tf_an_counter){ reg->counter_names[c], grp->mean_total[c], grp->grid,
                                           curve };
@@ -389,6 +395,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
 done:
     tools_free(tools, np);
     free(counters);
+    free(step);
     free(window);
     tf_code_stride_decoder_free(dec);
     free(next);

@@ -43,9 +43,9 @@ static void usage(FILE *out)
             "bands, derives rates and per-instruction ratios, finds abrupt changes.\n"
             "Writes OUTDIR/report.pdf (the report: open it first), folded.prv with\n"
             ".pcf and .row (the folded iteration as a Paraver trace), fold.h5,\n"
-            "instances.csv, curves.csv and ratios.csv, and the phases, code lines and\n"
-            "address space: phases.csv, objects.csv, streams.csv, levels.csv and\n"
-            "summary.md.\n\n"
+            "instances.csv, curves.csv, totals.csv and ratios.csv, and the phases, code\n"
+            "lines and address space: phases.csv, objects.csv, streams.csv, levels.csv\n"
+            "and summary.md.\n\n"
             "Options:\n"
             "  -r, --region NAME     region to fold (default: the repeated region that\n"
             "                        covers the most time); for Paraver traces also TYPE=VALUE\n"
@@ -575,7 +575,7 @@ static void report(const tf_fold_result *res, const char *outdir)
     snprintf(pdf, sizeof pdf, "%s/report.pdf", outdir);
     snprintf(prv, sizeof prv, "%s/folded.prv", outdir);
     bool has_pdf = access(pdf, F_OK) == 0, has_prv = access(prv, F_OK) == 0;
-    tf_msg_note("wrote %s/: %s%sfold.h5, instances.csv, curves.csv%s, phases.csv, objects.csv, "
+    tf_msg_note("wrote %s/: %s%sfold.h5, instances.csv, curves.csv, totals.csv%s, phases.csv, objects.csv, "
                 "streams.csv, levels.csv, summary.md", outdir,
                 has_pdf ? "report.pdf (the report), " : "",
                 has_prv ? "folded.prv with .pcf and .row (Paraver), " : "",

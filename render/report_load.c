@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "fold_result.h"
+#include "fold_steps.h"
 #include "report_load.h"
 #include "report_analysis.h"
 #include "report_machine.h"
@@ -75,44 +76,9 @@ static bool enough_instances(const tf_fold_group *g, size_t c)
            tf_fold_counter_representative(g->counter_instances[c], g->instances);
 }
 
-/* Counters that move in one step per instance (tf_fold_counter_stepwise):
- * drawn as a rate, such a counter is a spike of millions of times its mean
- * rate where the add is, and nothing elsewhere. */
-struct steps {
-    uint32_t ncounters;
-    size_t   valued[TF_MAX_COUNTERS], inside[TF_MAX_COUNTERS];
-};
-
-static int count_steps(void *arg, const tf_fold_points *pt, size_t first, tf_error *err)
-{
-    (void)first;
-    (void)err;
-    struct steps *s = arg;
-    for (uint32_t c = 0; c < s->ncounters; c++) {
-        const float *y = pt->y + (size_t)c * pt->n;
-        for (size_t i = 0; i < pt->n; i++)
-            if (isfinite(y[i])) {
-                s->valued[c]++;
-                s->inside[c] += tf_fold_value_inside(y[i]);
-            }
-    }
-    return 0;
-}
-
-/* step[c]: whether counter c moves in one step per instance. */
-static int step_counters(const tf_fold_region *reg, const tf_fold_group *g, bool *step,
-                         tf_error *err)
-{
-    struct steps s = {.ncounters = reg->ncounters};
-    int rc = tf_fold_group_each_part(g, TF_FOLD_COL_Y, count_steps, &s, err);
-    if (rc < 0)
-        return rc;
-    for (uint32_t c = 0; c < reg->ncounters; c++)
-        step[c] = tf_fold_counter_stepwise(s.valued[c], s.inside[c]);
-    return 0;
-}
-
-/* The step counters' mean totals per folded instance of the group. */
+/* The step counters (fold_steps.h): drawn as a rate, such a counter is a
+ * spike of millions of times its mean rate where the add is, and nothing
+ * elsewhere; the report gives their mean totals per folded instance. */
 static int totals(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
                   const bool *step, tf_error *err)
 {
@@ -126,18 +92,8 @@ static int totals(tf_report_page *p, const tf_fold_region *reg, const tf_fold_gr
     for (size_t c = 0; c < C; c++) {
         if (!step[c])
             continue;
-        double sum = 0;
-        size_t n = 0;
-        for (size_t i = 0; i < reg->ninstances; i++) {
-            const tf_fold_instance *in = &reg->instances[i];
-            uint64_t d = reg->counter_delta[i * C + c];
-            if (in->status == TF_FOLD_USED && in->group == (int32_t)g->index && d != TF_NOVALUE) {
-                sum += (double)d;
-                n++;
-            }
-        }
         tf_report_total *t = &p->totals[p->ntotals++];
-        t->per_iteration = n ? sum / (double)n : NAN;
+        t->per_iteration = tf_fold_group_total(reg, g, (uint32_t)c, NULL);
         if (!(t->name = tf_report_strdup("%s", reg->counter_names[c])))
             return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the totals");
     }
@@ -154,7 +110,7 @@ static int rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_gro
         p->rates_missing = tf_report_strdup(n ? "too many counters" : "no fitted curves in this fold");
         return 0;
     }
-    int rc = step_counters(reg, g, step, err);
+    int rc = tf_fold_group_steps(reg, g, step, err);
     if (rc == 0)
         rc = totals(p, reg, g, step, err);
     if (rc < 0)

@@ -4,7 +4,8 @@
 # docs/recorder.md shows them), recorded, folded and drawn: the report
 # gives the counter as its exact total per iteration, not as a rate, and
 # the bottom panel still shows the memory bandwidth (the machine has no
-# hardware counter rate to draw).
+# hardware counter rate to draw); the CSV files give the same total
+# (totals.csv) and no rate for it.
 set -u
 tf=${TRACEFOLD:?run by make check}
 apps=${top_builddir:?run by make check}/tests/render
@@ -23,6 +24,13 @@ for app in user_counter_app user_counter_app_f; do
     "$tf" record -q --period 1ms -o "$dir/$app.h5" -- "$apps/$app" 600 >/dev/null ||
         { check "$app: record exit $?"; continue; }
     "$tf" fold -q "$dir/$app.h5" -o "$dir/$app.fold" || { check "$app: fold exit $?"; continue; }
+    # The CSV files give the same total, and no rate for it.
+    fold=$dir/$app.fold
+    grep -qx 'step,0,cells,199999,[0-9]*,1' "$fold/totals.csv" ||
+        check "$app: totals.csv lacks cells' 199999 per iteration as a step: $(grep cells "$fold/totals.csv")"
+    awk -F, '$3 == "cells" && ($8 != "" || $9 != "" || $10 != "") { bad = 1 } END { exit !bad }' \
+        "$fold/curves.csv" && check "$app: curves.csv gives cells a rate"
+    head -1 "$fold/phases.csv" | grep -q 'cells_per' && check "$app: phases.csv gives cells a rate"
     "$tf" render -q "$dir/$app.fold/fold.h5" -b gnuplot -o "$dir/$app.gp" ||
         { check "$app: render exit $?"; continue; }
     rates=$dir/$app.gp/rates.gp
