@@ -140,18 +140,19 @@ static int preload(const char *lib)
     return rc;
 }
 
-/* Started by an MPI launcher (Open MPI, or a PMI one such as MPICH's hydra),
- * or asked to record MPI calls: libtracefold-mpi joins the preload when it
- * was built (docs/recorder.md, "MPI").  Other programs never load libmpi. */
+/* Started by an MPI launcher (Open MPI, or a PMI one such as MPICH's hydra):
+ * libtracefold-mpi joins the preload when it was built (docs/recorder.md,
+ * "MPI").  Other programs never load libmpi, whatever mpi-calls says: it
+ * is on by default. */
 static int preload_mpi_layer(const tf_options *o)
 {
-    if (!o->mpi_calls && !tf_launcher_is_mpi())
+    if (!tf_launcher_is_mpi())
         return 0;
     char lib[PATH_MAX];
     if (tf_locate(TF_PART_LIBRARY, "libtracefold-mpi.so", lib, sizeof lib)) {
         if (o->mpi_calls)
-            tf_msg_warn("--mpi-calls: libtracefold-mpi.so was not built (no MPI at configure "
-                        "time); MPI calls are not recorded");
+            tf_msg_warn("an MPI launcher started this, but libtracefold-mpi.so was not built "
+                        "(no MPI at configure time): MPI calls are not recorded");
         return 0;
     }
     return preload(lib);

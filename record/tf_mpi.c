@@ -93,6 +93,15 @@ void tf_mpi_peer(int partner, uint64_t bytes)
         tracefold_event(TRACEFOLD_MPI_EVENT_BYTES, bytes);
 }
 
+void tf_mpi_got(MPI_Comm comm, MPI_Datatype type, const MPI_Status *st)
+{
+    int got = 0;
+    if (PMPI_Get_count(st, type, &got) != MPI_SUCCESS || got == MPI_UNDEFINED)
+        return;
+    tf_mpi_peer(tf_mpi_world_rank(comm, st->MPI_SOURCE), tf_mpi_bytes(got, type));
+    tf_mpi_tag(st->MPI_TAG);
+}
+
 void tf_mpi_tag(int tag)
 {
     if (tag >= 0)
@@ -107,6 +116,21 @@ static uint64_t handle_bits(MPI_Request req)
     uint64_t bits = 0;
     memcpy(&bits, &req, sizeof req < sizeof bits ? sizeof req : sizeof bits);
     return bits;
+}
+
+/* Whether the ranks of comm are those of MPI_COMM_WORLD (the world or a
+ * duplicate of it), so that a status's source is a world rank. */
+static bool world_ranks(MPI_Comm comm)
+{
+    int same = MPI_UNEQUAL;
+    return comm == MPI_COMM_WORLD ||
+           (PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same) == MPI_SUCCESS &&
+            (same == MPI_IDENT || same == MPI_CONGRUENT));
+}
+
+bool tf_mpi_request_traceable(MPI_Comm comm, int source, int partner)
+{
+    return partner >= 0 || (source == MPI_ANY_SOURCE && world_ranks(comm));
 }
 
 void tf_mpi_request(MPI_Request req)

@@ -25,9 +25,19 @@ void tf_mpi_enter(int call, int partner, uint64_t bytes);
 void tf_mpi_peer(int partner, uint64_t bytes);
 void tf_mpi_leave(void);
 
+/* A blocking receive's status: its sender (a rank of comm) and size as the
+ * call's partner and bytes, and its tag. */
+void tf_mpi_got(MPI_Comm comm, MPI_Datatype type, const MPI_Status *st);
+
 /* The tag of the message a call sends or received (< 0: MPI_ANY_TAG,
  * nothing recorded). */
 void tf_mpi_tag(int tag);
+
+/* Whether a receive request posted on comm from source (partner: its
+ * world rank) is named by tf_mpi_request: only when its completion can
+ * say whom it received from, a known source or a wildcard over world
+ * ranks (the wait that completes it does not know its communicator). */
+bool tf_mpi_request_traceable(MPI_Comm comm, int source, int partner);
 
 /* A receive request just posted: its handle, so that the wait or test that
  * completes it names it again. */

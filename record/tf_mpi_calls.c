@@ -50,29 +50,12 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     tf_mpi_enter(TRACEFOLD_MPI_RECV, -1, 0);
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
-    int got = 0;
-    if (rc == MPI_SUCCESS && PMPI_Get_count(st, type, &got) == MPI_SUCCESS &&
-        got != MPI_UNDEFINED) {
-        tf_mpi_peer(tf_mpi_world_rank(comm, st->MPI_SOURCE), tf_mpi_bytes(got, type));
-        tf_mpi_tag(st->MPI_TAG);
-    }
+    if (rc == MPI_SUCCESS)
+        tf_mpi_got(comm, type, st);
     tf_mpi_leave();
     return rc;
 }
 
-/* Whether the ranks of comm are those of MPI_COMM_WORLD (the world or a
- * duplicate of it), so that a status's source is a world rank. */
-static bool world_ranks(MPI_Comm comm)
-{
-    int same = MPI_UNEQUAL;
-    return comm == MPI_COMM_WORLD ||
-           (PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same) == MPI_SUCCESS &&
-            (same == MPI_IDENT || same == MPI_CONGRUENT));
-}
-
-/* The request is named only when its completion can say whom it received
- * from: a known source, or a wildcard over world ranks (the wait that
- * completes it does not know its communicator). */
 int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Request *req)
 {
@@ -82,7 +65,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
     tf_mpi_enter(TRACEFOLD_MPI_IRECV, partner, tf_mpi_bytes(count, type));
     tf_mpi_tag(tag);
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
-    if (rc == MPI_SUCCESS && (partner >= 0 || (source == MPI_ANY_SOURCE && world_ranks(comm))))
+    if (rc == MPI_SUCCESS && tf_mpi_request_traceable(comm, source, partner))
         tf_mpi_request(*req);
     tf_mpi_leave();
     return rc;

@@ -76,8 +76,10 @@ const tf_option_desc tf_option_table[] = {
     {"stats", "TRACEFOLD_STATS", TF_OPT_BOOL, "no", bool_names, 0, 0,
      "at the end, print the number of samples and the sampling handler's cost on stderr",
      offsetof(tf_options, stats)},
-    {"mpi-calls", "TRACEFOLD_MPI_CALLS", TF_OPT_BOOL, "no", bool_names, 0, 0,
-     "MPI programs: record point-to-point and collective calls as events with partner, bytes and tag",
+    {"mpi-calls", "TRACEFOLD_MPI_CALLS", TF_OPT_BOOL, "yes", bool_names, 0, 0,
+     "MPI programs (under an MPI launcher, or linked with -ltracefold-mpi): record "
+     "point-to-point and collective calls as events with partner, bytes and tag; no: only the "
+     "rank and node layout",
      offsetof(tf_options, mpi_calls)},
     {"overflow", "TRACEFOLD_OVERFLOW", TF_OPT_STRING, "none", NULL, 0, 0,
      "sample on the overflow of this counter (libpfm4 name, e.g. cycles) every overflow-period "
