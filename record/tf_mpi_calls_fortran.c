@@ -38,6 +38,13 @@ void pmpi_sendrecv_(const void *sbuf, const MPI_Fint *scount, const MPI_Fint *st
                     const MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_wait_(MPI_Fint *req, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_waitall_(const MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *statuses, MPI_Fint *ierr);
+void pmpi_test_(MPI_Fint *req, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_testall_(const MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *flag, MPI_Fint *statuses,
+                   MPI_Fint *ierr);
+void pmpi_waitany_(const MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *status,
+                   MPI_Fint *ierr);
+void pmpi_waitsome_(const MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *outcount, MPI_Fint *indices,
+                    MPI_Fint *statuses, MPI_Fint *ierr);
 void pmpi_barrier_(const MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_bcast_(void *buf, const MPI_Fint *count, const MPI_Fint *type, const MPI_Fint *root,
                  const MPI_Fint *comm, MPI_Fint *ierr);
@@ -60,6 +67,13 @@ void mpi_sendrecv_(const void *sbuf, const MPI_Fint *scount, const MPI_Fint *sty
                    const MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
 void mpi_wait_(MPI_Fint *req, MPI_Fint *status, MPI_Fint *ierr);
 void mpi_waitall_(const MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *statuses, MPI_Fint *ierr);
+void mpi_test_(MPI_Fint *req, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_testall_(const MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *flag, MPI_Fint *statuses,
+                  MPI_Fint *ierr);
+void mpi_waitany_(const MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *status,
+                  MPI_Fint *ierr);
+void mpi_waitsome_(const MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *outcount, MPI_Fint *indices,
+                   MPI_Fint *statuses, MPI_Fint *ierr);
 void mpi_barrier_(const MPI_Fint *comm, MPI_Fint *ierr);
 void mpi_bcast_(void *buf, const MPI_Fint *count, const MPI_Fint *type, const MPI_Fint *root,
                 const MPI_Fint *comm, MPI_Fint *ierr);
@@ -184,39 +198,144 @@ void mpi_wait_(MPI_Fint *req, MPI_Fint *status, MPI_Fint *ierr)
     tf_mpi_leave();
 }
 
-/* Up to SMALL requests' handles and statuses on the stack; more are
- * allocated, and when that fails the call is recorded without its
- * completions (as the C wrappers do). */
+void mpi_test_(MPI_Fint *req, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+{
+    if (!tf_mpi_calls) {
+        pmpi_test_(req, flag, status, ierr);
+        return;
+    }
+    MPI_Fint own[F_STATUS_SIZE];
+    MPI_Fint *st = status == MPI_F_STATUS_IGNORE ? own : status;
+    MPI_Request handle = PMPI_Request_f2c(*req);
+    MPI_Status cst;
+    tf_mpi_enter(TRACEFOLD_MPI_TEST, -1, 0);
+    pmpi_test_(req, flag, st, ierr);
+    if (*ierr == MPI_SUCCESS && *flag && handle != MPI_REQUEST_NULL && c_status(st, &cst))
+        tf_mpi_received(MPI_COMM_WORLD, &cst, true, handle);
+    tf_mpi_leave();
+}
+
+/* ---- completions of several requests -------------------------------------
+ * As in tf_mpi_calls.c: the C handles of the requests are kept before the
+ * call (MPI frees them), and the statuses are ours when the caller ignores
+ * them.  Up to SMALL requests on the stack; more are allocated, and when
+ * that fails the call is recorded without its completions. */
 enum { SMALL = 32 };
+
+typedef struct completions {
+    MPI_Request  handles_small[SMALL];
+    MPI_Fint     statuses_small[SMALL * F_STATUS_SIZE];
+    MPI_Request *handles;
+    MPI_Fint    *statuses;    /* the caller's, or ours when it ignores them */
+    bool         own, ok;
+} completions;
+
+static void completions_begin(completions *c, const MPI_Fint *n, const MPI_Fint *reqs,
+                              MPI_Fint *statuses)
+{
+    size_t count = *n > 0 ? (size_t)*n : 0;
+    c->handles = count > SMALL ? malloc(count * sizeof *c->handles) : c->handles_small;
+    c->own = statuses == MPI_F_STATUSES_IGNORE;
+    c->statuses = !c->own       ? statuses
+                  : count > SMALL ? malloc(count * F_STATUS_SIZE * sizeof *c->statuses)
+                                  : c->statuses_small;
+    c->ok = *n >= 0 && c->handles && c->statuses;
+    for (size_t i = 0; c->ok && i < count; i++)
+        c->handles[i] = PMPI_Request_f2c(reqs[i]);
+}
+
+/* The status array for the call: ours only when complete. */
+static MPI_Fint *completions_statuses(const completions *c, MPI_Fint *statuses)
+{
+    return c->ok ? c->statuses : statuses;
+}
+
+/* Request i (from 0) completed with the k-th status of the array. */
+static void completed(const completions *c, size_t i, size_t k)
+{
+    MPI_Status cst;
+    if (c->ok && c->handles[i] != MPI_REQUEST_NULL &&
+        c_status(c->statuses + k * F_STATUS_SIZE, &cst))
+        tf_mpi_received(MPI_COMM_WORLD, &cst, true, c->handles[i]);
+}
+
+static void completions_end(completions *c)
+{
+    if (c->handles != c->handles_small)
+        free(c->handles);
+    if (c->own && c->statuses != c->statuses_small)
+        free(c->statuses);
+}
 
 void mpi_waitall_(const MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *statuses, MPI_Fint *ierr)
 {
-    if (!tf_mpi_calls || *n < 0) {
+    if (!tf_mpi_calls) {
         pmpi_waitall_(n, reqs, statuses, ierr);
         return;
     }
-    size_t count = (size_t)*n;
-    MPI_Request handles_small[SMALL];
-    MPI_Fint statuses_small[SMALL * F_STATUS_SIZE];
-    bool ignore = statuses == MPI_F_STATUSES_IGNORE;
-    MPI_Request *handles = count > SMALL ? malloc(count * sizeof *handles) : handles_small;
-    MPI_Fint *st = !ignore         ? statuses
-                   : count > SMALL ? malloc(count * F_STATUS_SIZE * sizeof *st)
-                                   : statuses_small;
-    bool ok = handles && st;
-    for (size_t i = 0; ok && i < count; i++)
-        handles[i] = PMPI_Request_f2c(reqs[i]);
+    completions c;
+    completions_begin(&c, n, reqs, statuses);
     tf_mpi_enter(TRACEFOLD_MPI_WAITALL, -1, 0);
-    pmpi_waitall_(n, reqs, ok ? st : statuses, ierr);
-    MPI_Status cst;
-    for (size_t i = 0; *ierr == MPI_SUCCESS && ok && i < count; i++)
-        if (handles[i] != MPI_REQUEST_NULL && c_status(st + i * F_STATUS_SIZE, &cst))
-            tf_mpi_received(MPI_COMM_WORLD, &cst, true, handles[i]);
+    pmpi_waitall_(n, reqs, completions_statuses(&c, statuses), ierr);
+    for (MPI_Fint i = 0; *ierr == MPI_SUCCESS && i < *n; i++)
+        completed(&c, (size_t)i, (size_t)i);
     tf_mpi_leave();
-    if (handles != handles_small)
-        free(handles);
-    if (ignore && st != statuses_small)
-        free(st);
+    completions_end(&c);
+}
+
+void mpi_testall_(const MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *flag, MPI_Fint *statuses,
+                  MPI_Fint *ierr)
+{
+    if (!tf_mpi_calls) {
+        pmpi_testall_(n, reqs, flag, statuses, ierr);
+        return;
+    }
+    completions c;
+    completions_begin(&c, n, reqs, statuses);
+    tf_mpi_enter(TRACEFOLD_MPI_TESTALL, -1, 0);
+    pmpi_testall_(n, reqs, flag, completions_statuses(&c, statuses), ierr);
+    for (MPI_Fint i = 0; *ierr == MPI_SUCCESS && *flag && i < *n; i++)
+        completed(&c, (size_t)i, (size_t)i);
+    tf_mpi_leave();
+    completions_end(&c);
+}
+
+/* Fortran's indices count from 1 (MPI 4.0, section 19.3.3). */
+void mpi_waitany_(const MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *status,
+                  MPI_Fint *ierr)
+{
+    if (!tf_mpi_calls) {
+        pmpi_waitany_(n, reqs, index, status, ierr);
+        return;
+    }
+    MPI_Fint own[F_STATUS_SIZE];
+    MPI_Fint *st = status == MPI_F_STATUS_IGNORE ? own : status;
+    completions c;
+    completions_begin(&c, n, reqs, st);
+    tf_mpi_enter(TRACEFOLD_MPI_WAITANY, -1, 0);
+    pmpi_waitany_(n, reqs, index, st, ierr);
+    if (*ierr == MPI_SUCCESS && *index != MPI_UNDEFINED && *index >= 1 && *index <= *n)
+        completed(&c, (size_t)(*index - 1), 0);
+    tf_mpi_leave();
+    completions_end(&c);
+}
+
+void mpi_waitsome_(const MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *outcount, MPI_Fint *indices,
+                   MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    if (!tf_mpi_calls) {
+        pmpi_waitsome_(n, reqs, outcount, indices, statuses, ierr);
+        return;
+    }
+    completions c;
+    completions_begin(&c, n, reqs, statuses);
+    tf_mpi_enter(TRACEFOLD_MPI_WAITSOME, -1, 0);
+    pmpi_waitsome_(n, reqs, outcount, indices, completions_statuses(&c, statuses), ierr);
+    for (MPI_Fint k = 0; *ierr == MPI_SUCCESS && *outcount != MPI_UNDEFINED && k < *outcount; k++)
+        if (indices[k] >= 1 && indices[k] <= *n)
+            completed(&c, (size_t)(indices[k] - 1), (size_t)k);
+    tf_mpi_leave();
+    completions_end(&c);
 }
 
 void mpi_barrier_(const MPI_Fint *comm, MPI_Fint *ierr)
