@@ -17,6 +17,8 @@ static int count_steps(void *arg, const tf_fold_points *pt, size_t first, tf_err
     (void)first;
     (void)err;
     struct steps *s = arg;
+    if (!pt->y)
+        return 0;   /* points without counter values (an analysis's own) */
     for (uint32_t c = 0; c < s->ncounters; c++) {
         const float *y = pt->y + (size_t)c * pt->n;
         for (size_t i = 0; i < pt->n; i++)
