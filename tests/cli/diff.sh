@@ -1,7 +1,8 @@
 #!/bin/sh
 # tracefold diff (docs/commands/diff.md): a fold compared with itself
 # reports a ratio of 1 and no significant change in any phase or column
-# (a before/after pair: tests/examples/matmul_diff.sh).  Bad input
+# (a before/after pair: tests/examples/matmul_diff.sh), on a synthetic
+# trace and on an Extrae trace.  Bad input
 # (not a fold.h5, a region it lacks, folds of two regions not both named,
 # an existing or unwritable OUT) exits 1 with one message and leaves no OUT
 # behind.
@@ -65,5 +66,14 @@ refused "different regions" "$tmp/o3" "$tmp/s.fold/fold.h5" "$tmp/n.fold/fold.h5
 "$tf" diff -q --region iteration --region-b copy "$tmp/s.fold/fold.h5" "$tmp/n.fold/fold.h5" \
     -o "$tmp/o4" || bad "two named regions: exit $?"
 [ -s "$tmp/o4/diff.csv" ] || bad "two named regions: no diff.csv"
+# Paraver input (the Extrae trace of 444.namd): a routine that runs twice
+# in the iteration is matched with its own occurrence, by routine.
+namd=${top_srcdir:?run by make check}/tests/data/extrae/444.namd.prv.gz
+"$tf" fold -q "$namd" -o "$tmp/namd" || bad "fold namd: exit $?"
+"$tf" diff -q "$tmp/namd/fold.h5" "$tmp/namd/fold.h5" -o "$tmp/namd-self" || bad "namd self diff: exit $?"
+grep -q ',yes' "$tmp/namd-self/diff.csv" && bad "namd self diff: a significant change"
+awk -F, 'NR > 1 && $1 != "total" && ($2 != "routine" || $3 != $4) { exit 1 }' "$tmp/namd-self/diff.csv" ||
+    bad "namd self diff: a phase not matched with itself by routine: $(cat "$tmp/namd-self/diff.csv")"
+awk -F, 'NR > 1 && $13 == "" { exit 1 }' "$tmp/namd-self/diff.csv" || bad "namd self diff: no MIPS (PAPI_TOT_INS)"
 "$tf" diff 2>/dev/null; [ $? -eq 2 ] || bad "no arguments: exit code not 2"
 exit $fail
