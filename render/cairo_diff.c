@@ -142,7 +142,7 @@ static void mips_panel(tf_text *text, cairo_t *cr, const tf_diff *d, tf_rect plo
 {
     tf_axes_frame(cr, plot);
     if (!d->a->mips || !d->b->mips) {
-        tf_text_draw(text, TF_FONT_NOTE, "no instructions counter in both folds: no MIPS to compare",
+        tf_text_draw(text, TF_FONT_NOTE, "no MIPS to compare: a fold lacks an instructions counter",
                      plot.x + plot.w / 2, plot.y + plot.h / 2, 0.5, 0.5, plot.w, tf_ink);
         return;
     }
