@@ -5,6 +5,7 @@
  * objects tables list the referenced objects only (a process has hundreds
  * of statics the iteration never touches); fold.h5 keeps them all. */
 #include "tables.h"
+#include "advice.h"
 
 #include "csv_write.h"
 #include "sampling_advice.h"
@@ -191,7 +192,55 @@ static void md_number(FILE *f, int decimals, double v)
         fprintf(f, "%.*f", decimals, v);
 }
 
-static void summary_one(FILE *f, const tf_analysis *a)
+static int write_advice(FILE *f, const tf_analysis *const *a, size_t n, tf_error *err)
+{
+    fputs("region,group,phase,object,finding,suggestion,evidence,expected_gain\n", f);
+    for (size_t i = 0; i < n; i++) {
+        tf_an_advice *list;
+        size_t m;
+        if (tf_an_advice_find(a[i], &list, &m, err) < 0)
+            return -err->code;
+        for (size_t k = 0; k < m; k++) {
+            tf_csv_text(f, a[i]->region);
+            fprintf(f, ",%u,%s,", a[i]->group, phase_label(a[i], list[k].phase));
+            tf_csv_text(f, a[i]->objects[list[k].object].name);
+            fprintf(f, ",%s,", list[k].finding);
+            tf_csv_text(f, list[k].suggestion);
+            fputc(',', f);
+            tf_csv_text(f, list[k].evidence);
+            fprintf(f, ",%.4f\n", list[k].expected_gain);
+        }
+        free(list);
+    }
+    return 0;
+}
+
+/* The advice section of summary.md: each piece with its evidence, or why
+ * there is none. */
+static int summary_advice(FILE *f, const tf_analysis *a, tf_error *err)
+{
+    tf_an_advice *list;
+    size_t m;
+    if (tf_an_advice_find(a, &list, &m, err) < 0)
+        return -err->code;
+    fputs("### Advice\n\n", f);
+    if (m == 0)
+        fputs("None: no rule's evidence is strong enough (thresholds in docs/algorithms.md, "
+              "\"Advice\").\n\n", f);
+    for (size_t k = 0; k < m; k++) {
+        fprintf(f, "- phase %s, `", phase_label(a, list[k].phase));
+        md_text(f, a->objects[list[k].object].name);
+        fprintf(f, "`: **%s** → %s. Evidence: %s. Saves at most %.1f %% of the iteration.\n",
+                list[k].finding, list[k].suggestion, list[k].evidence,
+                100 * list[k].expected_gain);
+    }
+    if (m)
+        fputc('\n', f);
+    free(list);
+    return 0;
+}
+
+static int summary_one(FILE *f, const tf_analysis *a, tf_error *err)
 {
     fputs("## Region `", f);
     md_text(f, a->region);
@@ -261,6 +310,7 @@ static void summary_one(FILE *f, const tf_analysis *a)
         fprintf(f, " | %s |\n", modes);
     }
     fputc('\n', f);
+    return summary_advice(f, a, err);
 }
 
 int tf_analysis_write_tables(const tf_analysis *const *a, size_t n, const char *dir,
@@ -273,7 +323,7 @@ int tf_analysis_write_tables(const tf_analysis *const *a, size_t n, const char *
         return tf_fail(err, TF_ERR_NOMEM, "out of memory writing the analysis tables");
     }
     static const char *const files[] = { "phases.csv", "objects.csv", "streams.csv",
-                                         "levels.csv", "summary.md" };
+                                         "levels.csv", "advice.csv", "summary.md" };
     int ret = 0;
     for (size_t i = 0; i < sizeof files / sizeof *files && !ret; i++) {
         FILE *f;
@@ -284,12 +334,14 @@ int tf_analysis_write_tables(const tf_analysis *const *a, size_t n, const char *
         case 1: write_objects(f, a, n); break;
         case 2: write_streams(f, a, n); break;
         case 3: write_levels(f, a, n); break;
+        case 4: ret = write_advice(f, a, n, err); break;
         default:
             fputs("# Phases, code lines and the address space\n\n", f);
-            for (size_t j = 0; j < n; j++)
-                summary_one(f, a[j]);
+            for (size_t j = 0; j < n && !ret; j++)
+                ret = summary_one(f, a[j], err);
         }
-        ret = tf_out_close(f, dir, files[i], err);
+        int crc = tf_out_close(f, dir, files[i], err);
+        ret = ret ? ret : crc;
     }
     free(rc.names);
     free(rc.per_instr);

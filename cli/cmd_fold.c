@@ -576,7 +576,7 @@ static void report(const tf_fold_result *res, const char *outdir)
     snprintf(prv, sizeof prv, "%s/folded.prv", outdir);
     bool has_pdf = access(pdf, F_OK) == 0, has_prv = access(prv, F_OK) == 0;
     tf_msg_note("wrote %s/: %s%sfold.h5, instances.csv, curves.csv, totals.csv%s, phases.csv, objects.csv, "
-                "streams.csv, levels.csv, summary.md", outdir,
+                "streams.csv, levels.csv, advice.csv, summary.md", outdir,
                 has_pdf ? "report.pdf (the report), " : "",
                 has_prv ? "folded.prv with .pcf and .row (Paraver), " : "",
                 tf_fold_has_ratios(res) ? ", ratios.csv" : "");

@@ -11,5 +11,6 @@ int tf_cmd_paraver(int argc, char **argv);
 int tf_cmd_record(int argc, char **argv);
 int tf_cmd_calibrate(int argc, char **argv);
 int tf_cmd_render(int argc, char **argv);
+int tf_cmd_diff(int argc, char **argv);
 
 #endif

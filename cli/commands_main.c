@@ -18,6 +18,7 @@ static const struct {
 } commands[] = {
     {"info", tf_cmd_info},       {"fold", tf_cmd_fold},         {"paraver", tf_cmd_paraver},
     {"synth", tf_cmd_synth},     {"render", tf_cmd_render},     {"calibrate", tf_cmd_calibrate},
+    {"diff", tf_cmd_diff},
 };
 
 int main(int argc, char **argv)
@@ -35,5 +36,5 @@ int main(int argc, char **argv)
     }
     tf_msg_set_program("tracefold-commands");
     return tf_msg_usage("run by tracefold: tracefold-commands COMMAND [OPTIONS] (COMMAND: "
-                        "info, fold, paraver, synth, render or calibrate)");
+                        "info, fold, paraver, synth, render, diff or calibrate)");
 }

@@ -31,6 +31,7 @@ static const struct command commands[] = {
     {"paraver",   NULL,          "write a raw or synthetic trace for Paraver"},
     {"synth",     NULL,          "generate a synthetic trace with a known ground truth"},
     {"render",    NULL,          "draw the report of a fold: PDF, SVG, PNG or gnuplot scripts"},
+    {"diff",      NULL,          "compare two folds phase by phase: times, rates, bands"},
     {"calibrate", NULL,          "measure this machine's caches and TLB (Saavedra-Smith)"},
 };
 

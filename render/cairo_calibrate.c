@@ -272,11 +272,9 @@ static int draw_figure(cairo_t *cr, const void *ctx, size_t k, tf_error *err)
     const figure *f = ctx;
     const tf_cal_profile *pr = f->profile;
     tf_text text;
-    if (tf_text_init(&text, cr, err) < 0)
+    if (tf_page_begin(cr, &text, err) < 0)
         return -err->code;
     tf_claims claims = {0};
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
     char sub[256], line[32], page[32], reach[32];
     format_bytes(pr->line_bytes, line, sizeof line);
     format_bytes(pr->page_bytes, page, sizeof page);

@@ -37,6 +37,8 @@ int tf_panel_code(const tf_panel *p, tf_rect labels, tf_error *err);
 int tf_panel_memory(const tf_panel *p, tf_error *err);
 int tf_panel_rates(const tf_panel *p, tf_error *err);
 
+/* A blank white page with its text ready (tf_text_fini when done). */
+int tf_page_begin(cairo_t *cr, tf_text *text, tf_error *err);
 /* Page title and subtitle at the top of box. */
 void tf_page_header(tf_text *text, tf_rect box, const char *title, const char *subtitle);
 

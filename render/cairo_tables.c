@@ -177,10 +177,8 @@ static void histogram(tf_text *text, const tf_report_page *page, double top, tf_
 int tf_page_tables(cairo_t *cr, const tf_report_page *page, tf_error *err)
 {
     tf_text text;
-    if (tf_text_init(&text, cr, err) < 0)
+    if (tf_page_begin(cr, &text, err) < 0)
         return -err->code;
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
     char title[256];
     snprintf(title, sizeof title, "%s: phases, memory, objects, streams", page->title ? page->title : "folded region");
     tf_page_header(&text, (tf_rect){MARGIN, 8, TF_PAGE_WIDTH - 2 * MARGIN, 32}, title,

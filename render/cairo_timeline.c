@@ -36,16 +36,23 @@ void tf_page_header(tf_text *text, tf_rect box, const char *title, const char *s
         tf_text_draw(text, TF_FONT_LABEL, subtitle, box.x, r.y + r.h + 2, 0, 0, box.w, tf_ink);
 }
 
+int tf_page_begin(cairo_t *cr, tf_text *text, tf_error *err)
+{
+    if (tf_text_init(text, cr, err) < 0)
+        return -err->code;
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    return 0;
+}
+
 int tf_page_timeline(cairo_t *cr, const tf_report_page *page, tf_error *err)
 {
     tf_timeline_layout l;
     tf_timeline_layout_get(&l);
     tf_text text;
-    if (tf_text_init(&text, cr, err) < 0)
+    if (tf_page_begin(cr, &text, err) < 0)
         return -err->code;
     tf_claims claims = {0};
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
     tf_page_header(&text, l.title, page->title ? page->title : "folded region",
                    page->subtitle);
     int rc = 0;

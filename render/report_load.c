@@ -194,10 +194,7 @@ static int bandwidth_rates(tf_report_page *p, const tf_report_analysis *an, tf_e
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the bandwidth");
     bool any = false;
     for (size_t i = 0; i < p->nphases; i++) {
-        bw[i] = NAN;
-        for (size_t k = 0; k < an->nphases; k++)
-            if (!strcmp(an->phase_label[k], p->phases[i].label))
-                bw[i] = phase_bandwidth(an, k);
+        bw[i] = p->phases[i].bandwidth;
         any |= bw[i] > 0;
     }
     int rc = 0;
@@ -607,7 +604,8 @@ static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
                 .x0 = an->phase_x0[k], .x1 = an->phase_x1[k],
                 .routine = an->phase_routine[k] >= 0 ? (uint32_t)an->phase_routine[k]
                                                      : TF_REPORT_NONE,
-                .line = an->phase_line[k] > 0 ? (uint32_t)an->phase_line[k] : 0};
+                .line = an->phase_line[k] > 0 ? (uint32_t)an->phase_line[k] : 0,
+                .bandwidth = phase_bandwidth(an, k)};
             snprintf(ph->label, sizeof ph->label, "%s", an->phase_label[k]);
         }
     free(split);

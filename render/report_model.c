@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report_model.h"
+#include "trace.h"
 
 int tf_report_add_page(tf_report *r, tf_report_page **page, tf_error *err)
 {
@@ -157,4 +158,36 @@ void tf_report_total_label(const tf_report_total *t, char *buf, size_t len)
         snprintf(buf, len, "%s: %.0f per iteration", t->name, v);
     else
         snprintf(buf, len, "%s: %.4g per iteration", t->name, v);
+}
+
+double tf_report_series_mean(const tf_report_series *s, const double *values, double x0, double x1)
+{
+    double sum = 0;
+    size_t n = 0, nearest = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->x[i] >= x0 && s->x[i] <= x1 && isfinite(values[i])) {
+            sum += values[i];
+            n++;
+        }
+        if (fabs(s->x[i] - (x0 + x1) / 2) < fabs(s->x[nearest] - (x0 + x1) / 2))
+            nearest = i;
+    }
+    return n ? sum / (double)n : s->n ? values[nearest] : NAN;
+}
+
+const char *tf_report_level_name(unsigned level)
+{
+    switch (level) {
+    case TF_LEVEL_UNCACHED: return "uncached";
+    case TF_LEVEL_L1: return "L1";
+    case TF_LEVEL_LFB: return "LFB";
+    case TF_LEVEL_L2: return "L2";
+    case TF_LEVEL_L3: return "L3";
+    case TF_LEVEL_REMOTE_CACHE_1: return "remote cache (1 hop)";
+    case TF_LEVEL_REMOTE_CACHE_2: return "remote cache (2 hops)";
+    case TF_LEVEL_DRAM: return "DRAM";
+    case TF_LEVEL_REMOTE_DRAM_1: return "remote DRAM (1 hop)";
+    case TF_LEVEL_REMOTE_DRAM_2: return "remote DRAM (2 hops)";
+    default: return "unknown";
+    }
 }

@@ -26,6 +26,8 @@ typedef struct tf_report_phase {
     double   x0, x1;       /* normalised span */
     uint32_t routine;      /* index in routines, or TF_REPORT_NONE */
     uint32_t line;         /* most observed line, 0 when unknown */
+    double   bandwidth;    /* MB/s summed over its linear streams (or its nearest
+                            * enclosing phase's), NaN when none has any */
 } tf_report_phase;
 
 /* One folded sample of the executing code. */
@@ -94,6 +96,8 @@ enum tf_report_tables {
 };
 
 #define TF_REPORT_CACHES 6
+/* The memory levels with a name (enum tf_mem_level 0 .. 9). */
+#define TF_REPORT_LEVELS 10
 
 typedef struct tf_report_page {
     char  *title;          /* "region main" or "region main, group 2" */
@@ -160,6 +164,13 @@ void tf_report_free(tf_report *r);
 
 /* "NAME: 199999 per iteration", the legend text of a total. */
 void tf_report_total_label(const tf_report_total *t, char *buf, size_t len);
+
+/* Mean of a series' values (its y, lo or hi) over [x0, x1]: the grid
+ * points inside, the nearest one when none is. */
+double tf_report_series_mean(const tf_report_series *s, const double *values, double x0, double x1);
+
+/* "L1", "DRAM", ...: a memory level (enum tf_mem_level) for tables. */
+const char *tf_report_level_name(unsigned level);
 
 /* Human sizes for labels and tables ("152 MB", "32 KiB" style, binary units). */
 void tf_report_format_size(uint64_t bytes, char *buf, size_t len);

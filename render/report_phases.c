@@ -2,6 +2,7 @@
 /* Phase spans and their routine[line] labels. */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +86,7 @@ int tf_report_phases_derive(tf_report_page *p, const double *bounds, size_t nbou
             continue;
         }
         ph[nph++] = (tf_report_phase){.x0 = edge[s], .x1 = edge[s + 1], .routine = best_routine,
-                                      .line = best_line};
+                                      .line = best_line, .bandwidth = NAN};
     }
     free(edge);
     free(keys);

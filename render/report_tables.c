@@ -12,22 +12,6 @@
 
 #define MAX_RATE_COLUMNS 3
 
-/* Mean of a series over [x0, x1] (grid points inside; the nearest when none). */
-static double series_mean(const tf_report_series *s, double x0, double x1)
-{
-    double sum = 0;
-    size_t n = 0, nearest = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        if (s->x[i] >= x0 && s->x[i] <= x1 && isfinite(s->y[i])) {
-            sum += s->y[i];
-            n++;
-        }
-        if (fabs(s->x[i] - (x0 + x1) / 2) < fabs(s->x[nearest] - (x0 + x1) / 2))
-            nearest = i;
-    }
-    return n ? sum / (double)n : s->n ? s->y[nearest] : NAN;
-}
-
 static int set_head(tf_report_table *t, const char *const *head)
 {
     for (size_t c = 0; c < t->ncols; c++)
@@ -67,31 +51,14 @@ static int phases(tf_report_page *p, tf_error *err)
                           : tf_report_strdup("%s", routine);
         c = 3;
         if (p->mips)
-            row[c++] = tf_report_strdup("%.0f", series_mean(p->mips, ph->x0, ph->x1));
+            row[c++] = tf_report_strdup("%.0f", tf_report_series_mean(p->mips, p->mips->y, ph->x0, ph->x1));
         for (size_t i = 0; i < nrates; i++)
-            row[c++] = tf_report_strdup("%.3g", series_mean(&p->rates[i], ph->x0, ph->x1));
+            row[c++] = tf_report_strdup("%.3g", tf_report_series_mean(&p->rates[i], p->rates[i].y, ph->x0, ph->x1));
         for (size_t j = 0; j < ncols; j++)
             if (!row[j])
                 return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the phase table");
     }
     return 0;
-}
-
-static const char *level_name(unsigned level)
-{
-    switch (level) {
-    case TF_LEVEL_UNCACHED: return "uncached";
-    case TF_LEVEL_L1: return "L1";
-    case TF_LEVEL_LFB: return "LFB";
-    case TF_LEVEL_L2: return "L2";
-    case TF_LEVEL_L3: return "L3";
-    case TF_LEVEL_REMOTE_CACHE_1: return "remote cache (1 hop)";
-    case TF_LEVEL_REMOTE_CACHE_2: return "remote cache (2 hops)";
-    case TF_LEVEL_DRAM: return "DRAM";
-    case TF_LEVEL_REMOTE_DRAM_1: return "remote DRAM (1 hop)";
-    case TF_LEVEL_REMOTE_DRAM_2: return "remote DRAM (2 hops)";
-    default: return "unknown";
-    }
 }
 
 static int levels(tf_report_page *p, tf_error *err)
@@ -129,7 +96,7 @@ static int levels(tf_report_page *p, tf_error *err)
         if (!count[l])
             continue;
         char **row = &t->cells[r++ * 4];
-        row[0] = tf_report_strdup("%s", level_name((unsigned)l));
+        row[0] = tf_report_strdup("%s", tf_report_level_name((unsigned)l));
         row[1] = tf_report_strdup("%zu", count[l]);
         row[2] = tf_report_strdup("%.1f", 100.0 * (double)count[l] / (double)loads);
         row[3] = costed[l] ? tf_report_strdup("%.0f", cost[l] / (double)costed[l])

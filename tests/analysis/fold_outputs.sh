@@ -1,7 +1,8 @@
 #!/bin/sh
 # `tracefold fold` writes the analysis tables: on a synth trace of two
 # processes with shifted address layouts, the phases, objects and the ten
-# true streams (directions and patterns), the levels, summary.md, and the
+# true streams (directions and patterns), the levels, no advice (none of
+# the patterns is strong enough evidence), summary.md, and the
 # analysis group in fold.h5.
 tf=${TRACEFOLD:?run by make check}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-fold-analysis.XXXXXX")
@@ -9,9 +10,14 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 "$tf" synth -q -o "$tmp/s.h5" --processes 2 --aslr --iterations 150 || fail "synth"
 "$tf" fold -q -o "$tmp/f" "$tmp/s.h5" || fail "fold exit status $?"
-for f in phases.csv objects.csv streams.csv levels.csv summary.md; do
+for f in phases.csv objects.csv streams.csv levels.csv advice.csv summary.md; do
     [ -s "$tmp/f/$f" ] || fail "no $f"
 done
+# Advice (docs/algorithms.md, "Advice"): the stencil's 256-byte stride is 4
+# cache lines, under the column-walk rule's 8: no advice, and summary.md
+# says why.
+[ "$(awk 'END { print NR }' "$tmp/f/advice.csv")" = 1 ] || fail "advice on weak evidence: $(cat "$tmp/f/advice.csv")"
+grep -q "^None: no rule's evidence is strong enough" "$tmp/f/summary.md" || fail "summary.md: no advice section saying why"
 # phase,routine,line of every phase (columns 3, 8, 10)
 got=$(awk -F, 'NR > 1 { printf "%s:%s:%s ", $3, $8, $10 }' "$tmp/f/phases.csv")
 want="1:stream_copy:214 2:stencil_apply:57 3:spmv_gather:112 4:symgs:64 4.1:symgs:64 4.2:symgs:91 "

@@ -28,7 +28,7 @@ cat "$dir"/gp/*.gp > "$dir/gnuplot.txt" || bad "no gnuplot scripts"
 # Every output: no C0 control but the line feed, no DEL, no C1 control (in
 # UTF-8 or as a lone byte), nothing that is not UTF-8.
 python3 - "$dir" info.txt info.err info.json fold.err fold/instances.csv fold/phases.csv \
-    fold/objects.csv fold/streams.csv fold/levels.csv fold/curves.csv fold/summary.md \
+    fold/objects.csv fold/streams.csv fold/levels.csv fold/advice.csv fold/curves.csv fold/summary.md \
     report.txt fold/folded.pcf fold/folded.row gnuplot.txt p.pcf p.row <<'PY' || fail=1
 import re, sys
 d = sys.argv[1]

@@ -12,6 +12,10 @@
 # samples land (about 1-3 % of them on z: the kernel's region is one
 # phase, with no neighbour, so z is reported once it has the 8 samples a
 # pattern needs): z is checked there when it has a pattern, and x always.
+# Advice (docs/algorithms.md, "Advice"): mm_naive's fold advises a loop
+# interchange for z with its stride as evidence and a bound on the gain at
+# least the saving the program's own timings show (mm_naive -> mm_ikj);
+# mm_ikj's fold gives no such advice.
 . "${top_srcdir:?run by make check}/tests/examples/lib.sh"
 N=256
 period=500us
@@ -41,4 +45,15 @@ case $zikj in
 *) [ "$zikj" = "$z,linear,up,8,code" ] || bad "mm_ikj: z is '$zikj', not linear up by 8 bytes" ;;
 esac
 streams mm_ikj | grep -q ",$((N * 8)),[a-z]*$" && bad "mm_ikj: still a stride of a row"
+
+advice=$(csv "$tmp/m-mm_naive/advice.csv" object finding expected_gain | grep "^$z,column walk,")
+echo "mm_naive advice: $advice"
+[ -n "$advice" ] || bad "mm_naive: no column-walk advice for z ($z)"
+grep -q "stride $((N * 8)) B" "$tmp/m-mm_naive/advice.csv" || bad "mm_naive: the advice does not give z's stride"
+grep -q '^### Advice' "$tmp/m-mm_naive/summary.md" || bad "mm_naive: summary.md has no advice section"
+ms() { awk -v v="$1" '$1 == v { print $2 }' "$tmp/m.txt"; }
+gain=${advice##*,}
+awk -v g="$gain" -v a="$(ms mm_naive)" -v b="$(ms mm_ikj)" 'BEGIN { exit !(1 - b / a <= g) }' ||
+    bad "mm_naive: bound $gain below the saving the program measured ($(ms mm_naive) -> $(ms mm_ikj) ms)"
+csv "$tmp/m-mm_ikj/advice.csv" finding | grep -q 'column walk' && bad "mm_ikj: column-walk advice after the interchange"
 [ $fails -eq 0 ]

@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# tracefold diff on a before/after pair (docs/commands/diff.md): two runs
+# of examples/matmul whose iteration is the same blocked product after
+# either the naive product (before) or the interchanged one (after).  The
+# first phase, mm_naive against mm_ikj (aligned by order: the routines
+# differ), is reported faster, significantly, by the ratio of the
+# program's own timings of the two kernels within 15 %; the row total by
+# the ratio of the iterations' timings within 15 %.  Each fold compared
+# with itself reports no significant change.  On a machine too busy to
+# give each run a whole CPU (cpu_share, lib.sh) the runs are preempted
+# unevenly, and the fold's mean (which leaves out the preempted iterations
+# as outliers) and the program's (which keeps them) part: a ratio off by
+# more than 15 % then skips (exit 77) instead of failing.
+. "${top_srcdir:?run by make check}/tests/examples/lib.sh"
+period=500us
+N=256
+record_example none "$tmp/before.h5" matmul -n $N -i 16 -v mm_naive,mm_blocked
+record_example none "$tmp/after.h5" matmul -n $N -i 16 -v mm_ikj,mm_blocked
+for v in before after; do
+    "$tf" fold -q "$tmp/$v.h5" --region iteration -o "$tmp/$v" || { echo "FAIL: fold $v"; exit 1; }
+done
+"$tf" diff -q "$tmp/before/fold.h5" "$tmp/after/fold.h5" -o "$tmp/diff" || { echo "FAIL: diff exit $?"; exit 1; }
+cat "$tmp/diff/diff.csv"
+# ms EXAMPLE_OUTPUT VARIANT: the program's mean time of the variant.
+ms() { awk -v v="$2" '$1 == v { print $2 }' "$1"; }
+naive=$(ms "$tmp/before.txt" mm_naive) ikj=$(ms "$tmp/after.txt" mm_ikj)
+blocked_a=$(ms "$tmp/before.txt" mm_blocked) blocked_b=$(ms "$tmp/after.txt" mm_blocked)
+echo "program's timings: mm_naive $naive ms, mm_ikj $ikj ms, mm_blocked $blocked_a / $blocked_b ms"
+row=$(csv "$tmp/diff/diff.csv" routine_a routine_b ratio significant | grep '^mm_naive\[')
+case $row in
+mm_naive\[*,mm_ikj\[*,*,yes) ;;
+*) bad "no significant phase mm_naive -> mm_ikj: '$row'" ;;
+esac
+ratio=$(echo "$row" | cut -d, -f3)
+# within PCT MEASURED EXPECTED
+within() { awk -v m="$2" -v e="$3" -v p="$1" 'BEGIN { d = m / e - 1; exit !(d <= p / 100 && d >= -p / 100) }'; }
+expected=$(awk -v a="$naive" -v b="$ikj" 'BEGIN { print b / a }')
+echo "mm_naive -> mm_ikj: diff's ratio $ratio, the program's $expected"
+off=0
+within 15 "$ratio" "$expected" || off="phase ratio $ratio not within 15 % of the program's $expected"
+total=$(csv "$tmp/diff/diff.csv" phase ratio | awk -F, '$1 == "total" { print $2 }')
+expected=$(awk -v a="$naive" -v b="$ikj" -v c="$blocked_a" -v d="$blocked_b" 'BEGIN { print (b + d) / (a + c) }')
+echo "iteration: diff's ratio $total, the program's $expected"
+within 15 "$total" "$expected" || off="iteration ratio $total not within 15 % of the program's $expected"
+for v in before after; do
+    "$tf" diff -q "$tmp/$v/fold.h5" "$tmp/$v/fold.h5" -o "$tmp/self-$v" || bad "self diff $v: exit $?"
+    grep -q ',yes' "$tmp/self-$v/diff.csv" && bad "self diff $v: a significant change"
+done
+if [ "$off" != 0 ]; then
+    share=$(for v in before after; do cpu_share "$tmp/$v"; done | sort -n | head -n1)
+    if [ $fails -eq 0 ] && awk -v s="$share" 'BEGIN { exit !(s < 0.9) }'; then
+        echo "SKIP: $off, with $share of a CPU: too busy a machine to time the runs"
+        exit 77
+    fi
+    bad "$off (the runs had at least $share of a CPU)"
+fi
+[ $fails -eq 0 ]
