@@ -229,8 +229,10 @@ void tf_analysis_clear(tf_analysis *a)
         free(a->routines[i].file);
     }
     free(a->routines);
-    for (size_t i = 0; i < a->nobjects; i++)
+    for (size_t i = 0; i < a->nobjects; i++) {
         free(a->objects[i].name);
+        free(a->objects[i].routine);
+    }
     free(a->objects);
     free(a->samples);
     tf_an_locator_free(a->locator);

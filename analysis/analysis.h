@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc_site.h"
 #include "sampling_advice.h"
 #include "tf_error.h"
 
@@ -51,7 +52,10 @@ typedef struct tf_an_routine {
 
 typedef struct tf_an_object {
     char    *name;       /* static name, user name, heap call site, "[stack]", "[unknown]" */
+    char    *routine;    /* a heap object's call site's routine; NULL when none */
     uint64_t size;       /* bytes (largest size seen over the processes) */
+    size_t   allocations;   /* the trace's objects (of every process) it stands for: a
+                               family's allocations (object_names.h) */
     uint8_t  kind;       /* enum tf_object_kind or TF_AN_OBJECT_UNKNOWN */
     /* filled by tf_an_objects_count */
     size_t   refs, loads, stores;
@@ -149,6 +153,7 @@ typedef struct tf_an_params {
                                 phase's memory samples are not reported */
     size_t max_samples;      /* folded samples analysed at most (about): beyond,
                                 a uniform choice by a hash of the point; 0: all */
+    tf_alloc_rules alloc_rules;  /* how heap objects' call sites are found */
 } tf_an_params;
 
 void tf_an_params_default(tf_an_params *p);

@@ -135,13 +135,13 @@ struct tf_an_locator {
 };
 
 static int tools_for(struct process_tools *t, tf_analysis *a, const tf_trace *tr, uint32_t proc,
-                     const char *debug_dir, tf_error *err)
+                     const char *debug_dir, const tf_alloc_rules *rules, tf_error *err)
 {
     if (t->ready)
         return 0;
     int rc = tf_symbolizer_for_process(&t->sym, tr, proc, debug_dir, err);
     if (!rc)
-        rc = tf_an_objmap_create(&t->objects, a, tr, proc, t->sym, err);
+        rc = tf_an_objmap_create(&t->objects, a, tr, proc, t->sym, rules, err);
     if (!rc && cache_init(&t->code, CODE_CACHE_START))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the code cache");
     t->ready = !rc;
@@ -280,6 +280,7 @@ struct placing {
     const tf_trace *tr;
     const tf_fold_region *reg;
     const char *debug_dir;
+    const tf_alloc_rules *rules;
     struct process_tools *tools;
     uint32_t np;
     struct choice *ch;    /* next[b]: where the next sample of coarse bucket b goes */
@@ -301,7 +302,7 @@ static int place_part(void *arg, const tf_fold_points *pts, size_t first, tf_err
         if (isnan(pts->x[i]))
             continue;
         struct process_tools *t = &pc->tools[in->proc];
-        int rc = tools_for(t, a, pc->tr, in->proc, pc->debug_dir, err);
+        int rc = tools_for(t, a, pc->tr, in->proc, pc->debug_dir, pc->rules, err);
         double x = clamped_x(pts->x[i]);
         struct place pl;
         if (rc || (rc = place_of(t, a, pts, i, in, x, &pl, err)))
@@ -366,7 +367,8 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
                      ch.nchosen, reg->name);
         goto done;
     }
-    struct placing pc = { a, tr, reg, debug_dir, tools, np, &ch, dec, window };
+    struct placing pc = { a, tr, reg, debug_dir, &params->alloc_rules, tools, np, &ch, dec,
+                          window };
     if ((rc = tf_fold_group_each_part(grp, TF_FOLD_COL_SAMPLE, place_part, &pc, err)))
         goto done;
     /* A counter that moves in one step per instance has no rate in any

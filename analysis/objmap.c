@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Object lookup: the process's objects sorted by start address; a lookup
- * binary-searches the last start at or below the address and walks back
- * while an object could still reach it (no object is longer than the
- * largest one), checking size and lifetime. */
+/* Object lookup by address and time in O(log² n): a segment tree over the
+ * time axis (de Berg et al., Computational Geometry, 3rd ed., 10.3), each
+ * object stored at the O(log n) nodes whose time spans its lifetime
+ * covers, each node's objects sorted by start address with the running
+ * maximum of their ends.  A lookup walks from the leaf of its time to the
+ * root and binary-searches each node: the objects there are all alive at
+ * that time, so the heap blocks among them do not overlap and the walk
+ * back from the last start at or below the address stops at once (it
+ * goes on only over objects that overlap, as a user region wrapping
+ * allocations).  Per-iteration temporaries reusing one address, which
+ * made the former walk over every object ever at that address quadratic,
+ * cost no more than any other.  Objects are interned into the analysis by
+ * (kind, name) through a hash table. */
 #include "objmap.h"
 
 #include <stdlib.h>
@@ -18,42 +27,192 @@ struct live_object {
 
 struct tf_an_objmap {
     struct live_object *v;
-    size_t   n;
-    uint64_t max_size;
-    uint32_t unknown;     /* "[unknown]" in the analysis, TF_AN_NONE until used */
+    size_t    n;
+    uint64_t *times;      /* distinct alloc and free times, sorted: leaf i is
+                             [times[i], times[i + 1]) */
+    size_t    ntimes, leaves;   /* leaves: a power of two >= ntimes */
+    size_t   *first;      /* node k's objects: at[first[k] .. first[k + 1]) */
+    uint32_t *at;         /* indexes into v, by start within a node */
+    uint64_t *reach;      /* per entry of at: the largest end up to it in its node */
+    uint32_t  unknown;    /* "[unknown]" in the analysis, TF_AN_NONE until used */
 };
 
-static int by_start(const void *pa, const void *pb)
+/* ---- interning by hash ---- */
+
+struct intern_table {
+    uint32_t *slot;       /* object index + 1, 0 empty */
+    size_t    cap;
+};
+
+static uint64_t name_hash(uint8_t kind, const char *name)
 {
-    const struct live_object *p = pa, *q = pb;
-    return (p->start > q->start) - (p->start < q->start);
+    uint64_t h = 1469598103934665603ull ^ kind;   /* FNV-1a (Fowler, Noll, Vo) */
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 1099511628211ull;
+    return h;
 }
 
-/* Index of the analysis object with this kind and name, added when new. */
-static int intern_object(tf_analysis *a, uint8_t kind, const char *name, uint64_t size,
-                         uint32_t *index, tf_error *err)
+static size_t intern_find(const struct intern_table *t, const tf_analysis *a, uint8_t kind,
+                          const char *name)
 {
+    size_t i = (size_t)name_hash(kind, name) & (t->cap - 1);
+    while (t->slot[i]) {
+        const tf_an_object *o = &a->objects[t->slot[i] - 1];
+        if (o->kind == kind && !strcmp(o->name, name))
+            break;
+        i = (i + 1) & (t->cap - 1);
+    }
+    return i;
+}
+
+/* A table of a's objects with room for more new ones than a has now. */
+static int intern_table_init(struct intern_table *t, const tf_analysis *a, size_t more)
+{
+    for (t->cap = 16; t->cap < 2 * (a->nobjects + more); t->cap *= 2)
+        ;
+    if (!(t->slot = calloc(t->cap, sizeof *t->slot)))
+        return -1;
     for (size_t i = 0; i < a->nobjects; i++)
-        if (a->objects[i].kind == kind && !strcmp(a->objects[i].name, name)) {
-            if (size > a->objects[i].size)
-                a->objects[i].size = size;
-            *index = (uint32_t)i;
-            return 0;
-        }
+        t->slot[intern_find(t, a, a->objects[i].kind, a->objects[i].name)] = (uint32_t)i + 1;
+    return 0;
+}
+
+/* Index of the analysis object with this kind and name, added when new,
+ * counting one allocation more. */
+static int intern_object(tf_analysis *a, struct intern_table *t, uint8_t kind, const char *name,
+                         const char *routine, uint64_t size, uint32_t *index, tf_error *err)
+{
+    size_t i = intern_find(t, a, kind, name);
+    if (t->slot[i]) {
+        tf_an_object *o = &a->objects[t->slot[i] - 1];
+        if (size > o->size)
+            o->size = size;
+        o->allocations++;
+        *index = t->slot[i] - 1;
+        return 0;
+    }
     tf_an_object *v = realloc(a->objects, (a->nobjects + 1) * sizeof *v);
     if (!v)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for data objects");
     a->objects = v;
-    char *copy = strdup(name);
-    if (!copy)
+    char *copy = strdup(name), *r = routine && routine[0] ? strdup(routine) : NULL;
+    if (!copy || (routine && routine[0] && !r)) {
+        free(copy);
+        free(r);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for data objects");
-    v[a->nobjects] = (tf_an_object){ .name = copy, .size = size, .kind = kind };
+    }
+    v[a->nobjects] = (tf_an_object){ .name = copy, .routine = r, .size = size, .allocations = 1,
+                                     .kind = kind };
     *index = (uint32_t)a->nobjects++;
+    t->slot[i] = (uint32_t)a->nobjects;
+    return 0;
+}
+
+/* ---- the interval index ---- */
+
+static int by_u64(const void *pa, const void *pb)
+{
+    uint64_t p = *(const uint64_t *)pa, q = *(const uint64_t *)pb;
+    return (p > q) - (p < q);
+}
+
+/* The leaf of time t: the last time at or below it; SIZE_MAX before the first. */
+static size_t leaf_of(const tf_an_objmap *m, uint64_t t)
+{
+    size_t lo = 0, hi = m->ntimes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->times[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? lo - 1 : SIZE_MAX;
+}
+
+/* Calls visit on the nodes covering leaves [l, r) (bottom-up segment tree,
+ * leaves at m->leaves + i). */
+#define EACH_COVERING_NODE(m, l0, r0, node, body)                                     \
+    for (size_t l_ = (l0) + (m)->leaves, r_ = (r0) + (m)->leaves; l_ < r_;            \
+         l_ /= 2, r_ /= 2) {                                                          \
+        if (l_ & 1) { size_t node = l_++; body }                                      \
+        if (r_ & 1) { size_t node = --r_; body }                                      \
+    }
+
+/* The leaves [l, r) of object o's lifetime [alloc, free). */
+static void life_leaves(const tf_an_objmap *m, const struct live_object *o, size_t *l, size_t *r)
+{
+    /* alloc and free are in times: leaf_of finds them exactly */
+    *l = leaf_of(m, o->alloc);
+    *r = o->free == TF_NOTIME ? m->ntimes : leaf_of(m, o->free);
+    if (o->free != TF_NOTIME && o->free <= o->alloc)
+        *r = *l;   /* empty (or reversed) lifetime: never alive */
+}
+
+static int by_start(const void *pa, const void *pb, void *objects)
+{
+    const struct live_object *v = objects, *p = &v[*(const uint32_t *)pa],
+                             *q = &v[*(const uint32_t *)pb];
+    return (p->start > q->start) - (p->start < q->start);
+}
+
+static int build_index(tf_an_objmap *m)
+{
+    if (!(m->times = malloc((2 * m->n + 1) * sizeof *m->times)))
+        return -1;
+    for (size_t i = 0; i < m->n; i++) {
+        m->times[m->ntimes++] = m->v[i].alloc;
+        if (m->v[i].free != TF_NOTIME)
+            m->times[m->ntimes++] = m->v[i].free;
+    }
+    qsort(m->times, m->ntimes, sizeof *m->times, by_u64);
+    size_t k = 0;
+    for (size_t i = 0; i < m->ntimes; i++)
+        if (!k || m->times[i] != m->times[k - 1])
+            m->times[k++] = m->times[i];
+    m->ntimes = k;
+    for (m->leaves = 1; m->leaves < m->ntimes; m->leaves *= 2)
+        ;
+    if (!(m->first = calloc(2 * m->leaves + 1, sizeof *m->first)))
+        return -1;
+    size_t total = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        size_t l, r;
+        life_leaves(m, &m->v[i], &l, &r);
+        EACH_COVERING_NODE(m, l, r, node, { m->first[node + 1]++; total++; })
+    }
+    for (size_t node = 0; node < 2 * m->leaves; node++)
+        m->first[node + 1] += m->first[node];
+    m->at = malloc((total ? total : 1) * sizeof *m->at);
+    m->reach = malloc((total ? total : 1) * sizeof *m->reach);
+    size_t *fill = malloc(2 * m->leaves * sizeof *fill);
+    if (!m->at || !m->reach || !fill) {
+        free(fill);
+        return -1;
+    }
+    memcpy(fill, m->first, 2 * m->leaves * sizeof *fill);
+    for (size_t i = 0; i < m->n; i++) {
+        size_t l, r;
+        life_leaves(m, &m->v[i], &l, &r);
+        EACH_COVERING_NODE(m, l, r, node, { m->at[fill[node]++] = (uint32_t)i; })
+    }
+    free(fill);
+    for (size_t node = 1; node < 2 * m->leaves; node++) {
+        size_t b = m->first[node], e = m->first[node + 1];
+        if (e - b > 1)
+            qsort_r(m->at + b, e - b, sizeof *m->at, by_start, m->v);
+        uint64_t reach = 0;
+        for (size_t j = b; j < e; j++) {
+            const struct live_object *o = &m->v[m->at[j]];
+            uint64_t end = o->start + o->size < o->start ? UINT64_MAX : o->start + o->size;
+            m->reach[j] = reach = end > reach ? end : reach;
+        }
+    }
     return 0;
 }
 
 int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, uint32_t proc,
-                        tf_symbolizer *sym, tf_error *err)
+                        tf_symbolizer *sym, const tf_alloc_rules *rules, tf_error *err)
 {
     *out = NULL;
     const tf_process *p = tf_trace_process(tr, proc);
@@ -62,24 +221,26 @@ int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, 
     for (size_t i = 0; p && i < p->nmodules; i++)
         nstack += !strcmp(tf_trace_string(tr, p->modules[i].path), "[stack]");
     size_t no = p ? p->nobjects : 0, cap = no + nstack + 1;
-    if (!m || !(m->v = malloc(cap * sizeof *m->v))) {
+    struct intern_table table = { 0 };
+    if (!m || !(m->v = malloc(cap * sizeof *m->v)) || intern_table_init(&table, a, cap) < 0) {
         tf_an_objmap_free(m);
+        free(table.slot);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the object map");
     }
     m->unknown = TF_AN_NONE;
-    char **names;
-    size_t *order;
-    int rc = tf_object_names(tr, proc, sym, &names, &order, err);
+    tf_object_naming naming;
+    int rc = tf_object_names(tr, proc, sym, rules, &naming, err);
     /* interned in allocation order: the analysis's objects keep it */
     for (size_t k = 0; rc == 0 && k < no; k++) {
-        const tf_object *o = &p->objects[order[k]];
+        size_t i = naming.order[k];
+        const tf_object *o = &p->objects[i];
         struct live_object *lo = &m->v[m->n];
         *lo = (struct live_object){ o->start, o->size, o->alloc_time, o->free_time, 0, o->kind };
-        rc = intern_object(a, o->kind, names[order[k]], o->size, &lo->object, err);
+        rc = intern_object(a, &table, o->kind, naming.names[i], naming.routines[i], o->size,
+                           &lo->object, err);
         m->n += rc == 0;
     }
-    tf_object_names_free(names, no);
-    free(order);
+    tf_object_naming_free(&naming);
     for (size_t i = 0; rc == 0 && p && i < p->nmodules; i++) {
         const tf_module *md = &p->modules[i];
         if (strcmp(tf_trace_string(tr, md->path), "[stack]"))
@@ -88,16 +249,17 @@ int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, 
         *lo = (struct live_object){ md->start, md->end - md->start, 0, TF_NOTIME, 0,
                                     TF_OBJECT_STACK };
         /* the main thread's stack: one object of every process */
-        rc = intern_object(a, TF_OBJECT_STACK, "[stack]", lo->size, &lo->object, err);
+        rc = intern_object(a, &table, TF_OBJECT_STACK, "[stack]", NULL, lo->size, &lo->object,
+                           err);
         m->n += rc == 0;
     }
+    free(table.slot);
+    if (rc == 0 && build_index(m) < 0)
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the object map of process %u", proc);
     if (rc) {
         tf_an_objmap_free(m);
         return rc;
     }
-    qsort(m->v, m->n, sizeof *m->v, by_start);
-    for (size_t i = 0; i < m->n; i++)
-        m->max_size = m->v[i].size > m->max_size ? m->v[i].size : m->max_size;
     *out = m;
     return 0;
 }
@@ -105,26 +267,27 @@ int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, 
 bool tf_an_objmap_find(const tf_an_objmap *m, uint64_t addr, uint64_t t, uint32_t *object,
                        uint64_t *offset)
 {
-    size_t lo = 0, hi = m->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->v[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     const struct live_object *best = NULL;
-    for (size_t i = lo; i-- > 0;) {
-        const struct live_object *o = &m->v[i];
-        if (addr - o->start >= m->max_size)
-            break;
-        if (addr - o->start >= o->size || t < o->alloc || (o->free != TF_NOTIME && t >= o->free))
-            continue;
-        bool better = !best || (o->kind == TF_OBJECT_USER && best->kind != TF_OBJECT_USER) ||
-                      ((o->kind == TF_OBJECT_USER) == (best->kind == TF_OBJECT_USER) &&
-                       o->size < best->size);
-        if (better)
-            best = o;
+    size_t leaf = leaf_of(m, t);
+    for (size_t node = leaf == SIZE_MAX ? 0 : leaf + m->leaves; node >= 1; node /= 2) {
+        size_t lo = m->first[node], hi = m->first[node + 1];
+        while (lo < hi) {   /* the first entry starting above addr */
+            size_t mid = lo + (hi - lo) / 2;
+            if (m->v[m->at[mid]].start <= addr)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t j = lo; j-- > m->first[node] && m->reach[j] > addr;) {
+            const struct live_object *o = &m->v[m->at[j]];
+            if (addr - o->start >= o->size)
+                continue;
+            bool better = !best || (o->kind == TF_OBJECT_USER && best->kind != TF_OBJECT_USER) ||
+                          ((o->kind == TF_OBJECT_USER) == (best->kind == TF_OBJECT_USER) &&
+                           o->size < best->size);
+            if (better)
+                best = o;
+        }
     }
     if (best) {
         *object = best->object;
@@ -141,7 +304,12 @@ int tf_an_objmap_lookup(tf_an_objmap *m, tf_analysis *a, uint64_t addr, uint64_t
 {
     if (tf_an_objmap_find(m, addr, t, object, offset) || m->unknown != TF_AN_NONE)
         return 0;
-    int rc = intern_object(a, TF_AN_OBJECT_UNKNOWN, "[unknown]", 0, &m->unknown, err);
+    struct intern_table table;
+    if (intern_table_init(&table, a, 1) < 0)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for data objects");
+    int rc = intern_object(a, &table, TF_AN_OBJECT_UNKNOWN, "[unknown]", NULL, 0, &m->unknown,
+                           err);
+    free(table.slot);
     *object = m->unknown;
     return rc;
 }
@@ -151,5 +319,9 @@ void tf_an_objmap_free(tf_an_objmap *m)
     if (!m)
         return;
     free(m->v);
+    free(m->times);
+    free(m->first);
+    free(m->at);
+    free(m->reach);
     free(m);
 }

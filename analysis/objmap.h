@@ -13,12 +13,14 @@
 typedef struct tf_an_objmap tf_an_objmap;
 
 /* The objects of process proc, named by tf_object_names (object_names.h:
- * heap objects by call site, symbolised from the allocation stack with sym
- * when the trace has no call-site string; the second allocation from one
- * call site is "site#2" in every process) and interned into a->objects by
- * kind and name, in allocation order.  sym may be NULL. */
+ * heap objects by call site, found in the allocation stack with sym and
+ * rules when the trace has no call-site string; the objects of one family,
+ * as a temporary allocated anew each iteration, share one name) and
+ * interned into a->objects by kind and name, in allocation order: one
+ * analysis object per family, its allocations counted.  sym and rules may
+ * be NULL.  Lookups then take O(log² n) for n objects. */
 int tf_an_objmap_create(tf_an_objmap **m, tf_analysis *a, const tf_trace *tr, uint32_t proc,
-                        tf_symbolizer *sym, tf_error *err);
+                        tf_symbolizer *sym, const tf_alloc_rules *rules, tf_error *err);
 
 /* The analysis object holding addr at time t (ns, trace time) and the
  * offset of addr in it.  An address in no object maps to the object

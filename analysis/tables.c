@@ -128,7 +128,7 @@ static void write_phases(FILE *f, const tf_analysis *const *a, size_t n,
 
 static void write_objects(FILE *f, const tf_analysis *const *a, size_t n)
 {
-    fputs("region,group,object,kind,size_bytes,share,loads,stores\n", f);
+    fputs("region,group,object,kind,size_bytes,share,loads,stores,allocations,routine\n", f);
     for (size_t i = 0; i < n; i++)
         for (size_t o = 0; o < a[i]->nobjects; o++) {
             const tf_an_object *ob = &a[i]->objects[o];
@@ -137,8 +137,11 @@ static void write_objects(FILE *f, const tf_analysis *const *a, size_t n)
             tf_csv_text(f, a[i]->region);
             fprintf(f, ",%u,", a[i]->group);
             tf_csv_text(f, ob->name);
-            fprintf(f, ",%s,%llu,%.6f,%zu,%zu\n", tf_an_object_kind_name(ob->kind),
-                    (unsigned long long)ob->size, ob->share, ob->loads, ob->stores);
+            fprintf(f, ",%s,%llu,%.6f,%zu,%zu,%zu,", tf_an_object_kind_name(ob->kind),
+                    (unsigned long long)ob->size, ob->share, ob->loads, ob->stores,
+                    ob->allocations);
+            tf_csv_text(f, ob->routine ? ob->routine : "");
+            fputc('\n', f);
         }
 }
 

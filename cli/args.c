@@ -5,6 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "alloc_site.h"
+#include "msg.h"
+
 bool tf_arg_double(const char *s, double lo, double hi, double *v)
 {
     char *end;
@@ -55,5 +58,19 @@ bool tf_arg_bytes(const char *s, size_t *v)
     if (*end || d * mult >= (double)SIZE_MAX)
         return false;
     *v = (size_t)(d * mult);
+    return true;
+}
+
+bool tf_arg_alloc_wrapper(struct tf_alloc_rules *rules, int argc, const char *name)
+{
+    if (!name[0]) {
+        tf_msg_usage("--alloc-wrapper: expected the name of a routine, got ''");
+        return false;
+    }
+    if (!rules->wrappers && !(rules->wrappers = calloc((size_t)argc, sizeof *rules->wrappers))) {
+        tf_msg_error("out of memory for --alloc-wrapper");
+        return false;
+    }
+    rules->wrappers[rules->nwrappers++] = name;
     return true;
 }

@@ -15,4 +15,11 @@ bool tf_arg_u32(const char *s, uint32_t *v);
 /* A size with an optional K, M or G suffix (powers of 1024). */
 bool tf_arg_bytes(const char *s, size_t *v);
 
+/* Adds --alloc-wrapper NAME to rules (its array made at the first, with
+ * room for one per argument of the command line; the caller frees
+ * rules->wrappers); false, said as a usage error or as no memory, for an
+ * empty NAME or no memory. */
+struct tf_alloc_rules;
+bool tf_arg_alloc_wrapper(struct tf_alloc_rules *rules, int argc, const char *name);
+
 #endif

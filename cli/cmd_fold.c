@@ -68,6 +68,9 @@ static void usage(FILE *out)
             "                        change point (0.25)\n"
             "      --debug-dir DIR   where binaries and debug files are found by\n"
             "                        build-id (DIR/.build-id/xx/rest), for code lines\n"
+            "      --alloc-wrapper NAME  a routine of the program that allocates for\n"
+            "                        its callers: heap objects are named by its caller\n"
+            "                        (repeatable)\n"
             "      --machine PROFILE machine profile from 'tracefold calibrate': its cache\n"
             "                        sizes kept in fold.h5 and drawn in the report\n"
             "      --analysis-samples N  folded samples the phases, code lines and\n"
@@ -91,7 +94,7 @@ static void usage(FILE *out)
 enum {
     OPT_FORCE = 256, OPT_FILTER, OPT_FILTER_K, OPT_SHAPE_K, OPT_GROUPS, OPT_GRID, OPT_BOOTSTRAP,
     OPT_CONFIDENCE, OPT_SEED, OPT_MIN_CHANGE, OPT_DEBUG_DIR, OPT_MACHINE, OPT_GROUP_BY,
-    OPT_ANALYSIS_SAMPLES,
+    OPT_ANALYSIS_SAMPLES, OPT_ALLOC_WRAPPER,
 };
 
 static const struct option long_options[] = {
@@ -109,6 +112,7 @@ static const struct option long_options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
     {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+    {"alloc-wrapper", required_argument, NULL, OPT_ALLOC_WRAPPER},
     {"machine", required_argument, NULL, OPT_MACHINE},
     {"analysis-samples", required_argument, NULL, OPT_ANALYSIS_SAMPLES},
     {"threads", required_argument, NULL, 'j'},
@@ -139,6 +143,10 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, struct fold_o
         case 'q': tf_msg_set_quiet(true); break;
         case OPT_FORCE: o->force = true; break;
         case OPT_DEBUG_DIR: o->debug_dir = optarg; break;
+        case OPT_ALLOC_WRAPPER:
+            if (!tf_arg_alloc_wrapper(&o->analysis.alloc_rules, argc, optarg))
+                return -1;
+            break;
         case OPT_MACHINE: o->machine = optarg; break;
         case OPT_ANALYSIS_SAMPLES:
             if (!tf_arg_uint(optarg, 0, SIZE_MAX, &u))
@@ -347,6 +355,7 @@ struct side {
     const char *dir, *machine;
     const tf_trace *tr;
     const tf_fold_result *res;
+    const tf_alloc_rules *alloc_rules;
     const tf_fold_team *team;      /* holding parts of res's points, or NULL */
     const tf_cal_profile *profile;
     bool with_synthetic;           /* begin the synthetic trace too */
@@ -365,7 +374,8 @@ static void begin_synthetic(struct side *s)
     tf_error err = {0};
     snprintf(fold, sizeof fold, "%s/fold.h5", s->dir);
     snprintf(prv, sizeof prv, "%s/folded.prv", s->dir);
-    if (tf_cli_synthetic_begin(fold, s->res, s->tr, s->team, prv, &s->synthetic, &err) < 0)
+    if (tf_cli_synthetic_begin(fold, s->res, s->tr, s->team, s->alloc_rules, prv, &s->synthetic,
+                               &err) < 0)
         tf_msg_warn("no folded.prv: %s", err.msg);
 }
 
@@ -446,7 +456,8 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res,
         return tf_fail(err, TF_ERR_IO, "%s: cannot create the output directory: %s", tmp,
                        strerror(errno));
     struct side side = { .dir = tmp, .machine = o->machine, .tr = tr, .res = res,
-                         .team = team, .profile = profile, .with_synthetic = threads > 1,
+                         .alloc_rules = &o->analysis.alloc_rules, .team = team,
+                         .profile = profile, .with_synthetic = threads > 1,
                          .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
     pthread_t side_thread, end_thread;
     bool side_threaded = threads > 1 && pthread_create(&side_thread, NULL, write_side, &side) == 0;
@@ -815,5 +826,6 @@ int tf_cmd_fold(int argc, char **argv)
     if (op.tr)
         tf_cli_close_trace(op.tr);
     tf_cli_team_stop(team);
+    free(c.o.analysis.alloc_rules.wrappers);
     return status;
 }

@@ -12,12 +12,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "args.h"
 #include "commands.h"
 #include "instances.h"
 #include "msg.h"
 #include "object_names.h"
 #include "open_trace.h"
-#include "recorder_code.h"
 #include "tf_escape.h"
 
 #define SAMPLE_CHUNK 65536
@@ -43,6 +43,9 @@ static void usage(FILE *out)
             "      --all-objects  list every data object, the static variables of the C\n"
             "                     library, of the other system libraries (/lib, /usr/lib,\n"
             "                     ...) and of the recorder too (hidden by default)\n"
+            "      --alloc-wrapper NAME  a routine of the program that allocates for\n"
+            "                     its callers: heap objects are named by its caller\n"
+            "                     (repeatable)\n"
             "  -q, --quiet        no progress\n"
             "  -h, --help         show this help and exit\n\n"
             "TRACE is a tracefold HDF5 trace or a Paraver trace (.prv, .prv.gz).\n"
@@ -52,8 +55,7 @@ static void usage(FILE *out)
 /* A process's data objects as listed: their names (object_names.h) and
  * which are left out. */
 struct process_objects {
-    size_t   n;                  /* the process's objects */
-    char   **names;              /* per object of the trace's table */
+    tf_object_naming naming;     /* names and routines per object of the trace's table */
     bool    *hidden;             /* per object: a system library's static */
     size_t   nhidden;
 };
@@ -120,20 +122,6 @@ static int count_samples(tf_trace *tr, struct summary *s, tf_error *err)
     return rc;
 }
 
-/* The system's library folders: the dynamic linker's defaults and the
- * multiarch folders below them (ld.so(8)).  A static variable of a library
- * there is the C library's or another system library's own (stdio's
- * streams, the error-message tables), not the program's data. */
-static bool system_library(const char *path)
-{
-    static const char *const dirs[] = {"/lib/", "/lib32/", "/lib64/", "/libx32/", "/usr/lib/",
-                                       "/usr/lib32/", "/usr/lib64/", "/usr/libx32/"};
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-        if (!strncmp(path, dirs[i], strlen(dirs[i])))
-            return true;
-    return tf_recorder_file(path);
-}
-
 /* The file a static variable belongs to: the file-backed mapping that
  * starts last at or below its address (the part of a .bss beyond the
  * file's end is an anonymous mapping right after the file's own); "" in
@@ -153,8 +141,8 @@ static const char *static_file(const tf_trace *tr, const tf_process *p, uint64_t
 /* The names of a process's objects, and unless all is set, which are the
  * static variables of system libraries.  Heap objects are named from
  * their allocation stacks where the trace has no call site. */
-static int list_objects(const tf_trace *tr, uint32_t proc, bool all, struct process_objects *po,
-                        tf_error *err)
+static int list_objects(const tf_trace *tr, uint32_t proc, bool all, const tf_alloc_rules *rules,
+                        struct process_objects *po, tf_error *err)
 {
     const tf_process *p = tf_trace_process(tr, proc);
     if (!p->nobjects)
@@ -170,8 +158,7 @@ static int list_objects(const tf_trace *tr, uint32_t proc, bool all, struct proc
     /* without a symboliser (no modules) such objects keep a neutral name */
     if (unnamed_heap && tf_symbolizer_for_process(&sym, tr, proc, NULL, &ignored) < 0)
         sym = NULL;
-    po->n = p->nobjects;
-    int rc = tf_object_names(tr, proc, sym, &po->names, NULL, err);
+    int rc = tf_object_names(tr, proc, sym, rules, &po->naming, err);
     tf_symbolizer_free(sym);
     if (rc < 0)
         return rc;
@@ -180,7 +167,7 @@ static int list_objects(const tf_trace *tr, uint32_t proc, bool all, struct proc
     for (size_t i = 0; i < p->nobjects && !all; i++) {
         const tf_object *o = &p->objects[i];
         po->hidden[i] = o->kind == TF_OBJECT_STATIC &&
-                        system_library(static_file(tr, p, o->start));
+                        tf_system_library(static_file(tr, p, o->start));
         po->nhidden += po->hidden[i];
     }
     return 0;
@@ -189,14 +176,15 @@ static int list_objects(const tf_trace *tr, uint32_t proc, bool all, struct proc
 static void summary_free(struct summary *s)
 {
     for (uint32_t p = 0; s->objects && p < s->nprocesses; p++) {
-        tf_object_names_free(s->objects[p].names, s->objects[p].n);
+        tf_object_naming_free(&s->objects[p].naming);
         free(s->objects[p].hidden);
     }
     free(s->objects);
     free(s->regions);
 }
 
-static int summarise(tf_trace *tr, bool all_objects, struct summary *s, tf_error *err)
+static int summarise(tf_trace *tr, bool all_objects, const tf_alloc_rules *rules,
+                     struct summary *s, tf_error *err)
 {
     memset(s, 0, sizeof *s);
     for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
@@ -214,7 +202,7 @@ static int summarise(tf_trace *tr, bool all_objects, struct summary *s, tf_error
     if (!(s->objects = calloc(s->nprocesses + 1, sizeof *s->objects)))
         return tf_fail(err, TF_ERR_NOMEM, "out of memory listing the data objects");
     for (uint32_t p = 0; p < s->nprocesses && rc == 0; p++)
-        rc = list_objects(tr, p, all_objects, &s->objects[p], err);
+        rc = list_objects(tr, p, all_objects, rules, &s->objects[p], err);
     if (rc < 0)
         return rc;
     return tf_region_stats_compute(tr, &s->regions, &s->nregions, err);
@@ -306,8 +294,11 @@ static void print_text_objects(FILE *out, const tf_process *proc,
             continue;
         const tf_object *o = &proc->objects[i];
         fprintf(out, "    #%u %-6s ", o->id, object_kind(o->kind));
-        put_string(out, po->names[i], 24);
-        fprintf(out, " 0x%" PRIx64 " %s\n", o->start, human_bytes(o->size, b, sizeof b));
+        put_string(out, po->naming.names[i], 24);
+        fprintf(out, " 0x%" PRIx64 " %s", o->start, human_bytes(o->size, b, sizeof b));
+        if (po->naming.routines[i][0])
+            put_field(out, " in ", po->naming.routines[i]);
+        fputc('\n', out);
         shown++;
     }
     if (listed > shown)
@@ -446,7 +437,9 @@ static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc,
         fprintf(out, "%s\n       {\"id\": %u, \"kind\": \"%s\", \"start\": %" PRIu64
                      ", \"size\": %" PRIu64 ", \"label\": ",
                 sep, o->id, object_kind(o->kind), o->start, o->size);
-        json_string(out, po->names[i]);
+        json_string(out, po->naming.names[i]);
+        fputs(", \"routine\": ", out);
+        json_string(out, po->naming.routines[i]);
         fputs(", \"name\": ", out);
         json_string(out, tf_trace_string(tr, o->name));
         fputs(", \"callsite\": ", out);
@@ -504,11 +497,13 @@ int tf_cmd_info(int argc, char **argv)
     static const struct option long_options[] = {
         {"json", no_argument, NULL, 'j'},
         {"all-objects", no_argument, NULL, 'a'},
+        {"alloc-wrapper", required_argument, NULL, 'w'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     bool json = false, all_objects = false;
+    tf_alloc_rules rules = { 0 };
     int c;
     optind = 1;
     opterr = 0;
@@ -516,23 +511,33 @@ int tf_cmd_info(int argc, char **argv)
         switch (c) {
         case 'j': json = true; break;
         case 'a': all_objects = true; break;
+        case 'w':
+            if (!tf_arg_alloc_wrapper(&rules, argc, optarg))
+                goto usage_error;
+            break;
         case 'q': tf_msg_set_quiet(true); break;
-        case 'h': usage(stdout); return TF_EXIT_OK;
-        default: return tf_msg_usage("unknown option '%s'", argv[optind - 1]);
+        case 'h': free(rules.wrappers); usage(stdout); return TF_EXIT_OK;
+        default: tf_msg_usage("unknown option '%s'", argv[optind - 1]); goto usage_error;
         }
     }
-    if (optind == argc)
-        return tf_msg_usage("no trace given");
-    if (optind + 1 < argc)
-        return tf_msg_usage("one trace at a time (unexpected '%s')", argv[optind + 1]);
+    if (optind == argc) {
+        tf_msg_usage("no trace given");
+        goto usage_error;
+    }
+    if (optind + 1 < argc) {
+        tf_msg_usage("one trace at a time (unexpected '%s')", argv[optind + 1]);
+        goto usage_error;
+    }
 
     tf_error err;
     tf_error_clear(&err);
     tf_trace *tr;
-    if (tf_cli_open_trace(argv[optind], &tr, &err) < 0)
+    if (tf_cli_open_trace(argv[optind], &tr, &err) < 0) {
+        free(rules.wrappers);
         return tf_msg_fail(&err);
+    }
     struct summary s;
-    int rc = summarise(tr, all_objects, &s, &err);
+    int rc = summarise(tr, all_objects, &rules, &s, &err);
     if (rc == 0) {
         if (json)
             print_json(stdout, tr, &s);
@@ -545,5 +550,9 @@ int tf_cmd_info(int argc, char **argv)
     }
     summary_free(&s);
     tf_cli_close_trace(tr);
+    free(rules.wrappers);
     return rc < 0 ? tf_msg_fail(&err) : TF_EXIT_OK;
+usage_error:
+    free(rules.wrappers);
+    return TF_EXIT_USAGE;
 }

@@ -223,7 +223,7 @@ int tf_cmd_paraver(int argc, char **argv)
     if (is_fold_result(in)) {
         tf_error err;
         tf_cli_synthetic *sy;
-        if (tf_cli_synthetic_begin(in, NULL, NULL, NULL, out, &sy, &err) < 0 ||
+        if (tf_cli_synthetic_begin(in, NULL, NULL, NULL, NULL, out, &sy, &err) < 0 ||
             tf_cli_synthetic_end(sy, NULL, tf_parallel_cpus(), &err) < 0)
             return tf_msg_fail(&err);
         tf_msg_note("wrote the synthetic trace %s with its .pcf and .row", out);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "alloc_site.h"
 #include "prv_export.h"
 #include "symbolize.h"
 #include "tf_error.h"
@@ -16,6 +17,8 @@
 typedef struct tf_cli_symbols {
     const tf_trace *tr;            /* may be NULL: nothing is known */
     tf_symbolizer **per_proc;
+    const tf_alloc_rules *alloc_rules;   /* heap objects' call sites (NULL: the built-in
+                                            rules only); the caller's, set after init */
 } tf_cli_symbols;
 
 int  tf_cli_symbols_init(tf_cli_symbols *sb, const tf_trace *tr, tf_error *err);

@@ -1137,8 +1137,9 @@ static void synth_free(synth *sy)
 }
 
 int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
-                           const tf_trace *folded, const tf_fold_team *team, const char *out,
-                           tf_cli_synthetic **sp, tf_error *err)
+                           const tf_trace *folded, const tf_fold_team *team,
+                           const tf_alloc_rules *rules, const char *out, tf_cli_synthetic **sp,
+                           tf_error *err)
 {
     *sp = NULL;
     synth *sy = calloc(1, sizeof *sy);
@@ -1163,6 +1164,7 @@ int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
     }
     if (rc == 0)
         rc = tf_cli_symbols_init(&sy->sym, sy->tr, err);
+    sy->sym.alloc_rules = rules;
     if (rc == 0 && sy->tr &&
         !(sy->site_index = calloc(tf_trace_nprocesses(sy->tr) + 1, sizeof *sy->site_index)))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");

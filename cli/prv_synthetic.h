@@ -20,13 +20,15 @@ typedef struct tf_cli_synthetic tf_cli_synthetic;
  * else the one fold_h5 holds; folded: the trace that was folded, for
  * routine names and objects (NULL opens the one the result names); team:
  * the members that hold parts of res's points (tf_fold_team_parts), NULL
- * when res holds them all.  Given
+ * when res holds them all; rules: how heap objects' call sites are found
+ * (NULL: the built-in rules; must outlive sy).  Given
  * res and folded it makes no HDF5 call and looks up no symbol, so it may
  * run on a thread of its own beside the analysis and the writing of
  * fold.h5.  On failure nothing is left behind. */
 int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
-                           const tf_trace *folded, const tf_fold_team *team, const char *out,
-                           tf_cli_synthetic **sy, tf_error *err);
+                           const tf_trace *folded, const tf_fold_team *team,
+                           const tf_alloc_rules *rules, const char *out, tf_cli_synthetic **sy,
+                           tf_error *err);
 
 /* Finishes it, its phases from analyses (res's analyses in memory; NULL
  * reads them from fold_h5, an HDF5 call), and frees sy.  With analyses it

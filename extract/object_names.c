@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Object names: a label per object, then the rank of each among the
- * objects of its kind and label in allocation order, found by sorting
- * (kind, label, allocation order) rather than comparing every pair: a
- * process may hold many thousands of allocations. */
+/* Object names: a label per object, then its family among the objects of
+ * its kind and label, found by sorting (kind, label, allocation order)
+ * rather than comparing every pair, and by giving families out in
+ * allocation order like registers in linear-scan allocation (Poletto and
+ * Sarkar, TOPLAS 21(5), 1999): two heaps, the busy families by the time
+ * their last object is freed and the idle ones by number, so that a
+ * process with a million allocations is named in O(n log n). */
 #include "object_names.h"
 
 #include <stdio.h>
@@ -19,30 +22,82 @@ struct named {
     char *label;
 };
 
-static void object_label(const tf_trace *tr, const tf_process *p, uint32_t proc,
-                         const tf_object *o, tf_symbolizer *sym, char *buf, size_t size)
+/* A binary min-heap of (key, family). */
+struct heap_item {
+    uint64_t key;
+    size_t   family;
+};
+
+struct heap {
+    struct heap_item *v;
+    size_t n;
+};
+
+static bool item_less(const struct heap_item *a, const struct heap_item *b)
+{
+    return a->key < b->key || (a->key == b->key && a->family < b->family);
+}
+
+static void heap_push(struct heap *h, uint64_t key, size_t family)
+{
+    size_t i = h->n++;
+    h->v[i] = (struct heap_item){ key, family };
+    while (i && item_less(&h->v[i], &h->v[(i - 1) / 2])) {
+        struct heap_item t = h->v[i];
+        h->v[i] = h->v[(i - 1) / 2];
+        h->v[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static struct heap_item heap_pop(struct heap *h)
+{
+    struct heap_item top = h->v[0];
+    h->v[0] = h->v[--h->n];
+    for (size_t i = 0;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && item_less(&h->v[l], &h->v[m]))
+            m = l;
+        if (r < h->n && item_less(&h->v[r], &h->v[m]))
+            m = r;
+        if (m == i)
+            break;
+        struct heap_item t = h->v[i];
+        h->v[i] = h->v[m];
+        h->v[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+static int object_label(const tf_trace *tr, const tf_process *p, uint32_t proc,
+                        const tf_object *o, tf_symbolizer *sym, const tf_alloc_rules *rules,
+                        char *buf, size_t size, char *routine, size_t routine_size,
+                        tf_error *err)
 {
     const char *name = tf_trace_string(tr, o->name), *site = tf_trace_string(tr, o->callsite);
+    routine[0] = '\0';
     if (o->kind == TF_OBJECT_HEAP && site[0]) {
         snprintf(buf, size, "%s", site);
-        return;
+        return 0;
     }
     if (name[0]) {
         snprintf(buf, size, "%s", name);
-        return;
+        return 0;
     }
     if (site[0]) {
         snprintf(buf, size, "%s", site);
-        return;
+        return 0;
     }
-    const tf_sym_location *loc;
-    if (sym && o->stack_len && o->stack < p->nframes &&
-        tf_symbolize(sym, p->frames[o->stack], true, &loc, NULL) == 0 &&
-        loc->source != TF_SYM_NONE) {
-        tf_sym_location_label(loc, buf, size);
-        return;
-    }
-    snprintf(buf, size, "%s@%u.%u", o->kind == TF_OBJECT_STACK ? "stack" : "object", proc, o->id);
+    bool found = false;
+    if (sym && o->stack_len && o->stack < p->nframes && o->stack_len <= p->nframes - o->stack &&
+        tf_alloc_site(sym, &p->frames[o->stack], o->stack_len, rules, buf, size, routine,
+                      routine_size, &found, err) < 0)
+        return -1;
+    if (!found)
+        snprintf(buf, size, "%s@%u.%u", o->kind == TF_OBJECT_STACK ? "stack" : "object", proc,
+                 o->id);
+    return 0;
 }
 
 static int by_alloc(const void *pa, const void *pb)
@@ -64,62 +119,87 @@ static int by_label(const void *pa, const void *pb)
     return (p->order > q->order) - (p->order < q->order);
 }
 
-void tf_object_names_free(char **names, size_t n)
+void tf_object_naming_free(tf_object_naming *naming)
 {
-    for (size_t i = 0; names && i < n; i++)
-        free(names[i]);
-    free(names);
+    for (size_t i = 0; i < naming->n; i++) {
+        if (naming->names)
+            free(naming->names[i]);
+        if (naming->routines)
+            free(naming->routines[i]);
+    }
+    free(naming->names);
+    free(naming->routines);
+    free(naming->order);
+    *naming = (tf_object_naming){ 0 };
 }
 
-int tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym, char ***names,
-                    size_t **order, tf_error *err)
+/* Families for the objects v[first..last) of one kind and label, in
+ * allocation order: each one's name goes to out[its index]. */
+static int name_families(struct named *v, size_t first, size_t last, struct heap *busy,
+                         struct heap *idle, char **out)
 {
-    *names = NULL;
-    if (order)
-        *order = NULL;
+    busy->n = idle->n = 0;
+    size_t families = 0;
+    for (size_t i = first; i < last; i++) {
+        const tf_object *o = v[i].o;
+        while (busy->n && busy->v[0].key <= o->alloc_time) {
+            struct heap_item done = heap_pop(busy);
+            heap_push(idle, done.family, done.family);
+        }
+        size_t family = idle->n ? heap_pop(idle).family : families++;
+        if (o->free_time != TF_NOTIME)
+            heap_push(busy, o->free_time, family);
+        char *name;
+        if (family > 0) {
+            if (asprintf(&name, "%s#%zu", v[i].label, family + 1) < 0)
+                return -1;
+        } else if (!(name = strdup(v[i].label))) {
+            return -1;
+        }
+        out[v[i].index] = name;
+    }
+    return 0;
+}
+
+int tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
+                    const tf_alloc_rules *rules, tf_object_naming *naming, tf_error *err)
+{
+    *naming = (tf_object_naming){ 0 };
     const tf_process *p = tf_trace_process(tr, proc);
     size_t n = p ? p->nobjects : 0;
     if (!n)
         return 0;
     struct named *v = calloc(n, sizeof *v);
-    char **out = calloc(n, sizeof *out);
-    size_t *by_time = order ? malloc(n * sizeof *by_time) : NULL;
+    tf_object_naming out = { .n = n, .names = calloc(n, sizeof *out.names),
+                             .routines = calloc(n, sizeof *out.routines),
+                             .order = malloc(n * sizeof *out.order) };
+    struct heap busy = { malloc(n * sizeof *busy.v), 0 }, idle = { malloc(n * sizeof *idle.v), 0 };
     int rc = 0;
-    if (!v || !out || (order && !by_time))
+    if (!v || !out.names || !out.routines || !out.order || !busy.v || !idle.v)
         goto nomem;
     for (size_t i = 0; i < n; i++)
         v[i] = (struct named){ .o = &p->objects[i], .index = i };
     qsort(v, n, sizeof *v, by_alloc);
     for (size_t i = 0; i < n; i++) {
-        char label[LABEL_MAX];
-        object_label(tr, p, proc, v[i].o, sym, label, sizeof label);
+        char label[LABEL_MAX], routine[LABEL_MAX];
+        if ((rc = object_label(tr, p, proc, v[i].o, sym, rules, label, sizeof label, routine,
+                               sizeof routine, err)) < 0)
+            goto done;
         v[i].order = i;
-        if (by_time)
-            by_time[i] = v[i].index;
-        if (!(v[i].label = strdup(label)))
+        out.order[i] = v[i].index;
+        if (!(v[i].label = strdup(label)) || !(out.routines[v[i].index] = strdup(routine)))
             goto nomem;
     }
     qsort(v, n, sizeof *v, by_label);
-    size_t rank = 0;
-    for (size_t i = 0; i < n; i++) {
-        bool same = i > 0 && v[i].o->kind == v[i - 1].o->kind &&
-                    !strcmp(v[i].label, v[i - 1].label);
-        rank = same ? rank + 1 : 1;
-        char *name;
-        if (rank > 1) {
-            if (asprintf(&name, "%s#%zu", v[i].label, rank) < 0)
-                goto nomem;
-        } else if (!(name = strdup(v[i].label))) {
+    for (size_t first = 0, last; first < n; first = last) {
+        for (last = first + 1; last < n && v[last].o->kind == v[first].o->kind &&
+                               !strcmp(v[last].label, v[first].label); last++)
+            ;
+        if (name_families(v, first, last, &busy, &idle, out.names) < 0)
             goto nomem;
-        }
-        out[v[i].index] = name;
     }
-    *names = out;
-    out = NULL;
-    if (order) {
-        *order = by_time;
-        by_time = NULL;
-    }
+    *naming = out;
+    out = (tf_object_naming){ 0 };
     goto done;
 nomem:
     rc = tf_fail(err, TF_ERR_NOMEM, "out of memory naming the %zu data objects of process %u",
@@ -128,7 +208,8 @@ done:
     for (size_t i = 0; v && i < n; i++)
         free(v[i].label);
     free(v);
-    free(by_time);
-    tf_object_names_free(out, n);
+    free(busy.v);
+    free(idle.v);
+    tf_object_naming_free(&out);
     return rc;
 }

@@ -8,23 +8,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc_site.h"
 #include "symbolize.h"
 #include "trace.h"
 
-/* One name per object of process proc, in the order of its objects table
- * (names[i] for objects[i]), each malloc'ed, the array too
- * (tf_object_names_free).  The label: a heap object's recorded call site;
- * else the object's name (a static's variable, a user region's name);
- * else the call site, or the allocation stack's first frame symbolised
- * with sym (may be NULL) as a return address, "file.c:LINE:COLUMN"
- * (tf_sym_location_label); else "stack@PROC.ID" or "object@PROC.ID".
- * The Nth object (N >= 2) of one kind and label in allocation order gets
- * "#N" (the second allocation from one call site is "site#2" in every
- * process, whatever its addresses).  *names is NULL for a process without
- * objects.  Unless order is NULL, *order (malloc'ed, NULL without objects)
- * gets the objects' indexes in allocation order (time, then id). */
-int  tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym, char ***names,
-                     size_t **order, tf_error *err);
-void tf_object_names_free(char **names, size_t n);
+/* The names of one process's objects, in the order of its objects table
+ * (names[i] for objects[i]); every string and array malloc'ed. */
+typedef struct tf_object_naming {
+    size_t  n;
+    char  **names;
+    char  **routines;   /* the call site's routine, "" when none (not a heap
+                           object named from its allocation stack) */
+    size_t *order;      /* the objects' indexes in allocation order (time, then id) */
+} tf_object_naming;
+
+/* Names the objects of process proc.  The label: a heap object's recorded
+ * call site; else the object's name (a static's variable, a user region's
+ * name); else the call site, or the allocation's call site found in its
+ * stack with sym (may be NULL) through allocator layers (alloc_site.h,
+ * rules may be NULL), "file.c:LINE:COLUMN"; else "stack@PROC.ID" or
+ * "object@PROC.ID".
+ * Objects of one kind and label form families: in allocation order, each
+ * joins the first family whose last object was freed by then (a
+ * temporary allocated anew every iteration is one family), else starts a
+ * new one; the Nth family (N >= 2) is "label#N" (two blocks from one site
+ * alive together, in every process whatever its addresses).
+ * out->names is NULL for a process without objects. */
+int  tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
+                     const tf_alloc_rules *rules, tf_object_naming *out, tf_error *err);
+void tf_object_naming_free(tf_object_naming *naming);
 
 #endif

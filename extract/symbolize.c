@@ -44,7 +44,7 @@ struct tf_symbolizer {
  * process, and a process's folded samples touch a few dozen addresses. */
 #define SYM_CACHE_START 64
 
-static const tf_sym_frame unknown_frame = { "", "", 0, 0 };
+static const tf_sym_frame unknown_frame = { "", "", 0, 0, "" };
 
 static int by_module_start(const void *pa, const void *pb)
 {
@@ -286,6 +286,15 @@ static const char *die_name(Dwarf_Die *die)
     return name ? name : "";
 }
 
+static const char *die_linkage_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    /* through DW_AT_abstract_origin and DW_AT_specification: an inlined
+     * member function has it on its declaration */
+    const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+    return name ? name : "";
+}
+
 /* The call site (file, line, column) of an inlined subroutine DIE. */
 static void call_site(Dwarf_Die *cudie, Dwarf_Die *inlined, tf_sym_frame *f)
 {
@@ -349,6 +358,7 @@ static uint32_t dwarf_frames(Dwfl_Module *mod, uint64_t ip, tf_sym_frame **out)
             call_site(cudie, inner, &f[nf]);
         }
         f[nf].function = die_name(&chain[i]);
+        f[nf].linkage = die_linkage_name(&chain[i]);
         inner = &chain[i];
         nf++;
         if (tag == DW_TAG_subprogram)
@@ -379,7 +389,7 @@ static int resolve(tf_symbolizer *s, uint64_t ip, tf_sym_location *loc, tf_error
         if (!(f = malloc(sizeof *f)))
             return tf_fail(err, TF_ERR_NOMEM, "out of memory symbolising 0x%llx",
                            (unsigned long long)ip);
-        *f = (tf_sym_frame){ r->function ? r->function : "", r->file ? r->file : "", r->line, 0 };
+        *f = (tf_sym_frame){ r->function ? r->function : "", r->file ? r->file : "", r->line, 0, "" };
         loc->source = TF_SYM_TABLE;
         loc->frames = f;
         return 0;
@@ -393,6 +403,8 @@ static int resolve(tf_symbolizer *s, uint64_t ip, tf_sym_location *loc, tf_error
         if (nf) {
             if (!f[0].function[0] && symname)
                 f[0].function = symname;
+            if (!f[nf - 1].linkage[0] && symname)
+                f[nf - 1].linkage = symname;
             loc->source = TF_SYM_DWARF;
             loc->nframes = nf;
             loc->frames = f;
@@ -402,7 +414,7 @@ static int resolve(tf_symbolizer *s, uint64_t ip, tf_sym_location *loc, tf_error
             if (!(f = malloc(sizeof *f)))
                 return tf_fail(err, TF_ERR_NOMEM, "out of memory symbolising 0x%llx",
                                (unsigned long long)ip);
-            *f = (tf_sym_frame){ symname, "", 0, 0 };
+            *f = (tf_sym_frame){ symname, "", 0, 0, symname };
             loc->source = TF_SYM_ELF;
             loc->frames = f;
             return 0;
@@ -518,17 +530,22 @@ void tf_symbolizer_free(tf_symbolizer *s)
     free(s);
 }
 
+bool tf_sym_frame_label(const tf_sym_frame *f, char *buf, size_t size)
+{
+    if (!f->line || !f->file[0])
+        return false;
+    if (f->column)
+        snprintf(buf, size, "%s:%u:%u", base_name(f->file), f->line, f->column);
+    else
+        snprintf(buf, size, "%s:%u", base_name(f->file), f->line);
+    return true;
+}
+
 void tf_sym_location_label(const tf_sym_location *loc, char *buf, size_t size)
 {
     for (uint32_t i = 0; i < loc->nframes; i++)
-        if (loc->frames[i].line && loc->frames[i].file[0]) {
-            const tf_sym_frame *f = &loc->frames[i];
-            if (f->column)
-                snprintf(buf, size, "%s:%u:%u", base_name(f->file), f->line, f->column);
-            else
-                snprintf(buf, size, "%s:%u", base_name(f->file), f->line);
+        if (tf_sym_frame_label(&loc->frames[i], buf, size))
             return;
-        }
     if (loc->frames[0].function[0])
         snprintf(buf, size, "%s", loc->frames[0].function);
     else if (loc->module[0])

@@ -43,6 +43,8 @@ typedef struct tf_sym_frame {
     const char *file;       /* never NULL; "" when unknown (full path as in the DWARF) */
     uint32_t    line;       /* 0 when unknown */
     uint32_t    column;     /* 1-based column of the line table (DWARF 4+), 0 when unknown */
+    const char *linkage;    /* never NULL; the linkage (mangled) name: DW_AT_linkage_name,
+                               else for the emitted function its ELF symbol; "" when unknown */
 } tf_sym_frame;
 
 /* Where an address is: frames[0] is the innermost (an inlined function's
@@ -93,5 +95,9 @@ void tf_symbolizer_free(tf_symbolizer *s);
  * two calls on one line are told apart), else the function name, else
  * "module+0xoffset"; written to buf. */
 void tf_sym_location_label(const tf_sym_location *loc, char *buf, size_t size);
+
+/* "file.c:181:12" (or "file.c:181") for one frame, written to buf; false,
+ * and buf untouched, when the frame has no source line. */
+bool tf_sym_frame_label(const tf_sym_frame *f, char *buf, size_t size);
 
 #endif

@@ -3,7 +3,9 @@
  * freed block reused by a later allocation), a user region before the
  * allocations inside it, statics, the stack, unknown addresses; heap
  * objects named by call site, symbolised from the allocation stack when
- * the trace has no call-site string; ranks for repeated call sites; and a
+ * the trace has no call-site string; families for repeated call sites
+ * (temporaries of successive iterations merged, blocks alive together
+ * apart), with their allocation counts; and a
  * second process with a shifted layout landing on the same objects and
  * offsets. */
 #include <fcntl.h>
@@ -69,6 +71,21 @@ static void add_process(tf_writer *w, uint32_t p, uint64_t code_start, uint64_t 
           TF_OBJECT_HEAP },
         { 0x40001000 + shift, 512, 20, TF_NOTIME, 0, 7, none, intern(w, "loop.c:3"), 0,
           TF_OBJECT_HEAP },
+        /* a temporary of three iterations, at two addresses: one family */
+        { 0x50000000 + shift, 1024, 1000, 1100, 0, 8, none, intern(w, "tmp.c:7"), 0,
+          TF_OBJECT_HEAP },
+        { 0x50100000 + shift, 1024, 1200, 1300, 0, 9, none, intern(w, "tmp.c:7"), 0,
+          TF_OBJECT_HEAP },
+        { 0x50000000 + shift, 1024, 1300, 1400, 0, 10, none, intern(w, "tmp.c:7"), 0,
+          TF_OBJECT_HEAP },
+        /* two blocks of one site alive together, then a third after the
+         * first: two families */
+        { 0x60000000 + shift, 64, 1000, 2000, 0, 11, none, intern(w, "pair.c:4"), 0,
+          TF_OBJECT_HEAP },
+        { 0x60001000 + shift, 64, 1500, 2500, 0, 12, none, intern(w, "pair.c:4"), 0,
+          TF_OBJECT_HEAP },
+        { 0x60002000 + shift, 64, 2000, 3000, 0, 13, none, intern(w, "pair.c:4"), 0,
+          TF_OBJECT_HEAP },
     };
     assert_int_equal(tf_writer_append_objects(w, proc, o, sizeof o / sizeof *o, NULL), 0);
 }
@@ -102,7 +119,7 @@ static void objects_by_address_and_lifetime(void **state)
         tf_symbolizer *sym;
         tf_an_objmap *m;
         assert_int_equal(tf_symbolizer_for_process(&sym, tr, p, NULL, NULL), 0);
-        assert_int_equal(tf_an_objmap_create(&m, &a, tr, p, sym, NULL), 0);
+        assert_int_equal(tf_an_objmap_create(&m, &a, tr, p, sym, NULL, NULL), 0);
         uint64_t shift = p * 0x5000ull, off;
         const char *name = lookup(m, &a, 0x10000010 + shift, 150, &off);
         assert_non_null(strstr(name, "symbolize_target.c:"));
@@ -120,12 +137,28 @@ static void objects_by_address_and_lifetime(void **state)
         assert_int_equal(off, 16);
         assert_string_equal(lookup(m, &a, STACK_TOP - 64 + shift, 500, &off), "[stack]");
         assert_int_equal(off, 0x21000 - 64);
+        assert_string_equal(lookup(m, &a, 0x50000020 + shift, 1050, &off), "tmp.c:7");
+        assert_int_equal(off, 32);
+        assert_string_equal(lookup(m, &a, 0x50100020 + shift, 1250, &off), "tmp.c:7");
+        assert_int_equal(off, 32);
+        assert_string_equal(lookup(m, &a, 0x50000020 + shift, 1300, &off), "tmp.c:7");
+        assert_string_equal(lookup(m, &a, 0x50000020 + shift, 1150, &off), "[unknown]");
+        assert_string_equal(lookup(m, &a, 0x60000008 + shift, 1800, &off), "pair.c:4");
+        assert_string_equal(lookup(m, &a, 0x60001008 + shift, 1800, &off), "pair.c:4#2");
+        assert_string_equal(lookup(m, &a, 0x60002008 + shift, 2200, &off), "pair.c:4");
+        assert_int_equal(off, 8);
         tf_an_objmap_free(m);
         tf_symbolizer_free(sym);
     }
-    /* the second process added no object: the same eight (seven and the
-     * stack) plus [unknown] */
-    assert_int_equal(a.nobjects, 9);
+    /* the second process added no object: the same eleven (ten and the
+     * stack) plus [unknown]; the families count the allocations of both */
+    assert_int_equal(a.nobjects, 12);
+    for (size_t i = 0; i < a.nobjects; i++) {
+        if (!strcmp(a.objects[i].name, "tmp.c:7"))
+            assert_int_equal(a.objects[i].allocations, 6);
+        if (!strcmp(a.objects[i].name, "pair.c:4"))
+            assert_int_equal(a.objects[i].allocations, 4);
+    }
     tf_analysis_clear(&a);
     tf_trace_close(tr);
     unlink(trace_path);

@@ -463,7 +463,8 @@ static void files_written(void **state)
                              "line,share,mips,ipc,", 75), 0);
     assert_int_equal(rows, 6);   /* 4 routine phases, symgs split in 2 sub-phases */
     first_line(out, "objects.csv", head, sizeof head, &rows);
-    assert_string_equal(head, "region,group,object,kind,size_bytes,share,loads,stores");
+    assert_string_equal(head, "region,group,object,kind,size_bytes,share,loads,stores,"
+                              "allocations,routine");
     assert_int_equal(rows, 4);
     first_line(out, "streams.csv", head, sizeof head, &rows);
     assert_string_equal(head, "region,group,phase,object,direction,stride_bytes,streams,"

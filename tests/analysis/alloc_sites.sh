@@ -1,0 +1,95 @@
+#!/bin/sh
+# Heap objects named by the program's call site through allocator layers,
+# and merged into families: in a C++ program (new[], new of a struct
+# array, std::vector, a header template helper, the program's own
+# wrapper with and without --alloc-wrapper, a temporary allocated in every
+# iteration) and a Fortran one (ALLOCATE once, and in every iteration),
+# each object is named FILE:LINE[:COLUMN] of the user's line, with its
+# routine, in info (JSON and text) and objects.csv; a temporary is one
+# family with its allocation count, never "#2".
+tf=${TRACEFOLD:?run by make check}
+bin=${top_builddir:?run by make check}/tests/analysis
+src=${top_srcdir:?run by make check}/tests/analysis
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-allocsites-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# line FILE MARKER: the line of FILE (in this folder) holding MARKER.
+line() { grep -n "$2\$" "$src/$1" | cut -d: -f1; }
+
+# labels JSON: "label routine" of every heap object, one a line.
+labels() {
+    tr '{' '\n' <"$1" | sed -n 's/.*"kind": "heap".*"label": "\([^"]*\)", "routine": "\([^"]*\)".*/\1 \2/p'
+}
+
+# expect LABELS FILE MARKER ROUTINE COUNT: COUNT objects named FILE:LINE
+# (one column, or none) in ROUTINE, and none of them "#2".
+expect() {
+    want=$2:$(line "$2" "$3")
+    got=$(grep -Ec "^$want(:[0-9]+)? $4\$" "$1")
+    [ "$got" = "$5" ] || bad "$3: $got objects named $want in $4, expected $5 ($(basename "$1"))"
+    grep -q "^$want\(:[0-9]*\)\?#" "$1" && bad "$3: a second family at $want"
+    echo "$3: $5 x $want in $4"
+}
+
+ran=0
+if [ -x "$bin/alloc_sites_app" ]; then
+    ran=1
+    iterations=300
+    "$tf" record -q -o "$tmp/cc.h5" --period 1ms -- "$bin/alloc_sites_app" $iterations 200000 \
+        >/dev/null || { echo "FAIL: recording the C++ program exited $?"; exit 1; }
+    "$tf" info --json "$tmp/cc.h5" >"$tmp/cc.json" || bad "info --json exit status $?"
+    labels "$tmp/cc.json" >"$tmp/cc.labels"
+    sort "$tmp/cc.labels" | uniq -c
+    f=alloc_sites_app.cc
+    expect "$tmp/cc.labels" $f site-new-array main 1
+    expect "$tmp/cc.labels" $f site-new-struct main 1
+    expect "$tmp/cc.labels" $f site-vector main 1
+    expect "$tmp/cc.labels" $f site-helper main 1
+    expect "$tmp/cc.labels" $f site-in-wrapper grid_alloc 1
+    expect "$tmp/cc.labels" $f site-temporary main $iterations
+    grep -q "_Zn\|operator new\|alloc_helper.h\|stl_\|new_allocator" "$tmp/cc.labels" &&
+        bad "an object named by an allocator's frame"
+    "$tf" info --json --alloc-wrapper grid_alloc "$tmp/cc.h5" >"$tmp/w.json" ||
+        bad "info --alloc-wrapper exit status $?"
+    labels "$tmp/w.json" >"$tmp/w.labels"
+    expect "$tmp/w.labels" $f site-wrapper main 1
+    # the text lists the first 20 objects: the temporaries, freed first
+    "$tf" info "$tmp/cc.h5" >"$tmp/cc.txt" || bad "info exit status $?"
+    grep -Eq "^ +#[0-9]+ heap +$f:$(line $f site-temporary)(:[0-9]+)? .* in main\$" "$tmp/cc.txt" ||
+        bad "info (text): no temporary's call site in main"
+    "$tf" info --alloc-wrapper '' "$tmp/cc.h5" >/dev/null 2>&1
+    [ $? = 2 ] || bad "info --alloc-wrapper '': not a usage error"
+
+    "$tf" fold -q --alloc-wrapper grid_alloc -o "$tmp/fold" "$tmp/cc.h5" || bad "fold exit status $?"
+    cat "$tmp/fold/objects.csv"
+    temporary=$f:$(line $f site-temporary)
+    # the referenced heap objects, one row each; the temporary's row, when
+    # sampled, stands for every iteration's allocation
+    awk -F, -v t="$temporary" 'NR > 1 && $4 == "heap" {
+            n++
+            if ($3 ~ /#/) { print "FAIL: a second family " $3; bad = 1 }
+            if (index($3, t) == 1 && $9 != '"$iterations"') { print "FAIL: temporary " $9 " allocations"; bad = 1 }
+            if (index($3, t) != 1 && $9 != 1) { print "FAIL: " $3 " has " $9 " allocations"; bad = 1 }
+            if ($10 != "main") { print "FAIL: " $3 " in routine " $10; bad = 1 } }
+        END { exit bad }' "$tmp/fold/objects.csv" || bad "objects.csv"
+fi
+
+if [ -x "$bin/alloc_sites_f" ]; then
+    ran=1
+    "$tf" record -q -o "$tmp/f.h5" --period 1ms -- "$bin/alloc_sites_f" >/dev/null ||
+        { echo "FAIL: recording the Fortran program exited $?"; exit 1; }
+    "$tf" info --json "$tmp/f.h5" >"$tmp/f.json" || bad "info --json exit status $?"
+    labels "$tmp/f.json" >"$tmp/f.labels"
+    sort "$tmp/f.labels" | uniq -c
+    expect "$tmp/f.labels" alloc_sites_f.f90 site-grid alloc_sites_f 1
+    expect "$tmp/f.labels" alloc_sites_f.f90 site-tmp alloc_sites_f 200
+fi
+
+[ $fails -eq 0 ] || exit 1
+if [ $ran = 0 ]; then
+    echo "SKIP: no C++ nor Fortran compiler: the programs were not built"
+    exit 77
+fi
+exit 0
