@@ -51,6 +51,8 @@
  * thread on a loaded machine takes scheduling periods, not microseconds. */
 #define BUSY_WAIT_NS 2000000000ull
 
+/* A site whose address is claimed is being set until READY or FAILED
+ * (EMPTY the instant between the claim and BUSY). */
 enum site_state { SITE_EMPTY, SITE_BUSY, SITE_READY, SITE_FAILED };
 
 /* A breakpoint: a function's entry or a return address. */
@@ -126,12 +128,13 @@ static int set_site(struct tf_decoder *d, uint64_t addr, uint16_t func)
         struct site *old = site_of(addr, false);
         uint64_t until = tf_now() + BUSY_WAIT_NS;
         struct timespec nap = {0, 20000};
-        while (old && atomic_load_explicit(&old->state, memory_order_acquire) == SITE_BUSY &&
+        while (old && atomic_load_explicit(&old->state, memory_order_acquire) < SITE_READY &&
                tf_now() < until)
             nanosleep(&nap, NULL);
         return old && atomic_load_explicit(&old->state, memory_order_acquire) == SITE_READY
                    ? 0 : -1;
     }
+    atomic_store_explicit(&s->state, SITE_BUSY, memory_order_relaxed);
     s->func = func;
     if (tf_displace(d, addr, &s->how)) {
         atomic_store_explicit(&s->state, SITE_FAILED, memory_order_release);
@@ -269,6 +272,27 @@ static int split_names(const char *list, tf_error *err)
     }
 }
 
+/* The code writer, the copy areas and the SIGTRAP handler. */
+static int start_traps(tf_error *err)
+{
+    mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+    if (mem_fd < 0)
+        return tf_fail(err, TF_ERR_UNSUPPORTED, "--region: /proc/self/mem cannot be written "
+                       "(%s): the breakpoints cannot be set", strerror(errno));
+    if (tf_displace_setup(err))
+        return -1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_trap;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGTRAP, &sa, &previous))
+        return tf_fail(err, TF_ERR_UNSUPPORTED, "--region: cannot handle SIGTRAP: %s",
+                       strerror(errno));
+    trap_handled = true;
+    return 0;
+}
+
 int tf_regions_setup(const char *list, tf_error *err)
 {
     if (!list[0] || !strcmp(list, "none"))
@@ -285,24 +309,18 @@ int tf_regions_setup(const char *list, tf_error *err)
         for (unsigned i = before; i < n; i++)
             owner[i] = (uint16_t)f;
     }
-    mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-    if (mem_fd < 0)
-        return tf_fail(err, TF_ERR_UNSUPPORTED, "--region: /proc/self/mem cannot be written "
-                       "(%s): the breakpoints cannot be set", strerror(errno));
-    if (tf_displace_setup(err))
+    /* Once per process: a second tracefold_init keeps them (the handler,
+     * set twice, would find itself as the program's). */
+    if (!trap_handled && start_traps(err))
         return -1;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_trap;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGTRAP, &sa, &previous))
-        return tf_fail(err, TF_ERR_UNSUPPORTED, "--region: cannot handle SIGTRAP: %s",
-                       strerror(errno));
-    trap_handled = true;
     struct tf_decoder *d = tf_decoder_new();
     if (!d)
         return tf_fail(err, TF_ERR_NOMEM, "--region: cannot start the instruction decoder");
+    /* Recording started again after tracefold_fini: the breakpoints it
+     * took away go back (set_site leaves existing sites as they are). */
+    for (uint32_t i = 0; i < SITES; i++)
+        if (atomic_load(&sites[i].state) == SITE_READY)
+            (void)poke(atomic_load(&sites[i].addr), INT3);
     int rc = 0;
     for (unsigned i = 0; i < n && !rc; i++) {
         if (!set_site(d, addrs[i], owner[i]))

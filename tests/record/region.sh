@@ -32,6 +32,14 @@ sort "$tmp/c.want" | diff - "$tmp/c.txt" >&2 ||
 counts "$tmp/c2.h5" > "$tmp/c2.txt"
 printf 'work begins=%d ends=%d unseen=0\n' $((3 * n)) $((3 * n)) > "$tmp/c2.want"
 diff "$tmp/c2.want" "$tmp/c2.txt" >&2 || fail "flag --region should replace TRACEFOLD_REGIONS"
+# The configuration file's <region> element, a list.
+printf '<?xml version="1.0"?>\n<tracefold><region>step, fib</region></tracefold>\n' \
+    > "$tmp/regions.xml"
+"$tf" record -q -c "$tmp/regions.xml" -o "$tmp/x.h5" -- "$apps/region_app" 0 $n > /dev/null ||
+    fail "record region_app (configuration file): status $?"
+printf 'fib begins=%d ends=%d unseen=0\nstep begins=%d ends=%d unseen=0\n' $n $n $n $n \
+    > "$tmp/x.want"
+counts "$tmp/x.h5" | diff "$tmp/x.want" - >&2 || fail "<region> of the configuration file"
 # The longjmp leaves leap: each of its instances ends, not seen, at the
 # next work().
 TRACEFOLD_REGIONS=leap,work "$tf" record -q -o "$tmp/c3.h5" -- "$apps/region_app" 0 $n \
