@@ -292,7 +292,11 @@ static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, size_
                                tf_trace_string(tr, st[k].region), st[k].count);
     if (k < n)
         snprintf(list + at, sizeof list - at, ", ...");
-    rc = tf_fail(err, TF_ERR_NOTFOUND, "%s: no region '%s'; regions (instances): %s",
+    /* Most often the run was recorded without marking it: say how to. */
+    rc = tf_fail(err, TF_ERR_NOTFOUND, "%s: no region '%s'; regions (instances): %s; to get "
+                 "one, record again with `tracefold record --region FUNCTION -- PROGRAM` (each "
+                 "call of FUNCTION is an instance, no source change) or mark the iteration "
+                 "with tracefold_region_begin/end (docs/recorder.md)",
                  tf_cli_trace_source(tr), name, n ? list : "none");
     free(name);
     free(st);

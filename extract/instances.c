@@ -99,9 +99,14 @@ static int pair_thread(const tf_thread *th, uint32_t proc, uint32_t thread, uint
             for (size_t inner = depth - 1; inner > at && rc == 0; inner--)
                 rc = close_region(th, proc, thread, open, inner, e, TF_INSTANCE_MISMATCHED,
                                   want, out, err);
+            /* An end the recorder did not see (type 1: --region found the
+             * function left by a longjmp or an exception, at the thread's
+             * next region entry, docs/trace-format.md): its end is not
+             * known, as for a thread whose events stop inside it. */
             if (rc == 0)
-                rc = close_region(th, proc, thread, open, at, e, TF_INSTANCE_COMPLETE, want,
-                                  out, err);
+                rc = close_region(th, proc, thread, open, at, e,
+                                  ev->type == 1 ? TF_INSTANCE_NO_END : TF_INSTANCE_COMPLETE,
+                                  want, out, err);
             depth = at;
         }
     }

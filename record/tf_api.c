@@ -68,6 +68,13 @@ void tracefold_region_begin(const char *name)
     emit(t, 0 /* TF_EVENT_ENTER */, 0, tf_intern(name), 0);
 }
 
+void tf_region_emit(tf_rec_thread *t, bool begin, uint32_t name_id, uint32_t type)
+{
+    if (begin)
+        freeze_counters();
+    emit(t, begin ? 0 /* TF_EVENT_ENTER */ : 1 /* TF_EVENT_EXIT */, type, name_id, 0);
+}
+
 void tracefold_region_end(const char *name)
 {
     tf_rec_thread *t = self();

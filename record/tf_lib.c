@@ -278,11 +278,24 @@ int tf_process_start(bool forked_child)
                        "(--buffer-size)");
         return -1;
     }
+    if (!forked_child) {
+        /* Before the control file: a process whose named functions
+         * cannot be found leaves no trace behind.  It stops rather than
+         * run for hours unrecorded: the user asked for those regions. */
+        tf_error err;
+        tf_error_clear(&err);
+        if (tf_regions_setup(tf_rec_g.opt.region, &err)) {
+            fprintf(stderr, "tracefold: %s\ntracefold: the program stops here (exit status 1)\n",
+                    err.msg);
+            _exit(1);
+        }
+    }
     if (create_control()) {
         tf_rec_disable("cannot create the recording buffers in the session directory");
         return -1;
     }
     tf_shm_process *p = tf_rec_g.proc;
+    tf_regions_intern();
     if (parent) {
         /* Same counters as the parent: no second probe, no second message. */
         p->nbase = parent->nbase;
@@ -318,6 +331,7 @@ static void on_fork_child(void)
         return;
     tf_thread_forget_all();
     tf_intern_reset();
+    tf_regions_forked();
     tf_shm_process *parent = tf_rec_g.proc;
     atomic_store(&tf_rec_g.state, TF_REC_OFF);
     if (tf_rec_g.opt.fork == TF_FORK_NONE)
@@ -332,6 +346,7 @@ void tf_process_stop(void)
     if (!atomic_compare_exchange_strong(&tf_rec_g.state, &was, TF_REC_OFF))
         return;
     tf_heap_stop();
+    tf_regions_stop();
     tf_rec_thread *t = tf_self;
     if (t) {
         tf_sampling_thread_stop(t);

@@ -103,6 +103,11 @@ const tf_option_desc tf_option_table[] = {
     {"heap-threshold", "TRACEFOLD_HEAP_THRESHOLD", TF_OPT_SIZE, "32K", NULL, 0, 1ull << 40,
      "heap allocations and anonymous mmaps of at least this size are recorded as data objects; "
      "0: none", offsetof(tf_options, heap_threshold)},
+    {"region", "TRACEFOLD_REGIONS", TF_OPT_STRING, "none", NULL, 0, 0,
+     "a function whose every call is a region instance of that name, on every thread, "
+     "without recompiling: a C name, a C++ name (ns::Class::method: every overload; with "
+     "its signature: one), a Fortran name (solve, mod::solve); repeat the option or separate "
+     "names with commas", offsetof(tf_options, region)},
     {"heap-stack-depth", "TRACEFOLD_HEAP_STACK_DEPTH", TF_OPT_UINT, "8", NULL, 0, 16,
      "frames of each recorded allocation's call stack", offsetof(tf_options, heap_stack_depth)},
 };

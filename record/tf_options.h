@@ -50,6 +50,7 @@ typedef struct tf_options {
     char     counters[1024];   /* comma-separated event names */
     char     overflow[1024];   /* counter to sample on ("none": the task clock) */
     char     pmu_sysfs[1024];  /* the kernel's PMU descriptions */
+    char     region[1024];     /* functions whose calls are regions, comma-separated; "none" */
 } tf_options;
 
 enum tf_option_type { TF_OPT_STRING, TF_OPT_DURATION, TF_OPT_SIZE, TF_OPT_UINT,

@@ -61,6 +61,7 @@ typedef struct tf_rec_thread {
     size_t   sample_ring_size;
     uint64_t sample_tail;              /* perf back end: the ring's data_tail, as last written */
     struct tf_mem_thread *mem;         /* memory sampling state (tf_memsample.h), or NULL */
+    struct tf_region_thread *regions;  /* open --region instances (tf_regions.c), or NULL */
     int      sample_fd;                /* perf back end: the sampling event */
     bool     sampling;                 /* the handler may record */
     bool     has_timer;
@@ -249,6 +250,29 @@ static inline void tf_stats_add(tf_rec_thread *t, uint64_t ns)
 }
 void tf_stats_merge(tf_rec_thread *t);            /* at thread exit */
 void tf_stats_report(void);                       /* at the end, on stderr */
+
+/* tf_regions.c: regions by function name (option region). */
+/* Resolves the names and sets the entry breakpoints, before recording
+ * starts; an error names the function and what to do. */
+int  tf_regions_setup(const char *list, tf_error *err);
+void tf_regions_intern(void);                     /* once the process's strings exist */
+void tf_regions_thread_start(tf_rec_thread *t);
+void tf_regions_thread_stop(tf_rec_thread *t);
+void tf_regions_stop(void);                       /* the code as it was; says what was lost */
+void tf_regions_forked(void);                     /* in a forked child */
+/* From the sigaction interposer (tf_sample.c): a handler the program sets
+ * for SIGTRAP while the breakpoints need it is kept as the one traps that
+ * are not ours go to (runtimes such as gfortran's set one for backtraces);
+ * true when sig was such, with *old as the program's previous one. */
+bool tf_regions_keep_handler(int sig, const struct sigaction *act, struct sigaction *old);
+
+/* tf_api.c: a region begin or end as tracefold_region_begin/end write
+ * it, for an interned name.  Async-signal-safe. */
+/* An end's type: the return was not seen (a longjmp or an exception left
+ * the function); the end is where the thread next entered a region
+ * function, and extract counts the instance as incomplete. */
+#define TF_REGION_END_UNSEEN 1
+void tf_region_emit(tf_rec_thread *t, bool begin, uint32_t name_id, uint32_t type);
 
 /* tf_intern.c */
 uint32_t tf_intern(const char *name);             /* 0 when the table is full */

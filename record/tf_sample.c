@@ -107,6 +107,8 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
     static sigaction_fn real;
     if (!real)
         real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    if (tf_regions_keep_handler(sig, act, old))
+        return 0;
     if (!sig || sig != tf_rec_g.signal || !tf_rec_g.sampler)
         return real(sig, act, old);
     pthread_mutex_lock(&previous_lock);

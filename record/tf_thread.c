@@ -106,6 +106,7 @@ tf_rec_thread *tf_thread_attach(void)
     /* Before tf_self is set: the decoder's own allocations are not the
      * application's data objects. */
     tf_memsampling_thread_start(t);
+    tf_regions_thread_start(t);
     tf_self = t;
     if (t->stack_hi > t->stack_lo)
         tf_object_begin(t, TF_OBJECT_STACK, t->stack_lo, t->stack_hi);
@@ -119,6 +120,7 @@ void tf_thread_detach(tf_rec_thread *t)
     if (t->stack_hi > t->stack_lo)
         tf_object_end(t, TF_OBJECT_STACK, t->stack_lo);
     tf_self = NULL;
+    tf_regions_thread_stop(t);
     tf_memsampling_thread_stop(t, false);
     tf_stats_merge(t);
     tf_counters_close(t);
@@ -145,6 +147,7 @@ void tf_thread_forget_all(void)
     if (t->sample_fd >= 0)
         close(t->sample_fd);
     tf_kcapture_forget(t);
+    tf_regions_thread_stop(t);
     tf_memsampling_thread_stop(t, true);
     for (uint32_t i = 0; i < TF_SESSION_MAX_BASE; i++)
         if (t->ctr_fd[i] >= 0)

@@ -7,6 +7,9 @@
  *       the threads_app expectations: exact instance counts and user
  *       counter totals per worker, samples inside the run with monotone
  *       counters, call stacks reaching the workers' functions
+ *   check_trace regions FILE
+ *       per thread (in order) and region: begins, ends, and ends marked
+ *       as not seen (type 1), one line each
  *   check_trace stack FILE FUNCTION
  *       some sample's call stack contains FUNCTION of the executable
  *   check_trace memory FILE
@@ -227,6 +230,43 @@ static int summary(tf_trace *tr)
         for (size_t o = 0; o < p->nobjects; o++)
             printf("object %s size=%" PRIu64 " kind=%u\n", tf_trace_string(tr, p->objects[o].name),
                    p->objects[o].size, p->objects[o].kind);
+    }
+    return 0;
+}
+
+static int regions_list(tf_trace *tr)
+{
+    for (uint32_t pi = 0; pi < tf_trace_nprocesses(tr); pi++) {
+        const tf_process *p = tf_trace_process(tr, pi);
+        for (uint32_t ti = 0; ti < p->nthreads; ti++) {
+            const tf_thread *t = &p->threads[ti];
+            /* Every region name seen on the thread, in order of first use. */
+            uint64_t names[16];
+            unsigned nn = 0;
+            for (size_t e = 0; e < t->nevents; e++) {
+                const tf_event *ev = &t->events[e];
+                if (ev->kind == TF_EVENT_USER)
+                    continue;
+                unsigned k = 0;
+                while (k < nn && names[k] != ev->value)
+                    k++;
+                if (k == nn && nn < 16)
+                    names[nn++] = ev->value;
+            }
+            for (unsigned k = 0; k < nn; k++) {
+                uint64_t begins = 0, ends = 0, unseen = 0;
+                for (size_t e = 0; e < t->nevents; e++) {
+                    const tf_event *ev = &t->events[e];
+                    if (ev->value != names[k] || ev->kind == TF_EVENT_USER)
+                        continue;
+                    begins += ev->kind == TF_EVENT_ENTER;
+                    ends += ev->kind == TF_EVENT_EXIT;
+                    unseen += ev->kind == TF_EVENT_EXIT && ev->type == 1;
+                }
+                printf("thread %u %s begins=%" PRIu64 " ends=%" PRIu64 " unseen=%" PRIu64 "\n",
+                       ti, tf_trace_string(tr, (uint32_t)names[k]), begins, ends, unseen);
+            }
+        }
     }
     return 0;
 }
@@ -614,7 +654,7 @@ static int hwmem_check(tf_trace *tr)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: check_trace summary|threads|stack|kernel|memory|hwmem FILE ...\n");
+        fprintf(stderr, "usage: check_trace summary|threads|regions|stack|kernel|memory|hwmem FILE ...\n");
         return 2;
     }
     tf_trace *tr;
@@ -629,6 +669,8 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "threads") && argc == 5)
         rc = threads_check(tr, (int)strtol(argv[3], NULL, 10),
                            (int)strtol(argv[4], NULL, 10));
+    else if (!strcmp(argv[1], "regions"))
+        rc = regions_list(tr);
     else if (!strcmp(argv[1], "stack") && argc == 4)
         rc = stack_check(tr, argv[3]);
     else if (!strcmp(argv[1], "kernel") && argc == 4)

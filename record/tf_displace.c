@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Out-of-line execution of the instruction a software breakpoint (int3)
+ * covers, as the kernel's uprobes do (Documentation/trace/uprobetracer.rst):
+ * the breakpoint stays in place for every thread, and a thread that hits
+ * it runs a copy of the instruction elsewhere, followed by a jump back.
+ * A copy that reads memory relative to rip gets its displacement adjusted,
+ * so copies live within reach (+-2 GiB, the rel32 range of the x86-64
+ * ModRM encoding, Intel SDM vol. 2 §2.2.1.6) of the code they copy:
+ * one area near each group of modules.  Relative calls and jumps are not
+ * copied but done by the caller (tf_regions.c) on the signal context;
+ * conditional jumps become a copy whose two ways are absolute jumps. */
+#include "config.h"
+
+#include <capstone/capstone.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "tf_regions.h"
+
+#define AREA_BYTES   (64u * 1024u)
+#define AREA_SLOTS   (AREA_BYTES / TF_DISPLACE_SLOT)
+#define AREA_MAX     8
+/* An area serves code within this distance: rel32 reaches 2 GiB, less the
+ * module's own size and the distance of its data. */
+#define AREA_REACH   (1ull << 30)
+
+struct area {
+    uint8_t *base;
+    _Atomic uint32_t used;
+};
+
+static struct area areas[AREA_MAX];
+static _Atomic unsigned nareas;
+
+struct tf_decoder {
+    csh handle;
+    cs_insn *insn;
+};
+
+struct tf_decoder *tf_decoder_new(void)
+{
+    struct tf_decoder *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->handle) != CS_ERR_OK) {
+        free(d);
+        return NULL;
+    }
+    if (cs_option(d->handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
+        !(d->insn = cs_malloc(d->handle))) {
+        cs_close(&d->handle);
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void tf_decoder_free(struct tf_decoder *d)
+{
+    if (!d)
+        return;
+    cs_free(d->insn, 1);
+    cs_close(&d->handle);
+    free(d);
+}
+
+static uint64_t distance(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : b - a;
+}
+
+static struct area *area_near(uint64_t addr)
+{
+    unsigned n = atomic_load_explicit(&nareas, memory_order_acquire);
+    for (unsigned i = 0; i < n; i++)
+        if (distance((uint64_t)(uintptr_t)areas[i].base, addr) < AREA_REACH)
+            return &areas[i];
+    return NULL;
+}
+
+/* An area in the free space just below lo (or above hi): the loader packs
+ * modules, but leaves gaps of at least a page between mappings only by
+ * chance, so look in 64 KiB steps. */
+static int add_area(uint64_t lo, uint64_t hi)
+{
+    unsigned n = atomic_load(&nareas);
+    if (n == AREA_MAX)
+        return -1;
+    for (uint64_t step = 1; step <= 4096; step++) {
+        uint64_t cand[2] = {(lo & ~(uint64_t)0xffff) - step * AREA_BYTES,
+                            ((hi + 0xffff) & ~(uint64_t)0xffff) + step * AREA_BYTES};
+        for (int k = 0; k < 2; k++) {
+            if (cand[k] < 0x10000)
+                continue;
+            void *m = mmap((void *)(uintptr_t)cand[k], AREA_BYTES,
+                           PROT_READ | PROT_WRITE | PROT_EXEC,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+            if (m == MAP_FAILED)
+                continue;
+            if ((uint64_t)(uintptr_t)m != cand[k]) {   /* a kernel without NOREPLACE */
+                munmap(m, AREA_BYTES);
+                continue;
+            }
+            areas[n].base = m;
+            atomic_store_explicit(&nareas, n + 1, memory_order_release);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int module_area(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    (void)ctx;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uint64_t s = info->dlpi_addr + ph->p_vaddr;
+        if (s < lo)
+            lo = s;
+        if (s + ph->p_memsz > hi)
+            hi = s + ph->p_memsz;
+    }
+    if (lo < hi && !(area_near(lo) && area_near(hi)))
+        (void)add_area(lo, hi);   /* none: rip-relative code there cannot be moved */
+    return 0;
+}
+
+int tf_displace_setup(tf_error *err)
+{
+    if (atomic_load(&nareas))
+        return 0;
+    dl_iterate_phdr(module_area, NULL);
+    if (!atomic_load(&nareas))
+        return tf_fail(err, TF_ERR_NOMEM, "no room near the program's code for the "
+                       "instructions that breakpoints displace");
+    return 0;
+}
+
+/* A free slot within reach of addr, or NULL.  Lock-free: slots are only
+ * ever taken, never given back (a breakpoint, once set, stays). */
+static uint8_t *slot_near(uint64_t addr)
+{
+    struct area *a = area_near(addr);
+    if (!a)
+        return NULL;
+    uint32_t i = atomic_fetch_add_explicit(&a->used, 1, memory_order_relaxed);
+    return i < AREA_SLOTS ? a->base + (size_t)i * TF_DISPLACE_SLOT : NULL;
+}
+
+/* jmp *0(%rip) followed by the absolute address: 14 bytes, from anywhere. */
+static uint8_t *put_jump(uint8_t *p, uint64_t to)
+{
+    static const uint8_t jmp_abs[6] = {0xff, 0x25, 0, 0, 0, 0};
+    memcpy(p, jmp_abs, sizeof jmp_abs);
+    memcpy(p + 6, &to, sizeof to);
+    return p + 14;
+}
+
+static bool in_group(const cs_insn *insn, uint8_t group)
+{
+    for (uint8_t i = 0; i < insn->detail->groups_count; i++)
+        if (insn->detail->groups[i] == group)
+            return true;
+    return false;
+}
+
+static bool rip_relative(const cs_x86 *x)
+{
+    for (uint8_t i = 0; i < x->op_count; i++)
+        if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP)
+            return true;
+    return false;
+}
+
+int tf_displace(struct tf_decoder *d, uint64_t addr, tf_displaced *out)
+{
+    const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
+    size_t left = 15;
+    uint64_t at = addr;
+    if (!cs_disasm_iter(d->handle, &code, &left, &at, d->insn))
+        return -1;
+    const cs_insn *insn = d->insn;
+    const cs_x86 *x = &insn->detail->x86;
+    out->first = insn->bytes[0];
+    out->next = addr + insn->size;
+    bool relative = in_group(insn, CS_GRP_BRANCH_RELATIVE);
+    if (relative && (insn->id == X86_INS_CALL || insn->id == X86_INS_JMP)) {
+        out->how = insn->id == X86_INS_CALL ? TF_DISPLACE_CALL : TF_DISPLACE_JUMP;
+        out->target = (uint64_t)x->operands[0].imm;
+        return 0;
+    }
+    /* A call through a register or memory would return into the copy,
+     * which no unwinder knows. */
+    if (insn->id == X86_INS_CALL)
+        return -1;
+    uint8_t *slot = slot_near(addr);
+    if (!slot)
+        return -1;
+    out->how = TF_DISPLACE_COPY;
+    out->target = (uint64_t)(uintptr_t)slot;
+    if (relative) {
+        /* jcc rel8 (70+cc) or rel32 (0f 80+cc): the same condition over an
+         * absolute jump to next, to an absolute jump to the target. */
+        uint8_t cc;
+        if ((insn->bytes[0] & 0xf0) == 0x70)
+            cc = insn->bytes[0] & 0x0f;
+        else if (insn->bytes[0] == 0x0f && (insn->bytes[1] & 0xf0) == 0x80)
+            cc = insn->bytes[1] & 0x0f;
+        else
+            return -1;   /* loop, jrcxz, xbegin: rare after a call, not moved */
+        slot[0] = (uint8_t)(0x70 | cc);
+        slot[1] = 14;
+        put_jump(put_jump(slot + 2, out->next), (uint64_t)x->operands[0].imm);
+        return 0;
+    }
+    memcpy(slot, insn->bytes, insn->size);
+    if (rip_relative(x)) {
+        if (x->encoding.disp_offset == 0 || x->encoding.disp_size != 4)
+            return -1;
+        int64_t refer = (int64_t)out->next + (int64_t)x->disp;
+        int64_t disp = refer - (int64_t)((uint64_t)(uintptr_t)slot + insn->size);
+        if (disp < INT32_MIN || disp > INT32_MAX)
+            return -1;
+        int32_t d32 = (int32_t)disp;
+        memcpy(slot + x->encoding.disp_offset, &d32, sizeof d32);
+    }
+    put_jump(slot + insn->size, out->next);
+    return 0;
+}

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Regions by function name (option region): each call of a named function
+ * is a region instance named as the user wrote it, on every thread,
+ * without recompiling.
+ *
+ * Mechanism: a software breakpoint (int3) on the function's first byte,
+ * written through /proc/self/mem (which writes read-only text, as
+ * debuggers do), and at each outermost entry one on the return address
+ * read from [rsp] (x86-64 psABI §3.2.2: at entry rsp points to it).  The
+ * text is shared by all threads, so threads created later, by any means,
+ * hit the same breakpoints.  The instructions the breakpoints cover run out
+ * of line (tf_displace.c).  Hardware execute breakpoints (perf_event_open
+ * PERF_TYPE_BREAKPOINT) were the first choice; on the virtual machine the
+ * project is tested on they are accepted but never fire, and they are
+ * limited to four addresses (docs/recorder.md, "Regions without source
+ * changes").
+ *
+ * Per thread, a stack of open instances (function, stack pointer at entry,
+ * return address):
+ *   - entry: instances whose frame the stack has already left (a longjmp or
+ *     an exception went past them) end here, marked as not seen to end; a
+ *     function already open on the thread is a recursive call and is not a
+ *     new instance;
+ *   - return site: the instance ends when the stack pointer is one word
+ *     above its entry's (the ret popped the return address); the same
+ *     address reached by a deeper call is not its return.
+ * The SIGTRAP handler writes begin and end as tracefold_region_begin/end
+ * do (tf_region_emit), async-signal-safe. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "tf_rec.h"
+#include "tf_regions.h"
+
+/* Open instances per thread; deeper ones are counted and not recorded. */
+#define DEPTH_MAX   32
+#define SITES_LOG2  12
+#define SITES       (1u << SITES_LOG2)
+#define RETURN_SITE UINT16_MAX
+#define INT3        0xcc
+/* How long a thread waits for another to set a breakpoint: a preempted
+ * thread on a loaded machine takes scheduling periods, not microseconds. */
+#define BUSY_WAIT_NS 2000000000ull
+
+/* A site whose address is claimed is being set until READY or FAILED
+ * (EMPTY the instant between the claim and BUSY). */
+enum site_state { SITE_EMPTY, SITE_BUSY, SITE_READY, SITE_FAILED };
+
+/* A breakpoint: a function's entry or a return address. */
+struct site {
+    _Atomic uint64_t addr;
+    _Atomic uint8_t  state;     /* enum site_state */
+    uint16_t func;              /* index in funcs, or RETURN_SITE */
+    tf_displaced how;
+};
+
+struct func {
+    char     name[256];         /* as the user wrote it: the region's name */
+    uint32_t name_id;           /* interned in the current process */
+};
+
+struct frame {
+    uint64_t sp, ret;
+    uint32_t func;
+};
+
+typedef struct tf_region_thread {
+    struct tf_decoder *decoder;
+    uint32_t depth;
+    struct frame frame[DEPTH_MAX];
+} tf_region_thread;
+
+static struct site sites[SITES];
+static struct func funcs[TF_REGION_MAX_NAMES];
+static unsigned nfuncs;
+static int mem_fd = -1;
+static struct sigaction previous;
+static bool trap_handled;         /* on_trap is SIGTRAP's handler */
+/* What could not be recorded, said at the end. */
+static _Atomic uint64_t too_deep, no_return_site;
+
+/* The site of addr; create: claim an empty one for it (its state is then
+ * SITE_BUSY for the caller to fill), else NULL when absent. */
+static struct site *site_of(uint64_t addr, bool create)
+{
+    uint64_t h = (addr * 0x9e3779b97f4a7c15ull) >> (64 - SITES_LOG2);
+    for (uint32_t i = 0; i < SITES; i++) {
+        struct site *s = &sites[(h + i) & (SITES - 1)];
+        uint64_t a = atomic_load_explicit(&s->addr, memory_order_acquire);
+        if (a == addr)
+            return create ? NULL : s;
+        if (a)
+            continue;
+        if (!create)
+            return NULL;
+        uint64_t empty = 0;
+        if (atomic_compare_exchange_strong(&s->addr, &empty, addr))
+            return s;
+        if (empty == addr)
+            return NULL;   /* another thread claimed it for the same address */
+    }
+    return NULL;
+}
+
+static int poke(uint64_t addr, uint8_t byte)
+{
+    return pwrite(mem_fd, &byte, 1, (off_t)addr) == 1 ? 0 : -1;
+}
+
+/* Sets a breakpoint at addr (once).  Async-signal-safe with a decoder of
+ * the calling thread. */
+static int set_site(struct tf_decoder *d, uint64_t addr, uint16_t func)
+{
+    struct site *s = site_of(addr, true);
+    if (!s) {
+        /* Another thread may be setting it, and be preempted there: a
+         * call that returned meanwhile would be missed, so wait (bounded,
+         * giving it the processor). */
+        struct site *old = site_of(addr, false);
+        uint64_t until = tf_now() + BUSY_WAIT_NS;
+        struct timespec nap = {0, 20000};
+        while (old && atomic_load_explicit(&old->state, memory_order_acquire) < SITE_READY &&
+               tf_now() < until)
+            nanosleep(&nap, NULL);
+        return old && atomic_load_explicit(&old->state, memory_order_acquire) == SITE_READY
+                   ? 0 : -1;
+    }
+    atomic_store_explicit(&s->state, SITE_BUSY, memory_order_relaxed);
+    s->func = func;
+    if (tf_displace(d, addr, &s->how)) {
+        atomic_store_explicit(&s->state, SITE_FAILED, memory_order_release);
+        return -1;
+    }
+    /* Ready before the breakpoint exists: a thread that hits it finds
+     * the copy in place. */
+    atomic_store_explicit(&s->state, SITE_READY, memory_order_release);
+    if (poke(addr, INT3)) {
+        atomic_store_explicit(&s->state, SITE_FAILED, memory_order_release);
+        return -1;
+    }
+    return 0;
+}
+
+static void end_instance(tf_rec_thread *t, const struct frame *f, bool seen)
+{
+    tf_region_emit(t, false, funcs[f->func].name_id, seen ? 0 : TF_REGION_END_UNSEEN);
+}
+
+static void on_entry(tf_rec_thread *t, tf_region_thread *r, uint16_t func, uint64_t sp)
+{
+    while (r->depth && sp >= r->frame[r->depth - 1].sp)
+        end_instance(t, &r->frame[--r->depth], false);
+    for (uint32_t i = 0; i < r->depth; i++)
+        if (r->frame[i].func == func)
+            return;   /* recursion: the outermost call is the instance */
+    if (r->depth == DEPTH_MAX) {
+        atomic_fetch_add_explicit(&too_deep, 1, memory_order_relaxed);
+        return;
+    }
+    uint64_t ret = *(const uint64_t *)(uintptr_t)sp;
+    if (set_site(r->decoder, ret, RETURN_SITE)) {
+        atomic_fetch_add_explicit(&no_return_site, 1, memory_order_relaxed);
+        return;
+    }
+    r->frame[r->depth++] = (struct frame){.sp = sp, .ret = ret, .func = func};
+    tf_region_emit(t, true, funcs[func].name_id, 0);
+}
+
+static void on_return(tf_rec_thread *t, tf_region_thread *r, uint64_t addr, uint64_t sp)
+{
+    while (r->depth && sp > r->frame[r->depth - 1].sp) {
+        const struct frame *f = &r->frame[--r->depth];
+        end_instance(t, f, f->ret == addr && sp == f->sp + 8);
+    }
+}
+
+/* Chains to the handler that was there before, or does what the default
+ * would (an int3 that is not ours kills the program). */
+static void not_ours(int sig, siginfo_t *si, void *uc)
+{
+    if (previous.sa_flags & SA_SIGINFO) {
+        if (previous.sa_sigaction)
+            previous.sa_sigaction(sig, si, uc);
+        return;
+    }
+    if (previous.sa_handler == SIG_IGN)
+        return;
+    if (previous.sa_handler != SIG_DFL) {
+        previous.sa_handler(sig);
+        return;
+    }
+    signal(SIGTRAP, SIG_DFL);
+    raise(SIGTRAP);
+}
+
+static void on_trap(int sig, siginfo_t *si, void *ucv)
+{
+    ucontext_t *uc = ucv;
+    greg_t *g = uc->uc_mcontext.gregs;
+    uint64_t addr = (uint64_t)g[REG_RIP] - 1;   /* int3 leaves rip past itself */
+    struct site *s = si->si_code == SI_KERNEL ? site_of(addr, false) : NULL;
+    if (!s || atomic_load_explicit(&s->state, memory_order_acquire) != SITE_READY) {
+        not_ours(sig, si, ucv);
+        return;
+    }
+    int saved = errno;
+    tf_rec_thread *t = tf_self;
+    tf_region_thread *r = t ? t->regions : NULL;
+    if (r && tf_rec_active()) {
+        uint64_t sp = (uint64_t)g[REG_RSP];
+        if (s->func == RETURN_SITE)
+            on_return(t, r, addr, sp);
+        else
+            on_entry(t, r, s->func, sp);
+    }
+    switch (s->how.how) {
+    case TF_DISPLACE_CALL:
+        g[REG_RSP] -= 8;
+        *(uint64_t *)(uintptr_t)g[REG_RSP] = s->how.next;
+        g[REG_RIP] = (greg_t)s->how.target;
+        break;
+    default:   /* the copy, or the jump's target */
+        g[REG_RIP] = (greg_t)s->how.target;
+        break;
+    }
+    errno = saved;
+}
+
+/* Splits the option's list at commas outside parentheses and angle
+ * brackets (a C++ signature has commas of its own). */
+static int split_names(const char *list, tf_error *err)
+{
+    nfuncs = 0;
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0;; i++) {
+        char c = list[i];
+        if (c == '(' || c == '<')
+            depth++;
+        else if ((c == ')' || c == '>') && depth > 0)
+            depth--;
+        if (c && (c != ',' || depth))
+            continue;
+        size_t b = start, e = i;
+        while (b < e && (list[b] == ' ' || list[b] == '\t'))
+            b++;
+        while (e > b && (list[e - 1] == ' ' || list[e - 1] == '\t'))
+            e--;
+        if (e > b) {
+            if (nfuncs == TF_REGION_MAX_NAMES)
+                return tf_fail(err, TF_ERR_USAGE, "--region: at most %d functions",
+                               TF_REGION_MAX_NAMES);
+            if (e - b >= sizeof funcs[0].name)
+                return tf_fail(err, TF_ERR_USAGE, "--region: name longer than %zu "
+                               "characters: %.40s...", sizeof funcs[0].name - 1, list + b);
+            memcpy(funcs[nfuncs].name, list + b, e - b);
+            funcs[nfuncs].name[e - b] = '\0';
+            nfuncs++;
+        }
+        if (!c)
+            return 0;
+        start = i + 1;
+    }
+}
+
+/* The code writer, the copy areas and the SIGTRAP handler. */
+static int start_traps(tf_error *err)
+{
+    mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+    if (mem_fd < 0)
+        return tf_fail(err, TF_ERR_UNSUPPORTED, "--region: /proc/self/mem cannot be written "
+                       "(%s): the breakpoints cannot be set", strerror(errno));
+    if (tf_displace_setup(err))
+        return -1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_trap;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGTRAP, &sa, &previous))
+        return tf_fail(err, TF_ERR_UNSUPPORTED, "--region: cannot handle SIGTRAP: %s",
+                       strerror(errno));
+    trap_handled = true;
+    return 0;
+}
+
+int tf_regions_setup(const char *list, tf_error *err)
+{
+    if (!list[0] || !strcmp(list, "none"))
+        return 0;
+    if (split_names(list, err))
+        return -1;
+    uint64_t addrs[TF_REGION_MAX_ADDRS];
+    uint16_t owner[TF_REGION_MAX_ADDRS];
+    unsigned n = 0;
+    for (unsigned f = 0; f < nfuncs; f++) {
+        unsigned before = n;
+        if (tf_symbols_find(funcs[f].name, addrs, TF_REGION_MAX_ADDRS, &n, err))
+            return -1;
+        for (unsigned i = before; i < n; i++)
+            owner[i] = (uint16_t)f;
+    }
+    /* Once per process: a second tracefold_init keeps them (the handler,
+     * set twice, would find itself as the program's). */
+    if (!trap_handled && start_traps(err))
+        return -1;
+    struct tf_decoder *d = tf_decoder_new();
+    if (!d)
+        return tf_fail(err, TF_ERR_NOMEM, "--region: cannot start the instruction decoder");
+    /* Recording started again after tracefold_fini: the breakpoints it
+     * took away go back (set_site leaves existing sites as they are). */
+    for (uint32_t i = 0; i < SITES; i++)
+        if (atomic_load(&sites[i].state) == SITE_READY)
+            (void)poke(atomic_load(&sites[i].addr), INT3);
+    int rc = 0;
+    for (unsigned i = 0; i < n && !rc; i++) {
+        if (!set_site(d, addrs[i], owner[i]))
+            continue;
+        rc = tf_fail(err, TF_ERR_UNSUPPORTED, "--region %s: no breakpoint can be set at its "
+                     "entry %#llx (its first instruction cannot be run out of line, or the "
+                     "code cannot be written)", funcs[owner[i]].name,
+                     (unsigned long long)addrs[i]);
+    }
+    tf_decoder_free(d);
+    return rc;
+}
+
+void tf_regions_intern(void)
+{
+    for (unsigned f = 0; f < nfuncs; f++)
+        funcs[f].name_id = tf_intern(funcs[f].name);
+}
+
+void tf_regions_thread_start(tf_rec_thread *t)
+{
+    if (!nfuncs)
+        return;
+    tf_region_thread *r = calloc(1, sizeof *r);
+    if (r && !(r->decoder = tf_decoder_new())) {
+        free(r);
+        r = NULL;
+    }
+    t->regions = r;
+}
+
+void tf_regions_thread_stop(tf_rec_thread *t)
+{
+    tf_region_thread *r = t->regions;
+    t->regions = NULL;
+    if (!r)
+        return;
+    tf_decoder_free(r->decoder);
+    free(r);
+}
+
+void tf_regions_stop(void)
+{
+    if (!nfuncs)
+        return;
+    /* The first bytes go back; the handler stays, for threads already on
+     * their way to a breakpoint. */
+    for (uint32_t i = 0; i < SITES; i++)
+        if (atomic_load(&sites[i].state) == SITE_READY)
+            (void)poke(atomic_load(&sites[i].addr), sites[i].how.first);
+    uint64_t deep = atomic_load(&too_deep), lost = atomic_load(&no_return_site);
+    if (deep)
+        tf_rec_say(true, "--region: %llu calls nested more than %d regions deep were not "
+                   "recorded", (unsigned long long)deep, DEPTH_MAX);
+    if (lost)
+        tf_rec_say(true, "--region: %llu calls were not recorded: the instruction at their "
+                   "return address cannot be run out of line", (unsigned long long)lost);
+}
+
+bool tf_regions_keep_handler(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (sig != SIGTRAP || !trap_handled)
+        return false;
+    if (old)
+        *old = previous;
+    if (act)
+        previous = *act;
+    return true;
+}
+
+void tf_regions_forked(void)
+{
+    /* The inherited descriptor writes the parent's memory. */
+    if (mem_fd < 0)
+        return;
+    close(mem_fd);
+    mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+}

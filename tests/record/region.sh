@@ -1,0 +1,112 @@
+#!/bin/sh
+# record --region on unmodified programs (docs/recorder.md, "Regions
+# without source changes"): exact instances per thread for a C program
+# (threads, nested regions, recursion counted once, a longjmp out), a C++
+# program (member function, every overload, a function that throws) and a
+# Fortran module procedure; then the bad input: an unknown name (close
+# names listed), a stripped program, too many names.
+. "$top_srcdir/tests/record/lib.sh"
+
+# counts FILE: "region begins ends unseen" per thread line, sorted.
+counts() { "$check" regions "$1" | sed 's/^thread [0-9]* //' | sort; }
+
+n=40
+"$tf" record -q -o "$tmp/c.h5" --region work --region step,fib -- \
+    "$apps/region_app" 3 $n > "$tmp/c.out" || fail "record region_app: status $?"
+grep -q '^region_app: ' "$tmp/c.out" || fail "region_app did not run to its end"
+# TRACEFOLD_REGIONS is the option's variable (leap here).
+TRACEFOLD_REGIONS=leap "$tf" record -q -o "$tmp/c2.h5" --region work -- \
+    "$apps/region_app" 0 $n > /dev/null || fail "record region_app (environment): status $?"
+counts "$tmp/c.h5" > "$tmp/c.txt" || fail "region_app trace does not open"
+cat > "$tmp/c.want" <<EOW
+fib begins=$n ends=$n unseen=0
+step begins=$n ends=$n unseen=0
+work begins=$n ends=$n unseen=0
+work begins=$((2 * n)) ends=$((2 * n)) unseen=0
+work begins=$((3 * n)) ends=$((3 * n)) unseen=0
+work begins=$((3 * n)) ends=$((3 * n)) unseen=0
+EOW
+sort "$tmp/c.want" | diff - "$tmp/c.txt" >&2 ||
+    fail "region_app: instances per thread differ from the calls (expected first)"
+# A --region flag replaces TRACEFOLD_REGIONS, as every flag its variable.
+counts "$tmp/c2.h5" > "$tmp/c2.txt"
+printf 'work begins=%d ends=%d unseen=0\n' $((3 * n)) $((3 * n)) > "$tmp/c2.want"
+diff "$tmp/c2.want" "$tmp/c2.txt" >&2 || fail "flag --region should replace TRACEFOLD_REGIONS"
+# The configuration file's <region> element, a list.
+printf '<?xml version="1.0"?>\n<tracefold><region>step, fib</region></tracefold>\n' \
+    > "$tmp/regions.xml"
+"$tf" record -q -c "$tmp/regions.xml" -o "$tmp/x.h5" -- "$apps/region_app" 0 $n > /dev/null ||
+    fail "record region_app (configuration file): status $?"
+printf 'fib begins=%d ends=%d unseen=0\nstep begins=%d ends=%d unseen=0\n' $n $n $n $n \
+    > "$tmp/x.want"
+counts "$tmp/x.h5" | diff "$tmp/x.want" - >&2 || fail "<region> of the configuration file"
+# The longjmp leaves leap: each of its instances ends, not seen, at the
+# next work().
+TRACEFOLD_REGIONS=leap,work "$tf" record -q -o "$tmp/c3.h5" -- "$apps/region_app" 0 $n \
+    > /dev/null || fail "record region_app (leap): status $?"
+counts "$tmp/c3.h5" > "$tmp/c3.txt"
+printf 'leap begins=%d ends=%d unseen=%d\nwork begins=%d ends=%d unseen=0\n' \
+    $n $n $n $((3 * n)) $((3 * n)) > "$tmp/c3.want"
+diff "$tmp/c3.want" "$tmp/c3.txt" >&2 || fail "longjmp: leap's ends should all be not seen"
+# fold takes the instances, with the ends not seen left out as incomplete.
+"$tf" fold -q -r leap -o "$tmp/leap.fold" "$tmp/c3.h5" 2> "$tmp/leap.err"
+grep -q "incomplete\|no complete\|at least 2" "$tmp/leap.err" ||
+    fail "fold of leap: instances not seen to end were folded: $(cat "$tmp/leap.err")"
+
+# C++: a member function on 3 std::threads, both overloads of smooth, and
+# risky(), which throws: the program's own exception handling still works.
+cxx=${CXX:-c++}
+if command -v "$cxx" >/dev/null 2>&1; then
+    "$cxx" -O2 -pthread -o "$tmp/region_cxx" "$top_srcdir/tests/record/region_cxx.cc" ||
+        fail "compiling region_cxx.cc"
+    "$tf" record -q -o "$tmp/cxx.h5" --region ns::Grid::relax --region smooth \
+        --region risky -- "$tmp/region_cxx" 3 $n > "$tmp/cxx.out" || fail "record region_cxx: status $?"
+    grep -q "^region_cxx: $n\$" "$tmp/cxx.out" || fail "region_cxx: exceptions not caught"
+    counts "$tmp/cxx.h5" > "$tmp/cxx.txt"
+    cat > "$tmp/cxx.want" <<EOW
+ns::Grid::relax begins=$n ends=$n unseen=0
+ns::Grid::relax begins=$n ends=$n unseen=0
+ns::Grid::relax begins=$n ends=$n unseen=0
+risky begins=$n ends=$((n - 1)) unseen=$((n - 1))
+smooth begins=$((3 * n)) ends=$((3 * n)) unseen=0
+EOW
+    sort "$tmp/cxx.want" | diff - "$tmp/cxx.txt" >&2 || fail "region_cxx: instances per thread"
+    # One overload by its signature.
+    "$tf" record -q -o "$tmp/cxx1.h5" --region 'smooth(double)' -- "$tmp/region_cxx" 0 $n \
+        > /dev/null || fail "record region_cxx smooth(double): status $?"
+    [ "$(counts "$tmp/cxx1.h5")" = "smooth(double) begins=$((2 * n)) ends=$((2 * n)) unseen=0" ] ||
+        fail "smooth(double) alone: $(counts "$tmp/cxx1.h5")"
+else
+    echo "no C++ compiler: the C++ case is not run"
+fi
+
+# Fortran: the module procedure as written, with and without its module.
+if [ -x "$apps/region_fortran" ]; then
+    for name in heat::relax relax; do
+        "$tf" record -q -o "$tmp/f.h5" --force --region $name -- "$apps/region_fortran" \
+            > /dev/null || fail "record region_fortran --region $name: status $?"
+        [ "$(counts "$tmp/f.h5")" = "$name begins=25 ends=25 unseen=0" ] ||
+            fail "Fortran --region $name: $(counts "$tmp/f.h5")"
+    done
+fi
+
+# Bad input: the program does not run, no trace, the message says why.
+expect_refusal() {
+    what=$1
+    pattern=$2
+    shift 2
+    "$tf" record -q -o "$tmp/bad.h5" "$@" > "$tmp/bad.out" 2> "$tmp/bad.err"
+    rc=$?
+    [ $rc -ne 0 ] || fail "$what: exit status 0"
+    grep -q "$pattern" "$tmp/bad.err" || fail "$what: message: $(cat "$tmp/bad.err")"
+    ! grep -q '^region_app' "$tmp/bad.out" || fail "$what: the program ran"
+    [ ! -e "$tmp/bad.h5" ] || fail "$what: a trace was left"
+}
+expect_refusal "unknown function" "no function of that name.*close names: .*work" \
+    --region wrok -- "$apps/region_app" 1 2
+cp "$apps/region_app" "$tmp/stripped_app" && strip "$tmp/stripped_app" ||
+    fail "strip region_app"
+expect_refusal "stripped program" "stripped" --region work -- "$tmp/stripped_app" 1 2
+expect_refusal "too many names" "at most 16 functions" \
+    --region a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q -- "$apps/region_app" 1 2
+exit 0
