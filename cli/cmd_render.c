@@ -33,6 +33,7 @@ static void usage(FILE *out)
             "      --dpi N           resolution of PNG output (default 150)\n"
             "  -b, --backend NAME    cairo (default) or gnuplot (scripts and data)\n"
             "      --run             with the gnuplot back end: run gnuplot on the scripts\n"
+            "      --layout-json FILE  write every text box and panel box drawn (cairo)\n"
             "      --force           replace existing outputs (a report fold drew, say)\n"
             "  -q, --quiet           no notes\n"
             "  -h, --help            show this help and exit\n\n"
@@ -77,11 +78,12 @@ int tf_cmd_render(int argc, char **argv)
         {"dpi", required_argument, NULL, 'd'},    {"backend", required_argument, NULL, 'b'},
         {"run", no_argument, NULL, 'r'},          {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},         {"force", no_argument, NULL, 'F'},
+        {"layout-json", required_argument, NULL, 'L'},
         {NULL, 0, NULL, 0},
     };
     enum tf_render_format format = TF_FORMAT_PDF;
     const char *output = NULL;
-    double dpi = 150;
+    tf_render_options ro = {.dpi = 150};
     bool gnuplot = false, run = false, force = false;
     int c;
     optind = 1;
@@ -102,7 +104,7 @@ int tf_cmd_render(int argc, char **argv)
             if (errno || *end || end == optarg || v < DPI_MIN || v > DPI_MAX)
                 return tf_msg_usage("--dpi: '%s' is not a whole number from %d to %d", optarg,
                                     DPI_MIN, DPI_MAX);
-            dpi = (double)v;
+            ro.dpi = (double)v;
             break;
         }
         case 'b':
@@ -115,6 +117,9 @@ int tf_cmd_render(int argc, char **argv)
             break;
         case 'r':
             run = true;
+            break;
+        case 'L':
+            ro.layout_json = optarg;
             break;
         case 'F':
             force = true;
@@ -135,6 +140,8 @@ int tf_cmd_render(int argc, char **argv)
         return tf_msg_usage(optind == argc ? "no fold file given" : "more than one fold file given");
     if (run && !gnuplot)
         return tf_msg_usage("--run goes with --backend gnuplot");
+    if (ro.layout_json && gnuplot)
+        return tf_msg_usage("--layout-json goes with the cairo back end");
     const char *fold = argv[optind];
 
     tf_error err = {0};
@@ -150,9 +157,13 @@ int tf_cmd_render(int argc, char **argv)
     }
     if (rc == 0)
         rc = check_outputs(&report, path, format, gnuplot, fold, force, &err);
+    if (rc == 0 && ro.layout_json) {
+        tf_output_rule rule = {.inputs = &fold, .ninputs = 1, .force = force};
+        rc = tf_output_check_file(ro.layout_json, &rule, &err);
+    }
     if (rc == 0)
-        rc = gnuplot ? tf_render_gnuplot(&report, path, format, dpi, run, &err)
-                     : tf_render_cairo(&report, path, format, dpi, &err);
+        rc = gnuplot ? tf_render_gnuplot(&report, path, format, ro.dpi, run, &err)
+                     : tf_render_cairo_with(&report, path, format, &ro, &err);
     if (rc == 0) {
         size_t nfiles = gnuplot ? 0 : tf_render_cairo_files(&report, format);
         if (gnuplot)

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cairo_axes.h"
 #include "cairo_cloud.h"
@@ -21,8 +22,19 @@ static void legend(const tf_panel *p)
     tf_legend l;
     tf_legend_begin(&l, p, "Source code");
     size_t shown = page->nroutines < TF_PALETTE_ROUTINES ? page->nroutines : TF_PALETTE_ROUTINES;
-    for (size_t i = 0; i < shown; i++)
-        tf_legend_add(&l, TF_SWATCH_DOT, tf_palette_routine((uint32_t)i), page->routines[i]);
+    for (size_t i = 0; i < shown; i++) {
+        /* Two symbols the trace names alike (an Extrae trace's sampled and
+         * instrumented tables) stay two entries: numbered apart. */
+        unsigned same = 0;
+        for (size_t j = 0; j < i; j++)
+            same += !strcmp(page->routines[j], page->routines[i]);
+        char label[300];
+        if (same)
+            snprintf(label, sizeof label, "%s (%u)", page->routines[i], same + 1);
+        else
+            snprintf(label, sizeof label, "%s", page->routines[i]);
+        tf_legend_add(&l, TF_SWATCH_DOT, tf_palette_routine((uint32_t)i), label);
+    }
     if (page->nroutines > shown)
         tf_legend_add(&l, TF_SWATCH_DOT, tf_palette_routine(TF_PALETTE_ROUTINES),
                       "other routines");
