@@ -17,6 +17,7 @@
 
 #define DPI_MIN 20
 #define DPI_MAX 2400
+#define MAX_PHASE_LABELS 1000
 
 static void usage(FILE *out)
 {
@@ -34,6 +35,7 @@ static void usage(FILE *out)
             "  -b, --backend NAME    cairo (default) or gnuplot (scripts and data)\n"
             "      --run             with the gnuplot back end: run gnuplot on the scripts\n"
             "      --layout-json FILE  write every text box and panel box drawn (cairo)\n"
+            "      --max-phase-labels N  at most N phase labels (default: as many as fit)\n"
             "      --force           replace existing outputs (a report fold drew, say)\n"
             "  -q, --quiet           no notes\n"
             "  -h, --help            show this help and exit\n\n"
@@ -79,6 +81,7 @@ int tf_cmd_render(int argc, char **argv)
         {"run", no_argument, NULL, 'r'},          {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},         {"force", no_argument, NULL, 'F'},
         {"layout-json", required_argument, NULL, 'L'},
+        {"max-phase-labels", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0},
     };
     enum tf_render_format format = TF_FORMAT_PDF;
@@ -121,6 +124,16 @@ int tf_cmd_render(int argc, char **argv)
         case 'L':
             ro.layout_json = optarg;
             break;
+        case 'M': {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || v < 1 || v > MAX_PHASE_LABELS)
+                return tf_msg_usage("--max-phase-labels: '%s' is not a whole number from 1 to %d",
+                                    optarg, MAX_PHASE_LABELS);
+            ro.max_phase_labels = (unsigned)v;
+            break;
+        }
         case 'F':
             force = true;
             break;
@@ -140,8 +153,9 @@ int tf_cmd_render(int argc, char **argv)
         return tf_msg_usage(optind == argc ? "no fold file given" : "more than one fold file given");
     if (run && !gnuplot)
         return tf_msg_usage("--run goes with --backend gnuplot");
-    if (ro.layout_json && gnuplot)
-        return tf_msg_usage("--layout-json goes with the cairo back end");
+    if ((ro.layout_json || ro.max_phase_labels) && gnuplot)
+        return tf_msg_usage("%s goes with the cairo back end",
+                            ro.layout_json ? "--layout-json" : "--max-phase-labels");
     const char *fold = argv[optind];
 
     tf_error err = {0};

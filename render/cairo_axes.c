@@ -127,6 +127,12 @@ void tf_axes_phases(const tf_panel *p)
         if (x0 <= 0.001 || x0 >= 0.999)
             continue;
         double x = tf_axes_x(p, x0);
+        /* A boundary between two sub-phases of one phase (4.1 | 4.2) is
+         * lighter: with many phases the top-level ones stay readable. */
+        double shade = i > 0 && tf_report_phase_siblings(&p->page->phases[i - 1],
+                                                         &p->page->phases[i]) ? 0.45 : 1;
+        cairo_set_source_rgba(cr, tf_palette_phase.r, tf_palette_phase.g, tf_palette_phase.b,
+                              shade);
         /* One stroke per line: some SVG viewers join dashed subpaths. */
         cairo_move_to(cr, x, p->plot.y);
         cairo_line_to(cr, x, p->plot.y + p->plot.h);

@@ -36,7 +36,7 @@ typedef struct tf_panel {
     struct tf_legend_rest *rest;
 } tf_panel;
 
-int tf_panel_code(const tf_panel *p, tf_rect labels, tf_error *err);
+int tf_panel_code(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_error *err);
 int tf_panel_memory(const tf_panel *p, tf_error *err);
 int tf_panel_rates(const tf_panel *p, tf_error *err);
 
@@ -45,6 +45,7 @@ int tf_panel_rates(const tf_panel *p, tf_error *err);
 typedef struct tf_page_ctx {
     unsigned       number;
     tf_layout_log *log;
+    unsigned       max_phase_labels;   /* tf_render_options */
 } tf_page_ctx;
 
 /* Starts text on a page: t set up on cr and recording into ctx's log. */

@@ -108,13 +108,14 @@ static int out_close(out_file *o, tf_error *err)
 typedef struct report_doc {
     const tf_report *report;
     tf_layout_log   *log;
+    unsigned         max_phase_labels;
 } report_doc;
 
 static int draw_page(cairo_t *cr, const void *ctx, size_t k, tf_error *err)
 {
     const report_doc *d = ctx;
     const tf_report_page *page = &d->report->pages[k / 2];
-    tf_page_ctx pc = {(unsigned)k + 1, d->log};
+    tf_page_ctx pc = {(unsigned)k + 1, d->log, d->max_phase_labels};
     return k % 2 == 0 ? tf_page_timeline(cr, page, &pc, err) : tf_page_tables(cr, page, &pc, err);
 }
 
@@ -224,7 +225,7 @@ int tf_render_cairo_with(const tf_report *r, const char *path, enum tf_render_fo
     if (r->npages == 0)
         return tf_fail(err, TF_ERR_DATA, "%s: no folded region to draw", r->source ? r->source : "report");
     tf_layout_log log = {.page_w = TF_PAGE_WIDTH, .page_h = TF_PAGE_HEIGHT};
-    report_doc rd = {r, o->layout_json ? &log : NULL};
+    report_doc rd = {r, o->layout_json ? &log : NULL, o->max_phase_labels};
     tf_cairo_doc d = {TF_PAGE_WIDTH, TF_PAGE_HEIGHT, r->pages[0].title, 2 * r->npages, draw_page, &rd};
     int rc = tf_cairo_write(&d, path, format, o->dpi, err);
     if (rc == 0 && o->layout_json)

@@ -46,8 +46,14 @@ static bool numeric(const char *s)
                                                   isdigit((unsigned char)s[1])));
 }
 
-/* Draws t from y within height; returns the y below it. */
-static double table(tf_text *text, const tf_report_table *t, double y, double height)
+/* The fold's CSV file that holds every row of each table (fold.md). */
+static const char *const table_csv[TF_REPORT_NTABLES] = {
+    [TF_REPORT_TABLE_PHASES] = "phases.csv", [TF_REPORT_TABLE_LEVELS] = "levels.csv",
+    [TF_REPORT_TABLE_OBJECTS] = "objects.csv", [TF_REPORT_TABLE_STREAMS] = "streams.csv",
+};
+
+/* Draws table k from y within height; returns the y below it. */
+static double table(tf_text *text, const tf_report_table *t, int k, double y, double height)
 {
     cairo_t *cr = text->cr;
     double width = TF_PAGE_WIDTH - 2 * MARGIN, bottom = y + height;
@@ -114,8 +120,9 @@ static double table(tf_text *text, const tf_report_table *t, double y, double he
     rule(cr, MARGIN, right, y + 1, 0.8);
     y += 3;
     if (shown < t->nrows) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "... %zu more rows", t->nrows - shown);
+        char buf[96];
+        snprintf(buf, sizeof buf, "%zu more rows: all in %s beside fold.h5", t->nrows - shown,
+                 table_csv[k]);
         r = tf_text_draw(text, TF_FONT_NOTE, buf, MARGIN, y, 0, 0, 0, tf_ink);
         y += r.h;
     }
@@ -199,7 +206,10 @@ static void histogram(tf_text *text, const tf_report_page *page, double top, tf_
         cairo_line_to(cr, x, plot.y + plot.h - 3);
         cairo_set_line_width(cr, 0.6);
         cairo_stroke(cr);
-        tf_text_draw(text, TF_FONT_TICK, buf, x, plot.y + plot.h + 2, 0.5, 0, 0, tf_ink);
+        /* Not over the value axis's 0 at the corner. */
+        tf_rect r = tf_text_box(text, TF_FONT_TICK, buf, x, plot.y + plot.h + 2, 0.5, 0, 0);
+        if (tf_claims_take(claims, r))
+            tf_text_draw(text, TF_FONT_TICK, buf, x, plot.y + plot.h + 2, 0.5, 0, 0, tf_ink);
     }
     snprintf(buf, sizeof buf, "instance duration [%s]", u.name);
     tf_text_draw(text, TF_FONT_LABEL, buf, plot.x + plot.w / 2,
@@ -230,7 +240,7 @@ int tf_page_tables(cairo_t *cr, const tf_report_page *page, const tf_page_ctx *c
     double room = HIST_TOP - y - TABLE_GAP * TF_REPORT_NTABLES;
     double scale = total > room ? room / total : 1;
     for (int i = 0; i < TF_REPORT_NTABLES; i++)
-        y = table(&text, &page->tables[i], y, need[i] * scale) + TABLE_GAP;
+        y = table(&text, &page->tables[i], i, y, need[i] * scale) + TABLE_GAP;
     tf_claims claims = {0};
     /* Right under the tables, or at its reserved place when they fill their share. */
     double top = y < HIST_TOP ? y : HIST_TOP;

@@ -81,7 +81,7 @@ int tf_page_timeline(cairo_t *cr, const tf_report_page *page, const tf_page_ctx 
         double bottom = i + 1 < TF_NPANELS ? l.head[i + 1].y - 1 : KEY_TOP - 1;
         tf_page_panel(&text, names[i], (tf_rect){0, top, TF_PAGE_WIDTH, bottom - top});
         tf_panel p = {cr, &text, page, l.head[i], l.plot[i], &claims, &rest};
-        rc = i == TF_PANEL_CODE     ? tf_panel_code(&p, l.labels, err)
+        rc = i == TF_PANEL_CODE     ? tf_panel_code(&p, l.labels, ctx->max_phase_labels, err)
            : i == TF_PANEL_MEMORY ? tf_panel_memory(&p, err)
                                   : tf_panel_rates(&p, err);
     }

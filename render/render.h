@@ -29,6 +29,9 @@ typedef struct tf_render_options {
     /* When not NULL, every text box and panel box drawn is written there as
      * JSON (docs/commands/render.md, "Layout record"). */
     const char *layout_json;
+    /* At most this many phase labels above the code panel (0: as many as
+     * fit); beyond it sub-phases go unlabelled, then the narrowest phases. */
+    unsigned    max_phase_labels;
 } tf_render_options;
 
 int tf_render_cairo_with(const tf_report *r, const char *path, enum tf_render_format format,

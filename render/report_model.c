@@ -158,3 +158,14 @@ void tf_report_total_label(const tf_report_total *t, char *buf, size_t len)
     else
         snprintf(buf, len, "%s: %.4g per iteration", t->name, v);
 }
+
+bool tf_report_phase_is_sub(const tf_report_phase *ph)
+{
+    return strchr(ph->label, '.') != NULL;
+}
+
+bool tf_report_phase_siblings(const tf_report_phase *a, const tf_report_phase *b)
+{
+    const char *da = strchr(a->label, '.'), *db = strchr(b->label, '.');
+    return da && db && da - a->label == db - b->label && !strncmp(a->label, b->label, (size_t)(da - a->label));
+}

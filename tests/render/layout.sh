@@ -3,7 +3,7 @@
 # would (layout_check.py): synthetic folds (one process, several with
 # ASLR, nested phases, two kinds of instances in groups, no memory and one
 # counter) and the namd Extrae trace, each drawn with --layout-json; then
-# the option's own errors.
+# the options' own errors and --max-phase-labels.
 set -u
 tf=${TRACEFOLD:?}
 check_py=${top_srcdir:?}/tests/render/layout_check.py
@@ -42,6 +42,21 @@ mkdir "$namd" && gzip -dc "$top_srcdir/tests/data/extrae/444.namd.prv.gz" > "$na
     cp "$top_srcdir/tests/data/extrae/444.namd.pcf" "$top_srcdir/tests/data/extrae/444.namd.row" "$namd/" &&
     "$tf" fold -q --bootstrap 20 "$namd/444.namd.prv" --region "User function=main" -o "$namd/fold" &&
     layout namd "$namd/fold" || bad "namd: fold failed"
+
+# Many phases, few labels: --max-phase-labels 2 on the nested fold.
+"$tf" render -q "$dir/nested.fold/fold.h5" -o "$dir/few.pdf" --max-phase-labels 2 \
+    --layout-json "$dir/few.json" || bad "--max-phase-labels 2: exit $?"
+checks="$checks few $dir/few.json"
+python3 - "$dir/few.json" <<'PY' || bad "--max-phase-labels 2 drew another number of phase labels"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+n = sum(1 for t in d["texts"] if t["page"] == 1 and t["panel"] == "code"
+        and re.search(r"\[\d+\]$", t["text"]))
+print("phase labels with --max-phase-labels 2:", n)
+sys.exit(0 if n == 2 else 1)
+PY
+"$tf" render -q "$dir/nested.fold/fold.h5" --max-phase-labels 0 2>/dev/null
+[ $? -eq 2 ] || bad "--max-phase-labels 0: exit not 2"
 
 # shellcheck disable=SC2086
 python3 "$check_py" $checks || fail=1
