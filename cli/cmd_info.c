@@ -376,34 +376,11 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    while (*p) {
-        /* Controls as \u escapes: C0, DEL, C1 (U+0080-U+009F), which a
-         * terminal showing the output would act on (tf_escape.h); a byte
-         * that is not UTF-8 as the code point of its value, since JSON
-         * text is UTF-8. */
-        size_t n = tf_escape_utf8_length((const char *)p);
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f || !n)
-            fprintf(out, "\\u%04x", *p);
-        else if (p[0] == 0xc2 && p[1] <= 0x9f)
-            fprintf(out, "\\u%04x", p[1]);
-        else
-            fwrite(p, 1, n, out);
-        p += n ? n : 1;
-    }
-    fputc('"', out);
-}
-
 /* `INDENT"key": "value",` and a new line. */
 static void json_field(FILE *out, const char *indent, const char *key, const char *value)
 {
     fprintf(out, "%s\"%s\": ", indent, key);
-    json_string(out, value);
+    tf_escape_json(out, value);
     fputs(",\n", out);
 }
 
@@ -417,7 +394,7 @@ static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc,
     fputs("     \"counters\": [", out);
     for (uint32_t c = 0; c < proc->ncounters; c++) {
         fputs(c ? ", " : "", out);
-        json_string(out, tf_trace_string(tr, proc->counters[c].name));
+        tf_escape_json(out, tf_trace_string(tr, proc->counters[c].name));
     }
     fprintf(out, "],\n     \"modules\": %zu, \"symbols\": %zu,\n", proc->nmodules,
             proc->nsymbols);
@@ -437,13 +414,13 @@ static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc,
         fprintf(out, "%s\n       {\"id\": %u, \"kind\": \"%s\", \"start\": %" PRIu64
                      ", \"size\": %" PRIu64 ", \"label\": ",
                 sep, o->id, object_kind(o->kind), o->start, o->size);
-        json_string(out, po->naming.names[i]);
+        tf_escape_json(out, po->naming.names[i]);
         fputs(", \"routine\": ", out);
-        json_string(out, po->naming.routines[i]);
+        tf_escape_json(out, po->naming.routines[i]);
         fputs(", \"name\": ", out);
-        json_string(out, tf_trace_string(tr, o->name));
+        tf_escape_json(out, tf_trace_string(tr, o->name));
         fputs(", \"callsite\": ", out);
-        json_string(out, tf_trace_string(tr, o->callsite));
+        tf_escape_json(out, tf_trace_string(tr, o->callsite));
         fputc('}', out);
         sep = ",";
     }
@@ -477,7 +454,7 @@ static void print_json(FILE *out, const tf_trace *tr, const struct summary *s)
     for (size_t i = 0; i < s->nregions; i++) {
         const tf_region_stats *r = &s->regions[i];
         fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-        json_string(out, tf_trace_string(tr, r->region));
+        tf_escape_json(out, tf_trace_string(tr, r->region));
         fprintf(out, ", \"instances\": %zu, \"incomplete\": %zu, \"total_ns\": %" PRIu64
                      ", \"median_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
                      ", \"max_ns\": %" PRIu64 "}",

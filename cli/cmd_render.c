@@ -17,6 +17,7 @@
 
 #define DPI_MIN 20
 #define DPI_MAX 2400
+#define MAX_PHASE_LABELS 1000
 
 static void usage(FILE *out)
 {
@@ -33,6 +34,8 @@ static void usage(FILE *out)
             "      --dpi N           resolution of PNG output (default 150)\n"
             "  -b, --backend NAME    cairo (default) or gnuplot (scripts and data)\n"
             "      --run             with the gnuplot back end: run gnuplot on the scripts\n"
+            "      --layout-json FILE  write every text box and panel box drawn (cairo)\n"
+            "      --max-phase-labels N  at most N phase labels (default: as many as fit)\n"
             "      --force           replace existing outputs (a report fold drew, say)\n"
             "  -q, --quiet           no notes\n"
             "  -h, --help            show this help and exit\n\n"
@@ -77,11 +80,13 @@ int tf_cmd_render(int argc, char **argv)
         {"dpi", required_argument, NULL, 'd'},    {"backend", required_argument, NULL, 'b'},
         {"run", no_argument, NULL, 'r'},          {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},         {"force", no_argument, NULL, 'F'},
+        {"layout-json", required_argument, NULL, 'L'},
+        {"max-phase-labels", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0},
     };
     enum tf_render_format format = TF_FORMAT_PDF;
     const char *output = NULL;
-    double dpi = 150;
+    tf_render_options ro = {.dpi = 150};
     bool gnuplot = false, run = false, force = false;
     int c;
     optind = 1;
@@ -102,7 +107,7 @@ int tf_cmd_render(int argc, char **argv)
             if (errno || *end || end == optarg || v < DPI_MIN || v > DPI_MAX)
                 return tf_msg_usage("--dpi: '%s' is not a whole number from %d to %d", optarg,
                                     DPI_MIN, DPI_MAX);
-            dpi = (double)v;
+            ro.dpi = (double)v;
             break;
         }
         case 'b':
@@ -116,6 +121,19 @@ int tf_cmd_render(int argc, char **argv)
         case 'r':
             run = true;
             break;
+        case 'L':
+            ro.layout_json = optarg;
+            break;
+        case 'M': {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || v < 1 || v > MAX_PHASE_LABELS)
+                return tf_msg_usage("--max-phase-labels: '%s' is not a whole number from 1 to %d",
+                                    optarg, MAX_PHASE_LABELS);
+            ro.max_phase_labels = (unsigned)v;
+            break;
+        }
         case 'F':
             force = true;
             break;
@@ -135,6 +153,9 @@ int tf_cmd_render(int argc, char **argv)
         return tf_msg_usage(optind == argc ? "no fold file given" : "more than one fold file given");
     if (run && !gnuplot)
         return tf_msg_usage("--run goes with --backend gnuplot");
+    if ((ro.layout_json || ro.max_phase_labels) && gnuplot)
+        return tf_msg_usage("%s goes with the cairo back end",
+                            ro.layout_json ? "--layout-json" : "--max-phase-labels");
     const char *fold = argv[optind];
 
     tf_error err = {0};
@@ -150,9 +171,13 @@ int tf_cmd_render(int argc, char **argv)
     }
     if (rc == 0)
         rc = check_outputs(&report, path, format, gnuplot, fold, force, &err);
+    if (rc == 0 && ro.layout_json) {
+        tf_output_rule rule = {.inputs = &fold, .ninputs = 1, .force = force};
+        rc = tf_output_check_file(ro.layout_json, &rule, &err);
+    }
     if (rc == 0)
-        rc = gnuplot ? tf_render_gnuplot(&report, path, format, dpi, run, &err)
-                     : tf_render_cairo(&report, path, format, dpi, &err);
+        rc = gnuplot ? tf_render_gnuplot(&report, path, format, ro.dpi, run, &err)
+                     : tf_render_cairo_with(&report, path, format, &ro, &err);
     if (rc == 0) {
         size_t nfiles = gnuplot ? 0 : tf_render_cairo_files(&report, format);
         if (gnuplot)

@@ -110,3 +110,22 @@ char *tf_escape_dup(const char *s)
     }
     return buf;
 }
+
+void tf_escape_json(FILE *f, const char *s)
+{
+    fputc('"', f);
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        size_t n = tf_escape_utf8_length((const char *)p);
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f || !n)
+            fprintf(f, "\\u%04x", *p);
+        else if (p[0] == 0xc2 && p[1] <= 0x9f)
+            fprintf(f, "\\u%04x", p[1]);
+        else
+            fwrite(p, 1, n, f);
+        p += n ? n : 1;
+    }
+    fputc('"', f);
+}

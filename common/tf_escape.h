@@ -27,6 +27,12 @@ size_t tf_escape_put_marked(FILE *f, const char *s, char c, char mark);
  * of memory. */
 char *tf_escape_dup(const char *s);
 
+/* s as a JSON string, quotes included: the controls above as \u escapes
+ * (a terminal showing the output would act on them), a byte that is not
+ * UTF-8 as the code point of its value, since JSON text is UTF-8 (RFC 8259,
+ * section 8.1). */
+void tf_escape_json(FILE *f, const char *s);
+
 /* Length of the well-formed UTF-8 character at s (1 for ASCII; RFC 3629,
  * section 4: no overlong form, no surrogate, nothing above U+10FFFF), 0 if
  * there is none (a stray byte, or the end of the string). */

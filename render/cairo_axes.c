@@ -7,6 +7,7 @@
 
 #include "axis_ticks.h"
 #include "cairo_axes.h"
+#include "time_units.h"
 
 const tf_rgb tf_ink = {0.1, 0.1, 0.1};
 
@@ -30,16 +31,17 @@ static void format_tick(double v, int decimals, char *buf, size_t len)
 
 void tf_axes_time(const tf_panel *p, bool labelled)
 {
-    double ms = p->page->duration_ns / 1e6;
+    tf_time_unit u = tf_time_unit_for(p->page->duration_ns);
+    double span = p->page->duration_ns / u.ns;
     tf_ticks t;
-    tf_ticks_compute(0, ms > 0 ? ms : 1, 8, &t);
+    tf_ticks_compute(0, span > 0 ? span : 1, 8, &t);
     cairo_t *cr = p->cr;
     cairo_save(cr);
     cairo_set_source_rgb(cr, tf_ink.r, tf_ink.g, tf_ink.b);
     cairo_set_line_width(cr, 0.6);
     double bottom = p->plot.y + p->plot.h;
     for (size_t i = 0; i < t.n; i++) {
-        double x = tf_axes_x(p, ms > 0 ? t.value[i] / ms : t.value[i]);
+        double x = tf_axes_x(p, span > 0 ? t.value[i] / span : t.value[i]);
         cairo_move_to(cr, x, bottom);
         cairo_line_to(cr, x, bottom - TICK_LEN);
         cairo_move_to(cr, x, p->plot.y);
@@ -53,15 +55,15 @@ void tf_axes_time(const tf_panel *p, bool labelled)
     for (size_t i = 0; i < t.n; i++) {
         char buf[32];
         format_tick(t.value[i], t.decimals, buf, sizeof buf);
-        double x = tf_axes_x(p, ms > 0 ? t.value[i] / ms : t.value[i]);
+        double x = tf_axes_x(p, span > 0 ? t.value[i] / span : t.value[i]);
         tf_rect r = tf_text_box(p->text, TF_FONT_TICK, buf, x, bottom + TICK_GAP, 0.5, 0, 0);
         if (tf_claims_take(p->claims, r))
             tf_text_draw(p->text, TF_FONT_TICK, buf, x, bottom + TICK_GAP, 0.5, 0, 0, tf_ink);
         h = r.h;
     }
-    tf_text_draw(p->text, TF_FONT_LABEL,
-                 ms > 0 ? "time in the synthetic iteration [ms]"
-                        : "time in the synthetic iteration [fraction]",
+    char title[64];
+    snprintf(title, sizeof title, "time in the synthetic iteration [%s]", span > 0 ? u.name : "fraction");
+    tf_text_draw(p->text, TF_FONT_LABEL, title,
                  p->plot.x + p->plot.w / 2, bottom + TICK_GAP + h + 2, 0.5, 0, 0, tf_ink);
 }
 
@@ -125,6 +127,12 @@ void tf_axes_phases(const tf_panel *p)
         if (x0 <= 0.001 || x0 >= 0.999)
             continue;
         double x = tf_axes_x(p, x0);
+        /* A boundary between two sub-phases of one phase (4.1 | 4.2) is
+         * lighter: with many phases the top-level ones stay readable. */
+        double shade = i > 0 && tf_report_phase_siblings(&p->page->phases[i - 1],
+                                                         &p->page->phases[i]) ? 0.45 : 1;
+        cairo_set_source_rgba(cr, tf_palette_phase.r, tf_palette_phase.g, tf_palette_phase.b,
+                              shade);
         /* One stroke per line: some SVG viewers join dashed subpaths. */
         cairo_move_to(cr, x, p->plot.y);
         cairo_line_to(cr, x, p->plot.y + p->plot.h);

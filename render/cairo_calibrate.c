@@ -272,7 +272,7 @@ static int draw_figure(cairo_t *cr, const void *ctx, size_t k, tf_error *err)
     const figure *f = ctx;
     const tf_cal_profile *pr = f->profile;
     tf_text text;
-    if (tf_page_begin(cr, &text, err) < 0)
+    if (tf_page_begin(cr, &text, NULL, err) < 0)
         return -err->code;
     tf_claims claims = {0};
     char sub[256], line[32], page[32], reach[32];
@@ -289,10 +289,10 @@ static int draw_figure(cairo_t *cr, const void *ctx, size_t k, tf_error *err)
         x = (log_axis){4096, 1 << 30};
     double w = FIG_WIDTH - MARGIN_L - MARGIN_R, top = 54, plot_h = 230, gap = 42;
     tf_panel cap = {cr, &text, NULL, {MARGIN_L, top, w, HEAD_H},
-                    {MARGIN_L, top + HEAD_H + 2, w, plot_h}, &claims};
+                    {MARGIN_L, top + HEAD_H + 2, w, plot_h}, &claims, NULL};
     double top2 = top + HEAD_H + 2 + plot_h + gap;
     tf_panel str = {cr, &text, NULL, {MARGIN_L, top2, w, 2 * HEAD_H},
-                    {MARGIN_L, top2 + 2 * HEAD_H + 2, w, plot_h}, &claims};
+                    {MARGIN_L, top2 + 2 * HEAD_H + 2, w, plot_h}, &claims, NULL};
     capacity_panel(&cap, pr, &x);
     stride_panel(&str, pr, &x);
     tf_claims_free(&claims);

@@ -4,7 +4,10 @@
  * each phase labelled routine[most observed line]. */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cairo_axes.h"
 #include "cairo_cloud.h"
@@ -21,8 +24,19 @@ static void legend(const tf_panel *p)
     tf_legend l;
     tf_legend_begin(&l, p, "Source code");
     size_t shown = page->nroutines < TF_PALETTE_ROUTINES ? page->nroutines : TF_PALETTE_ROUTINES;
-    for (size_t i = 0; i < shown; i++)
-        tf_legend_add(&l, TF_SWATCH_DOT, tf_palette_routine((uint32_t)i), page->routines[i]);
+    for (size_t i = 0; i < shown; i++) {
+        /* Two symbols the trace names alike (an Extrae trace's sampled and
+         * instrumented tables) stay two entries: numbered apart. */
+        unsigned same = 0;
+        for (size_t j = 0; j < i; j++)
+            same += !strcmp(page->routines[j], page->routines[i]);
+        char label[300];
+        if (same)
+            snprintf(label, sizeof label, "%s (%u)", page->routines[i], same + 1);
+        else
+            snprintf(label, sizeof label, "%s", page->routines[i]);
+        tf_legend_add(&l, TF_SWATCH_DOT, tf_palette_routine((uint32_t)i), label);
+    }
     if (page->nroutines > shown)
         tf_legend_add(&l, TF_SWATCH_DOT, tf_palette_routine(TF_PALETTE_ROUTINES),
                       "other routines");
@@ -39,9 +53,46 @@ static void phase_label(const tf_report_page *page, const tf_report_phase *ph, c
         snprintf(buf, len, "%s", name);
 }
 
+/* Whether phase i gets a label: it has a routine and is not labelled like
+ * the one before it (split there by a rate change: it keeps its boundary
+ * line but not a second label). */
+static bool labelled(const tf_report_page *page, size_t i)
+{
+    const tf_report_phase *ph = &page->phases[i];
+    return ph->routine < page->nroutines
+        && !(i > 0 && page->phases[i - 1].routine == ph->routine
+             && page->phases[i - 1].line == ph->line);
+}
+
+/* Of more than max labels, those of later sub-phases of a phase (4.2 after
+ * 4.1) are left out first, then those of the narrowest phases. */
+static void choose_labels(const tf_report_page *page, unsigned max, bool *keep)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < page->nphases; i++)
+        n += keep[i] = labelled(page, i);
+    if (max == 0 || n <= max)
+        return;
+    for (size_t i = 1; i < page->nphases && n > max; i++)
+        if (keep[i] && tf_report_phase_siblings(&page->phases[i - 1], &page->phases[i])) {
+            keep[i] = false;
+            n--;
+        }
+    while (n > max) {
+        size_t narrowest = SIZE_MAX;
+        for (size_t i = 0; i < page->nphases; i++)
+            if (keep[i] && (narrowest == SIZE_MAX
+                            || page->phases[i].x1 - page->phases[i].x0
+                                   < page->phases[narrowest].x1 - page->phases[narrowest].x0))
+                narrowest = i;
+        keep[narrowest] = false;
+        n--;
+    }
+}
+
 /* Phase strip and labels; a label goes on the first of the two rows where
  * it overlaps nothing, else it is dropped (the strip still shows the phase). */
-static void phases(const tf_panel *p, tf_rect labels)
+static int phases(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_error *err)
 {
     const tf_report_page *page = p->page;
     cairo_t *cr = p->cr;
@@ -55,16 +106,15 @@ static void phases(const tf_panel *p, tf_rect labels)
                         PHASE_STRIP);
         cairo_fill(cr);
     }
+    bool *keep = calloc(page->nphases ? page->nphases : 1, sizeof *keep);
+    if (!keep)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu phase labels", page->nphases);
+    choose_labels(page, max_labels, keep);
     double row_h = labels.h / 2;
     for (size_t i = 0; i < page->nphases; i++) {
+        if (!keep[i])
+            continue;
         const tf_report_phase *ph = &page->phases[i];
-        if (ph->routine >= page->nroutines)
-            continue;
-        /* A phase labelled like the one before it (split there by a rate
-         * change) keeps its boundary line but not a second label. */
-        if (i > 0 && page->phases[i - 1].routine == ph->routine
-            && page->phases[i - 1].line == ph->line)
-            continue;
         char buf[160];
         phase_label(page, ph, buf, sizeof buf);
         double cx = tf_axes_x(p, (ph->x0 + ph->x1) / 2);
@@ -80,6 +130,8 @@ static void phases(const tf_panel *p, tf_rect labels)
             break;
         }
     }
+    free(keep);
+    return 0;
 }
 
 /* Line ticks per axis segment, and the cuts between segments shown as
@@ -114,7 +166,7 @@ static void segments(const tf_panel *p, tf_rect box, const tf_line_axis *axis)
     tf_axes_title(p, TF_AXIS_LEFT, "source line", widest + 5);
 }
 
-int tf_panel_code(const tf_panel *p, tf_rect labels, tf_error *err)
+int tf_panel_code(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_error *err)
 {
     const tf_report_page *page = p->page;
     legend(p);
@@ -140,7 +192,8 @@ int tf_panel_code(const tf_panel *p, tf_rect labels, tf_error *err)
             return -err->code;
         segments(p, box, &axis);
     }
-    phases(p, labels);
+    if (phases(p, labels, max_labels, err) < 0)
+        return -err->code;
     tf_axes_time(p, false);
     tf_axes_frame(p->cr, p->plot);
     return 0;

@@ -178,7 +178,7 @@ static int draw(cairo_t *cr, const void *ctx, size_t k, tf_error *err)
     const diff_page *dp = ctx;
     const tf_diff *d = dp->d;
     tf_text text;
-    if (tf_page_begin(cr, &text, err) < 0)
+    if (tf_page_begin(cr, &text, NULL, err) < 0)
         return -err->code;
     tf_claims claims = {0};
     tf_rect head = {MARGIN, 24, TF_PAGE_WIDTH - 2 * MARGIN, 40};

@@ -31,19 +31,40 @@ typedef struct tf_panel {
     const tf_report_page *page;
     tf_rect               head, plot;
     tf_claims            *claims;   /* labels drawn so far on this page */
+    /* Legend entries that did not fit the head (cairo_legend.h); NULL:
+     * they are counted in a "+N more". */
+    struct tf_legend_rest *rest;
 } tf_panel;
 
-int tf_panel_code(const tf_panel *p, tf_rect labels, tf_error *err);
+int tf_panel_code(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_error *err);
 int tf_panel_memory(const tf_panel *p, tf_error *err);
 int tf_panel_rates(const tf_panel *p, tf_error *err);
 
-/* A blank white page with its text ready (tf_text_fini when done). */
-int tf_page_begin(cairo_t *cr, tf_text *text, tf_error *err);
+/* What a page is drawn for: its number among the output pages (1-based)
+ * and where its layout is recorded (NULL: nowhere). */
+typedef struct tf_page_ctx {
+    unsigned       number;
+    tf_layout_log *log;
+    unsigned       max_phase_labels;   /* tf_render_options */
+} tf_page_ctx;
+
+/* Starts text on a page: t set up on cr and recording into ctx's log. */
+int tf_page_text(tf_text *t, cairo_t *cr, const tf_page_ctx *ctx, tf_error *err);
+/* Records a panel's box (its text must stay inside) and makes it the panel
+ * of the texts drawn next. */
+void tf_page_panel(tf_text *t, const char *name, tf_rect box);
+
+/* A blank white page with its text ready, recording into ctx's log (ctx NULL:
+ * nowhere); tf_text_fini when done. */
+int tf_page_begin(cairo_t *cr, tf_text *text, const tf_page_ctx *ctx, tf_error *err);
+
 /* Page title and subtitle at the top of box. */
 void tf_page_header(tf_text *text, tf_rect box, const char *title, const char *subtitle);
 
 /* Whole pages, drawn on cr in page units. */
-int tf_page_timeline(cairo_t *cr, const tf_report_page *page, tf_error *err);
-int tf_page_tables(cairo_t *cr, const tf_report_page *page, tf_error *err);
+int tf_page_timeline(cairo_t *cr, const tf_report_page *page, const tf_page_ctx *ctx,
+                     tf_error *err);
+int tf_page_tables(cairo_t *cr, const tf_report_page *page, const tf_page_ctx *ctx,
+                   tf_error *err);
 
 #endif

@@ -105,11 +105,18 @@ static int out_close(out_file *o, tf_error *err)
     return 0;
 }
 
+typedef struct report_doc {
+    const tf_report *report;
+    tf_layout_log   *log;
+    unsigned         max_phase_labels;
+} report_doc;
+
 static int draw_page(cairo_t *cr, const void *ctx, size_t k, tf_error *err)
 {
-    const tf_report *r = ctx;
-    const tf_report_page *page = &r->pages[k / 2];
-    return k % 2 == 0 ? tf_page_timeline(cr, page, err) : tf_page_tables(cr, page, err);
+    const report_doc *d = ctx;
+    const tf_report_page *page = &d->report->pages[k / 2];
+    tf_page_ctx pc = {(unsigned)k + 1, d->log, d->max_phase_labels};
+    return k % 2 == 0 ? tf_page_timeline(cr, page, &pc, err) : tf_page_tables(cr, page, &pc, err);
 }
 
 static int check_cairo(cairo_t *cr, const out_file *o, tf_error *err)
@@ -212,11 +219,24 @@ int tf_cairo_write(const tf_cairo_doc *d, const char *path, enum tf_render_forma
     return rc;
 }
 
-int tf_render_cairo(const tf_report *r, const char *path, enum tf_render_format format,
-                    double dpi, tf_error *err)
+int tf_render_cairo_with(const tf_report *r, const char *path, enum tf_render_format format,
+                         const tf_render_options *o, tf_error *err)
 {
     if (r->npages == 0)
         return tf_fail(err, TF_ERR_DATA, "%s: no folded region to draw", r->source ? r->source : "report");
-    tf_cairo_doc d = {TF_PAGE_WIDTH, TF_PAGE_HEIGHT, r->pages[0].title, 2 * r->npages, draw_page, r};
-    return tf_cairo_write(&d, path, format, dpi, err);
+    tf_layout_log log = {.page_w = TF_PAGE_WIDTH, .page_h = TF_PAGE_HEIGHT};
+    report_doc rd = {r, o->layout_json ? &log : NULL, o->max_phase_labels};
+    tf_cairo_doc d = {TF_PAGE_WIDTH, TF_PAGE_HEIGHT, r->pages[0].title, 2 * r->npages, draw_page, &rd};
+    int rc = tf_cairo_write(&d, path, format, o->dpi, err);
+    if (rc == 0 && o->layout_json)
+        rc = tf_layout_log_write(&log, o->layout_json, err);
+    tf_layout_log_free(&log);
+    return rc;
+}
+
+int tf_render_cairo(const tf_report *r, const char *path, enum tf_render_format format,
+                    double dpi, tf_error *err)
+{
+    tf_render_options o = {.dpi = dpi};
+    return tf_render_cairo_with(r, path, format, &o, err);
 }

@@ -12,14 +12,21 @@
 #include "axis_ticks.h"
 #include "cairo_axes.h"
 #include "cairo_legend.h"
+#include "time_units.h"
 
 #define MARGIN 40.0
 #define ROW_H 10.5
 #define COL_GAP 10.0
 #define COL_MAX 170.0
 #define TABLE_GAP 14.0
-#define HIST_TOP 520.0
-#define HIST_H 140.0
+/* The lowest the histogram starts: the tables may use the page down to
+ * it, leaving the bottom for the key. */
+#define KEY_ROOM 30.0
+#define HIST_TOP (TF_PAGE_HEIGHT - KEY_ROOM - HIST_BLOCK)
+#define HIST_H 100.0
+/* The histogram with its head and axis title; the numbered key of
+ * shortened texts follows. */
+#define HIST_BLOCK (18 + HIST_H + 24)
 
 static const tf_rgb used_colour = {0.0, 0.447, 0.698};       /* Okabe–Ito blue */
 static const tf_rgb excluded_colour = {0.835, 0.369, 0.0};   /* vermillion */
@@ -39,8 +46,14 @@ static bool numeric(const char *s)
                                                   isdigit((unsigned char)s[1])));
 }
 
-/* Draws t from y within height; returns the y below it. */
-static double table(tf_text *text, const tf_report_table *t, double y, double height)
+/* The fold's CSV file that holds every row of each table (fold.md). */
+static const char *const table_csv[TF_REPORT_NTABLES] = {
+    [TF_REPORT_TABLE_PHASES] = "phases.csv", [TF_REPORT_TABLE_LEVELS] = "levels.csv",
+    [TF_REPORT_TABLE_OBJECTS] = "objects.csv", [TF_REPORT_TABLE_STREAMS] = "streams.csv",
+};
+
+/* Draws table k from y within height; returns the y below it. */
+static double table(tf_text *text, const tf_report_table *t, int k, double y, double height)
 {
     cairo_t *cr = text->cr;
     double width = TF_PAGE_WIDTH - 2 * MARGIN, bottom = y + height;
@@ -63,21 +76,32 @@ static double table(tf_text *text, const tf_report_table *t, double y, double he
     double *colw = calloc(t->ncols, sizeof *colw);
     if (!colw)
         return y;
-    double total = 0;
     for (size_t c = 0; c < t->ncols; c++) {
         for (size_t row = 0; row <= t->nrows; row++) {
             const char *s = row == 0 ? t->head[c] : t->cells[(row - 1) * t->ncols + c];
             r = tf_text_box(text, row ? TF_FONT_LABEL : TF_FONT_HEAD, s ? s : "", 0, 0, 0, 0, 0);
             colw[c] = r.w > colw[c] ? r.w : colw[c];
         }
-        colw[c] = colw[c] > COL_MAX ? COL_MAX : colw[c];
-        total += colw[c] + (c ? COL_GAP : 0);
     }
-    if (total > width)
+    /* Too wide: only the widest columns give way (a cap found by
+     * bisection), so that short headings and numbers stay whole and the
+     * long names are shortened in the middle with their key. */
+    double gaps = COL_GAP * (double)(t->ncols - 1), lo = 0, hi = COL_MAX;
+    for (int i = 0; i < 30; i++) {
+        double cap = (lo + hi) / 2, sum = gaps;
         for (size_t c = 0; c < t->ncols; c++)
-            colw[c] *= (width - COL_GAP * (double)(t->ncols - 1)) / (total - COL_GAP * (double)(t->ncols - 1));
-    double right = MARGIN + (total < width ? total : width);
-    size_t fit = (size_t)fmax(0, floor((bottom - y - 3 * ROW_H) / ROW_H));
+            sum += colw[c] < cap ? colw[c] : cap;
+        *(sum <= width ? &lo : &hi) = cap;
+    }
+    double total = gaps;
+    for (size_t c = 0; c < t->ncols; c++) {
+        colw[c] = colw[c] < lo ? colw[c] : lo;
+        total += colw[c];
+    }
+    double right = MARGIN + total;
+    /* Rows after the heading row; the last one left for "... N more rows"
+     * when they do not all fit. */
+    size_t fit = (size_t)fmax(0, floor((bottom - y - 4 - (ROW_H + 1)) / (ROW_H + 1)));
     size_t shown = t->nrows <= fit ? t->nrows : (fit > 0 ? fit - 1 : 0);
     rule(cr, MARGIN, right, y, 0.8);
     for (size_t row = 0; row <= shown; row++) {
@@ -96,8 +120,9 @@ static double table(tf_text *text, const tf_report_table *t, double y, double he
     rule(cr, MARGIN, right, y + 1, 0.8);
     y += 3;
     if (shown < t->nrows) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "... %zu more rows", t->nrows - shown);
+        char buf[96];
+        snprintf(buf, sizeof buf, "%zu more rows: all in %s beside fold.h5", t->nrows - shown,
+                 table_csv[k]);
         r = tf_text_draw(text, TF_FONT_NOTE, buf, MARGIN, y, 0, 0, 0, tf_ink);
         y += r.h;
     }
@@ -105,10 +130,22 @@ static double table(tf_text *text, const tf_report_table *t, double y, double he
     return y;
 }
 
+/* The height t takes with all its rows. */
+static double table_height(tf_text *text, const tf_report_table *t)
+{
+    double width = TF_PAGE_WIDTH - 2 * MARGIN;
+    double h = tf_text_box(text, TF_FONT_HEAD, t->title ? t->title : "", 0, 0, 0, 0, width).h + 2;
+    if (t->note)
+        h += tf_text_box(text, TF_FONT_NOTE, t->note, 0, 0, 0, 0, width).h + 2;
+    if (t->ncols == 0 || t->nrows == 0)
+        return h + (t->note ? 0 : tf_text_box(text, TF_FONT_NOTE, "no data", 0, 0, 0, 0, 0).h + 2);
+    return h + (double)(t->nrows + 1) * (ROW_H + 1) + 4;
+}
+
 static void histogram(tf_text *text, const tf_report_page *page, double top, tf_claims *claims)
 {
     tf_rect plot = {MARGIN + 40, top + 18, TF_PAGE_WIDTH - 2 * MARGIN - 50, HIST_H};
-    tf_panel p = {text->cr, text, page, {plot.x, top, plot.w, 14}, plot, claims};
+    tf_panel p = {text->cr, text, page, {plot.x, top, plot.w, 14}, plot, claims, NULL};
     size_t nused = 0;
     for (size_t i = 0; i < page->ninstances; i++)
         nused += page->instance_used[i];
@@ -126,17 +163,19 @@ static void histogram(tf_text *text, const tf_report_page *page, double top, tf_
         return;
     }
     double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < page->ninstances; i++) {
-        lo = fmin(lo, page->instance_ns[i] / 1e6);
-        hi = fmax(hi, page->instance_ns[i] / 1e6);
-    }
+    for (size_t i = 0; i < page->ninstances; i++)
+        hi = fmax(hi, page->instance_ns[i]);
+    tf_time_unit u = tf_time_unit_for(hi);
+    for (size_t i = 0; i < page->ninstances; i++)
+        lo = fmin(lo, page->instance_ns[i] / u.ns);
+    hi /= u.ns;
     tf_range_pad(&lo, &hi, 0.02);
     enum { MAXBINS = 60 };
     size_t nbins = (size_t)ceil(sqrt((double)page->ninstances) * 2);
     nbins = nbins < 8 ? 8 : nbins > MAXBINS ? MAXBINS : nbins;
     size_t used[MAXBINS] = {0}, excluded[MAXBINS] = {0}, highest = 1;
     for (size_t i = 0; i < page->ninstances; i++) {
-        size_t b = (size_t)((page->instance_ns[i] / 1e6 - lo) / (hi - lo) * (double)nbins);
+        size_t b = (size_t)((page->instance_ns[i] / u.ns - lo) / (hi - lo) * (double)nbins);
         b = b >= nbins ? nbins - 1 : b;
         (page->instance_used[i] ? used : excluded)[b]++;
     }
@@ -167,30 +206,48 @@ static void histogram(tf_text *text, const tf_report_page *page, double top, tf_
         cairo_line_to(cr, x, plot.y + plot.h - 3);
         cairo_set_line_width(cr, 0.6);
         cairo_stroke(cr);
-        tf_text_draw(text, TF_FONT_TICK, buf, x, plot.y + plot.h + 2, 0.5, 0, 0, tf_ink);
+        /* Not over the value axis's 0 at the corner. */
+        tf_rect r = tf_text_box(text, TF_FONT_TICK, buf, x, plot.y + plot.h + 2, 0.5, 0, 0);
+        if (tf_claims_take(claims, r))
+            tf_text_draw(text, TF_FONT_TICK, buf, x, plot.y + plot.h + 2, 0.5, 0, 0, tf_ink);
     }
-    tf_text_draw(text, TF_FONT_LABEL, "instance duration [ms]", plot.x + plot.w / 2,
+    snprintf(buf, sizeof buf, "instance duration [%s]", u.name);
+    tf_text_draw(text, TF_FONT_LABEL, buf, plot.x + plot.w / 2,
                  plot.y + plot.h + 13, 0.5, 0, 0, tf_ink);
     tf_axes_frame(cr, plot);
 }
 
-int tf_page_tables(cairo_t *cr, const tf_report_page *page, tf_error *err)
+int tf_page_tables(cairo_t *cr, const tf_report_page *page, const tf_page_ctx *ctx,
+                   tf_error *err)
 {
     tf_text text;
-    if (tf_page_begin(cr, &text, err) < 0)
+    if (tf_page_begin(cr, &text, ctx, err) < 0)
         return -err->code;
     char title[256];
     snprintf(title, sizeof title, "%s: phases, memory, objects, streams", page->title ? page->title : "folded region");
+    tf_page_panel(&text, "title", (tf_rect){0, 0, TF_PAGE_WIDTH, 46});
     tf_page_header(&text, (tf_rect){MARGIN, 8, TF_PAGE_WIDTH - 2 * MARGIN, 32}, title,
                    page->subtitle);
     double y = 48;
-    for (int i = 0; i < TF_REPORT_NTABLES; i++) {
-        double share = (HIST_TOP - 10 - y) / (double)(TF_REPORT_NTABLES - i);
-        y = table(&text, &page->tables[i], y, share) + TABLE_GAP;
-    }
+    tf_page_panel(&text, "tables", (tf_rect){0, 47, TF_PAGE_WIDTH, HIST_TOP - 47});
+    /* Each table as tall as it needs when all fit, else its share of the
+     * room in proportion to its need (rows that do not fit are counted). */
+    double need[TF_REPORT_NTABLES], total = 0;
+    for (int i = 0; i < TF_REPORT_NTABLES; i++)
+        total += need[i] = table_height(&text, &page->tables[i]);
+    double room = HIST_TOP - y - TABLE_GAP * TF_REPORT_NTABLES;
+    double scale = total > room ? room / total : 1;
+    for (int i = 0; i < TF_REPORT_NTABLES; i++)
+        y = table(&text, &page->tables[i], i, y, need[i] * scale) + TABLE_GAP;
     tf_claims claims = {0};
     /* Right under the tables, or at its reserved place when they fill their share. */
-    histogram(&text, page, y < HIST_TOP ? y : HIST_TOP, &claims);
+    double top = y < HIST_TOP ? y : HIST_TOP;
+    tf_page_panel(&text, "histogram", (tf_rect){0, top, TF_PAGE_WIDTH, HIST_BLOCK});
+    histogram(&text, page, top, &claims);
+    double key_top = top + HIST_BLOCK + 2;
+    tf_rect key = {MARGIN, key_top, TF_PAGE_WIDTH - 2 * MARGIN, TF_PAGE_HEIGHT - key_top};
+    tf_page_panel(&text, "key", key);
+    tf_text_keys_draw(&text, key);
     tf_claims_free(&claims);
     tf_text_fini(&text);
     return 0;

@@ -2,10 +2,12 @@
 /* pango text in page units, and label claims. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cairo_text.h"
+#include "tf_array.h"
 #include "tf_escape.h"
 
 /* Sizes chosen for a figure printed about 18 cm wide (a journal's full
@@ -46,6 +48,9 @@ int tf_text_init(tf_text *t, cairo_t *cr, tf_error *err)
 
 void tf_text_fini(tf_text *t)
 {
+    for (size_t i = 0; i < t->nkeys; i++)
+        free(t->keys[i]);
+    free(t->keys);
     for (int i = 0; i < TF_NFONTS; i++)
         if (t->font[i])
             pango_font_description_free(t->font[i]);
@@ -54,16 +59,18 @@ void tf_text_fini(tf_text *t)
     memset(t, 0, sizeof *t);
 }
 
-static void set_text(tf_text *t, int font, const char *s, double max_w)
+static const char *const font_roles[TF_NFONTS] = {
+    [TF_FONT_TICK] = "tick", [TF_FONT_LABEL] = "label", [TF_FONT_NOTE] = "note",
+    [TF_FONT_HEAD] = "heading", [TF_FONT_TITLE] = "title", [TF_FONT_MONO] = "address",
+};
+
+/* Wrapped to wrap_w (> 0), else on one line. */
+static void set_text(tf_text *t, int font, const char *s, double wrap_w)
 {
     pango_layout_set_font_description(t->layout, t->font[font]);
-    if (max_w > 0) {
-        pango_layout_set_width(t->layout, (int)(max_w * PANGO_SCALE));
-        pango_layout_set_ellipsize(t->layout, PANGO_ELLIPSIZE_END);
-    } else {
-        pango_layout_set_width(t->layout, -1);
-        pango_layout_set_ellipsize(t->layout, PANGO_ELLIPSIZE_NONE);
-    }
+    pango_layout_set_ellipsize(t->layout, PANGO_ELLIPSIZE_NONE);
+    pango_layout_set_width(t->layout, wrap_w > 0 ? (int)(wrap_w * PANGO_SCALE) : -1);
+    pango_layout_set_wrap(t->layout, PANGO_WRAP_WORD_CHAR);
     /* Names from the trace may hold control characters or bytes that are
      * not UTF-8, which pango refuses (the whole page would fail). */
     char *shown = tf_escape_dup(s);
@@ -71,10 +78,100 @@ static void set_text(tf_text *t, int font, const char *s, double max_w)
     free(shown);
 }
 
+static double width_of(tf_text *t, int font, const char *s)
+{
+    set_text(t, font, s, 0);
+    PangoRectangle logical;
+    pango_layout_get_extents(t->layout, NULL, &logical);
+    return (double)logical.width / PANGO_SCALE;
+}
+
+/* Key numbers as superscripts, so that they read apart from a routine's
+ * [line]. */
+static void key_mark(unsigned key, char *buf, size_t len)
+{
+    static const char *const sup[10] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+    char digits[16];
+    snprintf(digits, sizeof digits, "%u", key);
+    buf[0] = 0;
+    for (const char *d = digits; *d; d++)
+        strncat(buf, sup[*d - '0'], len - strlen(buf) - 1);
+}
+
+static unsigned key_of(const tf_text *t, const char *full)
+{
+    for (size_t i = 0; i < t->nkeys; i++)
+        if (!strcmp(t->keys[i], full))
+            return (unsigned)i + 1;
+    return (unsigned)t->nkeys + 1;
+}
+
+static bool key_add(tf_text *t, const char *full, unsigned key)
+{
+    if (key <= t->nkeys)
+        return true;
+    char **nk = tf_array_room(t->keys, t->nkeys, &t->keys_cap, sizeof *nk, 8);
+    char *d = strdup(full);
+    if (!nk || !d) {
+        free(d);
+        return false;
+    }
+    t->keys = nk;
+    t->keys[t->nkeys++] = d;
+    return true;
+}
+
+/* head…tail+mark with `keep` characters of s kept: a third from the start,
+ * the rest from the end (a routine's own name is at its end). */
+static char *middle(const char *s, long n, long keep, const char *mark)
+{
+    long head = keep / 3, tail = keep - head;
+    const char *h_end = g_utf8_offset_to_pointer(s, head);
+    const char *t_start = g_utf8_offset_to_pointer(s, n - tail);
+    size_t len = (size_t)(h_end - s) + strlen("…") + strlen(t_start) + strlen(mark) + 1;
+    char *b = malloc(len);
+    if (b)
+        snprintf(b, len, "%.*s…%s%s", (int)(h_end - s), s, t_start, mark);
+    return b;
+}
+
+char *tf_text_shorten(tf_text *t, int font, const char *s, double max_w, unsigned *key)
+{
+    *key = 0;
+    if (max_w <= 0 || width_of(t, font, s) <= max_w)
+        return (char *)s;
+    /* Counted on the text as it is drawn (escapes in), so that the cut
+     * falls between whole characters. */
+    char *e = tf_escape_dup(s);
+    if (!e)
+        return NULL;
+    *key = key_of(t, s);
+    char mark[64];
+    key_mark(*key, mark, sizeof mark);
+    long n = g_utf8_strlen(e, -1), lo = 0, hi = n - 1;
+    /* The most characters that fit, by bisection (width grows with them). */
+    while (lo < hi) {
+        long mid = (lo + hi + 1) / 2;
+        char *b = middle(e, n, mid, mark);
+        if (!b) {
+            free(e);
+            return NULL;
+        }
+        if (width_of(t, font, b) <= max_w)
+            lo = mid;
+        else
+            hi = mid - 1;
+        free(b);
+    }
+    char *b = middle(e, n, lo, mark);
+    free(e);
+    return b;
+}
+
 static tf_rect place(tf_text *t, double x, double y, double ax, double ay)
 {
-    PangoRectangle ink, logical;
-    pango_layout_get_extents(t->layout, &ink, &logical);
+    PangoRectangle logical;
+    pango_layout_get_extents(t->layout, NULL, &logical);
     double w = (double)logical.width / PANGO_SCALE, h = (double)logical.height / PANGO_SCALE;
     return (tf_rect){x - ax * w, y - ay * h, w, h};
 }
@@ -82,24 +179,54 @@ static tf_rect place(tf_text *t, double x, double y, double ax, double ay)
 tf_rect tf_text_box(tf_text *t, int font, const char *s, double x, double y, double ax, double ay,
                     double max_w)
 {
-    set_text(t, font, s, max_w);
-    return place(t, x, y, ax, ay);
+    unsigned key;
+    char *shown = tf_text_shorten(t, font, s, max_w, &key);
+    set_text(t, font, shown ? shown : "", 0);
+    tf_rect r = place(t, x, y, ax, ay);
+    if (shown != s)
+        free(shown);
+    return r;
+}
+
+static void show(tf_text *t, tf_rgb colour)
+{
+    cairo_set_source_rgb(t->cr, colour.r, colour.g, colour.b);
+    pango_cairo_update_layout(t->cr, t->layout);
+    pango_cairo_show_layout(t->cr, t->layout);
+    /* The move_to before must not stay as the start of the next path (the
+     * path is not part of the saved state). */
+    cairo_new_path(t->cr);
+}
+
+static void record(tf_text *t, int font, tf_rect r, const char *shown, const char *full,
+                   unsigned key)
+{
+    if (t->log)
+        tf_layout_log_text(t->log, t->page, r.x, r.y, r.w, r.h, shown, full, key,
+                           t->role ? t->role : font_roles[font], t->panel);
 }
 
 tf_rect tf_text_draw(tf_text *t, int font, const char *s, double x, double y, double ax, double ay,
                      double max_w, tf_rgb colour)
 {
-    set_text(t, font, s, max_w);
+    unsigned key;
+    char *shown = tf_text_shorten(t, font, s, max_w, &key);
+    /* Out of memory: the full text, rather than none. */
+    if (!shown || (key && !key_add(t, s, key))) {
+        if (shown != s)
+            free(shown);
+        shown = (char *)s;
+        key = 0;
+    }
+    set_text(t, font, shown, 0);
     tf_rect r = place(t, x, y, ax, ay);
     cairo_save(t->cr);
-    cairo_set_source_rgb(t->cr, colour.r, colour.g, colour.b);
     cairo_move_to(t->cr, r.x, r.y);
-    pango_cairo_update_layout(t->cr, t->layout);
-    pango_cairo_show_layout(t->cr, t->layout);
-    /* The move_to above must not stay as the start of the next path (the
-     * path is not part of the saved state). */
-    cairo_new_path(t->cr);
+    show(t, colour);
     cairo_restore(t->cr);
+    record(t, font, r, shown, key ? s : NULL, key);
+    if (shown != s)
+        free(shown);
     return r;
 }
 
@@ -110,14 +237,44 @@ void tf_text_draw_vertical(tf_text *t, int font, const char *s, double x, double
     cairo_save(t->cr);
     cairo_translate(t->cr, x, y);
     cairo_rotate(t->cr, -G_PI / 2);
-    cairo_set_source_rgb(t->cr, colour.r, colour.g, colour.b);
     cairo_move_to(t->cr, r.x, r.y);
-    pango_cairo_update_layout(t->cr, t->layout);
-    pango_cairo_show_layout(t->cr, t->layout);
-    /* The move_to above must not stay as the start of the next path (the
-     * path is not part of the saved state). */
-    cairo_new_path(t->cr);
+    show(t, colour);
     cairo_restore(t->cr);
+    /* Turned a quarter: its box on the page is r's with width and height
+     * swapped, around the same centre. */
+    record(t, font, (tf_rect){x - r.h / 2, y - r.w / 2, r.h, r.w}, s, NULL, 0);
+}
+
+void tf_text_keys_draw(tf_text *t, tf_rect box)
+{
+    const char *role = t->role;
+    t->role = "key";
+    /* Entries side by side, a row full going on to the next; one wider
+     * than the box wraps over lines of its own. */
+    double x = box.x, y = box.y, row_h = 0, gap = 8;
+    for (size_t i = 0; i < t->nkeys; i++) {
+        char mark[64];
+        key_mark((unsigned)i + 1, mark, sizeof mark);
+        char *line = g_strdup_printf("%s %s", mark, t->keys[i]);
+        set_text(t, TF_FONT_TICK, line, box.w);
+        tf_rect r = place(t, 0, 0, 0, 0);
+        if (x > box.x && x + r.w > box.x + box.w) {
+            x = box.x;
+            y += row_h;
+            row_h = 0;
+        }
+        r.x = x;
+        r.y = y;
+        cairo_save(t->cr);
+        cairo_move_to(t->cr, r.x, r.y);
+        show(t, (tf_rgb){0.1, 0.1, 0.1});
+        cairo_restore(t->cr);
+        record(t, TF_FONT_TICK, r, line, NULL, 0);
+        g_free(line);
+        x += r.w + gap;
+        row_h = r.h > row_h ? r.h : row_h;
+    }
+    t->role = role;
 }
 
 static bool overlap(tf_rect a, tf_rect b)

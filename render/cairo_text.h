@@ -12,6 +12,7 @@
 #include <cairo.h>
 #include <pango/pangocairo.h>
 
+#include "layout_log.h"
 #include "palette.h"
 #include "tf_error.h"
 
@@ -33,14 +34,26 @@ typedef struct tf_text {
     cairo_t     *cr;
     PangoLayout *layout;
     PangoFontDescription *font[TF_NFONTS];
+    /* Where each text drawn is recorded (NULL: nowhere), on which page,
+     * for which panel; role, when set, says what the next texts are
+     * (else their font does: "tick", "label", ...). */
+    tf_layout_log *log;
+    unsigned     page;
+    const char  *panel;
+    const char  *role;
+    /* The full texts of those shortened on this page: key k is keys[k-1]. */
+    char       **keys;
+    size_t       nkeys, keys_cap;
 } tf_text;
 
 int  tf_text_init(tf_text *t, cairo_t *cr, tf_error *err);
 void tf_text_fini(tf_text *t);
 
 /* The box s would occupy with its anchor point at (x, y); ax, ay in 0..1 pick
- * the anchor (0,0 top left, 0.5,0.5 centre).  max_w > 0 ellipsizes longer
- * text to that width. */
+ * the anchor (0,0 top left, 0.5,0.5 centre).  max_w > 0 shortens longer
+ * text to that width in the middle ("Compute…_fullelect¹"), the full text
+ * going into the page's numbered key (tf_text_keys_draw); never cut in
+ * silence. */
 tf_rect tf_text_box(tf_text *t, int font, const char *s, double x, double y, double ax, double ay,
                     double max_w);
 /* Draws s as tf_text_box places it and returns that box. */
@@ -48,6 +61,12 @@ tf_rect tf_text_draw(tf_text *t, int font, const char *s, double x, double y, do
                      double max_w, tf_rgb colour);
 /* Vertical text reading upwards, centred on (x, y). */
 void tf_text_draw_vertical(tf_text *t, int font, const char *s, double x, double y, tf_rgb colour);
+/* s shortened in the middle to at most max_w wide with its key mark, into
+ * buf (malloc'ed, or s itself when it fits); *key gets the key's number
+ * (0 when s fits).  NULL when out of memory. */
+char *tf_text_shorten(tf_text *t, int font, const char *s, double max_w, unsigned *key);
+/* The page's key, "¹ full text" per entry, in rows from box's top. */
+void tf_text_keys_draw(tf_text *t, tf_rect box);
 
 /* Rectangles claimed by labels already drawn. */
 typedef struct tf_claims {

@@ -22,6 +22,20 @@ const char *tf_render_format_name(enum tf_render_format format);
  * only when every page is complete.  dpi applies to PNG only. */
 int tf_render_cairo(const tf_report *r, const char *path, enum tf_render_format format,
                     double dpi, tf_error *err);
+
+/* Choices of `tracefold render` beyond the format. */
+typedef struct tf_render_options {
+    double      dpi;            /* PNG only */
+    /* When not NULL, every text box and panel box drawn is written there as
+     * JSON (docs/commands/render.md, "Layout record"). */
+    const char *layout_json;
+    /* At most this many phase labels above the code panel (0: as many as
+     * fit); beyond it sub-phases go unlabelled, then the narrowest phases. */
+    unsigned    max_phase_labels;
+} tf_render_options;
+
+int tf_render_cairo_with(const tf_report *r, const char *path, enum tf_render_format format,
+                         const tf_render_options *o, tf_error *err);
 /* Number of output files tf_render_cairo writes, and the name of file k
  * (0-based) into buf. */
 size_t tf_render_cairo_files(const tf_report *r, enum tf_render_format format);

@@ -11,6 +11,7 @@
 #include "fold_result.h"
 #include "fold_steps.h"
 #include "report_load.h"
+#include "time_units.h"
 #include "report_analysis.h"
 #include "report_machine.h"
 #include "report_phases.h"
@@ -620,9 +621,11 @@ static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_
     p->title = reg->ngroups > 1
                    ? tf_report_strdup("region %s, group %u of %u", reg->name, g->index + 1, reg->ngroups)
                    : tf_report_strdup("region %s", reg->name);
-    p->subtitle = tf_report_strdup("%s: %u of %zu instances folded, mean %.4g ms, %zu samples",
+    char mean[32];
+    tf_time_format(g->mean_duration_ns, mean, sizeof mean);
+    p->subtitle = tf_report_strdup("%s: %u of %zu instances folded, mean %s, %zu samples",
                                    fr->trace ? fr->trace : "trace", g->instances, reg->ninstances,
-                                   g->mean_duration_ns / 1e6, tf_fold_group_npoints(g));
+                                   mean, tf_fold_group_npoints(g));
     if (!p->title || !p->subtitle)
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for titles");
     p->duration_ns = g->mean_duration_ns;

@@ -191,3 +191,14 @@ const char *tf_report_level_name(unsigned level)
     default: return "unknown";
     }
 }
+
+bool tf_report_phase_is_sub(const tf_report_phase *ph)
+{
+    return strchr(ph->label, '.') != NULL;
+}
+
+bool tf_report_phase_siblings(const tf_report_phase *a, const tf_report_phase *b)
+{
+    const char *da = strchr(a->label, '.'), *db = strchr(b->label, '.');
+    return da && db && da - a->label == db - b->label && !strncmp(a->label, b->label, (size_t)(da - a->label));
+}

@@ -30,6 +30,11 @@ typedef struct tf_report_phase {
                             * enclosing phase's), NaN when none has any */
 } tf_report_phase;
 
+/* Whether a and b are sub-phases of one phase ("4.1" and "4.2"). */
+bool tf_report_phase_siblings(const tf_report_phase *a, const tf_report_phase *b);
+/* Whether ph is a sub-phase ("4.1"). */
+bool tf_report_phase_is_sub(const tf_report_phase *ph);
+
 /* One folded sample of the executing code. */
 typedef struct tf_report_code_point {
     float    x;            /* normalised time */

@@ -16,6 +16,7 @@ command -v h5dump >/dev/null || { echo "SKIP: h5dump not found"; exit 77; }
 "$tf" synth -q -o "$tmp/run.h5" --seed 3 --iterations 30 || exit 1
 "$tf" calibrate -q --quick --max-size 2M -o "$tmp/m.h5" || { echo "FAIL: calibrate"; exit 1; }
 "$tf" fold -q "$tmp/run.h5" --machine "$tmp/m.h5" -o "$tmp/fold" || bad "fold --machine exited $?"
+check_layout "$tmp/fold"
 [ -s "$tmp/fold/report.pdf" ] || bad "no report.pdf"
 
 # The rows of a levels dataset as h5dump prints them.

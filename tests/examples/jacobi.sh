@@ -25,6 +25,7 @@ done
 n=1024
 record_example none "$tmp/j.h5" jacobi -n $n -i 200
 "$tf" fold -q "$tmp/j.h5" --region iteration -o "$tmp/j" || bad "fold exited $?"
+check_layout "$tmp/j"
 
 # The user counter: exact per instance (fold.h5 keeps each instance's
 # counter deltas).

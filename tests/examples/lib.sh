@@ -110,12 +110,24 @@ main_routine() {
 # 223 us with a sample against 168 us without, measured); the fold takes
 # that cost out, or the duration rule would drop every sampled instance
 # (docs/algorithms.md, "The recording's cost per sample").
+# check_layout FOLD_DIR: the fold's report drawn with its layout record and
+# checked as every report of the suite is (tests/render/layout.sh): no text
+# overlapping another, leaving its page or panel, or cut without a key.
+check_layout() {
+    command -v python3 >/dev/null || return 0
+    "$tf" render -q "$1/fold.h5" -o "$1/layout.pdf" --layout-json "$1/layout.json" ||
+        { bad "render --layout-json $1 exited $?"; return; }
+    python3 "$top_srcdir/tests/render/layout_check.py" "${1##*/}" "$1/layout.json" ||
+        bad "the report of $1 fails the layout check"
+}
+
 kernel_regions() {
     trace=$1
     shift
     for kernel in "$@"; do
         "$tf" fold -q "$trace" --region "$kernel" -o "${trace%.h5}-$kernel" ||
             bad "fold $kernel"
+        check_layout "${trace%.h5}-$kernel"
         r=$(main_routine "${trace%.h5}-$kernel")
         is_kernel "$r" "$kernel" || bad "region $kernel: main routine $r"
         echo "region $kernel: $r"

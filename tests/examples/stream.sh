@@ -32,6 +32,7 @@ is_kernel() {
 # program's own).
 record_example none "$tmp/plain.h5" $run
 "$tf" fold -q "$tmp/plain.h5" --region iteration -o "$tmp/plain" || bad "fold exited $?"
+check_layout "$tmp/plain"
 csv "$tmp/plain/phases.csv" phase routine share
 got=""
 # Phases under 2 % of the iteration (a fifth of a sampling period) are below
@@ -72,6 +73,7 @@ period=500us
 run="stream -n $n -i 200"
 record_example software "$tmp/mem.h5" $run
 "$tf" fold -q "$tmp/mem.h5" --region iteration -o "$tmp/mem" || bad "fold exited $?"
+check_layout "$tmp/mem"
 memory_checks_possible "$tmp/mem.h5" "$tmp/mem"
 # the call site: line and column of the call (1-based, as DWARF gives it)
 site=$(call_site stream.c 'double \*b = malloc')

@@ -8,6 +8,7 @@
 period=500us
 record_example software "$tmp/s.h5" sweep -n 2097152 -i 80
 "$tf" fold -q "$tmp/s.h5" --region iteration -o "$tmp/fold" || bad "fold exited $?"
+check_layout "$tmp/fold"
 csv "$tmp/fold/phases.csv" phase routine line share
 r=$(main_routine "$tmp/fold")
 [ "$r" = symmetric_sweep ] || bad "main routine '$r', expected symmetric_sweep"

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Readable time units. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "time_units.h"
+
+tf_time_unit tf_time_unit_for(double ns)
+{
+    if (ns >= 1e9)
+        return (tf_time_unit){"s", 1e9};
+    if (ns >= 1e6)
+        return (tf_time_unit){"ms", 1e6};
+    return (tf_time_unit){"µs", 1e3};
+}
+
+void tf_time_format(double ns, char *buf, size_t len)
+{
+    tf_time_unit u = tf_time_unit_for(ns);
+    snprintf(buf, len, "%.4g %s", ns / u.ns, u.name);
+}
