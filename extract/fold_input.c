@@ -412,7 +412,6 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, enum tf_region_scope sc
         goto fail;
     in->instances = scoped.v;
     in->ninstances = scoped.n;
-    in->covering = scoped.covering;
     scoped.v = NULL;
 
     size_t n = in->ninstances, nc = in->ncounters;

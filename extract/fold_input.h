@@ -56,8 +56,6 @@ typedef struct tf_fold_input {
     uint32_t    *share;           /* [N] the share that files each instance's samples (0 with
                                    * one share): the same in every share */
     tf_fold_points points;        /* samples of the complete instances, by instance then time */
-    uint32_t     covering;        /* processes whose marked instances cover other threads
-                                   * (region_scope.h) */
 } tf_fold_input;
 
 /* Which samples one extraction files.  The threads that hold an instance

@@ -210,10 +210,6 @@ static int cover_process(tf_trace *tr, enum tf_region_scope scope, bool unmarked
     sc.marks = marks;
     if ((rc = find_covered(tr, scope, unmarked, p, m, &sc, covered, rows, err)) < 0)
         goto done;
-    bool any = false;
-    for (uint32_t t = 0; t < proc->nthreads; t++)
-        any |= covered[t];
-    out->covering += any && scope != TF_REGION_SCOPE_THREAD;
     for (uint32_t t = 0; t < proc->nthreads && rc == 0; t++) {
         if (t == m && !rows[m]) {
             if ((rc = grow(out, cap, last - first, vcap, 0, *nvalues, err)) < 0)

@@ -34,7 +34,6 @@ typedef struct tf_scoped_instances {
      * SIZE_MAX when the thread's own events give the counters */
     size_t      *bound;
     uint64_t    *values;     /* TF_NOVALUE where a boundary has no sample on each side */
-    uint32_t     covering;   /* processes whose instances cover their threads */
 } tf_scoped_instances;
 
 /* Applies `scope` to the instances (proc, thread, begin order) of one

@@ -59,6 +59,17 @@ for n in 2 4; do
     awk -v m="$master" -v i="$inside" -v n="$n" 'BEGIN { exit !(m < 1.5 * i / n) }' ||
         bad "$n threads: thread scope holds $master samples of $inside"
 done
+# every worker marks its own iterations (tests/record/threads_app): auto
+# keeps each thread's, process refuses them
+"$tf" record -q -o "$tmp/w.h5" --period 1ms -- "$top_builddir/tests/record/threads_app" 2 50 \
+    >/dev/null || { echo "FAIL: recording threads_app exited $?"; exit 1; }
+"$tf" fold -q --region iteration -o "$tmp/w" "$tmp/w.h5" || bad "threads_app: fold exited $?"
+[ "$(csv "$tmp/w/instances.csv" threads | sort -u)" = 1 ] || bad "threads_app: copies made"
+"$tf" fold -q --region iteration --region-scope process -o "$tmp/wp" "$tmp/w.h5" 2>"$tmp/err" &&
+    bad "--region-scope process accepted several marking threads"
+grep -q "region 'iteration' is marked by several threads" "$tmp/err" ||
+    bad "message: $(cat "$tmp/err")"
+[ -e "$tmp/wp" ] && bad "output left behind"
 "$tf" fold -q --region-scope all -o "$tmp/x" "$tmp/o2.h5" 2>"$tmp/err" && bad "--region-scope all accepted"
 grep -q "region-scope: 'all' is not auto, thread or process" "$tmp/err" || bad "message: $(cat "$tmp/err")"
 [ $fails -eq 0 ]
