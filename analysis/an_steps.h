@@ -7,12 +7,13 @@
 #include "analysis.h"
 #include "trace.h"
 
-/* True when sample s counts as a code sample: it has a routine and, when
+/* True when sample s counts as a code sample: it has a routine that does
+ * not wait (waiting.c) and, when
  * the trace has symbolised timer samples, it is one (memory samples follow
  * the loads, not the time, so they would bias the shares). */
 static inline bool tf_an_is_code_sample(const tf_an_sample *s, bool timer_only)
 {
-    if (s->routine == TF_AN_NONE)
+    if (s->routine == TF_AN_NONE || s->waiting)
         return false;
     return !timer_only || s->kind == TF_SAMPLE_TIMER;
 }
@@ -45,6 +46,13 @@ int tf_an_progression(tf_analysis *a, const tf_an_params *p, bool timer_only, tf
  * left NAN). */
 int tf_an_phases(tf_analysis *a, const double *change_points, size_t nchange_points,
                  const tf_an_params *p, bool timer_only, tf_error *err);
+
+/* True for a routine where threads wait for others (barriers, idle loops,
+ * MPI progress; waiting.c). */
+bool tf_an_is_waiting_routine(const char *function);
+
+/* The waiting shares: a->waiting and every phase's (samples marked). */
+void tf_an_waiting_shares(tf_analysis *a, bool timer_only);
 
 /* Rates of every phase from the folded counter curves. */
 int tf_an_phase_rates(tf_analysis *a, const tf_an_counter *counters, size_t ncounters,

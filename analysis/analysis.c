@@ -178,10 +178,15 @@ int tf_analysis_compute(tf_analysis *a, const tf_an_counter *counters, size_t nc
     bool timer_only = false;
     for (size_t i = 0; i < a->nsamples && !timer_only; i++)
         timer_only = a->samples[i].kind == TF_SAMPLE_TIMER && a->samples[i].routine != TF_AN_NONE;
+    for (size_t i = 0; i < a->nsamples; i++) {
+        uint32_t r = a->samples[i].routine;
+        a->samples[i].waiting = r != TF_AN_NONE && r < a->nroutines && a->routines[r].waiting;
+    }
     if ((rc = tf_an_progression(a, params, timer_only, err)) ||
         (rc = tf_an_phases(a, change_points, nchange_points, params, timer_only, err)) ||
         (rc = tf_an_phase_rates(a, counters, ncounters, err)))
         return rc;
+    tf_an_waiting_shares(a, timer_only);
     for (size_t c = 0; c < a->ncounters; c++)
         free(a->counter_names[c]);
     free(a->counter_names);
@@ -216,7 +221,7 @@ int tf_analysis_add_routine(tf_analysis *a, const char *function, const char *fi
         free(fl);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for routines");
     }
-    v[a->nroutines] = (tf_an_routine){ fn, fl };
+    v[a->nroutines] = (tf_an_routine){ fn, fl, tf_an_is_waiting_routine(fn) };
     *index = (uint32_t)a->nroutines++;
     return 0;
 }

@@ -39,11 +39,14 @@ typedef struct tf_an_sample {
                              sweep of extract/code_stride.h); 0 when the code gives none */
     uint8_t  kind;       /* enum tf_sample_kind */
     uint8_t  level;      /* enum tf_mem_level */
+    uint8_t  waiting;    /* its routine waits for other threads (set by
+                            tf_analysis_compute from tf_an_routine.waiting) */
 } tf_an_sample;
 
 typedef struct tf_an_routine {
     char *function;      /* function name, or "[module]" when only the module is known */
     char *file;          /* source file, "" when unknown */
+    bool  waiting;       /* a barrier, idle loop or MPI progress routine */
 } tf_an_routine;
 
 /* Kinds of data objects: enum tf_object_kind plus one for addresses that
@@ -88,6 +91,7 @@ typedef struct tf_an_phase {
     uint32_t routine, line;
     size_t   samples;
     double   share;      /* share of the iteration's code samples */
+    double   waiting;    /* share of the span's samples that wait (not code samples) */
     /* rates over the span; NAN where the counters are absent */
     double   mips, ipc;
     double  *per_unit;   /* [ncounters]: per instruction when an instructions
@@ -176,6 +180,7 @@ typedef struct tf_analysis {
                             chosen from: nsamples when all were */
     struct tf_an_locator *locator;  /* NULL unless from tf_analysis_from_fold */
     size_t   ncounters;  char **counter_names;
+    double   waiting;    /* share of the samples that wait at barriers (tf_an_routine.waiting) */
     bool     per_instruction;  /* phases' per_unit are per instruction (else per second) */
     size_t   nwindows;   tf_an_window  *windows;
     size_t   nphases;    tf_an_phase   *phases;    /* top-level phases first, in x order;

@@ -97,7 +97,8 @@ static double phase_rate(const tf_analysis *a, const tf_an_phase *ph, const char
 static void write_phases(FILE *f, const tf_analysis *const *a, size_t n,
                          const struct rate_columns *rc)
 {
-    fputs("region,group,phase,x_begin,x_end,begin_ns,end_ns,routine,file,line,share,mips,ipc", f);
+    fputs("region,group,phase,x_begin,x_end,begin_ns,end_ns,routine,file,line,share,waiting,"
+          "mips,ipc", f);
     for (size_t c = 0; c < rc->n; c++) {
         fputc(',', f);
         char col[512];
@@ -114,7 +115,7 @@ static void write_phases(FILE *f, const tf_analysis *const *a, size_t n,
             tf_csv_text(f, routine_name(a[i], ph->routine));
             fputc(',', f);
             tf_csv_text(f, routine_file(a[i], ph->routine));
-            fprintf(f, ",%u,%.6f,", ph->line, ph->share);
+            fprintf(f, ",%u,%.6f,%.6f,", ph->line, ph->share, ph->waiting);
             put_number(f, ph->mips);
             fputc(',', f);
             put_number(f, ph->ipc);
@@ -257,8 +258,13 @@ static int summary_one(FILE *f, const tf_analysis *a, tf_error *err)
         fprintf(f, "**Sampling too coarse.** %zu of the %zu instances hold no sample: %s.\n\n",
                 a->sampling.unsampled, a->sampling.instances, advice);
     }
-    fputs("### Phases\n\n| phase | span | time (µs) | routine | line | share | MIPS | IPC |\n"
-          "|---|---|---|---|---|---|---|---|\n", f);
+    if (a->waiting > 0)
+        fprintf(f, "Waiting: %.1f %% of the samples are in barriers, idle loops or MPI "
+                "progress (the threads that wait for others); the phases rest on the "
+                "others, and the waiting column gives each phase's share.\n\n",
+                100 * a->waiting);
+    fputs("### Phases\n\n| phase | span | time (µs) | routine | line | share | waiting | MIPS "
+          "| IPC |\n|---|---|---|---|---|---|---|---|---|\n", f);
     for (size_t k = 0; k < a->nphases; k++) {
         const tf_an_phase *ph = &a->phases[k];
         fprintf(f, "| %s | %.3f–%.3f | %.1f–%.1f | ", ph->label, ph->x0, ph->x1,
@@ -267,7 +273,7 @@ static int summary_one(FILE *f, const tf_analysis *a, tf_error *err)
         fputs(" | ", f);
         const char *file = routine_file(a, ph->routine), *slash = strrchr(file, '/');
         md_text(f, slash ? slash + 1 : file);
-        fprintf(f, ":%u | %.1f %% | ", ph->line, 100 * ph->share);
+        fprintf(f, ":%u | %.1f %% | %.1f %% | ", ph->line, 100 * ph->share, 100 * ph->waiting);
         md_number(f, 0, ph->mips);
         fputs(" | ", f);
         md_number(f, 2, ph->ipc);

@@ -26,6 +26,7 @@
 #include "fold_input.h"
 #include "fold_team_start.h"
 #include "instances.h"
+#include "iteration_find.h"
 #include "msg.h"
 #include "open_trace.h"
 #include "prv_synthetic.h"
@@ -49,6 +50,10 @@ static void usage(FILE *out)
             "Options:\n"
             "  -r, --region NAME     region to fold (default: the repeated region that\n"
             "                        covers the most time); for Paraver traces also TYPE=VALUE\n"
+            "      --region-scope S  threads an instance covers: thread (those that\n"
+            "                        marked it), process (every thread of its process:\n"
+            "                        OpenMP and thread pools), auto (default: process\n"
+            "                        where other threads are busy inside the instances)\n"
             "  -o, --output OUTDIR   output directory (default: TRACE without its\n"
             "                        extension, plus .fold)\n"
             "      --force           replace OUTDIR when it holds an earlier fold and nothing\n"
@@ -94,11 +99,12 @@ static void usage(FILE *out)
 enum {
     OPT_FORCE = 256, OPT_FILTER, OPT_FILTER_K, OPT_SHAPE_K, OPT_GROUPS, OPT_GRID, OPT_BOOTSTRAP,
     OPT_CONFIDENCE, OPT_SEED, OPT_MIN_CHANGE, OPT_DEBUG_DIR, OPT_MACHINE, OPT_GROUP_BY,
-    OPT_ANALYSIS_SAMPLES, OPT_ALLOC_WRAPPER,
+    OPT_ANALYSIS_SAMPLES, OPT_ALLOC_WRAPPER, OPT_REGION_SCOPE,
 };
 
 static const struct option long_options[] = {
     {"region", required_argument, NULL, 'r'},
+    {"region-scope", required_argument, NULL, OPT_REGION_SCOPE},
     {"output", required_argument, NULL, 'o'},
     {"force", no_argument, NULL, OPT_FORCE},
     {"filter", required_argument, NULL, OPT_FILTER},
@@ -154,6 +160,14 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, struct fold_o
                                     "got '%s'", optarg), -1;
             o->analysis.max_samples = (size_t)u;
             break;
+        case OPT_REGION_SCOPE: {
+            int scope = tf_region_scope_parse(optarg);
+            if (scope < 0)
+                return tf_msg_usage("--region-scope: '%s' is not auto, thread or process",
+                                    optarg), -1;
+            p->region_scope = (enum tf_region_scope)scope;
+            break;
+        }
         case OPT_FILTER: {
             int f = tf_fold_filter_parse(optarg);
             if (f < 0)
@@ -540,6 +554,13 @@ static void report(const tf_fold_result *res, const char *outdir)
     tf_msg_note("region '%s': %zu instances: %zu used, %zu excluded, %zu incomplete; "
                 "%u group%s", r->name, r->ninstances, r->used, r->excluded, r->incomplete,
                 r->ngroups, r->ngroups == 1 ? "" : "s");
+    uint32_t *threads = malloc((r->ninstances + 1) * sizeof *threads);
+    uint32_t covered = threads ? tf_fold_region_threads(r, threads) : 0;
+    free(threads);
+    if (covered > 1)
+        tf_msg_note("region '%s': an instance covers up to %u threads: those of its process "
+                    "busy inside it (--region-scope; instances.csv, threads; waiting at "
+                    "barriers is shown apart in phases.csv)", r->name, covered);
     if (r->observer_ns > 0)
         tf_msg_note("region '%s': each sample cost the program %.1f us, taken out of the "
                     "sampled instances' durations, counts and times (docs/algorithms.md, "
@@ -641,18 +662,74 @@ struct opening {
     tf_trace *tr;
     uint32_t region;
     size_t chosen;              /* choose_region's */
+    tf_iteration_found found;   /* without a region: the iteration found */
+    tf_region_given given;      /* its instances, when found.instances */
     int rc;
     tf_error err;
 };
 
+/* The iteration from the samples, when no region is marked (or the one
+ * beginning in routine `function`, asked for with --region). */
+static int find_iteration(struct opening *op, const char *function)
+{
+    int rc = tf_iteration_find(op->tr, function, op->c->o.debug_dir, &op->found, &op->err);
+    if (rc < 0)
+        return rc;
+    const tf_iteration_candidate *c = &op->found.candidates[op->found.chosen];
+    op->given = (tf_region_given){ c->function, op->found.instances, op->found.ninstances };
+    return 0;
+}
+
 static void *open_traces(void *arg)
 {
     struct opening *op = arg;
+    const char *spec = op->c->o.region;
     tf_error_clear(&op->err);
     op->rc = tf_cli_open_traces(op->c->traces, op->c->ntraces, &op->tr, &op->err);
     if (op->rc == 0)
-        op->rc = choose_region(op->tr, op->c->o.region, &op->region, &op->chosen, &op->err);
+        op->rc = choose_region(op->tr, spec, &op->region, &op->chosen, &op->err);
+    if (op->rc == -TF_ERR_DATA && !spec) {
+        /* no region repeats: the iteration from the samples */
+        op->rc = find_iteration(op, NULL);
+        if (op->rc == -TF_ERR_NOTFOUND) {
+            char why[sizeof op->err.msg];
+            snprintf(why, sizeof why, "%s", op->err.msg);
+            op->rc = tf_fail(&op->err, TF_ERR_NOTFOUND, "%s, and no region repeats: mark the "
+                             "iteration, without changing the program, with 'tracefold record "
+                             "--region FUNC', or with tracefold_region_begin/end around the "
+                             "loop's body (docs/recorder.md)", why);
+        }
+    } else if (op->rc == -TF_ERR_NOTFOUND && spec) {
+        /* not a region: perhaps the routine an iteration found begins in */
+        tf_error region_err = op->err;
+        op->rc = find_iteration(op, spec);
+        if (op->rc < 0)
+            op->err = region_err;
+    }
     return NULL;
+}
+
+/* The candidates of an iteration looked for; `folded` marks the chosen. */
+static void candidate_notes(const tf_iteration_found *f, bool folded)
+{
+    for (size_t k = 0; k < f->ncandidates; k++)
+        tf_msg_note("candidate %zu%s: --region %s (after %s): %zu instances, period %.3f ms, "
+                    "regular %.0f %%", k + 1, folded && k == f->chosen ? " (folded)" : "",
+                    f->candidates[k].function, f->candidates[k].after,
+                    f->candidates[k].instances, f->candidates[k].period_ns / 1e6,
+                    100 * f->candidates[k].regular);
+}
+
+/* What was found without a region, and the other candidates. */
+static void found_notes(const tf_iteration_found *f)
+{
+    const tf_iteration_candidate *c = &f->candidates[f->chosen];
+    tf_msg_note("no region marked: the iteration found from the samples of process %u, thread "
+                "%u begins where routine '%s' follows '%s': %zu instances, period %.3f ms, "
+                "%.0f %% of them within 10 %% of it (docs/algorithms.md, \"An iteration found "
+                "without marks\")", f->proc, f->thread, c->function, c->after, f->ninstances,
+                c->period_ns / 1e6, 100 * c->regular);
+    candidate_notes(f, true);
 }
 
 /* The opening's result (opened now when no thread did it), and the note
@@ -666,8 +743,12 @@ static int opening_wait(struct opening *op, tf_error *err)
         open_traces(op);
     }
     op->done = true;
+    if (op->rc < 0 && op->found.ncandidates)
+        candidate_notes(&op->found, false);
     if (op->rc < 0)
         *err = op->err;
+    else if (op->found.instances)
+        found_notes(&op->found);
     else if (op->chosen)
         tf_msg_note("folding region '%s' (%zu instances): the repeated region that covers "
                     "the most time; choose another with --region",
@@ -709,8 +790,11 @@ static int fold(const struct fold_command *c, struct opening *op, tf_fold_team *
     if (rc == 0 && o->machine)
         rc = tf_cal_profile_load(profile, o->machine, &err);
     tf_trace *tr = op->tr;
+    tf_fold_params with_given = *p;
+    if (op->found.instances)
+        with_given.given = &op->given;
     if (rc == 0)
-        rc = tf_fold_trace(tr, op->region, p, team, show_progress, NULL, &res, &err);
+        rc = tf_fold_trace(tr, op->region, &with_given, team, show_progress, NULL, &res, &err);
     tf_progress_done();
     /* The outputs name the trace the user gave, not its temporary
      * conversion, which is gone once the fold ends. */
@@ -761,7 +845,9 @@ static int serve(const struct fold_command *c, struct opening *op, tf_fold_team 
         rc = opening_wait(op, &share_err);
         tf_extract_share mine = { (unsigned)team->rank, (unsigned)team->size };
         if (rc == 0)
-            rc = tf_fold_input_extract(op->tr, op->region, tf_fold_threads(&c->p, team), mine,
+            rc = tf_fold_input_extract(op->tr, op->region, c->p.region_scope,
+                                       op->found.instances ? &op->given : NULL,
+                                       tf_fold_threads(&c->p, team), mine,
                                        leader_ended, team, &share, &share_err);
         if (op->tr)
             tf_cli_close_trace(op->tr);
@@ -829,6 +915,7 @@ int tf_cmd_fold(int argc, char **argv)
         pthread_join(op.thread, NULL);
     if (op.tr)
         tf_cli_close_trace(op.tr);
+    tf_iteration_found_free(&op.found);
     tf_cli_team_stop(team);
     free(c.o.analysis.alloc_rules.wrappers);
     return status;

@@ -132,7 +132,7 @@ static int collect_counters(const tf_trace *tr, tf_fold_input *in, uint32_t **ma
 /* Counter deltas of instance i, and the begin values used to normalise its
  * samples (region counter order). */
 static void instance_deltas(const tf_trace *tr, const tf_instance *ins, const uint32_t *map,
-                            uint32_t nc, uint64_t *delta, uint64_t *base)
+                            uint32_t nc, const uint64_t *bound, uint64_t *delta, uint64_t *base)
 {
     for (uint32_t k = 0; k < nc; k++) {
         delta[k] = TF_NOVALUE;
@@ -142,10 +142,14 @@ static void instance_deltas(const tf_trace *tr, const tf_instance *ins, const ui
         return;
     const tf_process *proc = tf_trace_process(tr, ins->proc);
     const tf_thread *th = &proc->threads[ins->thread];
-    if (!th->event_counters)
+    /* a thread the instance covers (region_scope.h): its samples' values */
+    const uint64_t *b = bound, *e = bound ? bound + proc->ncounters : NULL;
+    if (!bound && !th->event_counters)
         return;
-    const uint64_t *b = th->event_counters + ins->begin_event * proc->ncounters;
-    const uint64_t *e = th->event_counters + ins->end_event * proc->ncounters;
+    if (!bound) {
+        b = th->event_counters + ins->begin_event * proc->ncounters;
+        e = th->event_counters + ins->end_event * proc->ncounters;
+    }
     for (uint32_t c = 0; c < proc->ncounters; c++) {
         uint32_t k = map[c];
         if (b[c] == TF_NOVALUE || e[c] == TF_NOVALUE || e[c] < b[c])
@@ -369,8 +373,8 @@ static int finish(tf_fold_input *in, size_t stride, tf_error *err)
     return 0;
 }
 
-int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
-                          tf_extract_share share, tf_extract_progress progress,
+int tf_fold_input_extract(tf_trace *tr, uint32_t region, enum tf_region_scope scope,
+                          const tf_region_given *given, unsigned threads, tf_extract_share share, tf_extract_progress progress,
                           void *progress_arg, tf_fold_input *in, tf_error *err)
 {
     memset(in, 0, sizeof *in);
@@ -379,6 +383,7 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
     uint32_t **map = calloc(np ? np : 1, sizeof *map);
     uint64_t *base = NULL;
     struct batch b[2] = { { 0 } };
+    tf_scoped_instances scoped = { 0 };
     int rc;
     if (!map) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
@@ -391,8 +396,23 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
     }
     if ((rc = collect_counters(tr, in, map, err)) < 0)
         goto fail;
-    if ((rc = tf_instances_find(tr, region, &in->instances, &in->ninstances, err)) < 0)
+    tf_instance *marked;
+    size_t nmarked = given ? given->n : 0;
+    if (given) {
+        if (!(marked = malloc((nmarked + 1) * sizeof *marked))) {
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu instances", nmarked);
+            goto fail;
+        }
+        memcpy(marked, given->v, nmarked * sizeof *marked);
+    } else if ((rc = tf_instances_find(tr, region, &marked, &nmarked, err)) < 0) {
         goto fail;
+    }
+    if ((rc = tf_region_scope_apply(tr, region, scope, given != NULL, marked, nmarked, &scoped,
+                                    err)) < 0)
+        goto fail;
+    in->instances = scoped.v;
+    in->ninstances = scoped.n;
+    scoped.v = NULL;
 
     size_t n = in->ninstances, nc = in->ncounters;
     in->counter_delta = malloc((n * nc + 1) * sizeof *in->counter_delta);
@@ -406,6 +426,7 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
     }
     for (size_t i = 0; i < n; i++)
         instance_deltas(tr, &in->instances[i], map[in->instances[i].proc], in->ncounters,
+                        scoped.bound[i] == SIZE_MAX ? NULL : scoped.values + scoped.bound[i],
                         in->counter_delta + i * nc, base + i * nc);
 
     /* Every sample of the threads that hold an instance, and this share's. */
@@ -470,6 +491,7 @@ done:
         free(map[p]);
     free(map);
     free(base);
+    tf_scoped_instances_free(&scoped);
     for (int k = 0; k < 2; k++) {
         free(b[k].samples);
         free(b[k].values);

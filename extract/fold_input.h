@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "instances.h"
+#include "region_scope.h"
 #include "trace.h"
 
 /* Folded samples, column by column (struct of arrays: each fit reads one
@@ -67,8 +68,10 @@ typedef struct tf_extract_share {
     unsigned index, count;       /* index < count; {0, 1}: every sample */
 } tf_extract_share;
 
-/* Extracts the instances of `region` and the folded samples of its complete
- * instances in `share`.  A sample belongs to the latest-begun instance that
+/* Extracts the instances of `region` (or those `given`, when not NULL),
+ * with `scope` applied (region_scope.h:
+ * an instance copied onto each thread it covers), and the folded samples of
+ * its complete instances in `share`.  A sample belongs to the latest-begun instance that
  * contains it.  A counter whose delta is missing or zero in an instance gets
  * NaN in that instance's points.  threads > 1: samples are filed on a second
  * thread while the calling one reads the next batch (the result is the
@@ -76,8 +79,8 @@ typedef struct tf_extract_share {
  * With several shares, points, first_point and samples are of this share's
  * instances only (each instance is all in one share); put end to end in
  * share order, the shares' points are those of the whole extraction. */
-int  tf_fold_input_extract(tf_trace *tr, uint32_t region, unsigned threads,
-                           tf_extract_share share, tf_extract_progress progress,
+int  tf_fold_input_extract(tf_trace *tr, uint32_t region, enum tf_region_scope scope,
+                           const tf_region_given *given, unsigned threads, tf_extract_share share, tf_extract_progress progress,
                            void *progress_arg, tf_fold_input *in, tf_error *err);
 void tf_fold_input_free(tf_fold_input *in);
 

@@ -25,6 +25,14 @@ typedef struct tf_instance {
     uint8_t  status;           /* enum tf_instance_status */
 } tf_instance;
 
+/* Instances that no event marks (extract/iteration_find.h), folded as a
+ * region named `name`. */
+typedef struct tf_region_given {
+    const char        *name;
+    const tf_instance *v;      /* (process, thread, begin) order, all complete */
+    size_t             n;
+} tf_region_given;
+
 /* All instances of one region (string id), or of every region when
  * region == UINT32_MAX, in (process, thread, begin) order.  *out is
  * malloc'ed; free() it. */

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const status_names[] = { "used", "excluded", "incomplete" };
@@ -33,9 +34,16 @@ static int write_instances(const tf_fold_result *res, const char *dir, tf_error 
     int rc = tf_out_open(dir, name, &f, err);
     if (rc)
         return rc;
-    fputs("region,group,process,thread,begin_ns,duration_ns,status,reason,samples,score\n", f);
+    fputs("region,group,process,thread,begin_ns,duration_ns,status,reason,samples,score,"
+          "threads\n", f);
     for (uint32_t r = 0; r < res->nregions; r++) {
         const tf_fold_region *reg = &res->regions[r];
+        uint32_t *threads = malloc((reg->ninstances + 1) * sizeof *threads);
+        if (!threads) {
+            fclose(f);
+            return tf_fail(err, TF_ERR_NOMEM, "%s/%s: out of memory", dir, name);
+        }
+        tf_fold_region_threads(reg, threads);
         for (size_t i = 0; i < reg->ninstances; i++) {
             const tf_fold_instance *in = &reg->instances[i];
             tf_csv_text(f, reg->name);
@@ -48,8 +56,9 @@ static int write_instances(const tf_fold_result *res, const char *dir, tf_error 
                     in->reason < 6 ? reason_names[in->reason] : "?",
                     (unsigned long long)in->samples);
             put_number(f, in->score);
-            fputc('\n', f);
+            fprintf(f, ",%u\n", threads[i]);
         }
+        free(threads);
     }
     return tf_out_close(f, dir, name, err);
 }

@@ -687,13 +687,13 @@ static int fold_group(const struct context *cx, const uint32_t *rows, size_t n, 
     return rc;
 }
 
-static int init_region(const tf_trace *tr, uint32_t region, tf_fold_input *in,
-                       tf_fold_region *r, tf_error *err)
+static int init_region(const tf_trace *tr, uint32_t region, const tf_region_given *given,
+                       tf_fold_input *in, tf_fold_region *r, tf_error *err)
 {
     int rc = tf_fold_region_instances(r, in, err);
     if (rc < 0)
         return rc;
-    r->name = dup_string(tf_trace_string(tr, region));
+    r->name = dup_string(given ? given->name : tf_trace_string(tr, region));
     r->counter_names = calloc(in->ncounters + 1, sizeof *r->counter_names);
     r->counter_units = calloc(in->ncounters + 1, sizeof *r->counter_units);
     if (!r->name || !r->counter_names || !r->counter_units)
@@ -836,7 +836,8 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     bool shared = team && !team->read_alone;
     struct progress_relay relay = { progress, progress_arg, shared ? team : NULL };
     tf_extract_share share = { 0, shared ? (unsigned)team->size : 1 };
-    int rc = tf_fold_input_extract(tr, region, tf_fold_threads(p, team), share,
+    int rc = tf_fold_input_extract(tr, region, p->region_scope, p->given,
+                                   tf_fold_threads(p, team), share,
                                    progress || shared ? relay_reading : NULL, &relay, &in,
                                    err);
     /* Stopped for a member that failed: its error is the fold's (err is
@@ -853,7 +854,8 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     if (in.ninstances == 0) {
         tf_fold_input_free(&in);
         return tf_fail(err, TF_ERR_NOTFOUND, "%s: region '%s' has no instance",
-                       tf_trace_path(tr), tf_trace_string(tr, region));
+                       tf_trace_path(tr),
+                       p->given ? p->given->name : tf_trace_string(tr, region));
     }
     tf_fold_result *res = calloc(1, sizeof *res);
     if (!res) {
@@ -870,7 +872,7 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     }
     res->nregions = 1;
     tf_fold_region *r = &res->regions[0];
-    if ((rc = init_region(tr, region, &in, r, err)) < 0)
+    if ((rc = init_region(tr, region, p->given, &in, r, err)) < 0)
         goto fail;
     /* Every instance's points (this share's), taken over from the
      * extraction. */

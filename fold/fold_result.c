@@ -21,6 +21,7 @@ void tf_fold_params_default(tf_fold_params *p)
         .confidence = 0.95,
         .seed = 1,
         .min_change = 0.25,
+        .region_scope = TF_REGION_SCOPE_AUTO,
     };
 }
 
@@ -125,6 +126,47 @@ int tf_fold_region_instances(tf_fold_region *r, tf_fold_input *in, tf_error *err
         }
     }
     return 0;
+}
+
+/* An instance's interval, for finding the copies of one marked instance. */
+struct interval {
+    uint32_t proc;
+    uint64_t begin, end;
+    size_t   row;
+};
+
+static int by_interval(const void *pa, const void *pb)
+{
+    const struct interval *p = pa, *q = pb;
+    if (p->proc != q->proc)
+        return p->proc < q->proc ? -1 : 1;
+    if (p->begin != q->begin)
+        return p->begin < q->begin ? -1 : 1;
+    return (p->end > q->end) - (p->end < q->end);
+}
+
+uint32_t tf_fold_region_threads(const tf_fold_region *r, uint32_t *threads)
+{
+    for (size_t i = 0; i < r->ninstances; i++)
+        threads[i] = 1;
+    struct interval *v = malloc((r->ninstances + 1) * sizeof *v);
+    if (!v)
+        return 0;
+    for (size_t i = 0; i < r->ninstances; i++)
+        v[i] = (struct interval){ r->instances[i].proc, r->instances[i].begin,
+                                  r->instances[i].end, i };
+    qsort(v, r->ninstances, sizeof *v, by_interval);
+    uint32_t most = r->ninstances ? 1 : 0;
+    for (size_t i = 0, j; i < r->ninstances; i = j) {
+        for (j = i + 1; j < r->ninstances && by_interval(&v[i], &v[j]) == 0; j++)
+            ;
+        for (size_t k = i; k < j; k++)
+            threads[v[k].row] = (uint32_t)(j - i);
+        if (j - i > most)
+            most = (uint32_t)(j - i);
+    }
+    free(v);
+    return most;
 }
 
 void tf_fold_result_free(tf_fold_result *r)

@@ -49,6 +49,11 @@ typedef struct tf_fold_params {
     double   min_change;   /* smallest relative rate change kept as a change point */
     uint32_t threads;      /* threads fitting the counters; 0 = one per CPU (1 under
                             * mpirun); never changes the result, not saved */
+    enum tf_region_scope region_scope;  /* the threads an instance covers
+                            * (extract/region_scope.h); not saved: instances.csv's
+                            * threads column shows what it did */
+    const tf_region_given *given;  /* instances found from the samples, folded in place
+                            * of the region's (NULL: the region's); not saved */
 } tf_fold_params;
 
 /* The documented defaults (docs/commands/fold.md). */
@@ -247,6 +252,11 @@ void tf_fold_group_clear(tf_fold_group *g);
 int  tf_fold_region_instances(tf_fold_region *r, tf_fold_input *in, tf_error *err);
 /* Frees what r owns and zeroes it. */
 void tf_fold_region_clear(tf_fold_region *r);
+/* threads[i]: how many threads instance i's interval covers: the instances
+ * of its process with its begin and end (1 but under process scope,
+ * extract/region_scope.h).  Returns the most of them, 0 when out of memory
+ * (threads then all 1). */
+uint32_t tf_fold_region_threads(const tf_fold_region *r, uint32_t *threads);
 /* Frees everything r owns, and r (NULL is fine). */
 void tf_fold_result_free(tf_fold_result *r);
 

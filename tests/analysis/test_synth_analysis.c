@@ -460,7 +460,7 @@ static void files_written(void **state)
     size_t rows;
     first_line(out, "phases.csv", head, sizeof head, &rows);
     assert_int_equal(strncmp(head, "region,group,phase,x_begin,x_end,begin_ns,end_ns,routine,file,"
-                             "line,share,mips,ipc,", 75), 0);
+                             "line,share,waiting,mips,ipc,", 90), 0);
     assert_int_equal(rows, 6);   /* 4 routine phases, symgs split in 2 sub-phases */
     first_line(out, "objects.csv", head, sizeof head, &rows);
     assert_string_equal(head, "region,group,object,kind,size_bytes,share,loads,stores,"

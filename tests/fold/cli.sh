@@ -30,7 +30,7 @@ for f in fold.h5 instances.csv curves.csv ratios.csv; do
     [ -s "$tmp/run.fold/$f" ] || say_fail "missing $f"
 done
 [ "$(head -1 "$tmp/run.fold/instances.csv")" = \
-  "region,group,process,thread,begin_ns,duration_ns,status,reason,samples,score" ] ||
+  "region,group,process,thread,begin_ns,duration_ns,status,reason,samples,score,threads" ] ||
     say_fail "instances.csv header"
 [ "$(head -1 "$tmp/run.fold/curves.csv")" = \
   "region,group,counter,x,y,y_lo,y_hi,rate,rate_lo,rate_hi,instances" ] ||
