@@ -116,7 +116,7 @@ int tracefold_fold_instance_get(const tracefold_fold *f, uint32_t region, size_t
         .status = in->status,
         .group = in->group,
         .samples = in->samples,
-        .counter_delta = &r->counter_delta[instance * r->ncounters],
+        .counter_delta = r->ncounters ? &r->counter_delta[instance * r->ncounters] : NULL,
     };
     return 0;
 }

@@ -232,7 +232,7 @@ typedef struct tracefold_fold_instance {
     int      status;                    /**< enum tracefold_fold_status */
     int32_t  group;                     /**< -1 for incomplete instances */
     uint64_t samples;                   /**< samples inside it */
-    const uint64_t *counter_delta;      /**< [ncounters], UINT64_MAX where missing */
+    const uint64_t *counter_delta;      /**< [ncounters] (NULL: none), UINT64_MAX where missing */
 } tracefold_fold_instance;
 
 int tracefold_fold_instance_get(const tracefold_fold *fold, uint32_t region, size_t instance,
