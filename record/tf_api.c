@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The public API (tracefold.h): regions, events, user counters, memory
- * regions, flush.  Every call writes one slot into the calling thread's
- * event ring with the counters read at that point. */
+ * regions, flush, and the MPI rank (tracefold_mpi.h).  Every call writes
+ * one slot into the calling thread's event ring with the counters read at
+ * that point. */
 #include "config.h"
 
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "tf_rec.h"
 #include "tracefold.h"
+#include "tracefold_mpi.h"
 
 /* The calling thread's state, attaching it on first use (threads that were
  * running before recording started). */
@@ -174,4 +176,16 @@ void tracefold_flush(void)
     uint32_t want = atomic_fetch_add(&p->flush_req, 1) + 1;
     tf_session_poke(tf_rec_g.session);
     tf_rec_await(flushed, &want, FLUSH_WAIT_NS, "tracefold_flush");
+}
+
+int tracefold_mpi_rank(int rank, int size)
+{
+    if (atomic_load(&tf_rec_g.state) != TF_REC_ON)
+        return -1;
+    /* The launcher's variables gave a rank already when it sets them; MPI's
+     * own answer wins.  The writer reads both when it creates the trace
+     * file, which is at the first region in most programs. */
+    tf_rec_g.proc->rank = rank;
+    tf_rec_g.proc->nranks = size;
+    return tf_rec_g.opt.mpi_calls;
 }

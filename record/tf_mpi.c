@@ -8,11 +8,9 @@
  * stood aside cannot make the others wait. */
 #include "config.h"
 
-#include <stdatomic.h>
 #include <string.h>
 
 #include "tf_mpi.h"
-#include "tf_rec.h"
 #include "tracefold.h"
 #include "tracefold_mpi.h"
 
@@ -57,20 +55,18 @@ void tf_mpi_started(void)
     tf_mpi_layout l;
     find_layout(&l);
     tracefold_init();
-    if (atomic_load(&tf_rec_g.state) != TF_REC_ON)
+    /* Through the public API: libtracefold exports nothing else
+     * (record/libtracefold.map). */
+    int calls = tracefold_mpi_rank(l.rank, l.size);
+    if (calls < 0)
         return;
-    /* The launcher's variables gave a rank already when it sets them; MPI's
-     * own answer wins.  The writer reads both when it creates the trace
-     * file, which is at the first region in most programs. */
-    tf_rec_g.proc->rank = l.rank;
-    tf_rec_g.proc->nranks = l.size;
     tracefold_event(TRACEFOLD_MPI_EVENT_RANK, (uint64_t)l.rank);
     tracefold_event(TRACEFOLD_MPI_EVENT_SIZE, (uint64_t)l.size);
     tracefold_event(TRACEFOLD_MPI_EVENT_NODE, (uint64_t)l.node);
     tracefold_event(TRACEFOLD_MPI_EVENT_NODES, (uint64_t)l.nodes);
     tracefold_event(TRACEFOLD_MPI_EVENT_LOCAL_RANK, (uint64_t)l.local_rank);
     tracefold_event(TRACEFOLD_MPI_EVENT_LOCAL_SIZE, (uint64_t)l.local_size);
-    tf_mpi_calls = tf_rec_g.opt.mpi_calls;
+    tf_mpi_calls = calls > 0;
 }
 
 void tf_mpi_finishing(void)

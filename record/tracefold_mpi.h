@@ -5,6 +5,19 @@
 #ifndef TRACEFOLD_MPI_H
 #define TRACEFOLD_MPI_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Tells the recorder this process's rank in MPI_COMM_WORLD and the size
+ * of it, which the trace stores as the process's rank and nranks.
+ * libtracefold-mpi calls it from its MPI_Init; a program whose MPI calls
+ * are not wrapped by it may call it after its own MPI_Init.  Returns -1
+ * when the recorder is not recording, else 1 when its configuration asks
+ * for the MPI calls to be recorded (option mpi-calls), 0 when not.
+ * Defined in libtracefold. */
+int tracefold_mpi_rank(int rank, int size);
+
 /** Layout, one event each at the return of MPI_Init / MPI_Init_thread. */
 #define TRACEFOLD_MPI_EVENT_RANK       780006010u  /**< rank in MPI_COMM_WORLD */
 #define TRACEFOLD_MPI_EVENT_SIZE       780006011u  /**< size of MPI_COMM_WORLD */
@@ -51,5 +64,9 @@ enum tracefold_mpi_call {
     TRACEFOLD_MPI_TEST,
     TRACEFOLD_MPI_TESTALL,
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
