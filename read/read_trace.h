@@ -5,6 +5,7 @@
 #define TF_READ_TRACE_H
 
 #include "instances.h"
+#include "object_names.h"
 #include "trace.h"
 #include "tracefold/read.h"
 
@@ -14,7 +15,7 @@ struct tracefold_trace {
     size_t           nregions;
     tracefold_instance **instances;    /* [nregions], each found on first use */
     size_t          *ninstances;       /* [nregions] */
-    char          ***object_names;     /* [nprocesses], each made on first use */
+    tf_object_naming *object_names;    /* [nprocesses], each made on first use */
 };
 
 /* Checks a process (and, unless thread is UINT32_MAX, a thread) index;

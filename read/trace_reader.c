@@ -43,7 +43,7 @@ void tracefold_trace_close(tracefold_trace *t)
     for (size_t r = 0; t->instances && r < t->nregions; r++)
         free(t->instances[r]);
     for (uint32_t p = 0; t->object_names && p < tf_trace_nprocesses(t->trace); p++)
-        tf_object_names_free(t->object_names[p], tf_trace_process(t->trace, p)->nobjects);
+        tf_object_naming_free(&t->object_names[p]);
     free(t->instances);
     free(t->ninstances);
     free(t->object_names);
@@ -214,13 +214,13 @@ int tracefold_region_instances(tracefold_trace *t, size_t region,
  * symbolised when the trace has the modules to do it. */
 static int object_names(tracefold_trace *t, uint32_t process, tracefold_error *err)
 {
-    if (t->object_names[process])
+    if (t->object_names[process].names)
         return 0;
     tf_symbolizer *sym = NULL;
     tf_error e;
     if (tf_symbolizer_for_process(&sym, t->trace, process, NULL, &e) < 0)
         sym = NULL;   /* no modules: such objects keep a neutral name */
-    int rc = tf_object_names(t->trace, process, sym, &t->object_names[process], NULL, &e);
+    int rc = tf_object_names(t->trace, process, sym, NULL, &t->object_names[process], &e);
     tf_symbolizer_free(sym);
     return rc < 0 ? tf_read_error(err, &e) : 0;
 }
@@ -245,7 +245,7 @@ int tracefold_object_get(tracefold_trace *t, uint32_t process, size_t object,
         .size = o->size,
         .alloc_time = o->alloc_time,
         .free_time = o->free_time,
-        .name = t->object_names[process][object],
+        .name = t->object_names[process].names[object],
     };
     return 0;
 }
