@@ -101,9 +101,9 @@ static void *count_realloc(void *p, size_t n)
 }
 
 static pthread_once_t mem_hooks_once = PTHREAD_ONCE_INIT;
-static const tf_capstone *mem_hooks_api;   /* set before mem_hooks_once runs */
 static cs_err mem_hooks_status;
 
+/* Run once capstone is loaded (tf_ea_decoder_create). */
 static void install_mem_hooks(void)
 {
     /* CS_OPT_MEM copies the pointers into capstone's globals; the handle
@@ -112,7 +112,8 @@ static void install_mem_hooks(void)
         .malloc = count_malloc, .calloc = count_calloc, .realloc = count_realloc,
         .free = free, .vsnprintf = tf_sigsafe_vsnprintf,
     };
-    mem_hooks_status = mem_hooks_api->option(0, CS_OPT_MEM, (size_t)&mem);
+    tf_error err;
+    mem_hooks_status = tf_capstone_load(&err)->option(0, CS_OPT_MEM, (size_t)&mem);
 }
 
 uint64_t tf_ea_capstone_allocations(void)
@@ -274,7 +275,6 @@ int tf_ea_decoder_create(tf_ea_decoder **out, tf_error *err)
     const tf_capstone *cs = tf_capstone_load(err);
     if (!cs)
         return -TF_ERR_UNSUPPORTED;
-    mem_hooks_api = cs;
     pthread_once(&mem_hooks_once, install_mem_hooks);
     if (mem_hooks_status != CS_ERR_OK)
         return tf_fail(err, TF_ERR_INTERNAL, "capstone: setting the allocator: %s",
