@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Counters of each thread through perf_event_open groups (perf_event_open(2)),
- * event names resolved with libpfm4 (pfm_get_os_event_encoding(3)).
+ * event names resolved with libpfm4 (pfm_get_os_event_encoding(3)), loaded
+ * when the first process sets its counters up (pfm_load.h).
  * Hardware events are packed into groups of at most TF_GROUP_HW so that each
  * group fits the PMU; when there are more groups than the PMU holds, the
  * kernel time-multiplexes them and each value is scaled by
@@ -10,13 +11,13 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <perfmon/pfmlib_perf_event.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pfm_load.h"
 #include "tf_counter_values.h"
 #include "tf_rec.h"
 
@@ -45,7 +46,7 @@ static int encode(const char *name, struct perf_event_attr *a)
     memset(&arg, 0, sizeof arg);
     arg.attr = a;
     arg.size = sizeof arg;
-    int rc = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
+    int rc = tf_pfm_encode(name, PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
     if (rc != PFM_SUCCESS)
         return rc;
     a->size = sizeof *a;
@@ -121,13 +122,12 @@ void tf_counters_setup(const char *list, tf_shm_process *p, uint32_t *nbase)
 {
     uint32_t n = 0, nhw = 0;
     char missing[512] = "";
-    int rc = pfm_initialize();
     char names[sizeof ((tf_options *)0)->counters];
     snprintf(names, sizeof names, "%s", list);
     char *save = NULL;
     for (char *name = strtok_r(names, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         struct perf_event_attr a;
-        bool ok = rc == PFM_SUCCESS && encode(name, &a) == PFM_SUCCESS && usable(&a);
+        bool ok = encode(name, &a) == PFM_SUCCESS && usable(&a);
         if (ok && a.type != PERF_TYPE_SOFTWARE)
             ok = nhw++ < (TF_MAX_GROUPS - 1) * TF_GROUP_HW;
         if (ok && n < TF_SESSION_MAX_BASE) {
@@ -146,7 +146,7 @@ void tf_counters_setup(const char *list, tf_shm_process *p, uint32_t *nbase)
             bool present = false;
             for (uint32_t j = 0; j < n; j++)
                 present |= !strcmp(p->base_name[j], software_fallback[i]);
-            if (!present && rc == PFM_SUCCESS && n < TF_SESSION_MAX_BASE &&
+            if (!present && n < TF_SESSION_MAX_BASE &&
                 encode(software_fallback[i], &a) == PFM_SUCCESS && usable(&a))
                 add_counter(p, &n, software_fallback[i], &a);
         }
@@ -190,7 +190,7 @@ int tf_counters_open(tf_rec_thread *t)
 
 int tf_counters_encode(const char *name, struct perf_event_attr *a)
 {
-    return pfm_initialize() == PFM_SUCCESS && encode(name, a) == PFM_SUCCESS ? 0 : -1;
+    return encode(name, a) == PFM_SUCCESS ? 0 : -1;
 }
 
 int tf_counters_group0_fd(const tf_rec_thread *t)

@@ -11,13 +11,13 @@
  * conditional jumps become a copy whose two ways are absolute jumps. */
 #include "config.h"
 
-#include <capstone/capstone.h>
 #include <link.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "capstone_load.h"
 #include "tf_regions.h"
 
 #define AREA_BYTES   (64u * 1024u)
@@ -36,22 +36,26 @@ static struct area areas[AREA_MAX];
 static _Atomic unsigned nareas;
 
 struct tf_decoder {
+    const tf_capstone *cs;
     csh handle;
     cs_insn *insn;
 };
 
 struct tf_decoder *tf_decoder_new(void)
 {
-    struct tf_decoder *d = calloc(1, sizeof *d);
+    tf_error err;
+    const tf_capstone *cs = tf_capstone_load(&err);
+    struct tf_decoder *d = cs ? calloc(1, sizeof *d) : NULL;
     if (!d)
         return NULL;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->handle) != CS_ERR_OK) {
+    d->cs = cs;
+    if (cs->open(CS_ARCH_X86, CS_MODE_64, &d->handle) != CS_ERR_OK) {
         free(d);
         return NULL;
     }
-    if (cs_option(d->handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
-        !(d->insn = cs_malloc(d->handle))) {
-        cs_close(&d->handle);
+    if (cs->option(d->handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
+        !(d->insn = cs->malloc(d->handle))) {
+        cs->close(&d->handle);
         free(d);
         return NULL;
     }
@@ -62,8 +66,8 @@ void tf_decoder_free(struct tf_decoder *d)
 {
     if (!d)
         return;
-    cs_free(d->insn, 1);
-    cs_close(&d->handle);
+    d->cs->free(d->insn, 1);
+    d->cs->close(&d->handle);
     free(d);
 }
 
@@ -184,7 +188,7 @@ int tf_displace(struct tf_decoder *d, uint64_t addr, tf_displaced *out)
     const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
     size_t left = 15;
     uint64_t at = addr;
-    if (!cs_disasm_iter(d->handle, &code, &left, &at, d->insn))
+    if (!d->cs->disasm_iter(d->handle, &code, &left, &at, d->insn))
         return -1;
     const cs_insn *insn = d->insn;
     const cs_x86 *x = &insn->detail->x86;

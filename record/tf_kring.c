@@ -42,7 +42,8 @@ struct tf_kproc {
     int      pidfd;            /* -1: the process was gone before we looked */
     bool     fp;               /* unwind=fp: frame pointers, else CFI */
     tf_kunwind *unwind;        /* NULL: no stacks */
-    tf_ea_decoder *ea;         /* NULL: no memory samples */
+    bool     memory;           /* decode memory references */
+    tf_ea_decoder *ea;         /* made at the first sample to decode (decoder) */
     const char *maps;          /* the last maps text (owned by the caller) */
     size_t   maps_len;
     bool     maps_fresh;       /* reported to the unwinder since the last change */
@@ -87,8 +88,7 @@ int tf_kproc_create(tf_kproc **out, int64_t pid, int unwind, bool memory, tf_err
     int rc = 0;
     if (unwind == TF_UNWIND_LIBUNWIND)
         rc = tf_kunwind_create(&kp->unwind, pid, err);
-    if (!rc && memory)
-        rc = tf_ea_decoder_create(&kp->ea, err);
+    kp->memory = memory;
     if (rc) {
         tf_kproc_free(kp);
         return rc;
@@ -317,6 +317,25 @@ static const uint8_t *code_page(tf_kproc *kp, uint64_t addr)
 
 /* Memory references of the instructions at and before the IP, as the
  * handler's software back end finds them (tf_memsampler_soft.c). */
+/* The decoder, made at the first sample to decode: loading capstone
+ * (capstone_load.h) and warming it up costs milliseconds that a run
+ * without memory references to decode need not pay.  A decoder that
+ * cannot be made is said once, and the process's samples are kept
+ * without their memory references. */
+static bool decoder(tf_kproc *kp)
+{
+    if (kp->ea)
+        return true;
+    tf_error err;
+    tf_error_clear(&err);
+    if (tf_ea_decoder_create(&kp->ea, &err) == 0)
+        return true;
+    kp->memory = false;
+    fprintf(stderr, "tracefold record: process %" PRId64 ": %s; its memory references are not "
+                    "recorded\n", kp->pid, err.msg);
+    return false;
+}
+
 static void decode_memory(tf_kring *k, const tf_ea_regs *regs, const tf_sample *timer,
                           const uint64_t *ctr, const uint64_t *frames, uint32_t nframes)
 {
@@ -397,7 +416,7 @@ static void on_record(void *ctx, const tf_perf_sample *p)
     }
     k->fn(k->ctx, &s, ctr, frames, nframes);
     kp->stats.samples++;
-    if (kp->ea && have_regs)
+    if (kp->memory && have_regs && decoder(kp))
         decode_memory(k, &regs, &s, ctr, frames, nframes);
 }
 

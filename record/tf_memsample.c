@@ -62,13 +62,34 @@ void tf_memsampling_setup(void)
 void tf_memsampling_thread_start(tf_rec_thread *t)
 {
     t->mem = NULL;
-    if (!tf_rec_g.memsampler)
+    /* With kernel capture the writer decodes the software back end's
+     * samples: a thread gets its own decoder (and the process capstone,
+     * capstone_load.h) only when the handler takes its samples
+     * (tf_memsampling_thread_handler). */
+    if (!tf_rec_g.memsampler ||
+        (tf_rec_g.kernel_capture && tf_rec_g.memsampler == &tf_memsampler_software))
         return;
     tf_error err;
     tf_error_clear(&err);
     /* A thread whose back end cannot start still gets timer samples. */
     if (tf_rec_g.memsampler->thread_start(t, &err))
         t->mem = NULL;
+}
+
+void tf_memsampling_thread_handler(tf_rec_thread *t)
+{
+    if (t->mem || !tf_rec_g.memsampler)
+        return;
+    tf_error err;
+    tf_error_clear(&err);
+    /* As at the thread's start: the decoder's allocations are not the
+     * application's data objects (tf_heap.c records a thread's
+     * allocations only while tf_self is set). */
+    tf_rec_thread *self = tf_self;
+    tf_self = NULL;
+    if (tf_rec_g.memsampler->thread_start(t, &err))
+        t->mem = NULL;
+    tf_self = self;
 }
 
 void tf_memsampling_thread_stop(tf_rec_thread *t, bool forked)

@@ -178,6 +178,10 @@ extern const tf_memsampler_ops tf_memsampler_perf;
  * cannot be used. */
 void tf_memsampling_setup(void);
 void tf_memsampling_thread_start(tf_rec_thread *t);
+/* A thread's samples go to the signal handler (kernel capture refused or
+ * retired): its back end's state, if tf_memsampling_thread_start left it
+ * to the writer.  Not in a signal handler (dlopen, allocation). */
+void tf_memsampling_thread_handler(tf_rec_thread *t);
 void tf_memsampling_thread_stop(tf_rec_thread *t, bool forked);
 
 /* tf_heap.c: heap, mmap and thread-stack objects (docs/recorder.md). */

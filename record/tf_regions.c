@@ -315,7 +315,8 @@ int tf_regions_setup(const char *list, tf_error *err)
         return -1;
     struct tf_decoder *d = tf_decoder_new();
     if (!d)
-        return tf_fail(err, TF_ERR_NOMEM, "--region: cannot start the instruction decoder");
+        return tf_fail(err, TF_ERR_NOMEM, "--region: cannot start the instruction decoder "
+                       "(capstone not loadable, or out of memory)");
     /* Recording started again after tracefold_fini: the breakpoints it
      * took away go back (set_site leaves existing sites as they are). */
     for (uint32_t i = 0; i < SITES; i++)

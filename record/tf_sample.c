@@ -241,6 +241,7 @@ void tf_sampling_thread_start(tf_rec_thread *t)
         if (!atomic_exchange(&said, true))
             tf_rec_say(tf_rec_g.opt.capture == TF_CAPTURE_KERNEL, "kernel capture refused for a"
                        " thread (%s); its samples are taken by the signal handler", err.msg);
+        tf_memsampling_thread_handler(t);
     }
     t->sampling = true;
     if (tf_rec_g.sampler->start(t, tf_rec_g.signal, tf_jittered_period(t), &err))

@@ -3,13 +3,13 @@
  * for the method, the attribution choice and the signal-safety design). */
 #include "ea_decode.h"
 
-#include <capstone/capstone.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "capstone_load.h"
 #include "sigsafe_format.h"
 
 #if defined(__x86_64__)
@@ -65,6 +65,7 @@ typedef struct tf_ea_cached {
 } tf_ea_cached;
 
 struct tf_ea_decoder {
+    const tf_capstone *cs;       /* loaded on the first decoder's creation */
     csh      handle;
     cs_insn *insn;       /* cs_malloc'ed once; cs_disasm_iter fills it */
     size_t   page_size;  /* cached: sysconf is not async-signal-safe */
@@ -102,6 +103,7 @@ static void *count_realloc(void *p, size_t n)
 static pthread_once_t mem_hooks_once = PTHREAD_ONCE_INIT;
 static cs_err mem_hooks_status;
 
+/* Run once capstone is loaded (tf_ea_decoder_create). */
 static void install_mem_hooks(void)
 {
     /* CS_OPT_MEM copies the pointers into capstone's globals; the handle
@@ -110,7 +112,8 @@ static void install_mem_hooks(void)
         .malloc = count_malloc, .calloc = count_calloc, .realloc = count_realloc,
         .free = free, .vsnprintf = tf_sigsafe_vsnprintf,
     };
-    mem_hooks_status = cs_option(0, CS_OPT_MEM, (size_t)&mem);
+    tf_error err;
+    mem_hooks_status = tf_capstone_load(&err)->option(0, CS_OPT_MEM, (size_t)&mem);
 }
 
 uint64_t tf_ea_capstone_allocations(void)
@@ -260,7 +263,7 @@ static int warm_up(tf_ea_decoder *d)
     size_t size = sizeof warmup_code;
     uint64_t addr = 0x1000;
     while (size) {
-        if (!cs_disasm_iter(d->handle, &code, &size, &addr, d->insn))
+        if (!d->cs->disasm_iter(d->handle, &code, &size, &addr, d->insn))
             return -1;
     }
     return 0;
@@ -269,37 +272,41 @@ static int warm_up(tf_ea_decoder *d)
 int tf_ea_decoder_create(tf_ea_decoder **out, tf_error *err)
 {
     *out = NULL;
+    const tf_capstone *cs = tf_capstone_load(err);
+    if (!cs)
+        return -TF_ERR_UNSUPPORTED;
     pthread_once(&mem_hooks_once, install_mem_hooks);
     if (mem_hooks_status != CS_ERR_OK)
         return tf_fail(err, TF_ERR_INTERNAL, "capstone: setting the allocator: %s",
-                       cs_strerror(mem_hooks_status));
+                       cs->strerror(mem_hooks_status));
     tf_ea_decoder *d = calloc(1, sizeof *d);
     if (!d)
         return tf_fail(err, TF_ERR_NOMEM, "effective-address decoder");
     long page = sysconf(_SC_PAGESIZE);
     d->page_size = page > 0 ? (size_t)page : 4096;
-    cs_err e = cs_open(CS_ARCH_X86, CS_MODE_64, &d->handle);
+    d->cs = cs;
+    cs_err e = cs->open(CS_ARCH_X86, CS_MODE_64, &d->handle);
     if (e != CS_ERR_OK) {
         free(d);
-        return tf_fail(err, TF_ERR_UNSUPPORTED, "capstone: x86-64 decoder: %s", cs_strerror(e));
+        return tf_fail(err, TF_ERR_UNSUPPORTED, "capstone: x86-64 decoder: %s", cs->strerror(e));
     }
-    e = cs_option(d->handle, CS_OPT_DETAIL, CS_OPT_ON);
+    e = cs->option(d->handle, CS_OPT_DETAIL, CS_OPT_ON);
     if (e != CS_ERR_OK)
         goto fail;
-    d->insn = cs_malloc(d->handle);
+    d->insn = cs->malloc(d->handle);
     if (!d->insn) {
         e = CS_ERR_MEM;
         goto fail;
     }
     if (warm_up(d) != 0) {
-        e = cs_errno(d->handle);
+        e = cs->errno_of(d->handle);
         goto fail;
     }
     *out = d;
     return 0;
 fail:
     tf_ea_decoder_free(d);
-    return tf_fail(err, TF_ERR_INTERNAL, "capstone: preparing the decoder: %s", cs_strerror(e));
+    return tf_fail(err, TF_ERR_INTERNAL, "capstone: preparing the decoder: %s", cs->strerror(e));
 }
 
 void tf_ea_decoder_free(tf_ea_decoder *d)
@@ -307,8 +314,8 @@ void tf_ea_decoder_free(tf_ea_decoder *d)
     if (!d)
         return;
     if (d->insn)
-        cs_free(d->insn, 1);
-    cs_close(&d->handle);
+        d->cs->free(d->insn, 1);
+    d->cs->close(&d->handle);
     free(d);
 }
 
@@ -480,7 +487,7 @@ static int decode_plan(tf_ea_decoder *d, const uint8_t *code, size_t len, uint64
     p->insn_ip = ip;
     p->origin = TF_EA_AT_IP;
     uint64_t addr = ip;
-    if (!cs_disasm_iter(d->handle, &code, &len, &addr, d->insn))
+    if (!d->cs->disasm_iter(d->handle, &code, &len, &addr, d->insn))
         return plan_status(p, TF_EA_UNDECODABLE);
     const cs_insn *insn = d->insn;
     const cs_x86 *x = &insn->detail->x86;
@@ -532,7 +539,7 @@ static bool writes_address_register(tf_ea_decoder *d)
 {
     cs_regs rd, wr;
     uint8_t nrd, nwr;
-    if (cs_regs_access(d->handle, d->insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+    if (d->cs->regs_access(d->handle, d->insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
         return true;
     const cs_x86 *x = &d->insn->detail->x86;
     for (unsigned i = 0; i < x->op_count; i++) {
@@ -666,7 +673,7 @@ static int previous_from_anchor(tf_ea_decoder *d, uint64_t anchor, uint64_t ip,
         return plan_status(p, TF_EA_UNRESOLVED);
     while (addr < ip) {
         start = addr;
-        if (!cs_disasm_iter(d->handle, &code, &left, &addr, d->insn))
+        if (!d->cs->disasm_iter(d->handle, &code, &left, &addr, d->insn))
             return plan_status(p, TF_EA_UNRESOLVED);
     }
     if (addr != ip)

@@ -2,13 +2,13 @@
 #include "mem_backend.h"
 
 #include <errno.h>
-#include <perfmon/pfmlib_perf_event.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "pfm_load.h"
 #include "sysfs_pmu.h"
 #include "trace.h"
 
@@ -63,27 +63,16 @@ static const char *const pfm_store_events[] = {
     "MEM_TRANS_RETIRED:PRECISE_STORE",
 };
 
-static bool pfm_ready(void)
-{
-    static int status = -1;   /* set up once; libpfm4 keeps global state */
-    if (status < 0)
-        status = pfm_initialize() == PFM_SUCCESS;
-    return status == 1;
-}
-
 /* Encodes the first name libpfm4 knows; false when none. */
 static bool pfm_encode(const char *const *names, size_t n, const char *modifier,
                        struct perf_event_attr *a, char *origin, size_t origin_size)
 {
-    if (!pfm_ready())
-        return false;
     for (size_t i = 0; i < n; i++) {
         char spec[128];
         snprintf(spec, sizeof spec, "%s%s", names[i], modifier);
         struct perf_event_attr tmp = { .size = sizeof tmp };
         pfm_perf_encode_arg_t arg = { .attr = &tmp, .size = sizeof arg };
-        if (pfm_get_os_event_encoding(spec, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) ==
-            PFM_SUCCESS) {
+        if (tf_pfm_encode(spec, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) == PFM_SUCCESS) {
             a->type = tmp.type;
             a->config = tmp.config;
             a->config1 = tmp.config1;

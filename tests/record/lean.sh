@@ -5,7 +5,10 @@
 # has started) holds HDF5 but none of the analysis libraries: no MPI (whose
 # start-up can disturb, or be refused by, the job the program runs in), no
 # cairo, pango, glib or fontconfig, and no libxml2 even when a configuration
-# file was read.
+# file was read.  In the program, the library loads capstone and libpfm4
+# only when it needs them (docs/recorder.md, "Start and stop"): never when
+# it does not record, and capstone not with kernel capture, where the
+# writer decodes.
 . "$top_srcdir/tests/record/lib.sh"
 heavy='libmpi|libopen-pal|libopen-rte|libcairo|libpango|libglib|libgobject|libfontconfig|libharfbuzz|libxml2|libicu'
 # The sanitizer build links its runtimes (with libstdc++, libm, libgcc_s)
@@ -45,4 +48,14 @@ writer_maps() {   # OUT RECORD-ARGS...
 writer_maps "$tmp/plain.maps" -o "$tmp/a.h5"
 printf '<tracefold>\n  <period>2ms</period>\n</tracefold>\n' > "$tmp/c.xml"
 writer_maps "$tmp/config.maps" -c "$tmp/c.xml" -o "$tmp/b.h5"
+lazy='libcapstone|libpfm'
+env LD_PRELOAD="$bd/record/.libs/libtracefold.so" TRACEFOLD_AUTOSTART=no \
+    cat /proc/self/maps > "$tmp/off.maps" || fail "library preloaded, off: exit status $?"
+grep -q libtracefold "$tmp/off.maps" || fail "library preloaded, off: not loaded"
+loaded=$(grep -Eo "[^/ ]*($lazy)[^/ ]*" "$tmp/off.maps" | sort -u | tr '\n' ' ')
+[ -z "$loaded" ] || fail "library preloaded, off: loaded $loaded"
+"$tf" record -q --capture kernel -o "$tmp/k.h5" -- cat /proc/self/maps > "$tmp/rec.maps" ||
+    fail "record --capture kernel: exit status $?"
+grep -q libtracefold "$tmp/rec.maps" || fail "record --capture kernel: library not loaded"
+! grep -q libcapstone "$tmp/rec.maps" || fail "record --capture kernel: the program loaded capstone"
 exit 0
