@@ -389,7 +389,7 @@ static void points_in_parts(void **state)
     void *want[4], *got[4];
     point_columns_of(fx, &all, "whole.h5", n, want);
     split_parts sp;
-    split_parts_init(&sp, &whole, 0, cuts, 5);
+    split_parts_init(&sp, &whole, fx->reg.ncounters, cuts, 5);
     fx->grp.points = (tf_fold_points){ 0 };
     fx->grp.parts = &sp.parts;
     if (tf_analysis_from_fold(&cut, fx->tr, &fx->reg, 0, NULL, &prm, &err))

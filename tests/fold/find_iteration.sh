@@ -7,6 +7,10 @@
 # --region; a program without a regular loop gets "no regular iteration"
 # and the ways to mark one.
 . "${top_srcdir:?run by make check}/tests/examples/lib.sh"
+if [ "${TF_SANITIZERS:-no}" = yes ]; then
+    echo "SKIP: sanitizer build: the instrumented programs' timings are not the ones checked (normal build checks this)"
+    exit 77
+fi
 app=$top_builddir/tests/fold/unmarked_app
 "$tf" record -q -o "$tmp/r.h5" --period 1ms -- "$app" regular 40 ${work:-4000000} >"$tmp/r.txt" ||
     { echo "FAIL: recording exited $?"; exit 1; }

@@ -15,8 +15,8 @@ static double a[1 << 12], b[1 << 12];
 
 int main(int argc, char **argv)
 {
-    int iterations = argc > 1 ? atoi(argv[1]) : 50;
-    long work = argc > 2 ? atol(argv[2]) : 2000;
+    int iterations = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 50;
+    long work = argc > 2 ? strtol(argv[2], NULL, 10) : 2000;
     int n = (int)(sizeof a / sizeof a[0]);
     for (int it = 0; it < iterations; it++) {
         tracefold_region_begin("step");

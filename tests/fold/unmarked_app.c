@@ -50,8 +50,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: unmarked_app regular|irregular ITERATIONS WORK\n");
         return 2;
     }
-    int iterations = atoi(argv[2]);
-    long work = atol(argv[3]);
+    int iterations = (int)strtol(argv[2], NULL, 10);
+    long work = strtol(argv[3], NULL, 10);
     if (!strcmp(argv[1], "irregular")) {
         srand(7);
         for (int it = 0; it < iterations; it++) {
