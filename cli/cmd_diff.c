@@ -112,29 +112,12 @@ static int load(struct side *s, const char *region, uint32_t group, tf_error *er
     return rc == 0 ? pick(s, region, group, err) : rc;
 }
 
-static const char *const outputs[] = {"diff.csv", "diff.md", "diff.pdf", "diff.svg", "diff.png",
-                                      DIFF_MARKER};
-
-/* Removes what diff writes into dir, then dir. */
-static void remove_output(const char *dir)
-{
-    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", dir, outputs[k]);
-        unlink(path);
-    }
-    rmdir(dir);
-}
-
 static int write_all(const tf_diff *d, const struct side *a, const struct side *b,
                      const struct diff_options *o, bool replace, tf_error *err)
 {
-    char tmp[4096], old[4096], page[4200], title[512];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", o->output, (long)getpid());
-    snprintf(old, sizeof old, "%s.old-%ld", o->output, (long)getpid());
-    if (mkdir(tmp, 0777) != 0)
-        return tf_fail(err, TF_ERR_IO, "%s: cannot create the output directory: %s", tmp,
-                       strerror(errno));
+    char tmp[4096], page[4200], title[512];
+    if (tf_output_begin_folder(o->output, tmp, sizeof tmp, err) < 0)
+        return -err->code;
     int rc = tf_diff_write_tables(d, a->path, b->path, tmp, err);
     snprintf(page, sizeof page, "%s/diff.%s", tmp, tf_render_format_name(o->format));
     if (strcmp(a->region, b->region))
@@ -143,22 +126,7 @@ static int write_all(const tf_diff *d, const struct side *a, const struct side *
         snprintf(title, sizeof title, "diff: region %s", a->region);
     if (rc == 0)
         rc = tf_render_diff(d, title, page, o->format, 150, err);
-    if (rc == 0)
-        rc = tf_output_mark_folder(tmp, DIFF_MARKER, err);
-    if (rc == 0 && replace && rename(o->output, old) != 0)
-        rc = tf_fail(err, TF_ERR_IO, "%s: cannot move the earlier output aside: %s", o->output,
-                     strerror(errno));
-    if (rc == 0 && rename(tmp, o->output) != 0) {
-        rc = tf_fail(err, TF_ERR_IO, "%s: cannot rename %s to it: %s", o->output, tmp,
-                     strerror(errno));
-        if (replace)
-            rename(old, o->output);
-    }
-    if (rc < 0)
-        remove_output(tmp);
-    else if (replace)
-        remove_output(old);
-    return rc;
+    return tf_output_finish_folder(tmp, o->output, DIFF_MARKER, replace, rc, err);
 }
 
 static int parse(int argc, char **argv, struct diff_options *o)

@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
@@ -317,16 +316,6 @@ static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, size_
     return rc;
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-    return remove(path);
-}
-
-static void remove_tree(const char *dir)
-{
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* The file fold writes into OUTDIR last, listing what it wrote there: an
  * existing OUTDIR is replaced (with --force) only while it holds this and
  * nothing else (common/tf_output.h). */
@@ -467,12 +456,9 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res,
                          const struct fold_options *o, const tf_cal_profile *profile,
                          bool replace, unsigned threads, tf_error *err)
 {
-    char tmp[4096], old[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", outdir, (long)getpid());
-    snprintf(old, sizeof old, "%s.old-%ld", outdir, (long)getpid());
-    if (mkdir(tmp, 0777) != 0)
-        return tf_fail(err, TF_ERR_IO, "%s: cannot create the output directory: %s", tmp,
-                       strerror(errno));
+    char tmp[4096];
+    if (tf_output_begin_folder(outdir, tmp, sizeof tmp, err) < 0)
+        return -err->code;
     struct side side = { .dir = tmp, .machine = o->machine, .tr = tr, .res = res,
                          .alloc_rules = &o->analysis.alloc_rules, .team = team,
                          .profile = profile, .with_synthetic = threads > 1,
@@ -525,22 +511,7 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res,
     if (rc == 0 && end.synthetic && end.rc < 0)
         tf_msg_warn("no folded.prv: %s", end.err.msg);
     tf_analysis_set_free(&analyses);
-    if (rc == 0)
-        rc = tf_output_mark_folder(tmp, FOLD_MARKER, err);
-    if (rc == 0 && replace && rename(outdir, old) != 0)
-        rc = tf_fail(err, TF_ERR_IO, "%s: cannot move the earlier output aside: %s", outdir,
-                     strerror(errno));
-    if (rc == 0 && rename(tmp, outdir) != 0) {
-        rc = tf_fail(err, TF_ERR_IO, "%s: cannot rename %s to it: %s", outdir, tmp,
-                     strerror(errno));
-        if (replace)
-            rename(old, outdir);
-    }
-    if (rc < 0)
-        remove_tree(tmp);
-    else if (replace)
-        remove_tree(old);
-    return rc;
+    return tf_output_finish_folder(tmp, outdir, FOLD_MARKER, replace, rc, err);
 }
 
 static void show_progress(void *arg, const char *what, uint64_t done, uint64_t total)

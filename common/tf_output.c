@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -326,4 +327,49 @@ int tf_output_make_parents(const char *path, tf_error *err)
         *slash = '/';
     }
     return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)type;
+    (void)ftw;
+    return remove(path);
+}
+
+void tf_output_remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int tf_output_begin_folder(const char *path, char *tmp, size_t len, tf_error *err)
+{
+    snprintf(tmp, len, "%s.tmp-%ld", path, (long)getpid());
+    if (mkdir(tmp, 0777) != 0)
+        return tf_fail(err, TF_ERR_IO, "%s: cannot create the output directory: %s", tmp,
+                       strerror(errno));
+    return 0;
+}
+
+int tf_output_finish_folder(const char *tmp, const char *path, const char *marker, bool replace,
+                            int rc, tf_error *err)
+{
+    char old[PATH_MAX + 32];
+    snprintf(old, sizeof old, "%s.old-%ld", path, (long)getpid());
+    if (rc == 0)
+        rc = tf_output_mark_folder(tmp, marker, err);
+    if (rc == 0 && replace && rename(path, old) != 0)
+        rc = tf_fail(err, TF_ERR_IO, "%s: cannot move the earlier output aside: %s", path,
+                     strerror(errno));
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = tf_fail(err, TF_ERR_IO, "%s: cannot rename %s to it: %s", path, tmp,
+                     strerror(errno));
+        if (replace)
+            rename(old, path);
+    }
+    if (rc < 0)
+        tf_output_remove_tree(tmp);
+    else if (replace)
+        tf_output_remove_tree(old);
+    return rc;
 }

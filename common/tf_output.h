@@ -71,6 +71,21 @@ int tf_output_check_folder(const char *path, const char *marker, const tf_output
  * (once everything else is written there). */
 int tf_output_mark_folder(const char *dir, const char *marker, tf_error *err);
 
+/* A folder output written as a whole: tf_output_begin_folder creates its
+ * temporary sibling (path.tmp-PID) into tmp; tf_output_finish_folder,
+ * with the status rc of the writing, marks it with marker, moves an
+ * earlier folder at path aside when replace (tf_output_check_folder
+ * allowed it), renames tmp to path and removes what is left over: tmp
+ * when anything failed, the earlier folder once replaced.  Returns rc,
+ * or the error of the commit. */
+int tf_output_begin_folder(const char *path, char *tmp, size_t len, tf_error *err);
+int tf_output_finish_folder(const char *tmp, const char *path, const char *marker, bool replace,
+                            int rc, tf_error *err);
+
+/* Removes dir and everything below it, following no link (best effort:
+ * a temporary output being abandoned). */
+void tf_output_remove_tree(const char *dir);
+
 /* Creates the folders leading to the file path, as `mkdir -p` would. */
 int tf_output_make_parents(const char *path, tf_error *err);
 

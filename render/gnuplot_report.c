@@ -15,25 +15,9 @@
 #include <unistd.h>
 
 #include "gnuplot_script.h"
+#include "tf_output.h"
 
 #define LOG_NAME "gnuplot.log"
-
-static void remove_tree(const char *dir)
-{
-    DIR *dh = opendir(dir);
-    if (dh) {
-        struct dirent *e;
-        while ((e = readdir(dh))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            char path[4096 + 256];
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-        closedir(dh);
-    }
-    rmdir(dir);
-}
 
 /* Runs gnuplot on script inside d->tmp, its messages into gnuplot.log. */
 static int run_gnuplot(const tf_gp_dir *d, const char *script, tf_error *err)
@@ -134,6 +118,6 @@ int tf_render_gnuplot(const tf_report *r, const char *dir, enum tf_render_format
     if (rc == 0)
         rc = publish(&d, err);
     if (rc < 0)
-        remove_tree(d.tmp);
+        tf_output_remove_tree(d.tmp);
     return rc;
 }
