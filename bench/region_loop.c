@@ -9,6 +9,17 @@
 #include <sys/resource.h>
 #include <time.h>
 
+/* bench/region_loop_marked: the API's marks around each call, the cost
+ * that --region is compared with. */
+#ifdef REGION_LOOP_MARKS
+#include "tracefold.h"
+#define MARK_BEGIN() tracefold_region_begin("iteration")
+#define MARK_END()   tracefold_region_end("iteration")
+#else
+#define MARK_BEGIN() ((void)0)
+#define MARK_END()   ((void)0)
+#endif
+
 static volatile double sink;
 
 __attribute__((noinline)) void iteration(int n)
@@ -35,12 +46,15 @@ int main(int argc, char **argv)
     struct timespec a, b;
     double c0 = cpu_seconds();
     clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        MARK_BEGIN();
         iteration(i);
+        MARK_END();
+    }
     clock_gettime(CLOCK_MONOTONIC, &b);
     double c1 = cpu_seconds();
     double wall = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
-    printf("calls=%d wall_us_per_call=%.3f cpu_us_per_call=%.3f\n", n, wall * 1e6 / n,
+    printf("calls=%d wall_us_per_call=%.5f cpu_us_per_call=%.5f\n", n, wall * 1e6 / n,
            (c1 - c0) * 1e6 / n);
     return 0;
 }

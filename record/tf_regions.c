@@ -25,7 +25,23 @@
  *     above its entry's (the ret popped the return address); the same
  *     address reached by a deeper call is not its return.
  * The SIGTRAP handler writes begin and end as tracefold_region_begin/end
- * do (tf_region_emit), async-signal-safe. */
+ * do (tf_region_emit), async-signal-safe.
+ *
+ * A program built with -finstrument-functions (GCC, Clang) calls
+ * __cyg_profile_func_enter(function, call site) after each function's
+ * prologue and __cyg_profile_func_exit(function, call site) before it
+ * returns, also when an exception unwinds through it; glibc defines both
+ * as no-ops, and the recorder's definitions come first (preloaded or
+ * linked ahead of libc).  A hash of the named functions' addresses is
+ * looked up for every call; the others cost that lookup and nothing more.
+ * The first time a named function's hook runs, the function is known to
+ * be instrumented: its entry breakpoint is taken away (that call's own
+ * trap has already opened the instance), and from then on its instances
+ * are opened and closed by the hooks, with no trap.  A return-site
+ * breakpoint an earlier trap set is taken away when the hooks close the
+ * instance that set it.  The hooks find the function's entry stack
+ * pointer from the return address they are given (entry_sp), so a longjmp
+ * out of an instance is seen at the next entry as with breakpoints. */
 #include "config.h"
 
 #include <errno.h>
@@ -59,7 +75,9 @@ enum site_state { SITE_EMPTY, SITE_BUSY, SITE_READY, SITE_FAILED };
 struct site {
     _Atomic uint64_t addr;
     _Atomic uint8_t  state;     /* enum site_state */
+    _Atomic bool     dormant;   /* its first byte given back: the hooks serve it */
     uint16_t func;              /* index in funcs, or RETURN_SITE */
+    uint16_t owner;             /* a return site: the function whose call set it */
     tf_displaced how;
 };
 
@@ -68,9 +86,14 @@ struct func {
     uint32_t name_id;           /* interned in the current process */
 };
 
+/* An open instance.  sp: the function's stack pointer at entry; ret: the
+ * return site whose breakpoint ends it, 0 for an instance the hooks
+ * opened. */
 struct frame {
     uint64_t sp, ret;
     uint32_t func;
+    uint32_t nested;            /* recursive calls the hooks saw inside it */
+    bool     hooked;            /* its own call's entry hook has run */
 };
 
 typedef struct tf_region_thread {
@@ -80,6 +103,15 @@ typedef struct tf_region_thread {
 } tf_region_thread;
 
 static struct site sites[SITES];
+/* The named functions' entries by address, for the -finstrument-functions
+ * hooks: open addressing, filled before hooks_armed is set. */
+#define HOOKS_LOG2 7
+#define HOOKS      (1u << HOOKS_LOG2)
+static struct {
+    uint64_t addr;
+    uint16_t func;
+} hooks[HOOKS];
+static _Atomic bool hooks_armed;
 static struct func funcs[TF_REGION_MAX_NAMES];
 static unsigned nfuncs;
 static int mem_fd = -1;
@@ -118,7 +150,7 @@ static int poke(uint64_t addr, uint8_t byte)
 
 /* Sets a breakpoint at addr (once).  Async-signal-safe with a decoder of
  * the calling thread. */
-static int set_site(struct tf_decoder *d, uint64_t addr, uint16_t func)
+static int set_site(struct tf_decoder *d, uint64_t addr, uint16_t func, uint16_t owner)
 {
     struct site *s = site_of(addr, true);
     if (!s) {
@@ -136,6 +168,7 @@ static int set_site(struct tf_decoder *d, uint64_t addr, uint16_t func)
     }
     atomic_store_explicit(&s->state, SITE_BUSY, memory_order_relaxed);
     s->func = func;
+    s->owner = owner;
     if (tf_displace(d, addr, &s->how)) {
         atomic_store_explicit(&s->state, SITE_FAILED, memory_order_release);
         return -1;
@@ -167,7 +200,7 @@ static void on_entry(tf_rec_thread *t, tf_region_thread *r, uint16_t func, uint6
         return;
     }
     uint64_t ret = *(const uint64_t *)(uintptr_t)sp;
-    if (set_site(r->decoder, ret, RETURN_SITE)) {
+    if (set_site(r->decoder, ret, RETURN_SITE, func)) {
         atomic_fetch_add_explicit(&no_return_site, 1, memory_order_relaxed);
         return;
     }
@@ -181,6 +214,144 @@ static void on_return(tf_rec_thread *t, tf_region_thread *r, uint64_t addr, uint
         const struct frame *f = &r->frame[--r->depth];
         end_instance(t, f, f->ret == addr && sp == f->sp + 8);
     }
+}
+
+/* Gives a breakpoint's first byte back for good: the hooks serve what it
+ * did.  Its site stays ready, for a thread already on its way into the
+ * handler. */
+static void make_dormant(uint64_t addr)
+{
+    struct site *s = site_of(addr, false);
+    if (s && atomic_load_explicit(&s->state, memory_order_acquire) == SITE_READY &&
+        !atomic_exchange(&s->dormant, true))
+        (void)poke(addr, s->how.first);
+}
+
+/* The named function at addr, or -1: the hooks' test of every call. */
+static int hooked_func(uint64_t addr)
+{
+    uint32_t h = (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> (64 - HOOKS_LOG2));
+    for (uint32_t i = 0; i < HOOKS; i++) {
+        uint32_t k = (h + i) & (HOOKS - 1);
+        if (hooks[k].addr == addr)
+            return hooks[k].func;
+        if (!hooks[k].addr)
+            return -1;
+    }
+    return -1;
+}
+
+static void hook_add(uint64_t addr, uint16_t func)
+{
+    uint32_t h = (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> (64 - HOOKS_LOG2));
+    for (uint32_t i = 0; i < HOOKS; i++) {
+        uint32_t k = (h + i) & (HOOKS - 1);
+        if (hooks[k].addr == addr || !hooks[k].addr) {
+            hooks[k].addr = addr;
+            hooks[k].func = func;
+            return;
+        }
+    }
+}
+
+/* The function's stack pointer at entry, from its body's (the hook's
+ * canonical frame address): the slot holding its return address (x86-64
+ * psABI §3.2.2: [rsp] at entry), which the hook receives as call_site,
+ * searched upwards within 64 words, the frames of loop bodies; a larger
+ * frame keeps the body's, which orders instances by depth less exactly. */
+__attribute__((no_sanitize_address))
+static uint64_t entry_sp(uint64_t body_sp, uint64_t ret)
+{
+    const uint64_t *slot = (const uint64_t *)(uintptr_t)body_sp;
+    for (unsigned i = 0; i < 64; i++)
+        if (slot[i] == ret)
+            return body_sp + 8 * i;
+    return body_sp;
+}
+
+static void on_hook_entry(tf_rec_thread *t, tf_region_thread *r, uint16_t func, uint64_t fn,
+                          uint64_t sp)
+{
+    make_dormant(fn);
+    struct frame *top = r->depth ? &r->frame[r->depth - 1] : NULL;
+    if (top && top->func == func && top->sp == sp && !top->hooked) {
+        top->hooked = true;   /* this call's entry breakpoint opened it */
+        return;
+    }
+    while (r->depth && sp >= r->frame[r->depth - 1].sp)
+        end_instance(t, &r->frame[--r->depth], false);
+    for (uint32_t i = 0; i < r->depth; i++)
+        if (r->frame[i].func == func) {
+            r->frame[i].nested++;   /* recursion: the outermost call is the instance */
+            return;
+        }
+    if (r->depth == DEPTH_MAX) {
+        atomic_fetch_add_explicit(&too_deep, 1, memory_order_relaxed);
+        return;
+    }
+    r->frame[r->depth++] = (struct frame){.sp = sp, .func = func, .hooked = true};
+    tf_region_emit(t, true, funcs[func].name_id, 0);
+}
+
+static void on_hook_exit(tf_rec_thread *t, tf_region_thread *r, uint16_t func)
+{
+    uint32_t k = r->depth;
+    while (k && r->frame[k - 1].func != func)
+        k--;
+    if (!k)
+        return;   /* opened before recording, or too deep */
+    struct frame *f = &r->frame[k - 1];
+    if (f->nested) {
+        f->nested--;
+        return;
+    }
+    /* deeper instances still open were left without their end */
+    while (r->depth > k)
+        end_instance(t, &r->frame[--r->depth], false);
+    r->depth--;
+    end_instance(t, f, true);
+    if (f->ret) {
+        struct site *s = site_of(f->ret, false);
+        if (s && s->owner == func)
+            make_dormant(f->ret);
+    }
+}
+
+/* The thread a hook call concerns, with the named function's index, or
+ * NULL for the calls of no interest (the lookup is all they cost). */
+__attribute__((always_inline))
+static inline tf_rec_thread *hooked_call(void *fn, uint16_t *func)
+{
+    if (!atomic_load_explicit(&hooks_armed, memory_order_relaxed))
+        return NULL;
+    int f = hooked_func((uint64_t)(uintptr_t)fn);
+    tf_rec_thread *t = tf_self;
+    if (f < 0 || !t || !t->regions || !tf_rec_active())
+        return NULL;
+    *func = (uint16_t)f;
+    return t;
+}
+
+/* The -finstrument-functions hooks (see the top of this file). */
+__attribute__((visibility("default"), no_instrument_function))
+void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+    uint16_t func;
+    tf_rec_thread *t = hooked_call(fn, &func);
+    if (t)
+        on_hook_entry(t, t->regions, func, (uint64_t)(uintptr_t)fn,
+                      entry_sp((uint64_t)(uintptr_t)__builtin_dwarf_cfa(),
+                               (uint64_t)(uintptr_t)call_site));
+}
+
+__attribute__((visibility("default"), no_instrument_function))
+void __cyg_profile_func_exit(void *fn, void *call_site)
+{
+    (void)call_site;
+    uint16_t func;
+    tf_rec_thread *t = hooked_call(fn, &func);
+    if (t)
+        on_hook_exit(t, t->regions, func);
 }
 
 /* Chains to the handler that was there before, or does what the default
@@ -320,11 +491,13 @@ int tf_regions_setup(const char *list, tf_error *err)
     /* Recording started again after tracefold_fini: the breakpoints it
      * took away go back (set_site leaves existing sites as they are). */
     for (uint32_t i = 0; i < SITES; i++)
-        if (atomic_load(&sites[i].state) == SITE_READY)
+        if (atomic_load(&sites[i].state) == SITE_READY && !atomic_load(&sites[i].dormant))
             (void)poke(atomic_load(&sites[i].addr), INT3);
     int rc = 0;
+    for (unsigned i = 0; i < n; i++)
+        hook_add(addrs[i], owner[i]);
     for (unsigned i = 0; i < n && !rc; i++) {
-        if (!set_site(d, addrs[i], owner[i]))
+        if (!set_site(d, addrs[i], owner[i], owner[i]))
             continue;
         rc = tf_fail(err, TF_ERR_UNSUPPORTED, "--region %s: no breakpoint can be set at its "
                      "entry %#llx (its first instruction cannot be run out of line, or the "
@@ -332,6 +505,7 @@ int tf_regions_setup(const char *list, tf_error *err)
                      (unsigned long long)addrs[i]);
     }
     tf_decoder_free(d);
+    atomic_store(&hooks_armed, rc == 0);
     return rc;
 }
 
@@ -367,10 +541,11 @@ void tf_regions_stop(void)
 {
     if (!nfuncs)
         return;
+    atomic_store(&hooks_armed, false);
     /* The first bytes go back; the handler stays, for threads already on
      * their way to a breakpoint. */
     for (uint32_t i = 0; i < SITES; i++)
-        if (atomic_load(&sites[i].state) == SITE_READY)
+        if (atomic_load(&sites[i].state) == SITE_READY && !atomic_load(&sites[i].dormant))
             (void)poke(atomic_load(&sites[i].addr), sites[i].how.first);
     uint64_t deep = atomic_load(&too_deep), lost = atomic_load(&no_return_site);
     if (deep)

@@ -3,8 +3,10 @@
 # without source changes"): exact instances per thread for a C program
 # (threads, nested regions, recursion counted once, a longjmp out), a C++
 # program (member function, every overload, a function that throws) and a
-# Fortran module procedure; then the bad input: an unknown name (close
-# names listed), a stripped program, too many names.
+# Fortran module procedure; the same C and C++ programs built with
+# -finstrument-functions, whose hooks then serve the regions; then the bad
+# input: an unknown name (close names listed), a stripped program, too
+# many names.
 . "$top_srcdir/tests/record/lib.sh"
 
 # counts FILE: "region begins ends unseen" per thread line, sorted.
@@ -78,6 +80,32 @@ EOW
         fail "smooth(double) alone: $(counts "$tmp/cxx1.h5")"
 else
     echo "no C++ compiler: the C++ case is not run"
+fi
+
+# Built with -finstrument-functions: the recorder's hooks open and close
+# the instances after the first call (tf_regions.c), with the same counts;
+# an exception leaving risky() runs its exit hook, so those instances end,
+# seen, where the breakpoints could not see them end.
+cc=${CC:-cc}
+"$cc" -O2 -pthread -finstrument-functions -o "$tmp/region_hooked" \
+    "$top_srcdir/tests/record/region_app.c" || fail "compiling region_app.c with hooks"
+"$tf" record -q -o "$tmp/h.h5" --region work --region step,fib -- \
+    "$tmp/region_hooked" 3 $n > /dev/null || fail "record region_app with hooks: status $?"
+counts "$tmp/h.h5" | diff - "$tmp/c.txt" >&2 ||
+    fail "region_app with hooks: instances per thread differ from the breakpoints' (second)"
+TRACEFOLD_REGIONS=leap,work "$tf" record -q -o "$tmp/h3.h5" -- "$tmp/region_hooked" 0 $n \
+    > /dev/null || fail "record region_app with hooks (leap): status $?"
+counts "$tmp/h3.h5" | diff "$tmp/c3.want" - >&2 || fail "longjmp with hooks"
+if command -v "$cxx" >/dev/null 2>&1; then
+    "$cxx" -O2 -pthread -finstrument-functions -o "$tmp/region_cxx_hooked" \
+        "$top_srcdir/tests/record/region_cxx.cc" || fail "compiling region_cxx.cc with hooks"
+    "$tf" record -q -o "$tmp/cxxh.h5" --region ns::Grid::relax --region smooth \
+        --region risky -- "$tmp/region_cxx_hooked" 3 $n > "$tmp/cxxh.out" ||
+        fail "record region_cxx with hooks: status $?"
+    grep -q "^region_cxx: $n\$" "$tmp/cxxh.out" || fail "region_cxx with hooks: exceptions not caught"
+    sed "s/^risky .*/risky begins=$n ends=$n unseen=0/" "$tmp/cxx.want" | sort > "$tmp/cxxh.want"
+    counts "$tmp/cxxh.h5" | diff "$tmp/cxxh.want" - >&2 ||
+        fail "region_cxx with hooks: instances per thread (risky's ends seen)"
 fi
 
 # Fortran: the module procedure as written, with and without its module.
