@@ -263,6 +263,7 @@ void tf_regions_intern(void);                     /* once the process's strings 
 void tf_regions_thread_start(tf_rec_thread *t);
 void tf_regions_thread_stop(tf_rec_thread *t);
 void tf_regions_stop(void);                       /* the code as it was; says what was lost */
+void tf_regions_loaded(void);                     /* a library was loaded (dlopen) */
 void tf_regions_forked(void);                     /* in a forked child */
 /* From the sigaction interposer (tf_sample.c): a handler the program sets
  * for SIGTRAP while the breakpoints need it is kept as the one traps that

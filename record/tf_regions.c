@@ -84,6 +84,7 @@ struct site {
 struct func {
     char     name[256];         /* as the user wrote it: the region's name */
     uint32_t name_id;           /* interned in the current process */
+    _Atomic bool pending;       /* not found at start: looked for at each dlopen */
 };
 
 /* An open instance.  sp: the function's stack pointer at entry; ret: the
@@ -108,7 +109,7 @@ static struct site sites[SITES];
 #define HOOKS_LOG2 7
 #define HOOKS      (1u << HOOKS_LOG2)
 static struct {
-    uint64_t addr;
+    _Atomic uint64_t addr;      /* set last: a reader that sees it sees func */
     uint16_t func;
 } hooks[HOOKS];
 static _Atomic bool hooks_armed;
@@ -233,22 +234,27 @@ static int hooked_func(uint64_t addr)
     uint32_t h = (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> (64 - HOOKS_LOG2));
     for (uint32_t i = 0; i < HOOKS; i++) {
         uint32_t k = (h + i) & (HOOKS - 1);
-        if (hooks[k].addr == addr)
+        uint64_t a = atomic_load_explicit(&hooks[k].addr, memory_order_acquire);
+        if (a == addr)
             return hooks[k].func;
-        if (!hooks[k].addr)
+        if (!a)
             return -1;
     }
     return -1;
 }
 
+/* Called at start and under load_lock: one writer at a time. */
 static void hook_add(uint64_t addr, uint16_t func)
 {
     uint32_t h = (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> (64 - HOOKS_LOG2));
     for (uint32_t i = 0; i < HOOKS; i++) {
         uint32_t k = (h + i) & (HOOKS - 1);
-        if (hooks[k].addr == addr || !hooks[k].addr) {
-            hooks[k].addr = addr;
+        uint64_t a = atomic_load_explicit(&hooks[k].addr, memory_order_relaxed);
+        if (a == addr)
+            return;
+        if (!a) {
             hooks[k].func = func;
+            atomic_store_explicit(&hooks[k].addr, addr, memory_order_release);
             return;
         }
     }
@@ -464,38 +470,17 @@ static int start_traps(tf_error *err)
     return 0;
 }
 
-int tf_regions_setup(const char *list, tf_error *err)
+/* The breakpoints of addrs[0..n) (owner: their functions), with the
+ * hooks' table.  0, or -1 with err naming the function. */
+static int arm(const uint64_t *addrs, const uint16_t *owner, unsigned n, tf_error *err)
 {
-    if (!list[0] || !strcmp(list, "none"))
-        return 0;
-    if (split_names(list, err))
-        return -1;
-    uint64_t addrs[TF_REGION_MAX_ADDRS];
-    uint16_t owner[TF_REGION_MAX_ADDRS];
-    unsigned n = 0;
-    for (unsigned f = 0; f < nfuncs; f++) {
-        unsigned before = n;
-        if (tf_symbols_find(funcs[f].name, addrs, TF_REGION_MAX_ADDRS, &n, err))
-            return -1;
-        for (unsigned i = before; i < n; i++)
-            owner[i] = (uint16_t)f;
-    }
-    /* Once per process: a second tracefold_init keeps them (the handler,
-     * set twice, would find itself as the program's). */
-    if (!trap_handled && start_traps(err))
-        return -1;
     struct tf_decoder *d = tf_decoder_new();
     if (!d)
         return tf_fail(err, TF_ERR_NOMEM, "--region: cannot start the instruction decoder "
                        "(capstone not loadable, or out of memory)");
-    /* Recording started again after tracefold_fini: the breakpoints it
-     * took away go back (set_site leaves existing sites as they are). */
-    for (uint32_t i = 0; i < SITES; i++)
-        if (atomic_load(&sites[i].state) == SITE_READY && !atomic_load(&sites[i].dormant))
-            (void)poke(atomic_load(&sites[i].addr), INT3);
-    int rc = 0;
     for (unsigned i = 0; i < n; i++)
         hook_add(addrs[i], owner[i]);
+    int rc = 0;
     for (unsigned i = 0; i < n && !rc; i++) {
         if (!set_site(d, addrs[i], owner[i], owner[i]))
             continue;
@@ -505,8 +490,84 @@ int tf_regions_setup(const char *list, tf_error *err)
                      (unsigned long long)addrs[i]);
     }
     tf_decoder_free(d);
+    return rc;
+}
+
+int tf_regions_setup(const char *list, tf_error *err)
+{
+    if (!list[0] || !strcmp(list, "none"))
+        return 0;
+    if (split_names(list, err))
+        return -1;
+    uint64_t addrs[TF_REGION_MAX_ADDRS];
+    uint16_t owner[TF_REGION_MAX_ADDRS];
+    unsigned n = 0;
+    int loads = -1;   /* the program calls dlopen: unknown yet */
+    for (unsigned f = 0; f < nfuncs; f++) {
+        unsigned before = n;
+        if (tf_symbols_find(funcs[f].name, addrs, TF_REGION_MAX_ADDRS, &n, err)) {
+            if (loads < 0)
+                loads = tf_symbols_program_imports("dlopen");
+            if (err->code != TF_ERR_NOTFOUND || !loads)
+                return -1;
+            /* It may be in a library the program loads later. */
+            atomic_store(&funcs[f].pending, true);
+            tf_error_clear(err);
+            tf_rec_say(false, "--region %s: not in the program or the libraries loaded with it; "
+                       "looked for in each library it loads with dlopen", funcs[f].name);
+            continue;
+        }
+        for (unsigned i = before; i < n; i++)
+            owner[i] = (uint16_t)f;
+    }
+    /* Once per process: a second tracefold_init keeps them (the handler,
+     * set twice, would find itself as the program's). */
+    if (!trap_handled && start_traps(err))
+        return -1;
+    /* Recording started again after tracefold_fini: the breakpoints it
+     * took away go back (set_site leaves existing sites as they are). */
+    for (uint32_t i = 0; i < SITES; i++)
+        if (atomic_load(&sites[i].state) == SITE_READY && !atomic_load(&sites[i].dormant))
+            (void)poke(atomic_load(&sites[i].addr), INT3);
+    int rc = arm(addrs, owner, n, err);
     atomic_store(&hooks_armed, rc == 0);
     return rc;
+}
+
+void tf_regions_loaded(void)
+{
+    static atomic_flag load_lock = ATOMIC_FLAG_INIT;
+    /* the search's own loads (the decoder's capstone) are not searched */
+    static __thread bool searching __attribute__((tls_model("initial-exec")));
+    bool any = false;
+    for (unsigned f = 0; f < nfuncs; f++)
+        any |= atomic_load_explicit(&funcs[f].pending, memory_order_relaxed);
+    if (!any || searching || !atomic_load(&hooks_armed))
+        return;
+    searching = true;
+    /* Two threads loading at once: the second waits for the first's search
+     * (not in a signal handler: dlopen is not async-signal-safe either). */
+    struct timespec nap = {0, 100000};
+    while (atomic_flag_test_and_set_explicit(&load_lock, memory_order_acquire))
+        nanosleep(&nap, NULL);
+    for (unsigned f = 0; f < nfuncs; f++) {
+        if (!atomic_load(&funcs[f].pending))
+            continue;
+        uint64_t addrs[TF_REGION_MAX_ADDRS];
+        uint16_t owner[TF_REGION_MAX_ADDRS];
+        unsigned n = 0;
+        tf_error err;
+        tf_error_clear(&err);
+        if (tf_symbols_find(funcs[f].name, addrs, TF_REGION_MAX_ADDRS, &n, &err))
+            continue;
+        for (unsigned i = 0; i < n; i++)
+            owner[i] = (uint16_t)f;
+        atomic_store(&funcs[f].pending, false);
+        if (arm(addrs, owner, n, &err))
+            tf_rec_say(true, "%s", err.msg);
+    }
+    atomic_flag_clear_explicit(&load_lock, memory_order_release);
+    searching = false;
 }
 
 void tf_regions_intern(void)
@@ -547,6 +608,17 @@ void tf_regions_stop(void)
     for (uint32_t i = 0; i < SITES; i++)
         if (atomic_load(&sites[i].state) == SITE_READY && !atomic_load(&sites[i].dormant))
             (void)poke(atomic_load(&sites[i].addr), sites[i].how.first);
+    for (unsigned f = 0; f < nfuncs; f++) {
+        if (!atomic_load(&funcs[f].pending))
+            continue;
+        /* searched again now, for the close names of every library loaded */
+        uint64_t addrs[TF_REGION_MAX_ADDRS];
+        unsigned n = 0;
+        tf_error err;
+        tf_error_clear(&err);
+        if (tf_symbols_find(funcs[f].name, addrs, TF_REGION_MAX_ADDRS, &n, &err))
+            tf_rec_say(true, "%s: no instance recorded", err.msg);
+    }
     uint64_t deep = atomic_load(&too_deep), lost = atomic_load(&no_return_site);
     if (deep)
         tf_rec_say(true, "--region: %llu calls nested more than %d regions deep were not "

@@ -22,6 +22,9 @@
  * program is stripped. */
 int tf_symbols_find(const char *query, uint64_t *addrs, unsigned max, unsigned *n,
                     tf_error *err);
+/* Whether the program itself (not a library) calls the function name of
+ * a library: an undefined symbol in its .dynsym. */
+bool tf_symbols_program_imports(const char *name);
 
 /* Out-of-line execution of one instruction displaced by a breakpoint
  * (tf_displace.c). */

@@ -165,19 +165,24 @@ static void match_symbol(struct search *s, const char *sym, uint64_t addr)
     consider_near(s, sym, sl);
 }
 
-/* The symbols of one ELF file, its functions at bias + st_value. */
-static void search_file(struct search *s, const char *path, uint64_t bias, bool is_exe)
+typedef void (*symbol_visit)(void *ctx, const Elf64_Sym *sym, const char *name);
+
+/* Calls visit for each symbol of one ELF file's .symtab (with_symtab),
+ * else its .dynsym; names are checked to end within the string table.
+ * Returns whether the file has a .symtab. */
+static bool each_symbol(const char *path, bool with_symtab, symbol_visit visit, void *ctx)
 {
+    bool has_symtab = false;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return;
+        return false;
     struct stat st;
     void *map = MAP_FAILED;
     if (!fstat(fd, &st) && (size_t)st.st_size >= sizeof(Elf64_Ehdr))
         map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (map == MAP_FAILED)
-        return;
+        return false;
     size_t size = (size_t)st.st_size;
     const unsigned char *base = map;
     const Elf64_Ehdr *eh = map;
@@ -191,9 +196,9 @@ static void search_file(struct search *s, const char *path, uint64_t bias, bool 
     for (unsigned i = 0; i < eh->e_shnum; i++)
         if (sh[i].sh_type == SHT_SYMTAB)
             table = &sh[i];
-    if (!table) {
-        if (is_exe)
-            s->exe_stripped = true;
+    has_symtab = table != NULL;
+    if (!table || !with_symtab) {
+        table = NULL;
         for (unsigned i = 0; i < eh->e_shnum; i++)
             if (sh[i].sh_type == SHT_DYNSYM)
                 table = &sh[i];
@@ -208,18 +213,37 @@ static void search_file(struct search *s, const char *path, uint64_t bias, bool 
     const Elf64_Sym *sym = (const Elf64_Sym *)(base + table->sh_offset);
     size_t nsym = table->sh_size / sizeof *sym;
     for (size_t i = 0; i < nsym; i++) {
-        unsigned type = ELF64_ST_TYPE(sym[i].st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym[i].st_shndx == SHN_UNDEF ||
-            !sym[i].st_value || sym[i].st_name >= strs->sh_size)
+        if (sym[i].st_name >= strs->sh_size)
             continue;
-        /* The string table ends with a NUL (checked below per name). */
         const char *name = str + sym[i].st_name;
-        if (!memchr(name, '\0', strs->sh_size - sym[i].st_name))
-            continue;
-        match_symbol(s, name, bias + sym[i].st_value);
+        if (memchr(name, '\0', strs->sh_size - sym[i].st_name))
+            visit(ctx, &sym[i], name);
     }
 done:
     munmap(map, size);
+    return has_symtab;
+}
+
+struct file_search {
+    struct search *s;
+    uint64_t bias;
+};
+
+static void visit_function(void *ctx, const Elf64_Sym *sym, const char *name)
+{
+    struct file_search *f = ctx;
+    unsigned type = ELF64_ST_TYPE(sym->st_info);
+    if ((type == STT_FUNC || type == STT_GNU_IFUNC) && sym->st_shndx != SHN_UNDEF &&
+        sym->st_value)
+        match_symbol(f->s, name, f->bias + sym->st_value);
+}
+
+/* The functions of one ELF file, at bias + st_value. */
+static void search_file(struct search *s, const char *path, uint64_t bias, bool is_exe)
+{
+    struct file_search f = { s, bias };
+    if (!each_symbol(path, true, visit_function, &f) && is_exe)
+        s->exe_stripped = true;
 }
 
 static int each_module(struct dl_phdr_info *info, size_t size, void *ctx)
@@ -235,6 +259,25 @@ static int each_module(struct dl_phdr_info *info, size_t size, void *ctx)
     s->in_exe = is_exe;
     search_file(s, is_exe ? "/proc/self/exe" : name, info->dlpi_addr, is_exe);
     return 0;
+}
+
+struct import_search {
+    const char *name;
+    bool found;
+};
+
+static void visit_import(void *ctx, const Elf64_Sym *sym, const char *name)
+{
+    struct import_search *q = ctx;
+    if (sym->st_shndx == SHN_UNDEF && !strcmp(name, q->name))
+        q->found = true;
+}
+
+bool tf_symbols_program_imports(const char *name)
+{
+    struct import_search q = { name, false };
+    (void)each_symbol("/proc/self/exe", false, visit_import, &q);
+    return q.found;
 }
 
 int tf_symbols_find(const char *query, uint64_t *addrs, unsigned max, unsigned *n,

@@ -34,7 +34,7 @@ check_exact() {
 # The interposed functions: the same list as record/libtracefold.map.
 interposed="malloc calloc realloc free posix_memalign aligned_alloc memalign valloc mmap munmap
 pthread_create sigaction signal execve execvpe execv execvp execl execlp execle
-__cyg_profile_func_enter __cyg_profile_func_exit"
+__cyg_profile_func_enter __cyg_profile_func_exit dlopen"
 { declared "$src/record/tracefold.h" "$src/record/tracefold_mpi.h"
   for f in $interposed; do echo "$f"; done; } | sort -u > "$tmp/recorder"
 check_exact "$bd/record/.libs/libtracefold.so" "$tmp/recorder"

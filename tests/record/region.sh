@@ -4,9 +4,10 @@
 # (threads, nested regions, recursion counted once, a longjmp out), a C++
 # program (member function, every overload, a function that throws) and a
 # Fortran module procedure; the same C and C++ programs built with
-# -finstrument-functions, whose hooks then serve the regions; then the bad
-# input: an unknown name (close names listed), a stripped program, too
-# many names.
+# -finstrument-functions, whose hooks then serve the regions; a function
+# of a library loaded with dlopen; then the bad input: an unknown name
+# (close names listed; in a program that loads libraries, said at the
+# end), a stripped program, too many names.
 . "$top_srcdir/tests/record/lib.sh"
 
 # counts FILE: "region begins ends unseen" per thread line, sorted.
@@ -117,6 +118,23 @@ if [ -x "$apps/region_fortran" ]; then
             fail "Fortran --region $name: $(counts "$tmp/f.h5")"
     done
 fi
+
+# A library loaded with dlopen after the start: its function is found
+# when it is loaded; a name found nowhere is said at the end, with the
+# close names of the loaded library, and the program runs.
+"$cc" -O2 -shared -fPIC -o "$tmp/libplugin.so" "$top_srcdir/tests/record/region_plugin.c" &&
+    "$cc" -O2 -o "$tmp/region_dlopen_app" "$top_srcdir/tests/record/region_dlopen_app.c" ||
+    fail "compiling the dlopen program"
+"$tf" record -q -o "$tmp/dl.h5" --region plugin_step -- "$tmp/region_dlopen_app" \
+    "$tmp/libplugin.so" $n > "$tmp/dl.out" || fail "record region_dlopen_app: status $?"
+[ "$(counts "$tmp/dl.h5")" = "plugin_step begins=$n ends=$n unseen=0" ] ||
+    fail "function of a dlopen'ed library: $(counts "$tmp/dl.h5")"
+"$tf" record -q -o "$tmp/dl2.h5" --region plugin_stpe -- "$tmp/region_dlopen_app" \
+    "$tmp/libplugin.so" $n > "$tmp/dl2.out" 2> "$tmp/dl2.err" ||
+    fail "record region_dlopen_app with an unknown name: status $?"
+grep -q "^region_dlopen_app: $n\$" "$tmp/dl2.out" || fail "unknown name in a dlopen program: it did not run"
+grep -q "plugin_stpe: no function of that name.*close names: .*plugin_step.*no instance recorded" \
+    "$tmp/dl2.err" || fail "unknown name in a dlopen program: message: $(cat "$tmp/dl2.err")"
 
 # Bad input: the program does not run, no trace, the message says why.
 expect_refusal() {
