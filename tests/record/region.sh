@@ -7,7 +7,8 @@
 # -finstrument-functions, whose hooks then serve the regions; a function
 # of a library loaded with dlopen; then the bad input: an unknown name
 # (close names listed; in a program that loads libraries, said at the
-# end), a stripped program, too many names.
+# end), a stripped program, too many names, code writes refused by the
+# kernel (a Landlock sandbox).
 . "$top_srcdir/tests/record/lib.sh"
 
 # counts FILE: "region begins ends unseen" per thread line, sorted.
@@ -155,4 +156,19 @@ cp "$apps/region_app" "$tmp/stripped_app" && strip "$tmp/stripped_app" ||
 expect_refusal "stripped program" "stripped" --region work -- "$tmp/stripped_app" 1 2
 expect_refusal "too many names" "at most 16 functions" \
     --region a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q -- "$apps/region_app" 1 2
+# Files may be written beneath the test's folders and /dev alone, so not
+# /proc/self/mem: the kernel refuses the breakpoints.
+"$apps/no_code_writes" / -- true 2>/dev/null
+if [ $? -eq 77 ]; then
+    echo "no Landlock in this kernel: the refusal of code writes is not run"
+else
+    "$apps/no_code_writes" "$tmp" /dev "${TMPDIR:-/tmp}" -- "$tf" record -q -o "$tmp/bad.h5" \
+        --region work -- "$apps/region_app" 1 2 > "$tmp/bad.out" 2> "$tmp/bad.err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "code writes refused: exit status $rc, not 1"
+    grep -q "/proc/self/mem cannot be written (Permission denied)" "$tmp/bad.err" ||
+        fail "code writes refused: message: $(cat "$tmp/bad.err")"
+    ! grep -q '^region_app' "$tmp/bad.out" || fail "code writes refused: the program ran"
+    [ ! -e "$tmp/bad.h5" ] || fail "code writes refused: a trace was left"
+fi
 exit 0
