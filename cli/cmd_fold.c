@@ -696,10 +696,11 @@ static void found_notes(const tf_iteration_found *f)
 {
     const tf_iteration_candidate *c = &f->candidates[f->chosen];
     tf_msg_note("no region marked: the iteration found from the samples of process %u, thread "
-                "%u begins where routine '%s' follows '%s': %zu instances, period %.3f ms, "
-                "%.0f %% of them within 10 %% of it (docs/algorithms.md, \"An iteration found "
-                "without marks\")", f->proc, f->thread, c->function, c->after, f->ninstances,
-                c->period_ns / 1e6, 100 * c->regular);
+                "%u begins where routine '%s' follows '%s': %zu instances in %zu process%s, "
+                "period %.3f ms, %.0f %% of them within 10 %% of it (docs/algorithms.md, \"An "
+                "iteration found without marks\")", f->proc, f->thread, c->function, c->after,
+                f->ninstances, f->processes, f->processes == 1 ? "" : "es", c->period_ns / 1e6,
+                100 * c->regular);
     candidate_notes(f, true);
 }
 

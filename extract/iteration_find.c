@@ -11,7 +11,10 @@
  * 1.5 medians lost a boundary between two samples and is not an instance.
  * Spans are measured on the thread's CPU clock (its task-clock counter,
  * read with every sample) where the trace has it: a busy machine that
- * preempts the program stretches wall-clock spans unevenly, CPU time not. */
+ * preempts the program stretches wall-clock spans unevenly, CPU time not.
+ * The candidates are ranked on the busiest thread of the trace; every
+ * other process (the ranks of an MPI run) gets the instances of the same
+ * routine change on its own busiest thread. */
 #include "iteration_find.h"
 
 #include <math.h>
@@ -21,6 +24,7 @@
 #include <string.h>
 
 #include "symbolize.h"
+#include "tf_array.h"
 
 #define BATCH 8192
 
@@ -290,41 +294,135 @@ static void rank_pair(const struct change *changes, size_t from, size_t count,
     rk->score = spans >= 3 ? rk->c.regular * (double)spans : 0;
 }
 
-/* The thread with the most samples: the main loop's, in a serial or
- * master-worker program (the others are covered by process scope). */
-static void busiest_thread(const tf_trace *tr, uint32_t *proc, uint32_t *thread)
+/* The thread of process p with the most samples: the main loop's, in a
+ * serial or master-worker program (the others are covered by process
+ * scope). */
+static uint32_t busiest_thread(const tf_trace *tr, uint32_t p, size_t *samples)
 {
-    size_t most = 0;
-    *proc = *thread = 0;
-    for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
-        const tf_process *pr = tf_trace_process(tr, p);
-        for (uint32_t t = 0; t < pr->nthreads; t++)
-            if (pr->threads[t].nsamples > most) {
-                most = pr->threads[t].nsamples;
-                *proc = p;
-                *thread = t;
-            }
-    }
+    const tf_process *pr = tf_trace_process(tr, p);
+    uint32_t thread = 0;
+    *samples = 0;
+    for (uint32_t t = 0; t < pr->nthreads; t++)
+        if (pr->threads[t].nsamples > *samples) {
+            *samples = pr->threads[t].nsamples;
+            thread = t;
+        }
+    return thread;
 }
 
-/* The chosen candidate's instances: spans between consecutive boundaries
- * that are one period long. */
-static int make_instances(const struct change *changes, const struct ranked *rk,
-                          uint64_t *times, uint64_t *clocks, double *gaps,
-                          tf_iteration_found *out, tf_error *err)
+/* The instances of one thread's candidate, appended to out's: spans
+ * between consecutive boundaries that are one period long. */
+static int make_instances(const struct change *changes, size_t from, size_t count,
+                          uint32_t proc, uint32_t thread, uint64_t *times, uint64_t *clocks,
+                          double *gaps, tf_iteration_found *out, size_t *cap, tf_error *err)
 {
-    size_t n = rk->count;
-    take(changes, rk->from, n, times, clocks);
+    size_t n = count;
+    take(changes, from, n, times, clocks);
     double m = boundaries(times, clocks, &n, gaps);
-    out->instances = malloc((n ? n : 1) * sizeof *out->instances);
-    if (!out->instances)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu instances", n);
-    for (size_t k = 1; k < n; k++)
-        if (is_instance((double)(clocks[k] - clocks[k - 1]), m))
-            out->instances[out->ninstances++] = (tf_instance){
-                .proc = out->proc, .thread = out->thread, .region = UINT32_MAX,
-                .begin = times[k - 1], .end = times[k], .status = TF_INSTANCE_COMPLETE,
-            };
+    for (size_t k = 1; k < n; k++) {
+        if (!is_instance((double)(clocks[k] - clocks[k - 1]), m))
+            continue;
+        tf_instance *v = tf_array_room(out->instances, out->ninstances, cap,
+                                       sizeof *out->instances, 256);
+        if (!v)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu instances",
+                           out->ninstances + 1);
+        out->instances = v;
+        out->instances[out->ninstances++] = (tf_instance){
+            .proc = proc, .thread = thread, .region = UINT32_MAX,
+            .begin = times[k - 1], .end = times[k], .status = TF_INSTANCE_COMPLETE,
+        };
+    }
+    return 0;
+}
+
+/* One thread's routine changes, sorted by pair and time, with room for
+ * a pair's boundaries. */
+struct thread_changes {
+    struct sequence seq;
+    struct change *changes;
+    size_t nchanges;
+    uint64_t *times, *clocks;
+    double *gaps;
+};
+
+static void thread_changes_free(struct thread_changes *tc)
+{
+    sequence_free(&tc->seq);
+    free(tc->changes);
+    free(tc->times);
+    free(tc->clocks);
+    free(tc->gaps);
+    memset(tc, 0, sizeof *tc);
+}
+
+static int load_changes(tf_trace *tr, uint32_t proc, uint32_t thread, const char *debug_dir,
+                        struct thread_changes *tc, tf_error *err)
+{
+    memset(tc, 0, sizeof *tc);
+    int rc = read_sequence(tr, proc, thread, debug_dir, &tc->seq, err);
+    if (rc < 0)
+        return rc;
+    size_t n = tc->seq.n + 1;
+    tc->changes = malloc(n * sizeof *tc->changes);
+    tc->times = malloc(n * sizeof *tc->times);
+    tc->clocks = malloc(n * sizeof *tc->clocks);
+    tc->gaps = malloc(n * sizeof *tc->gaps);
+    if (!tc->changes || !tc->times || !tc->clocks || !tc->gaps)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu samples", tc->seq.n);
+    const struct sequence *seq = &tc->seq;
+    for (size_t k = 1; k < seq->n; k++)
+        if (seq->r[k] != seq->r[k - 1])
+            tc->changes[tc->nchanges++] = (struct change){
+                (uint64_t)seq->r[k - 1] << 32 | seq->r[k],
+                seq->t[k - 1] + (seq->t[k] - seq->t[k - 1]) / 2,
+                seq->c[k - 1] + (seq->c[k] - seq->c[k - 1]) / 2 };
+    qsort(tc->changes, tc->nchanges, sizeof *tc->changes, by_pair_time);
+    return 0;
+}
+
+/* The routine id of name in seq, or -1. */
+static int64_t routine_id(const struct sequence *seq, const char *name)
+{
+    for (size_t k = 0; k < seq->nnames; k++)
+        if (!strcmp(seq->names[k], name))
+            return (int64_t)k;
+    return -1;
+}
+
+/* The other processes' instances of the chosen candidate: the same
+ * routine change on each one's busiest thread (every rank of an SPMD
+ * program runs the same loop). */
+static int other_processes(tf_trace *tr, const char *debug_dir, const tf_iteration_candidate *c,
+                           tf_iteration_found *out, size_t *cap, tf_error *err)
+{
+    for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
+        if (p == out->proc)
+            continue;
+        size_t samples;
+        uint32_t thread = busiest_thread(tr, p, &samples);
+        if (!samples)
+            continue;
+        struct thread_changes tc;
+        int rc = load_changes(tr, p, thread, debug_dir, &tc, err);
+        int64_t left = rc < 0 ? -1 : routine_id(&tc.seq, c->after);
+        int64_t entered = rc < 0 ? -1 : routine_id(&tc.seq, c->function);
+        if (left >= 0 && entered >= 0) {
+            uint64_t pair = (uint64_t)left << 32 | (uint64_t)entered;
+            size_t from = 0, to;
+            while (from < tc.nchanges && tc.changes[from].pair != pair)
+                from++;
+            for (to = from; to < tc.nchanges && tc.changes[to].pair == pair; to++)
+                ;
+            size_t before = out->ninstances;
+            rc = make_instances(tc.changes, from, to - from, p, thread, tc.times, tc.clocks,
+                                tc.gaps, out, cap, err);
+            out->processes += out->ninstances > before;
+        }
+        thread_changes_free(&tc);
+        if (rc < 0)
+            return rc;
+    }
     return 0;
 }
 
@@ -332,44 +430,35 @@ int tf_iteration_find(tf_trace *tr, const char *function, const char *debug_dir,
                       tf_iteration_found *out, tf_error *err)
 {
     memset(out, 0, sizeof *out);
-    busiest_thread(tr, &out->proc, &out->thread);
-    struct sequence seq = { 0 };
-    struct change *changes = NULL;
+    size_t most = 0;
+    for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
+        size_t samples;
+        uint32_t t = busiest_thread(tr, p, &samples);
+        if (samples > most || p == 0) {
+            most = samples;
+            out->proc = p;
+            out->thread = t;
+        }
+    }
+    struct thread_changes tc;
     struct ranked *ranked = NULL;
-    uint64_t *times = NULL, *clocks = NULL;
-    double *gaps = NULL;
-    int rc = read_sequence(tr, out->proc, out->thread, debug_dir, &seq, err);
+    size_t cap = 0;
+    int rc = load_changes(tr, out->proc, out->thread, debug_dir, &tc, err);
     if (rc < 0)
         goto done;
-    out->samples = seq.n;
-    changes = malloc((seq.n + 1) * sizeof *changes);
-    times = malloc((seq.n + 1) * sizeof *times);
-    clocks = malloc((seq.n + 1) * sizeof *clocks);
-    gaps = malloc((seq.n + 1) * sizeof *gaps);
-    if (!changes || !times || !clocks || !gaps) {
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu samples", seq.n);
-        goto done;
-    }
-    size_t nchanges = 0;
-    for (size_t k = 1; k < seq.n; k++)
-        if (seq.r[k] != seq.r[k - 1])
-            changes[nchanges++] = (struct change){
-                (uint64_t)seq.r[k - 1] << 32 | seq.r[k],
-                seq.t[k - 1] + (seq.t[k] - seq.t[k - 1]) / 2,
-                seq.c[k - 1] + (seq.c[k] - seq.c[k - 1]) / 2 };
-    qsort(changes, nchanges, sizeof *changes, by_pair_time);
+    out->samples = tc.seq.n;
     size_t npairs = 0;
-    for (size_t k = 0; k < nchanges; k++)
-        npairs += k == 0 || changes[k].pair != changes[k - 1].pair;
+    for (size_t k = 0; k < tc.nchanges; k++)
+        npairs += k == 0 || tc.changes[k].pair != tc.changes[k - 1].pair;
     if (!(ranked = malloc((npairs + 1) * sizeof *ranked))) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu routine changes", npairs);
         goto done;
     }
     npairs = 0;
-    for (size_t k = 0, j; k < nchanges; k = j) {
-        for (j = k; j < nchanges && changes[j].pair == changes[k].pair; j++)
+    for (size_t k = 0, j; k < tc.nchanges; k = j) {
+        for (j = k; j < tc.nchanges && tc.changes[j].pair == tc.changes[k].pair; j++)
             ;
-        rank_pair(changes, k, j - k, &seq, times, clocks, gaps, &ranked[npairs]);
+        rank_pair(tc.changes, k, j - k, &tc.seq, tc.times, tc.clocks, tc.gaps, &ranked[npairs]);
         if (ranked[npairs].score > 0)
             npairs++;
     }
@@ -386,20 +475,20 @@ int tf_iteration_find(tf_trace *tr, const char *function, const char *debug_dir,
         rc = function ? tf_fail(err, TF_ERR_NOTFOUND, "%s: no recurring iteration begins in "
                                 "routine '%s'", tf_trace_path(tr), function)
                       : tf_fail(err, TF_ERR_NOTFOUND, "%s: no regular iteration in the %zu "
-                                "samples of process %u, thread %u", tf_trace_path(tr), seq.n,
-                                out->proc, out->thread);
+                                "samples of process %u, thread %u", tf_trace_path(tr),
+                                tc.seq.n, out->proc, out->thread);
         goto done;
     }
     out->chosen = chosen < out->ncandidates ? chosen : out->ncandidates - 1;
     out->candidates[out->chosen] = ranked[chosen].c;
-    rc = make_instances(changes, &ranked[chosen], times, clocks, gaps, out, err);
+    rc = make_instances(tc.changes, ranked[chosen].from, ranked[chosen].count, out->proc,
+                        out->thread, tc.times, tc.clocks, tc.gaps, out, &cap, err);
+    out->processes = 1;
+    if (rc == 0)
+        rc = other_processes(tr, debug_dir, &ranked[chosen].c, out, &cap, err);
 done:
-    sequence_free(&seq);
-    free(changes);
+    thread_changes_free(&tc);
     free(ranked);
-    free(times);
-    free(clocks);
-    free(gaps);
     if (rc < 0) {
         free(out->instances);
         out->instances = NULL;

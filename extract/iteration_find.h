@@ -27,13 +27,15 @@ typedef struct tf_iteration_candidate {
 } tf_iteration_candidate;
 
 typedef struct tf_iteration_found {
-    uint32_t proc, thread;   /* the thread looked at: the one with most timer samples */
+    uint32_t proc, thread;   /* the thread ranked: the one with most samples */
     size_t   samples;        /* its timer samples with a routine */
     size_t   ncandidates;    /* best first */
     tf_iteration_candidate candidates[TF_ITERATION_CANDIDATES];
     size_t   chosen;         /* index of the folded candidate */
-    tf_instance *instances;  /* of the chosen candidate, on (proc, thread); malloc'ed */
+    tf_instance *instances;  /* of the chosen candidate: on (proc, thread), then on the
+                                busiest thread of each other process; malloc'ed */
     size_t   ninstances;
+    size_t   processes;      /* processes with instances */
 } tf_iteration_found;
 
 /* A candidate is regular when this share of its spans or more lies within
