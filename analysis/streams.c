@@ -34,8 +34,8 @@
  *    (0.5) are then a sweep the iterations' jitter blurs: ordered, one
  *    stream, bytes |slope| × the x extent (at most the offsets' range).  Below that, or without a trend, they are at most
  *    a walk faster than the sampling: strided if |s| is (direction the
- *    trend's, else the sign of s; no bandwidth), else random — a stream
- *    with a low R² is never linear.
+ *    trend's, else the sign of s; no bandwidth), else random with the
+ *    stride |s| — a stream with a low R² is never linear.
  * Each thread index is analysed alone (threads sweep their own slices);
  * the thread with most samples gives the shape of the phase × object
  * (direction, stride, streams, pattern), and bytes and bandwidth are the
@@ -485,12 +485,13 @@ static void analyse_points(struct point *p, size_t n, double span, double durati
         if (!code)
             return;
         if (!trend || out->ordered_r2 < prm->trend_r2) {
-            /* the samples see no sweep: at most a walk faster than the
-             * sampling whose stride only the code sees, never linear */
-            if (pattern_of_stride((uint64_t)llabs(code), width, prm) == TF_AN_PATTERN_LINEAR)
-                return;
+            /* the samples see no sweep: a walk faster than the sampling
+             * whose stride only the code sees; strided if its stride is,
+             * else still random (never linear), with the code's stride */
             out->stride = (uint64_t)llabs(code);
             out->stride_from = TF_AN_STRIDE_CODE;
+            if (pattern_of_stride(out->stride, width, prm) == TF_AN_PATTERN_LINEAR)
+                return;
             out->pattern = TF_AN_PATTERN_STRIDED;
             if (!trend)
                 out->direction = code > 0 ? 1 : -1;

@@ -239,7 +239,7 @@ static void samples_direction_beats_code(void **state)
 }
 
 /* Offsets with no order are never linear, whatever stride the code gives
- * their instruction, and have no direction. */
+ * their instruction: random, with the code's stride, and no direction. */
 static void low_r2_never_linear(void **state)
 {
     tf_analysis a;
@@ -249,6 +249,8 @@ static void low_r2_never_linear(void **state)
     assert_true(st->ordered_r2 < 0.5);
     assert_int_equal(st->pattern, TF_AN_PATTERN_RANDOM);
     assert_int_equal(st->direction, 0);
+    assert_int_equal(st->stride, 8);
+    assert_int_equal(st->stride_from, TF_AN_STRIDE_CODE);
     assert_true(isnan(st->bandwidth));
     tf_analysis_clear(&a);
 }
