@@ -19,6 +19,8 @@ void tf_an_params_default(tf_an_params *p)
         .boundary_tol = 0.01,
         .line_bytes = 64,
         .ordered_r2 = 0.9,
+        .trend_r2 = 0.5,
+        .trend_rho = 0.5,
         .min_stream_samples = 8,
         .min_stream_share = 0.03,
         .max_samples = TF_AN_MAX_SAMPLES,

@@ -37,6 +37,8 @@ typedef struct tf_an_sample {
     int32_t  code_stride; /* memory samples: bytes the instruction's data advances per
                              iteration of its innermost loop, read from the code (the
                              sweep of extract/code_stride.h); 0 when the code gives none */
+    uint8_t  access_bytes; /* memory samples: bytes the instruction reads or writes at
+                              once (the width of extract/code_stride.h); 0 when unknown */
     uint8_t  kind;       /* enum tf_sample_kind */
     uint8_t  level;      /* enum tf_mem_level */
     uint8_t  waiting;    /* its routine waits for other threads (set by
@@ -99,8 +101,8 @@ typedef struct tf_an_phase {
 } tf_an_phase;
 
 enum tf_an_pattern {
-    TF_AN_PATTERN_LINEAR = 0,  /* ordered, stride below a cache line */
-    TF_AN_PATTERN_STRIDED = 1, /* ordered, stride of a cache line or more */
+    TF_AN_PATTERN_LINEAR = 0,  /* ordered, stride below a cache line or within the access */
+    TF_AN_PATTERN_STRIDED = 1, /* ordered, stride of a cache line or more, past the access */
     TF_AN_PATTERN_RANDOM = 2,  /* no ordered progression of the offsets */
     TF_AN_PATTERN_FIXED = 3,   /* all references within one cache line */
     TF_AN_PATTERN_SPARSE = 4,  /* too few samples to tell */
@@ -124,7 +126,8 @@ typedef struct tf_an_stream {
     uint8_t  pattern;    /* enum tf_an_pattern */
     double   ordered_r2; /* share of the offsets' variance explained by the streams' lines */
     double   bytes;      /* bytes swept (ordered) or spanned (random) per thread and iteration */
-    double   bandwidth;  /* MB/s per thread, linear streams only, else NAN */
+    double   bandwidth;  /* MB/s per thread moved by ordered streams (for strided ones
+                            the lines they touch), else NAN */
 } tf_an_stream;
 
 #define TF_AN_MAX_MODES 4
@@ -152,6 +155,12 @@ typedef struct tf_an_params {
     double boundary_tol;     /* change points closer than this to a boundary are the same boundary */
     uint64_t line_bytes;     /* cache line: strides below it are linear */
     double ordered_r2;       /* R² at or above which offsets are ordered */
+    double trend_r2;         /* below ordered_r2, R² at or above which a clear rank
+                                correlation and the code's stride make a stream
+                                ordered; below it a stream is never linear */
+    double trend_rho;        /* |rank correlation| at or above which (and beyond
+                                2.58 of its standard deviations without order) the
+                                samples' direction is clear */
     size_t min_stream_samples;
     double min_stream_share; /* phase × object pairs with a smaller share of the
                                 phase's memory samples are not reported */

@@ -36,11 +36,13 @@
  * few dozen addresses. */
 #define CODE_CACHE_START 64
 
-/* (routine, line, stride) per instruction address, open addressing. */
+/* (routine, line, stride, access width) per instruction address, open
+ * addressing. */
 struct code_cache {
     uint64_t *ip;        /* 0: empty */
     uint32_t *routine, *line;
     int32_t  *stride;    /* STRIDE_UNKNOWN until a memory sample asks */
+    uint8_t  *width;     /* set with stride */
     size_t    cap, n;
 };
 
@@ -60,7 +62,8 @@ static int cache_init(struct code_cache *c, size_t cap)
     c->routine = malloc(cap * sizeof *c->routine);
     c->line = malloc(cap * sizeof *c->line);
     c->stride = malloc(cap * sizeof *c->stride);
-    return c->ip && c->routine && c->line && c->stride ? 0 : -1;
+    c->width = malloc(cap * sizeof *c->width);
+    return c->ip && c->routine && c->line && c->stride && c->width ? 0 : -1;
 }
 
 static void cache_free(struct code_cache *c)
@@ -69,6 +72,7 @@ static void cache_free(struct code_cache *c)
     free(c->routine);
     free(c->line);
     free(c->stride);
+    free(c->width);
 }
 
 static int cache_grow(struct code_cache *c)
@@ -85,6 +89,7 @@ static int cache_grow(struct code_cache *c)
             bigger.routine[j] = c->routine[i];
             bigger.line[j] = c->line[i];
             bigger.stride[j] = c->stride[i];
+            bigger.width[j] = c->width[i];
         }
     bigger.n = c->n;
     cache_free(c);
@@ -179,9 +184,10 @@ static int code_of(struct process_tools *t, tf_analysis *a, uint64_t ip, uint32_
 }
 
 /* The stride of the memory instruction at ip (already in the code cache,
- * by code_of) from its code; 0 when the code gives none. */
+ * by code_of) from its code, 0 when the code gives none, and its access
+ * width, 0 when unknown. */
 static int stride_of(struct process_tools *t, tf_code_stride_decoder *dec, uint64_t ip,
-                     uint8_t *window, int32_t *stride, tf_error *err)
+                     uint8_t *window, int32_t *stride, uint8_t *width, tf_error *err)
 {
     size_t i = cache_slot(&t->code, ip);
     if (t->code.stride[i] == STRIDE_UNKNOWN) {
@@ -199,8 +205,10 @@ static int stride_of(struct process_tools *t, tf_code_stride_decoder *dec, uint6
                                     cs.sweep <= INT32_MAX
                                 ? (int32_t)cs.sweep
                                 : 0;
+        t->code.width[i] = cs.width <= UINT8_MAX ? (uint8_t)cs.width : 0;
     }
     *stride = t->code.stride[i];
+    *width = t->code.width[i];
     return 0;
 }
 
@@ -316,7 +324,8 @@ static int place_part(void *arg, const tf_fold_points *pts, size_t first, tf_err
                              .point = (uint32_t)(first + i), .weight = pts->weight[i],
                              .kind = pts->kind[i], .level = pts->level[i] };
         if (s->kind != TF_SAMPLE_TIMER && pts->addr[i] && pts->ip[i] &&
-            (rc = stride_of(t, pc->dec, pts->ip[i], pc->window, &s->code_stride, err)))
+            (rc = stride_of(t, pc->dec, pts->ip[i], pc->window, &s->code_stride,
+                            &s->access_bytes, err)))
             return rc;
     }
     return 0;

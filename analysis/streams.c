@@ -12,22 +12,30 @@
  *    stream spread with the iterations' jitter in proportion to the sweep);
  *    a cluster with under 5 % of the points joins its nearest neighbour.
  * 3. Order statistic: R² = 1 − (within-cluster residual variance) /
- *    (variance of the offsets), 5 %-trimmed (see trimmed_r2).  R² ≥ params.ordered_r2 (0.9) means the
- *    offsets follow the streams' lines; otherwise the pattern is random.
+ *    (variance of the offsets), 5 %-trimmed (see trimmed_r2).  R² ≥
+ *    params.ordered_r2 (0.9) means the offsets follow the streams' lines.
  * 4. Stride: the largest s dividing at least 90 % of the gaps between
  *    successive distinct offsets of each stream, candidates being the gcds
- *    of adjacent gaps; below a cache line the stream is linear, else strided.
- * 5. Bytes: per stream |slope| × its x extent, the extent of n uniform
- *    points widened by (n+1)/(n−1) (unbiased range); random: the offsets'
- *    range, widened alike.  Bandwidth (linear only): bytes over the phase's
- *    mean duration, in MB/s (10^6 bytes).
- * 6. Stride from the code: when at least half of the points come from
+ *    of adjacent gaps.  Linear when below a cache line or no larger than
+ *    the instructions' access width (nothing skipped), else strided.
+ * 5. Direction: ordered, the sign of the slope; otherwise the sign of the
+ *    samples' rank correlation (Spearman) when it is clear (trend_of), else
+ *    none.  The code never overrides it.
+ * 6. Bytes: per stream |slope| × its x extent, the extent of n uniform
+ *    points widened by (n+1)/(n−1) (unbiased range); unordered: the
+ *    offsets' range, widened alike.  Bandwidth (ordered streams): the bytes
+ *    moved over the phase's mean duration, in MB/s (10^6 bytes): all of
+ *    them when linear, the lines touched × the line size when strided.
+ * 7. Stride from the code: when at least half of the points come from
  *    instructions whose loop gives them one same stride s (the samples'
- *    code_stride), the stride is |s| and linear or strided follows from it
- *    (the samples, milliseconds apart, cannot see a stride that repeats
- *    within microseconds; the code states it).  Samples that look random
- *    then are a walk faster than the sampling: its direction is the sign of
- *    s, its bytes the offsets' range, no bandwidth.
+ *    code_stride), the stride is |s| (the samples, milliseconds apart,
+ *    cannot see a stride that repeats within microseconds; the code states
+ *    it).  Unordered samples with a clear trend and R² ≥ params.trend_r2
+ *    (0.5) are then a sweep the iterations' jitter blurs: ordered, one
+ *    stream, bytes |slope| × the x extent (at most the offsets' range).  Below that, or without a trend, they are at most
+ *    a walk faster than the sampling: strided if |s| is (direction the
+ *    trend's, else the sign of s; no bandwidth), else random with the
+ *    stride |s| — a stream with a low R² is never linear.
  * Each thread index is analysed alone (threads sweep their own slices);
  * the thread with most samples gives the shape of the phase × object
  * (direction, stride, streams, pattern), and bytes and bandwidth are the
@@ -45,6 +53,7 @@ struct point {
     uint64_t offset;
     double   resid;
     int32_t  code_stride;
+    uint8_t  access_bytes;
 };
 
 static int by_object_group(const void *pa, const void *pb)
@@ -65,6 +74,18 @@ static int by_resid(const void *pa, const void *pb)
 {
     const struct point *p = pa, *q = pb;
     return (p->resid > q->resid) - (p->resid < q->resid);
+}
+
+static int by_x(const void *pa, const void *pb)
+{
+    const struct point *p = pa, *q = pb;
+    return (p->x > q->x) - (p->x < q->x);
+}
+
+static int by_point_offset(const void *pa, const void *pb)
+{
+    const struct point *p = pa, *q = pb;
+    return (p->offset > q->offset) - (p->offset < q->offset);
 }
 
 static int by_offset(const void *pa, const void *pb)
@@ -259,40 +280,103 @@ static double unbiased_range(double range, size_t n)
     return n > 1 ? range * (double)(n + 1) / (double)(n - 1) : range;
 }
 
-/* Step 6 (docs/algorithms.md, streams step 7): the stride the code gives
- * most of the points, if any; offs is scratch of n. */
-static void stride_from_code(const struct point *p, size_t n, const tf_an_params *prm,
-                             uint64_t *offs, tf_an_stream *out)
+/* The most common nonzero value of v[0..m) (sorted here) and, in *count,
+ * how many hold it; 0 when none. */
+static uint64_t mode_of(uint64_t *v, size_t m, size_t *count)
 {
-    if (out->pattern != TF_AN_PATTERN_LINEAR && out->pattern != TF_AN_PATTERN_STRIDED &&
-        out->pattern != TF_AN_PATTERN_RANDOM)
-        return;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (p[i].code_stride)
-            offs[m++] = (uint64_t)(int64_t)p[i].code_stride;
-    qsort(offs, m, sizeof *offs, by_offset);
+    qsort(v, m, sizeof *v, by_offset);
     uint64_t mode = 0;
-    size_t best = 0;
+    *count = 0;
     for (size_t b = 0, e; b < m; b = e) {
-        for (e = b; e < m && offs[e] == offs[b]; e++)
+        for (e = b; e < m && v[e] == v[b]; e++)
             ;
-        if (e - b > best) {
-            best = e - b;
-            mode = offs[b];
+        if (v[b] && e - b > *count) {
+            *count = e - b;
+            mode = v[b];
         }
     }
-    if (2 * best < n)
-        return;
-    int64_t stride = (int64_t)mode;
-    uint64_t step = (uint64_t)(stride < 0 ? -stride : stride);
-    if (out->pattern == TF_AN_PATTERN_RANDOM) {
-        out->direction = stride > 0 ? 1 : -1;
-        out->streams = 1;
+    return mode;
+}
+
+/* Step 7 (docs/algorithms.md): the stride the code gives at least half of
+ * the points, signed; 0 when none.  v is scratch of n. */
+static int64_t stride_from_code(const struct point *p, size_t n, uint64_t *v)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = (uint64_t)(int64_t)p[i].code_stride;
+    size_t count;
+    uint64_t mode = mode_of(v, n, &count);
+    return 2 * count >= n ? (int64_t)mode : 0;
+}
+
+/* The bytes the points' instructions access at once: the most common
+ * known width, 0 when none is known.  v is scratch of n. */
+static uint64_t access_width(const struct point *p, size_t n, uint64_t *v)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = p[i].access_bytes;
+    size_t count;
+    return mode_of(v, n, &count);
+}
+
+/* Step 4's rule: a stride below a cache line touches every line, one no
+ * larger than the access leaves no byte out (an AVX-512 copy moving 64
+ * bytes every 64): both are linear. */
+static uint8_t pattern_of_stride(uint64_t stride, uint64_t width, const tf_an_params *prm)
+{
+    return stride < prm->line_bytes || stride <= width ? TF_AN_PATTERN_LINEAR
+                                                       : TF_AN_PATTERN_STRIDED;
+}
+
+/* The bytes an ordered stream moves between memory and the caches for the
+ * `bytes` it sweeps: all of them when linear; when strided, the lines it
+ * touches times the line size (each access brings in its ceil(width /
+ * line) lines, at least one; the bytes between are never fetched). */
+static double moved_bytes(const tf_an_stream *st, uint64_t width, const tf_an_params *prm)
+{
+    if (st->pattern == TF_AN_PATTERN_LINEAR)
+        return st->bytes;
+    uint64_t lines = width > prm->line_bytes ? (width + prm->line_bytes - 1) / prm->line_bytes : 1;
+    return st->bytes * fmin(1, (double)(lines * prm->line_bytes) / (double)st->stride);
+}
+
+/* Spearman's rank correlation of the offsets with x: the correlation of
+ * their ranks, tied values sharing their mean rank.  Reorders p; uses
+ * p[].resid as scratch. */
+static double rank_correlation(struct point *p, size_t n)
+{
+    qsort(p, n, sizeof *p, by_x);
+    for (size_t b = 0, e; b < n; b = e) {
+        for (e = b; e < n && p[e].x == p[b].x; e++)
+            ;
+        for (size_t i = b; i < e; i++)
+            p[i].resid = (double)(b + 1 + e) / 2;   /* the mean of ranks b+1..e */
     }
-    out->stride = step;
-    out->stride_from = TF_AN_STRIDE_CODE;
-    out->pattern = out->stride < prm->line_bytes ? TF_AN_PATTERN_LINEAR : TF_AN_PATTERN_STRIDED;
+    qsort(p, n, sizeof *p, by_point_offset);
+    double mean = (double)(n + 1) / 2, sxy = 0, sxx = 0, syy = 0;
+    for (size_t b = 0, e; b < n; b = e) {
+        for (e = b; e < n && p[e].offset == p[b].offset; e++)
+            ;
+        double ry = (double)(b + 1 + e) / 2 - mean;
+        for (size_t i = b; i < e; i++) {
+            double rx = p[i].resid - mean;
+            sxy += rx * ry;
+            sxx += rx * rx;
+            syy += ry * ry;
+        }
+    }
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+}
+
+/* The samples' own direction (step 5): the sign of their rank correlation
+ * rho when it is clear, at least prm->trend_rho and beyond 2.58 standard
+ * deviations of rho over n points in no order (1/sqrt(n - 1): a 1 %
+ * two-sided level); else 0. */
+static int trend_of(double rho, size_t n, const tf_an_params *prm)
+{
+    if (fabs(rho) < prm->trend_rho || fabs(rho) * sqrt((double)(n - 1)) < 2.576)
+        return 0;
+    return rho > 0 ? 1 : -1;
 }
 
 /* The bytes random offsets span: their range without the few points that
@@ -359,6 +443,9 @@ static void analyse_points(struct point *p, size_t n, double span, double durati
         out->bytes = (double)(hi - lo);
         return;
     }
+    int trend = trend_of(rank_correlation(p, n), n, prm);
+    int64_t code = stride_from_code(p, n, s->offs);
+    uint64_t width = access_width(p, n, s->offs);
     double slope = theil_sen(p, n, s->pairs);
     for (size_t i = 0; i < n; i++)
         p[i].resid = (double)p[i].offset - slope * p[i].x;
@@ -368,37 +455,66 @@ static void analyse_points(struct point *p, size_t n, double span, double durati
     size_t ncl = cluster_residuals(p, n, fmax((double)prm->line_bytes, 0.25 * sweep), s->gaps,
                                    s->cut);
     out->ordered_r2 = trimmed_r2(p, n, s->cut, ncl, s->gaps);
-    if (out->ordered_r2 < prm->ordered_r2) {
-        out->pattern = TF_AN_PATTERN_RANDOM;
+    if (out->ordered_r2 >= prm->ordered_r2) {
+        double bytes = 0;
+        for (size_t c = 0; c < ncl; c++) {
+            size_t b = c ? s->cut[c - 1] : 0, e = c + 1 < ncl ? s->cut[c] : n;
+            double x0 = 1, x1 = 0;
+            for (size_t i = b; i < e; i++) {
+                x0 = fmin(x0, p[i].x);
+                x1 = fmax(x1, p[i].x);
+            }
+            bytes += fabs(slope) * unbiased_range(x1 - x0, e - b);
+        }
+        if (bytes < (double)prm->line_bytes) {
+            out->pattern = TF_AN_PATTERN_FIXED;
+            out->bytes = (double)(hi - lo);
+            return;
+        }
+        out->direction = slope > 0 ? 1 : -1;
+        out->streams = (uint32_t)ncl;
+        out->stride = dominant_stride(
+            s->ugaps, cluster_gaps(p, n, s->cut, ncl, s->offs, s->ugaps), s->offs);
+        out->stride_from = TF_AN_STRIDE_SAMPLES;
+        out->bytes = bytes;
+    } else {
+        /* no lines: the offsets' span, and the samples' trend if any */
         out->bytes = random_span(p, n, prm, s->offs, s->ugaps);
-        stride_from_code(p, n, prm, s->offs, out);
-        return;
+        out->direction = trend;
+        out->pattern = TF_AN_PATTERN_RANDOM;
+        if (!code)
+            return;
+        if (!trend || out->ordered_r2 < prm->trend_r2) {
+            /* the samples see no sweep: a walk faster than the sampling
+             * whose stride only the code sees; strided if its stride is,
+             * else still random (never linear), with the code's stride */
+            out->stride = (uint64_t)llabs(code);
+            out->stride_from = TF_AN_STRIDE_CODE;
+            if (pattern_of_stride(out->stride, width, prm) == TF_AN_PATTERN_LINEAR)
+                return;
+            out->pattern = TF_AN_PATTERN_STRIDED;
+            if (!trend)
+                out->direction = code > 0 ? 1 : -1;
+            return;
+        }
     }
-    double bytes = 0;
-    for (size_t c = 0; c < ncl; c++) {
-        size_t b = c ? s->cut[c - 1] : 0, e = c + 1 < ncl ? s->cut[c] : n;
+    if (out->pattern == TF_AN_PATTERN_RANDOM) {
+        /* a blurred sweep: one stream, bytes from its slope as ordered
+         * ones' (the range would count the blur), at most the range */
         double x0 = 1, x1 = 0;
-        for (size_t i = b; i < e; i++) {
+        for (size_t i = 0; i < n; i++) {
             x0 = fmin(x0, p[i].x);
             x1 = fmax(x1, p[i].x);
         }
-        bytes += fabs(slope) * unbiased_range(x1 - x0, e - b);
+        out->bytes = fmin(out->bytes, fabs(slope) * unbiased_range(x1 - x0, n));
     }
-    if (bytes < (double)prm->line_bytes) {
-        out->pattern = TF_AN_PATTERN_FIXED;
-        out->bytes = (double)(hi - lo);
-        return;
+    if (code) {
+        out->stride = (uint64_t)llabs(code);
+        out->stride_from = TF_AN_STRIDE_CODE;
     }
-    out->direction = slope > 0 ? 1 : -1;
-    out->streams = (uint32_t)ncl;
-    out->stride = dominant_stride(s->ugaps, cluster_gaps(p, n, s->cut, ncl, s->offs, s->ugaps),
-                                  s->offs);
-    out->stride_from = TF_AN_STRIDE_SAMPLES;
-    out->pattern = out->stride < prm->line_bytes ? TF_AN_PATTERN_LINEAR : TF_AN_PATTERN_STRIDED;
-    out->bytes = bytes;
-    stride_from_code(p, n, prm, s->offs, out);
-    if (out->pattern == TF_AN_PATTERN_LINEAR && span > 0 && duration_ns > 0)
-        out->bandwidth = bytes / (span * duration_ns) * 1e3;
+    out->pattern = pattern_of_stride(out->stride, width, prm);
+    if (span > 0 && duration_ns > 0)
+        out->bandwidth = moved_bytes(out, width, prm) / (span * duration_ns) * 1e3;
 }
 
 static bool is_memory(const tf_an_sample *s)
@@ -467,7 +583,7 @@ int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
             const tf_an_sample *sm = &a->samples[i];
             if (is_memory(sm))
                 pts[n++] = (struct point){ sm->object, sm->group, sm->x, sm->offset, 0,
-                                           sm->code_stride };
+                                           sm->code_stride, sm->access_bytes };
         }
         qsort(pts, n, sizeof *pts, by_object_group);
         for (size_t b = 0; b < n;) {

@@ -291,8 +291,10 @@ static int summary_one(FILE *f, const tf_analysis *a, tf_error *err)
                 (double)ob->size / 1e6, 100 * ob->share, ob->loads, ob->stores);
     }
     fputs("\n### Access streams\n\nPer thread; pattern from the streams' R² "
-          "(ordered at 0.9 or more), stride from the samples or, marked (code), from "
-          "the sampled instructions' loops; see docs/algorithms.md.\n\n"
+          "(ordered at 0.9 or more, or at 0.5 with a clear rank correlation and a stride "
+          "from the code; never linear below 0.5), stride from the samples or, marked "
+          "(code), from the sampled instructions' loops; MB/s moved (strided: the lines "
+          "touched); see docs/algorithms.md.\n\n"
           "| phase | object | pattern | direction | stride | streams | R² | bytes | MB/s | samples |\n"
           "|---|---|---|---|---|---|---|---|---|---|\n", f);
     for (size_t s = 0; s < a->nstreams; s++) {

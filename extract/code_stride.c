@@ -410,9 +410,10 @@ static bool unchanged_between(const struct insn_rec *recs, size_t use, size_t j,
  * iteration they touch [disp, disp + size) for each of them.  When those
  * intervals cover a run of |stride| bytes around recs[use]'s, the loop
  * sweeps its data contiguously (an unrolled copy: four 32-byte loads
- * then +128) and the result is the widest access's size; otherwise the
- * stride itself. */
-static int64_t sweep_of(const struct insn_rec *recs, size_t n, size_t use, int64_t stride)
+ * then +128) and the result is the widest access's size, which is then
+ * also *width; otherwise the stride itself. */
+static int64_t sweep_of(const struct insn_rec *recs, size_t n, size_t use, int64_t stride,
+                        uint32_t *width)
 {
     const struct insn_rec *u = &recs[use];
     uint64_t step = (uint64_t)(stride < 0 ? -stride : stride);
@@ -442,6 +443,7 @@ static int64_t sweep_of(const struct insn_rec *recs, size_t n, size_t use, int64
     }
     if (longest < step)
         return stride;
+    *width = widest;
     return stride < 0 ? -(int64_t)widest : (int64_t)widest;
 }
 
@@ -463,6 +465,7 @@ int tf_code_stride_find(tf_code_stride_decoder *d, const uint8_t *code, size_t l
     unsigned base = mem->mem.base, index = mem->mem.index;
     int64_t scale = mem->mem.scale;
     int fb = gpr_family(base, NULL), fi = gpr_family(index, NULL);
+    out->width = mem->size;
     /* a register other than a general one (rip, or none) adds nothing that moves */
     if ((base != X86_REG_INVALID && base != X86_REG_RIP && fb < 0) ||
         (index != X86_REG_INVALID && fi < 0))
@@ -484,7 +487,7 @@ int tf_code_stride_find(tf_code_stride_decoder *d, const uint8_t *code, size_t l
     if (fi >= 0 && (st = register_step(body, n, use, fi, &si)))
         return out->status = (uint8_t)st;
     out->bytes = sb + si * scale;
-    out->sweep = sweep_of(body, n, use, out->bytes);
+    out->sweep = sweep_of(body, n, use, out->bytes, &out->width);
     return out->status = TF_CODE_STRIDE_FOUND;
 }
 

@@ -30,7 +30,13 @@
  * through the same registers, between the same updates of them, that
  * together cover |stride| bytes sweep the data at the widest access's
  * size; that is `sweep`, the stride otherwise (docs/algorithms.md,
- * "Several instructions, one sweep"). */
+ * "Several instructions, one sweep").
+ *
+ * The width.  The bytes one execution of the instruction reads or writes
+ * (its memory operand's size: 8 for a double, 64 for an AVX-512 move), or
+ * the widest access of the sweep when the loop's references tile it: a
+ * stride no larger than the width leaves no byte out (docs/algorithms.md,
+ * streams step 4). */
 #ifndef TF_EXTRACT_CODE_STRIDE_H
 #define TF_EXTRACT_CODE_STRIDE_H
 
@@ -54,6 +60,9 @@ typedef struct tf_code_stride {
                                   widest access's size (signed like bytes) when their
                                   displacements tile |bytes| (an unrolled copy), else
                                   bytes */
+    uint32_t width;            /* bytes per access: the memory operand's size, or the
+                                  widest access when they tile the sweep; 0 when the
+                                  instruction has no one explicit memory operand */
     uint64_t loop_start;       /* the back edge's target; 0 without a loop */
     uint64_t loop_end;         /* the end of the back-edge branch */
     uint8_t  status;           /* enum tf_code_stride_status */
@@ -66,7 +75,9 @@ int  tf_code_stride_decoder_create(tf_code_stride_decoder **d, tf_error *err)
 void tf_code_stride_decoder_free(tf_code_stride_decoder *d);
 
 /* The stride of the memory instruction at ip, from code[0..len) located at
- * address `addr` (ip within it).  Returns the status (also in out). */
+ * address `addr` (ip within it).  Returns the status (also in out); the
+ * width is filled whenever the instruction decodes with one explicit memory
+ * operand, a loop found or not. */
 int tf_code_stride_find(tf_code_stride_decoder *d, const uint8_t *code, size_t len, uint64_t addr,
                         uint64_t ip, tf_code_stride *out);
 

@@ -216,6 +216,50 @@ static void table(void **state)
     assert_int_equal(failed, 0);
 }
 
+/* The access width: the memory operand's size, the widest of a tiled
+ * sweep, known without a loop too, none for a string instruction. */
+static void access_widths(void **state)
+{
+    /* 1: vmovdqu64 (%rsi),%zmm16; vmovdqu64 %zmm16,(%rdi); add $64,%rsi; add $64,%rdi;
+     *    dec %rcx; jnz 1b; ret  (an AVX-512 copy: 64 bytes per access, stride 64) */
+    static const uint8_t avx512_copy[] = { 0x62, 0xe1, 0xfe, 0x48, 0x6f, 0x06, 0x62, 0xe1,
+                                           0xfe, 0x48, 0x7f, 0x07, 0x48, 0x83, 0xc6, 0x40,
+                                           0x48, 0x83, 0xc7, 0x40, 0x48, 0xff, 0xc9, 0x75,
+                                           0xe7, 0xc3 };
+    static const uint8_t naive[] = NAIVE, unrolled[] = UNROLLED_COPY;
+    /* movsd (%rsi),%xmm0; add $8,%rsi; ret */
+    static const uint8_t straight[] = { 0xf2, 0x0f, 0x10, 0x06, 0x48, 0x83, 0xc6, 0x08, 0xc3 };
+    /* 1: movsb; dec %rcx; jnz 1b */
+    static const uint8_t movsb[] = { 0xa4, 0x48, 0xff, 0xc9, 0x75, 0xfa, 0xc3 };
+    const struct {
+        const uint8_t *code;
+        size_t len, ip;
+        int status;
+        int64_t sweep;
+        uint32_t width;
+    } want[] = {
+        { avx512_copy, sizeof avx512_copy, 0, FOUND, 64, 64 },
+        { avx512_copy, sizeof avx512_copy, 6, FOUND, 64, 64 },
+        { naive, sizeof naive, 0, FOUND, 8, 8 },
+        { unrolled, sizeof unrolled, 0, FOUND, 16, 16 },
+        { straight, sizeof straight, 0, NO_LOOP, 0, 8 },
+        { movsb, sizeof movsb, 0, NO_OP, 0, 0 },
+    };
+    tf_code_stride_decoder *d;
+    assert_int_equal(tf_code_stride_decoder_create(&d, NULL), 0);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        tf_code_stride got;
+        int st = tf_code_stride_find(d, want[i].code, want[i].len, CODE_AT,
+                                     CODE_AT + want[i].ip, &got);
+        print_message("case %zu: %s, sweep %lld, width %u\n", i, tf_code_stride_status_name(st),
+                      (long long)got.sweep, got.width);
+        assert_int_equal(st, want[i].status);
+        assert_int_equal(got.sweep, want[i].sweep);
+        assert_int_equal(got.width, want[i].width);
+    }
+    tf_code_stride_decoder_free(d);
+}
+
 /* The loop found is the innermost one: its bounds are the back edge's. */
 static void loop_bounds(void **state)
 {
@@ -235,6 +279,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(table),
         cmocka_unit_test(loop_bounds),
+        cmocka_unit_test(access_widths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

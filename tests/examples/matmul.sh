@@ -42,6 +42,9 @@ zikj=$(streams mm_ikj | grep "^$z,")
 case $zikj in
 "") echo "mm_ikj: z has too few samples to be reported" ;;
 "$z,sparse,"*) echo "mm_ikj: z has too few samples to tell (sparse)" ;;
+# z is read along rows, but all of it per row of x: the samples may show
+# no order, and then it is random (never linear) with the code's stride
+"$z,random,none,8,code" | "$z,random,up,8,code") ;;
 *) [ "$zikj" = "$z,linear,up,8,code" ] || bad "mm_ikj: z is '$zikj', not linear up by 8 bytes" ;;
 esac
 streams mm_ikj | grep -q ",$((N * 8)),[a-z]*$" && bad "mm_ikj: still a stride of a row"

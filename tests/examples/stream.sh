@@ -120,6 +120,17 @@ for spec in "Copy a:sweep c:sweep" "Scale c:random" "Add a:linear $site:linear c
     [ $kernel = Copy ] && [ "$(echo $sweeps | tr ' ' '\n' | sort -u | wc -l)" -ne 1 ] &&
         bad "Copy: a and c swept in different directions:$sweeps"
     [ $kernel = Scale ] && continue
+    # Copy's own figure: memmove's reads of a, linear or strided, carry a
+    # bandwidth (bytes moved; docs/algorithms.md, streams step 6), twice
+    # which is what stream counts for the copy.
+    if [ $kernel = Copy ]; then
+        a_bw=$(csv "$dir/streams.csv" object pattern bandwidth_MBps |
+               awk -F, '$1 == "a" && ($2 == "linear" || $2 == "strided") && $3 != "" { print $3; exit }')
+        own_bw=$(awk '$1 == "Copy" { print $3 }' "$tmp/mem.txt")
+        awk -v f="${a_bw:-0}" -v o="$own_bw" \
+            'BEGIN { exit !(o > 0 && 2 * f >= 0.75 * o && 2 * f <= 1.25 * o) }' ||
+            bad "Copy: a's bandwidth_MBps '${a_bw}' x 2, stream printed $own_bw MB/s (25 % allowed)"
+    fi
     # Bytes the kernel's ordered streams sweep per instance, over its
     # folded duration, against stream's own median bandwidth (the fold
     # leaves disturbed iterations out; a mean would count them).  Copy:
