@@ -42,10 +42,20 @@ size_t tf_an_end_index(const tf_analysis *a, double x1);
 /* Code-line progression: fills a->windows. */
 int tf_an_progression(tf_analysis *a, const tf_an_params *p, bool timer_only, tf_error *err);
 
-/* Phases from the windows and the change points: fills a->phases (rates
- * left NAN). */
-int tf_an_phases(tf_analysis *a, const double *change_points, size_t nchange_points,
+/* Phases from the windows, the counters' rate changes and the fold's
+ * change points: fills a->phases (rates left NAN). */
+int tf_an_phases(tf_analysis *a, const tf_an_counter *counters, size_t ncounters,
+                 const double *change_points, size_t nchange_points,
                  const tf_an_params *p, bool timer_only, tf_error *err);
+
+/* The boundaries inside [x0, x1) where some counter's rate or ratio per
+ * instruction changes for real (rate_changes.c): *out (malloc'ed, sorted,
+ * NULL when none) gets *nout of them, each at least p->min_phase_length
+ * from the next and from x0 and x1.  change_points: the fold's, tried
+ * beside the grid's points. */
+int tf_an_rate_changes(const tf_an_counter *counters, size_t ncounters, double duration_ns,
+                       const double *change_points, size_t nchange_points, double x0, double x1,
+                       const tf_an_params *p, double **out, size_t *nout, tf_error *err);
 
 /* True for a routine where threads wait for others (barriers, idle loops,
  * MPI progress; waiting.c). */

@@ -17,6 +17,8 @@ void tf_an_params_default(tf_an_params *p)
         .windows = 0,
         .min_phase_share = 0.005,
         .boundary_tol = 0.01,
+        .min_change = 0.25,
+        .min_phase_length = 0.02,
         .line_bytes = 64,
         .ordered_r2 = 0.9,
         .trend_r2 = 0.5,
@@ -185,7 +187,8 @@ int tf_analysis_compute(tf_analysis *a, const tf_an_counter *counters, size_t nc
         a->samples[i].waiting = r != TF_AN_NONE && r < a->nroutines && a->routines[r].waiting;
     }
     if ((rc = tf_an_progression(a, params, timer_only, err)) ||
-        (rc = tf_an_phases(a, change_points, nchange_points, params, timer_only, err)) ||
+        (rc = tf_an_phases(a, counters, ncounters, change_points, nchange_points, params,
+                              timer_only, err)) ||
         (rc = tf_an_phase_rates(a, counters, ncounters, err)))
         return rc;
     tf_an_waiting_shares(a, timer_only);

@@ -68,16 +68,20 @@ typedef struct tf_an_object {
 } tf_an_object;
 
 /* A counter folded by the fold engine: its mean normalised cumulative curve
- * on a uniform grid x_j = j / (npoints − 1) and its mean total per instance. */
+ * on a uniform grid x_j = j / (npoints − 1), its mean total per instance
+ * and, when the fold has them, the bounds of its rate's band (events/s on
+ * the same grid; NULL: no band, every rate difference counts as real). */
 typedef struct tf_an_counter {
     const char   *name;
     double        mean_total;
     size_t        npoints;
     const double *curve;
+    const double *rate_lo, *rate_hi;
 } tf_an_counter;
 
 /* The code-line progression: per window of the synthetic iteration, the
- * routine with most samples and that routine's most observed line. */
+ * routine with most samples and that routine's most observed known line
+ * (0 when none of its samples there has one). */
 typedef struct tf_an_window {
     double   x0, x1;
     uint32_t routine;    /* TF_AN_NONE for a window without samples */
@@ -90,7 +94,9 @@ typedef struct tf_an_phase {
     char     label[48];  /* "2", or "2.1" for the first sub-phase of phase 2 */
     uint32_t parent;     /* enclosing phase, TF_AN_NONE at the top level */
     double   x0, x1;
-    uint32_t routine, line;
+    uint32_t routine;
+    uint32_t line;       /* the routine's most observed known line in the span; 0: none
+                            of its samples there has line information */
     size_t   samples;
     double   share;      /* share of the iteration's code samples */
     double   waiting;    /* share of the span's samples that wait (not code samples) */
@@ -153,6 +159,9 @@ typedef struct tf_an_params {
     size_t windows;          /* code-line windows (0: from the sample count) */
     double min_phase_share;  /* phases holding fewer samples are merged */
     double boundary_tol;     /* change points closer than this to a boundary are the same boundary */
+    double min_change;       /* smallest relative rate (or ratio) change that splits a phase */
+    double min_phase_length; /* a rate change splits a phase only into parts at least this
+                                long (share of the iteration) */
     uint64_t line_bytes;     /* cache line: strides below it are linear */
     double ordered_r2;       /* R² at or above which offsets are ordered */
     double trend_r2;         /* below ordered_r2, R² at or above which a clear rank

@@ -389,8 +389,10 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
         const double *curve = grp->curve + (size_t)c * grp->grid;
         if (grp->grid < 2 || isnan(curve[0]) || isnan(grp->mean_total[c]) || step[c])
             continue;
-        counters[nc++] = (tf_an_counter){ reg->counter_names[c], grp->mean_total[c], grp->grid,
-                                          curve };
+        counters[nc++] = (tf_an_counter){
+            reg->counter_names[c], grp->mean_total[c], grp->grid, curve,
+            grp->rate_lo ? grp->rate_lo + (size_t)c * grp->grid : NULL,
+            grp->rate_hi ? grp->rate_hi + (size_t)c * grp->grid : NULL };
     }
     rc = tf_analysis_compute(a, counters, nc, grp->boundaries, grp->nboundaries, params, err);
     if (rc == 0 && !(a->locator = malloc(sizeof *a->locator)))

@@ -14,9 +14,10 @@
  * Nested level, inside each routine phase: the same on the routine's most
  * observed lines (a sweep forward on one line, backward on another), kept
  * only where the mixes of lines on the two sides differ clearly (total
- * variation distance of at least 0.5), plus the fold's change points of the counter
- * rates that fall inside the phase (a rate change within one routine);
- * failing both, the point where the references to the phase's main object
+ * variation distance of at least 0.5), plus the places where a counter's
+ * rate or ratio per instruction changes for real inside the phase
+ * (rate_changes.c: by at least min_change, beyond the fit's band, into
+ * parts of at least min_phase_length); failing both, the point where the references to the phase's main object
  * turn round (a sweep forward then backward on the same lines, see
  * direction_turn.c). */
 #include "an_steps.h"
@@ -88,7 +89,8 @@ static void merge_short_runs(struct run *r, size_t *n, size_t min_count)
 }
 
 /* What a sample counts as at the current level: its routine, or, inside a
- * routine's phase, its line when it is in that routine. */
+ * routine's phase, its line when it is in that routine and known (an
+ * unknown line, 0, is no line of its own). */
 struct labeller {
     bool     timer_only;
     bool     by_line;
@@ -101,7 +103,7 @@ static uint32_t label_of(const struct labeller *l, const tf_an_sample *s)
         return TF_AN_NONE;
     if (!l->by_line)
         return s->routine;
-    return s->routine == l->routine ? s->line : TF_AN_NONE;
+    return s->routine == l->routine && s->line ? s->line : TF_AN_NONE;
 }
 
 /* The boundary between la (left) and lb (right) among the samples with x
@@ -277,7 +279,7 @@ static size_t line_boundaries(const tf_analysis *a, bool timer_only,
         if (w0 == a->nwindows)
             w0 = k;
         w1 = k + 1;
-        if (a->windows[k].routine == routine)
+        if (a->windows[k].routine == routine && a->windows[k].line)
             label[k] = a->windows[k].line;
     }
     if (w0 >= w1)
@@ -330,7 +332,8 @@ static int by_double(const void *pa, const void *pb)
     return (x > y) - (x < y);
 }
 
-/* routine, most observed line, sample count and share of phase ph. */
+/* routine, most observed known line (0: the routine's samples there have
+ * none), sample count and share of phase ph. */
 static void describe_phase(const tf_analysis *a, tf_an_phase *ph, bool timer_only, size_t ncode,
                           uint32_t *scratch)
 {
@@ -346,12 +349,13 @@ static void describe_phase(const tf_analysis *a, tf_an_phase *ph, bool timer_onl
     size_t nl = 0;
     for (size_t i = i0; i < i1; i++)
         if (tf_an_is_code_sample(&a->samples[i], timer_only) &&
-            a->samples[i].routine == ph->routine)
+            a->samples[i].routine == ph->routine && a->samples[i].line)
             scratch[nl++] = a->samples[i].line;
     ph->line = tf_an_mode_u32(scratch, nl, NULL);
 }
 
-int tf_an_phases(tf_analysis *a, const double *change_points, size_t nchange_points,
+int tf_an_phases(tf_analysis *a, const tf_an_counter *counters, size_t ncounters,
+                 const double *change_points, size_t nchange_points,
                  const tf_an_params *p, bool timer_only, tf_error *err)
 {
     size_t nw = a->nwindows, ncode = 0;
@@ -360,7 +364,8 @@ int tf_an_phases(tf_analysis *a, const double *change_points, size_t nchange_poi
     struct run *runs = malloc((nw + 1) * sizeof *runs);
     uint32_t *label = malloc((nw + 1) * sizeof *label);
     size_t *count = malloc((nw + 1) * sizeof *count);
-    double *splits = malloc((nw + nchange_points + 1) * sizeof *splits);
+    size_t splits_cap = nw + 1;   /* line boundaries, then rate changes */
+    double *splits = malloc(splits_cap * sizeof *splits);
     double *tops = malloc((nw + 2) * sizeof *tops);
     uint32_t *top_routine = malloc((nw + 1) * sizeof *top_routine);
     uint32_t *scratch = malloc((ncode + 1) * sizeof *scratch);
@@ -400,17 +405,33 @@ int tf_an_phases(tf_analysis *a, const double *change_points, size_t nchange_poi
         if (top.routine != TF_AN_NONE)
             ns = line_boundaries(a, timer_only, top.routine, top.x0, top.x1, top.samples,
                                  runs, label, count, splits);
-        /* a rate change splits the phase when both sides hold a sub-part
-         * (5 % of the phase, as for lines) and no boundary is that close */
-        double gap = fmax(p->boundary_tol, 0.05 * (top.x1 - top.x0));
-        for (size_t c = 0; c < nchange_points; c++) {
-            double x = change_points[c];
-            bool near = x < top.x0 + gap || x > top.x1 - gap;
-            for (size_t s = 0; s < ns && !near; s++)
-                near = fabs(splits[s] - x) < gap;
-            if (!near)
-                splits[ns++] = x;
+        /* a rate change splits the phase unless a line boundary is that
+         * close (the same boundary, placed on the samples) */
+        double *changes;
+        size_t nchanges;
+        if ((rc = tf_an_rate_changes(counters, ncounters, a->duration_ns, change_points,
+                                     nchange_points, top.x0, top.x1, p, &changes, &nchanges,
+                                     err)))
+            goto done;
+        size_t nlines = ns;
+        if (ns + nchanges > splits_cap) {
+            double *more = realloc(splits, (ns + nchanges) * sizeof *splits);
+            if (!more) {
+                free(changes);
+                rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for phase detection");
+                goto done;
+            }
+            splits = more;
+            splits_cap = ns + nchanges;
         }
+        for (size_t c = 0; c < nchanges; c++) {
+            bool near = false;
+            for (size_t s = 0; s < nlines && !near; s++)
+                near = fabs(splits[s] - changes[c]) < p->min_phase_length;
+            if (!near)
+                splits[ns++] = changes[c];
+        }
+        free(changes);
         /* no line or rate change: a sweep that turns round on the same lines */
         if (!ns && top.routine != TF_AN_NONE &&
             tf_an_direction_turn(a, top.x0, top.x1, p, &splits[0]))

@@ -121,7 +121,7 @@ int tf_an_progression(tf_analysis *a, const tf_an_params *p, bool timer_only, tf
         size_t nl = 0;
         for (size_t j = first; j < i; j++) {
             const tf_an_sample *s = &a->samples[j];
-            if (tf_an_is_code_sample(s, timer_only) && s->routine == r)
+            if (tf_an_is_code_sample(s, timer_only) && s->routine == r && s->line)
                 lines[nl++] = s->line;
         }
         win[k].routine = r;

@@ -115,7 +115,11 @@ static void write_phases(FILE *f, const tf_analysis *const *a, size_t n,
             tf_csv_text(f, routine_name(a[i], ph->routine));
             fputc(',', f);
             tf_csv_text(f, routine_file(a[i], ph->routine));
-            fprintf(f, ",%u,%.6f,%.6f,", ph->line, ph->share, ph->waiting);
+            /* no line information: an empty line, never line 0 */
+            fputc(',', f);
+            if (ph->line)
+                fprintf(f, "%u", ph->line);
+            fprintf(f, ",%.6f,%.6f,", ph->share, ph->waiting);
             put_number(f, ph->mips);
             fputc(',', f);
             put_number(f, ph->ipc);
@@ -273,7 +277,11 @@ static int summary_one(FILE *f, const tf_analysis *a, tf_error *err)
         fputs(" | ", f);
         const char *file = routine_file(a, ph->routine), *slash = strrchr(file, '/');
         md_text(f, slash ? slash + 1 : file);
-        fprintf(f, ":%u | %.1f %% | %.1f %% | ", ph->line, 100 * ph->share, 100 * ph->waiting);
+        if (ph->line)
+            fprintf(f, ":%u", ph->line);
+        else
+            fputs(" (no line information)", f);
+        fprintf(f, " | %.1f %% | %.1f %% | ", 100 * ph->share, 100 * ph->waiting);
         md_number(f, 0, ph->mips);
         fputs(" | ", f);
         md_number(f, 2, ph->ipc);

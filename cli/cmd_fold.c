@@ -69,7 +69,7 @@ static void usage(FILE *out)
             "      --confidence C    coverage of the bands (0.95)\n"
             "      --seed N          seed of the bootstrap (1)\n"
             "      --min-change F    smallest relative rate change reported as a\n"
-            "                        change point (0.25)\n"
+            "                        change point and splitting a phase (0.25)\n"
             "      --debug-dir DIR   where binaries and debug files are found by\n"
             "                        build-id (DIR/.build-id/xx/rest), for code lines\n"
             "      --alloc-wrapper NAME  a routine of the program that allocates for\n"
@@ -231,6 +231,8 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, struct fold_o
     }
     if (optind >= argc)
         return tf_msg_usage("missing TRACE"), -1;
+    /* the phases split where rates change by as much as a change point */
+    o->analysis.min_change = p->min_change;
     if (p->group_by != TF_GROUP_BY_DURATION && p->groups != 1)
         return tf_msg_usage("--group-by rank or host replaces the duration groups: no --groups"),
                -1;

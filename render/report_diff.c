@@ -137,8 +137,13 @@ static void side_fill(const tf_report_page *p, size_t first, size_t last, bool w
     s->mips = s->mips_half = s->bandwidth = s->time_ns = NAN;
     if (first == last)
         return;
-    snprintf(s->name, sizeof s->name, "%s[%u]%s", routine_of(p, first), p->phases[first].line,
-             last - first > 1 ? "+" : "");
+    /* a phase without line information is named by its routine alone */
+    if (p->phases[first].line)
+        snprintf(s->name, sizeof s->name, "%s[%u]%s", routine_of(p, first),
+                 p->phases[first].line, last - first > 1 ? "+" : "");
+    else
+        snprintf(s->name, sizeof s->name, "%s%s", routine_of(p, first),
+                 last - first > 1 ? "+" : "");
     double w = 0, bw = 0, bw_w = 0;
     for (size_t k = first; k < last; k++) {
         const tf_report_phase *ph = &p->phases[k];

@@ -29,8 +29,11 @@ cp "$app" "$tmp/sweep"
 # iterations, 11 to 28 in 200, and in 1 of 80 runs of 200 under 8), and a
 # stream needs 8 to be told apart (400: no failure in 60 runs).
 # The task clock alone: the software events that stand in for the missing
-# PMU include context switches, whose rate on a loaded machine changed
-# inside the forward sweep once in CI, a change point that split it in two.
+# PMU include context switches, whose rate follows the machine's load.  A
+# fold change point alone no longer splits a phase (once in CI the backward
+# sweep came out as 0.50-0.75 and 0.75-1.0, on one line): a sub-phase needs
+# a rate change of --min-change beyond the band over parts of 2 % or more
+# (docs/algorithms.md, "Phases from the counters").
 "$tf" record -q -o "$tmp/t.h5" --counters task-clock --period 1ms --mem-sampler software -- \
     "$tmp/sweep" 400 \
     >"$tmp/out" ||

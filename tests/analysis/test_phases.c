@@ -103,46 +103,129 @@ static void progression_windows_follow_routines(void **state)
     tf_analysis_clear(&a);
 }
 
-/* A counter curve with a known rate per phase gives MIPS and IPC back, and
- * a change point inside one routine splits it into sub-phases. */
+/* Instructions at rate[k] per second in phase k of the five-phase scenario
+ * (x in [0.29, 0.40) of stencil at stencil_late instead): the normalised
+ * cumulative curve on G points, its total per instance of 1e7 ns. */
+enum { G = 1001 };
+static double ins_curve(double *ins, double stencil_late)
+{
+    const double ins_rate[FX_PHASES] = { 2.0e9, 4.2e9, 3.0e8, 2.6e9, 1.4e9 };
+    double acc = 0;
+    for (size_t j = 0; j < G; j++) {
+        double x = (double)j / (G - 1);
+        ins[j] = acc;
+        size_t k = 0;
+        while (k + 1 < FX_PHASES && x >= fx_boundary(k + 1))
+            k++;
+        acc += (k == 1 && x >= 0.29 ? stencil_late : ins_rate[k]) * 1e-2 / (G - 1);
+    }
+    for (size_t j = 0; j < G; j++)
+        ins[j] /= ins[G - 1];
+    return acc;
+}
+
+static size_t subphases_of(const tf_analysis *a, uint32_t parent)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < a->nphases; k++)
+        n += a->phases[k].parent == parent;
+    return n;
+}
+
+/* A counter curve with a known rate per phase gives MIPS and IPC back; a
+ * rate change inside one routine (stencil: 4.2e9 then 2.1e9 instructions
+ * per second) splits it into sub-phases there, and a change point of the
+ * fold where no rate changes (inside spmv_gather) splits nothing. */
 static void rates_and_change_points(void **state)
 {
     tf_analysis a;
     fx_build(&a, 300, 13, 0, 1, 1e7, 9);
-    enum { G = 1001 };
     static double ins[G], cyc[G];
-    const double ins_rate[FX_PHASES] = { 2.0e9, 4.2e9, 3.0e8, 2.6e9, 1.4e9 };
-    double total_ins = 0, x_prev = 0;
-    for (size_t k = 0; k < FX_PHASES; k++) {
-        total_ins += ins_rate[k] * (fx_boundary(k + 1) - x_prev) * 1e-2;
-        x_prev = fx_boundary(k + 1);
-    }
-    double acc = 0;
-    for (size_t j = 0; j < G; j++) {
-        double x = (double)j / (G - 1);
-        ins[j] = acc / total_ins;
-        cyc[j] = x;
-        size_t k = 0;
-        while (k + 1 < FX_PHASES && x >= fx_boundary(k + 1))
-            k++;
-        acc += ins_rate[k] * 1e-2 / (G - 1);
-    }
-    ins[G - 1] = 1;
-    tf_an_counter c[2] = { { "instructions", total_ins, G, ins },
-                           { "cycles", 2.5e9 * 1e-2, G, cyc } };
-    /* the stencil phase (routine stencil_apply) gets a rate change inside */
-    double cp[] = { fx_boundary(1), 0.29 };
-    assert_int_equal(tf_analysis_compute(&a, c, 2, cp, 2, NULL, NULL), 0);
+    double total_ins = ins_curve(ins, 2.1e9);
+    for (size_t j = 0; j < G; j++)
+        cyc[j] = (double)j / (G - 1);
+    tf_an_counter c[2] = { { "instructions", total_ins, G, ins, NULL, NULL },
+                           { "cycles", 2.5e9 * 1e-2, G, cyc, NULL, NULL } };
+    double cp[] = { fx_boundary(1), 0.29, 0.5 };
+    assert_int_equal(tf_analysis_compute(&a, c, 2, cp, 3, NULL, NULL), 0);
     assert_true(a.per_instruction);
     const tf_an_phase *copy = &a.phases[0];
     assert_string_equal(a.routines[copy->routine].function, "stream_copy");
     assert_true(fabs(copy->mips - 2000) / 2000 < 0.03);
     assert_true(fabs(copy->ipc - 0.8) / 0.8 < 0.03);
-    size_t stencil_subs = 0;
+    assert_int_equal(subphases_of(&a, 1), 2);
+    assert_int_equal(subphases_of(&a, 2), 0);
     for (size_t k = 0; k < a.nphases; k++)
-        if (a.phases[k].parent == 1)
-            stencil_subs++;
-    assert_int_equal(stencil_subs, 2);
+        if (a.phases[k].parent == 1 && a.phases[k].x0 > a.phases[1].x0) {
+            assert_true(fabs(a.phases[k].x0 - 0.29) < 0.002);
+            assert_true(fabs(a.phases[k].mips - 2100) / 2100 < 0.03);
+        }
+    tf_analysis_clear(&a);
+}
+
+/* Rate changes below --min-change, or not beyond the fit's band, split
+ * nothing: stencil's 4.2e9 then 3.6e9 (14 %) stays one phase at 25 %, and
+ * is two at 10 %; at 10 %, a band wider than the change keeps it one. */
+static void small_or_unsupported_changes(void **state)
+{
+    static double ins[G], lo[G], hi[G];
+    double total_ins = ins_curve(ins, 3.6e9);
+    tf_an_counter c = { "instructions", total_ins, G, ins, NULL, NULL };
+    tf_an_params p;
+    tf_an_params_default(&p);
+    size_t expect[3] = { 0, 2, 0 };
+    for (int run = 0; run < 3; run++) {
+        tf_analysis a;
+        fx_build(&a, 300, 13, 0, 1, 1e7, 9);
+        p.min_change = run ? 0.10 : 0.25;
+        if (run == 2) {
+            /* a band of ±20 % around the rate everywhere */
+            for (size_t j = 0; j < G; j++) {
+                double x = (double)j / (G - 1);
+                double r = x >= fx_boundary(1) && x < fx_boundary(2) ? 3.9e9 : 2e9;
+                lo[j] = 0.8 * r;
+                hi[j] = 1.2 * r;
+            }
+            c.rate_lo = lo;
+            c.rate_hi = hi;
+        }
+        assert_int_equal(tf_analysis_compute(&a, &c, 1, NULL, 0, &p, NULL), 0);
+        assert_int_equal(subphases_of(&a, 1), expect[run]);
+        tf_analysis_clear(&a);
+    }
+}
+
+/* A phase is never at line 0: the routine's most observed known line,
+ * or no line at all when none of its samples has one. */
+static void no_phase_at_line_zero(void **state)
+{
+    tf_analysis a;
+    fx_build(&a, 300, 13, 0, 1, 1e7, 5);
+    uint32_t copy = a.samples[0].routine, stencil = TF_AN_NONE;
+    for (size_t i = 0; i < a.nsamples; i++) {
+        tf_an_sample *s = &a.samples[i];
+        if (s->routine == copy && i % 3)
+            s->line = 0;   /* two thirds unknown: 0 is the mode */
+        else if (!strcmp(a.routines[s->routine].function, "stencil_apply")) {
+            stencil = s->routine;
+            s->line = 0;   /* no line information at all */
+        }
+    }
+    assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
+    bool seen_copy = false, seen_stencil = false;
+    for (size_t k = 0; k < a.nphases; k++) {
+        if (a.phases[k].routine == copy) {
+            seen_copy = true;
+            assert_true(a.phases[k].line >= fx_phases[0].line &&
+                        a.phases[k].line <= fx_phases[0].line + 2);
+        }
+        if (a.phases[k].routine == stencil) {
+            seen_stencil = true;
+            assert_int_equal(a.phases[k].line, 0);
+            assert_int_equal(a.phases[k].parent, TF_AN_NONE);
+        }
+    }
+    assert_true(seen_copy && seen_stencil);
     tf_analysis_clear(&a);
 }
 
@@ -256,6 +339,8 @@ int main(void)
         cmocka_unit_test(phases_found_with_three_samples),
         cmocka_unit_test(progression_windows_follow_routines),
         cmocka_unit_test(rates_and_change_points),
+        cmocka_unit_test(small_or_unsupported_changes),
+        cmocka_unit_test(no_phase_at_line_zero),
         cmocka_unit_test(same_lines_split_by_direction),
         cmocka_unit_test(empty_input),
         cmocka_unit_test(x_out_of_range),
