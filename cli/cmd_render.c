@@ -36,6 +36,8 @@ static void usage(FILE *out)
             "      --run             with the gnuplot back end: run gnuplot on the scripts\n"
             "      --layout-json FILE  write every text box and panel box drawn (cairo)\n"
             "      --max-phase-labels N  at most N phase labels (default: as many as fit)\n"
+            "      --counters LIST   counters of the performance panel, comma-separated\n"
+            "                        (instructions draws MIPS; a time counter, CPU utilisation)\n"
             "      --force           replace existing outputs (a report fold drew, say)\n"
             "  -q, --quiet           no notes\n"
             "  -h, --help            show this help and exit\n\n"
@@ -82,10 +84,11 @@ int tf_cmd_render(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},         {"force", no_argument, NULL, 'F'},
         {"layout-json", required_argument, NULL, 'L'},
         {"max-phase-labels", required_argument, NULL, 'M'},
+        {"counters", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
     enum tf_render_format format = TF_FORMAT_PDF;
-    const char *output = NULL;
+    const char *output = NULL, *counters = NULL;
     tf_render_options ro = {.dpi = 150};
     bool gnuplot = false, run = false, force = false;
     int c;
@@ -134,6 +137,12 @@ int tf_cmd_render(int argc, char **argv)
             ro.max_phase_labels = (unsigned)v;
             break;
         }
+        case 'C':
+            if (!*optarg || optarg[strlen(optarg) - 1] == ',' || strstr(optarg, ",,") || *optarg == ',')
+                return tf_msg_usage("--counters: '%s' is not a comma-separated list of counter names",
+                                    optarg);
+            counters = optarg;
+            break;
         case 'F':
             force = true;
             break;
@@ -161,7 +170,7 @@ int tf_cmd_render(int argc, char **argv)
     tf_error err = {0};
     tf_report report = {0};
     char *path = NULL;
-    int rc = tf_report_load(fold, &report, &err);
+    int rc = tf_report_load_with(fold, counters, &report, &err);
     if (rc == 0) {
         char name[32];
         snprintf(name, sizeof name, "report.%s", tf_render_format_name(format));

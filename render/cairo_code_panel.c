@@ -25,16 +25,8 @@ static void legend(const tf_panel *p)
     tf_legend_begin(&l, p, "Source code");
     size_t shown = page->nroutines < TF_PALETTE_ROUTINES ? page->nroutines : TF_PALETTE_ROUTINES;
     for (size_t i = 0; i < shown; i++) {
-        /* Two symbols the trace names alike (an Extrae trace's sampled and
-         * instrumented tables) stay two entries: numbered apart. */
-        unsigned same = 0;
-        for (size_t j = 0; j < i; j++)
-            same += !strcmp(page->routines[j], page->routines[i]);
-        char label[300];
-        if (same)
-            snprintf(label, sizeof label, "%s (%u)", page->routines[i], same + 1);
-        else
-            snprintf(label, sizeof label, "%s", page->routines[i]);
+        char label[600];
+        tf_report_routine_label(page, i, label, sizeof label);
         tf_legend_add(&l, TF_SWATCH_DOT, tf_palette_routine((uint32_t)i), label);
     }
     if (page->nroutines > shown)
@@ -90,8 +82,60 @@ static void choose_labels(const tf_report_page *page, unsigned max, bool *keep)
     }
 }
 
-/* Phase strip and labels; a label goes on the first of the two rows where
- * it overlaps nothing, else it is dropped (the strip still shows the phase). */
+/* Centre of a label on one of the label rows, kept inside them. */
+static double label_shift(tf_rect labels, tf_rect r)
+{
+    return r.x < labels.x                       ? labels.x - r.x
+         : r.x + r.w > labels.x + labels.w     ? labels.x + labels.w - r.x - r.w
+                                                : 0;
+}
+
+/* Which phases get a label (keep), and the centre of each on the page. */
+typedef struct label_plan {
+    const bool *keep;
+    double     *cx;
+    size_t      n;
+} label_plan;
+
+/* Whether r covers the centre of a labelled phase other than i, whose
+ * mark would then find no room on that row. */
+static bool covers_other(const label_plan *plan, size_t i, tf_rect r)
+{
+    for (size_t j = 0; j < plan->n; j++)
+        if (j != i && plan->keep[j] && plan->cx[j] > r.x && plan->cx[j] < r.x + r.w)
+            return true;
+    return false;
+}
+
+/* Phase i's label on the first of the two rows (lowest first) where it
+ * overlaps nothing, on the lower row only where it leaves the other
+ * phases' centres free for their marks; with mark, its key mark alone
+ * ("³", the label in the page's key). */
+static bool label_place(const tf_panel *p, tf_rect labels, const label_plan *plan, size_t i,
+                        const char *text, bool mark)
+{
+    double row_h = labels.h / 2, cx = plan->cx[i];
+    for (int row = 1; row >= 0; row--) {
+        double y = labels.y + row_h * (row + 0.5);
+        tf_rect r = mark ? tf_text_mark_box(p->text, TF_FONT_LABEL, text, cx, y, 0.5, 0.5)
+                         : tf_text_box(p->text, TF_FONT_LABEL, text, cx, y, 0.5, 0.5, 0);
+        double shift = label_shift(labels, r);
+        r.x += shift;
+        if ((!mark && row == 1 && covers_other(plan, i, r)) || !tf_claims_take(p->claims, r))
+            continue;
+        if (mark)
+            tf_text_mark_draw(p->text, TF_FONT_LABEL, text, cx + shift, y, 0.5, 0.5, tf_ink);
+        else
+            tf_text_draw(p->text, TF_FONT_LABEL, text, cx + shift, y, 0.5, 0.5, 0, tf_ink);
+        return true;
+    }
+    return false;
+}
+
+/* Phase strip and labels, from left to right: each label goes on the
+ * first of the two rows where it overlaps nothing; one that fits on
+ * neither is abbreviated to its key mark, the full label in the page's
+ * key; a label is lost only where even its mark finds no room. */
 static int phases(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_error *err)
 {
     const tf_report_page *page = p->page;
@@ -106,31 +150,28 @@ static int phases(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_err
                         PHASE_STRIP);
         cairo_fill(cr);
     }
-    bool *keep = calloc(page->nphases ? page->nphases : 1, sizeof *keep);
-    if (!keep)
+    size_t n = page->nphases ? page->nphases : 1;
+    bool *keep = calloc(n, sizeof *keep);
+    double *cx = malloc(n * sizeof *cx);
+    if (!keep || !cx) {
+        free(keep);
+        free(cx);
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu phase labels", page->nphases);
+    }
     choose_labels(page, max_labels, keep);
-    double row_h = labels.h / 2;
+    for (size_t i = 0; i < page->nphases; i++)
+        cx[i] = tf_axes_x(p, (page->phases[i].x0 + page->phases[i].x1) / 2);
+    label_plan plan = {keep, cx, page->nphases};
     for (size_t i = 0; i < page->nphases; i++) {
         if (!keep[i])
             continue;
-        const tf_report_phase *ph = &page->phases[i];
         char buf[160];
-        phase_label(page, ph, buf, sizeof buf);
-        double cx = tf_axes_x(p, (ph->x0 + ph->x1) / 2);
-        for (int row = 1; row >= 0; row--) {
-            double y = labels.y + row_h * (row + 0.5);
-            tf_rect r = tf_text_box(p->text, TF_FONT_LABEL, buf, cx, y, 0.5, 0.5, 0);
-            double shift = r.x < labels.x ? labels.x - r.x
-                         : r.x + r.w > labels.x + labels.w ? labels.x + labels.w - r.x - r.w : 0;
-            r.x += shift;
-            if (!tf_claims_take(p->claims, r))
-                continue;
-            tf_text_draw(p->text, TF_FONT_LABEL, buf, cx + shift, y, 0.5, 0.5, 0, tf_ink);
-            break;
-        }
+        phase_label(page, &page->phases[i], buf, sizeof buf);
+        if (!label_place(p, labels, &plan, i, buf, false))
+            label_place(p, labels, &plan, i, buf, true);
     }
     free(keep);
+    free(cx);
     return 0;
 }
 
@@ -163,7 +204,9 @@ static void segments(const tf_panel *p, tf_rect box, const tf_line_axis *axis)
         cairo_stroke(cr);
         cairo_restore(cr);
     }
-    tf_axes_title(p, TF_AXIS_LEFT, "source line", widest + 5);
+    char title[300];
+    tf_report_line_axis_title(p->page, title, sizeof title);
+    tf_axes_title(p, TF_AXIS_LEFT, title, widest + 5);
 }
 
 int tf_panel_code(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_error *err)

@@ -123,14 +123,17 @@ double tf_legend_rest_draw(tf_text *text, const tf_legend_rest *rest, tf_rect bo
             tf_rect r = tf_text_draw(text, TF_FONT_LABEL, head, box.x, y, 0, 0.5, 0, tf_ink);
             x = box.x + r.w + ENTRY_GAP;
         }
+        /* The page's width is room enough for the whole label: shortened
+         * here, it would take a row of the key as well. */
         double sw = e->swatch == TF_SWATCH_NONE ? 0 : SWATCH_W + 2;
-        double w = sw + tf_text_box(text, TF_FONT_LABEL, e->label, 0, 0, 0, 0, LABEL_MAX).w;
+        double max_w = box.w - SWATCH_W - sw;
+        double w = sw + tf_text_box(text, TF_FONT_LABEL, e->label, 0, 0, 0, 0, max_w).w;
         if (x + w > right && x > box.x + SWATCH_W) {
             x = box.x + SWATCH_W;
             y += ROW_H;
         }
         swatch_draw(text->cr, e->swatch, e->colour, x, y);
-        tf_text_draw(text, TF_FONT_LABEL, e->label, x + sw, y, 0, 0.5, LABEL_MAX, tf_ink);
+        tf_text_draw(text, TF_FONT_LABEL, e->label, x + sw, y, 0, 0.5, max_w, tf_ink);
         x += w + ENTRY_GAP;
     }
     return rest->n ? y + ROW_H / 2 - box.y + 2 : 0;

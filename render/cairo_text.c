@@ -206,6 +206,21 @@ static void record(tf_text *t, int font, tf_rect r, const char *shown, const cha
                            t->role ? t->role : font_roles[font], t->panel);
 }
 
+/* Draws `shown` placed at (x, y) and records it, with the full text
+ * and its key when shown stands for it. */
+static tf_rect draw_shown(tf_text *t, int font, const char *shown, const char *full, unsigned key,
+                          double x, double y, double ax, double ay, tf_rgb colour)
+{
+    set_text(t, font, shown, 0);
+    tf_rect r = place(t, x, y, ax, ay);
+    cairo_save(t->cr);
+    cairo_move_to(t->cr, r.x, r.y);
+    show(t, colour);
+    cairo_restore(t->cr);
+    record(t, font, r, shown, full, key);
+    return r;
+}
+
 tf_rect tf_text_draw(tf_text *t, int font, const char *s, double x, double y, double ax, double ay,
                      double max_w, tf_rgb colour)
 {
@@ -218,16 +233,31 @@ tf_rect tf_text_draw(tf_text *t, int font, const char *s, double x, double y, do
         shown = (char *)s;
         key = 0;
     }
-    set_text(t, font, shown, 0);
-    tf_rect r = place(t, x, y, ax, ay);
-    cairo_save(t->cr);
-    cairo_move_to(t->cr, r.x, r.y);
-    show(t, colour);
-    cairo_restore(t->cr);
-    record(t, font, r, shown, key ? s : NULL, key);
+    tf_rect r = draw_shown(t, font, shown, key ? s : NULL, key, x, y, ax, ay, colour);
     if (shown != s)
         free(shown);
     return r;
+}
+
+tf_rect tf_text_mark_box(tf_text *t, int font, const char *full, double x, double y, double ax,
+                         double ay)
+{
+    char mark[64];
+    key_mark(key_of(t, full), mark, sizeof mark);
+    set_text(t, font, mark, 0);
+    return place(t, x, y, ax, ay);
+}
+
+tf_rect tf_text_mark_draw(tf_text *t, int font, const char *full, double x, double y, double ax,
+                          double ay, tf_rgb colour)
+{
+    unsigned key = key_of(t, full);
+    /* Out of memory: the full text, rather than a mark without its key. */
+    if (!key_add(t, full, key))
+        return tf_text_draw(t, font, full, x, y, ax, ay, 0, colour);
+    char mark[64];
+    key_mark(key, mark, sizeof mark);
+    return draw_shown(t, font, mark, full, key, x, y, ax, ay, colour);
 }
 
 void tf_text_draw_vertical(tf_text *t, int font, const char *s, double x, double y, tf_rgb colour)
@@ -245,7 +275,7 @@ void tf_text_draw_vertical(tf_text *t, int font, const char *s, double x, double
     record(t, font, (tf_rect){x - r.h / 2, y - r.w / 2, r.h, r.w}, s, NULL, 0);
 }
 
-void tf_text_keys_draw(tf_text *t, tf_rect box)
+double tf_text_keys_draw(tf_text *t, tf_rect box)
 {
     const char *role = t->role;
     t->role = "key";
@@ -275,6 +305,7 @@ void tf_text_keys_draw(tf_text *t, tf_rect box)
         row_h = r.h > row_h ? r.h : row_h;
     }
     t->role = role;
+    return y + row_h - box.y;
 }
 
 static bool overlap(tf_rect a, tf_rect b)

@@ -65,8 +65,16 @@ void tf_text_draw_vertical(tf_text *t, int font, const char *s, double x, double
  * buf (malloc'ed, or s itself when it fits); *key gets the key's number
  * (0 when s fits).  NULL when out of memory. */
 char *tf_text_shorten(tf_text *t, int font, const char *s, double max_w, unsigned *key);
-/* The page's key, "¹ full text" per entry, in rows from box's top. */
-void tf_text_keys_draw(tf_text *t, tf_rect box);
+/* A text replaced by its key mark alone ("³"), the full text in the key:
+ * for a label that has no room at all (a phase label among many).  _box
+ * measures, _draw draws and records the full text with its key. */
+tf_rect tf_text_mark_box(tf_text *t, int font, const char *full, double x, double y, double ax,
+                         double ay);
+tf_rect tf_text_mark_draw(tf_text *t, int font, const char *full, double x, double y, double ax,
+                          double ay, tf_rgb colour);
+/* The page's key, "¹ full text" per entry, in rows from box's top;
+ * returns the height it took. */
+double tf_text_keys_draw(tf_text *t, tf_rect box);
 
 /* Rectangles claimed by labels already drawn. */
 typedef struct tf_claims {

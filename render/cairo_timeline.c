@@ -16,6 +16,9 @@
  * key of shortened texts, along the bottom of the page. */
 #define KEY_TOP 668.0
 #define PAGE_MARGIN 8.0
+/* The performance plot gives up at most this much of its 140 points of
+ * height to a bottom area that needs more room. */
+#define MAX_SHRINK 70.0
 
 void tf_timeline_layout_get(tf_timeline_layout *l)
 {
@@ -66,11 +69,16 @@ int tf_page_begin(cairo_t *cr, tf_text *text, const tf_page_ctx *ctx, tf_error *
     return 0;
 }
 
-int tf_page_timeline(cairo_t *cr, const tf_report_page *page, const tf_page_ctx *ctx,
-                     tf_error *err)
+/* The page with the performance plot `shrink` points shorter and the
+ * bottom area (the legends' rest and the key) that much taller; *bottom
+ * gets where the key ends. */
+static int timeline_draw(cairo_t *cr, const tf_report_page *page, const tf_page_ctx *ctx,
+                         double shrink, double *bottom, tf_error *err)
 {
     tf_timeline_layout l;
     tf_timeline_layout_get(&l);
+    l.plot[TF_PANEL_RATES].h -= shrink;
+    double key_top = KEY_TOP - shrink;
     tf_text text;
     if (tf_page_begin(cr, &text, ctx, err) < 0)
         return -err->code;
@@ -85,19 +93,45 @@ int tf_page_timeline(cairo_t *cr, const tf_report_page *page, const tf_page_ctx 
     int rc = 0;
     for (int i = 0; i < TF_NPANELS && rc == 0; i++) {
         double top = l.head[i].y - 1;
-        double bottom = i + 1 < TF_NPANELS ? l.head[i + 1].y - 1 : KEY_TOP - 1;
-        tf_page_panel(&text, names[i], (tf_rect){0, top, TF_PAGE_WIDTH, bottom - top});
+        double end = i + 1 < TF_NPANELS ? l.head[i + 1].y - 1 : key_top - 1;
+        tf_page_panel(&text, names[i], (tf_rect){0, top, TF_PAGE_WIDTH, end - top});
         tf_panel p = {cr, &text, page, l.head[i], l.plot[i], &claims, &rest};
         rc = i == TF_PANEL_CODE     ? tf_panel_code(&p, l.labels, ctx->max_phase_labels, err)
            : i == TF_PANEL_MEMORY ? tf_panel_memory(&p, err)
                                   : tf_panel_rates(&p, err);
     }
-    tf_rect key = {PAGE_MARGIN, KEY_TOP, TF_PAGE_WIDTH - 2 * PAGE_MARGIN, TF_PAGE_HEIGHT - KEY_TOP};
+    tf_rect key = {PAGE_MARGIN, key_top, TF_PAGE_WIDTH - 2 * PAGE_MARGIN, TF_PAGE_HEIGHT - key_top};
     tf_page_panel(&text, "key", key);
     double used = tf_legend_rest_draw(&text, &rest, key);
-    tf_text_keys_draw(&text, (tf_rect){key.x, key.y + used, key.w, key.h - used});
+    used += tf_text_keys_draw(&text, (tf_rect){key.x, key.y + used, key.w, key.h - used});
+    *bottom = key.y + used;
     tf_legend_rest_free(&rest);
     tf_claims_free(&claims);
     tf_text_fini(&text);
+    return rc;
+}
+
+int tf_page_timeline(cairo_t *cr, const tf_report_page *page, const tf_page_ctx *ctx,
+                     tf_error *err)
+{
+    /* Drawn into a group first: when the legends' rest and the key run
+     * past the page's bottom (long C++ names, many routines), the page is
+     * drawn again with the performance plot that much shorter, rather than
+     * with text off the page. */
+    tf_layout_log *log = ctx ? ctx->log : NULL;
+    size_t ntext = log ? log->ntext : 0, npanel = log ? log->npanel : 0;
+    double bottom;
+    cairo_push_group(cr);
+    int rc = timeline_draw(cr, page, ctx, 0, &bottom, err);
+    double over = bottom - (TF_PAGE_HEIGHT - PAGE_MARGIN / 2);
+    if (rc == 0 && over > 0) {
+        cairo_pattern_destroy(cairo_pop_group(cr));
+        if (log)
+            tf_layout_log_truncate(log, ntext, npanel);
+        cairo_push_group(cr);
+        rc = timeline_draw(cr, page, ctx, over < MAX_SHRINK ? over : MAX_SHRINK, &bottom, err);
+    }
+    cairo_pop_group_to_source(cr);
+    cairo_paint(cr);
     return rc;
 }

@@ -141,7 +141,12 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             "# colours: %s.\n",
             prefix, name, data, TF_GP_STYLE);
     size_t shown = p->nroutines < TF_PALETTE_ROUTINES ? p->nroutines : TF_PALETTE_ROUTINES;
-    size_t key_chars = longest((const char *const *)p->routines, shown);
+    size_t key_chars = 0;
+    for (size_t i = 0; i < shown; i++) {
+        char label[600];
+        tf_report_routine_label(p, i, label, sizeof label);
+        key_chars = strlen(label) > key_chars ? strlen(label) : key_chars;
+    }
     if (p->nroutines > shown && key_chars < strlen("other routines"))
         key_chars = strlen("other routines");
     panel_start(f, "Source code", l, TF_PANEL_CODE, 28, 80, key_chars, ms);
@@ -152,7 +157,11 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
         fputc('\n', f);
         return tf_gp_close(f, d, name, err);
     }
-    fprintf(f, "set yrange [0:1]\nset ylabel \"source line\"\nset ytics out scale 0.5 nomirror (");
+    char title[300];
+    tf_report_line_axis_title(p, title, sizeof title);
+    fputs("set yrange [0:1]\nset ylabel ", f);
+    tf_gp_quote(f, title);
+    fputs("\nset ytics out scale 0.5 nomirror (", f);
     bool first = true;
     for (size_t k = 0; k < axis.n; k++) {
         const tf_line_segment *s = &axis.seg[k];
@@ -212,7 +221,9 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
     for (size_t i = 0; i < shown; i++) {
         fprintf(f, ", \\\n     NaN with points pt 7 ps 0.6 lc rgb word(colour_routines, %u) title ",
                 routine_word((uint32_t)i));
-        tf_gp_quote(f, p->routines[i]);
+        char label[600];
+        tf_report_routine_label(p, i, label, sizeof label);
+        tf_gp_quote(f, label);
     }
     if (p->nroutines > shown)
         fprintf(f, ", \\\n     NaN with points pt 7 ps 0.6 lc rgb word(colour_routines, %u) "

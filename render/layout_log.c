@@ -113,6 +113,16 @@ int tf_layout_log_write(const tf_layout_log *l, const char *path, tf_error *err)
     return 0;
 }
 
+void tf_layout_log_truncate(tf_layout_log *l, size_t ntext, size_t npanel)
+{
+    for (size_t i = ntext; i < l->ntext; i++) {
+        free(l->text[i].text);
+        free(l->text[i].full);
+    }
+    l->ntext = ntext < l->ntext ? ntext : l->ntext;
+    l->npanel = npanel < l->npanel ? npanel : l->npanel;
+}
+
 void tf_layout_log_free(tf_layout_log *l)
 {
     for (size_t i = 0; i < l->ntext; i++) {

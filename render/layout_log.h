@@ -35,6 +35,9 @@ void tf_layout_log_text(tf_layout_log *l, unsigned page, double x, double y, dou
 /* Adds a panel's box: the region of the page its text must stay in. */
 void tf_layout_log_panel(tf_layout_log *l, unsigned page, double x, double y, double w, double h,
                          const char *name);
+/* Forgets the boxes added after the log held ntext texts and npanel
+ * panels (a page drawn again with another layout). */
+void tf_layout_log_truncate(tf_layout_log *l, size_t ntext, size_t npanel);
 /* Writes the log as JSON to path (through a temporary name). */
 int tf_layout_log_write(const tf_layout_log *l, const char *path, tf_error *err);
 void tf_layout_log_free(tf_layout_log *l);

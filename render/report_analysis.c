@@ -59,6 +59,8 @@ int tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
     size_t n;
     if (rc == 0)
         rc = strings(grp, "routines/function", &a->routines, &a->nroutines, err);
+    if (rc == 0 && tf_h5_exists(grp, "routines/file"))
+        rc = strings(grp, "routines/file", &a->routine_files, &a->nroutines, err);
     if (rc == 0)
         rc = strings(grp, "objects/name", &a->object_names, &a->nobjects, err);
     if (rc == 0)
@@ -151,6 +153,7 @@ int tf_report_analysis_points(const tf_report_analysis *a, size_t at, size_t n,
 void tf_report_analysis_free(tf_report_analysis *a)
 {
     free(a->routines);
+    free(a->routine_files);
     free(a->object_names);
     free(a->object_kinds);
     free(a->object_size);

@@ -15,6 +15,8 @@
 typedef struct tf_report_analysis {
     size_t    nroutines;
     char    **routines;        /* function names (one block: free(routines)) */
+    char    **routine_files;   /* their source files, "" unknown (one block; NULL in
+                                * folds written before the column) */
     size_t    nobjects;
     char    **object_names;    /* one block */
     char    **object_kinds;    /* one block */

@@ -101,8 +101,170 @@ static int totals(tf_report_page *p, const tf_fold_region *reg, const tf_fold_gr
     return 0;
 }
 
+/* Whether name is an item of the comma-separated list. */
+static bool listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *s = list; *s;) {
+        const char *end = strchr(s, ',');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        if (len == n && !strncmp(s, name, n))
+            return true;
+        s += len + (end != NULL);
+    }
+    return false;
+}
+
+/* How a counter is drawn on the left axis: a counter of time (task-clock,
+ * cpu-clock: nanoseconds of CPU per second) as the CPU utilisation, an
+ * event counter per instruction when the fold has instructions, else as
+ * its rate. */
+enum rate_kind { KIND_RATIO, KIND_RATE, KIND_CPU };
+
+static bool time_unit(const char *unit)
+{
+    return unit && !strcmp(unit, "ns");
+}
+
+static enum rate_kind kind_of(const tf_fold_region *reg, const tf_fold_group *g, size_t c)
+{
+    if (time_unit(reg->counter_units[c]))
+        return KIND_CPU;
+    return g->instructions >= 0 && g->ratio ? KIND_RATIO : KIND_RATE;
+}
+
+static const char *const kind_unit[] = {
+    [KIND_RATIO] = "events per instruction", [KIND_RATE] = "rate [M events/s]",
+    [KIND_CPU] = "CPU utilisation [%]",
+};
+
+/* One series of counter c drawn as its kind. */
+static int kind_series(tf_report_series *s, const tf_fold_region *reg, const tf_fold_group *g,
+                       size_t c, tf_error *err)
+{
+    size_t n = g->grid;
+    switch (kind_of(reg, g, c)) {
+    case KIND_RATIO:
+        return add_series(s, reg->counter_names[c], g, c, g->ratio + c * n, 1, err);
+    case KIND_CPU: {
+        /* ns of CPU per second of the iteration: 1e9 is one CPU busy. */
+        char name[160];
+        snprintf(name, sizeof name, "%s (CPU utilisation)", reg->counter_names[c]);
+        return add_series(s, name, g, c, g->rate + c * n, 1e-7, err);
+    }
+    case KIND_RATE:
+        break;
+    }
+    return add_series(s, reg->counter_names[c], g, c, g->rate + c * n, 1e-6, err);
+}
+
+/* The rates' values, in units of `base` (1e6: M events/s), given with the
+ * SI prefix that suits their largest value (tf_si_prefix_for), the axis
+ * named "QUANTITY [PREFIX UNIT]" ("rate [k events/s]", "bandwidth
+ * [GB/s]"); spaced puts a space between prefix and unit. */
+static int rates_prefixed(tf_report_page *p, double base, const char *quantity, const char *unit,
+                          bool spaced, tf_error *err)
+{
+    double max = 0;
+    for (size_t i = 0; i < p->nrates; i++) {
+        const tf_report_series *s = &p->rates[i];
+        for (size_t j = 0; j < s->n; j++) {
+            double v = s->hi && isfinite(s->hi[j]) ? s->hi[j] : s->y[j];
+            max = isfinite(v) && v > max ? v : max;
+        }
+    }
+    tf_si_prefix pre = tf_si_prefix_for(max * base);
+    double k = base / pre.factor;
+    for (size_t i = 0; i < p->nrates; i++) {
+        tf_report_series *s = &p->rates[i];
+        for (size_t j = 0; j < s->n; j++) {
+            s->y[j] *= k;
+            if (s->lo)
+                s->lo[j] *= k;
+            if (s->hi)
+                s->hi[j] *= k;
+        }
+    }
+    free(p->rates_unit);
+    p->rates_unit = tf_report_strdup("%s [%s%s%s]", quantity, pre.name, spaced && *pre.name ? " " : "",
+                                     unit);
+    return p->rates_unit ? 0 : tf_fail(err, TF_ERR_NOMEM, "report: no memory for the unit");
+}
+
+/* The counters of `use` drawn on the left axis, MIPS on the right when
+ * mips is set. */
+static int draw_chosen(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
+                       const bool *use, bool mips, const char *unit, tf_error *err)
+{
+    size_t n = g->grid, C = reg->ncounters, count = 0;
+    for (size_t c = 0; c < C; c++)
+        count += use[c];
+    p->rates = calloc(count ? count : 1, sizeof *p->rates);
+    if (!p->rates)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the rates");
+    for (size_t c = 0; c < C; c++)
+        if (use[c] && kind_series(&p->rates[p->nrates++], reg, g, c, err) < 0)
+            return -err->code;
+    int ins = g->instructions;
+    if (mips && ins >= 0 && finite_row(g->rate + (size_t)ins * n, n)) {
+        p->mips = calloc(1, sizeof *p->mips);
+        if (!p->mips)
+            return tf_fail(err, TF_ERR_NOMEM, "report: no memory for MIPS");
+        if (add_series(p->mips, "MIPS", g, (size_t)ins, g->rate + (size_t)ins * n, 1e-6, err) < 0)
+            return -err->code;
+    }
+    if (unit == kind_unit[KIND_RATE])
+        return rates_prefixed(p, 1e6, "rate", "events/s", true, err);
+    p->rates_unit = tf_report_strdup("%s", unit);
+    return 0;
+}
+
+/* `tracefold render --counters LIST`: exactly the listed counters this
+ * region has, each drawn even when its fit rests on few instances (the
+ * user asked for it); instructions as MIPS.  The left axis has one unit,
+ * so counters of time and event counters cannot be listed together. */
+static int rates_listed(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
+                        const char *list, const bool *step, tf_error *err)
+{
+    size_t n = g->grid, C = reg->ncounters;
+    int ins = g->instructions;
+    bool use[TF_MAX_COUNTERS] = {false}, mips = false;
+    int first = -1;
+    for (size_t c = 0; c < C; c++) {
+        if (!listed(list, reg->counter_names[c]) || step[c] || !finite_row(g->rate + c * n, n))
+            continue;
+        if ((int)c == ins) {
+            mips = true;
+            continue;
+        }
+        if (first >= 0 && kind_of(reg, g, c) != kind_of(reg, g, (size_t)first))
+            return tf_fail(err, TF_ERR_USAGE,
+                           "region %s: --counters: %s (%s) and %s (%s) cannot share the left axis",
+                           reg->name, reg->counter_names[first], kind_unit[kind_of(reg, g, (size_t)first)],
+                           reg->counter_names[c], kind_unit[kind_of(reg, g, c)]);
+        if (first < 0)
+            first = (int)c;
+        use[c] = true;
+    }
+    bool misses = first >= 0;
+    for (size_t c = 0; c < C; c++)
+        misses &= !use[c] || miss_like(reg->counter_names[c]);
+    enum rate_kind kind = first >= 0 ? kind_of(reg, g, (size_t)first) : KIND_RATIO;
+    int rc = draw_chosen(p, reg, g, use, mips,
+                         kind == KIND_RATIO && misses ? "misses per instruction" : kind_unit[kind],
+                         err);
+    if (rc == 0 && p->nrates == 0 && !p->mips)
+        p->rates_missing = tf_report_strdup("no counter chosen with --counters has a fitted "
+                                            "rate in this group");
+    return rc;
+}
+
+/* Without --counters: when the fold has instructions, MIPS and the misses
+ * per instruction (or, without miss counters, every other event counter);
+ * without, the rates of every event counter.  Counters of time wait for
+ * cpu_rates. */
 static int rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
-                 tf_error *err)
+                 const char *list, tf_error *err)
 {
     size_t n = g->grid, C = reg->ncounters;
     int ins = g->instructions;
@@ -112,49 +274,56 @@ static int rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_gro
         return 0;
     }
     int rc = tf_fold_group_steps(reg, g, step, err);
+    if (rc == 0 && list)
+        for (size_t c = 0; c < C; c++)
+            step[c] &= listed(list, reg->counter_names[c]);
     if (rc == 0)
         rc = totals(p, reg, g, step, err);
     if (rc < 0)
         return rc;
+    if (list)
+        return rates_listed(p, reg, g, list, step, err);
     for (size_t c = 0; c < C; c++)
         any_miss |= (int)c != ins && !step[c] && miss_like(reg->counter_names[c]) &&
                     finite_row(g->rate + c * n, n) && enough_instances(g, c);
     for (size_t c = 0; c < C; c++) {
-        const char *name = reg->counter_names[c];
         if ((int)c == ins || step[c] || !finite_row(g->rate + c * n, n) ||
             !events_unit(reg->counter_units[c]) || !enough_instances(g, c))
             continue;
-        /* With instructions: the misses per instruction (or, without miss
-         * counters, every other event counter); without: every rate. */
-        use[c] = ins < 0 || !any_miss || miss_like(name);
+        use[c] = ins < 0 || !any_miss || miss_like(reg->counter_names[c]);
     }
-    size_t count = 0;
-    for (size_t c = 0; c < C; c++)
-        count += use[c];
-    p->rates = calloc(count ? count : 1, sizeof *p->rates);
-    if (!p->rates)
-        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the rates");
-    for (size_t c = 0; c < C; c++) {
-        if (!use[c])
-            continue;
-        const double *y = ins >= 0 && g->ratio ? g->ratio + c * n : g->rate + c * n;
-        double scale = ins >= 0 && g->ratio ? 1 : 1e-6;
-        if (add_series(&p->rates[p->nrates++], reg->counter_names[c], g, c, y, scale, err) < 0)
-            return -err->code;
-    }
-    if (ins >= 0 && finite_row(g->rate + (size_t)ins * n, n)) {
-        p->mips = calloc(1, sizeof *p->mips);
-        if (!p->mips)
-            return tf_fail(err, TF_ERR_NOMEM, "report: no memory for MIPS");
-        if (add_series(p->mips, "MIPS", g, (size_t)ins, g->rate + (size_t)ins * n, 1e-6, err) < 0)
-            return -err->code;
-        p->rates_unit = tf_report_strdup(any_miss ? "misses per instruction" : "events per instruction");
-    } else {
-        p->rates_unit = tf_report_strdup("rate [M events/s]");
-    }
-    if (p->nrates == 0 && !p->mips)
+    bool ratio = ins >= 0 && g->ratio;
+    rc = draw_chosen(p, reg, g, use, true,
+                     !ratio     ? kind_unit[KIND_RATE]
+                     : any_miss ? "misses per instruction"
+                                : kind_unit[KIND_RATIO],
+                     err);
+    if (rc == 0 && p->nrates == 0 && !p->mips)
         p->rates_missing = tf_report_strdup("no counter has a fitted rate in this fold");
-    return 0;
+    return rc;
+}
+
+/* Nothing else to draw (no event counter with a rate, no linear stream):
+ * the CPU utilisation from a counter of time (task-clock), which every
+ * recording has, even on a machine without a PMU. */
+static int cpu_rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
+                     tf_error *err)
+{
+    size_t n = g->grid, C = reg->ncounters;
+    bool use[TF_MAX_COUNTERS] = {false}, any = false;
+    if (p->nrates || p->mips || C > TF_MAX_COUNTERS || n == 0)
+        return 0;
+    for (size_t c = 0; c < C && !any; c++)
+        any = use[c] = time_unit(reg->counter_units[c]) && finite_row(g->rate + c * n, n) &&
+                       enough_instances(g, c);
+    if (!any)
+        return 0;
+    free(p->rates);
+    free(p->rates_unit);
+    free(p->rates_missing);
+    p->rates = NULL;
+    p->rates_unit = p->rates_missing = NULL;
+    return draw_chosen(p, reg, g, use, false, kind_unit[KIND_CPU], err);
 }
 
 /* The summed bandwidth of phase k's linear streams, or of its nearest
@@ -207,10 +376,9 @@ static int bandwidth_rates(tf_report_page *p, const tf_report_analysis *an, tf_e
             p->rates[0].y[2 * i] = p->rates[0].y[2 * i + 1] = bw[i];
         }
         p->nrates = 1;
-        free(p->rates_unit);
         free(p->rates_missing);
         p->rates_missing = NULL;
-        p->rates_unit = tf_report_strdup("bandwidth [MB/s]");
+        rc = rates_prefixed(p, 1e6, "bandwidth", "B/s", false, err);
     }
     free(bw);
     return rc;
@@ -242,13 +410,16 @@ static int by_count_desc(const void *a, const void *b, void *counts)
 /* The page's routines: those of names[0..n) with code samples, in the order
  * of their sample counts (so the most frequent get the clearest colours);
  * code points and phases are renumbered accordingly. */
-static int routines(tf_report_page *p, const char *const *names, size_t n, tf_error *err)
+static int routines(tf_report_page *p, const char *const *names, const char *const *files,
+                    size_t n, tf_error *err)
 {
     size_t *counts = calloc(n ? n : 1, sizeof *counts);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order), *rank = malloc((n ? n : 1) * sizeof *rank);
     p->routines = calloc(n ? n : 1, sizeof *p->routines);
+    if (files)
+        p->routine_files = calloc(n ? n : 1, sizeof *p->routine_files);
     int rc = 0;
-    if (!counts || !order || !rank || !p->routines) {
+    if (!counts || !order || !rank || !p->routines || (files && !p->routine_files)) {
         rc = tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu routines", n);
         goto done;
     }
@@ -261,7 +432,8 @@ static int routines(tf_report_page *p, const char *const *names, size_t n, tf_er
     qsort_r(order, n, sizeof *order, by_count_desc, counts);
     for (size_t i = 0; i < n && counts[order[i]] > 0; i++) {
         rank[order[i]] = (uint32_t)i;
-        if (!(p->routines[p->nroutines++] = tf_report_strdup("%s", names[order[i]]))) {
+        if (!(p->routines[p->nroutines++] = tf_report_strdup("%s", names[order[i]])) ||
+            (files && !(p->routine_files[i] = tf_report_strdup("%s", files[order[i]])))) {
             rc = tf_fail(err, TF_ERR_NOMEM, "report: no memory for routine names");
             goto done;
         }
@@ -393,7 +565,7 @@ static int points_from_trace(tf_report_page *p, const tf_fold_region *reg, const
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for routine names");
     for (size_t i = 0; i < n; i++)
         names[i] = tf_symbolise_routine(sym, i);
-    int rc = routines(p, names, n, err);
+    int rc = routines(p, names, NULL, n, err);
     free(names);
     if (rc < 0)
         return rc;
@@ -611,12 +783,13 @@ static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
         }
     free(split);
     qsort(p->phases, p->nphases, sizeof *p->phases, by_start);
-    return routines(p, (const char *const *)an->routines, an->nroutines, err);
+    return routines(p, (const char *const *)an->routines, (const char *const *)an->routine_files,
+                    an->nroutines, err);
 }
 
 static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_region *reg,
                      const tf_fold_group *g, const tf_report_analysis *an, tf_symbolise *sym,
-                     const char *why, tf_error *err)
+                     const char *why, const char *counters, tf_error *err)
 {
     p->title = reg->ngroups > 1
                    ? tf_report_strdup("region %s, group %u of %u", reg->name, g->index + 1, reg->ngroups)
@@ -631,21 +804,58 @@ static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_
     p->duration_ns = g->mean_duration_ns;
     int rc = instances(p, reg, g->index, err);
     if (rc == 0)
-        rc = rates(p, reg, g, err);
+        rc = rates(p, reg, g, counters, err);
     if (rc == 0)
         rc = an ? points_from_analysis(p, g, an, err) : points_from_trace(p, reg, g, sym, why, err);
-    if (rc == 0 && an)
+    if (rc == 0 && an && !counters)
         rc = bandwidth_rates(p, an, err);
+    if (rc == 0 && !counters)
+        rc = cpu_rates(p, reg, g, err);
     if (rc == 0)
         rc = tf_report_tables_fill(p, an, err);
     return rc;
 }
 
+/* Every name of the list is a counter of some folded region. */
+static int counters_known(const tf_fold_result *fr, const char *fold_path, const char *list,
+                          tf_error *err)
+{
+    for (const char *s = list; *s;) {
+        const char *end = strchr(s, ',');
+        int len = (int)(end ? (size_t)(end - s) : strlen(s));
+        bool found = false;
+        for (uint32_t i = 0; i < fr->nregions && !found; i++)
+            for (size_t c = 0; c < fr->regions[i].ncounters && !found; c++)
+                found = (int)strlen(fr->regions[i].counter_names[c]) == len &&
+                        !strncmp(fr->regions[i].counter_names[c], s, (size_t)len);
+        if (!found) {
+            char names[512] = "";
+            size_t used = 0;
+            const tf_fold_region *reg = fr->nregions ? &fr->regions[0] : NULL;
+            for (size_t c = 0; reg && c < reg->ncounters && used < sizeof names; c++)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", c ? ", " : "",
+                                         reg->counter_names[c]);
+            return tf_fail(err, TF_ERR_USAGE, "%s: --counters: no counter '%.*s' in this fold "
+                           "(its counters: %s)", fold_path, len, s, *names ? names : "none");
+        }
+        s += (size_t)len + (end != NULL);
+    }
+    return 0;
+}
+
 int tf_report_load_result(const tf_fold_result *fr, const char *fold_path, tf_report *r,
                           tf_error *err)
 {
+    return tf_report_load_chosen(fr, fold_path, NULL, r, err);
+}
+
+int tf_report_load_chosen(const tf_fold_result *fr, const char *fold_path, const char *counters,
+                          tf_report *r, tf_error *err)
+{
     memset(r, 0, sizeof *r);
-    int rc = 0;
+    int rc = counters ? counters_known(fr, fold_path, counters, err) : 0;
+    if (rc < 0)
+        return rc;
     r->source = tf_report_strdup("%s", fold_path);
     char why[TF_ERROR_MSG_MAX + 64] = "";
     tf_symbolise *sym = NULL;
@@ -665,7 +875,8 @@ int tf_report_load_result(const tf_fold_result *fr, const char *fold_path, tf_re
             if (rc == 0)
                 rc = tf_report_add_page(r, &p, err);
             if (rc == 0)
-                rc = page_fill(p, fr, reg, &reg->groups[k], have ? &an : NULL, sym, why, err);
+                rc = page_fill(p, fr, reg, &reg->groups[k], have ? &an : NULL, sym, why,
+                               counters, err);
             if (have)
                 tf_report_analysis_free(&an);
         }
@@ -682,11 +893,16 @@ int tf_report_load_result(const tf_fold_result *fr, const char *fold_path, tf_re
 
 int tf_report_load(const char *fold_path, tf_report *r, tf_error *err)
 {
+    return tf_report_load_with(fold_path, NULL, r, err);
+}
+
+int tf_report_load_with(const char *fold_path, const char *counters, tf_report *r, tf_error *err)
+{
     memset(r, 0, sizeof *r);
     tf_fold_result *fr = NULL;
     if (tf_fold_result_load(fold_path, &fr, err) < 0)
         return -err->code;
-    int rc = tf_report_load_result(fr, fold_path, r, err);
+    int rc = tf_report_load_chosen(fr, fold_path, counters, r, err);
     tf_fold_result_free(fr);
     return rc;
 }

@@ -16,5 +16,12 @@ int tf_report_load(const char *fold_path, tf_report *r, tf_error *err);
  * read (a fold's points are hundreds of MB to read back). */
 int tf_report_load_result(const tf_fold_result *fr, const char *fold_path, tf_report *r,
                           tf_error *err);
+/* The same, the performance panel drawing only the counters named in
+ * `counters` (comma-separated; NULL: the default choice, docs/commands/
+ * render.md).  A name no folded region has is an error that lists the
+ * counters there are. */
+int tf_report_load_chosen(const tf_fold_result *fr, const char *fold_path, const char *counters,
+                          tf_report *r, tf_error *err);
+int tf_report_load_with(const char *fold_path, const char *counters, tf_report *r, tf_error *err);
 
 #endif

@@ -94,9 +94,13 @@ static void page_free(tf_report_page *p)
 {
     free(p->title);
     free(p->subtitle);
-    for (size_t i = 0; i < p->nroutines; i++)
+    for (size_t i = 0; i < p->nroutines; i++) {
         free(p->routines[i]);
+        if (p->routine_files)
+            free(p->routine_files[i]);
+    }
     free(p->routines);
+    free(p->routine_files);
     free(p->phases);
     free(p->code);
     free(p->code_missing);
@@ -201,4 +205,51 @@ bool tf_report_phase_siblings(const tf_report_phase *a, const tf_report_phase *b
 {
     const char *da = strchr(a->label, '.'), *db = strchr(b->label, '.');
     return da && db && da - a->label == db - b->label && !strncmp(a->label, b->label, (size_t)(da - a->label));
+}
+
+static const char *routine_file(const tf_report_page *p, size_t i)
+{
+    const char *f = p->routine_files && p->routine_files[i] ? p->routine_files[i] : "";
+    const char *slash = strrchr(f, '/');
+    return slash ? slash + 1 : f;
+}
+
+void tf_report_routine_label(const tf_report_page *p, size_t i, char *buf, size_t len)
+{
+    const char *name = p->routines[i], *file = routine_file(p, i);
+    /* Of the routines named alike: those before i, those of i's file
+     * before i, and those of i's file in all. */
+    unsigned alike = 0, before = 0, same_file = 0, same_file_before = 0;
+    for (size_t j = 0; j < p->nroutines; j++) {
+        if (j == i || strcmp(p->routines[j], name))
+            continue;
+        alike++;
+        before += j < i;
+        if (!strcmp(routine_file(p, j), file)) {
+            same_file++;
+            same_file_before += j < i;
+        }
+    }
+    if (alike == 0)
+        snprintf(buf, len, "%s", name);
+    else if (!*file)
+        snprintf(buf, len, "%s (%u)", name, before + 1);
+    else if (same_file == 0)
+        snprintf(buf, len, "%s (%s)", name, file);
+    else
+        snprintf(buf, len, "%s (%s, %u)", name, file, same_file_before + 1);
+}
+
+void tf_report_line_axis_title(const tf_report_page *p, char *buf, size_t len)
+{
+    const char *file = p->nroutines ? routine_file(p, 0) : "";
+    for (size_t i = 1; i < p->nroutines && *file; i++)
+        if (strcmp(routine_file(p, i), file))
+            file = "";
+    /* The title runs along the panel's height: a name of many words
+     * would not fit it. */
+    if (*file && strlen(file) <= 40)
+        snprintf(buf, len, "source line in %s", file);
+    else
+        snprintf(buf, len, "source line");
 }

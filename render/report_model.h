@@ -111,6 +111,7 @@ typedef struct tf_report_page {
 
     size_t  nroutines;
     char  **routines;      /* index = routine id; colours follow this order */
+    char  **routine_files; /* their source files ("" unknown); NULL when none is known */
 
     size_t           nphases;
     tf_report_phase *phases;
@@ -166,6 +167,17 @@ int  tf_report_series_init(tf_report_series *s, const char *name, size_t n, bool
 char *tf_report_strdup(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Frees everything r owns (r itself is the caller's). */
 void tf_report_free(tf_report *r);
+
+/* The legend text of routine i: its name, and when another routine of the
+ * page has the same name (C++ overloads, static functions of two files, an
+ * Extrae trace's sampled and instrumented tables), what tells them apart:
+ * its file's name, else its number among them ("solve (cg.c)", "solve (2)"). */
+void tf_report_routine_label(const tf_report_page *p, size_t i, char *buf, size_t len);
+
+/* The title of the source-line axis: "source line", with the file's name
+ * when every routine drawn is of one known file ("source line in
+ * stream.c") and the name is short enough for the axis. */
+void tf_report_line_axis_title(const tf_report_page *p, char *buf, size_t len);
 
 /* "NAME: 199999 per iteration", the legend text of a total. */
 void tf_report_total_label(const tf_report_total *t, char *buf, size_t len);

@@ -2,6 +2,7 @@
 /* Readable time units. */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "time_units.h"
@@ -19,4 +20,15 @@ void tf_time_format(double ns, char *buf, size_t len)
 {
     tf_time_unit u = tf_time_unit_for(ns);
     snprintf(buf, len, "%.4g %s", ns / u.ns, u.name);
+}
+
+tf_si_prefix tf_si_prefix_for(double max)
+{
+    static const tf_si_prefix prefixes[] = {
+        {"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3},
+    };
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (isfinite(max) && max >= prefixes[i].factor)
+            return prefixes[i];
+    return (tf_si_prefix){"", 1};
 }

@@ -63,6 +63,12 @@ python3 "$check_py" $checks || fail=1
 
 # Every text of the namd report is recorded: its routine names are there.
 grep -q 'calc_self_energy' "$dir/namd.json" || bad "namd: no routine name in the layout record"
+# namd compiles calc_self_energy from two headers: two entries, told apart
+# by their file, not by a number.
+grep -q 'calc_self_energy (ComputeNonbondedBase2\.h)' "$dir/namd.json" &&
+    grep -q 'calc_self_energy (ComputeNonbondedBase\.h)' "$dir/namd.json" ||
+    bad "namd: the routines named alike are not told apart by their file"
+grep -q 'calc_self_energy ([0-9]' "$dir/namd.json" && bad "namd: a routine told apart by a number"
 
 "$tf" render -q "$dir/phases.fold/fold.h5" -o "$dir/x.pdf" --layout-json "$dir/phases.json" 2>/dev/null &&
     bad "an existing layout record replaced without --force"

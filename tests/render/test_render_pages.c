@@ -24,6 +24,7 @@
 #include "cairo_page.h"
 #include "render.h"
 #include "report_fixture.h"
+#include "time_units.h"
 
 static char tmpdir[] = "/tmp/tf-render-test-XXXXXX";
 
@@ -272,6 +273,100 @@ static void test_bands_by_address(void **state)
     tf_report_free(&r);
 }
 
+/* Legend entries of routines named alike are told apart by their files'
+ * names, numbered only where the file does not tell (issue 31). */
+static void test_routine_labels_tell_alike_apart(void **state)
+{
+    (void)state;
+    char *names[] = {"solve", "solve", "solve", "solve", "init"};
+    char *files[] = {"/src/cg.c", "/src/mg.c", "", "/src/mg.c", "/src/init.c"};
+    tf_report_page p = {.nroutines = 5, .routines = names, .routine_files = files};
+    static const char *const expected[] = {"solve (cg.c)", "solve (mg.c, 1)", "solve (3)",
+                                           "solve (mg.c, 2)", "init"};
+    char buf[128];
+    for (size_t i = 0; i < 5; i++) {
+        tf_report_routine_label(&p, i, buf, sizeof buf);
+        assert_string_equal(buf, expected[i]);
+    }
+    /* The line axis names the file only when all routines have one. */
+    tf_report_line_axis_title(&p, buf, sizeof buf);
+    assert_string_equal(buf, "source line");
+    char *one[] = {"/src/cg.c", "cg.c", "/x/cg.c", "cg.c", "/src/cg.c"};
+    p.routine_files = one;
+    tf_report_line_axis_title(&p, buf, sizeof buf);
+    assert_string_equal(buf, "source line in cg.c");
+    /* No file known (a fold without the column, or symbols from the trace). */
+    p.routine_files = NULL;
+    tf_report_line_axis_title(&p, buf, sizeof buf);
+    assert_string_equal(buf, "source line");
+    tf_report_routine_label(&p, 1, buf, sizeof buf);
+    assert_string_equal(buf, "solve (2)");
+    tf_report_routine_label(&p, 4, buf, sizeof buf);
+    assert_string_equal(buf, "init");
+}
+
+/* Twenty phases of 16 points each: the labels
+ * that collide on both rows are given as key marks, every label is on
+ * the page, in full or in the key (issue 31). */
+static void test_colliding_phase_labels_kept(void **state)
+{
+    (void)state;
+    tf_report r;
+    tf_error err = {0};
+    assert_int_equal(tf_fixture_stream(&r, 2000, 0, &err), 0);
+    tf_report_page *p = &r.pages[0];
+    enum { N = 20 };
+    tf_report_phase *ph = realloc(p->phases, N * sizeof *ph);
+    assert_non_null(ph);
+    p->phases = ph;
+    p->nphases = N;
+    for (size_t i = 0; i < N; i++)
+        ph[i] = (tf_report_phase){.x0 = 0.05 * (double)i, .x1 = 0.05 * (double)(i + 1),
+                                  .routine = (uint32_t)(i % p->nroutines), .line = 500 + (uint32_t)i};
+    ph[N - 1].x1 = 1;
+    char pdf[512], json[512];
+    path_in_tmp(pdf, sizeof pdf, "phases.pdf");
+    path_in_tmp(json, sizeof json, "phases.json");
+    tf_render_options o = {.dpi = 72, .layout_json = json};
+    if (tf_render_cairo_with(&r, pdf, TF_FORMAT_PDF, &o, &err) != 0)
+        fail_msg("%s", err.msg);
+    FILE *f = fopen(json, "r");
+    assert_non_null(f);
+    static char doc[1 << 20];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[n] = '\0';
+    size_t marks = 0;
+    for (size_t i = 0; i < N; i++) {
+        char label[128];
+        snprintf(label, sizeof label, "\"%s[%u]\"", p->routines[ph[i].routine], ph[i].line);
+        if (!strstr(doc, label))
+            fail_msg("phase label %s neither drawn nor in the key", label);
+        char full[160];
+        snprintf(full, sizeof full, "\"full\": %s", label);
+        marks += strstr(doc, full) != NULL;
+    }
+    /* Twenty labels of about 40 points on two rows of 330 points: a
+     * third fit at most, the others are marks. */
+    assert_true(marks >= N / 2);
+    tf_report_free(&r);
+}
+
+/* Rates and bandwidths read from 1 to 999 in their SI unit. */
+static void test_si_prefix(void **state)
+{
+    (void)state;
+    static const struct { double max; const char *name; double factor; } cases[] = {
+        {0, "", 1}, {0.5, "", 1}, {999, "", 1}, {1000, "k", 1e3}, {11.5e9, "G", 1e9},
+        {2.4e6, "M", 1e6}, {3e15, "T", 1e12}, {NAN, "", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tf_si_prefix p = tf_si_prefix_for(cases[i].max);
+        if (strcmp(p.name, cases[i].name) || p.factor != cases[i].factor)
+            fail_msg("%g: prefix '%s' (%g), not '%s'", cases[i].max, p.name, p.factor, cases[i].name);
+    }
+}
+
 static void test_tables_from_page(void **state)
 {
     tf_report r;
@@ -320,6 +415,9 @@ int main(void)
         cmocka_unit_test(test_claims_refuse_overlap),
         cmocka_unit_test(test_bands_by_address),
         cmocka_unit_test(test_tables_from_page),
+        cmocka_unit_test(test_routine_labels_tell_alike_apart),
+        cmocka_unit_test(test_colliding_phase_labels_kept),
+        cmocka_unit_test(test_si_prefix),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

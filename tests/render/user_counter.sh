@@ -39,7 +39,7 @@ for app in user_counter_app user_counter_app_f; do
     # Not a curve: no data block and no axis for it.
     grep -q '^# cells$' "$dir/$app.gp/rates.dat" 2>/dev/null && check "$app: cells drawn as a rate"
     grep -qF 'memory bandwidth (linear streams)' "$rates" || check "$app: no bandwidth curve"
-    grep -qF 'bandwidth [MB/s]' "$rates" || check "$app: the axis is not the bandwidth's"
+    grep -q 'bandwidth \[[kMGT]\{0,1\}B/s\]' "$rates" || check "$app: the axis is not the bandwidth's"
     if command -v pdftotext >/dev/null; then
         pdftotext "$dir/$app.fold/report.pdf" - 2>/dev/null | grep -qF 'cells: 199999 per iteration' ||
             check "$app: no per-iteration total in report.pdf"
