@@ -24,7 +24,10 @@
  * replicates·instances·G to instances·G + replicates·MAX_UNITS·G.  The band
  * is the estimate plus the replicates' quantiles minus the full-sample value
  * of the same mean (a shifted percentile band, so it also wraps the pooled
- * fallback).
+ * fallback).  With a second pass, the curve band is widened to the first
+ * pass's (of the trusted means), which alone sees how little the few
+ * trusted instances near a change pin it down (docs/algorithms.md,
+ * "Confidence bands").
  *
  * The instances come in order, a run of them at a time (tf_fit_add), in
  * one pass or two: every sum is then made in the order of a fit of the
@@ -345,6 +348,8 @@ struct tf_fit_stream {
     struct tf_stats *bins;
     tf_polyline scratch, pl;
     double *values, *slopes, *center_curve, *center_slope, *level, *shape_slope, *shape;
+    double *first_lo, *first_hi;   /* the first pass's curve band, relative */
+    bool widen;                    /* the final band is widened to it */
     unsigned char *trusted, *mask;
     size_t *count;
 };
@@ -401,7 +406,7 @@ int tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     st->unit = calloc(st->nunits + 1, sizeof *st->unit);
     st->unit_key = malloc((st->nunits + 1) * sizeof *st->unit_key);
     st->bins = calloc(st->nbins + 1, sizeof *st->bins);
-    st->values = malloc(6 * g * sizeof *st->values);
+    st->values = malloc(8 * g * sizeof *st->values);
     st->shape = malloc(g * sizeof *st->shape);
     st->trusted = malloc(2 * g);
     st->count = malloc(g * sizeof *st->count);
@@ -420,6 +425,8 @@ int tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     st->center_slope = st->values + 3 * g;
     st->level = st->values + 4 * g;
     st->shape_slope = st->values + 5 * g;
+    st->first_lo = st->values + 6 * g;
+    st->first_hi = st->values + 7 * g;
     st->mask = st->trusted + g;
     *stream = st;
     return 0;
@@ -491,18 +498,24 @@ static void estimate(tf_fit_stream *st, double *curve, double *slope)
     isotonic(curve, g, st->level, st->count);
 }
 
+/* The bootstrap replicates from the units of the pass. */
+static void replicates(tf_fit_stream *st)
+{
+    for (uint32_t b = 0; b < st->o.bootstrap; b++)
+        for (size_t u = 0; u < st->nunits; u++) {
+            unsigned w = st->unit[u].w > 0 ? poisson1(st->o.seed, b, st->unit_key[u]) : 0;
+            if (w)
+                sums_merge(&st->rep[b], w, &st->unit[u], st->g);
+        }
+}
+
 /* The bands and rates once the last pass is in. */
 static int finish(tf_fit_stream *st, tf_error *err)
 {
     size_t g = st->g;
     uint32_t nrep = st->o.bootstrap;
     tf_fit_output *out = st->out;
-    for (uint32_t b = 0; b < nrep; b++)
-        for (size_t u = 0; u < st->nunits; u++) {
-            unsigned w = st->unit[u].w > 0 ? poisson1(st->o.seed, b, st->unit_key[u]) : 0;
-            if (w)
-                sums_merge(&st->rep[b], w, &st->unit[u], g);
-        }
+    replicates(st);
     double n = st->all.w;
     out->mean_total = st->all.t / n;
     out->mean_duration_ns = st->all.d / n;
@@ -514,6 +527,10 @@ static int finish(tf_fit_stream *st, tf_error *err)
     if (nrep > 1 &&
         bands(st->rep, nrep, g, &st->o, st->center_curve, st->center_slope, out) < 0)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the bootstrap bands");
+    for (size_t j = 0; st->widen && nrep > 1 && j < g; j++) {
+        out->curve_lo[j] = fmax(fmin(out->curve_lo[j], out->curve[j] + st->first_lo[j]), 0);
+        out->curve_hi[j] = fmin(fmax(out->curve_hi[j], out->curve[j] + st->first_hi[j]), 1);
+    }
     return 0;
 }
 
@@ -535,6 +552,26 @@ int tf_fit_next_pass(tf_fit_stream *st, tf_error *err)
         memcpy(st->slopes, st->shape_slope, g * sizeof *st->slopes);
         st->pass = 0;
         return finish(st, err);
+    }
+    /* The second pass fills the untrusted stretches with the first pass's
+     * shape, and the bootstrap of the filled instances does not see that
+     * shape's own error: where few instances are trusted (near a change,
+     * with irregular sampling, where the instance's own change lies is
+     * known for few), the band of the trusted means is the wider, and the
+     * final curve band is widened to it. */
+    if (st->o.bootstrap > 1) {
+        fill_nan(st->out->rate, g);   /* rates come with the last pass */
+        replicates(st);
+        if (bands(st->rep, st->o.bootstrap, g, &st->o, st->center_curve, st->center_slope,
+                  st->out) < 0)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory for the bootstrap bands");
+        for (size_t j = 0; j < g; j++) {
+            st->first_lo[j] = st->out->curve_lo[j] - st->out->curve[j];
+            st->first_hi[j] = st->out->curve_hi[j] - st->out->curve[j];
+        }
+        for (uint32_t b = 0; b < st->o.bootstrap; b++)
+            sums_clear(&st->rep[b], g);
+        st->widen = true;
     }
     /* Second pass: untrusted stretches filled with the first pass's shape
      * (its curve and slopes, both kept before they are reused). */

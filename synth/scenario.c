@@ -48,6 +48,28 @@ static const tf_synth_phase hpc_phases[] = {
      2, {LINEAR(OBJ_A, false, -1, 8), LINEAR(OBJ_B, true, -1, 8)}},
 };
 
+/* Slow and fast phases in turn, each change about tenfold (300 to 4200
+ * MIPS), with boundaries at about 0.14, 0.34, 0.53 and 0.71 of the
+ * iteration: the truth traces of issue 30, on which a fit must keep the
+ * kink where a slow phase meets a fast one. */
+static const tf_synth_phase sharp_phases[] = {
+    {"pack", "halo_pack", "halo.c", 33, 0.14,
+     {3.0e9, 2.5e9, 3.0e7, 8.0e6, 2.0e6, 5.0e5, 1.0e5, 6.0e8},
+     1, {LINEAR(OBJ_A, false, 1, 8)}},
+    {"exchange", "halo_wait", "halo.c", 78, 0.20,
+     {3.0e8, 2.5e9, 6.0e6, 2.0e6, 1.0e6, 4.0e5, 8.0e4, 3.0e7},
+     1, {LINEAR(OBJ_B, true, 1, 8)}},
+    {"compute", "stencil_apply", "stencil.c", 57, 0.19,
+     {4.2e9, 2.5e9, 1.5e7, 3.0e6, 5.0e5, 2.0e5, 5.0e4, 6.0e8},
+     1, {{OBJ_GRID, false, TF_PATTERN_LINEAR, 1, 8, 3, 12 * MiB}}},
+    {"reduce", "dot_reduce", "dot.c", 19, 0.18,
+     {4.2e8, 2.5e9, 9.0e7, 6.0e7, 4.0e7, 1.2e7, 6.0e6, 2.0e7},
+     1, {{OBJ_A, false, TF_PATTERN_RANDOM, 0, 0, 1, 8 * MiB}}},
+    {"update", "axpy_update", "axpy.c", 12, 0.29,
+     {3.6e9, 2.5e9, 4.0e7, 1.2e7, 3.0e6, 3.0e6, 4.0e5, 9.0e8},
+     2, {LINEAR(OBJ_A, false, -1, 8), LINEAR(OBJ_B, true, -1, 8)}},
+};
+
 /* One constant phase: every normalised curve is the diagonal. */
 static const tf_synth_phase flat_phases[] = {
     {"compute", "compute", "compute.c", 10, 1.0,
@@ -65,6 +87,8 @@ static const tf_synth_scenario scenarios[] = {
     {"phases", NPHASES, hpc_phases, NOBJECTS, hpc_objects, NULL},
     {"flat", 1, flat_phases, 1, hpc_objects, NULL},
     {"twokinds", NPHASES, hpc_phases, NOBJECTS, hpc_objects, &long_smoother},
+    {"sharp", sizeof sharp_phases / sizeof sharp_phases[0], sharp_phases, NOBJECTS, hpc_objects,
+     NULL},
 };
 
 const tf_synth_scenario *tf_synth_scenario_find(const char *name)
@@ -77,7 +101,7 @@ const tf_synth_scenario *tf_synth_scenario_find(const char *name)
 
 const char *tf_synth_scenario_names(void)
 {
-    return "phases, flat, twokinds";
+    return "phases, flat, twokinds, sharp";
 }
 
 uint32_t tf_synth_kind_of(const tf_synth_scenario *sc, uint32_t j)

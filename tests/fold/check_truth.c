@@ -16,8 +16,12 @@
  *                      instances| / that, worst counter
  *   ratio_mean_rel_err mean relative error of the per-instruction ratios
  *                      outside the same windows, worst counter
+ *   band_coverage      share of the truth's grid points where the true
+ *                      curve lies within the fitted curve's band, worst
+ *                      counter (0 when the fold has no bands)
  *
- * plus per-counter lines "curve_max_err.NAME" and "rate_mean_rel_err.NAME". */
+ * plus per-counter lines "curve_max_err.NAME", "rate_mean_rel_err.NAME" and
+ * "band_coverage.NAME". */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +110,7 @@ int main(int argc, char **argv)
     }
     const tf_fold_region *r = &res->regions[0];
     const tf_fold_group *g = &r->groups[0];
-    double curve_worst = 0, rate_worst = 0, mean_worst = 0;
+    double curve_worst = 0, rate_worst = 0, mean_worst = 0, cover_worst = 1;
     for (size_t tc = 0; tc < t.nc; tc++) {
         uint32_t c = 0;
         while (c < r->ncounters && strcmp(r->counter_names[c], t.names[tc]))
@@ -118,11 +122,15 @@ int main(int argc, char **argv)
             return 1;
         }
         const double *curve = g->curve + (size_t)c * g->grid, *rate = g->rate + (size_t)c * g->grid;
+        const double *lo = g->curve_lo + (size_t)c * g->grid;
+        const double *hi = g->curve_hi + (size_t)c * g->grid;
         double cmax = 0, rsum = 0;
-        size_t rn = 0;
+        size_t rn = 0, covered = 0;
         for (size_t j = 0; j < t.grid; j++) {
-            double x = t.x[j];
-            cmax = fmax(cmax, fabs(at(curve, g->grid, x) - t.curve[tc * t.grid + j]));
+            double x = t.x[j], truth = t.curve[tc * t.grid + j];
+            cmax = fmax(cmax, fabs(at(curve, g->grid, x) - truth));
+            /* a band of NaN covers nothing: the comparison is false */
+            covered += at(lo, g->grid, x) <= truth && truth <= at(hi, g->grid, x);
             double tr = t.rate[tc * t.grid + j];
             if (!near_boundary(&t, x) && tr > 0) {
                 rsum += fabs(at(rate, g->grid, x) - tr) / tr;
@@ -132,6 +140,9 @@ int main(int argc, char **argv)
         double rerr = rn ? rsum / (double)rn : NAN;
         printf("curve_max_err.%s %.6g\nrate_mean_rel_err.%s %.6g\n", t.names[tc], cmax,
                t.names[tc], rerr);
+        double cover = (double)covered / (double)t.grid;
+        printf("band_coverage.%s %.6g\n", t.names[tc], cover);
+        cover_worst = fmin(cover_worst, cover);
         curve_worst = fmax(curve_worst, cmax);
         rate_worst = fmax(rate_worst, rerr);
 
@@ -214,6 +225,7 @@ int main(int argc, char **argv)
     printf("ordinary_kept %.6g\n", ordinary ? (double)kept / (double)ordinary : 1.0);
     printf("mean_rate_rel_err %.6g\n", mean_worst);
     printf("ratio_mean_rel_err %.6g\n", ratio_worst);
+    printf("band_coverage %.6g\n", cover_worst);
     tf_fold_result_free(res);
     free_truth(&t);
     return 0;
