@@ -29,7 +29,8 @@
 
 static const char *const sample_kind_names[NSAMPLE_KINDS] = {"timer", "load", "store", "rmw",
                                                              "other"};
-static const char *const object_kind_names[] = {"heap", "static", "user", "stack", "mmap"};
+static const char *const object_kind_names[] = {"heap", "static", "user", "stack", "mmap",
+                                                "small"};
 
 static void usage(FILE *out)
 {

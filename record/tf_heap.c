@@ -7,9 +7,13 @@
  * give each object its lifetime and attribute a reused range to the right
  * one (docs/recorder.md, "Data objects").
  *
- * Below the threshold a call costs the indirect call to the next allocator,
- * one load and one compare; free, a test of one bit of a filter of the
- * blocks recorded (below), and malloc_usable_size only when it is set.  The next
+ * A block below the threshold is logged (address, size, the allocation
+ * call's return address, the latest time the recorder read) in the small-
+ * block log (tf_small_log.h): no stack, no clock read, no shared write but
+ * one index per chunk of entries, so that it costs a few nanoseconds on top
+ * of the allocator (bench/RESULTS.md, "Small blocks").  free costs a test of
+ * one bit of a filter of the blocks recorded (below), and
+ * malloc_usable_size only when it is set.  The next
  * allocator is found with dlsym(RTLD_NEXT), which may itself allocate: the
  * thread resolving takes those from a static bootstrap arena.  Nested calls
  * (the unwinder allocating, the recorder's own allocations) are not
@@ -20,9 +24,11 @@
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libunwind.h>
 #include <malloc.h>
 #include <stdalign.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,6 +36,7 @@
 #include <unistd.h>
 
 #include "tf_rec.h"
+#include "tf_small_log.h"
 #include "trace.h"
 
 /* Smallest block recorded; 0 while not recording. */
@@ -37,6 +44,16 @@ static _Atomic uint64_t threshold;
 
 static __thread bool in_hook __attribute__((tls_model("initial-exec")));
 static __thread bool resolving __attribute__((tls_model("initial-exec")));
+
+/* The small-block log, NULL when none; full once an entry was refused. */
+static tf_small_head *small_log;
+static _Atomic bool small_full;
+/* Set by operator new for the malloc it calls: the call site of the
+ * block is new's caller, not an address inside the C++ library. */
+static __thread const void *new_caller __attribute__((tls_model("initial-exec")));
+/* The calling thread's claimed entries: [small_next, small_end). */
+static __thread uint64_t small_next __attribute__((tls_model("initial-exec")));
+static __thread uint64_t small_end __attribute__((tls_model("initial-exec")));
 
 static struct {
     void *(*malloc)(size_t);
@@ -144,6 +161,86 @@ static bool tracked(size_t size)
     return th && size >= th;
 }
 
+/* Below the threshold, while recording: a small block. */
+static bool small(size_t size)
+{
+    uint64_t th = atomic_load_explicit(&threshold, memory_order_relaxed);
+    return size && size < th;
+}
+
+/* ---- the small-block log ---- */
+
+/* Claims the next chunk of entries for the calling thread. */
+static bool small_claim(void)
+{
+    tf_small_head *h = small_log;
+    if (!h || in_hook || resolving || atomic_load_explicit(&small_full, memory_order_relaxed))
+        return false;
+    uint64_t at = atomic_fetch_add_explicit(&h->next, TF_SMALL_LOG_CHUNK, memory_order_relaxed);
+    if (at >= h->cap) {
+        atomic_store_explicit(&small_full, true, memory_order_relaxed);
+        return false;
+    }
+    small_next = at;
+    small_end = at + TF_SMALL_LOG_CHUNK < h->cap ? at + TF_SMALL_LOG_CHUNK : h->cap;
+    return true;
+}
+
+/* Logs block [p, p + size) allocated from ret.  A signal handler that
+ * allocates between the two fences (it should not: malloc is not
+ * async-signal-safe) takes the next entry, not this one. */
+static inline void small_block(const void *p, size_t size, const void *ret)
+{
+    if (!p || !size || in_hook || (small_next == small_end && !small_claim()))
+        return;
+    uint64_t i = small_next++;
+    atomic_signal_fence(memory_order_seq_cst);
+    tf_small_entry *e = &tf_small_entries(small_log)[i];
+    e->addr = (uint64_t)(uintptr_t)p;
+    e->size = size;
+    e->time = atomic_load_explicit(&small_log->clock, memory_order_relaxed) + 1;
+    atomic_store_explicit(&e->ret, (uint64_t)(uintptr_t)ret, memory_order_release);
+}
+
+void tf_heap_clock(uint64_t now)
+{
+    if (small_log)
+        atomic_store_explicit(&small_log->clock, now, memory_order_relaxed);
+}
+
+/* The log beside the control file; none when the option is 0, the
+ * threshold is 0, or the file cannot be made (said, recording goes on). */
+static void small_log_open(void)
+{
+    small_next = small_end = 0;   /* a forked child: the parent's entries are not its own */
+    small_log = NULL;
+    atomic_store(&small_full, false);
+    uint64_t cap = tf_rec_g.opt.small_blocks;
+    if (!cap || !tf_rec_g.opt.heap_threshold)
+        return;
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s" TF_SMALL_LOG_SUFFIX, tf_rec_g.proc_path);
+    size_t size = sizeof(tf_small_head) + cap * sizeof(tf_small_entry);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    void *m = MAP_FAILED;
+    if (fd >= 0 && !ftruncate(fd, (off_t)size))
+        m = real.mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fd >= 0)
+        close(fd);
+    if (m == MAP_FAILED) {
+        if (fd >= 0)
+            unlink(path);
+        tf_rec_say(false, "no log of small blocks (%s: %s); blocks below heap-threshold are not "
+                   "attributed", path, strerror(errno));
+        return;
+    }
+    tf_small_head *h = m;
+    h->cap = cap;
+    h->clock = tf_now();
+    h->magic = TF_SMALL_LOG_MAGIC;
+    small_log = h;
+}
+
 /* One slot in t's event ring; frames go where event slots keep counters. */
 static void put(tf_rec_thread *t, uint8_t slot_kind, uint8_t kind, uint64_t lo, uint64_t hi,
                 const uint64_t *frames, uint32_t nframes)
@@ -158,6 +255,7 @@ static void put(tf_rec_thread *t, uint8_t slot_kind, uint8_t kind, uint64_t lo, 
     tf_event_slot *s = tf_ring_reserve(r);
     if (s) {
         s->time = tf_now();
+        tf_heap_clock(s->time);
         s->kind = slot_kind;
         s->type = kind;
         s->value = lo;
@@ -256,12 +354,17 @@ void tf_heap_setup(void)
 {
     if (!real.malloc)
         resolve();
+    /* The parent's log stays mapped in a forked child, whose pending
+     * claims it forgets: the entries are written into a file the writer
+     * reads, never freed while threads may write. */
+    small_log_open();
     atomic_store(&threshold, tf_rec_g.opt.heap_threshold);
 }
 
 void tf_heap_stop(void)
 {
     atomic_store(&threshold, 0);
+    atomic_store(&small_full, true);   /* no more chunks: recording ends */
 }
 
 /* ---- the interposed functions ---- */
@@ -275,12 +378,17 @@ void *malloc(size_t size)
             return arena_alloc(size);
         resolve();
     }
-    /* Below the threshold, a tail call: one jump more than the C
-     * library's malloc. */
-    if (!tracked(size))
+    const void *by_new = new_caller;
+    if (by_new)
+        new_caller = NULL;
+    uint64_t th = atomic_load_explicit(&threshold, memory_order_relaxed);
+    if (!th)   /* not recording: a tail call, one jump more than the C library's malloc */
         return real.malloc(size);
     void *p = real.malloc(size);
-    record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
+    if (size < th)
+        small_block(p, size, by_new ? by_new : CALLER);
+    else
+        record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
     return p;
 }
 
@@ -294,6 +402,8 @@ void *calloc(size_t n, size_t size)
     void *p = real.calloc(n, size);
     if (p && tracked(n * size))   /* p: n * size did not overflow */
         record_alloc(p, n * size, TF_OBJECT_HEAP, CALLER);
+    else if (small(n * size))
+        small_block(p, n * size, CALLER);
     return p;
 }
 
@@ -334,6 +444,8 @@ void *realloc(void *p, size_t size)
         record_alloc(q, size, TF_OBJECT_HEAP, CALLER);
     else if (!q && size && old)   /* failed: the old block lives on */
         record_alloc(p, old, TF_OBJECT_HEAP, CALLER);
+    else if (q && q != p && small(size))   /* moved: a new small block */
+        small_block(q, size, CALLER);
     return q;
 }
 
@@ -344,6 +456,8 @@ int posix_memalign(void **out, size_t align, size_t size)
     int rc = real.posix_memalign(out, align, size);
     if (!rc && tracked(size))
         record_alloc(*out, size, TF_OBJECT_HEAP, CALLER);
+    else if (!rc && small(size))
+        small_block(*out, size, CALLER);
     return rc;
 }
 
@@ -354,6 +468,8 @@ void *aligned_alloc(size_t align, size_t size)
     void *p = real.aligned_alloc(align, size);
     if (tracked(size))
         record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
+    else if (small(size))
+        small_block(p, size, CALLER);
     return p;
 }
 
@@ -364,6 +480,8 @@ void *memalign(size_t align, size_t size)
     void *p = real.memalign(align, size);
     if (tracked(size))
         record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
+    else if (small(size))
+        small_block(p, size, CALLER);
     return p;
 }
 
@@ -396,3 +514,32 @@ int munmap(void *addr, size_t len)
         record_free(addr, TF_OBJECT_MMAP);
     return real.munmap ? real.munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
 }
+
+/* ---- operator new and new[] (C++ ABI mangled names) ----
+ * Each calls the next definition (libstdc++'s, which calls malloc and
+ * throws std::bad_alloc or calls the new-handler on failure: this frame,
+ * with the unwind tables GCC emits on x86-64, lets the exception through)
+ * after noting its caller for that malloc.  A large block keeps its whole
+ * call stack (tf_heap.c's record_alloc), where the naming rule skips new. */
+
+/* new[] calls new through the PLT, that is this file's new: the first
+ * caller noted (the program's) is kept.  Without a C++ library behind
+ * (which a program calling new has), malloc's result. */
+#define NEW_INTERPOSER(name, params, args)                                  \
+    void *name params;                                                      \
+    void *name params                                                       \
+    {                                                                       \
+        static void *(*next) params;                                        \
+        if (!next)                                                          \
+            next = (void *(*) params)dlsym(RTLD_NEXT, #name);               \
+        if (!next)                                                          \
+            return malloc(size);                                            \
+        if (!new_caller)                                                    \
+            new_caller = CALLER;                                            \
+        return next args;                                                   \
+    }
+
+NEW_INTERPOSER(_Znwm, (size_t size), (size))
+NEW_INTERPOSER(_Znam, (size_t size), (size))
+NEW_INTERPOSER(_ZnwmRKSt9nothrow_t, (size_t size, const void *nothrow), (size, nothrow))
+NEW_INTERPOSER(_ZnamRKSt9nothrow_t, (size_t size, const void *nothrow), (size, nothrow))

@@ -644,6 +644,7 @@ static int store_dropped(wproc *p, wthread *t, tf_error *err)
 static int drain(tf_rec_session *s, wproc *p, tf_error *err)
 {
     attach_threads(p);
+    tf_small_objects_tick(p->path, now_ns());
     int rc = sync_strings(p, err);
     for (uint32_t i = 0; !rc && i < p->nthreads; i++) {
         wthread *t = &p->threads[i];
@@ -699,6 +700,7 @@ static void remove_files(wproc *p)
         if (!tf_session_buffer_name(path, sizeof path, p->path, i))
             unlink(path);
     }
+    tf_small_objects_unlink(p->path);
     unlink(p->path);
 }
 
@@ -709,10 +711,17 @@ static void finish(tf_rec_session *s, wproc *p)
     if (!p->failed && !p->open && open_trace(s, p, &err))
         fail(p, &err);
     kernel_maps(p);
+    uint64_t small_full = 0;
     if (!p->failed && (tf_reserve_renew(&p->reserve, p->sum.path, &err) || drain(s, p, &err) ||
                        update_modules(s, p, &err) ||
+                       tf_small_objects_finish(p->path, p->objects, p->w, p->proc, p->shm->mono0,
+                                               &small_full, &err) ||
                        tf_wobjects_finish(p->objects, p->w, p->proc, &err)))
         fail(p, &err);
+    if (small_full)
+        fprintf(stderr, "tracefold record: process %" PRId64 ": the small-block log is full (%"
+                PRIu64 " blocks): later blocks below heap-threshold are not attributed (option "
+                "small-blocks)\n", p->shm->pid, small_full);
     if (p->failed)
         discard(p);
     remove_files(p);

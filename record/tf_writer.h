@@ -84,6 +84,18 @@ int  tf_wobjects_flush(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *er
 /* Writes the objects still alive (free_time TF_NOTIME), then flushes. */
 int  tf_wobjects_finish(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *err);
 
+/* tf_small_objects.c: the process's small-block log (tf_small_log.h),
+ * beside its control file proc_file.  tick: gives the log the writer's time
+ * (the time blocks allocated from now on take, if the program writes no
+ * event meanwhile); nothing when there is no log.  finish: writes every
+ * finished entry as an object of kind TF_OBJECT_SMALL (ids from o), each
+ * ending when the next one starts at its address; *full: the log was
+ * full, later blocks were not logged.  unlink: removes the log. */
+void tf_small_objects_tick(const char *proc_file, uint64_t now);
+int  tf_small_objects_finish(const char *proc_file, tf_wobjects *o, tf_writer *w, uint32_t proc,
+                             uint64_t mono0, uint64_t *full, tf_error *err);
+void tf_small_objects_unlink(const char *proc_file);
+
 /* tf_modules.c: appends the file mappings of /proc/PID/maps that are not in
  * *known yet (with their GNU build-ids) to the trace, and the static
  * variables of each file seen for the first time to objs; when the process
