@@ -8,10 +8,10 @@
  * one (docs/recorder.md, "Data objects").
  *
  * A block below the threshold is logged (address, size, the allocation
- * call's return address, the latest time the recorder read) in the small-
- * block log (tf_small_log.h): no stack, no clock read, no shared write but
- * one index per chunk of entries, so that it costs a few nanoseconds on top
- * of the allocator (bench/RESULTS.md, "Small blocks").  free costs a test of
+ * call's return address, the latest time the recorder read) in the calling
+ * thread's ring of the small-block log (tf_small_log.h): no stack, no clock
+ * read, no shared write, so that it costs a few nanoseconds on top of the
+ * allocator (bench/RESULTS.md, "Small blocks").  free costs a test of
  * one bit of a filter of the blocks recorded (below), and
  * malloc_usable_size only when it is set.  The next
  * allocator is found with dlsym(RTLD_NEXT), which may itself allocate: the
@@ -45,15 +45,13 @@ static _Atomic uint64_t threshold;
 static __thread bool in_hook __attribute__((tls_model("initial-exec")));
 static __thread bool resolving __attribute__((tls_model("initial-exec")));
 
-/* The small-block log, NULL when none; full once an entry was refused. */
-static tf_small_head *small_log;
-static _Atomic bool small_full;
+/* The small-block log, NULL when none or after recording. */
+static tf_small_head *_Atomic small_log;
 /* Set by operator new for the malloc it calls: the call site of the
  * block is new's caller, not an address inside the C++ library. */
 static __thread const void *new_caller __attribute__((tls_model("initial-exec")));
-/* The calling thread's claimed entries: [small_next, small_end). */
-static __thread uint64_t small_next __attribute__((tls_model("initial-exec")));
-static __thread uint64_t small_end __attribute__((tls_model("initial-exec")));
+/* The calling thread's ring in the log, NULL until its first small block. */
+static __thread tf_small_ring *small_ring __attribute__((tls_model("initial-exec")));
 
 static struct {
     void *(*malloc)(size_t);
@@ -170,75 +168,82 @@ static bool small(size_t size)
 
 /* ---- the small-block log ---- */
 
-/* Claims the next chunk of entries for the calling thread. */
-static bool small_claim(void)
+/* The calling thread's ring: its slot's in the thread table (so a slot
+ * reused by a later thread goes on with the same single producer). */
+static tf_small_ring *small_ring_of_thread(void)
 {
-    tf_small_head *h = small_log;
-    if (!h || in_hook || resolving || atomic_load_explicit(&small_full, memory_order_relaxed))
-        return false;
-    uint64_t at = atomic_fetch_add_explicit(&h->next, TF_SMALL_LOG_CHUNK, memory_order_relaxed);
-    if (at >= h->cap) {
-        atomic_store_explicit(&small_full, true, memory_order_relaxed);
-        return false;
-    }
-    small_next = at;
-    small_end = at + TF_SMALL_LOG_CHUNK < h->cap ? at + TF_SMALL_LOG_CHUNK : h->cap;
-    return true;
+    tf_small_head *h = atomic_load_explicit(&small_log, memory_order_acquire);
+    tf_rec_thread *t = tf_self;
+    if (!h || !t || in_hook || resolving || t->slot >= h->nrings)
+        return NULL;
+    return small_ring = &tf_small_rings(h)[t->slot];
 }
 
-/* Logs block [p, p + size) allocated from ret.  A signal handler that
- * allocates between the two fences (it should not: malloc is not
- * async-signal-safe) takes the next entry, not this one. */
+/* Logs block [p, p + size) allocated from ret.  Not async-signal-safe, as
+ * malloc is not: a signal handler that allocates anyway can at worst spoil
+ * one entry, whose index is in the ring whatever happens. */
 static inline void small_block(const void *p, size_t size, const void *ret)
 {
-    if (!p || !size || in_hook || (small_next == small_end && !small_claim()))
+    tf_small_ring *r = small_ring;
+    if (!p || !size || in_hook || (!r && !(r = small_ring_of_thread())))
         return;
-    uint64_t i = small_next++;
-    atomic_signal_fence(memory_order_seq_cst);
-    tf_small_entry *e = &tf_small_entries(small_log)[i];
+    uint64_t i = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t used = i - atomic_load_explicit(&r->tail, memory_order_acquire);
+    if (used >= TF_SMALL_RING) {
+        atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed);
+        return;
+    }
+    tf_small_entry *e = &r->e[i % TF_SMALL_RING];
     e->addr = (uint64_t)(uintptr_t)p;
+    e->ret = (uint64_t)(uintptr_t)ret;
     e->size = size;
-    e->time = atomic_load_explicit(&small_log->clock, memory_order_relaxed) + 1;
-    atomic_store_explicit(&e->ret, (uint64_t)(uintptr_t)ret, memory_order_release);
+    tf_small_head *h = atomic_load_explicit(&small_log, memory_order_relaxed);
+    e->time = (h ? atomic_load_explicit(&h->clock, memory_order_relaxed) : 0) + 1;
+    atomic_store_explicit(&r->head, i + 1, memory_order_release);
+    if (used == TF_SMALL_RING / 4)   /* once per quarter: the writer drains early */
+        tf_session_poke(tf_rec_g.session);
 }
 
 void tf_heap_clock(uint64_t now)
 {
-    if (small_log)
-        atomic_store_explicit(&small_log->clock, now, memory_order_relaxed);
+    tf_small_head *h = atomic_load_explicit(&small_log, memory_order_relaxed);
+    if (h)
+        atomic_store_explicit(&h->clock, now, memory_order_relaxed);
 }
 
 /* The log beside the control file; none when the option is 0, the
- * threshold is 0, or the file cannot be made (said, recording goes on). */
+ * threshold is 0, or the file cannot be made (said, recording goes on).
+ * Sparse: only the rings of threads that allocate are ever touched. */
 static void small_log_open(void)
 {
-    small_next = small_end = 0;   /* a forked child: the parent's entries are not its own */
-    small_log = NULL;
-    atomic_store(&small_full, false);
+    small_ring = NULL;   /* a forked child: the parent's ring is not its own */
+    atomic_store(&small_log, NULL);
     uint64_t cap = tf_rec_g.opt.small_blocks;
     if (!cap || !tf_rec_g.opt.heap_threshold)
         return;
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s" TF_SMALL_LOG_SUFFIX, tf_rec_g.proc_path);
-    size_t size = sizeof(tf_small_head) + cap * sizeof(tf_small_entry);
+    size_t size = sizeof(tf_small_head) + TF_SESSION_MAX_THREADS * sizeof(tf_small_ring);
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     void *m = MAP_FAILED;
     if (fd >= 0 && !ftruncate(fd, (off_t)size))
         m = real.mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int saved = errno;
     if (fd >= 0)
         close(fd);
     if (m == MAP_FAILED) {
         if (fd >= 0)
             unlink(path);
         tf_rec_say(false, "no log of small blocks (%s: %s); blocks below heap-threshold are not "
-                   "attributed", path, strerror(errno));
+                   "attributed", path, strerror(saved));
         return;
     }
     tf_small_head *h = m;
+    h->nrings = TF_SESSION_MAX_THREADS;
     h->cap = cap;
     h->clock = tf_now();
     h->magic = TF_SMALL_LOG_MAGIC;
-    small_log = h;
+    atomic_store_explicit(&small_log, h, memory_order_release);
 }
 
 /* One slot in t's event ring; frames go where event slots keep counters. */
@@ -354,17 +359,15 @@ void tf_heap_setup(void)
 {
     if (!real.malloc)
         resolve();
-    /* The parent's log stays mapped in a forked child, whose pending
-     * claims it forgets: the entries are written into a file the writer
-     * reads, never freed while threads may write. */
+    /* In a forked child the parent's log stays mapped, unused: the child
+     * makes its own beside its own control file. */
     small_log_open();
     atomic_store(&threshold, tf_rec_g.opt.heap_threshold);
 }
 
 void tf_heap_stop(void)
 {
-    atomic_store(&threshold, 0);
-    atomic_store(&small_full, true);   /* no more chunks: recording ends */
+    atomic_store(&threshold, 0);   /* small blocks too: small() and malloc test it */
 }
 
 /* ---- the interposed functions ---- */

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The writer's side of the small-block log (tf_small_log.h): the log is a
- * file the program wrote, read here with every count checked against the
- * file's size.  Its entries become objects of kind TF_OBJECT_SMALL whose
- * one frame is the allocation call's return address (one frame per
+ * file the program writes, read here with every index taken modulo the
+ * ring and every count checked against the file's size.  Entries are
+ * taken from the threads' rings at every pass (and when a thread pokes,
+ * its ring a quarter full) into the writer's memory, at most the log's
+ * cap of them; at the end they become objects of kind TF_OBJECT_SMALL
+ * whose one frame is the allocation call's return address (one frame per
  * distinct address, shared by its blocks).  Frees of small blocks are not
  * logged (that would cost free a lookup): a block ends when the next
- * logged block starts at its address, which is when the memory was
- * demonstrably given out again (docs/recorder.md, "Small blocks"). */
+ * logged block starts at its address, when the memory was demonstrably
+ * given out again (docs/recorder.md, "Data objects"). */
 #include "config.h"
 
 #include <fcntl.h>
@@ -24,66 +27,99 @@
 
 #define BATCH 4096
 
+struct block {
+    uint64_t addr, size, time, ret;
+    uint64_t seq;           /* order taken: the order of equal times */
+    uint64_t end;           /* free time: TF_NOTIME until a successor is seen */
+};
+
+struct tf_wsmall {
+    tf_small_head *h;
+    size_t   size;
+    uint64_t nrings;
+    struct block *v;
+    size_t   n, cap;        /* cap: grown up to the log's cap */
+    uint64_t over;          /* entries past the log's cap, not kept */
+};
+
 static void log_path(char *buf, size_t size, const char *proc_file)
 {
     snprintf(buf, size, "%s" TF_SMALL_LOG_SUFFIX, proc_file);
 }
 
-/* The log mapped, with its usable entries; NULL when there is none or it
- * is not one (the program died before writing its head). */
-static tf_small_head *map_log(const char *proc_file, size_t *size, uint64_t *n)
+/* Maps the log; false when there is none (yet) or it is not one. */
+static bool map_log(tf_wsmall *ws, const char *proc_file)
 {
     char path[PATH_MAX + 16];
     log_path(path, sizeof path, proc_file);
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0)
-        return NULL;
+        return false;
     struct stat st;
     void *m = MAP_FAILED;
     if (!fstat(fd, &st) && (size_t)st.st_size >= sizeof(tf_small_head))
         m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (m == MAP_FAILED)
-        return NULL;
+        return false;
     tf_small_head *h = m;
-    uint64_t room = ((size_t)st.st_size - sizeof *h) / sizeof(tf_small_entry);
-    if (h->magic != TF_SMALL_LOG_MAGIC || h->cap > room) {
-        munmap(m, (size_t)st.st_size);
-        return NULL;
+    uint64_t room = ((size_t)st.st_size - sizeof *h) / sizeof(tf_small_ring);
+    if (h->magic != TF_SMALL_LOG_MAGIC || h->nrings > room) {
+        munmap(m, (size_t)st.st_size);   /* not written yet, or not ours */
+        return false;
     }
-    uint64_t next = atomic_load(&h->next);
-    *n = next < h->cap ? next : h->cap;
-    *size = (size_t)st.st_size;
-    return h;
+    ws->h = h;
+    ws->size = (size_t)st.st_size;
+    ws->nrings = h->nrings;
+    return true;
 }
 
-void tf_small_objects_tick(const char *proc_file, uint64_t now)
+int tf_wsmall_drain(tf_wsmall **wsp, const char *proc_file, uint64_t now, tf_error *err)
 {
-    size_t size;
-    uint64_t n;
-    tf_small_head *h = map_log(proc_file, &size, &n);
-    if (!h)
-        return;
+    if (!*wsp && !(*wsp = calloc(1, sizeof **wsp)))
+        return tf_fail(err, TF_ERR_NOMEM, "small-block log");
+    tf_wsmall *ws = *wsp;
+    if (!ws->h && !map_log(ws, proc_file))
+        return 0;
     /* Only forward: the program may have written a later time. */
-    uint64_t was = atomic_load(&h->clock);
-    while (was < now && !atomic_compare_exchange_weak(&h->clock, &was, now))
+    uint64_t was = atomic_load(&ws->h->clock);
+    while (was < now && !atomic_compare_exchange_weak(&ws->h->clock, &was, now))
         ;
-    munmap(h, size);
+    uint64_t cap = ws->h->cap;
+    for (uint64_t k = 0; k < ws->nrings; k++) {
+        tf_small_ring *r = &tf_small_rings(ws->h)[k];
+        uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+        if (head - tail > TF_SMALL_RING)   /* a head the writer cannot trust */
+            tail = head - TF_SMALL_RING;
+        for (; tail != head; tail++) {
+            if (ws->n >= cap) {
+                ws->over += head - tail;
+                break;
+            }
+            if (ws->n == ws->cap) {
+                size_t c = ws->cap ? 2 * ws->cap : 4096;
+                struct block *v = realloc(ws->v, c * sizeof *v);
+                if (!v)
+                    return tf_fail(err, TF_ERR_NOMEM, "small-block log (%zu blocks)", ws->n);
+                ws->v = v;
+                ws->cap = c;
+            }
+            const tf_small_entry *e = &r->e[tail % TF_SMALL_RING];
+            ws->v[ws->n] = (struct block){ e->addr, e->size, e->time, e->ret, ws->n, TF_NOTIME };
+            ws->n++;
+        }
+        atomic_store_explicit(&r->tail, head, memory_order_release);
+    }
+    return 0;
 }
 
-void tf_small_objects_unlink(const char *proc_file)
+void tf_wsmall_unlink(const char *proc_file)
 {
     char path[PATH_MAX + 16];
     log_path(path, sizeof path, proc_file);
     unlink(path);
 }
-
-struct block {
-    uint64_t addr, size, time, ret;
-    uint64_t seq;           /* position in the log: the order of equal times */
-    uint64_t end;           /* free time: TF_NOTIME until a successor is seen */
-    uint64_t stack;         /* index of its frame */
-};
 
 static int by_addr_time(const void *pa, const void *pb)
 {
@@ -115,34 +151,20 @@ static uint64_t rank_of(const uint64_t *rets, size_t n, uint64_t ret)
     return lo;
 }
 
-int tf_small_objects_finish(const char *proc_file, tf_wobjects *o, tf_writer *w, uint32_t proc,
-                            uint64_t mono0, uint64_t *full, tf_error *err)
+static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_writer *w, uint32_t proc,
+                         uint64_t mono0, tf_error *err)
 {
-    size_t size;
-    uint64_t n;
-    *full = 0;
-    tf_small_head *h = map_log(proc_file, &size, &n);
-    if (!h)
-        return 0;
-    if (atomic_load(&h->next) >= h->cap)
-        *full = h->cap;
-    struct block *v = malloc((n ? n : 1) * sizeof *v);
-    uint64_t *rets = malloc((n ? n : 1) * sizeof *rets);
+    size_t k = ws->n;
+    uint64_t *rets = malloc((k ? k : 1) * sizeof *rets);
     tf_object *out = malloc(BATCH * sizeof *out);
     int rc = 0;
-    if (!v || !rets || !out) {
-        rc = tf_fail(err, TF_ERR_NOMEM, "small-block log of %" PRIu64 " entries", n);
+    if (!rets || !out) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "small-block log of %zu blocks", k);
         goto done;
     }
-    const tf_small_entry *e = tf_small_entries(h);
-    size_t k = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t ret = atomic_load_explicit(&((tf_small_entry *)&e[i])->ret, memory_order_acquire);
-        if (!ret)   /* claimed, never finished */
-            continue;
-        uint64_t t = e[i].time > mono0 ? e[i].time - mono0 : 0;
-        v[k] = (struct block){ e[i].addr, e[i].size, t, ret, i, TF_NOTIME, 0 };
-        rets[k++] = ret;
+    for (size_t i = 0; i < k; i++) {
+        ws->v[i].time = ws->v[i].time > mono0 ? ws->v[i].time - mono0 : 0;
+        rets[i] = ws->v[i].ret;
     }
     qsort(rets, k, sizeof *rets, by_u64);
     size_t nrets = 0;
@@ -152,6 +174,7 @@ int tf_small_objects_finish(const char *proc_file, tf_wobjects *o, tf_writer *w,
     uint64_t first = 0;
     if (nrets && (rc = tf_writer_append_frames(w, proc, UINT32_MAX, rets, nrets, &first, err)))
         goto done;
+    struct block *v = ws->v;
     qsort(v, k, sizeof *v, by_addr_time);
     for (size_t i = 0; i + 1 < k; i++)
         if (v[i + 1].addr == v[i].addr)
@@ -169,9 +192,35 @@ int tf_small_objects_finish(const char *proc_file, tf_wobjects *o, tf_writer *w,
         }
     }
 done:
-    free(v);
     free(rets);
     free(out);
-    munmap(h, size);
     return rc;
+}
+
+int tf_wsmall_finish(tf_wsmall **wsp, const char *proc_file, tf_wobjects *o, tf_writer *w,
+                     uint32_t proc, uint64_t mono0, tf_small_lost *lost, tf_error *err)
+{
+    *lost = (tf_small_lost){ 0 };
+    int rc = tf_wsmall_drain(wsp, proc_file, 0, err);
+    tf_wsmall *ws = *wsp;
+    if (!rc && ws && ws->h) {
+        for (uint64_t k = 0; k < ws->nrings; k++)
+            lost->ring += atomic_load(&tf_small_rings(ws->h)[k].lost);
+        lost->cap = ws->h->cap;
+        lost->over = ws->over;
+        rc = write_objects(ws, o, w, proc, mono0, err);
+    }
+    tf_wsmall_free(ws);
+    *wsp = NULL;
+    return rc;
+}
+
+void tf_wsmall_free(tf_wsmall *ws)
+{
+    if (!ws)
+        return;
+    if (ws->h)
+        munmap(ws->h, ws->size);
+    free(ws->v);
+    free(ws);
 }

@@ -85,16 +85,23 @@ int  tf_wobjects_flush(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *er
 int  tf_wobjects_finish(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *err);
 
 /* tf_small_objects.c: the process's small-block log (tf_small_log.h),
- * beside its control file proc_file.  tick: gives the log the writer's time
- * (the time blocks allocated from now on take, if the program writes no
- * event meanwhile); nothing when there is no log.  finish: writes every
- * finished entry as an object of kind TF_OBJECT_SMALL (ids from o), each
- * ending when the next one starts at its address; *full: the log was
- * full, later blocks were not logged.  unlink: removes the log. */
-void tf_small_objects_tick(const char *proc_file, uint64_t now);
-int  tf_small_objects_finish(const char *proc_file, tf_wobjects *o, tf_writer *w, uint32_t proc,
-                             uint64_t mono0, uint64_t *full, tf_error *err);
-void tf_small_objects_unlink(const char *proc_file);
+ * beside its control file proc_file.  drain: takes what the threads'
+ * rings hold (made at the first call; nothing while the program has no
+ * log) and gives the log the writer's time now.  finish: drains, writes
+ * every block taken as an object of kind TF_OBJECT_SMALL (ids from o),
+ * each ending when the next one starts at its address, says in *lost what
+ * was not taken, and frees *ws.  free: without writing (a failed trace). */
+typedef struct tf_wsmall tf_wsmall;
+typedef struct tf_small_lost {
+    uint64_t cap;           /* the blocks kept at most */
+    uint64_t over;          /* blocks past cap */
+    uint64_t ring;          /* blocks a full ring refused (the writer behind) */
+} tf_small_lost;
+int  tf_wsmall_drain(tf_wsmall **ws, const char *proc_file, uint64_t now, tf_error *err);
+int  tf_wsmall_finish(tf_wsmall **ws, const char *proc_file, tf_wobjects *o, tf_writer *w,
+                      uint32_t proc, uint64_t mono0, tf_small_lost *lost, tf_error *err);
+void tf_wsmall_free(tf_wsmall *ws);
+void tf_wsmall_unlink(const char *proc_file);
 
 /* tf_modules.c: appends the file mappings of /proc/PID/maps that are not in
  * *known yet (with their GNU build-ids) to the trace, and the static

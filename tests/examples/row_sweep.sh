@@ -22,7 +22,7 @@ rows=$(grep -c "\"kind\": \"small\".*\"label\": \"$site\"" "$tmp/info.json")
 # A log too small: said once, the trace still complete.
 "$tf" record -o "$tmp/full.h5" --small-blocks 100 --mem-sampler none -- \
     "$examples/row_sweep" -i 3 > /dev/null 2> "$tmp/full.err" || bad "recording with a full log exited $?"
-grep -q "the small-block log is full (100 blocks)" "$tmp/full.err" ||
+grep -q "past the small-block log.s 100 (option small-blocks)" "$tmp/full.err" ||
     bad "no message for a full log: $(cat "$tmp/full.err")"
 "$tf" info --json "$tmp/full.h5" > "$tmp/full.json" || bad "info of the full-log trace exited $?"
 n=$(grep -c '"kind": "small"' "$tmp/full.json")
