@@ -12,13 +12,13 @@
 # the entries of the thread's ring between blocks (a block's are fewer
 # than the ring holds) and no block is lost; its warm-up touches every
 # page of the ring first.  A run that loses blocks is refused.
-# Usage: sh bench/small_blocks.sh [BUILDDIR]   (env: REPS=3 PAIRS=10000 BLOCKS=11 PAUSE_MS=200)
+# Usage: sh bench/small_blocks.sh [BUILDDIR]   (env: REPS=3 PAIRS=5000 BLOCKS=11 PAUSE_MS=200)
 set -eu
 bd=${1:-build}
 tf=$bd/tracefold
 ab=$bd/bench/alloc_bench
 reps=${REPS:-3}
-pairs=${PAIRS:-10000}
+pairs=${PAIRS:-5000}
 blocks=${BLOCKS:-11}
 pause=${PAUSE_MS:-200}
 # Every pair of a run kept, warm-up included: (blocks + 4) * pairs entries.

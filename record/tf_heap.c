@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <libunwind.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,13 +212,21 @@ void tf_heap_clock(uint64_t now)
         atomic_store_explicit(&h->clock, now, memory_order_relaxed);
 }
 
+/* A forked child writes no more into its parent's log (the ring has one
+ * producer): registered before tf_lib.c's handler, this one runs first,
+ * and the child, when it is traced, makes its own log (tf_heap_setup). */
+static void small_log_forget(void)
+{
+    small_ring = NULL;
+    atomic_store(&small_log, NULL);
+}
+
 /* The log beside the control file; none when the option is 0, the
  * threshold is 0, or the file cannot be made (said, recording goes on).
  * Sparse: only the rings of threads that allocate are ever touched. */
 static void small_log_open(void)
 {
-    small_ring = NULL;   /* a forked child: the parent's ring is not its own */
-    atomic_store(&small_log, NULL);
+    small_log_forget();
     uint64_t cap = tf_rec_g.opt.small_blocks;
     if (!cap || !tf_rec_g.opt.heap_threshold)
         return;
@@ -357,10 +366,13 @@ void tf_object_end(tf_rec_thread *t, uint8_t kind, uint64_t lo)
 
 void tf_heap_setup(void)
 {
+    static bool atfork_registered;
+    if (!atfork_registered) {
+        pthread_atfork(NULL, NULL, small_log_forget);
+        atfork_registered = true;
+    }
     if (!real.malloc)
         resolve();
-    /* In a forked child the parent's log stays mapped, unused: the child
-     * makes its own beside its own control file. */
     small_log_open();
     atomic_store(&threshold, tf_rec_g.opt.heap_threshold);
 }
