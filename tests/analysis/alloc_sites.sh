@@ -5,9 +5,9 @@
 # wrapper with and without --alloc-wrapper, a temporary allocated in every
 # iteration, small rows from new[] below the heap threshold) and a Fortran
 # one (ALLOCATE once, and in every iteration), each object is named
-# FILE:LINE[:COLUMN] of the user's line, with its
-# routine, in info (JSON and text) and objects.csv; a temporary is one
-# family with its allocation count, never "#2".
+# FILE:LINE[:COLUMN] of the user's line, with its routine, in info (JSON
+# and text), objects.csv and (--alloc-wrapper) paraver's .pcf; a temporary
+# is one family with its allocation count, never "#2".
 tf=${TRACEFOLD:?run by make check}
 bin=${top_builddir:?run by make check}/tests/analysis
 src=${top_srcdir:?run by make check}/tests/analysis
@@ -60,6 +60,11 @@ if [ -x "$bin/alloc_sites_app" ]; then
         bad "info --alloc-wrapper exit status $?"
     labels "$tmp/w.json" >"$tmp/w.labels"
     expect "$tmp/w.labels" $f site-wrapper main 1
+    # paraver names the objects of its raw trace alike (the .pcf's labels)
+    "$tf" paraver -q --alloc-wrapper grid_alloc "$tmp/cc.h5" -o "$tmp/w.prv" ||
+        bad "paraver --alloc-wrapper exit status $?"
+    grep -Eq "^[0-9]+ +$f:$(line $f site-wrapper)(:[0-9]+)?\$" "$tmp/w.pcf" ||
+        bad "paraver --alloc-wrapper: no object named $f:$(line $f site-wrapper) in the .pcf"
     # the text lists the first 20 objects: the temporaries, freed first
     "$tf" info "$tmp/cc.h5" >"$tmp/cc.txt" || bad "info exit status $?"
     grep -Eq "^ +#[0-9]+ heap +$f:$(line $f site-temporary)(:[0-9]+)? .* in main\$" "$tmp/cc.txt" ||
