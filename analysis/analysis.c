@@ -281,6 +281,6 @@ const char *tf_an_level_name(uint8_t level)
 
 const char *tf_an_object_kind_name(uint8_t kind)
 {
-    static const char *const names[] = { "heap", "static", "user", "stack", "mmap" };
+    static const char *const names[] = { "heap", "static", "user", "stack", "mmap", "small" };
     return kind < sizeof names / sizeof *names ? names[kind] : "unknown";
 }

@@ -73,6 +73,14 @@ static int write_routines_objects(const tf_analysis *a, int64_t g, struct column
         c->i[i] = (int64_t)a->objects[i].stores;
     if (!rc)
         rc = put_i(sub, "stores", c->i, n, err);
+    for (size_t i = 0; i < n; i++)
+        c->i[i] = (int64_t)a->objects[i].allocations;
+    if (!rc)
+        rc = put_i(sub, "allocations", c->i, n, err);
+    for (size_t i = 0; i < n; i++)
+        c->s[i] = a->objects[i].routine ? a->objects[i].routine : "";
+    if (!rc)
+        rc = tf_h5_write_strings(sub, "routine", c->s, n, err);
     tf_h5_close(sub);
     return rc;
 }

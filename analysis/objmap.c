@@ -11,7 +11,11 @@
  * allocations).  Per-iteration temporaries reusing one address, which
  * made the former walk over every object ever at that address quadratic,
  * cost no more than any other.  Objects are interned into the analysis by
- * (kind, name) through a hash table. */
+ * (kind, name) through a hash table.  The small blocks of one family
+ * (object_names.h) are laid end to end in allocation order: a block's
+ * offsets start where the previous block's end, so that a sweep over the
+ * rows of a matrix stored a block per row reads as one stream over one
+ * object (docs/algorithms.md, "Small blocks"). */
 #include "objmap.h"
 
 #include <stdlib.h>
@@ -23,6 +27,7 @@ struct live_object {
     uint64_t start, size, alloc, free;
     uint32_t object;      /* index in the analysis */
     uint8_t  kind;
+    uint64_t base;        /* offset of start in its object (small blocks), else 0 */
 };
 
 struct tf_an_objmap {
@@ -105,6 +110,30 @@ static int intern_object(tf_analysis *a, struct intern_table *t, uint8_t kind, c
                                      .kind = kind };
     *index = (uint32_t)a->nobjects++;
     t->slot[i] = (uint32_t)a->nobjects;
+    return 0;
+}
+
+/* Places small block lo after the blocks of its family laid out so far in
+ * this process (extent[object], grown as objects are added); the
+ * object's size is the largest extent of any process. */
+static int lay_out(tf_analysis *a, struct live_object *lo, uint64_t **extent, size_t *n,
+                   tf_error *err)
+{
+    if (lo->object >= *n) {
+        size_t cap = 2 * (size_t)lo->object + 16;
+        uint64_t *v = realloc(*extent, cap * sizeof *v);
+        if (!v)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory laying out small blocks");
+        memset(v + *n, 0, (cap - *n) * sizeof *v);
+        *extent = v;
+        *n = cap;
+    }
+    uint64_t *at = &(*extent)[lo->object];
+    lo->base = *at;
+    *at += lo->size;
+    tf_an_object *o = &a->objects[lo->object];
+    if (*at > o->size)
+        o->size = *at;
     return 0;
 }
 
@@ -230,16 +259,23 @@ int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, 
     m->unknown = TF_AN_NONE;
     tf_object_naming naming;
     int rc = tf_object_names(tr, proc, sym, rules, &naming, err);
+    /* this process's extent of each family of small blocks, by analysis index */
+    uint64_t *extent = NULL;
+    size_t nextent = 0;
     /* interned in allocation order: the analysis's objects keep it */
     for (size_t k = 0; rc == 0 && k < no; k++) {
         size_t i = naming.order[k];
         const tf_object *o = &p->objects[i];
         struct live_object *lo = &m->v[m->n];
-        *lo = (struct live_object){ o->start, o->size, o->alloc_time, o->free_time, 0, o->kind };
+        *lo = (struct live_object){ o->start, o->size, o->alloc_time, o->free_time, 0, o->kind,
+                                    0 };
         rc = intern_object(a, &table, o->kind, naming.names[i], naming.routines[i], o->size,
                            &lo->object, err);
+        if (rc == 0 && o->kind == TF_OBJECT_SMALL)
+            rc = lay_out(a, lo, &extent, &nextent, err);
         m->n += rc == 0;
     }
+    free(extent);
     tf_object_naming_free(&naming);
     for (size_t i = 0; rc == 0 && p && i < p->nmodules; i++) {
         const tf_module *md = &p->modules[i];
@@ -247,7 +283,7 @@ int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, 
             continue;
         struct live_object *lo = &m->v[m->n];
         *lo = (struct live_object){ md->start, md->end - md->start, 0, TF_NOTIME, 0,
-                                    TF_OBJECT_STACK };
+                                    TF_OBJECT_STACK, 0 };
         /* the main thread's stack: one object of every process */
         rc = intern_object(a, &table, TF_OBJECT_STACK, "[stack]", NULL, lo->size, &lo->object,
                            err);
@@ -291,7 +327,7 @@ bool tf_an_objmap_find(const tf_an_objmap *m, uint64_t addr, uint64_t t, uint32_
     }
     if (best) {
         *object = best->object;
-        *offset = addr - best->start;
+        *offset = best->base + (addr - best->start);
         return true;
     }
     *object = m->unknown;

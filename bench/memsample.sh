@@ -21,10 +21,8 @@ loop=$bd/bench/stream_loop
 reps=${REPS:-5}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-memsample.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-echo "# $(uname -srm), $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1)"
+. "$(dirname "$0")/stats_lib.sh"
 echo "# $reps repetitions, load $(cut -d' ' -f1-3 /proc/loadavg)"
-med() { sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-field() { sed -n "s/.*$1=\([-0-9.]*\).*/\1/p"; }
 : > "$tmp/small"; : > "$tmp/control"; : > "$tmp/large"
 for rep in $(seq "$reps"); do
     "$tf" record -q --force -o "$tmp/t.h5" -- "$ab" 64 100000 21 2>/dev/null | field diff_ns >> "$tmp/small"

@@ -29,7 +29,8 @@
 
 static const char *const sample_kind_names[NSAMPLE_KINDS] = {"timer", "load", "store", "rmw",
                                                              "other"};
-static const char *const object_kind_names[] = {"heap", "static", "user", "stack", "mmap"};
+static const char *const object_kind_names[] = {"heap", "static", "user", "stack", "mmap",
+                                                "small"};
 
 static void usage(FILE *out)
 {
@@ -166,8 +167,11 @@ static int list_objects(const tf_trace *tr, uint32_t proc, bool all, const tf_al
         return tf_fail(err, TF_ERR_NOMEM, "out of memory listing the data objects");
     for (size_t i = 0; i < p->nobjects && !all; i++) {
         const tf_object *o = &p->objects[i];
-        po->hidden[i] = o->kind == TF_OBJECT_STATIC &&
-                        tf_system_library(static_file(tr, p, o->start));
+        /* a small block's one frame: where it was allocated */
+        bool small = o->kind == TF_OBJECT_SMALL && o->stack_len && o->stack < p->nframes;
+        po->hidden[i] = (o->kind == TF_OBJECT_STATIC &&
+                         tf_system_library(static_file(tr, p, o->start))) ||
+                        (small && tf_system_library(static_file(tr, p, p->frames[o->stack])));
         po->nhidden += po->hidden[i];
     }
     return 0;
@@ -286,8 +290,9 @@ static void print_text_objects(FILE *out, const tf_process *proc,
     size_t listed = proc->nobjects - po->nhidden, shown = 0;
     fprintf(out, "  data objects: %zu", listed);
     if (po->nhidden)
-        fprintf(out, " (and %zu static variable%s of system libraries and the recorder, not "
-                     "listed: --all-objects)", po->nhidden, po->nhidden == 1 ? "" : "s");
+        fprintf(out, " (and %zu static variable%s and small blocks of system libraries and the "
+                     "recorder, not listed: --all-objects)", po->nhidden,
+                po->nhidden == 1 ? "" : "s");
     fputc('\n', out);
     for (size_t i = 0; i < proc->nobjects && shown < TEXT_OBJECTS_SHOWN; i++) {
         if (po->hidden[i])

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "commands.h"
 #include "fold_result.h"
 #include "h5_probe.h"
@@ -54,6 +55,8 @@ static void usage(FILE *out)
             "                      many) instead of stopping at the first\n"
             "      --force         replace existing outputs (with --import, only a tracefold\n"
             "                      trace); an output is never one of the inputs\n"
+            "      --alloc-wrapper NAME  a routine of the program that allocates for\n"
+            "                      its callers: objects are named by its caller (repeatable)\n"
             "  -q, --quiet         no progress or notes\n"
             "  -h, --help          show this help and exit\n\n"
             "Views for the synthetic trace (folded_*.cfg) and the raw trace (raw_*.cfg) are\n"
@@ -131,7 +134,7 @@ static int run_import(const char *in, const char *out, bool lenient)
 
 /* Several traces (an MPI run's ranks) or a directory of them give one
  * Paraver task per process. */
-static int run_raw(char *const *in, size_t nin, const char *out)
+static int run_raw(char *const *in, size_t nin, const char *out, const tf_alloc_rules *rules)
 {
     tf_trace *tr;
     tf_error err;
@@ -141,6 +144,7 @@ static int run_raw(char *const *in, size_t nin, const char *out)
     tf_cli_symbols sb;
     char ***names = NULL;
     int rc = tf_cli_symbols_init(&sb, tr, &err);
+    sb.alloc_rules = rules;
     if (rc == 0)
         rc = tf_cli_symbols_object_names(&sb, &names, &err);
     if (rc == 0)
@@ -167,30 +171,10 @@ static bool ends_with(const char *s, const char *sfx)
     return n > k && !strcmp(s + n - k, sfx);
 }
 
-int tf_cmd_paraver(int argc, char **argv)
+/* The command once its options are read. */
+static int run(int argc, char **argv, const char *out, bool import, bool check, bool lenient,
+               bool force, const tf_alloc_rules *rules)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"import", no_argument, NULL, 'I'},
-        {"check", no_argument, NULL, 'C'},        {"lenient", no_argument, NULL, 'L'},
-        {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
-        {"force", no_argument, NULL, 'F'},        {NULL, 0, NULL, 0},
-    };
-    const char *out = NULL;
-    bool import = false, check = false, lenient = false, force = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'I': import = true; break;
-        case 'C': check = true; break;
-        case 'L': lenient = true; break;
-        case 'F': force = true; break;
-        case 'q': tf_msg_set_quiet(true); break;
-        case 'h': usage(stdout); return TF_EXIT_OK;
-        default: return tf_msg_usage("unknown option");
-        }
-    }
     if (optind >= argc)
         return tf_msg_usage("missing INPUT");
     const char *in = argv[optind];
@@ -223,11 +207,48 @@ int tf_cmd_paraver(int argc, char **argv)
     if (is_fold_result(in)) {
         tf_error err;
         tf_cli_synthetic *sy;
-        if (tf_cli_synthetic_begin(in, NULL, NULL, NULL, NULL, out, &sy, &err) < 0 ||
+        if (tf_cli_synthetic_begin(in, NULL, NULL, NULL, rules, out, &sy, &err) < 0 ||
             tf_cli_synthetic_end(sy, NULL, tf_parallel_cpus(), &err) < 0)
             return tf_msg_fail(&err);
         tf_msg_note("wrote the synthetic trace %s with its .pcf and .row", out);
         return TF_EXIT_OK;
     }
-    return run_raw(argv + optind, nin, out);
+    return run_raw(argv + optind, nin, out, rules);
+}
+
+int tf_cmd_paraver(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'}, {"import", no_argument, NULL, 'I'},
+        {"check", no_argument, NULL, 'C'},        {"lenient", no_argument, NULL, 'L'},
+        {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
+        {"force", no_argument, NULL, 'F'},        {"alloc-wrapper", required_argument, NULL, 'w'},
+        {NULL, 0, NULL, 0},
+    };
+    tf_alloc_rules rules = { 0 };
+    const char *out = NULL;
+    bool import = false, check = false, lenient = false, force = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'I': import = true; break;
+        case 'C': check = true; break;
+        case 'L': lenient = true; break;
+        case 'F': force = true; break;
+        case 'q': tf_msg_set_quiet(true); break;
+        case 'h': usage(stdout); free(rules.wrappers); return TF_EXIT_OK;
+        case 'w':
+            if (!tf_arg_alloc_wrapper(&rules, argc, optarg)) {
+                free(rules.wrappers);
+                return TF_EXIT_USAGE;
+            }
+            break;
+        default: free(rules.wrappers); return tf_msg_usage("unknown option");
+        }
+    }
+    int rc = run(argc, argv, out, import, check, lenient, force, &rules);
+    free(rules.wrappers);
+    return rc;
 }

@@ -8,6 +8,7 @@
  * process with a million allocations is named in O(n log n). */
 #include "object_names.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,7 +95,9 @@ static int object_label(const tf_trace *tr, const tf_process *p, uint32_t proc,
         tf_alloc_site(sym, &p->frames[o->stack], o->stack_len, rules, buf, size, routine,
                       routine_size, &found, err) < 0)
         return -1;
-    if (!found)
+    if (!found && o->kind == TF_OBJECT_SMALL && o->stack_len && o->stack < p->nframes)
+        snprintf(buf, size, "small@%u.%#" PRIx64, proc, p->frames[o->stack]);   /* one site */
+    else if (!found)
         snprintf(buf, size, "%s@%u.%u", o->kind == TF_OBJECT_STACK ? "stack" : "object", proc,
                  o->id);
     return 0;
@@ -142,6 +145,11 @@ static int name_families(struct named *v, size_t first, size_t last, struct heap
     size_t families = 0;
     for (size_t i = first; i < last; i++) {
         const tf_object *o = v[i].o;
+        if (o->kind == TF_OBJECT_SMALL) {   /* one family, laid out by allocation order */
+            if (!(out[v[i].index] = strdup(v[i].label)))
+                return -1;
+            continue;
+        }
         while (busy->n && busy->v[0].key <= o->alloc_time) {
             struct heap_item done = heap_pop(busy);
             heap_push(idle, done.family, done.family);
@@ -180,11 +188,18 @@ int tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
     for (size_t i = 0; i < n; i++)
         v[i] = (struct named){ .o = &p->objects[i], .index = i };
     qsort(v, n, sizeof *v, by_alloc);
+    char label[LABEL_MAX], routine[LABEL_MAX];
+    const tf_object *last_small = NULL;
     for (size_t i = 0; i < n; i++) {
-        char label[LABEL_MAX], routine[LABEL_MAX];
-        if ((rc = object_label(tr, p, proc, v[i].o, sym, rules, label, sizeof label, routine,
-                               sizeof routine, err)) < 0)
+        /* Small blocks of one call site share their frame: consecutive
+         * ones (a loop's blocks) are symbolised once. */
+        bool same = v[i].o->kind == TF_OBJECT_SMALL && last_small &&
+                    last_small->stack == v[i].o->stack;
+        if (!same && (rc = object_label(tr, p, proc, v[i].o, sym, rules, label, sizeof label,
+                                        routine, sizeof routine, err)) < 0)
             goto done;
+        if (v[i].o->kind == TF_OBJECT_SMALL)
+            last_small = v[i].o;
         v[i].order = i;
         out.order[i] = v[i].index;
         if (!(v[i].label = strdup(label)) || !(out.routines[v[i].index] = strdup(routine)))

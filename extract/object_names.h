@@ -32,7 +32,9 @@ typedef struct tf_object_naming {
  * joins the first family whose last object was freed by then (a
  * temporary allocated anew every iteration is one family), else starts a
  * new one; the Nth family (N >= 2) is "label#N" (two blocks from one site
- * alive together, in every process whatever its addresses).
+ * alive together, in every process whatever its addresses).  Small
+ * blocks (TF_OBJECT_SMALL) of one label are one family named label: a
+ * matrix stored as a block per row is one object.
  * out->names is NULL for a process without objects. */
 int  tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
                      const tf_alloc_rules *rules, tf_object_naming *out, tf_error *err);

@@ -85,6 +85,10 @@ typedef struct tf_sample {
 enum tf_object_kind {
     TF_OBJECT_HEAP = 0, TF_OBJECT_STATIC = 1, TF_OBJECT_USER = 2,
     TF_OBJECT_STACK = 3, TF_OBJECT_MMAP = 4,
+    /* A heap block below the recorder's heap-threshold: its stack is the
+     * one return address of its allocation call; it ends when the next
+     * small block starts at its address (docs/trace-format.md). */
+    TF_OBJECT_SMALL = 5,
 };
 
 typedef struct tf_object {

@@ -728,7 +728,7 @@ int tf_writer_append_objects(tf_writer *w, uint32_t proc, const tf_object *o, si
     wprocess *p = &w->procs[proc];
     for (size_t i = 0; i < n; i++) {
         uint64_t row = p->objects.rows + i;
-        if (o[i].kind > TF_OBJECT_MMAP)
+        if (o[i].kind > TF_OBJECT_SMALL)
             return tf_fail(err, TF_ERR_USAGE, "%s: process %" PRIu32 ": object %" PRIu64
                            " has unknown kind %u", w->path, proc, row, o[i].kind);
         if (o[i].stack_len && (o[i].stack > p->frames.rows ||

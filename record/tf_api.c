@@ -37,6 +37,7 @@ static void emit(tf_rec_thread *t, uint8_t kind, uint32_t type, uint64_t value, 
     if (s) {
         uint32_t nbase = tf_rec_g.nbase;
         s->time = tf_now();
+        tf_heap_clock(s->time);   /* small blocks after a region begin come after it */
         s->kind = kind;
         s->type = type;
         s->value = value;

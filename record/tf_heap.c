@@ -7,9 +7,13 @@
  * give each object its lifetime and attribute a reused range to the right
  * one (docs/recorder.md, "Data objects").
  *
- * Below the threshold a call costs the indirect call to the next allocator,
- * one load and one compare; free, a test of one bit of a filter of the
- * blocks recorded (below), and malloc_usable_size only when it is set.  The next
+ * A block below the threshold is logged (address, size, the allocation
+ * call's return address, the latest time the recorder read) in the calling
+ * thread's ring of the small-block log (tf_small_log.h): no stack, no clock
+ * read, no shared write, so that it costs a few nanoseconds on top of the
+ * allocator (bench/RESULTS.md, "Small blocks").  free costs a test of
+ * one bit of a filter of the blocks recorded (below), and
+ * malloc_usable_size only when it is set.  The next
  * allocator is found with dlsym(RTLD_NEXT), which may itself allocate: the
  * thread resolving takes those from a static bootstrap arena.  Nested calls
  * (the unwinder allocating, the recorder's own allocations) are not
@@ -20,9 +24,12 @@
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libunwind.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdalign.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,6 +37,7 @@
 #include <unistd.h>
 
 #include "tf_rec.h"
+#include "tf_small_log.h"
 #include "trace.h"
 
 /* Smallest block recorded; 0 while not recording. */
@@ -37,6 +45,14 @@ static _Atomic uint64_t threshold;
 
 static __thread bool in_hook __attribute__((tls_model("initial-exec")));
 static __thread bool resolving __attribute__((tls_model("initial-exec")));
+
+/* The small-block log, NULL when none or after recording. */
+static tf_small_head *_Atomic small_log;
+/* Set by operator new for the malloc it calls: the call site of the
+ * block is new's caller, not an address inside the C++ library. */
+static __thread const void *new_caller __attribute__((tls_model("initial-exec")));
+/* The calling thread's ring in the log, NULL until its first small block. */
+static __thread tf_small_ring *small_ring __attribute__((tls_model("initial-exec")));
 
 static struct {
     void *(*malloc)(size_t);
@@ -144,6 +160,101 @@ static bool tracked(size_t size)
     return th && size >= th;
 }
 
+/* Below the threshold, while recording: a small block. */
+static bool small(size_t size)
+{
+    uint64_t th = atomic_load_explicit(&threshold, memory_order_relaxed);
+    return size && size < th;
+}
+
+/* ---- the small-block log ---- */
+
+/* The calling thread's ring: its slot's in the thread table (so a slot
+ * reused by a later thread goes on with the same single producer). */
+static tf_small_ring *small_ring_of_thread(void)
+{
+    tf_small_head *h = atomic_load_explicit(&small_log, memory_order_acquire);
+    tf_rec_thread *t = tf_self;
+    if (!h || !t || in_hook || resolving || t->slot >= h->nrings)
+        return NULL;
+    return small_ring = &tf_small_rings(h)[t->slot];
+}
+
+/* Logs block [p, p + size) allocated from ret.  Not async-signal-safe, as
+ * malloc is not: a signal handler that allocates anyway can at worst spoil
+ * one entry, whose index is in the ring whatever happens. */
+static inline void small_block(const void *p, size_t size, const void *ret)
+{
+    tf_small_ring *r = small_ring;
+    if (!p || !size || in_hook || (!r && !(r = small_ring_of_thread())))
+        return;
+    uint64_t i = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t used = i - atomic_load_explicit(&r->tail, memory_order_acquire);
+    if (used >= TF_SMALL_RING) {
+        atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed);
+        return;
+    }
+    tf_small_entry *e = &r->e[i % TF_SMALL_RING];
+    e->addr = (uint64_t)(uintptr_t)p;
+    e->ret = (uint64_t)(uintptr_t)ret;
+    e->size = size;
+    tf_small_head *h = atomic_load_explicit(&small_log, memory_order_relaxed);
+    e->time = (h ? atomic_load_explicit(&h->clock, memory_order_relaxed) : 0) + 1;
+    atomic_store_explicit(&r->head, i + 1, memory_order_release);
+    if (used == TF_SMALL_RING / 4)   /* once per quarter: the writer drains early */
+        tf_session_poke(tf_rec_g.session);
+}
+
+void tf_heap_clock(uint64_t now)
+{
+    tf_small_head *h = atomic_load_explicit(&small_log, memory_order_relaxed);
+    if (h)
+        atomic_store_explicit(&h->clock, now, memory_order_relaxed);
+}
+
+/* A forked child writes no more into its parent's log (the ring has one
+ * producer): registered before tf_lib.c's handler, this one runs first,
+ * and the child, when it is traced, makes its own log (tf_heap_setup). */
+static void small_log_forget(void)
+{
+    small_ring = NULL;
+    atomic_store(&small_log, NULL);
+}
+
+/* The log beside the control file; none when the option is 0, the
+ * threshold is 0, or the file cannot be made (said, recording goes on).
+ * Sparse: only the rings of threads that allocate are ever touched. */
+static void small_log_open(void)
+{
+    small_log_forget();
+    uint64_t cap = tf_rec_g.opt.small_blocks;
+    if (!cap || !tf_rec_g.opt.heap_threshold)
+        return;
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s" TF_SMALL_LOG_SUFFIX, tf_rec_g.proc_path);
+    size_t size = sizeof(tf_small_head) + TF_SESSION_MAX_THREADS * sizeof(tf_small_ring);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    void *m = MAP_FAILED;
+    if (fd >= 0 && !ftruncate(fd, (off_t)size))
+        m = real.mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int saved = errno;
+    if (fd >= 0)
+        close(fd);
+    if (m == MAP_FAILED) {
+        if (fd >= 0)
+            unlink(path);
+        tf_rec_say(false, "no log of small blocks (%s: %s); blocks below heap-threshold are not "
+                   "attributed", path, strerror(saved));
+        return;
+    }
+    tf_small_head *h = m;
+    h->nrings = TF_SESSION_MAX_THREADS;
+    h->cap = cap;
+    h->clock = tf_now();
+    h->magic = TF_SMALL_LOG_MAGIC;
+    atomic_store_explicit(&small_log, h, memory_order_release);
+}
+
 /* One slot in t's event ring; frames go where event slots keep counters. */
 static void put(tf_rec_thread *t, uint8_t slot_kind, uint8_t kind, uint64_t lo, uint64_t hi,
                 const uint64_t *frames, uint32_t nframes)
@@ -158,6 +269,7 @@ static void put(tf_rec_thread *t, uint8_t slot_kind, uint8_t kind, uint64_t lo, 
     tf_event_slot *s = tf_ring_reserve(r);
     if (s) {
         s->time = tf_now();
+        tf_heap_clock(s->time);
         s->kind = slot_kind;
         s->type = kind;
         s->value = lo;
@@ -254,14 +366,20 @@ void tf_object_end(tf_rec_thread *t, uint8_t kind, uint64_t lo)
 
 void tf_heap_setup(void)
 {
+    static bool atfork_registered;
+    if (!atfork_registered) {
+        pthread_atfork(NULL, NULL, small_log_forget);
+        atfork_registered = true;
+    }
     if (!real.malloc)
         resolve();
+    small_log_open();
     atomic_store(&threshold, tf_rec_g.opt.heap_threshold);
 }
 
 void tf_heap_stop(void)
 {
-    atomic_store(&threshold, 0);
+    atomic_store(&threshold, 0);   /* small blocks too: small() and malloc test it */
 }
 
 /* ---- the interposed functions ---- */
@@ -275,12 +393,17 @@ void *malloc(size_t size)
             return arena_alloc(size);
         resolve();
     }
-    /* Below the threshold, a tail call: one jump more than the C
-     * library's malloc. */
-    if (!tracked(size))
+    const void *by_new = new_caller;
+    if (by_new)
+        new_caller = NULL;
+    uint64_t th = atomic_load_explicit(&threshold, memory_order_relaxed);
+    if (!th)   /* not recording: a tail call, one jump more than the C library's malloc */
         return real.malloc(size);
     void *p = real.malloc(size);
-    record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
+    if (size < th)
+        small_block(p, size, by_new ? by_new : CALLER);
+    else
+        record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
     return p;
 }
 
@@ -294,6 +417,8 @@ void *calloc(size_t n, size_t size)
     void *p = real.calloc(n, size);
     if (p && tracked(n * size))   /* p: n * size did not overflow */
         record_alloc(p, n * size, TF_OBJECT_HEAP, CALLER);
+    else if (small(n * size))
+        small_block(p, n * size, CALLER);
     return p;
 }
 
@@ -334,6 +459,8 @@ void *realloc(void *p, size_t size)
         record_alloc(q, size, TF_OBJECT_HEAP, CALLER);
     else if (!q && size && old)   /* failed: the old block lives on */
         record_alloc(p, old, TF_OBJECT_HEAP, CALLER);
+    else if (q && q != p && small(size))   /* moved: a new small block */
+        small_block(q, size, CALLER);
     return q;
 }
 
@@ -344,6 +471,8 @@ int posix_memalign(void **out, size_t align, size_t size)
     int rc = real.posix_memalign(out, align, size);
     if (!rc && tracked(size))
         record_alloc(*out, size, TF_OBJECT_HEAP, CALLER);
+    else if (!rc && small(size))
+        small_block(*out, size, CALLER);
     return rc;
 }
 
@@ -354,6 +483,8 @@ void *aligned_alloc(size_t align, size_t size)
     void *p = real.aligned_alloc(align, size);
     if (tracked(size))
         record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
+    else if (small(size))
+        small_block(p, size, CALLER);
     return p;
 }
 
@@ -364,6 +495,8 @@ void *memalign(size_t align, size_t size)
     void *p = real.memalign(align, size);
     if (tracked(size))
         record_alloc(p, size, TF_OBJECT_HEAP, CALLER);
+    else if (small(size))
+        small_block(p, size, CALLER);
     return p;
 }
 
@@ -396,3 +529,32 @@ int munmap(void *addr, size_t len)
         record_free(addr, TF_OBJECT_MMAP);
     return real.munmap ? real.munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
 }
+
+/* ---- operator new and new[] (C++ ABI mangled names) ----
+ * Each calls the next definition (libstdc++'s, which calls malloc and
+ * throws std::bad_alloc or calls the new-handler on failure: this frame,
+ * with the unwind tables GCC emits on x86-64, lets the exception through)
+ * after noting its caller for that malloc.  A large block keeps its whole
+ * call stack (tf_heap.c's record_alloc), where the naming rule skips new. */
+
+/* new[] calls new through the PLT, that is this file's new: the first
+ * caller noted (the program's) is kept.  Without a C++ library behind
+ * (which a program calling new has), malloc's result. */
+#define NEW_INTERPOSER(name, params, args)                                  \
+    void *name params;                                                      \
+    void *name params                                                       \
+    {                                                                       \
+        static void *(*next) params;                                        \
+        if (!next)                                                          \
+            next = (void *(*) params)dlsym(RTLD_NEXT, #name);               \
+        if (!next)                                                          \
+            return malloc(size);                                            \
+        if (!new_caller)                                                    \
+            new_caller = CALLER;                                            \
+        return next args;                                                   \
+    }
+
+NEW_INTERPOSER(_Znwm, (size_t size), (size))
+NEW_INTERPOSER(_Znam, (size_t size), (size))
+NEW_INTERPOSER(_ZnwmRKSt9nothrow_t, (size_t size, const void *nothrow), (size, nothrow))
+NEW_INTERPOSER(_ZnamRKSt9nothrow_t, (size_t size, const void *nothrow), (size, nothrow))

@@ -110,6 +110,10 @@ const tf_option_desc tf_option_table[] = {
      "names with commas", offsetof(tf_options, region)},
     {"heap-stack-depth", "TRACEFOLD_HEAP_STACK_DEPTH", TF_OPT_UINT, "8", NULL, 0, 16,
      "frames of each recorded allocation's call stack", offsetof(tf_options, heap_stack_depth)},
+    {"small-blocks", "TRACEFOLD_SMALL_BLOCKS", TF_OPT_UINT, "1048576", NULL, 0, 1u << 28,
+     "heap blocks below heap-threshold kept (address, size, call site) so that they are "
+     "attributed to their call site; blocks past it are counted and said at the end; 0: none",
+     offsetof(tf_options, small_blocks)},
 };
 const unsigned tf_option_count = sizeof tf_option_table / sizeof tf_option_table[0];
 

@@ -46,6 +46,7 @@ typedef struct tf_options {
     uint64_t kernel_ring;      /* bytes of each thread's kernel sample ring (a power of two) */
     uint64_t heap_threshold;   /* bytes; allocations from this size are objects, 0: none */
     uint32_t heap_stack_depth; /* frames per allocation call stack */
+    uint32_t small_blocks;     /* entries of the small-block log, 0: none */
     char     output[1024];     /* file name pattern: %p pid, %r rank, %h host, %e program */
     char     counters[1024];   /* comma-separated event names */
     char     overflow[1024];   /* counter to sample on ("none": the task clock) */

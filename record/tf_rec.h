@@ -190,6 +190,9 @@ void tf_heap_stop(void);                          /* recording ends */
 /* Records [lo, hi) as an object of kind TF_OBJECT_* (thread stacks). */
 void tf_object_begin(tf_rec_thread *t, uint8_t kind, uint64_t lo, uint64_t hi);
 void tf_object_end(tf_rec_thread *t, uint8_t kind, uint64_t lo);
+/* The time small blocks allocated from now on take (tf_small_log.h): a
+ * time just read by the caller (tf_now).  Async-signal-safe. */
+void tf_heap_clock(uint64_t now);
 
 /* tf_sample.c */
 int  tf_sampling_setup(tf_error *err);            /* choose back end and signal */

@@ -62,6 +62,7 @@ typedef struct wproc {
     wthread  threads[TF_SESSION_MAX_THREADS];
     uint32_t nthreads;              /* slots looked at */
     tf_wobjects *objects;
+    tf_wsmall *small;               /* its small-block log (tf_small_objects.c) */
     tf_module_set *modules;
     tf_reserve reserve;             /* disk space to close the trace (tf_reserve.c) */
     tf_kproc *kp;                   /* kernel capture (tf_kring.c), or NULL */
@@ -699,6 +700,7 @@ static void remove_files(wproc *p)
         if (!tf_session_buffer_name(path, sizeof path, p->path, i))
             unlink(path);
     }
+    tf_wsmall_unlink(p->path);
     unlink(p->path);
 }
 
@@ -709,10 +711,20 @@ static void finish(tf_rec_session *s, wproc *p)
     if (!p->failed && !p->open && open_trace(s, p, &err))
         fail(p, &err);
     kernel_maps(p);
+    tf_small_lost lost = { 0 };
     if (!p->failed && (tf_reserve_renew(&p->reserve, p->sum.path, &err) || drain(s, p, &err) ||
                        update_modules(s, p, &err) ||
+                       tf_wsmall_finish(&p->small, p->path, p->objects, p->w, p->proc,
+                                        p->shm->mono0, &lost, &err) ||
                        tf_wobjects_finish(p->objects, p->w, p->proc, &err)))
         fail(p, &err);
+    tf_wsmall_free(p->small);
+    p->small = NULL;
+    if (lost.over || lost.ring)
+        fprintf(stderr, "tracefold record: process %" PRId64 ": %" PRIu64 " blocks below "
+                "heap-threshold not attributed: %" PRIu64 " past the small-block log's %" PRIu64
+                " (option small-blocks), %" PRIu64 " allocated faster than the writer took "
+                "them\n", p->shm->pid, lost.over + lost.ring, lost.over, lost.cap, lost.ring);
     if (p->failed)
         discard(p);
     remove_files(p);
@@ -845,6 +857,10 @@ static size_t tick(tf_rec_session *s, bool flush_due, bool look)
         }
         tf_error err;
         tf_error_clear(&err);
+        if (tf_wsmall_drain(&p->small, p->path, now_ns(), &err)) {
+            fail(p, &err);
+            continue;
+        }
         if (!p->open) {
             attach_threads(p);
             bool due = (atomic_load(&p->shm->user_word) & TF_USER_FROZEN) ||

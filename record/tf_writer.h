@@ -84,6 +84,25 @@ int  tf_wobjects_flush(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *er
 /* Writes the objects still alive (free_time TF_NOTIME), then flushes. */
 int  tf_wobjects_finish(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *err);
 
+/* tf_small_objects.c: the process's small-block log (tf_small_log.h),
+ * beside its control file proc_file.  drain: takes what the threads'
+ * rings hold (made at the first call; nothing while the program has no
+ * log) and gives the log the writer's time now.  finish: drains, writes
+ * every block taken as an object of kind TF_OBJECT_SMALL (ids from o),
+ * each ending when the next one starts at its address, says in *lost what
+ * was not taken, and frees *ws.  free: without writing (a failed trace). */
+typedef struct tf_wsmall tf_wsmall;
+typedef struct tf_small_lost {
+    uint64_t cap;           /* the blocks kept at most */
+    uint64_t over;          /* blocks past cap */
+    uint64_t ring;          /* blocks a full ring refused (the writer behind) */
+} tf_small_lost;
+int  tf_wsmall_drain(tf_wsmall **ws, const char *proc_file, uint64_t now, tf_error *err);
+int  tf_wsmall_finish(tf_wsmall **ws, const char *proc_file, tf_wobjects *o, tf_writer *w,
+                      uint32_t proc, uint64_t mono0, tf_small_lost *lost, tf_error *err);
+void tf_wsmall_free(tf_wsmall *ws);
+void tf_wsmall_unlink(const char *proc_file);
+
 /* tf_modules.c: appends the file mappings of /proc/PID/maps that are not in
  * *known yet (with their GNU build-ids) to the trace, and the static
  * variables of each file seen for the first time to objs; when the process

@@ -53,7 +53,8 @@ struct tf_symbolise {
     bool           relative;
 };
 
-static const char *const object_kinds[] = {"heap", "static", "user", "stack", "mmap"};
+static const char *const object_kinds[] = {"heap", "static", "user", "stack", "mmap", "small"};
+#define NKINDS (sizeof object_kinds / sizeof object_kinds[0])
 
 static int obj_cmp(const void *a, const void *b)
 {
@@ -95,7 +96,7 @@ static uint32_t object_of(tf_symbolise *s, const tf_object *o)
     if (!*name)
         name = tf_trace_string(s->tr, o->callsite);
     m->name = *name ? tf_report_strdup("%s", name)
-                    : tf_report_strdup("%s@0x%" PRIx64, o->kind < 5 ? object_kinds[o->kind] : "object",
+                    : tf_report_strdup("%s@0x%" PRIx64, o->kind < NKINDS ? object_kinds[o->kind] : "object",
                                        o->start);
     m->kind = o->kind;
     m->start = s->relative ? 0 : o->start;
@@ -303,7 +304,7 @@ int tf_symbolise_describe(const tf_symbolise *s, size_t i, tf_report_object *o, 
 {
     const merged_object *m = &s->objects[i];
     o->name = tf_report_strdup("%s", m->name ? m->name : "?");
-    o->kind = tf_report_strdup("%s", m->kind < 5 ? object_kinds[m->kind] : "other");
+    o->kind = tf_report_strdup("%s", m->kind < NKINDS ? object_kinds[m->kind] : "other");
     o->start = m->start;
     o->size = m->size;
     if (!o->name || !o->kind)

@@ -3,10 +3,11 @@
 # and merged into families: in a C++ program (new[], new of a struct
 # array, std::vector, a header template helper, the program's own
 # wrapper with and without --alloc-wrapper, a temporary allocated in every
-# iteration) and a Fortran one (ALLOCATE once, and in every iteration),
-# each object is named FILE:LINE[:COLUMN] of the user's line, with its
-# routine, in info (JSON and text) and objects.csv; a temporary is one
-# family with its allocation count, never "#2".
+# iteration, small rows from new[] below the heap threshold) and a Fortran
+# one (ALLOCATE once, and in every iteration), each object is named
+# FILE:LINE[:COLUMN] of the user's line, with its routine, in info (JSON
+# and text), objects.csv and (--alloc-wrapper) paraver's .pcf; a temporary
+# is one family with its allocation count, never "#2".
 tf=${TRACEFOLD:?run by make check}
 bin=${top_builddir:?run by make check}/tests/analysis
 src=${top_srcdir:?run by make check}/tests/analysis
@@ -18,9 +19,10 @@ bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # line FILE MARKER: the line of FILE (in this folder) holding MARKER.
 line() { grep -n "$2\$" "$src/$1" | cut -d: -f1; }
 
-# labels JSON: "label routine" of every heap object, one a line.
+# labels JSON [KIND]: "label routine" of every object of KIND (heap), one a line.
 labels() {
-    tr '{' '\n' <"$1" | sed -n 's/.*"kind": "heap".*"label": "\([^"]*\)", "routine": "\([^"]*\)".*/\1 \2/p'
+    tr '{' '\n' <"$1" |
+        sed -n "s/.*\"kind\": \"${2:-heap}\".*\"label\": \"\([^\"]*\)\", \"routine\": \"\([^\"]*\)\".*/\1 \2/p"
 }
 
 # expect LABELS FILE MARKER ROUTINE COUNT: COUNT objects named FILE:LINE
@@ -49,12 +51,20 @@ if [ -x "$bin/alloc_sites_app" ]; then
     expect "$tmp/cc.labels" $f site-helper main 1
     expect "$tmp/cc.labels" $f site-in-wrapper grid_alloc 1
     expect "$tmp/cc.labels" $f site-temporary main $iterations
+    # Below the heap threshold: logged with new's caller as the site.
+    labels "$tmp/cc.json" small >"$tmp/cc.small"
+    expect "$tmp/cc.small" $f site-small-rows main 64
     grep -q "_Zn\|operator new\|alloc_helper.h\|stl_\|new_allocator" "$tmp/cc.labels" &&
         bad "an object named by an allocator's frame"
     "$tf" info --json --alloc-wrapper grid_alloc "$tmp/cc.h5" >"$tmp/w.json" ||
         bad "info --alloc-wrapper exit status $?"
     labels "$tmp/w.json" >"$tmp/w.labels"
     expect "$tmp/w.labels" $f site-wrapper main 1
+    # paraver names the objects of its raw trace alike (the .pcf's labels)
+    "$tf" paraver -q --alloc-wrapper grid_alloc "$tmp/cc.h5" -o "$tmp/w.prv" ||
+        bad "paraver --alloc-wrapper exit status $?"
+    grep -Eq "^[0-9]+ +$f:$(line $f site-wrapper)(:[0-9]+)?\$" "$tmp/w.pcf" ||
+        bad "paraver --alloc-wrapper: no object named $f:$(line $f site-wrapper) in the .pcf"
     # the text lists the first 20 objects: the temporaries, freed first
     "$tf" info "$tmp/cc.h5" >"$tmp/cc.txt" || bad "info exit status $?"
     grep -Eq "^ +#[0-9]+ heap +$f:$(line $f site-temporary)(:[0-9]+)? .* in main\$" "$tmp/cc.txt" ||

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Heap objects as C++ programs allocate them: new, new[], a std::vector,
 // a header template helper (alloc_helper.h), a wrapper of the program's
-// own (named with --alloc-wrapper) and a temporary allocated anew in every
-// iteration.  tests/analysis/alloc_sites.sh checks that each is named by
-// the line below that allocates it (the comment names the line) and that
-// the temporary is one family.  Arguments: iterations, doubles per array.
+// own (named with --alloc-wrapper), a temporary allocated anew in every
+// iteration, and rows below the heap threshold allocated by new[] in a
+// loop.  tests/analysis/alloc_sites.sh checks that each is named by the
+// line below that allocates it (the comment names the line) and that the
+// temporary is one family.  Arguments: iterations, doubles per array.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -45,9 +46,14 @@ int main(int argc, char **argv)
     std::vector<double> v(n, 1.0);                   // site-vector
     double *h = Allocate<double>(n);                 // site-helper
     double *g = grid_alloc(n);                       // site-wrapper
+    double *row[64];
+    for (int r = 0; r < 64; r++)
+        row[r] = new double[16]();                   // site-small-rows
     for (std::size_t i = 0; i < n; i++)
         f[i].v[0] = h[i] = g[i] = 1.0;
     double s = 0;
+    for (int r = 0; r < 64; r++)
+        s += row[r][r % 16];
     for (int it = 0; it < iterations; it++) {
         tracefold_region_begin("iteration");
         double *t = new double[n];                   // site-temporary
@@ -62,5 +68,7 @@ int main(int argc, char **argv)
     Release(h);
     delete[] f;
     delete[] a;
+    for (int r = 0; r < 64; r++)
+        delete[] row[r];
     return 0;
 }

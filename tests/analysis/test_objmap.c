@@ -86,6 +86,11 @@ static void add_process(tf_writer *w, uint32_t p, uint64_t code_start, uint64_t 
           TF_OBJECT_HEAP },
         { 0x60002000 + shift, 64, 2000, 3000, 0, 13, none, intern(w, "pair.c:4"), 0,
           TF_OBJECT_HEAP },
+        /* small blocks of one call site alive together, apart in memory:
+         * one object, laid end to end in allocation order */
+        { 0x70000000 + shift, 256, 10, TF_NOTIME, first, 14, none, none, 1, TF_OBJECT_SMALL },
+        { 0x70000400 + shift, 512, 11, TF_NOTIME, first, 15, none, none, 1, TF_OBJECT_SMALL },
+        { 0x70000800 + shift, 256, 12, TF_NOTIME, first, 16, none, none, 1, TF_OBJECT_SMALL },
     };
     assert_int_equal(tf_writer_append_objects(w, proc, o, sizeof o / sizeof *o, NULL), 0);
 }
@@ -147,13 +152,25 @@ static void objects_by_address_and_lifetime(void **state)
         assert_string_equal(lookup(m, &a, 0x60001008 + shift, 1800, &off), "pair.c:4#2");
         assert_string_equal(lookup(m, &a, 0x60002008 + shift, 2200, &off), "pair.c:4");
         assert_int_equal(off, 8);
+        const char *rows = lookup(m, &a, 0x70000010 + shift, 500, &off);
+        assert_non_null(strstr(rows, "symbolize_target.c:"));
+        assert_null(strchr(rows, '#'));
+        assert_int_equal(off, 16);
+        assert_string_equal(lookup(m, &a, 0x70000410 + shift, 500, &off), rows);
+        assert_int_equal(off, 256 + 16);
+        assert_string_equal(lookup(m, &a, 0x70000810 + shift, 500, &off), rows);
+        assert_int_equal(off, 768 + 16);
         tf_an_objmap_free(m);
         tf_symbolizer_free(sym);
     }
-    /* the second process added no object: the same eleven (ten and the
+    /* the second process added no object: the same twelve (eleven and the
      * stack) plus [unknown]; the families count the allocations of both */
-    assert_int_equal(a.nobjects, 12);
+    assert_int_equal(a.nobjects, 13);
     for (size_t i = 0; i < a.nobjects; i++) {
+        if (a.objects[i].kind == TF_OBJECT_SMALL) {   /* per process, not summed */
+            assert_int_equal(a.objects[i].allocations, 6);
+            assert_int_equal(a.objects[i].size, 1024);
+        }
         if (!strcmp(a.objects[i].name, "tmp.c:7"))
             assert_int_equal(a.objects[i].allocations, 6);
         if (!strcmp(a.objects[i].name, "pair.c:4"))

@@ -33,6 +33,7 @@ check_exact() {
 
 # The interposed functions: the same list as record/libtracefold.map.
 interposed="malloc calloc realloc free posix_memalign aligned_alloc memalign valloc mmap munmap
+_Znwm _Znam _ZnwmRKSt9nothrow_t _ZnamRKSt9nothrow_t
 pthread_create sigaction signal execve execvpe execv execvp execl execlp execle
 __cyg_profile_func_enter __cyg_profile_func_exit dlopen"
 { declared "$src/record/tracefold.h" "$src/record/tracefold_mpi.h"

@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# examples/row_sweep recorded and folded: a matrix stored as one small
+# allocation per row (2000 rows of 1 KiB, below the 32 KiB heap threshold),
+# swept up then down every iteration (issue 29, "small allocations").
+# Always: the trace holds the rows as small blocks of one call site, the
+# user's row_sweep.c line, 2000 of them.  With memory samples: the rows are
+# one object of kind small named by that line, with 2000 allocations, in
+# objects.csv and fold.h5; on a machine that gives the program most of a
+# CPU, its streams go up in the first sub-phase and down in the second.
+# With --small-blocks 100 the log fills: the writer says so, and only 100
+# blocks are attributed.
+. "${top_srcdir:?run by make check}/tests/examples/lib.sh"
+period=500us
+record_example software "$tmp/r.h5" row_sweep -r 2000 -c 128 -i 150
+site=$(call_site row_sweep.c 'row\[r\] = calloc')
+# info --json: one line per object; the small ones of the rows' site.
+"$tf" info --json "$tmp/r.h5" > "$tmp/info.json" || bad "info exited $?"
+rows=$(grep -c "\"kind\": \"small\".*\"label\": \"$site\"" "$tmp/info.json")
+[ "$rows" -eq 2000 ] || bad "info: $rows small blocks at $site, expected 2000"
+
+# A log too small: said once, the trace still complete.
+"$tf" record -o "$tmp/full.h5" --small-blocks 100 --mem-sampler none -- \
+    "$examples/row_sweep" -i 3 > /dev/null 2> "$tmp/full.err" || bad "recording with a full log exited $?"
+grep -q "past the small-block log.s 100 (option small-blocks)" "$tmp/full.err" ||
+    bad "no message for a full log: $(cat "$tmp/full.err")"
+"$tf" info --json "$tmp/full.h5" > "$tmp/full.json" || bad "info of the full-log trace exited $?"
+n=$(grep -c '"kind": "small"' "$tmp/full.json")
+[ "$n" -le 100 ] || bad "a log of 100 entries gave $n small blocks"
+
+memory_checks_possible "$tmp/r.h5"
+"$tf" fold -q "$tmp/r.h5" --region iteration -o "$tmp/fold" || bad "fold exited $?"
+got=$(csv "$tmp/fold/objects.csv" object kind allocations | awk -F, -v o="$site" '$1 == o')
+[ "$got" = "$site,small,2000" ] ||
+    bad "objects.csv: got '$got', expected the rows as '$site,small,2000'"
+py=$(h5py_python)
+if [ -n "$py" ]; then
+    saved=$("$py" -c '
+import sys, h5py
+o = h5py.File(sys.argv[1], "r")["region/0/group/0/analysis/objects"]
+strings = lambda d: bytes(d[:]).decode().split("\0")[:-1]   # NUL-terminated, one after another
+i = strings(o["name"]).index(sys.argv[2])
+print(o["allocations"][i], strings(o["routine"])[i])' "$tmp/fold/fold.h5" "$site") ||
+        bad "fold.h5 has no allocations or routine for $site"
+    [ "$saved" = "2000 main" ] || bad "fold.h5: $site saved as '$saved', expected '2000 main'"
+fi
+memory_checks_possible "$tmp/r.h5" "$tmp/fold"
+# The rows' streams in the order of the phases, DIRECTION each.
+dirs=$(csv "$tmp/fold/streams.csv" phase object pattern direction |
+       awk -F, -v o="$site" '$2 == o && $3 == "linear" { printf "%s ", $4 }')
+[ "$dirs" = "up down " ] || bad "rows ($site): directions '$dirs', expected up then down"
+[ $fails -eq 0 ]
