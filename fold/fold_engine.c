@@ -28,6 +28,8 @@
 #include "fold_team.h"
 #include "members.h"
 #include "observer.h"
+#include "preempt.h"
+#include "rate_check.h"
 #include "tf_parallel.h"
 
 /* Change points of different counters closer than this are one boundary. */
@@ -678,6 +680,8 @@ static int fold_group(const struct context *cx, const uint32_t *rows, size_t n, 
         g->index = index;
         rc = final_fit(cx, index, &m, &pre, g, err);
     }
+    if (rc == 0)
+        rc = tf_fold_rates_check(r, g, err);
     tf_fold_group_clear(&pre);
     if (rc == 0) {
         g->points = m.points;
@@ -887,9 +891,17 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     }
     for (size_t i = 0; i < all.n; i++)
         all.rows[i] = (uint32_t)i;
+    /* The preempted instances first: their durations would weigh on the
+     * recording's cost and on the groups.  Folding them in CPU time moves
+     * their points, which only a fold that holds them all can do. */
+    if (p->preempted == TF_PREEMPTED_CPU_TIME && shared)
+        rc = tf_fail(err, TF_ERR_USAGE, "--preempted cpu-time: not available when the ranks "
+                                        "of mpirun share the reading");
+    else
+        rc = tf_fold_preempted(r, p->preempted, all.first, &all.points, err);
     /* Before the durations group and filter the instances; every rank
      * takes the cost out of its own points. */
-    if ((rc = tf_fold_observer_measure(r, err)) == 0) {
+    if (rc == 0 && (rc = tf_fold_observer_measure(r, err)) == 0) {
         tf_fold_observer_apply(r, all.first, &all.points);
         if (shared)
             rc = tf_fold_team_observer(team, r, err);
