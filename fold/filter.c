@@ -261,7 +261,8 @@ int tf_fold_filter_durations(const double *duration, const double *extra, size_t
     return rc;
 }
 
-int tf_fold_robust_z(const double *v, size_t n, double min_scale, double *z, tf_error *err)
+int tf_fold_robust_z(const double *v, const double *extra, size_t n, double min_scale, double *z,
+                     tf_error *err)
 {
     double median, lo, hi;
     if (n == 0)
@@ -271,7 +272,8 @@ int tf_fold_robust_z(const double *v, size_t n, double min_scale, double *z, tf_
     double scaled = fmax(hi, min_scale);
     for (size_t i = 0; i < n; i++) {
         double dev = v[i] - median;
-        z[i] = dev <= 0 ? 0 : scaled > 0 ? dev / scaled : INFINITY;
+        double scale = extra && extra[i] > 0 ? sqrt(scaled * scaled + extra[i]) : scaled;
+        z[i] = dev <= 0 ? 0 : scale > 0 ? dev / scale : INFINITY;
     }
     return 0;
 }

@@ -34,7 +34,10 @@ int tf_fold_filter_durations(const double *duration, const double *extra, size_t
  * large deviations count), into z; the scale is that of the upper side, as
  * the duration rule's (the larger of its scaled MAD and its tail's
  * reach), but at least min_scale (noise-free data would otherwise make
- * rounding errors look like outliers). */
-int tf_fold_robust_z(const double *v, size_t n, double min_scale, double *z, tf_error *err);
+ * rounding errors look like outliers).  extra (NULL: none) widens value
+ * i's scale to sqrt(scale² + extra[i]): the variance it owes to what was
+ * taken out of its instance (observer.h). */
+int tf_fold_robust_z(const double *v, const double *extra, size_t n, double min_scale, double *z,
+                     tf_error *err);
 
 #endif
