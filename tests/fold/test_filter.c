@@ -103,22 +103,23 @@ static void test_bimodal_groups(void **state)
     }
 }
 
-/* A region of n instances with the counters task-clock and instructions:
- * instance i ran cpu[i] ns of its dur[i] ns. */
+/* A region of n instances with the counters task-clock, instructions and
+ * cycles: instance i ran cpu[i] ns of its dur[i] ns. */
 struct region_fixture {
     tf_fold_region r;
     tf_fold_instance ins[40];
-    uint64_t delta[80];
-    char *names[2];
+    uint64_t delta[120];
+    char *names[3];
 };
 
 static void make_region(struct region_fixture *f, size_t n, const double *cpu, const double *dur)
 {
     memset(f, 0, sizeof *f);
-    static char tc[] = "task-clock", in[] = "instructions";
+    static char tc[] = "task-clock", in[] = "instructions", cy[] = "cycles";
     f->names[0] = tc;
     f->names[1] = in;
-    f->r.ncounters = 2;
+    f->names[2] = cy;
+    f->r.ncounters = 3;
     f->r.counter_names = f->names;
     f->r.ninstances = n;
     f->r.instances = f->ins;
@@ -126,8 +127,8 @@ static void make_region(struct region_fixture *f, size_t n, const double *cpu, c
     for (size_t i = 0; i < n; i++) {
         f->ins[i] = (tf_fold_instance){ .duration = (uint64_t)dur[i], .status = TF_FOLD_USED,
                                         .score = NAN };
-        f->delta[2 * i] = (uint64_t)cpu[i];
-        f->delta[2 * i + 1] = 1000000;
+        f->delta[3 * i] = (uint64_t)cpu[i];
+        f->delta[3 * i + 1] = f->delta[3 * i + 2] = 1000000;
     }
 }
 
@@ -153,14 +154,14 @@ static void test_preempted(void **state)
      * duration its CPU time. */
     make_region(&f, 30, cpu, dur);
     tf_fold_points pts;
-    assert_int_equal(tf_fold_points_alloc(&pts, 60, 2, &err), 0);
+    assert_int_equal(tf_fold_points_alloc(&pts, 60, 3, &err), 0);
     size_t first[31];
     for (size_t i = 0; i <= 30; i++)
         first[i] = 2 * i;
     for (size_t k = 0; k < 60; k++) {
         pts.x[k] = k % 2 ? 0.9f : 0.2f;
         pts.y[k] = k % 2 ? 0.8f : 0.1f;     /* task-clock */
-        pts.y[60 + k] = 0.5f;
+        pts.y[60 + k] = pts.y[120 + k] = 0.5f;
     }
     assert_int_equal(tf_fold_preempted(&f.r, TF_PREEMPTED_CPU_TIME, first, &pts, &err), 0);
     for (size_t i = 0; i < 30; i++) {
@@ -187,20 +188,30 @@ static void test_impossible_rates(void **state)
     struct region_fixture f;
     tf_error err;
     make_region(&f, 3, cpu, dur);
-    /* grid of 4: task-clock at 1, 1.05 (band to 1.3), 1300 and 0 CPUs */
-    double rate[8] = { 1e9, 1.05e9, 1.3e12, 0, 1e9, 1e9, 1e9, 1e9 };
-    double lo[8] = { 0.9e9, 1e9, 1e12, 0, 1e9, 1e9, 1e9, 1e9 };
-    double hi[8] = { 1.02e9, 1.3e9, 2e12, 0, 1e9, 1e9, 1e9, 1e9 };
-    tf_fold_group g = { .grid = 4, .rate = rate, .rate_lo = lo, .rate_hi = hi,
+    /* grid of 4: task-clock at 1, 1.05 (band to 1.3), 1300 and 0 CPUs;
+     * instructions per cycle 1, 2, 4 and 12 */
+    double rate[12] = { 1e9, 1.05e9, 1.3e12, 0, 1e9, 2e9, 4e9, 12e9, 1e9, 1e9, 1e9, 1e9 };
+    double lo[12], hi[12], ratio[12];
+    for (size_t k = 0; k < 12; k++) {
+        lo[k] = 0.9 * rate[k];
+        hi[k] = 1.1 * rate[k];
+        ratio[k] = 1;
+    }
+    hi[1] = 1.3e9;
+    tf_fold_group g = { .grid = 4, .rate = rate, .rate_lo = lo, .rate_hi = hi, .ratio = ratio,
                         .instructions = 1 };
     assert_int_equal(tf_fold_rates_check(&f.r, &g, &err), 0);
     assert_non_null(g.rate_dropped);
     assert_int_equal(g.rate_dropped[0], 1);
-    assert_int_equal(g.rate_dropped[1], 0);
+    assert_int_equal(g.rate_dropped[1], 1);
+    assert_int_equal(g.rate_dropped[2], 1);
+    /* 12 instructions per cycle: both rates and the ratio dropped there */
+    assert_true(isnan(rate[7]) && isnan(rate[11]) && isnan(ratio[11]) && isnan(hi[7]));
+    assert_true(rate[6] == 4e9 && rate[10] == 1e9);
     assert_true(isnan(rate[2]) && isnan(lo[2]) && isnan(hi[2]));
     assert_true(rate[0] == 1e9 && rate[1] == 1.05e9 && rate[3] == 0);
     assert_true(fabs(hi[1] - 1.1e9) < 1);
-    for (size_t k = 0; k < 8; k++)
+    for (size_t k = 0; k < 4; k++)
         assert_true(isnan(rate[k]) || rate[k] <= 1.1e9);
     free(g.rate_dropped);
 }
