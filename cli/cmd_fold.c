@@ -60,6 +60,8 @@ static void usage(FILE *out)
             "      --filter RULE     outlier rule: robust (default), mad15, none\n"
             "      --filter-k K      robust rule: duration threshold in scaled MADs (3.5)\n"
             "      --shape-k K       robust rule: curve-shape threshold in scaled MADs (6)\n"
+            "      --preempted HOW   instances that lost the CPU to another process:\n"
+            "                        exclude (default) or cpu-time (fold them in CPU time)\n"
             "      --groups N|auto   split instances into N duration groups, or where\n"
             "                        durations are clearly multi-modal (default 1)\n"
             "      --group-by KEY    one group per MPI rank (rank) or per host (host)\n"
@@ -98,7 +100,7 @@ static void usage(FILE *out)
 enum {
     OPT_FORCE = 256, OPT_FILTER, OPT_FILTER_K, OPT_SHAPE_K, OPT_GROUPS, OPT_GRID, OPT_BOOTSTRAP,
     OPT_CONFIDENCE, OPT_SEED, OPT_MIN_CHANGE, OPT_DEBUG_DIR, OPT_MACHINE, OPT_GROUP_BY,
-    OPT_ANALYSIS_SAMPLES, OPT_ALLOC_WRAPPER, OPT_REGION_SCOPE,
+    OPT_ANALYSIS_SAMPLES, OPT_ALLOC_WRAPPER, OPT_REGION_SCOPE, OPT_PREEMPTED,
 };
 
 static const struct option long_options[] = {
@@ -109,6 +111,7 @@ static const struct option long_options[] = {
     {"filter", required_argument, NULL, OPT_FILTER},
     {"filter-k", required_argument, NULL, OPT_FILTER_K},
     {"shape-k", required_argument, NULL, OPT_SHAPE_K},
+    {"preempted", required_argument, NULL, OPT_PREEMPTED},
     {"groups", required_argument, NULL, OPT_GROUPS},
     {"group-by", required_argument, NULL, OPT_GROUP_BY},
     {"grid", required_argument, NULL, OPT_GRID},
@@ -181,6 +184,14 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, struct fold_o
         case OPT_SHAPE_K:
             if (!tf_arg_double(optarg, 0.1, INFINITY, &p->shape_k))
                 return tf_msg_usage("--shape-k: expected a number >= 0.1, got '%s'", optarg), -1;
+            break;
+        case OPT_PREEMPTED:
+            if (!strcmp(optarg, "exclude"))
+                p->preempted = TF_PREEMPTED_EXCLUDE;
+            else if (!strcmp(optarg, "cpu-time"))
+                p->preempted = TF_PREEMPTED_CPU_TIME;
+            else
+                return tf_msg_usage("--preempted: '%s' is not exclude or cpu-time", optarg), -1;
             break;
         case OPT_GROUPS:
             if (!strcmp(optarg, "auto"))
@@ -538,6 +549,16 @@ static void report(const tf_fold_result *res, const char *outdir)
         tf_msg_note("region '%s': each sample cost the program %.1f us, taken out of the "
                     "sampled instances' durations, counts and times (docs/algorithms.md, "
                     "\"The recording's cost per sample\")", r->name, r->observer_ns / 1e3);
+    size_t preempted = 0;
+    for (size_t i = 0; i < r->ninstances; i++)
+        preempted += r->instances[i].reason == TF_FOLD_REASON_PREEMPTED;
+    if (preempted)
+        tf_msg_note("region '%s': %zu instance%s lost more than a tenth of %s wall time to "
+                    "other processes (instances.csv, reason preempted): %s", r->name,
+                    preempted, preempted == 1 ? "" : "s", preempted == 1 ? "its" : "their",
+                    res->params.preempted == TF_PREEMPTED_EXCLUDE
+                        ? "excluded (--preempted cpu-time folds them in CPU time)"
+                        : "folded in CPU time");
     /* An instance without samples gives a curve no point: in a region
      * shorter than the sampling period, most of them.  Counted per group in
      * one pass (a fold by rank has a group per rank). */
@@ -570,6 +591,12 @@ static void report(const tf_fold_result *res, const char *outdir)
             tf_sampling_advice(&density, advice, sizeof advice);
             tf_msg_note("group %u: %s", g, advice);
         }
+        for (uint32_t c = 0; grp->rate_dropped && c < r->ncounters; c++)
+            if (grp->rate_dropped[c])
+                tf_msg_warn("group %u: counter '%s': rate dropped at %u of the %u grid points, "
+                            "where it exceeded what a thread can do (fold.h5 rate_dropped; "
+                            "docs/algorithms.md, \"Impossible rates\")", g, r->counter_names[c],
+                            grp->rate_dropped[c], grp->grid);
         for (uint32_t c = 0; c < r->ncounters; c++)
             if (grp->counter_instances[c] < sampled)
                 tf_msg_note("group %u: counter '%s' rests on %u of the %u instances with "

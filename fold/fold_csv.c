@@ -18,7 +18,7 @@
 
 static const char *const status_names[] = { "used", "excluded", "incomplete" };
 static const char *const reason_names[] = { "", "duration", "shape", "no_end", "mismatched",
-                                            "empty" };
+                                            "empty", "preempted" };
 
 /* A leading comma and the value: the curve tables' fields. */
 static void put_number(FILE *f, double v)
@@ -53,7 +53,7 @@ static int write_instances(const tf_fold_result *res, const char *dir, tf_error 
             fprintf(f, ",%u,%u,%llu,%llu,%s,%s,%llu", in->proc, in->thread,
                     (unsigned long long)in->begin, (unsigned long long)in->duration,
                     in->status < 3 ? status_names[in->status] : "?",
-                    in->reason < 6 ? reason_names[in->reason] : "?",
+                    in->reason < TF_FOLD_NREASONS ? reason_names[in->reason] : "?",
                     (unsigned long long)in->samples);
             put_number(f, in->score);
             fprintf(f, ",%u\n", threads[i]);

@@ -28,6 +28,8 @@
 #include "fold_team.h"
 #include "members.h"
 #include "observer.h"
+#include "preempt.h"
+#include "rate_check.h"
 #include "tf_parallel.h"
 
 /* Change points of different counters closer than this are one boundary. */
@@ -452,7 +454,10 @@ struct shape_job {
     const tf_fold_group *pre;
     size_t lo, hi;
     double *dev;              /* [counters][members]: the deviations, then the z-scores */
-    double *devk, *zk;        /* [threads][members] */
+    double *devk, *zk, *ek;   /* [threads][members] */
+    /* [members] variance of each member's deviations from the recording's
+     * cost taken out of it: its samples' costs vary (observer.h) */
+    const double *spread;
     size_t *idx;              /* [threads][members] */
     int *rc;                  /* [counters] */
     tf_error *errs;           /* [counters] */
@@ -474,10 +479,12 @@ static void score_counter(void *arg, unsigned c, unsigned slot)
     double *zc = j->dev + (size_t)c * nm;
     double *dev = j->devk + (size_t)slot * nm, *z = j->zk + (size_t)slot * nm;
     size_t *idx = j->idx + (size_t)slot * nm;
+    double *ex = j->ek + (size_t)slot * nm;
     size_t n = 0;
     for (size_t i = 0; i < nm; i++)
         if (zc[i] >= 0) {
             idx[n] = i;
+            ex[n] = j->spread[i];
             dev[n++] = zc[i];
         }
     for (size_t i = 0; i < nm; i++)
@@ -485,7 +492,7 @@ static void score_counter(void *arg, unsigned c, unsigned slot)
     if (n < 3)
         return;
     tf_error_clear(&j->errs[c]);
-    if ((j->rc[c] = tf_fold_robust_z(dev, n, SHAPE_MIN_SCALE, z, &j->errs[c])) < 0)
+    if ((j->rc[c] = tf_fold_robust_z(dev, ex, n, SHAPE_MIN_SCALE, z, &j->errs[c])) < 0)
         return;
     for (size_t k = 0; k < n; k++)
         zc[idx[k]] = z[k];
@@ -503,14 +510,24 @@ static int shape_scores(const struct context *cx, uint32_t index, const tf_fold_
     uint32_t nc = cx->region->ncounters;
     size_t nm = m->n, nt = cx->threads;
     size_t *span = malloc(((size_t)team_size(cx) + 1) * sizeof *span);
+    /* k samples' costs, each varying by the observer's spread, move a
+     * point by up to sqrt(k) spreads: in x, that over the duration */
+    double *spread = malloc((nm + 1) * sizeof *spread);
+    const tf_fold_region *r = cx->region;
+    for (size_t i = 0; spread && i < nm; i++) {
+        const tf_fold_instance *ins = &r->instances[m->rows[i]];
+        double d = ins->duration > 0 ? (double)ins->duration : 1;
+        spread[i] = (double)ins->samples * r->observer_spread_ns * r->observer_spread_ns / (d * d);
+    }
     struct shape_job j = {
         .m = m, .pre = pre, .dev = malloc((nc * nm + 1) * sizeof *j.dev),
         .devk = malloc((nt * nm + 1) * sizeof *j.devk), .zk = malloc((nt * nm + 1) * sizeof *j.zk),
+        .ek = malloc((nt * nm + 1) * sizeof *j.ek), .spread = spread,
         .idx = malloc((nt * nm + 1) * sizeof *j.idx), .rc = calloc(nc + 1, sizeof *j.rc),
         .errs = calloc(nc + 1, sizeof *j.errs),
     };
     int rc = 0;
-    if (!span || !j.dev || !j.devk || !j.zk || !j.idx || !j.rc || !j.errs)
+    if (!span || !spread || !j.dev || !j.devk || !j.zk || !j.ek || !j.idx || !j.rc || !j.errs)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory filtering instances");
     if (rc == 0) {
         member_spans(cx, m, span);
@@ -538,9 +555,11 @@ static int shape_scores(const struct context *cx, uint32_t index, const tf_fold_
                 score[i] = fmax(score[i], j.dev[(size_t)c * nm + i]);
     }
     free(span);
+    free(spread);
     free(j.dev);
     free(j.devk);
     free(j.zk);
+    free(j.ek);
     free(j.idx);
     free(j.rc);
     free(j.errs);
@@ -678,6 +697,8 @@ static int fold_group(const struct context *cx, const uint32_t *rows, size_t n, 
         g->index = index;
         rc = final_fit(cx, index, &m, &pre, g, err);
     }
+    if (rc == 0)
+        rc = tf_fold_rates_check(r, g, err);
     tf_fold_group_clear(&pre);
     if (rc == 0) {
         g->points = m.points;
@@ -887,9 +908,17 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     }
     for (size_t i = 0; i < all.n; i++)
         all.rows[i] = (uint32_t)i;
+    /* The preempted instances first: their durations would weigh on the
+     * recording's cost and on the groups.  Folding them in CPU time moves
+     * their points, which only a fold that holds them all can do. */
+    if (p->preempted == TF_PREEMPTED_CPU_TIME && shared)
+        rc = tf_fail(err, TF_ERR_USAGE, "--preempted cpu-time: not available when the ranks "
+                                        "of mpirun share the reading");
+    else
+        rc = tf_fold_preempted(r, p->preempted, all.first, &all.points, err);
     /* Before the durations group and filter the instances; every rank
      * takes the cost out of its own points. */
-    if ((rc = tf_fold_observer_measure(r, err)) == 0) {
+    if (rc == 0 && (rc = tf_fold_observer_measure(r, err)) == 0) {
         tf_fold_observer_apply(r, all.first, &all.points);
         if (shared)
             rc = tf_fold_team_observer(team, r, err);

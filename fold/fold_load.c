@@ -7,6 +7,7 @@
  * with HDF5 directly (as fold_save.c writes them). */
 #include "fold_result.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,29 @@ static int load_changes(int64_t grp, tf_fold_group *g, uint32_t nc, tf_error *er
     return rc;
 }
 
+/* The rates dropped as impossible, per counter: absent from the files
+ * written before the check (none dropped then); each at most the grid. */
+static int load_rate_dropped(int64_t grp, uint32_t nc, uint32_t grid, tf_fold_group *g,
+                             tf_error *err)
+{
+    g->rate_dropped = calloc(nc + 1, sizeof *g->rate_dropped);
+    if (!g->rate_dropped)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    if (!tf_h5_exists(grp, "rate_dropped"))
+        return 0;
+    int64_t *v = NULL;
+    int rc = read_shaped(grp, "rate_dropped", TF_H5_INT64, nc, 0, (void **)&v, err);
+    for (uint32_t c = 0; rc == 0 && c < nc; c++) {
+        if (v[c] < 0 || v[c] > (int64_t)grid)
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "rate_dropped",
+                            "%" PRId64 " grid points dropped of %u", v[c], grid);
+        else
+            g->rate_dropped[c] = (uint32_t)v[c];
+    }
+    free(v);
+    return rc;
+}
+
 static int load_group(int64_t region, uint32_t index, const tf_fold_region *r, uint32_t grid,
                       tf_fold_group *g, tf_error *err)
 {
@@ -240,6 +264,8 @@ static int load_group(int64_t region, uint32_t index, const tf_fold_region *r, u
             break;
         rc = read_shaped(grp, rows[k].name, TF_H5_DOUBLE, nc, grid, (void **)rows[k].v, err);
     }
+    if (rc == 0)
+        rc = load_rate_dropped(grp, nc, grid, g, err);
     if (rc == 0)
         rc = load_changes(grp, g, nc, err);
     if (rc == 0)

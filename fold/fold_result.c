@@ -14,6 +14,7 @@ void tf_fold_params_default(tf_fold_params *p)
         /* 3.5 scaled MADs: Iglewicz and Hoaglin's cut-off for modified
          * z-scores; ordinary jitter (normal) stays inside with 99.95 %. */
         .filter_k = 3.5,
+        .preempted = TF_PREEMPTED_EXCLUDE,
         .shape_k = 6.0,
         .groups = 1,
         .grid = 1000,
@@ -63,6 +64,7 @@ int tf_fold_instructions_counter(const char *const *names, uint32_t n)
 void tf_fold_group_clear(tf_fold_group *g)
 {
     free(g->counter_instances);
+    free(g->rate_dropped);
     free(g->mean_total);
     free(g->x);
     free(g->curve);

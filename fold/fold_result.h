@@ -36,6 +36,13 @@ enum tf_fold_group_by {
     TF_GROUP_BY_HOST = 2,       /* one group per host */
 };
 
+/* What becomes of an instance that lost the CPU to another process
+ * (--preempted, fold/preempt.h). */
+enum tf_fold_preempted {
+    TF_PREEMPTED_EXCLUDE = 0,   /* excluded, like a stall */
+    TF_PREEMPTED_CPU_TIME = 1,  /* folded in its thread's CPU time */
+};
+
 typedef struct tf_fold_params {
     enum tf_fold_filter filter;
     double   filter_k;     /* robust duration rule: threshold in scaled MADs */
@@ -49,6 +56,8 @@ typedef struct tf_fold_params {
     double   min_change;   /* smallest relative rate change kept as a change point */
     uint32_t threads;      /* threads fitting the counters; 0 = one per CPU (1 under
                             * mpirun); never changes the result, not saved */
+    enum tf_fold_preempted preempted;  /* not saved: instances.csv's reason and
+                            * duration show what it did */
     enum tf_region_scope region_scope;  /* the threads an instance covers
                             * (extract/region_scope.h); not saved: instances.csv's
                             * threads column shows what it did */
@@ -78,6 +87,9 @@ enum tf_fold_reason {
     TF_FOLD_REASON_NO_END = 3,     /* the thread ended inside the instance */
     TF_FOLD_REASON_MISMATCHED = 4, /* closed by the end of an enclosing region */
     TF_FOLD_REASON_EMPTY = 5,      /* zero duration */
+    TF_FOLD_REASON_PREEMPTED = 6,  /* lost the CPU to another process (excluded, or
+                                    * used and folded in CPU time) */
+    TF_FOLD_NREASONS = 7,
 };
 
 typedef struct tf_fold_instance {
@@ -146,6 +158,9 @@ typedef struct tf_fold_group {
     double   *curve, *curve_lo, *curve_hi;
     double   *rate, *rate_lo, *rate_hi;    /* events/s */
     double   *ratio;              /* per instruction, NULL when instructions < 0 */
+    /* [C] grid points whose rate no thread can reach, dropped (rate,
+     * band and ratio NaN there; fold/rate_check.h); NULL: never checked */
+    uint32_t *rate_dropped;
     size_t    nchanges;
     tf_fold_change *changes;      /* sorted by counter, then x */
     size_t    nboundaries;

@@ -120,13 +120,15 @@ static int save_group(int64_t region, const tf_fold_region *r, const tf_fold_gro
     if (rc < 0)
         return rc;
     uint32_t nc = r->ncounters;
-    int64_t *ci = malloc((nc + 1) * sizeof *ci);
+    int64_t *ci = malloc((2 * (size_t)nc + 1) * sizeof *ci), *dropped = ci + nc;
     if (!ci) {
         tf_h5_close(grp);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory writing the fold");
     }
-    for (uint32_t c = 0; c < nc; c++)
+    for (uint32_t c = 0; c < nc; c++) {
         ci[c] = g->counter_instances[c];
+        dropped[c] = g->rate_dropped ? g->rate_dropped[c] : 0;
+    }
     struct { const char *name; const double *v; } rows[] = {
         { "curve", g->curve }, { "curve_lo", g->curve_lo }, { "curve_hi", g->curve_hi },
         { "rate", g->rate }, { "rate_lo", g->rate_lo }, { "rate_hi", g->rate_hi },
@@ -142,6 +144,7 @@ static int save_group(int64_t region, const tf_fold_region *r, const tf_fold_gro
         (rc = tf_h5_attr_write_int64(grp, "instructions", g->instructions, err)) == 0 &&
         (rc = tf_h5_write_array(grp, "counter_instances", TF_H5_INT64, ci, nc, err)) == 0 &&
         (rc = tf_h5_write_array(grp, "mean_total", TF_H5_DOUBLE, g->mean_total, nc, err)) == 0 &&
+        (rc = tf_h5_write_array(grp, "rate_dropped", TF_H5_INT64, dropped, nc, err)) == 0 &&
         (rc = tf_h5_write_array(grp, "x", TF_H5_DOUBLE, g->x, g->grid, err)) == 0) {
         for (size_t k = 0; k < sizeof rows / sizeof rows[0] && rc == 0; k++)
             if (rows[k].v)

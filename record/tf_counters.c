@@ -37,8 +37,21 @@ static int perf_open(struct perf_event_attr *a, int group_fd)
     return (int)syscall(SYS_perf_event_open, a, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
+/* Software events that only the kernel raises, with the kernel's registers:
+ * restricted to user space they never count (kernel/events/core.c,
+ * perf_exclude_event), so they are opened with the kernel's part, which
+ * perf_event_paranoid 1 or less (or CAP_PERFMON) allows.  At 2 the open
+ * fails: the event is then reported unavailable, or left out of the
+ * software fallback, rather than recorded as a column of zeros. */
+static bool kernel_only(const struct perf_event_attr *a)
+{
+    return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+                                            a->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+}
+
 /* Encodes name into a, restricted to user space (perf_event_paranoid 2
- * allows nothing else).  Returns 0 or a libpfm4 error code. */
+ * allows nothing else) but for the kernel_only events.  Returns 0 or a
+ * libpfm4 error code. */
 static int encode(const char *name, struct perf_event_attr *a)
 {
     memset(a, 0, sizeof *a);
@@ -50,7 +63,7 @@ static int encode(const char *name, struct perf_event_attr *a)
     if (rc != PFM_SUCCESS)
         return rc;
     a->size = sizeof *a;
-    a->exclude_kernel = 1;
+    a->exclude_kernel = !kernel_only(a);
     a->exclude_hv = 1;
     a->disabled = 0;
     a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The CPU share of each instance and the preempted ones (preempt.h). */
+#include "preempt.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "robust.h"
+#include "trace.h"
+
+int tf_fold_cpu_time_counter(const tf_fold_region *r)
+{
+    static const char *const names[] = { "task-clock", "cpu-clock" };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        for (uint32_t c = 0; c < r->ncounters; c++)
+            if (!strcasecmp(r->counter_names[c], names[k]))
+                return (int)c;
+    return -1;
+}
+
+/* Instance i's CPU share, NaN when it has none. */
+static double cpu_share(const tf_fold_region *r, size_t i, int c)
+{
+    const tf_fold_instance *ins = &r->instances[i];
+    uint64_t cpu = r->counter_delta[i * r->ncounters + (uint32_t)c];
+    if (ins->status != TF_FOLD_USED || ins->duration == 0 || cpu == TF_NOVALUE)
+        return NAN;
+    return (double)cpu / (double)ins->duration;
+}
+
+/* Instance i folded in CPU time: its points' x from the CPU-time
+ * counter's folded value (left where that has none). */
+static void fold_in_cpu_time(tf_fold_region *r, size_t i, int c, const size_t *first,
+                             tf_fold_points *pts)
+{
+    const float *y = pts->y + (size_t)c * pts->n;
+    for (size_t k = first[i]; k < first[i + 1]; k++)
+        if (!isnan(y[k]))
+            pts->x[k] = y[k];
+    r->instances[i].duration = r->counter_delta[i * r->ncounters + (uint32_t)c];
+}
+
+int tf_fold_preempted(tf_fold_region *r, enum tf_fold_preempted mode, const size_t *first,
+                      tf_fold_points *pts, tf_error *err)
+{
+    int c = tf_fold_cpu_time_counter(r);
+    if (c < 0)
+        return 0;
+    double *share = malloc((r->ninstances + 1) * sizeof *share);
+    if (!share)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory measuring CPU shares");
+    size_t n = 0;
+    for (size_t i = 0; i < r->ninstances; i++) {
+        double s = cpu_share(r, i, c);
+        if (!isnan(s))
+            share[n++] = s;
+    }
+    if (n < TF_PREEMPT_MIN_INSTANCES) {
+        free(share);
+        return 0;
+    }
+    double below = (1 - TF_PREEMPT_LOSS) * tf_quantile_inplace(share, n, TF_PREEMPT_REFERENCE);
+    free(share);
+    for (size_t i = 0; i < r->ninstances; i++) {
+        double s = cpu_share(r, i, c);
+        if (isnan(s) || s >= below)
+            continue;
+        tf_fold_instance *ins = &r->instances[i];
+        ins->reason = TF_FOLD_REASON_PREEMPTED;
+        if (mode == TF_PREEMPTED_EXCLUDE)
+            ins->status = TF_FOLD_EXCLUDED;
+        else
+            fold_in_cpu_time(r, i, c, first, pts);
+    }
+    return 0;
+}
