@@ -12,11 +12,15 @@
 # recorded run (every process of it, perf stat's task-clock, in a run of
 # its own) against the plain program's tells the recorder's own work apart.
 # Prints every time in ms, the medians and the median of the paired
-# differences.
-# Usage: sh bench/record_start.sh [BUILDDIR]   (env: REPS=10 PROGRAM=/bin/true)
+# differences.  With BASE (another build, e.g. main's), each pair is
+# joined by BASE's recorded run, wall and CPU, in the same loop: the
+# medians of this build's over BASE's times are the before/after ratios.
+# Usage: sh bench/record_start.sh [BUILDDIR]
+#        (env: REPS=10 PROGRAM=/bin/true BASE=OTHER-BUILDDIR)
 set -eu
 bd=${1:-build}
 tf=$bd/tracefold
+base=${BASE:-}
 lib=$bd/record/.libs/libtracefold.so
 writer=$bd/cli/tracefold-writer
 reps=${REPS:-10}
@@ -54,7 +58,15 @@ for rep in $(seq "$reps"); do
     w=$(us "$writer")
     ca=$(cpu "$prog")
     rm -f "$tmp/t.h5"; cb=$(cpu "$tf" record -q -o "$tmp/t.h5" -- "$prog")
-    echo "$a $b $((b - a)) $h $l $e $w $ca $cb" >> "$tmp/runs"
+    if [ -n "$base" ]; then
+        # Alternating with this build's run, as the pair does.
+        rm -f "$tmp/t.h5"; z=$(us "$base/tracefold" record -q -o "$tmp/t.h5" -- "$prog")
+        [ -s "$tmp/t.h5" ] || { echo "no trace written: $base/tracefold record failed" >&2; exit 1; }
+        rm -f "$tmp/t.h5"; cz=$(cpu "$base/tracefold" record -q -o "$tmp/t.h5" -- "$prog")
+        echo "$a $b $((b - a)) $h $l $e $w $ca $cb $z $cz" >> "$tmp/runs"
+    else
+        echo "$a $b $((b - a)) $h $l $e $w $ca $cb" >> "$tmp/runs"
+    fi
 done
 median() { sort -n | awk '{v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m / 1000}'; }
 col() { awk -v c="$1" '{print $c}' "$tmp/runs"; }
@@ -73,3 +85,10 @@ row "env alone (ms)" 6
 row "tracefold-writer start (ms)" 7
 row "CPU, plain (ms)" 8
 row "CPU, tracefold record -q (ms)" 9
+if [ -n "$base" ]; then
+    row "BASE tracefold record -q (ms)" 10
+    row "CPU, BASE tracefold record -q (ms)" 11
+    ratio() { awk -v n="$1" -v d="$2" '{print $n / $d * 1000000}' "$tmp/runs" | median; }
+    printf '%-34s %s\n' "record wall, this / BASE (median)" "$(ratio 2 10 | awk '{printf "%.3f", $1 / 1000}')"
+    printf '%-34s %s\n' "record CPU, this / BASE (median)" "$(ratio 9 11 | awk '{printf "%.3f", $1 / 1000}')"
+fi

@@ -47,7 +47,8 @@ static void emit(tf_rec_thread *t, uint8_t kind, uint32_t type, uint64_t value, 
             TF_USER_COUNT(atomic_load_explicit(&tf_rec_g.proc->user_word, memory_order_relaxed));
         memcpy(s->ctr + nbase, t->user, nuser * sizeof t->user[0]);
         s->nuser = (uint8_t)nuser;
-        tf_ring_commit(r);
+        if (tf_ring_commit(r))
+            tf_rec_wake();
     }
     atomic_signal_fence(memory_order_seq_cst);
     t->busy = 0;

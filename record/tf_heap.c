@@ -278,7 +278,8 @@ static void put(tf_rec_thread *t, uint8_t slot_kind, uint8_t kind, uint64_t lo, 
         s->pad = (uint16_t)nframes;
         if (nframes)
             memcpy(s->ctr, frames, nframes * sizeof *frames);
-        tf_ring_commit(r);
+        if (tf_ring_commit(r))
+            tf_rec_wake();
     }
     atomic_signal_fence(memory_order_seq_cst);
     t->busy = 0;

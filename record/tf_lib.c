@@ -202,6 +202,8 @@ static int create_control(void)
     clock_gettime(CLOCK_REALTIME, &rt);
     snprintf(tf_rec_g.proc_path, sizeof tf_rec_g.proc_path, "%.4000s/" TF_SESSION_PROC_PREFIX "%d-%llx",
              tf_rec_g.session, (int)getpid(), (unsigned long long)mono0);
+    snprintf(tf_rec_g.wake_path, sizeof tf_rec_g.wake_path, "%.4000s/" TF_SESSION_WAKE,
+             tf_rec_g.session);
     size_t size = (sizeof(tf_shm_process) + 4095) & ~(size_t)4095;
     int fd = open(tf_rec_g.proc_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
@@ -358,6 +360,23 @@ void tf_process_stop(void)
     tf_maps_snapshot();
     atomic_store_explicit(&tf_rec_g.proc->state, TF_PROC_CLOSED, memory_order_release);
     tf_session_poke(tf_rec_g.session);
+}
+
+void tf_rec_wake(void)
+{
+    /* Opened each time, never held: a program that closes every
+     * descriptor it did not open (daemons, closefrom) could otherwise get
+     * our byte written into one of its own files.  open and write are
+     * async-signal-safe (signal-safety(7)); errno is the interrupted
+     * code's.  No writer yet (ENXIO): its first pass drains anyway. */
+    int saved = errno;
+    int fd = open(tf_rec_g.wake_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+        char byte = 1;
+        (void)!write(fd, &byte, 1);
+        close(fd);
+    }
+    errno = saved;
 }
 
 void tf_rec_await(bool (*done)(const tf_shm_process *p, void *ctx), void *ctx,

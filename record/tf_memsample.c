@@ -133,5 +133,6 @@ void tf_mem_store(tf_rec_thread *t, const tf_sample *ms, const tf_sample_slot *t
     s->kind = ms->kind;
     s->level = ms->level;
     s->flags = ms->flags;
-    tf_ring_commit(r);
+    if (tf_ring_commit(r))
+        tf_rec_wake();
 }

@@ -125,6 +125,7 @@ typedef struct tf_rec {
     size_t   proc_size;
     char     session[PATH_MAX];
     char     proc_path[PATH_MAX];
+    char     wake_path[PATH_MAX];      /* the session's wake FIFO (tf_rec_wake) */
     struct perf_event_attr overflow_attr;
     _Atomic uint64_t cost[TF_COST_BUCKETS];   /* merged from exited threads */
 } __attribute__((aligned(64))) tf_rec;
@@ -302,6 +303,9 @@ void tf_rec_say(bool asked, const char *fmt, ...) __attribute__((format(printf, 
  * not waited for again by this process or its forked children. */
 void tf_rec_await(bool (*done)(const tf_shm_process *p, void *ctx), void *ctx,
                   uint64_t timeout_ns, const char *what);
+/* Wakes the writer (one byte into the session's wake FIFO) when
+ * tf_ring_commit says so.  Async-signal-safe: called from the handlers. */
+void tf_rec_wake(void);
 /* tf_rec_await's condition: the writer has closed this process's trace. */
 bool tf_rec_trace_closed(const tf_shm_process *p, void *ctx);
 void tf_maps_snapshot(void);                      /* copies /proc/self/maps to the session */

@@ -83,7 +83,8 @@ TF_HANDLER_CODE static void on_sample(int sig, siginfo_t *si, void *ucv)
             s->nuser = (uint8_t)nuser;
             s->nframes = (uint16_t)tf_unwind_sample(t, uc, tf_sample_frames(s, nbase),
                                                     tf_rec_g.opt.stack_depth);
-            tf_ring_commit(r);
+            if (tf_ring_commit(r))
+                tf_rec_wake();
             t->slot_hint = tf_ring_slot(r, atomic_load_explicit(&r->head, memory_order_relaxed));
             if (mem && mem->decode)
                 mem->decode(t, uc, s);

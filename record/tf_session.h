@@ -130,7 +130,8 @@ typedef struct tf_shm_process {
 typedef struct tf_shm_ring {
     _Atomic uint64_t head;         /* next slot to write (producer) */
     uint64_t tail_seen;            /* producer's last read of tail (tf_ring_reserve) */
-    char pad0[48];
+    uint64_t wake_at;              /* producer: head at which it next wakes the writer */
+    char pad0[40];
     _Atomic uint64_t tail;         /* next slot to read (consumer) */
     char pad1[56];
     _Atomic uint64_t dropped;      /* records lost because the ring was full */
@@ -262,10 +263,18 @@ static inline void tf_ring_prefetch(tf_shm_ring *r)
     __builtin_prefetch(&r->offset);
 }
 
-static inline void tf_ring_commit(tf_shm_ring *r)
+/* Producer: publishes the slot.  True at the first slot and then once
+ * every quarter of the ring's slots: the producer then wakes the writer
+ * (tf_rec_wake), which drains the ring long before it fills however long
+ * the writer's tick (tf_writer.c) and whatever the rate of records. */
+static inline bool tf_ring_commit(tf_shm_ring *r)
 {
-    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    atomic_store_explicit(&r->head, head + 1, memory_order_release);
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed) + 1;
+    atomic_store_explicit(&r->head, head, memory_order_release);
+    if (head < r->wake_at)
+        return false;
+    r->wake_at = head + (r->nslots > 4 ? r->nslots / 4 : 1);
+    return true;
 }
 
 /* Lays out both rings in a buffer of `size` bytes. */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Drains a recording session (tf_session.h) into HDF5 traces.
  *
- * Every tick (a twentieth of the flush interval, at most 50 ms) the writer
- * looks for new processes and threads, and empties the rings so that they
- * rarely fill; every flush interval it makes the traces durable
+ * The writer empties the rings when a producer wakes it (at every quarter
+ * of a ring written: tf_ring_commit) and at every tick: a twentieth of the
+ * flush interval, at most 50 ms, while it holds a kernel ring (the kernel
+ * wakes nobody), else a quarter of the flush interval, for the processes
+ * killed without a word; every flush interval it makes the traces durable
  * (tf_writer_flush).  A process's trace is created once its counter columns
  * are fixed: at its first region, when it ends, when a buffer is a quarter
  * full, or ten flush intervals after its start.  A process is finished when
@@ -83,6 +85,7 @@ struct tf_rec_session {
     int      wake_fd;               /* the session's wake FIFO (TF_SESSION_WAKE), or -1 */
     bool     quiet;                 /* no message but errors */
     bool     counters_said;         /* the missing counters were reported */
+    bool     kernel_rings;          /* some kernel ring is held: tick short */
     /* batch scratch */
     tf_event events[BATCH];
     tf_sample samples[BATCH];
@@ -892,6 +895,10 @@ static size_t tick(tf_rec_session *s, bool flush_due, bool look)
             tf_session_answered(p->shm);
         }
     }
+    s->kernel_rings = false;
+    for (size_t i = 0; i < s->nprocs; i++)
+        for (uint32_t k = 0; !s->procs[i]->done && k < s->procs[i]->nthreads; k++)
+            s->kernel_rings |= s->procs[i]->threads[k].kring != NULL;
     return active;
 }
 
@@ -931,9 +938,10 @@ static bool wait_for_work(tf_rec_session *s, int pidfd, uint64_t timeout_ns)
 
 void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status)
 {
-    uint64_t tick_ns = s->opt.flush_ns / 20;
-    if (tick_ns > 50000000u)
-        tick_ns = 50000000u;
+    uint64_t short_ns = s->opt.flush_ns / 20;
+    if (short_ns > 50000000u)
+        short_ns = 50000000u;
+    uint64_t long_ns = s->opt.flush_ns / 4 > short_ns ? s->opt.flush_ns / 4 : short_ns;
     bool child_done = child <= 0;
     int pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
     uint64_t idle_since = 0;
@@ -958,9 +966,11 @@ void tf_rec_session_run(tf_rec_session *s, pid_t child, int *child_status)
                 break;
             if (!idle_since)
                 idle_since = t;
-            if (t - idle_since >= 3 * tick_ns)
+            if (t - idle_since >= 3 * short_ns)
                 break;
         }
+        /* Waiting for stragglers, or kernel rings to drain: short ticks. */
+        uint64_t tick_ns = idle_since || s->kernel_rings ? short_ns : long_ns;
         poked = wait_for_work(s, child_done ? -1 : pidfd, tick_ns);
     }
     if (pidfd >= 0)
