@@ -326,7 +326,8 @@ static double memory_share(const tf_analysis *a, uint32_t k)
 static int random_large(struct rules *r, const tf_an_stream *st)
 {
     const tf_an_machine *m = r->m;
-    if (st->pattern != TF_AN_PATTERN_RANDOM || st->stride_from != TF_AN_STRIDE_NONE)
+    if (st->pattern != TF_AN_PATTERN_RANDOM || st->stride_from != TF_AN_STRIDE_NONE ||
+        st->samples < TF_ADVICE_MIN_RANDOM_SAMPLES)
         return 0;
     double llc = m->cache_bytes[m->nlevels - 1], range = stream_bytes(r->a, st);
     size_t mem = 0;
@@ -360,7 +361,8 @@ static int tlb_reach(struct rules *r, const tf_an_stream *st)
 {
     const tf_an_machine *m = r->m;
     double page = m->page_bytes, range = stream_bytes(r->a, st);
-    bool sparse_pages = st->pattern == TF_AN_PATTERN_RANDOM ||
+    bool sparse_pages = (st->pattern == TF_AN_PATTERN_RANDOM &&
+                         st->samples >= TF_ADVICE_MIN_RANDOM_SAMPLES) ||
                         (st->pattern == TF_AN_PATTERN_STRIDED &&
                          (double)st->stride * TF_ADVICE_REFS_PER_PAGE >= page);
     size_t mem = 0;

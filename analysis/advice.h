@@ -32,6 +32,11 @@
  * times the last-level cache, so that uniform random loads miss it at
  * least 1 - 1/this of the time. */
 #define TF_ADVICE_LLC_TIMES 4
+/* Rules on a random stream: at least this many samples.  Fewer of an
+ * ordered sweep can look random: in a sub-phase of a gather through
+ * sorted indices (tests/analysis/advice_gather.sh), 12 samples of a linear
+ * sweep were called random. */
+#define TF_ADVICE_MIN_RANDOM_SAMPLES 32
 /* ... and, where load levels are measured, at least this share of the
  * phase's loads is served beyond the caches. */
 #define TF_ADVICE_MIN_MEMORY_SHARE 0.25

@@ -3,7 +3,7 @@
 # The advice on two allocation patterns (docs/algorithms.md, "Advice"),
 # recorded with software memory samples and the page-fault counter, each
 # before and after the change the advice suggests
-# (tests/analysis/alloc_patterns_app.c):
+# (tests/analysis/advice_app.c):
 #   - a 4 MiB temporary allocated in every iteration, whose pages fault
 #     every time: "allocation in every iteration", with the faults as
 #     evidence; allocated once, none;
@@ -13,8 +13,8 @@
 # advice is kept in fold.h5 and drawn in the report of the saved fold.
 set -u
 tf=${TRACEFOLD:?run by make check}
-app=${top_builddir:?run by make check}/tests/analysis/alloc_patterns_app
-src=${top_srcdir:?run by make check}/tests/analysis/alloc_patterns_app.c
+app=${top_builddir:?run by make check}/tests/analysis/advice_app
+src=${top_srcdir:?run by make check}/tests/analysis/advice_app.c
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-advice-alloc.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -35,7 +35,7 @@ ms() { sed 's/ ms per iteration.*//' "$tmp/$1.txt"; }
 site() {
     line=$(grep -n "$1" "$src" | cut -d: -f1)
     col=$(sed -n "${line}p" "$src" | awk '{ print index($0, "malloc") }')
-    echo "alloc_patterns_app.c:$line:$col"
+    echo "advice_app.c:$line:$col"
 }
 
 run temps 12 4

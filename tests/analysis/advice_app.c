@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Two allocation patterns the advice names, each before and after the
- * change it suggests (tests/analysis/advice_allocations.sh):
+/* Patterns the advice names, each before and after the change it suggests
+ * (tests/analysis/advice_allocations.sh, advice_gather.sh):
  *   temps N MiB:  a temporary of MiB allocated, filled and summed in every
  *                 iteration (its pages fault each time);
  *   temps1 N MiB: the same temporary allocated once;
  *   rows N K:     a matrix of K rows of 4096 doubles, a row per allocation,
  *                 summed in every iteration;
- *   rows1 N K:    the same matrix in one allocation.
+ *   rows1 N K:    the same matrix in one allocation;
+ *   gather N MiB: a sum of c[idx[j]] over an array c of MiB, idx a random
+ *                 permutation of its indices;
+ *   sorted N MiB: the same with idx sorted (a layout that orders the walk).
  * N: iterations.  Prints the mean ms per iteration.  Blocks of 1 MiB and
  * more come from mmap and go back to the system when freed, as with
  * MALLOC_MMAP_THRESHOLD_ set (glibc otherwise raises its threshold after
  * the first free, up to 32 MiB, and keeps a freed block for the next). */
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,10 +89,51 @@ static double rows(int iterations, size_t k, int one)
     return s;
 }
 
+/* A random permutation of [0, n) (Fisher-Yates with a fixed-seed LCG). */
+static void permutation(size_t *idx, size_t n)
+{
+    uint64_t x = 42;
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    for (size_t i = n - 1; i > 0; i--) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        size_t j = (size_t)((x >> 33) % (i + 1)), t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+    }
+}
+
+static double gather(int iterations, size_t mib, int sorted)
+{
+    size_t n = mib * 1024 * 1024 / sizeof(double);
+    double *c = malloc(n * sizeof *c);
+    size_t *idx = malloc(n * sizeof *idx);
+    if (!c || !idx)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        c[i] = (double)i;
+    if (sorted)
+        for (size_t i = 0; i < n; i++)
+            idx[i] = i;
+    else
+        permutation(idx, n);
+    double s = 0;
+    for (int it = 0; it < iterations; it++) {
+        tracefold_region_begin("iteration");
+        for (size_t j = 0; j < n; j++)
+            s += c[idx[j]];
+        tracefold_region_end("iteration");
+    }
+    free(c);
+    free(idx);
+    return s;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: %s temps|temps1|rows|rows1 ITERATIONS SIZE\n", argv[0]);
+        fprintf(stderr, "usage: %s temps|temps1|rows|rows1|gather|sorted ITERATIONS SIZE\n",
+                argv[0]);
         return 2;
     }
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
@@ -99,6 +144,8 @@ int main(int argc, char **argv)
         s = temps(iterations, size, argv[1][5] == '1');
     else if (!strcmp(argv[1], "rows") || !strcmp(argv[1], "rows1"))
         s = rows(iterations, size, argv[1][4] == '1');
+    else if (!strcmp(argv[1], "gather") || !strcmp(argv[1], "sorted"))
+        s = gather(iterations, size, argv[1][0] == 's');
     else
         return 2;
     if (s < 0) {
