@@ -221,33 +221,34 @@ static size_t site_length(const char *name)
     return (size_t)(hash - name);
 }
 
-static const tf_analysis *sort_analysis;   /* qsort has no context argument in C17 */
+/* A block of a call site's family: its object and its site's name. */
+struct block {
+    uint32_t    object;
+    const char *name;
+    size_t      site;     /* length of the name without "#N" */
+};
 
 static int by_site(const void *pa, const void *pb)
 {
-    const char *x = sort_analysis->objects[*(const uint32_t *)pa].name;
-    const char *y = sort_analysis->objects[*(const uint32_t *)pb].name;
-    size_t lx = site_length(x), ly = site_length(y);
-    int c = strncmp(x, y, lx < ly ? lx : ly);
+    const struct block *x = pa, *y = pb;
+    int c = strncmp(x->name, y->name, x->site < y->site ? x->site : y->site);
     if (c)
         return c;
-    if (lx != ly)
-        return lx < ly ? -1 : 1;
-    return (*(const uint32_t *)pa > *(const uint32_t *)pb) -
-           (*(const uint32_t *)pa < *(const uint32_t *)pb);
+    if (x->site != y->site)
+        return x->site < y->site ? -1 : 1;
+    return (x->object > y->object) - (x->object < y->object);
 }
 
-static bool same_site(const tf_analysis *a, uint32_t o1, uint32_t o2)
+static bool same_site(const struct block *x, const struct block *y)
 {
-    size_t l1 = site_length(a->objects[o1].name), l2 = site_length(a->objects[o2].name);
-    return l1 == l2 && !strncmp(a->objects[o1].name, a->objects[o2].name, l1);
+    return x->site == y->site && !strncmp(x->name, y->name, x->site);
 }
 
 /* Many small blocks of one call site touched in one phase -> one
  * contiguous allocation.  Each block starts a new run for the hardware
  * prefetchers and carries the allocator's header and padding; one block
  * walks as one stream.  Bound: the time of the blocks' references. */
-static int small_allocations(struct rules *r, uint32_t k, size_t *count, uint32_t *cand)
+static int small_allocations(struct rules *r, uint32_t k, size_t *count, struct block *cand)
 {
     const tf_analysis *a = r->a;
     const tf_an_phase *ph = &a->phases[k];
@@ -270,32 +271,31 @@ static int small_allocations(struct rules *r, uint32_t k, size_t *count, uint32_
         const tf_an_object *ob = &a->objects[o];
         if (count[o] && ob->kind == TF_OBJECT_HEAP && ob->size > 0 &&
             ob->size <= TF_ADVICE_SMALL_BYTES)
-            cand[nc++] = o;
+            cand[nc++] = (struct block){ o, ob->name, site_length(ob->name) };
     }
     if (!mem || nc < TF_ADVICE_MIN_BLOCKS)
         return 0;
-    sort_analysis = a;
     qsort(cand, nc, sizeof *cand, by_site);
     for (size_t i = 0, j; i < nc; i = j) {
         size_t refs = 0;
         double bytes = 0, largest = 0;
-        for (j = i; j < nc && same_site(a, cand[i], cand[j]); j++) {
-            refs += count[cand[j]];
-            bytes += (double)a->objects[cand[j]].size;
-            if ((double)a->objects[cand[j]].size > largest)
-                largest = (double)a->objects[cand[j]].size;
+        for (j = i; j < nc && same_site(&cand[i], &cand[j]); j++) {
+            double size = (double)a->objects[cand[j].object].size;
+            refs += count[cand[j].object];
+            bytes += size;
+            largest = size > largest ? size : largest;
         }
         double share = (double)refs / (double)mem;
         if (j - i < TF_ADVICE_MIN_BLOCKS || share < TF_ADVICE_MIN_STREAM_SHARE)
             continue;
-        const char *name = a->objects[cand[i]].name;
-        if (add(r, k, cand[i], "many small allocations",
+        const char *name = cand[i].name;
+        if (add(r, k, cand[i].object, "many small allocations",
                 "one contiguous allocation for the blocks of this call site (an array of rows "
                 "rather than a row per allocation), walked as one stream",
                 span * share * latency_factor(r->m),
                 "%zu blocks from call site %.*s, at most %.1f KiB each, %.1f KiB together, "
                 "carry %.0f %% of the phase's %zu memory samples; phase %.1f %% of the iteration",
-                j - i, (int)site_length(name), name, kib(largest), kib(bytes), 100 * share, mem,
+                j - i, (int)cand[i].site, name, kib(largest), kib(bytes), 100 * share, mem,
                 100 * span) < 0)
             return -1;
     }
@@ -494,7 +494,7 @@ int tf_an_advice_find(const tf_analysis *a, const tf_an_params *params, tf_an_ad
                (tlb ? 0 : TF_AN_RULE_TLB_REACH);
     struct rules r = { a, params, m, { 0 } };
     size_t *count = malloc((a->nobjects + 1) * sizeof *count);
-    uint32_t *cand = malloc((a->nobjects + 1) * sizeof *cand);
+    struct block *cand = malloc((a->nobjects + 1) * sizeof *cand);
     int rc = count && cand ? 0 : -1;
     for (size_t s = 0; !rc && s < a->nstreams; s++) {
         const tf_an_stream *st = &a->streams[s];
