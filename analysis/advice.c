@@ -2,13 +2,46 @@
 /* The advice rules (docs/algorithms.md, "Advice"). */
 #include "config.h"
 
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "advice.h"
+#include "an_steps.h"
 #include "trace.h"
 
-/* Memory samples of the analysis in phase k's span. */
+/* The advice found so far. */
+struct found {
+    tf_an_advice *v;
+    size_t n, cap;
+};
+
+static tf_an_advice *next_slot(struct found *f)
+{
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 8;
+        tf_an_advice *v = realloc(f->v, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        f->v = v;
+        f->cap = cap;
+    }
+    return &f->v[f->n];
+}
+
+/* What every rule is given. */
+struct rules {
+    const tf_analysis *a;
+    const tf_an_params *p;
+    const tf_an_machine *m;     /* NULL: no profile */
+    struct found out;
+};
+
+/* Memory samples of the analysis in phase ph's span. */
 static size_t phase_memory_samples(const tf_analysis *a, const tf_an_phase *ph)
 {
     size_t n = 0;
@@ -19,10 +52,59 @@ static size_t phase_memory_samples(const tf_analysis *a, const tf_an_phase *ph)
     return n;
 }
 
-static int by_gain(const void *pa, const void *pb)
+static double span_of(const tf_an_phase *ph)
 {
-    const tf_an_advice *a = pa, *b = pb;
-    return (a->expected_gain < b->expected_gain) - (a->expected_gain > b->expected_gain);
+    return ph->x1 - ph->x0;
+}
+
+/* The part of a reference's time a faster level can save at most: a load
+ * costs at least an L1 hit, and at most (a miss to memory) what the profile
+ * measured beyond the caches.  1 without a profile: the bound is then the
+ * references' whole time. */
+static double latency_factor(const tf_an_machine *m)
+{
+    if (!m || !(m->hit_ns[0] > 0) || !(m->memory_ns > m->hit_ns[0]))
+        return 1;
+    return 1 - m->hit_ns[0] / m->memory_ns;
+}
+
+/* A stream's share of its phase's memory samples, or 0 when its phase is
+ * shorter than the rules look at. */
+static double stream_share(const tf_analysis *a, const tf_an_stream *st, size_t *mem)
+{
+    if (st->phase >= a->nphases || st->object >= a->nobjects)
+        return 0;
+    const tf_an_phase *ph = &a->phases[st->phase];
+    if (span_of(ph) < TF_ADVICE_MIN_PHASE_SPAN || !(*mem = phase_memory_samples(a, ph)))
+        return 0;
+    double share = (double)st->samples / (double)*mem;
+    return share > 1 ? 1 : share;
+}
+
+static double kib(double bytes)
+{
+    return bytes / 1024;
+}
+
+static int add(struct rules *r, uint32_t phase, uint32_t object, const char *finding,
+               const char *suggestion, double gain, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+static int add(struct rules *r, uint32_t phase, uint32_t object, const char *finding,
+               const char *suggestion, double gain, const char *fmt, ...)
+{
+    tf_an_advice *s = next_slot(&r->out);
+    if (!s)
+        return -1;
+    *s = (tf_an_advice){ .phase = phase, .object = object, .finding = finding,
+                         .expected_gain = gain };
+    snprintf(s->suggestion, sizeof s->suggestion, "%s", suggestion);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->evidence, sizeof s->evidence, fmt, ap);
+    va_end(ap);
+    r->out.n++;
+    return 0;
 }
 
 /* Column walk -> loop interchange.  The stride says each reference touches
@@ -30,53 +112,439 @@ static int by_gain(const void *pa, const void *pb)
  * references take is at most the phase's span times their share of the
  * phase's memory samples (a sample lands on an instruction in proportion to
  * the time it takes), which bounds what reordering them can save. */
-static bool column_walk(const tf_analysis *a, const tf_an_stream *st, uint64_t line_bytes,
-                        tf_an_advice *out)
+static int column_walk(struct rules *r, const tf_an_stream *st)
 {
-    if (st->pattern != TF_AN_PATTERN_STRIDED || st->stride < TF_ADVICE_STRIDE_LINES * line_bytes ||
-        st->phase >= a->nphases || st->object >= a->nobjects)
-        return false;
-    const tf_an_phase *ph = &a->phases[st->phase];
-    double span = ph->x1 - ph->x0;
-    size_t mem = phase_memory_samples(a, ph);
-    if (span < TF_ADVICE_MIN_PHASE_SPAN || mem == 0)
-        return false;
-    double share = (double)st->samples / (double)mem;
+    uint64_t line = r->p->line_bytes;
+    size_t mem = 0;
+    if (st->pattern != TF_AN_PATTERN_STRIDED || st->stride < TF_ADVICE_STRIDE_LINES * line)
+        return 0;
+    double share = stream_share(r->a, st, &mem);
     if (share < TF_ADVICE_MIN_STREAM_SHARE)
-        return false;
-    *out = (tf_an_advice){ .phase = st->phase, .object = st->object, .finding = "column walk",
-                           .suggestion = "loop interchange (or a transposed layout) so that the "
-                                         "innermost loop walks the object contiguously",
-                           .expected_gain = span * (share > 1 ? 1 : share) };
-    snprintf(out->evidence, sizeof out->evidence,
-             "stride %llu B (%llu cache lines; from the %s); %.0f %% of the phase's %zu memory "
-             "samples; phase %.1f %% of the iteration",
-             (unsigned long long)st->stride, (unsigned long long)(st->stride / line_bytes),
-             st->stride_from == TF_AN_STRIDE_CODE ? "code" : "samples", 100 * share, mem,
-             100 * span);
+        return 0;
+    double span = span_of(&r->a->phases[st->phase]);
+    return add(r, st->phase, st->object, "column walk",
+               "loop interchange (or a transposed layout) so that the innermost loop walks the "
+               "object contiguously", span * share,
+               "stride %llu B (%llu cache lines; from the %s); %.0f %% of the phase's %zu memory "
+               "samples; phase %.1f %% of the iteration",
+               (unsigned long long)st->stride, (unsigned long long)(st->stride / line),
+               st->stride_from == TF_AN_STRIDE_CODE ? "code" : "samples", 100 * share, mem,
+               100 * span);
+}
+
+/* Bytes a stream touches per thread and iteration: what it swept or
+ * spanned, no more than its object. */
+static double stream_bytes(const tf_analysis *a, const tf_an_stream *st)
+{
+    double size = (double)a->objects[st->object].size;
+    return size > 0 && size < st->bytes ? size : st->bytes;
+}
+
+/* A walk the code steps by a constant stride whose sampled offsets show no
+ * order: it repeats faster than the sampling, so the phase walks the
+ * object again and again (docs/algorithms.md, "Strides from the code"). */
+static bool walked_again(const tf_an_stream *st, double ordered_r2)
+{
+    return st->stride_from == TF_AN_STRIDE_CODE && st->ordered_r2 < ordered_r2 &&
+           st->pattern != TF_AN_PATTERN_SPARSE && st->pattern != TF_AN_PATTERN_FIXED;
+}
+
+/* Working set past a cache level, reused -> blocking (H&P ch. 5.2,
+ * "blocking").  The phase's objects take more than the cache; an object
+ * walked again and again in the phase then comes from the next level each
+ * time.  Tiles of TF_ADVICE_TILE_SHARE of the cache, shared among the
+ * phase's objects, keep the re-walked part there. */
+static int working_set(struct rules *r, uint32_t k)
+{
+    const tf_analysis *a = r->a;
+    const tf_an_machine *m = r->m;
+    const tf_an_phase *ph = &a->phases[k];
+    double span = span_of(ph), ws = 0;
+    size_t nobj = 0, again = 0, mem;
+    uint64_t elem = 0;
+    const tf_an_stream *most = NULL;
+    for (size_t s = 0; s < a->nstreams; s++) {
+        const tf_an_stream *st = &a->streams[s];
+        if (st->phase != k || st->object >= a->nobjects)
+            continue;
+        ws += stream_bytes(a, st);
+        nobj++;
+        if (st->stride > 0 && st->stride <= r->p->line_bytes && (!elem || st->stride < elem))
+            elem = st->stride;
+        if (walked_again(st, r->p->ordered_r2)) {
+            again += st->samples;
+            if (!most || st->samples > most->samples)
+                most = st;
+        }
+    }
+    if (!most || span < TF_ADVICE_MIN_PHASE_SPAN || !(mem = phase_memory_samples(a, ph)))
+        return 0;
+    double share = (double)again / (double)mem;
+    share = share > 1 ? 1 : share;
+    /* the largest level from L2 on that the working set exceeds */
+    int level = -1;
+    for (unsigned l = 1; l < m->nlevels; l++)
+        if (m->cache_bytes[l] > 0 && ws > m->cache_bytes[l])
+            level = (int)l;
+    if (level < 0 || share < TF_ADVICE_MIN_STREAM_SHARE)
+        return 0;
+    double cache = m->cache_bytes[level], tile = TF_ADVICE_TILE_SHARE * cache / (double)nobj;
+    char block[96] = "";
+    if (elem)
+        snprintf(block, sizeof block, " (%.0f x %.0f elements of %llu B)",
+                 floor(sqrt(tile / (double)elem)), floor(sqrt(tile / (double)elem)),
+                 (unsigned long long)elem);
+    char suggestion[200];
+    snprintf(suggestion, sizeof suggestion,
+             "blocking (tiling) for L%d: tiles of at most %.0f KiB per object%s", level + 1,
+             kib(tile), block);
+    return add(r, k, most->object, "working set past a cache", suggestion,
+               span * share * latency_factor(m),
+               "working set %.0f KiB over %zu objects, above L%d's %.0f KiB (profile); %s walked "
+               "again and again (stride %llu B from the code, R2 %.2f: the walk repeats faster "
+               "than the sampling): %.0f %% of the phase's %zu memory samples; phase %.1f %% of "
+               "the iteration",
+               kib(ws), nobj, level + 1, kib(cache), a->objects[most->object].name,
+               (unsigned long long)most->stride, most->ordered_r2, 100 * share, mem, 100 * span);
+}
+
+/* The length of an object's name without its family suffix "#N" (the
+ * blocks of one call site alive at once, docs/algorithms.md, "Families"). */
+static size_t site_length(const char *name)
+{
+    const char *hash = strrchr(name, '#');
+    if (!hash || !hash[1])
+        return strlen(name);
+    for (const char *c = hash + 1; *c; c++)
+        if (!isdigit((unsigned char)*c))
+            return strlen(name);
+    return (size_t)(hash - name);
+}
+
+/* A block of a call site's family: its object and its site's name. */
+struct block {
+    uint32_t    object;
+    const char *name;
+    size_t      site;     /* length of the name without "#N" */
+};
+
+static int by_site(const void *pa, const void *pb)
+{
+    const struct block *x = pa, *y = pb;
+    int c = strncmp(x->name, y->name, x->site < y->site ? x->site : y->site);
+    if (c)
+        return c;
+    if (x->site != y->site)
+        return x->site < y->site ? -1 : 1;
+    return (x->object > y->object) - (x->object < y->object);
+}
+
+static bool same_site(const struct block *x, const struct block *y)
+{
+    return x->site == y->site && !strncmp(x->name, y->name, x->site);
+}
+
+/* Many small blocks of one call site touched in one phase -> one
+ * contiguous allocation.  Each block starts a new run for the hardware
+ * prefetchers and carries the allocator's header and padding; one block
+ * walks as one stream.  Bound: the time of the blocks' references. */
+static int small_allocations(struct rules *r, uint32_t k, size_t *count, struct block *cand)
+{
+    const tf_analysis *a = r->a;
+    const tf_an_phase *ph = &a->phases[k];
+    double span = span_of(ph);
+    if (span < TF_ADVICE_MIN_PHASE_SPAN)
+        return 0;
+    memset(count, 0, a->nobjects * sizeof *count);
+    size_t mem = 0;
+    for (size_t i = tf_an_lower_index(a, ph->x0); i < a->nsamples && a->samples[i].x < ph->x1;
+         i++) {
+        const tf_an_sample *s = &a->samples[i];
+        if (s->kind == TF_SAMPLE_TIMER)
+            continue;
+        mem++;
+        if (s->object < a->nobjects)
+            count[s->object]++;
+    }
+    size_t nc = 0;
+    for (uint32_t o = 0; o < a->nobjects; o++) {
+        const tf_an_object *ob = &a->objects[o];
+        if (count[o] && ob->kind == TF_OBJECT_HEAP && ob->size > 0 &&
+            ob->size <= TF_ADVICE_SMALL_BYTES)
+            cand[nc++] = (struct block){ o, ob->name, site_length(ob->name) };
+    }
+    if (!mem || nc < TF_ADVICE_MIN_BLOCKS)
+        return 0;
+    qsort(cand, nc, sizeof *cand, by_site);
+    for (size_t i = 0, j; i < nc; i = j) {
+        size_t refs = 0;
+        double bytes = 0, largest = 0;
+        for (j = i; j < nc && same_site(&cand[i], &cand[j]); j++) {
+            double size = (double)a->objects[cand[j].object].size;
+            refs += count[cand[j].object];
+            bytes += size;
+            largest = size > largest ? size : largest;
+        }
+        double share = (double)refs / (double)mem;
+        if (j - i < TF_ADVICE_MIN_BLOCKS || share < TF_ADVICE_MIN_STREAM_SHARE)
+            continue;
+        const char *name = cand[i].name;
+        if (add(r, k, cand[i].object, "many small allocations",
+                "one contiguous allocation for the blocks of this call site (an array of rows "
+                "rather than a row per allocation), walked as one stream",
+                span * share * latency_factor(r->m),
+                "%zu blocks from call site %.*s, at most %.1f KiB each, %.1f KiB together, "
+                "carry %.0f %% of the phase's %zu memory samples; phase %.1f %% of the iteration",
+                j - i, (int)cand[i].site, name, kib(largest), kib(bytes), 100 * share, mem,
+                100 * span) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Share of phase k's loads with a known level served beyond the local
+ * caches, NAN when no level is known. */
+static double memory_share(const tf_analysis *a, uint32_t k)
+{
+    double beyond = 0;
+    bool known = false;
+    for (size_t l = 0; l < a->nlevels; l++) {
+        const tf_an_level *lv = &a->levels[l];
+        if (lv->phase != k || lv->level == TF_LEVEL_UNKNOWN)
+            continue;
+        known = true;
+        if (lv->level >= TF_LEVEL_REMOTE_CACHE_1)
+            beyond += lv->share;
+    }
+    return known ? beyond : NAN;
+}
+
+/* Random over an object past the last-level cache -> software prefetch or
+ * a layout that makes the walk ordered.  Uniform random loads over S bytes
+ * hit a cache of C bytes at most C/S of the time; where the loads' levels
+ * are measured (PEBS, IBS) they must also show it. */
+static int random_large(struct rules *r, const tf_an_stream *st)
+{
+    const tf_an_machine *m = r->m;
+    if (st->pattern != TF_AN_PATTERN_RANDOM || st->stride_from != TF_AN_STRIDE_NONE ||
+        st->samples < TF_ADVICE_MIN_RANDOM_SAMPLES)
+        return 0;
+    double llc = m->cache_bytes[m->nlevels - 1], range = stream_bytes(r->a, st);
+    size_t mem = 0;
+    if (!(llc > 0) || range < TF_ADVICE_LLC_TIMES * llc)
+        return 0;
+    double share = stream_share(r->a, st, &mem), beyond = memory_share(r->a, st->phase);
+    if (share < TF_ADVICE_MIN_STREAM_SHARE || beyond < TF_ADVICE_MIN_MEMORY_SHARE)
+        return 0;
+    char levels[96] = "load levels not measured";
+    if (!isnan(beyond))
+        snprintf(levels, sizeof levels, "%.0f %% of the phase's loads served beyond the caches",
+                 100 * beyond);
+    double span = span_of(&r->a->phases[st->phase]);
+    return add(r, st->phase, st->object, "random over a large object",
+               "software prefetch a few iterations ahead (the addresses are known early), or a "
+               "layout that orders the walk (sort the indices, pack the hot fields)",
+               span * share * latency_factor(m),
+               "random over %.0f KiB, %.1f times the last-level cache's %.0f KiB (profile): "
+               "uniform random loads miss it at least %.0f %% of the time; %s; memory latency "
+               "%.0f ns against %.1f ns in L1; %.0f %% of the phase's %zu memory samples; phase "
+               "%.1f %% of the iteration",
+               kib(range), range / llc, kib(llc), 100 * (1 - llc / range), levels, m->memory_ns,
+               m->hit_ns[0], 100 * share, mem, 100 * span);
+}
+
+/* A stream over more pages than the TLB holds, with few references per
+ * page -> huge pages.  Each reference can then miss the TLB; huge pages
+ * cover the range with a few entries.  Bound: the references' time times
+ * the part of one that a TLB miss can be, miss / (miss + L1 hit). */
+static int tlb_reach(struct rules *r, const tf_an_stream *st)
+{
+    const tf_an_machine *m = r->m;
+    double page = m->page_bytes, range = stream_bytes(r->a, st);
+    bool sparse_pages = (st->pattern == TF_AN_PATTERN_RANDOM &&
+                         st->samples >= TF_ADVICE_MIN_RANDOM_SAMPLES) ||
+                        (st->pattern == TF_AN_PATTERN_STRIDED &&
+                         (double)st->stride * TF_ADVICE_REFS_PER_PAGE >= page);
+    size_t mem = 0;
+    if (!sparse_pages || range <= m->tlb_reach_bytes)
+        return 0;
+    double share = stream_share(r->a, st, &mem);
+    if (share < TF_ADVICE_MIN_STREAM_SHARE)
+        return 0;
+    double part = m->tlb_miss_ns > 0 && m->hit_ns[0] > 0
+                      ? m->tlb_miss_ns / (m->tlb_miss_ns + m->hit_ns[0]) : 1;
+    char per_page[64];
+    if (st->pattern == TF_AN_PATTERN_RANDOM)
+        snprintf(per_page, sizeof per_page, "random");
+    else
+        snprintf(per_page, sizeof per_page, "stride %llu B, %.1f references per page",
+                 (unsigned long long)st->stride, page / (double)st->stride);
+    double span = span_of(&r->a->phases[st->phase]);
+    return add(r, st->phase, st->object, "pages beyond the TLB's reach",
+               "huge pages for the object (madvise MADV_HUGEPAGE, or an allocation from "
+               "hugetlbfs)", span * share * part,
+               "%s over %.0f KiB, %.0f pages of %.0f KiB, %.1f times the TLB's reach of %.0f KiB "
+               "(profile); TLB miss %.1f ns; %.0f %% of the phase's %zu memory samples; phase "
+               "%.1f %% of the iteration",
+               per_page, kib(range), range / page, kib(page), range / m->tlb_reach_bytes,
+               kib(m->tlb_reach_bytes), m->tlb_miss_ns, 100 * share, mem, 100 * span);
+}
+
+/* The index of the page-fault counter, or -1. */
+static int fault_counter(const tf_analysis *a)
+{
+    for (size_t c = 0; c < a->ncounters; c++)
+        if (strstr(a->counter_names[c], "fault") || strstr(a->counter_names[c], "FAULT"))
+            return (int)c;
+    return -1;
+}
+
+/* Page faults per iteration in phase ph from its rate of counter c, NAN
+ * when the rate is not known. */
+static double phase_faults(const tf_analysis *a, const tf_an_phase *ph, int c)
+{
+    if (!ph->per_unit)
+        return NAN;
+    double seconds = span_of(ph) * a->duration_ns / 1e9;
+    if (a->per_instruction)
+        return ph->per_unit[c] * ph->mips * 1e6 * seconds;
+    return ph->per_unit[c] * seconds;
+}
+
+/* A large block allocated in every iteration, whose pages fault in every
+ * iteration -> allocate it once.  A fresh block of that size comes from
+ * mmap (glibc's threshold is 128 KiB to 32 MiB) and each of its pages
+ * faults on first touch.  Bound: the spans of the top-level phases in
+ * which faults happen: their time holds every fault the change removes. */
+static int temporaries(struct rules *r)
+{
+    const tf_analysis *a = r->a;
+    int c = fault_counter(a);
+    size_t instances = a->sampling.instances;
+    double page = r->m && r->m->page_bytes > 0 ? r->m->page_bytes : (double)sysconf(_SC_PAGESIZE);
+    if (c < 0 || !instances || !(page > 0))
+        return 0;
+    double faults = 0, most = -1, spans = 0;
+    uint32_t at = TF_AN_NONE;
+    for (uint32_t k = 0; k < a->nphases; k++) {
+        const tf_an_phase *ph = &a->phases[k];
+        double f = ph->parent == TF_AN_NONE ? phase_faults(a, ph, c) : NAN;
+        if (!(f >= 0.5))
+            continue;
+        faults += f;
+        spans += span_of(ph);
+        if (f > most) {
+            most = f;
+            at = k;
+        }
+    }
+    if (at == TF_AN_NONE)
+        return 0;
+    for (uint32_t o = 0; o < a->nobjects; o++) {
+        const tf_an_object *ob = &a->objects[o];
+        double pages = (double)ob->size / page, per_iteration =
+            (double)ob->allocations / (double)instances;
+        if (!ob->refs || (ob->kind != TF_OBJECT_HEAP && ob->kind != TF_OBJECT_MMAP) ||
+            pages < TF_ADVICE_MIN_TEMP_PAGES || per_iteration < 1 ||
+            faults < TF_ADVICE_FAULTED_SHARE * pages)
+            continue;
+        if (add(r, at, o, "allocation in every iteration",
+                "allocate the block once, before the loop, and reuse it",
+                spans > 1 ? 1 : spans,
+                "%zu allocations of up to %.0f KiB over %zu iterations (%.1f per iteration), "
+                "%.0f pages of %.0f KiB; %.0f page faults per iteration (counter %s), %.0f in "
+                "phase %s; the phases with faults span %.1f %% of the iteration",
+                ob->allocations, kib((double)ob->size), instances, per_iteration, pages,
+                kib(page), faults, a->counter_names[c], most, a->phases[at].label,
+                100 * spans) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int by_gain(const void *pa, const void *pb)
+{
+    const tf_an_advice *a = pa, *b = pb;
+    return (a->expected_gain < b->expected_gain) - (a->expected_gain > b->expected_gain);
+}
+
+static bool is_leaf(const tf_analysis *a, uint32_t k)
+{
+    for (size_t j = 0; j < a->nphases; j++)
+        if (a->phases[j].parent == k)
+            return false;
     return true;
 }
 
-int tf_an_advice_find(const tf_analysis *a, tf_an_advice **list, size_t *n, tf_error *err)
+int tf_an_advice_find(const tf_analysis *a, const tf_an_params *params, tf_an_advice **list,
+                      size_t *n, unsigned *untried, tf_error *err)
 {
     *list = NULL;
     *n = 0;
-    if (a->nstreams == 0)
-        return 0;
-    tf_an_params p;
-    tf_an_params_default(&p);
-    tf_an_advice *out = malloc(a->nstreams * sizeof *out);
-    if (!out)
-        return tf_fail(err, TF_ERR_NOMEM, "advice: no memory for %zu streams", a->nstreams);
-    size_t k = 0;
-    for (size_t s = 0; s < a->nstreams; s++)
-        k += column_walk(a, &a->streams[s], p.line_bytes, &out[k]);
-    if (k == 0) {
-        free(out);
+    tf_an_params defaults;
+    if (!params) {
+        tf_an_params_default(&defaults);
+        params = &defaults;
+    }
+    const tf_an_machine *m = params->machine;
+    bool caches = m && m->nlevels >= 2 && m->nlevels <= TF_AN_MAX_CACHES,
+         llc = m && m->nlevels >= 1 && m->nlevels <= TF_AN_MAX_CACHES && m->memory_ns > 0,
+         tlb = m && m->page_bytes > 0 && m->tlb_reach_bytes > 0;
+    *untried = (caches ? 0 : TF_AN_RULE_WORKING_SET) | (llc ? 0 : TF_AN_RULE_RANDOM_LARGE) |
+               (tlb ? 0 : TF_AN_RULE_TLB_REACH);
+    struct rules r = { a, params, m, { 0 } };
+    size_t *count = malloc((a->nobjects + 1) * sizeof *count);
+    struct block *cand = malloc((a->nobjects + 1) * sizeof *cand);
+    int rc = count && cand ? 0 : -1;
+    for (size_t s = 0; !rc && s < a->nstreams; s++) {
+        const tf_an_stream *st = &a->streams[s];
+        rc = column_walk(&r, st);
+        if (!rc && llc)
+            rc = random_large(&r, st);
+        if (!rc && tlb)
+            rc = tlb_reach(&r, st);
+    }
+    for (uint32_t k = 0; !rc && k < a->nphases; k++) {
+        if (!is_leaf(a, k))
+            continue;
+        if (caches)
+            rc = working_set(&r, k);
+        if (!rc)
+            rc = small_allocations(&r, k, count, cand);
+    }
+    if (!rc)
+        rc = temporaries(&r);
+    free(count);
+    free(cand);
+    if (rc) {
+        free(r.out.v);
+        return tf_fail(err, TF_ERR_NOMEM, "advice for region %s: out of memory", a->region);
+    }
+    if (r.out.n == 0) {
+        free(r.out.v);
         return 0;
     }
-    qsort(out, k, sizeof *out, by_gain);
-    *list = out;
-    *n = k;
+    qsort(r.out.v, r.out.n, sizeof *r.out.v, by_gain);
+    *list = r.out.v;
+    *n = r.out.n;
     return 0;
+}
+
+void tf_an_advice_untried_text(unsigned untried, char *buf, size_t size)
+{
+    static const struct { unsigned rule; const char *what; } lacks[] = {
+        { TF_AN_RULE_WORKING_SET, "working set past a cache (the cache sizes)" },
+        { TF_AN_RULE_RANDOM_LARGE,
+          "random over a large object (the last-level cache's size and the memory latency)" },
+        { TF_AN_RULE_TLB_REACH, "pages beyond the TLB's reach (the TLB's reach and the page size)" },
+    };
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof lacks / sizeof *lacks && at < size; i++)
+        if (untried & lacks[i].rule)
+            at += (size_t)snprintf(buf + at, size - at, "%s%s", at ? "; " : "Not tried, for "
+                                   "want of the machine profile (`tracefold calibrate`, then "
+                                   "`tracefold fold --machine PROFILE`): ", lacks[i].what);
+    if (at && at < size)
+        snprintf(buf + at, size - at, ".");
 }

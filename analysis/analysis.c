@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advice.h"
 #include "an_steps.h"
 #include "from_fold.h"
 #include "trace.h"
@@ -203,9 +204,11 @@ int tf_analysis_compute(tf_analysis *a, const tf_an_counter *counters, size_t nc
         if (!(a->counter_names[c] = strdup(counters[c].name)))
             return tf_fail(err, TF_ERR_NOMEM, "out of memory for counter names");
     tf_an_objects_count(a);
-    if ((rc = tf_an_streams(a, params, err)))
+    if ((rc = tf_an_streams(a, params, err)) || (rc = tf_an_levels(a, err)))
         return rc;
-    return tf_an_levels(a, err);
+    free(a->advice);
+    a->advice = NULL;
+    return tf_an_advice_find(a, params, &a->advice, &a->nadvice, &a->advice_untried, err);
 }
 
 int tf_analysis_add_routine(tf_analysis *a, const char *function, const char *file,
@@ -255,6 +258,7 @@ void tf_analysis_clear(tf_analysis *a)
     free(a->phases);
     free(a->streams);
     free(a->levels);
+    free(a->advice);
     memset(a, 0, sizeof *a);
 }
 

@@ -150,6 +150,18 @@ typedef struct tf_an_level {
     double   modes[TF_AN_MAX_MODES];  /* cost modes, cycles, ascending */
 } tf_an_level;
 
+/* The figures of a machine profile (tracefold calibrate, `fold --machine`)
+ * that the advice rules use; 0 where the profile has none. */
+#define TF_AN_MAX_CACHES 6
+typedef struct tf_an_machine {
+    unsigned nlevels;
+    double   cache_bytes[TF_AN_MAX_CACHES];   /* L1 first */
+    double   hit_ns[TF_AN_MAX_CACHES];        /* latency of a load served there */
+    double   memory_ns;                       /* beyond the last cache */
+    double   page_bytes;
+    double   tlb_reach_bytes, tlb_miss_ns;
+} tf_an_machine;
+
 /* The default of tf_an_params.max_samples: 48 MB of samples, enough for
  * every statistic (docs/algorithms.md, "Samples analysed"). */
 #define TF_AN_MAX_SAMPLES ((size_t)1 << 20)
@@ -176,6 +188,7 @@ typedef struct tf_an_params {
     size_t max_samples;      /* folded samples analysed at most (about): beyond,
                                 a uniform choice by a hash of the point; 0: all */
     tf_alloc_rules alloc_rules;  /* how heap objects' call sites are found */
+    const tf_an_machine *machine;  /* for the advice; NULL: no profile */
 } tf_an_params;
 
 void tf_an_params_default(tf_an_params *p);
@@ -183,6 +196,7 @@ void tf_an_params_default(tf_an_params *p);
 /* Where tf_analysis_from_fold's folded points lie in the code and in the
  * address space, kept for fold.h5's per-point columns (from_fold.h). */
 struct tf_an_locator;
+struct tf_an_advice;
 
 /* The analysis of one region (and group). */
 typedef struct tf_analysis {
@@ -205,12 +219,14 @@ typedef struct tf_analysis {
                                                       then sub-phases */
     size_t   nstreams;   tf_an_stream  *streams;
     size_t   nlevels;    tf_an_level   *levels;
+    size_t   nadvice;    struct tf_an_advice *advice;   /* advice.h, strongest first */
+    unsigned advice_untried;  /* rules not tried for want of a machine figure (advice.h) */
 } tf_analysis;
 
 /* Runs every step on a tf_analysis whose region, duration, routines,
  * objects and samples are filled (samples in any order): sorts the samples,
  * then fills windows, phases (with rates from counters and the fold's
- * change points), objects' counts, streams and levels. */
+ * change points), objects' counts, streams, levels and advice. */
 int tf_analysis_compute(tf_analysis *a, const tf_an_counter *counters, size_t ncounters,
                         const double *change_points, size_t nchange_points,
                         const tf_an_params *params, tf_error *err);

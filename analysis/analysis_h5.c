@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "advice.h"
 #include "from_fold.h"
 #include "h5util.h"
 
@@ -340,10 +341,44 @@ static int write_levels(const tf_analysis *a, int64_t g, struct columns *c, tf_e
     return rc;
 }
 
+static int write_advice(const tf_analysis *a, int64_t g, struct columns *c, tf_error *err)
+{
+    int64_t sub;
+    int rc = tf_h5_group_create(g, "advice", &sub, err);
+    size_t n = a->nadvice;
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = a->advice[i].phase;
+    if (!rc)
+        rc = put_i(sub, "phase", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->i[i] = a->advice[i].object;
+    if (!rc)
+        rc = put_i(sub, "object", c->i, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->s[i] = a->advice[i].finding;
+    if (!rc)
+        rc = tf_h5_write_strings(sub, "finding", c->s, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->s[i] = a->advice[i].suggestion;
+    if (!rc)
+        rc = tf_h5_write_strings(sub, "suggestion", c->s, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->s[i] = a->advice[i].evidence;
+    if (!rc)
+        rc = tf_h5_write_strings(sub, "evidence", c->s, n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        c->d[i] = a->advice[i].expected_gain;
+    if (!rc)
+        rc = put_d(sub, "expected_gain", c->d, n, err);
+    tf_h5_close(sub);
+    return rc;
+}
+
 int tf_analysis_write_h5(const tf_analysis *a, int64_t loc, size_t npoints, tf_error *err)
 {
     size_t max = a->nroutines;
-    const size_t sizes[] = { a->nobjects, a->nwindows, a->nphases, a->nstreams, a->nlevels };
+    const size_t sizes[] = { a->nobjects, a->nwindows, a->nphases, a->nstreams, a->nlevels,
+                             a->nadvice };
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         max = sizes[i] > max ? sizes[i] : max;
     struct columns c = { malloc((max + 1) * sizeof *c.d), malloc((max + 1) * sizeof *c.i),
@@ -372,6 +407,8 @@ int tf_analysis_write_h5(const tf_analysis *a, int64_t loc, size_t npoints, tf_e
         rc = write_streams(a, g, &c, err);
     if (!rc)
         rc = write_levels(a, g, &c, err);
+    if (!rc)
+        rc = write_advice(a, g, &c, err);
     tf_h5_close(g);
     free(c.d);
     free(c.i);

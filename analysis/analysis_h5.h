@@ -8,7 +8,7 @@
 
 /* Creates loc/analysis with the routines, objects, per-point columns
  * (npoints: the caller's input size, in its order), windows, phases,
- * streams and levels of a. */
+ * streams, levels and advice of a. */
 int tf_analysis_write_h5(const tf_analysis *a, int64_t loc, size_t npoints, tf_error *err);
 
 #endif

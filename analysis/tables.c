@@ -200,55 +200,48 @@ static void md_number(FILE *f, int decimals, double v)
         fprintf(f, "%.*f", decimals, v);
 }
 
-static int write_advice(FILE *f, const tf_analysis *const *a, size_t n, tf_error *err)
+static void write_advice(FILE *f, const tf_analysis *const *a, size_t n)
 {
     fputs("region,group,phase,object,finding,suggestion,evidence,expected_gain\n", f);
-    for (size_t i = 0; i < n; i++) {
-        tf_an_advice *list;
-        size_t m;
-        if (tf_an_advice_find(a[i], &list, &m, err) < 0)
-            return -err->code;
-        for (size_t k = 0; k < m; k++) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < a[i]->nadvice; k++) {
+            const tf_an_advice *ad = &a[i]->advice[k];
             tf_csv_text(f, a[i]->region);
-            fprintf(f, ",%u,%s,", a[i]->group, phase_label(a[i], list[k].phase));
-            tf_csv_text(f, a[i]->objects[list[k].object].name);
-            fprintf(f, ",%s,", list[k].finding);
-            tf_csv_text(f, list[k].suggestion);
+            fprintf(f, ",%u,%s,", a[i]->group, phase_label(a[i], ad->phase));
+            tf_csv_text(f, a[i]->objects[ad->object].name);
+            fprintf(f, ",%s,", ad->finding);
+            tf_csv_text(f, ad->suggestion);
             fputc(',', f);
-            tf_csv_text(f, list[k].evidence);
-            fprintf(f, ",%.4f\n", list[k].expected_gain);
+            tf_csv_text(f, ad->evidence);
+            fprintf(f, ",%.4f\n", ad->expected_gain);
         }
-        free(list);
-    }
-    return 0;
 }
 
 /* The advice section of summary.md: each piece with its evidence, or why
- * there is none. */
-static int summary_advice(FILE *f, const tf_analysis *a, tf_error *err)
+ * there is none, and the rules a machine profile would have let run. */
+static void summary_advice(FILE *f, const tf_analysis *a)
 {
-    tf_an_advice *list;
-    size_t m;
-    if (tf_an_advice_find(a, &list, &m, err) < 0)
-        return -err->code;
     fputs("### Advice\n\n", f);
-    if (m == 0)
+    if (a->nadvice == 0)
         fputs("None: no rule's evidence is strong enough (thresholds in docs/algorithms.md, "
               "\"Advice\").\n\n", f);
-    for (size_t k = 0; k < m; k++) {
-        fprintf(f, "- phase %s, `", phase_label(a, list[k].phase));
-        md_text(f, a->objects[list[k].object].name);
-        fprintf(f, "`: **%s** → %s. Evidence: %s. Saves at most %.1f %% of the iteration.\n",
-                list[k].finding, list[k].suggestion, list[k].evidence,
-                100 * list[k].expected_gain);
+    for (size_t k = 0; k < a->nadvice; k++) {
+        const tf_an_advice *ad = &a->advice[k];
+        fprintf(f, "- phase %s, `", phase_label(a, ad->phase));
+        md_text(f, a->objects[ad->object].name);
+        fprintf(f, "`: **%s** → %s. Evidence: ", ad->finding, ad->suggestion);
+        md_text(f, ad->evidence);
+        fprintf(f, ". Saves at most %.1f %% of the iteration.\n", 100 * ad->expected_gain);
     }
-    if (m)
+    if (a->nadvice)
         fputc('\n', f);
-    free(list);
-    return 0;
+    char untried[512];
+    tf_an_advice_untried_text(a->advice_untried, untried, sizeof untried);
+    if (untried[0])
+        fprintf(f, "%s\n\n", untried);
 }
 
-static int summary_one(FILE *f, const tf_analysis *a, tf_error *err)
+static void summary_one(FILE *f, const tf_analysis *a)
 {
     fputs("## Region `", f);
     md_text(f, a->region);
@@ -329,7 +322,7 @@ static int summary_one(FILE *f, const tf_analysis *a, tf_error *err)
         fprintf(f, " | %s |\n", modes);
     }
     fputc('\n', f);
-    return summary_advice(f, a, err);
+    summary_advice(f, a);
 }
 
 int tf_analysis_write_tables(const tf_analysis *const *a, size_t n, const char *dir,
@@ -353,11 +346,11 @@ int tf_analysis_write_tables(const tf_analysis *const *a, size_t n, const char *
         case 1: write_objects(f, a, n); break;
         case 2: write_streams(f, a, n); break;
         case 3: write_levels(f, a, n); break;
-        case 4: ret = write_advice(f, a, n, err); break;
+        case 4: write_advice(f, a, n); break;
         default:
             fputs("# Phases, code lines and the address space\n\n", f);
-            for (size_t j = 0; j < n && !ret; j++)
-                ret = summary_one(f, a[j], err);
+            for (size_t j = 0; j < n; j++)
+                summary_one(f, a[j]);
         }
         int crc = tf_out_close(f, dir, files[i], err);
         ret = ret ? ret : crc;

@@ -78,7 +78,8 @@ static void usage(FILE *out)
             "                        its callers: heap objects are named by its caller\n"
             "                        (repeatable)\n"
             "      --machine PROFILE machine profile from 'tracefold calibrate': its cache\n"
-            "                        sizes kept in fold.h5 and drawn in the report\n"
+            "                        sizes kept in fold.h5, drawn in the report and\n"
+            "                        used by the advice\n"
             "      --analysis-samples N  folded samples the phases, code lines and\n"
             "                        address space rest on at most, a uniform choice\n"
             "                        beyond (1048576; 0: all of them)\n"
@@ -446,6 +447,17 @@ static void *finish_synthetic(void *arg)
     return NULL;
 }
 
+/* The profile's figures the advice rules compare with (advice.h). */
+static void machine_figures(const tf_cal_profile *p, tf_an_machine *m)
+{
+    *m = (tf_an_machine){ .memory_ns = p->memory_ns, .page_bytes = p->page_bytes,
+                          .tlb_reach_bytes = p->tlb_reach_bytes, .tlb_miss_ns = p->tlb_miss_ns };
+    for (int l = 0; l < p->nlevels && l < TF_AN_MAX_CACHES; l++, m->nlevels++) {
+        m->cache_bytes[l] = p->levels[l].size_bytes;
+        m->hit_ns[l] = p->levels[l].hit_ns;
+    }
+}
+
 /* Writes the result into a temporary sibling of outdir and renames it.
  * With more than one thread the outputs are written by three threads, so
  * that the analysis, which one thread works out, has company:
@@ -479,7 +491,13 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res,
     pthread_t side_thread, end_thread;
     bool side_threaded = threads > 1 && pthread_create(&side_thread, NULL, write_side, &side) == 0;
     tf_analysis_set analyses = { 0 };
-    int rc = tf_analysis_run_groups(tr, res, o->debug_dir, &o->analysis, &analyses, err);
+    tf_an_params params = o->analysis;
+    tf_an_machine machine;
+    if (profile) {
+        machine_figures(profile, &machine);
+        params.machine = &machine;
+    }
+    int rc = tf_analysis_run_groups(tr, res, o->debug_dir, &params, &analyses, err);
     for (size_t k = 0; rc == 0 && k < analyses.n; k++) {
         const tf_analysis *an = &analyses.list[k];
         if (an->nsamples < an->nfolded)

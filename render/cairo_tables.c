@@ -50,6 +50,7 @@ static bool numeric(const char *s)
 static const char *const table_csv[TF_REPORT_NTABLES] = {
     [TF_REPORT_TABLE_PHASES] = "phases.csv", [TF_REPORT_TABLE_LEVELS] = "levels.csv",
     [TF_REPORT_TABLE_OBJECTS] = "objects.csv", [TF_REPORT_TABLE_STREAMS] = "streams.csv",
+    [TF_REPORT_TABLE_ADVICE] = "advice.csv",
 };
 
 /* Draws table k from y within height; returns the y below it. */

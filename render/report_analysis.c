@@ -113,6 +113,25 @@ int tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
             rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "streams",
                             "row %zu: phase %lld or object %lld out of range", n,
                             (long long)a->stream_phase[n], (long long)a->stream_object[n]);
+    /* the advice, where the fold wrote it */
+    a->nadvice = rc == 0 && tf_h5_exists(grp, "advice") ? SIZE_MAX : 0;
+    if (rc == 0 && a->nadvice)
+        rc = column(grp, "advice/phase", TF_H5_INT64, (void **)&a->advice_phase, &a->nadvice, err);
+    if (rc == 0 && a->nadvice)
+        rc = column(grp, "advice/object", TF_H5_INT64, (void **)&a->advice_object, &a->nadvice, err);
+    if (rc == 0 && a->nadvice)
+        rc = strings(grp, "advice/finding", &a->advice_finding, &a->nadvice, err);
+    if (rc == 0 && a->nadvice)
+        rc = strings(grp, "advice/suggestion", &a->advice_suggestion, &a->nadvice, err);
+    if (rc == 0 && a->nadvice)
+        rc = column(grp, "advice/expected_gain", TF_H5_DOUBLE, (void **)&a->advice_gain,
+                    &a->nadvice, err);
+    for (n = 0; rc == 0 && n < a->nadvice; n++)
+        if (a->advice_phase[n] < 0 || a->advice_phase[n] >= (int64_t)a->nphases
+            || a->advice_object[n] < 0 || a->advice_object[n] >= (int64_t)a->nobjects)
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "advice",
+                            "row %zu: phase %lld or object %lld out of range", n,
+                            (long long)a->advice_phase[n], (long long)a->advice_object[n]);
     /* Every index must point into its table (the points' as they are read). */
     for (n = 0; rc == 0 && n < a->nphases; n++)
         if (a->phase_routine[n] >= (int64_t)a->nroutines)
@@ -176,6 +195,11 @@ void tf_report_analysis_free(tf_report_analysis *a)
     free(a->stream_samples);
     free(a->stream_pattern);
     free(a->stream_bandwidth);
+    free(a->advice_phase);
+    free(a->advice_object);
+    free(a->advice_finding);
+    free(a->advice_suggestion);
+    free(a->advice_gain);
     memset(a, 0, sizeof *a);
     a->file = a->points = -1;
 }

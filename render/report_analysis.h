@@ -2,7 +2,8 @@
 /* The analysis of a folded group as `tracefold fold` stores it in fold.h5
  * (/region/<r>/group/<g>/analysis, docs/fold-format.md): what the report
  * takes from it — routines, data objects, each folded point's routine,
- * line, object and offset, the phases and the access streams. */
+ * line, object and offset, the phases, the access streams and the
+ * advice. */
 #ifndef TF_RENDER_REPORT_ANALYSIS_H
 #define TF_RENDER_REPORT_ANALYSIS_H
 
@@ -35,6 +36,10 @@ typedef struct tf_report_analysis {
     int64_t  *stream_count, *stream_samples;
     char    **stream_pattern;  /* one block */
     double   *stream_bandwidth;   /* MB/s, NaN when not linear */
+    size_t    nadvice;         /* 0 in a fold.h5 written before the advice was */
+    int64_t  *advice_phase, *advice_object;
+    char    **advice_finding, **advice_suggestion;   /* one block each */
+    double   *advice_gain;     /* expected_gain: share of the iteration */
 } tf_report_analysis;
 
 /* Reads the analysis of group g of region r from fold_path.  *present is

@@ -212,6 +212,39 @@ static int streams(tf_report_page *p, const tf_report_analysis *an, tf_error *er
     return 0;
 }
 
+/* The advice of the analysis (docs/algorithms.md, "Advice"), strongest
+ * first; its evidence is in advice.csv and summary.md. */
+static int advice(tf_report_page *p, const tf_report_analysis *an, tf_error *err)
+{
+    size_t nrows = an ? an->nadvice : 0;
+    tf_report_table *t = &p->tables[TF_REPORT_TABLE_ADVICE];
+    if (tf_report_table_init(t, "Advice (evidence in advice.csv and summary.md)", 5, nrows,
+                             err) < 0)
+        return -err->code;
+    static const char *const head[] = {"phase", "object", "finding", "suggestion",
+                                       "saves at most [%]"};
+    if (set_head(t, head) < 0)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the advice table");
+    if (!an)
+        t->note = tf_report_strdup("advice comes from the analysis step of tracefold fold; "
+                                   "this fold.h5 has none");
+    else if (nrows == 0)
+        t->note = tf_report_strdup("none: no rule's evidence is strong enough (thresholds in "
+                                   "docs/algorithms.md)");
+    for (size_t i = 0; i < nrows; i++) {
+        char **row = &t->cells[i * 5];
+        row[0] = tf_report_strdup("%s", an->phase_label[an->advice_phase[i]]);
+        row[1] = tf_report_strdup("%s", an->object_names[an->advice_object[i]]);
+        row[2] = tf_report_strdup("%s", an->advice_finding[i]);
+        row[3] = tf_report_strdup("%s", an->advice_suggestion[i]);
+        row[4] = tf_report_strdup("%.1f", 100 * an->advice_gain[i]);
+        for (int j = 0; j < 5; j++)
+            if (!row[j])
+                return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the advice table");
+    }
+    return 0;
+}
+
 int tf_report_tables_fill(tf_report_page *p, const tf_report_analysis *an, tf_error *err)
 {
     int rc = phases(p, err);
@@ -221,5 +254,7 @@ int tf_report_tables_fill(tf_report_page *p, const tf_report_analysis *an, tf_er
         rc = objects(p, err);
     if (rc == 0)
         rc = streams(p, an, err);
+    if (rc == 0)
+        rc = advice(p, an, err);
     return rc;
 }

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The advice rules (docs/algorithms.md, "Advice") on analyses built with a
+ * known truth: each rule fires on the pattern of a "before" program with
+ * its evidence and a bound computed from it, and not on the "after" one
+ * (the change made) nor on weaker evidence; the rules that compare with
+ * the machine's caches say so when no profile is given. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "advice.h"
+#include "trace.h"
+
+/* A machine like the AMD Zen 3 VM the tests run on: 32 KiB, 512 KiB and
+ * 4 MiB caches, 100 ns to memory, 4 KiB pages, a TLB reaching 256 KiB. */
+static const tf_an_machine zen = {
+    .nlevels = 3,
+    .cache_bytes = { 32 * 1024, 512 * 1024, 4 * 1024 * 1024 },
+    .hit_ns = { 1, 4, 12 },
+    .memory_ns = 100,
+    .page_bytes = 4096,
+    .tlb_reach_bytes = 256 * 1024,
+    .tlb_miss_ns = 9,
+};
+
+static void *grow(void *p, size_t n, size_t size)
+{
+    void *q = realloc(p, (n + 1) * size);
+    assert_non_null(q);
+    return q;
+}
+
+static uint32_t add_object(tf_analysis *a, const char *name, uint8_t kind, uint64_t size,
+                           size_t allocations)
+{
+    a->objects = grow(a->objects, a->nobjects, sizeof *a->objects);
+    a->objects[a->nobjects] = (tf_an_object){ .name = strdup(name), .kind = kind, .size = size,
+                                              .allocations = allocations };
+    return (uint32_t)a->nobjects++;
+}
+
+/* n loads of object o, evenly over [x0, x1). */
+static void add_loads(tf_analysis *a, uint32_t o, double x0, double x1, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        a->samples = grow(a->samples, a->nsamples, sizeof *a->samples);
+        a->samples[a->nsamples++] = (tf_an_sample){ .x = x0 + (x1 - x0) * ((double)i + 0.5) / (double)n,
+                                                    .object = o, .routine = TF_AN_NONE,
+                                                    .kind = TF_SAMPLE_LOAD,
+                                                    .level = TF_LEVEL_UNKNOWN };
+        a->objects[o].refs++;
+        a->objects[o].loads++;
+    }
+}
+
+static int by_x(const void *pa, const void *pb)
+{
+    const tf_an_sample *x = pa, *y = pb;
+    return (x->x > y->x) - (x->x < y->x);
+}
+
+static uint32_t add_phase(tf_analysis *a, double x0, double x1)
+{
+    a->phases = grow(a->phases, a->nphases, sizeof *a->phases);
+    a->phases[a->nphases] = (tf_an_phase){ .parent = TF_AN_NONE, .x0 = x0, .x1 = x1,
+                                           .routine = TF_AN_NONE, .mips = NAN, .ipc = NAN };
+    snprintf(a->phases[a->nphases].label, sizeof a->phases[a->nphases].label, "%zu",
+             a->nphases + 1);
+    return (uint32_t)a->nphases++;
+}
+
+static void add_stream(tf_analysis *a, tf_an_stream st)
+{
+    a->streams = grow(a->streams, a->nstreams, sizeof *a->streams);
+    a->streams[a->nstreams++] = st;
+}
+
+static void start(tf_analysis *a)
+{
+    memset(a, 0, sizeof *a);
+    a->region = strdup("iteration");
+    a->duration_ns = 1e7;
+}
+
+/* The advice of a (samples sorted first), printed. */
+static tf_an_advice *advise(tf_analysis *a, const tf_an_machine *m, size_t *n, unsigned *untried)
+{
+    qsort(a->samples, a->nsamples, sizeof *a->samples, by_x);
+    tf_an_params p;
+    tf_an_params_default(&p);
+    p.machine = m;
+    tf_an_advice *list;
+    tf_error err;
+    assert_int_equal(tf_an_advice_find(a, &p, &list, n, untried, &err), 0);
+    for (size_t k = 0; k < *n; k++)
+        print_message("%s: %s; %s; gain %.4f\n", list[k].finding, list[k].suggestion,
+                      list[k].evidence, list[k].expected_gain);
+    return list;
+}
+
+/* Not inlined: gcc's -Wstringop-overread otherwise takes the NULL of an
+ * empty list for the advice's evidence. */
+static __attribute__((noinline)) const tf_an_advice *find(const tf_an_advice *list, size_t n,
+                                                          const char *finding)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(list[k].finding, finding))
+            return &list[k];
+    return NULL;
+}
+
+/* matmul's mm_naive: x written along rows, y read along rows, z walked
+ * down its columns (stride a row, from the code) again for every column
+ * of x: 3 matrices of N x N doubles.  z: `share` of the samples. */
+static void matmul(tf_analysis *a, uint64_t n, uint64_t z_stride, double z_r2)
+{
+    start(a);
+    uint64_t bytes = n * n * 8;
+    uint32_t x = add_object(a, "matmul.c:165:17", TF_OBJECT_HEAP, bytes, 1);
+    uint32_t y = add_object(a, "matmul.c:165:51", TF_OBJECT_HEAP, bytes, 1);
+    uint32_t z = add_object(a, "matmul.c:166:17", TF_OBJECT_HEAP, bytes, 1);
+    uint32_t ph = add_phase(a, 0, 1);
+    add_loads(a, x, 0, 1, 100);
+    add_loads(a, y, 0, 1, 300);
+    add_loads(a, z, 0, 1, 600);
+    add_stream(a, (tf_an_stream){ .phase = ph, .object = x, .samples = 100, .direction = 1,
+                                  .stride = 8, .stride_from = TF_AN_STRIDE_CODE,
+                                  .pattern = TF_AN_PATTERN_LINEAR, .ordered_r2 = 0.99,
+                                  .bytes = (double)bytes });
+    add_stream(a, (tf_an_stream){ .phase = ph, .object = y, .samples = 300, .direction = 1,
+                                  .stride = 8, .stride_from = TF_AN_STRIDE_CODE,
+                                  .pattern = TF_AN_PATTERN_LINEAR, .ordered_r2 = 0.98,
+                                  .bytes = (double)bytes });
+    add_stream(a, (tf_an_stream){ .phase = ph, .object = z, .samples = 600, .direction = 1,
+                                  .stride = z_stride, .stride_from = TF_AN_STRIDE_CODE,
+                                  .pattern = z_stride >= 64 ? TF_AN_PATTERN_STRIDED
+                                                            : TF_AN_PATTERN_LINEAR,
+                                  .ordered_r2 = z_r2, .bytes = (double)bytes });
+}
+
+static void column_walk(void **state)
+{
+    tf_analysis a;
+    size_t n;
+    unsigned untried;
+    matmul(&a, 256, 2048, 0.05);
+    tf_an_advice *list = advise(&a, NULL, &n, &untried);
+    const tf_an_advice *ad = find(list, n, "column walk");
+    assert_non_null(ad);
+    assert_int_equal(ad->object, 2);
+    assert_non_null(strstr(ad->evidence, "stride 2048 B (32 cache lines; from the code)"));
+    assert_true(fabs(ad->expected_gain - 0.6) < 1e-9);     /* the whole phase, z's 60 % */
+    free(list);
+    tf_analysis_clear(&a);
+    /* interchanged (mm_ikj): z walked along its rows */
+    matmul(&a, 256, 8, 0.05);
+    list = advise(&a, NULL, &n, &untried);
+    assert_null(find(list, n, "column walk"));
+    free(list);
+    tf_analysis_clear(&a);
+}
+
+static void working_set(void **state)
+{
+    tf_analysis a;
+    size_t n;
+    unsigned untried;
+    /* 3 x 512 KiB, past the L2 of 512 KiB, z walked again and again */
+    matmul(&a, 256, 8, 0.05);
+    tf_an_advice *list = advise(&a, &zen, &n, &untried);
+    assert_int_equal(untried, 0);
+    const tf_an_advice *ad = find(list, n, "working set past a cache");
+    assert_non_null(ad);
+    assert_int_equal(ad->object, 2);
+    /* tiles of half the L2 shared by 3 objects: 85 KiB, 104 x 104 doubles */
+    assert_non_null(strstr(ad->suggestion, "for L2: tiles of at most 85 KiB per object "
+                                           "(104 x 104 elements of 8 B)"));
+    assert_non_null(strstr(ad->evidence, "working set 1536 KiB over 3 objects, above L2's 512 KiB"));
+    assert_true(fabs(ad->expected_gain - 0.6 * (1 - 1.0 / 100)) < 1e-9);
+    free(list);
+    tf_analysis_clear(&a);
+    /* blocked: the walks over z are ordered within the fold's resolution */
+    matmul(&a, 256, 8, 0.97);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "working set past a cache"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* N = 128: 3 x 128 KiB fit the L2 */
+    matmul(&a, 128, 8, 0.05);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "working set past a cache"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* no profile: not tried, and said so */
+    matmul(&a, 256, 8, 0.05);
+    list = advise(&a, NULL, &n, &untried);
+    assert_null(find(list, n, "working set past a cache"));
+    assert_true(untried & TF_AN_RULE_WORKING_SET);
+    char text[512];
+    tf_an_advice_untried_text(untried, text, sizeof text);
+    assert_non_null(strstr(text, "working set past a cache (the cache sizes)"));
+    assert_non_null(strstr(text, "--machine"));
+    free(list);
+    tf_analysis_clear(&a);
+}
+
+/* A matrix of `rows` rows of `row_bytes`: a row per allocation (rows
+ * objects of one call site, as families name them) or one allocation. */
+static void rows_matrix(tf_analysis *a, size_t rows, uint64_t row_bytes, bool per_row)
+{
+    start(a);
+    add_phase(a, 0.1, 0.9);
+    uint32_t other = add_object(a, "rows.c:30:9", TF_OBJECT_HEAP, 1 << 20, 1);
+    add_loads(a, other, 0, 1, 100);
+    if (!per_row) {
+        uint32_t m = add_object(a, "rows.c:12:15", TF_OBJECT_HEAP, rows * row_bytes, 1);
+        add_loads(a, m, 0.1, 0.9, 4 * rows);
+        return;
+    }
+    for (size_t r = 0; r < rows; r++) {
+        char name[32];
+        snprintf(name, sizeof name, r ? "rows.c:12:15#%zu" : "rows.c:12:15", r + 1);
+        add_loads(a, add_object(a, name, TF_OBJECT_HEAP, row_bytes, 1), 0.1 + 0.8 * (double)r / (double)rows,
+                  0.1 + 0.8 * (double)(r + 1) / (double)rows, 4);
+    }
+}
+
+static void small_allocations(void **state)
+{
+    tf_analysis a;
+    size_t n;
+    unsigned untried;
+    rows_matrix(&a, 64, 2048, true);
+    tf_an_advice *list = advise(&a, NULL, &n, &untried);
+    const tf_an_advice *ad = find(list, n, "many small allocations");
+    assert_non_null(ad);
+    assert_string_equal(a.objects[ad->object].name, "rows.c:12:15");
+    assert_non_null(strstr(ad->evidence, "64 blocks from call site rows.c:12:15, at most 2.0 KiB "
+                                         "each, 128.0 KiB together"));
+    /* 256 of the phase's 256 + 80 memory samples, over 0.8 of the iteration */
+    assert_true(fabs(ad->expected_gain - 0.8 * 256.0 / 336.0) < 1e-9);
+    free(list);
+    tf_analysis_clear(&a);
+    /* one allocation */
+    rows_matrix(&a, 64, 2048, false);
+    list = advise(&a, NULL, &n, &untried);
+    assert_null(find(list, n, "many small allocations"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* too few blocks to call it a family walked as one */
+    rows_matrix(&a, 8, 2048, true);
+    list = advise(&a, NULL, &n, &untried);
+    assert_null(find(list, n, "many small allocations"));
+    free(list);
+    tf_analysis_clear(&a);
+}
+
+/* A gather c[idx[j]] over an object of `bytes` (random, no stride in the
+ * code), 70 % of the phase's samples; memory_share: the phase's loads
+ * served from DRAM where levels are measured (NAN: not measured). */
+static void gather(tf_analysis *a, double bytes, uint8_t pattern, double memory_share)
+{
+    start(a);
+    uint32_t c = add_object(a, "gather.c:20:14", TF_OBJECT_HEAP, (uint64_t)bytes, 1);
+    uint32_t idx = add_object(a, "gather.c:21:14", TF_OBJECT_HEAP, 1 << 20, 1);
+    uint32_t ph = add_phase(a, 0, 0.5);
+    add_phase(a, 0.5, 1);
+    add_loads(a, c, 0, 0.5, 700);
+    add_loads(a, idx, 0, 0.5, 300);
+    add_stream(a, (tf_an_stream){ .phase = ph, .object = c, .samples = 700,
+                                  .pattern = pattern,
+                                  .stride = pattern == TF_AN_PATTERN_RANDOM ? 0 : 8,
+                                  .stride_from = pattern == TF_AN_PATTERN_RANDOM
+                                                     ? TF_AN_STRIDE_NONE : TF_AN_STRIDE_SAMPLES,
+                                  .ordered_r2 = 0.02, .bytes = bytes });
+    if (!isnan(memory_share)) {
+        a->levels = calloc(2, sizeof *a->levels);
+        a->levels[0] = (tf_an_level){ .phase = ph, .level = TF_LEVEL_L1, .share = 1 - memory_share };
+        a->levels[1] = (tf_an_level){ .phase = ph, .level = TF_LEVEL_DRAM, .share = memory_share };
+        a->nlevels = 2;
+    }
+}
+
+static void random_large(void **state)
+{
+    tf_analysis a;
+    size_t n;
+    unsigned untried;
+    gather(&a, 64 << 20, TF_AN_PATTERN_RANDOM, NAN);
+    tf_an_advice *list = advise(&a, &zen, &n, &untried);
+    const tf_an_advice *ad = find(list, n, "random over a large object");
+    assert_non_null(ad);
+    assert_non_null(strstr(ad->evidence, "random over 65536 KiB, 16.0 times the last-level "
+                                         "cache's 4096 KiB (profile): uniform random loads miss "
+                                         "it at least 94 %"));
+    assert_true(fabs(ad->expected_gain - 0.5 * 0.7 * 0.99) < 1e-9);
+    free(list);
+    tf_analysis_clear(&a);
+    /* measured: most loads hit the caches (a skewed index): no advice */
+    gather(&a, 64 << 20, TF_AN_PATTERN_RANDOM, 0.05);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "random over a large object"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* measured and mostly from memory: advice */
+    gather(&a, 64 << 20, TF_AN_PATTERN_RANDOM, 0.6);
+    list = advise(&a, &zen, &n, &untried);
+    assert_non_null((ad = find(list, n, "random over a large object")));
+    assert_non_null(strstr(ad->evidence, "60 % of the phase's loads served beyond the caches"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* an object of twice the LLC: too many loads may hit it */
+    gather(&a, 8 << 20, TF_AN_PATTERN_RANDOM, NAN);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "random over a large object"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* prefetched into order (sorted indices): linear */
+    gather(&a, 64 << 20, TF_AN_PATTERN_LINEAR, NAN);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "random over a large object"));
+    assert_null(find(list, n, "pages beyond the TLB's reach"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* no profile */
+    gather(&a, 64 << 20, TF_AN_PATTERN_RANDOM, NAN);
+    list = advise(&a, NULL, &n, &untried);
+    assert_null(find(list, n, "random over a large object"));
+    assert_true(untried & TF_AN_RULE_RANDOM_LARGE);
+    free(list);
+    tf_analysis_clear(&a);
+}
+
+static void tlb_reach(void **state)
+{
+    tf_analysis a;
+    size_t n;
+    unsigned untried;
+    gather(&a, 64 << 20, TF_AN_PATTERN_RANDOM, NAN);
+    tf_an_advice *list = advise(&a, &zen, &n, &untried);
+    const tf_an_advice *ad = find(list, n, "pages beyond the TLB's reach");
+    assert_non_null(ad);
+    assert_non_null(strstr(ad->evidence, "random over 65536 KiB, 16384 pages of 4 KiB, 256.0 "
+                                         "times the TLB's reach of 256 KiB"));
+    assert_true(fabs(ad->expected_gain - 0.5 * 0.7 * 9.0 / 10.0) < 1e-9);
+    free(list);
+    tf_analysis_clear(&a);
+    /* within the reach */
+    gather(&a, 128 << 10, TF_AN_PATTERN_RANDOM, NAN);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "pages beyond the TLB's reach"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* no profile */
+    gather(&a, 64 << 20, TF_AN_PATTERN_RANDOM, NAN);
+    list = advise(&a, NULL, &n, &untried);
+    assert_null(find(list, n, "pages beyond the TLB's reach"));
+    assert_true(untried & TF_AN_RULE_TLB_REACH);
+    free(list);
+    tf_analysis_clear(&a);
+}
+
+/* A temporary of `bytes` allocated `per_iteration` times per iteration
+ * over 50 iterations, `faults` page faults per iteration in phase 2 of 3
+ * (counter page-faults, rates per second). */
+static void temporaries_case(tf_analysis *a, double bytes, double per_iteration, double faults)
+{
+    start(a);
+    a->sampling.instances = 50;
+    uint32_t t = add_object(a, "solver.c:40:18", TF_OBJECT_HEAP, (uint64_t)bytes,
+                            (size_t)(50 * per_iteration));
+    add_loads(a, t, 0.3, 0.6, 200);
+    a->ncounters = 1;
+    a->counter_names = calloc(1, sizeof *a->counter_names);
+    a->counter_names[0] = strdup("page-faults");
+    const double x[4] = { 0, 0.3, 0.6, 1 };
+    for (int k = 0; k < 3; k++) {
+        uint32_t ph = add_phase(a, x[k], x[k + 1]);
+        a->phases[ph].per_unit = calloc(1, sizeof *a->phases[ph].per_unit);
+        /* per second: faults over the phase's time */
+        a->phases[ph].per_unit[0] = k == 1 ? faults / ((x[2] - x[1]) * a->duration_ns / 1e9) : 0;
+    }
+}
+
+static void temporaries(void **state)
+{
+    tf_analysis a;
+    size_t n;
+    unsigned untried;
+    /* 8 MiB every iteration, 2048 pages faulting */
+    temporaries_case(&a, 8 << 20, 1, 2048);
+    tf_an_advice *list = advise(&a, &zen, &n, &untried);
+    const tf_an_advice *ad = find(list, n, "allocation in every iteration");
+    assert_non_null(ad);
+    assert_int_equal(ad->phase, 1);
+    assert_non_null(strstr(ad->evidence, "50 allocations of up to 8192 KiB over 50 iterations "
+                                         "(1.0 per iteration), 2048 pages of 4 KiB; 2048 page "
+                                         "faults per iteration (counter page-faults)"));
+    assert_true(fabs(ad->expected_gain - 0.3) < 1e-9);
+    free(list);
+    tf_analysis_clear(&a);
+    /* allocated once: no advice */
+    temporaries_case(&a, 8 << 20, 0.02, 2048);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "allocation in every iteration"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* every iteration, but its pages do not fault (the allocator reuses
+     * the block): no advice */
+    temporaries_case(&a, 8 << 20, 1, 3);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "allocation in every iteration"));
+    free(list);
+    tf_analysis_clear(&a);
+}
+
+/* Weak evidence: a phase too short, a stream with too few of its samples. */
+static void weak_evidence(void **state)
+{
+    tf_analysis a;
+    size_t n;
+    unsigned untried;
+    matmul(&a, 256, 2048, 0.05);
+    a.phases[0].x1 = 0.04;
+    for (size_t i = 0; i < a.nsamples; i++)
+        a.samples[i].x *= 0.04;
+    tf_an_advice *list = advise(&a, &zen, &n, &untried);
+    assert_int_equal(n, 0);
+    free(list);
+    tf_analysis_clear(&a);
+    matmul(&a, 256, 2048, 0.05);
+    a.streams[2].samples = 90;     /* 9 % of the phase's memory samples */
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "column walk"));
+    free(list);
+    tf_analysis_clear(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(column_walk),
+        cmocka_unit_test(working_set),
+        cmocka_unit_test(small_allocations),
+        cmocka_unit_test(random_large),
+        cmocka_unit_test(tlb_reach),
+        cmocka_unit_test(temporaries),
+        cmocka_unit_test(weak_evidence),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
