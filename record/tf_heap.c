@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -233,6 +234,14 @@ static void small_log_open(void)
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s" TF_SMALL_LOG_SUFFIX, tf_rec_g.proc_path);
     size_t size = sizeof(tf_small_head) + TF_SESSION_MAX_THREADS * sizeof(tf_small_ring);
+    /* Growing a file past the file size limit raises SIGXFSZ, which would
+     * kill the program: no log then. */
+    struct rlimit rl;
+    if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY && size > rl.rlim_cur) {
+        tf_rec_say(false, "no log of small blocks: the file size limit (ulimit -f) is below its "
+                   "%zu bytes; blocks below heap-threshold are not attributed", size);
+        return;
+    }
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     void *m = MAP_FAILED;
     if (fd >= 0 && !ftruncate(fd, (off_t)size))
