@@ -732,6 +732,30 @@ static int init_region(const tf_trace *tr, uint32_t region, const tf_region_give
     return 0;
 }
 
+/* Grouped by process, a preempted instance belongs to its process's group
+ * (instances.csv says so, though it is not folded); grouped by duration,
+ * its duration says nothing of its group.  A process none of whose
+ * instances was folded has no group. */
+static int group_preempted(const struct context *cx, tf_fold_region *r, tf_error *err)
+{
+    uint32_t nproc = tf_trace_nprocesses(cx->tr);
+    int32_t *of = malloc((nproc + 1) * sizeof *of);
+    if (!of)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    for (uint32_t p = 0; p < nproc; p++)
+        of[p] = -1;
+    for (size_t i = 0; i < r->ninstances; i++)
+        if (r->instances[i].group >= 0 && r->instances[i].proc < nproc)
+            of[r->instances[i].proc] = r->instances[i].group;
+    for (size_t i = 0; i < r->ninstances; i++) {
+        tf_fold_instance *ins = &r->instances[i];
+        if (ins->reason == TF_FOLD_REASON_PREEMPTED && ins->group < 0 && ins->proc < nproc)
+            ins->group = of[ins->proc];
+    }
+    free(of);
+    return 0;
+}
+
 /* Groups, duration filter, and the fit of every group. */
 static int fold_region(struct context *cx, tf_error *err)
 {
@@ -797,6 +821,8 @@ static int fold_region(struct context *cx, tf_error *err)
         }
         rc = fold_group(cx, rows, kept, g, &r->groups[g], err);
     }
+    if (rc == 0 && cx->p->group_by != TF_GROUP_BY_DURATION)
+        rc = group_preempted(cx, r, err);
     if (rc < 0)
         goto done;
     size_t usable = 0;
