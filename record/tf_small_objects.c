@@ -155,7 +155,9 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_writer *w, uint32_t p
                          uint64_t mono0, tf_error *err)
 {
     size_t k = ws->n;
-    uint64_t *rets = malloc((k ? k : 1) * sizeof *rets);
+    if (!k)
+        return 0;
+    uint64_t *rets = malloc(k * sizeof *rets);
     tf_object *out = malloc(BATCH * sizeof *out);
     int rc = 0;
     if (!rets || !out) {
