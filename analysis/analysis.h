@@ -241,6 +241,10 @@ int tf_analysis_add_routine(tf_analysis *a, const char *function, const char *fi
 /* True for the names of the instructions counter (instructions,
  * PAPI_TOT_INS, INST_RETIRED..., case-insensitive). */
 bool tf_an_is_instructions(const char *name);
+/* True for the counters whose rate the scheduler sets rather than the
+ * program (task-clock, cpu-clock, context-switches, cpu-migrations): a
+ * change of theirs within a routine is preemption, not a phase. */
+bool tf_an_is_scheduling(const char *name);
 
 const char *tf_an_pattern_name(uint8_t pattern);
 const char *tf_an_stride_from_name(uint8_t from);

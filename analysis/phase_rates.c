@@ -44,9 +44,21 @@ static const char *const cycles_names[] = {
     "UNHALTED_CORE_CYCLES", "cycles:u", NULL,
 };
 
+/* Counters whose rate is the machine's scheduling of the thread, not the
+ * program: the time it ran (its rate is the CPU utilisation) and the
+ * scheduler's events. */
+static const char *const scheduling_names[] = {
+    "task-clock", "cpu-clock", "context-switches", "cs", "cpu-migrations", "migrations", NULL,
+};
+
 bool tf_an_is_instructions(const char *name)
 {
     return name_is(name, instructions_names);
+}
+
+bool tf_an_is_scheduling(const char *name)
+{
+    return name_is(name, scheduling_names);
 }
 
 int tf_an_phase_rates(tf_analysis *a, const tf_an_counter *counters, size_t ncounters,

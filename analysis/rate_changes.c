@@ -193,7 +193,8 @@ int tf_an_rate_changes(const tf_an_counter *counters, size_t ncounters, double d
     }
     r.ins = SIZE_MAX;
     for (size_t c = 0; c < ncounters; c++) {
-        if (counters[c].npoints < 2 || !counters[c].curve)
+        /* a machine shared with other work changes these within a phase */
+        if (counters[c].npoints < 2 || !counters[c].curve || tf_an_is_scheduling(counters[c].name))
             continue;
         if (r.ins == SIZE_MAX && tf_an_is_instructions(counters[c].name))
             r.ins = r.nc;
