@@ -122,10 +122,14 @@ for spec in "Copy a:sweep c:sweep" "Scale c:random" "Add a:linear $site:linear c
     [ $kernel = Scale ] && continue
     # Copy's own figure: memmove's reads of a, linear or strided, carry a
     # bandwidth (bytes moved; docs/algorithms.md, streams step 6), twice
-    # which is what stream counts for the copy.
-    if [ $kernel = Copy ]; then
-        a_bw=$(csv "$dir/streams.csv" object pattern bandwidth_MBps |
-               awk -F, '$1 == "a" && ($2 == "linear" || $2 == "strided") && $3 != "" { print $3; exit }')
+    # which is what stream counts for the copy.  Over the whole phase only:
+    # a sub-phase's share of the sweep is checked by the bytes below.
+    a_bw=
+    [ $kernel = Copy ] &&
+        a_bw=$(csv "$dir/streams.csv" phase object pattern bandwidth_MBps |
+               awk -F, '$1 !~ /\./ && $2 == "a" && ($3 == "linear" || $3 == "strided") && $4 != "" {
+                        print $4; exit }')
+    if [ -n "$a_bw" ]; then
         own_bw=$(awk '$1 == "Copy" { print $3 }' "$tmp/mem.txt")
         awk -v f="${a_bw:-0}" -v o="$own_bw" \
             'BEGIN { exit !(o > 0 && 2 * f >= 0.75 * o && 2 * f <= 1.25 * o) }' ||

@@ -6,6 +6,10 @@
 # tests/fold/unmarked_app (not an MPI program: the launcher makes them
 # ranks, one trace each).
 . "${top_srcdir:?run by make check}/tests/mpi/lib.sh"
+if [ "${TF_SANITIZERS:-no}" = yes ]; then
+    echo "SKIP: sanitizer build: the instrumented programs' timings are not the ones checked (normal build checks this)"
+    exit 77
+fi
 app=$bd/tests/fold/unmarked_app
 n=30
 timeout 300 mpirun -np 2 --oversubscribe --bind-to none "$tf" record -q -o "$tmp/r.%r.h5" \
