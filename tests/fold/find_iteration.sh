@@ -14,7 +14,7 @@ if [ "${TF_SANITIZERS:-no}" = yes ]; then
     exit 77
 fi
 app=$top_builddir/tests/fold/unmarked_app
-"$tf" record -q -o "$tmp/r.h5" --period 1ms -- "$app" regular 40 ${work:-4000000} >"$tmp/r.txt" ||
+"$tf" record -q -o "$tmp/r.h5" --period 1ms -- "$app" regular 40 ${work:-8000000} >"$tmp/r.txt" ||
     { echo "FAIL: recording exited $?"; exit 1; }
 true_ns=$(sed -n 's/^period_ns //p' "$tmp/r.txt")
 cpu_ns=$(sed -n 's/^cpu_period_ns //p' "$tmp/r.txt")
@@ -43,7 +43,7 @@ other=stage_b
 "$tf" fold -q --region "$other" -o "$tmp/g" "$tmp/r.h5" || bad "--region $other exited $?"
 [ "$(csv "$tmp/g/instances.csv" region | sort -u)" = "$other" ] || bad "--region $other not folded"
 
-"$tf" record -q -o "$tmp/i.h5" --period 1ms -- "$app" irregular 120 ${work:-4000000} >/dev/null ||
+"$tf" record -q -o "$tmp/i.h5" --period 1ms -- "$app" irregular 120 ${work:-8000000} >/dev/null ||
     { echo "FAIL: recording exited $?"; exit 1; }
 "$tf" fold -o "$tmp/h" "$tmp/i.h5" 2>"$tmp/err" && bad "an irregular program folded"
 cat "$tmp/err"
