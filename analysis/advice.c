@@ -12,6 +12,7 @@
 
 #include "advice.h"
 #include "an_steps.h"
+#include "tf_array.h"
 #include "trace.h"
 
 /* The advice found so far. */
@@ -22,14 +23,10 @@ struct found {
 
 static tf_an_advice *next_slot(struct found *f)
 {
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? 2 * f->cap : 8;
-        tf_an_advice *v = realloc(f->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        f->v = v;
-        f->cap = cap;
-    }
+    tf_an_advice *v = tf_array_room(f->v, f->n, &f->cap, sizeof *v, 8);
+    if (!v)
+        return NULL;
+    f->v = v;
     return &f->v[f->n];
 }
 
