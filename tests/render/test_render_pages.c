@@ -288,17 +288,8 @@ static void test_routine_labels_tell_alike_apart(void **state)
         tf_report_routine_label(&p, i, buf, sizeof buf);
         assert_string_equal(buf, expected[i]);
     }
-    /* The line axis names the file only when all routines have one. */
-    tf_report_line_axis_title(&p, buf, sizeof buf);
-    assert_string_equal(buf, "source line");
-    char *one[] = {"/src/cg.c", "cg.c", "/x/cg.c", "cg.c", "/src/cg.c"};
-    p.routine_files = one;
-    tf_report_line_axis_title(&p, buf, sizeof buf);
-    assert_string_equal(buf, "source line in cg.c");
     /* No file known (a fold without the column, or symbols from the trace). */
     p.routine_files = NULL;
-    tf_report_line_axis_title(&p, buf, sizeof buf);
-    assert_string_equal(buf, "source line");
     tf_report_routine_label(&p, 1, buf, sizeof buf);
     assert_string_equal(buf, "solve (2)");
     tf_report_routine_label(&p, 4, buf, sizeof buf);
