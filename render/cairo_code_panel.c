@@ -189,14 +189,12 @@ static int phases(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_err
     return 0;
 }
 
-/* A break in the axis between the heights top and bottom (page y): a
- * light strip across the plot with a break mark on the axis; between two
- * files' bands, darker and with a line across. */
-static void axis_break(cairo_t *cr, tf_rect box, double top, double bottom, bool files)
+/* A break in the axis within a file between the heights top and bottom
+ * (page y): a light strip across the plot with a break mark on the axis. */
+static void axis_break(cairo_t *cr, tf_rect box, double top, double bottom)
 {
     cairo_save(cr);
-    double grey = files ? 0.86 : 0.93;
-    cairo_set_source_rgb(cr, grey, grey, grey);
+    cairo_set_source_rgb(cr, 0.93, 0.93, 0.93);
     cairo_rectangle(cr, box.x, top, box.w, bottom - top);
     cairo_fill(cr);
     cairo_set_source_rgb(cr, tf_ink.r, tf_ink.g, tf_ink.b);
@@ -206,18 +204,14 @@ static void axis_break(cairo_t *cr, tf_rect box, double top, double bottom, bool
         cairo_move_to(cr, box.x - 3, y + 1.5);
         cairo_line_to(cr, box.x + 3, y - 1.5);
     }
-    if (files) {
-        cairo_move_to(cr, box.x, (top + bottom) / 2);
-        cairo_line_to(cr, box.x + box.w, (top + bottom) / 2);
-    }
     cairo_stroke(cr);
     cairo_restore(cr);
 }
 
-/* Each band's file name at its top left, over a white ground so that the
- * dots under it do not hide it; only when there are several bands (one
- * file is named by the axis title). */
-static void band_titles(const tf_panel *p, tf_rect box, const tf_line_axis *axis)
+/* With several files, each band's strip above it: darker than a break
+ * within a file, a line across at its top where another band ends, and
+ * the file's name on it (so it hides no dot). */
+static void band_strips(const tf_panel *p, tf_rect box, const tf_line_axis *axis)
 {
     if (axis->nbands < 2)
         return;
@@ -225,23 +219,32 @@ static void band_titles(const tf_panel *p, tf_rect box, const tf_line_axis *axis
     p->text->role = "band title";
     for (size_t i = 0; i < axis->nbands; i++) {
         const tf_line_band *b = &axis->band[i];
-        const char *name = *b->file ? b->file : "unknown file";
-        double x = box.x + 2, y = box.y + (1 - b->y1) * box.h + 1;
-        tf_rect r = tf_text_box(p->text, TF_FONT_TICK, name, x, y, 0, 0, box.w / 2);
-        if (!tf_claims_take(p->claims, r))
-            continue;
+        double top = box.y + (1 - b->title_y1) * box.h, bottom = box.y + (1 - b->y1) * box.h;
         cairo_save(cr);
-        cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
-        cairo_rectangle(cr, r.x - 1, r.y, r.w + 2, r.h);
+        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+        cairo_rectangle(cr, box.x, top, box.w, bottom - top);
         cairo_fill(cr);
+        if (i > 0) {
+            cairo_set_source_rgb(cr, tf_ink.r, tf_ink.g, tf_ink.b);
+            cairo_set_line_width(cr, 0.6);
+            cairo_move_to(cr, box.x - 3, top);
+            cairo_line_to(cr, box.x + box.w, top);
+            cairo_stroke(cr);
+        }
         cairo_restore(cr);
-        tf_text_draw(p->text, TF_FONT_TICK, name, x, y, 0, 0, box.w / 2, tf_ink);
+        const char *name = *b->file ? b->file : "unknown file";
+        double x = box.x + 2, y = (top + bottom) / 2;
+        tf_rect r = tf_text_box(p->text, TF_FONT_TICK, name, x, y, 0, 0.5, box.w - 4);
+        if (tf_claims_take(p->claims, r))
+            tf_text_draw(p->text, TF_FONT_TICK, name, x, y, 0, 0.5, box.w - 4, tf_ink);
+        else
+            tf_text_mark_draw(p->text, TF_FONT_TICK, name, x, y, 0, 0.5, tf_ink);
     }
     p->text->role = NULL;
 }
 
-/* Line ticks per axis segment, the breaks between segments and between
- * bands, the bands' titles. */
+/* Line ticks per axis segment, the breaks between segments, the bands'
+ * strips and titles. */
 static void segments(const tf_panel *p, tf_rect box, const tf_line_axis *axis)
 {
     double widest = 0;
@@ -251,13 +254,11 @@ static void segments(const tf_panel *p, tf_rect box, const tf_line_axis *axis)
         seg.plot = (tf_rect){box.x, box.y + (1 - s->y1) * box.h, box.w, (s->y1 - s->y0) * box.h};
         double w = tf_axes_value(&seg, TF_AXIS_LEFT, s->lo, s->hi, true, NULL);
         widest = w > widest ? w : widest;
-        if (i + 1 == axis->n)
-            continue;
-        const tf_line_segment *next = &axis->seg[i + 1];
-        axis_break(p->cr, box, seg.plot.y + seg.plot.h, box.y + (1 - next->y1) * box.h,
-                   next->band != s->band);
+        if (i + 1 < axis->n && axis->seg[i + 1].band == s->band)
+            axis_break(p->cr, box, seg.plot.y + seg.plot.h,
+                       box.y + (1 - axis->seg[i + 1].y1) * box.h);
     }
-    band_titles(p, box, axis);
+    band_strips(p, box, axis);
     char title[300];
     tf_line_axis_title(axis, title, sizeof title);
     tf_axes_title(p, TF_AXIS_LEFT, title, widest + 5);

@@ -10,8 +10,9 @@
 #include "line_axis.h"
 #include "tf_array.h"
 
-/* Share of the panel between two segments of one file, and between two
- * files' bands (wider: a break between files, not within one). */
+/* Share of the panel between two segments of one file, and above each
+ * file's band when there are several (wider: the strip that holds the
+ * file's name and marks a break between files, not within one). */
 #define SEGMENT_GAP 0.04
 #define BAND_GAP 0.07
 /* A gap between line clusters of one file is cut when it is longer than
@@ -204,7 +205,7 @@ static void choose_bands(build *b, tf_line_axis *a, size_t *band_of_file, size_t
         if (best == SIZE_MAX)
             break;
         band_of_file[best] = k;
-        a->band[k] = (tf_line_band){base_name(b->files[best]), 0, 0, 0, 0, file_n[best]};
+        a->band[k] = (tf_line_band){base_name(b->files[best]), 0, 0, 0, 0, 0, file_n[best]};
         a->nbands = k + 1;
     }
     for (size_t i = 0; i < b->n; i++)
@@ -289,13 +290,15 @@ static void heights(tf_line_axis *a)
         span[i] = s->hi - s->lo;
         total += span[i];
     }
-    double avail = 1.0 - SEGMENT_GAP * (double)(a->n - a->nbands)
-                 - BAND_GAP * (double)(a->nbands - 1);
+    double strips = a->nbands > 1 ? (double)a->nbands : 0;
+    double avail = 1.0 - SEGMENT_GAP * (double)(a->n - a->nbands) - BAND_GAP * strips;
     double top = 1.0;
     for (size_t i = 0; i < a->n; i++) {
         tf_line_segment *s = &a->seg[i];
-        if (i > 0)
-            top -= s->band != a->seg[i - 1].band ? BAND_GAP : SEGMENT_GAP;
+        if (i == 0 || s->band != a->seg[i - 1].band)
+            top -= strips > 0 ? BAND_GAP : 0;
+        else
+            top -= SEGMENT_GAP;
         double h = avail * (0.5 / (double)a->n + 0.5 * span[i] / total);
         s->y1 = top;
         s->y0 = top - h;
@@ -304,6 +307,7 @@ static void heights(tf_line_axis *a)
     for (size_t bi = 0; bi < a->nbands; bi++) {
         tf_line_band *band = &a->band[bi];
         band->y1 = a->seg[band->seg0].y1;
+        band->title_y1 = band->y1 + (strips > 0 ? BAND_GAP : 0);
         band->y0 = a->seg[band->seg0 + band->nseg - 1].y0;
     }
 }

@@ -39,7 +39,9 @@ typedef struct tf_line_segment {
 typedef struct tf_line_band {
     const char *file;      /* the file's name without its directory, "" unknown */
     size_t      seg0, nseg;
-    double      y0, y1;    /* as the segments' */
+    double      y0, y1;    /* as the segments'; with several bands, each has a
+                            * strip for its title from y1 up to title_y1 */
+    double      title_y1;
     size_t      samples;
 } tf_line_band;
 
