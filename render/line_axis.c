@@ -9,6 +9,7 @@
 
 #include "line_axis.h"
 #include "tf_array.h"
+#include "tf_hash.h"
 
 /* Share of the panel between two segments of one file, and above each
  * file's band when there are several (wider: the strip that holds the
@@ -36,9 +37,15 @@ typedef struct range {
     bool     drawn;
 } range;
 
-static int u64_cmp(const void *a, const void *b)
+/* Samples of one (routine << 32 | line); n = 0: an empty slot. */
+typedef struct line_count {
+    uint64_t key;
+    size_t   n;
+} line_count;
+
+static int line_count_cmp(const void *a, const void *b)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    uint64_t x = ((const line_count *)a)->key, y = ((const line_count *)b)->key;
     return x < y ? -1 : x > y;
 }
 
@@ -96,38 +103,78 @@ static int add_range(build *b, size_t routine, uint32_t line, size_t count, tf_e
     return 0;
 }
 
+/* Into slot table t (cap a power of two): key's slot, by linear probing. */
+static line_count *slot(line_count *t, size_t cap, uint64_t key)
+{
+    size_t h = (size_t)tf_mix64(key) & (cap - 1);
+    while (t[h].n && t[h].key != key)
+        h = (h + 1) & (cap - 1);
+    return &t[h];
+}
+
+/* The samples of each (routine, line) of the page, sorted by routine then
+ * line, into *out (*nout of them).  Counted in a hash table, kept at most
+ * half full, rather than by sorting every point: a page has a million
+ * points but a few thousand lines. */
+static int count_lines(const tf_report_page *p, line_count **out, size_t *nout, tf_error *err)
+{
+    size_t cap = 1024, used = 0;
+    line_count *t = calloc(cap, sizeof *t);
+    for (size_t i = 0; t && i < p->ncode; i++) {
+        uint64_t r = p->code[i].routine < p->nroutines ? p->code[i].routine : p->nroutines;
+        uint64_t key = r << 32 | p->code[i].line;
+        line_count *c = slot(t, cap, key);
+        if (c->n == 0) {
+            c->key = key;
+            used++;
+        }
+        c->n++;
+        if (2 * used <= cap)
+            continue;
+        line_count *bigger = calloc(2 * cap, sizeof *bigger);
+        for (size_t k = 0; bigger && k < cap; k++)
+            if (t[k].n)
+                *slot(bigger, 2 * cap, t[k].key) = t[k];
+        free(t);
+        t = bigger;
+        cap *= 2;
+    }
+    if (!t)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the lines of %zu code points",
+                       p->ncode);
+    size_t n = 0;
+    for (size_t k = 0; k < cap; k++)
+        if (t[k].n)
+            t[n++] = t[k];
+    qsort(t, n, sizeof *t, line_count_cmp);
+    *out = t;
+    *nout = n;
+    return 0;
+}
+
 /* Each routine's sampled lines as ranges, cut where they lie more than
  * SPLIT lines apart. */
 static int routine_ranges(build *b, tf_error *err)
 {
-    const tf_report_page *p = b->page;
-    uint64_t *key = malloc(p->ncode * sizeof *key);
-    if (!key)
-        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu code points", p->ncode);
-    for (size_t i = 0; i < p->ncode; i++) {
-        uint64_t r = p->code[i].routine < p->nroutines ? p->code[i].routine : p->nroutines;
-        key[i] = r << 32 | p->code[i].line;
-    }
-    qsort(key, p->ncode, sizeof *key, u64_cmp);
+    line_count *lc = NULL;
+    size_t n = 0;
+    if (count_lines(b->page, &lc, &n, err) < 0)
+        return -err->code;
     int rc = 0;
     size_t last_routine = SIZE_MAX;
-    for (size_t i = 0; i < p->ncode && rc == 0;) {
-        size_t j = i;
-        while (j < p->ncode && key[j] == key[i])
-            j++;
-        size_t routine = (size_t)(key[i] >> 32);
-        uint32_t line = (uint32_t)key[i];
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        size_t routine = (size_t)(lc[i].key >> 32);
+        uint32_t line = (uint32_t)lc[i].key;
         range *cur = b->n ? &b->r[b->n - 1] : NULL;
         if (routine == last_routine && line - cur->hi <= SPLIT) {
             cur->hi = line;
-            cur->samples += j - i;
+            cur->samples += lc[i].n;
         } else {
-            rc = add_range(b, routine, line, j - i, err);
+            rc = add_range(b, routine, line, lc[i].n, err);
         }
         last_routine = routine;
-        i = j;
     }
-    free(key);
+    free(lc);
     return rc;
 }
 
