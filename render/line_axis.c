@@ -258,6 +258,15 @@ static void choose_bands(build *b, tf_line_axis *a, size_t *band_of_file, size_t
     for (size_t i = 0; i < b->n; i++)
         if (band_of_file[b->r[i].file] == SIZE_MAX)
             b->r[i].drawn = false;
+    /* Two files of one name in different directories: titled with their
+     * paths, or the two bands would read as one file. */
+    for (size_t f = 0; f < b->nfiles; f++) {
+        size_t k = band_of_file[f];
+        for (size_t g = 0; k != SIZE_MAX && g < b->nfiles; g++)
+            if (g != f && band_of_file[g] != SIZE_MAX
+                && !strcmp(base_name(b->files[g]), base_name(b->files[f])))
+                a->band[k].file = b->files[f];
+    }
 }
 
 static int u32_desc(const void *a, const void *b)

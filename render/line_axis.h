@@ -37,7 +37,8 @@ typedef struct tf_line_segment {
 } tf_line_segment;
 
 typedef struct tf_line_band {
-    const char *file;      /* the file's name without its directory, "" unknown */
+    const char *file;      /* the file's name without its directory (with it when
+                            * another band's file has that name), "" unknown */
     size_t      seg0, nseg;
     double      y0, y1;    /* as the segments'; with several bands, each has a
                             * strip for its title from y1 up to title_y1 */

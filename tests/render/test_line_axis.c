@@ -134,6 +134,26 @@ static void test_one_file_titled(void **state)
     tf_report_free(&r);
 }
 
+/* Two headers of one name in different directories: two bands, told
+ * apart by their paths. */
+static void test_same_name_files(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"a", "b"};
+    static const char *const files[] = {"/usr/include/vector.h", "/src/vector.h"};
+    static const run runs[] = {{0, 10, 3, 500}, {1, 10, 3, 400}};
+    tf_report r;
+    tf_report_page *p = page_from(&r, 2, names, files, runs, 2);
+    tf_line_axis a;
+    tf_error err = {0};
+    assert_int_equal(tf_line_axis_build(p, &a, &err), 0);
+    assert_int_equal(a.nbands, 2);
+    assert_string_equal(a.band[0].file, "/usr/include/vector.h");
+    assert_string_equal(a.band[1].file, "/src/vector.h");
+    tf_line_axis_free(&a);
+    tf_report_free(&r);
+}
+
 /* Many small files: under 1 % each, but no more than 5 % of the samples
  * go undrawn by that rule; beyond the band limit the smallest files are
  * not drawn either, and the note counts what it does not name. */
@@ -286,6 +306,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_band_per_file),
         cmocka_unit_test(test_one_file_titled),
+        cmocka_unit_test(test_same_name_files),
         cmocka_unit_test(test_many_files_bounded),
         cmocka_unit_test(test_segments_within_file),
         cmocka_unit_test(test_drawn_bands),
