@@ -56,6 +56,18 @@ static tf_report_page *page_from(tf_report *r, size_t nroutines, const char *con
     return p;
 }
 
+/* page_from's page and its line axis, built. */
+static tf_report_page *axis_from(tf_report *r, tf_line_axis *a, size_t nroutines,
+                                 const char *const *names, const char *const *files,
+                                 const run *runs, size_t nruns)
+{
+    tf_report_page *p = page_from(r, nroutines, names, files, runs, nruns);
+    tf_error err = {0};
+    if (tf_line_axis_build(p, a, &err) != 0)
+        fail_msg("%s", err.msg);
+    return p;
+}
+
 /* Three files and two negligible lines: a library's, and one of the main
  * file far from the rest. */
 static const char *const three_names[] = {"stream_copy", "stencil_apply", "ns::Kernel::apply",
@@ -70,10 +82,8 @@ static void test_band_per_file(void **state)
 {
     (void)state;
     tf_report r;
-    tf_report_page *p = page_from(&r, 4, three_names, three_files, three_runs, 5);
     tf_line_axis a;
-    tf_error err = {0};
-    assert_int_equal(tf_line_axis_build(p, &a, &err), 0);
+    tf_report_page *p = axis_from(&r, &a, 4, three_names, three_files, three_runs, 5);
     /* Busiest file on top, each band one segment over exactly its lines. */
     static const char *const want_file[] = {"stream.c", "stencil.c", "kernel.h"};
     static const uint32_t want_first[] = {210, 55, 300}, want_last[] = {216, 60, 310};
@@ -114,10 +124,8 @@ static void test_one_file_titled(void **state)
     (void)state;
     tf_report r;
     static const run runs[] = {{0, 210, 7, 1000}, {3, 4410, 1, 3}};
-    tf_report_page *p = page_from(&r, 4, three_names, three_files, runs, 2);
     tf_line_axis a;
-    tf_error err = {0};
-    assert_int_equal(tf_line_axis_build(p, &a, &err), 0);
+    axis_from(&r, &a, 4, three_names, three_files, runs, 2);
     assert_int_equal(a.nbands, 1);
     char buf[256];
     tf_line_axis_title(&a, buf, sizeof buf);
@@ -125,8 +133,7 @@ static void test_one_file_titled(void **state)
     tf_line_axis_free(&a);
     tf_report_free(&r);
     /* No file known: no name, every line drawn. */
-    p = page_from(&r, 1, three_names, (const char *const[]){""}, runs, 1);
-    assert_int_equal(tf_line_axis_build(p, &a, &err), 0);
+    axis_from(&r, &a, 1, three_names, (const char *const[]){""}, runs, 1);
     tf_line_axis_title(&a, buf, sizeof buf);
     assert_string_equal(buf, "source line");
     assert_false(tf_line_axis_dropped_note(&a, buf, sizeof buf));
@@ -143,10 +150,8 @@ static void test_same_name_files(void **state)
     static const char *const files[] = {"/usr/include/vector.h", "/src/vector.h"};
     static const run runs[] = {{0, 10, 3, 500}, {1, 10, 3, 400}};
     tf_report r;
-    tf_report_page *p = page_from(&r, 2, names, files, runs, 2);
     tf_line_axis a;
-    tf_error err = {0};
-    assert_int_equal(tf_line_axis_build(p, &a, &err), 0);
+    axis_from(&r, &a, 2, names, files, runs, 2);
     assert_int_equal(a.nbands, 2);
     assert_string_equal(a.band[0].file, "/usr/include/vector.h");
     assert_string_equal(a.band[1].file, "/src/vector.h");
@@ -171,10 +176,8 @@ static void test_many_files_bounded(void **state)
         runs[i] = (run){(uint32_t)i, 10, 3, i == 0 ? 1000 : 8};
     }
     tf_report r;
-    tf_report_page *p = page_from(&r, NFILES, names, files, runs, NFILES);
     tf_line_axis a;
-    tf_error err = {0};
-    assert_int_equal(tf_line_axis_build(p, &a, &err), 0);
+    axis_from(&r, &a, NFILES, names, files, runs, NFILES);
     assert_int_equal(a.nbands, TF_LINE_BANDS_MAX);
     assert_string_equal(a.band[0].file, "f00.c");
     assert_int_equal(a.ndropped, NFILES - TF_LINE_BANDS_MAX);
@@ -201,10 +204,8 @@ static void test_segments_within_file(void **state)
     for (size_t i = 0; i < 10; i++)
         files[i] = "/src/big.c";
     tf_report r;
-    tf_report_page *p = page_from(&r, 10, names, files, runs, 10);
     tf_line_axis a;
-    tf_error err = {0};
-    assert_int_equal(tf_line_axis_build(p, &a, &err), 0);
+    tf_report_page *p = axis_from(&r, &a, 10, names, files, runs, 10);
     assert_int_equal(a.nbands, 1);
     assert_int_equal(a.n, TF_LINE_SEGMENTS_MAX);
     assert_int_equal(a.ndropped, 0);
