@@ -12,6 +12,7 @@
 #include "cairo_axes.h"
 #include "cairo_cloud.h"
 #include "cairo_legend.h"
+#include "cairo_waiting.h"
 #include "line_axis.h"
 
 /* Height of the strip along the top of the plot that shows each phase's
@@ -32,6 +33,7 @@ static void legend(const tf_panel *p)
     if (page->nroutines > shown)
         tf_legend_add(&l, TF_SWATCH_DOT, tf_palette_routine(TF_PALETTE_ROUTINES),
                       "other routines");
+    tf_waiting_legend(&l, page);
     tf_legend_end(&l);
 }
 
@@ -225,7 +227,7 @@ int tf_panel_code(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_err
         /* Keep the dots clear of the phase strip. */
         tf_rect box = p->plot;
         box.y += PHASE_STRIP + 1;
-        box.h -= PHASE_STRIP + 1;
+        box.h -= PHASE_STRIP + 1 + tf_waiting_lane_height(page);
         if (tf_cloud_begin(&cloud, p->cr, box, page->ncode, err) < 0)
             return -err->code;
         for (size_t i = 0; i < page->ncode; i++)
@@ -235,6 +237,8 @@ int tf_panel_code(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_err
             return -err->code;
         segments(p, box, &axis);
     }
+    if (tf_waiting_lane_draw(p, err) < 0)
+        return -err->code;
     if (phases(p, labels, max_labels, err) < 0)
         return -err->code;
     tf_axes_time(p, false);

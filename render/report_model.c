@@ -104,6 +104,7 @@ static void page_free(tf_report_page *p)
     free(p->phases);
     free(p->code);
     free(p->code_missing);
+    free(p->waiting);
     for (size_t i = 0; i < p->nobjects; i++) {
         free(p->objects[i].name);
         free(p->objects[i].kind);

@@ -119,6 +119,12 @@ typedef struct tf_report_page {
     size_t                ncode;
     tf_report_code_point *code;
     char                 *code_missing;   /* why there are no points, or NULL */
+    /* Timer samples in routines where threads wait for others (barriers,
+     * idle loops, MPI progress: the analysis's routines/waiting), drawn
+     * apart as waiting rather than as code lines. */
+    size_t                nwaiting;
+    float                *waiting;        /* their normalised times */
+    double                waiting_share;  /* of the group's symbolised timer samples */
 
     size_t               nobjects;
     tf_report_object    *objects;
