@@ -84,6 +84,8 @@ case "$computing_fns" in *main._omp_fn*) ;; *) bad "the loops' samples are not t
 # --- a fold.h5 written before these columns still loads and draws
 old=$top_srcdir/tests/fuzz/corpus/fold/synth.h5
 h5dump -d /region/0/instances/threads "$old" >/dev/null 2>&1 && bad "$old has the new column already"
-"$tf" render -q "$old" -o "$tmp/old.pdf" || bad "render of an earlier fold.h5 exited $?"
+"$tf" render -q "$old" -o "$tmp/old.pdf" --layout-json "$tmp/old.json" ||
+    bad "render of an earlier fold.h5 exited $?"
+grep -q 'waiting (barriers' "$tmp/old.json" && bad "a waiting lane in a fold without waiting samples"
 "$tf" paraver -q "$old" -o "$tmp/old.prv" || bad "paraver of an earlier fold.h5 exited $?"
 [ $fails -eq 0 ]
