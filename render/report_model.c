@@ -254,3 +254,14 @@ void tf_report_line_axis_title(const tf_report_page *p, char *buf, size_t len)
     else
         snprintf(buf, len, "source line");
 }
+
+void tf_report_waiting_label(const tf_report_page *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "waiting (barriers, MPI): %.0f %% of the samples", 100 * p->waiting_share);
+}
+
+double tf_report_waiting_height(size_t i)
+{
+    double f = (double)i * 0.6180339887498949;
+    return 0.15 + 0.7 * (f - (double)(size_t)f);
+}

@@ -179,6 +179,13 @@ void tf_report_free(tf_report *r);
  * Extrae trace's sampled and instrumented tables), what tells them apart:
  * its file's name, else its number among them ("solve (cg.c)", "solve (2)"). */
 void tf_report_routine_label(const tf_report_page *p, size_t i, char *buf, size_t len);
+/* The legend label of the page's waiting samples, with their share:
+ * "waiting (barriers, MPI): 44 % of the samples". */
+void tf_report_waiting_label(const tf_report_page *p, char *buf, size_t len);
+/* Height 0..1 of waiting sample i in its lane: a fixed spread (golden-ratio
+ * steps, 0.15 to 0.85), so that dense spans read as a dark band and
+ * isolated samples stay visible, the same on every run. */
+double tf_report_waiting_height(size_t i);
 
 /* The title of the source-line axis: "source line", with the file's name
  * when every routine drawn is of one known file ("source line in

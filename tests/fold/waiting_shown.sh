@@ -6,8 +6,8 @@
 # fold.h5 marks libgomp's routines as waiting (analysis/routines/waiting),
 # stores what each instance covered (instances/threads and scope, 2 under
 # the default scope, 1 with --region-scope thread) and the scope asked
-# (/parameters region_scope); the report's code panel names the waiting
-# samples in its legend; the synthetic Paraver trace declares the waiting
+# (/parameters region_scope); the report's code panel (cairo and gnuplot)
+# draws the waiting samples apart and names them in its legend; the synthetic Paraver trace declares the waiting
 # type in its .pcf and gives it on the samples of the runtime's routines,
 # and on no sample of the loops.  A fold.h5 written before these columns
 # still loads.
@@ -56,6 +56,10 @@ grep -o '"waiting (barriers, MPI): [0-9]* % of the samples"' "$tmp/f/layout.json
 share=$(sed 's/.*: \([0-9]*\) %.*/\1/' "$tmp/legend")
 echo "report: $(cat "$tmp/legend")"
 [ "${share:-0}" -gt 0 ] && [ "${share:-100}" -lt 100 ] || bad "waiting share $share %"
+# the gnuplot back end: the same lane, its points in waiting.dat
+"$tf" render -q "$tmp/f/fold.h5" --backend gnuplot -o "$tmp/gp" || bad "render --backend gnuplot exited $?"
+grep -qF "title $(cat "$tmp/legend")" "$tmp/gp/code.gp" || bad "code.gp: no waiting entry"
+[ "$(grep -vc '^#' "$tmp/gp/waiting.dat" 2>/dev/null)" -gt 0 ] || bad "no points in waiting.dat"
 
 # --- the synthetic Paraver trace: the type declared, on the runtime's samples
 pcf=$tmp/f/folded.pcf prv=$tmp/f/folded.prv
