@@ -324,9 +324,10 @@ static int load_instances(int64_t region, tf_fold_region *r, tf_error *err)
     /* The threads each instance covers: computed again from the intervals
      * in files written before the column. */
     int64_t *threads = NULL;
-    if (rc == 0 && !tf_h5_exists(grp, "threads") && n && tf_fold_region_threads(r) == 0)
+    bool stored = tf_h5_exists(grp, "threads");
+    if (rc == 0 && !stored && n && tf_fold_region_threads(r) == 0)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    else if (rc == 0 && tf_h5_exists(grp, "threads") &&
+    else if (rc == 0 && stored &&
              (rc = read_shaped(grp, "threads", TF_H5_INT64, n, 0, (void **)&threads, err)) == 0)
         for (size_t i = 0; i < n && rc == 0; i++) {
             if (threads[i] < 1 || threads[i] > UINT16_MAX || (size_t)threads[i] > n)
