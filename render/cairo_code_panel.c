@@ -12,6 +12,7 @@
 #include "cairo_axes.h"
 #include "cairo_cloud.h"
 #include "cairo_legend.h"
+#include "cairo_waiting.h"
 #include "line_axis.h"
 
 /* Height of the strip along the top of the plot that shows each phase's
@@ -34,6 +35,7 @@ static void legend(const tf_panel *p)
     if (page->nroutines > shown)
         tf_legend_add(&l, TF_SWATCH_DOT, tf_palette_routine(TF_PALETTE_ROUTINES),
                       "other routines");
+    tf_waiting_legend(&l, page);
     tf_legend_end(&l);
 }
 
@@ -293,7 +295,7 @@ static int code_cloud(const tf_panel *p, tf_error *err)
     /* Keep the dots clear of the phase strip. */
     tf_rect box = p->plot;
     box.y += PHASE_STRIP + 1;
-    box.h -= PHASE_STRIP + 1;
+    box.h -= PHASE_STRIP + 1 + tf_waiting_lane_height(page);
     int rc = tf_cloud_begin(&cloud, p->cr, box, page->ncode, err);
     for (size_t i = 0; i < page->ncode && rc == 0; i++) {
         double y = tf_line_axis_place(&axis, &page->code[i]);
@@ -321,6 +323,8 @@ int tf_panel_code(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_err
     } else if (code_cloud(p, err) < 0) {
         return -err->code;
     }
+    if (tf_waiting_lane_draw(p, err) < 0)
+        return -err->code;
     if (phases(p, labels, max_labels, err) < 0)
         return -err->code;
     tf_axes_time(p, false);
