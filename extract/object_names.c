@@ -173,6 +173,10 @@ int tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
                     const tf_alloc_rules *rules, tf_object_naming *naming, tf_error *err)
 {
     *naming = (tf_object_naming){ 0 };
+    /* The wrappers named when recording count with those given now. */
+    tf_alloc_rules all = rules ? *rules : (tf_alloc_rules){ 0 };
+    all.recorded = tf_trace_alloc_wrappers(tr);
+    rules = &all;
     const tf_process *p = tf_trace_process(tr, proc);
     size_t n = p ? p->nobjects : 0;
     if (!n)
