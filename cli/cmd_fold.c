@@ -76,7 +76,7 @@ static void usage(FILE *out)
             "                        build-id (DIR/.build-id/xx/rest), for code lines\n"
             "      --alloc-wrapper NAME  a routine of the program that allocates for\n"
             "                        its callers: heap objects are named by its caller\n"
-            "                        (repeatable)\n"
+            "                        (repeatable; with those named by record's)\n"
             "      --machine PROFILE machine profile from 'tracefold calibrate': its cache\n"
             "                        sizes kept in fold.h5, drawn in the report and\n"
             "                        used by the advice\n"

@@ -46,7 +46,7 @@ static void usage(FILE *out)
             "                     ...) and of the recorder too (hidden by default)\n"
             "      --alloc-wrapper NAME  a routine of the program that allocates for\n"
             "                     its callers: heap objects are named by its caller\n"
-            "                     (repeatable)\n"
+            "                     (repeatable; with those named by record's)\n"
             "  -q, --quiet        no progress\n"
             "  -h, --help         show this help and exit\n\n"
             "TRACE is a tracefold HDF5 trace or a Paraver trace (.prv, .prv.gz).\n"
@@ -323,6 +323,8 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
     put_line(out, "command:     ", m->command_line);
     put_line(out, "clock:       ", m->clock);
     print_start_time(out, m->start_time);
+    if (tf_trace_alloc_wrappers(tr)[0])
+        put_line(out, "allocation wrappers (recorded): ", tf_trace_alloc_wrappers(tr));
     if (s->any_time)
         fprintf(out, "time span:   %s (from %" PRIu64 " to %" PRIu64 " ns)\n",
                 human_time(s->last - s->first, b1, sizeof b1), s->first, s->last);
@@ -354,6 +356,12 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
                         PRIu64 " samples)", th->dropped_events, th->dropped_samples);
             fputc('\n', out);
         }
+        if (proc->small_past_cap || proc->small_ring_full)
+            fprintf(out, "  small blocks not attributed by the recorder: %" PRIu64 " (%" PRIu64
+                    " past the small-block log's %" PRIu64 ", option small-blocks; %" PRIu64
+                    " allocated faster than the writer took them)\n",
+                    proc->small_past_cap + proc->small_ring_full, proc->small_past_cap,
+                    proc->small_cap, proc->small_ring_full);
         print_text_objects(out, proc, &s->objects[p]);
     }
 
@@ -410,7 +418,10 @@ static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc,
                 t ? "," : "", proc->threads[t].tid, proc->threads[t].nevents,
                 proc->threads[t].nsamples, proc->threads[t].dropped_events,
                 proc->threads[t].dropped_samples);
-    fprintf(out, "],\n     \"objects_not_listed\": %zu,\n     \"objects\": [", po->nhidden);
+    fprintf(out, "],\n     \"small_blocks_cap\": %" PRIu64 ", \"small_blocks_past_cap\": %" PRIu64
+                 ", \"small_blocks_ring_full\": %" PRIu64 ",",
+            proc->small_cap, proc->small_past_cap, proc->small_ring_full);
+    fprintf(out, "\n     \"objects_not_listed\": %zu,\n     \"objects\": [", po->nhidden);
     const char *sep = "";
     for (size_t i = 0; i < proc->nobjects; i++) {
         if (po->hidden[i])
@@ -442,6 +453,7 @@ static void print_json(FILE *out, const tf_trace *tr, const struct summary *s)
     json_field(out, "  ", "host", m->host);
     json_field(out, "  ", "command_line", m->command_line);
     json_field(out, "  ", "clock", m->clock);
+    json_field(out, "  ", "alloc_wrappers", tf_trace_alloc_wrappers(tr));
     fprintf(out, "  \"start_time_ns\": %" PRIu64 ",\n", m->start_time);
     if (s->any_time)
         fprintf(out, "  \"time_span\": {\"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64

@@ -288,16 +288,8 @@ int tf_cmd_record(int argc, char **argv)
         else {
             if (!d)
                 d = tf_option_find("output");
-            /* --region is repeatable: the names add up. */
-            char joined[sizeof flags.region];
-            if (!strcmp(d->name, "region") && set[d - tf_option_table]) {
-                if ((size_t)snprintf(joined, sizeof joined, "%s,%s", flags.region, value) >=
-                    sizeof joined)
-                    return tf_msg_usage("option --region: the names take more than %zu "
-                                        "characters", sizeof joined - 1);
-                value = joined;
-            }
-            if (tf_option_set(&flags, d, value, &err))
+            /* --region and --alloc-wrapper are repeatable: the names add up. */
+            if (tf_option_add(&flags, d, value, set[d - tf_option_table], &err))
                 return tf_msg_usage("option --%s", err.msg);
             set[d - tf_option_table] = true;
         }

@@ -36,10 +36,43 @@ bool tf_system_library(const char *path)
 
 /* name equals want, template arguments aside ("Allocate<double>" is
  * "Allocate"). */
+static bool routine_is(const char *name, const char *want, size_t n)
+{
+    return !strncmp(name, want, n) && (name[n] == '\0' || name[n] == '<');
+}
+
 static bool same_routine(const char *name, const char *want)
 {
-    size_t n = strlen(want);
-    return !strncmp(name, want, n) && (name[n] == '\0' || name[n] == '<');
+    return routine_is(name, want, strlen(want));
+}
+
+/* f is the wrapper want[0..n): by its source name or its linkage name. */
+static bool is_wrapper(const tf_sym_frame *f, const char *want, size_t n)
+{
+    return n && (routine_is(f->function, want, n) ||
+                 (strlen(f->linkage) == n && !strncmp(f->linkage, want, n)));
+}
+
+/* f is one of the wrappers the user named: on the command line, or when
+ * recording (the trace's comma-separated list, blanks around names
+ * allowed as in the configuration file). */
+static bool named_wrapper(const tf_sym_frame *f, const tf_alloc_rules *rules)
+{
+    if (!rules)
+        return false;
+    for (size_t i = 0; i < rules->nwrappers; i++)
+        if (is_wrapper(f, rules->wrappers[i], strlen(rules->wrappers[i])))
+            return true;
+    for (const char *s = rules->recorded; s && *s;) {
+        s += strspn(s, " \t");
+        size_t n = strcspn(s, ","), len = n;
+        while (len && strchr(" \t", s[len - 1]))
+            len--;
+        if (is_wrapper(f, s, len))
+            return true;
+        s += n + (s[n] == ',');
+    }
+    return false;
 }
 
 static bool allocator_name(const char *name)
@@ -99,10 +132,8 @@ static enum frame_class classify(const tf_sym_location *loc, const tf_sym_frame 
         allocator_linkage(f->linkage) || allocator_linkage(f->function) ||
         tf_system_library(loc->module))
         return FRAME_ALLOCATOR;
-    for (size_t i = 0; rules && i < rules->nwrappers; i++)
-        if (same_routine(f->function, rules->wrappers[i]) ||
-            !strcmp(f->linkage, rules->wrappers[i]))
-            return FRAME_ALLOCATOR;
+    if (named_wrapper(f, rules))
+        return FRAME_ALLOCATOR;
     if (!f->line || !f->file[0])
         return f->function[0] || f->linkage[0] ? FRAME_NO_LINE : FRAME_ALLOCATOR;
     return header_file(f->file) ? FRAME_HELPER : FRAME_PROGRAM;

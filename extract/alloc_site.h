@@ -14,12 +14,14 @@
 
 #include "symbolize.h"
 
-/* Routines the user names as allocators (--alloc-wrapper NAME): a frame
- * whose routine is NAME (template arguments aside) or whose linkage name is
- * NAME is skipped like malloc's. */
+/* Routines the user names as allocators: a frame whose routine is NAME
+ * (template arguments aside) or whose linkage name is NAME is skipped like
+ * malloc's. */
 typedef struct tf_alloc_rules {
-    const char       **wrappers;
+    const char       **wrappers;    /* --alloc-wrapper NAME of fold, info, paraver */
     size_t             nwrappers;
+    const char        *recorded;    /* the trace's, comma-separated
+                                       (tf_trace_alloc_wrappers); NULL: none */
 } tf_alloc_rules;
 
 /* The call site of the allocation whose stack (return addresses,

@@ -173,6 +173,10 @@ int tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
                     const tf_alloc_rules *rules, tf_object_naming *naming, tf_error *err)
 {
     *naming = (tf_object_naming){ 0 };
+    /* The wrappers named when recording count with those given now. */
+    tf_alloc_rules all = rules ? *rules : (tf_alloc_rules){ 0 };
+    all.recorded = tf_trace_alloc_wrappers(tr);
+    rules = &all;
     const tf_process *p = tf_trace_process(tr, proc);
     size_t n = p ? p->nobjects : 0;
     if (!n)
@@ -189,17 +193,18 @@ int tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
         v[i] = (struct named){ .o = &p->objects[i], .index = i };
     qsort(v, n, sizeof *v, by_alloc);
     char label[LABEL_MAX], routine[LABEL_MAX];
-    const tf_object *last_small = NULL;
     for (size_t i = 0; i < n; i++) {
         /* Small blocks of one call site share their frame: consecutive
-         * ones (a loop's blocks) are symbolised once. */
-        bool same = v[i].o->kind == TF_OBJECT_SMALL && last_small &&
-                    last_small->stack == v[i].o->stack;
-        if (!same && (rc = object_label(tr, p, proc, v[i].o, sym, rules, label, sizeof label,
+         * ones (a loop's blocks) are symbolised once.  Only consecutive:
+         * label holds the previous object's, which an allocation between
+         * two blocks replaced. */
+        const tf_object *o = v[i].o, *prev = i ? v[i - 1].o : NULL;
+        bool same = o->kind == TF_OBJECT_SMALL && prev && prev->kind == TF_OBJECT_SMALL &&
+                    prev->stack == o->stack && prev->stack_len == o->stack_len &&
+                    prev->name == o->name && prev->callsite == o->callsite;
+        if (!same && (rc = object_label(tr, p, proc, o, sym, rules, label, sizeof label,
                                         routine, sizeof routine, err)) < 0)
             goto done;
-        if (v[i].o->kind == TF_OBJECT_SMALL)
-            last_small = v[i].o;
         v[i].order = i;
         out.order[i] = v[i].index;
         if (!(v[i].label = strdup(label)) || !(out.routines[v[i].index] = strdup(routine)))

@@ -26,7 +26,8 @@ typedef struct tf_object_naming {
  * call site; else the object's name (a static's variable, a user region's
  * name); else the call site, or the allocation's call site found in its
  * stack with sym (may be NULL) through allocator layers (alloc_site.h,
- * rules may be NULL), "file.c:LINE:COLUMN"; else "stack@PROC.ID" or
+ * rules may be NULL; the wrappers the trace names count too),
+ * "file.c:LINE:COLUMN"; else "stack@PROC.ID" or
  * "object@PROC.ID".
  * Objects of one kind and label form families: in allocation order, each
  * joins the first family whose last object was freed by then (a

@@ -199,6 +199,16 @@ int  tf_writer_append_symbols(tf_writer *w, uint32_t proc, const tf_symbol *s, s
  * replacing earlier values; durable at the next flush. */
 int  tf_writer_set_dropped(tf_writer *w, uint32_t proc, uint32_t thread, uint64_t events,
                            uint64_t samples, tf_error *err);
+/* The routines of the program that allocate for their callers, named when
+ * recording (record option alloc-wrapper), comma-separated: stored as the
+ * root's alloc_wrappers attribute, for readers naming heap objects by call
+ * site (extract/alloc_site.h). */
+int  tf_writer_set_alloc_wrappers(tf_writer *w, const char *names, tf_error *err);
+/* Blocks below heap-threshold the producer logged but could not
+ * attribute: past_cap beyond the log's cap, ring_full refused by a full
+ * thread ring; stored as the process's small_blocks_* attributes. */
+int  tf_writer_set_small_lost(tf_writer *w, uint32_t proc, uint64_t cap, uint64_t past_cap,
+                              uint64_t ring_full, tf_error *err);
 /* Makes everything appended so far readable by another process, even if
  * this one is killed afterwards (strings included). */
 int  tf_writer_flush(tf_writer *w, tf_error *err);
@@ -238,6 +248,9 @@ typedef struct tf_process {
     size_t      nsymbols;  tf_symbol *symbols;
     size_t      nframes;   uint64_t  *frames;    /* process frames (object call stacks) */
     uint32_t    nthreads;  tf_thread *threads;
+    /* Small blocks logged but not attributed (0 when none, or not said):
+     * past the log's cap small_cap, and refused by a full thread ring. */
+    uint64_t    small_cap, small_past_cap, small_ring_full;
 } tf_process;
 
 typedef struct tf_trace tf_trace;
@@ -255,6 +268,9 @@ void tf_trace_close(tf_trace *tr);
 const char       *tf_trace_path(const tf_trace *tr);
 const tf_trace_meta *tf_trace_get_meta(const tf_trace *tr);
 bool              tf_trace_complete(const tf_trace *tr);  /* false: recording interrupted */
+/* The allocation wrappers named when recording, comma-separated ("" when
+ * none, as in older traces; of the first trace of a set). */
+const char       *tf_trace_alloc_wrappers(const tf_trace *tr);
 uint32_t          tf_trace_nprocesses(const tf_trace *tr);
 const tf_process *tf_trace_process(const tf_trace *tr, uint32_t i);
 /* The string for an id; "" for an id out of range. */

@@ -23,6 +23,7 @@ struct tf_trace {
     hid_t          file;
     tf_trace_meta  meta;
     char          *clock, *host, *command_line, *producer;   /* meta's strings */
+    char          *alloc_wrappers;                           /* NULL: none recorded */
     bool           complete;
     char         **strings;       /* one block, from tf_h5_read_strings */
     size_t         nstrings;
@@ -374,7 +375,10 @@ static int load_process(tf_trace *tr, hid_t procs, uint32_t index, tf_process *p
            (rc = int32_attr(g, TF_ATTR_NRANKS, &p->nranks, err)) < 0 ||
            (rc = tf_h5_attr_read_string(g, TF_ATTR_EXECUTABLE, &exe, err)) < 0 ||
            (rc = tf_h5_attr_read_string(g, TF_ATTR_HOST, &host, err)) < 0 ||
-           (rc = tf_h5_attr_read_string(g, TF_ATTR_BUILD_ID, &build_id, err)) < 0);
+           (rc = tf_h5_attr_read_string(g, TF_ATTR_BUILD_ID, &build_id, err)) < 0 ||
+           (rc = optional_uint64(g, TF_ATTR_SMALL_CAP, &p->small_cap, err)) < 0 ||
+           (rc = optional_uint64(g, TF_ATTR_SMALL_PAST_CAP, &p->small_past_cap, err)) < 0 ||
+           (rc = optional_uint64(g, TF_ATTR_SMALL_RING_FULL, &p->small_ring_full, err)) < 0);
     p->executable = exe;
     p->host = host;
     p->build_id = build_id;
@@ -448,6 +452,10 @@ static int read_meta(tf_trace *tr, tf_error *err)
     if (rc == 0 && strcmp(unit, TF_TIME_UNIT) != 0)
         rc = tf_fail(err, TF_ERR_FORMAT, "%s: time unit is '%s', version %d traces use '%s'",
                      tr->path, unit, TF_TRACE_VERSION, TF_TIME_UNIT);
+    /* Optional: traces recorded without alloc-wrapper, and older ones,
+     * have none. */
+    if (rc == 0 && H5Aexists(tr->file, TF_ATTR_ALLOC_WRAPPERS) > 0)
+        rc = tf_h5_attr_read_string(tr->file, TF_ATTR_ALLOC_WRAPPERS, &tr->alloc_wrappers, err);
     free(unit);
     tr->meta.clock = tr->clock;
     tr->meta.host = tr->host;
@@ -558,6 +566,7 @@ void tf_trace_close(tf_trace *tr)
     free(tr->host);
     free(tr->command_line);
     free(tr->producer);
+    free(tr->alloc_wrappers);
     if (tr->file >= 0)
         H5Fclose(tr->file);
     free(tr->path);
@@ -568,6 +577,13 @@ void tf_trace_close(tf_trace *tr)
 
 const char *tf_trace_path(const tf_trace *tr) { return tr->path; }
 const tf_trace_meta *tf_trace_get_meta(const tf_trace *tr) { return &tr->meta; }
+
+const char *tf_trace_alloc_wrappers(const tf_trace *tr)
+{
+    if (tr->nmembers)
+        tr = tr->members[0];
+    return tr->alloc_wrappers ? tr->alloc_wrappers : "";
+}
 bool tf_trace_complete(const tf_trace *tr) { return tr->complete; }
 uint32_t tf_trace_nprocesses(const tf_trace *tr) { return tr->nprocs; }
 int64_t tf_trace_file(const tf_trace *tr) { return tr->members ? tr->members[0]->file : tr->file; }

@@ -25,6 +25,9 @@
 #define TF_ATTR_PRODUCER     "producer"
 #define TF_ATTR_START_TIME   "start_time"
 #define TF_ATTR_COMPLETE     "complete"
+/* The routines the recording named as allocation wrappers (record option
+ * alloc-wrapper), comma-separated; absent: none (older traces too). */
+#define TF_ATTR_ALLOC_WRAPPERS "alloc_wrappers"
 #define TF_TIME_UNIT         "ns"
 
 /* Process and thread attributes. */
@@ -38,6 +41,13 @@
  * none, or a producer that never loses any). */
 #define TF_ATTR_DROPPED_EVENTS  "dropped_events"
 #define TF_ATTR_DROPPED_SAMPLES "dropped_samples"
+/* Process: blocks below heap-threshold the recorder did not attribute
+ * (absent: none, or a producer without a small-block log): past the log's
+ * cap (small_blocks_cap, option small-blocks), and refused by a full
+ * thread ring (a burst faster than the writer). */
+#define TF_ATTR_SMALL_CAP       "small_blocks_cap"
+#define TF_ATTR_SMALL_PAST_CAP  "small_blocks_past_cap"
+#define TF_ATTR_SMALL_RING_FULL "small_blocks_ring_full"
 
 /* Groups and plain datasets: /strings, /process/<n>/thread/<m>. */
 #define TF_DSET_STRINGS  "strings"

@@ -659,6 +659,29 @@ int tf_writer_set_dropped(tf_writer *w, uint32_t proc, uint32_t thread, uint64_t
     return rc;
 }
 
+int tf_writer_set_alloc_wrappers(tf_writer *w, const char *names, tf_error *err)
+{
+    return tf_h5_attr_write_string(w->file, TF_ATTR_ALLOC_WRAPPERS, names, err) < 0 ? -1 : 0;
+}
+
+int tf_writer_set_small_lost(tf_writer *w, uint32_t proc, uint64_t cap, uint64_t past_cap,
+                             uint64_t ring_full, tf_error *err)
+{
+    int rc = check_process(w, proc, err);
+    if (rc < 0)
+        return rc;
+    char name[64];
+    snprintf(name, sizeof name, "%s/%" PRIu32, TF_GROUP_PROCESS, proc);
+    hid_t g = -1;
+    if ((rc = tf_h5_group_open(w->file, name, &g, err)) < 0)
+        return rc;
+    (void)((rc = tf_h5_attr_write_uint64(g, TF_ATTR_SMALL_CAP, cap, err)) < 0 ||
+           (rc = tf_h5_attr_write_uint64(g, TF_ATTR_SMALL_PAST_CAP, past_cap, err)) < 0 ||
+           (rc = tf_h5_attr_write_uint64(g, TF_ATTR_SMALL_RING_FULL, ring_full, err)) < 0);
+    H5Gclose(g);
+    return rc;
+}
+
 int tf_writer_append_samples(tf_writer *w, uint32_t proc, uint32_t thread, const tf_sample *s,
                              const uint64_t *counters, size_t n, tf_error *err)
 {

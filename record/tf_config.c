@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <string.h>
@@ -95,10 +96,17 @@ int tf_config_load(const char *path, tf_options *o, tf_error *err)
         xmlFreeParserCtxt(ctx);
         return rc;
     }
+    bool *seen = NULL;
     xmlNode *root = xmlDocGetRootElement(doc);
     if (!root || strcmp((const char *)root->name, "tracefold")) {
         rc = tf_fail(err, TF_ERR_FORMAT, "%s:%ld: the root element must be <tracefold>", path,
                      root ? xmlGetLineNo(root) : 1L);
+        goto done;
+    }
+    /* A list option given in several elements adds up, as its flags do. */
+    seen = calloc(tf_option_count, sizeof *seen);
+    if (!seen) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
         goto done;
     }
     for (xmlNode *n = root->children; n && !rc; n = n->next) {
@@ -112,10 +120,12 @@ int tf_config_load(const char *path, tf_options *o, tf_error *err)
         }
         char value[1100];
         element_text(n, value, sizeof value);
-        if ((rc = tf_option_set(o, d, value, err)))
+        if ((rc = tf_option_add(o, d, value, seen[d - tf_option_table], err)))
             tf_error_prefix(err, "%s:%ld: ", path, xmlGetLineNo(n));
+        seen[d - tf_option_table] = true;
     }
 done:
+    free(seen);
     xmlFreeDoc(doc);
     xmlFreeParserCtxt(ctx);
     return rc;

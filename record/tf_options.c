@@ -114,6 +114,11 @@ const tf_option_desc tf_option_table[] = {
      "heap blocks below heap-threshold kept (address, size, call site) so that they are "
      "attributed to their call site; blocks past it are counted and said at the end; 0: none",
      offsetof(tf_options, small_blocks)},
+    {"alloc-wrapper", "TRACEFOLD_ALLOC_WRAPPER", TF_OPT_STRING, "none", NULL, 0, 0,
+     "a routine of the program that allocates for its callers (xmalloc, a pool's get): kept "
+     "in the trace, so that fold, info and paraver name the objects it allocates by its "
+     "caller; its source name or linkage name; repeat the option or separate names with "
+     "commas", offsetof(tf_options, alloc_wrapper)},
 };
 const unsigned tf_option_count = sizeof tf_option_table / sizeof tf_option_table[0];
 
@@ -246,6 +251,26 @@ int tf_option_set(tf_options *o, const tf_option_desc *d, const char *text, tf_e
     else
         *(uint64_t *)field = v;
     return 0;
+}
+
+/* The options that are lists of names. */
+static bool repeatable(const tf_option_desc *d)
+{
+    return d->offset == offsetof(tf_options, region) ||
+           d->offset == offsetof(tf_options, alloc_wrapper);
+}
+
+int tf_option_add(tf_options *o, const tf_option_desc *d, const char *text, bool again,
+                  tf_error *err)
+{
+    if (!again || !repeatable(d))
+        return tf_option_set(o, d, text, err);
+    char joined[sizeof o->output];
+    if ((size_t)snprintf(joined, sizeof joined, "%s,%s", (const char *)o + d->offset, text) >=
+        sizeof joined)
+        return tf_fail(err, TF_ERR_USAGE, "%s: the names take more than %zu characters",
+                       d->name, sizeof joined - 1);
+    return tf_option_set(o, d, joined, err);
 }
 
 int tf_options_from_env(tf_options *o, tf_error *err)

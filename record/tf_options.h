@@ -52,6 +52,7 @@ typedef struct tf_options {
     char     overflow[1024];   /* counter to sample on ("none": the task clock) */
     char     pmu_sysfs[1024];  /* the kernel's PMU descriptions */
     char     region[1024];     /* functions whose calls are regions, comma-separated; "none" */
+    char     alloc_wrapper[1024]; /* the program's allocation wrappers, comma-separated; "none" */
 } tf_options;
 
 enum tf_option_type { TF_OPT_STRING, TF_OPT_DURATION, TF_OPT_SIZE, TF_OPT_UINT,
@@ -88,6 +89,12 @@ int tf_parse_bool(const char *text, bool *value);
 /* Parses text as a value of option d into o.  Errors say what was expected,
  * without context: callers prefix where the text came from. */
 int tf_option_set(tf_options *o, const tf_option_desc *d, const char *text, tf_error *err);
+
+/* As tf_option_set, but a list option (region, alloc-wrapper) given again
+ * (again: already set from the same source, a flag or the file) adds its
+ * names to the ones it has, comma-separated. */
+int tf_option_add(tf_options *o, const tf_option_desc *d, const char *text, bool again,
+                  tf_error *err);
 
 /* Applies every TRACEFOLD_* variable set in the environment. */
 int tf_options_from_env(tf_options *o, tf_error *err);

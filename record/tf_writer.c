@@ -367,6 +367,10 @@ static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
         rc = tf_writer_create(&p->w, p->sum.path, &meta, 0, err);
     if (rc)
         return rc;
+    /* named now, used when the trace is folded (extract/alloc_site.h) */
+    if (strcmp(s->opt.alloc_wrapper, "none") &&
+        (rc = tf_writer_set_alloc_wrappers(p->w, s->opt.alloc_wrapper, err)))
+        return rc;
     p->open = true;
     if ((rc = tf_reserve_open(&p->reserve, p->sum.path, reserve_size(&s->opt), err)) ||
         (rc = tf_reserve_renew(&p->reserve, p->sum.path, err)))
@@ -719,6 +723,9 @@ static void finish(tf_rec_session *s, wproc *p)
                        update_modules(s, p, &err) ||
                        tf_wsmall_finish(&p->small, p->path, p->objects, p->w, p->proc,
                                         p->shm->mono0, &lost, &err) ||
+                       ((lost.over || lost.ring) &&
+                        tf_writer_set_small_lost(p->w, p->proc, lost.cap, lost.over, lost.ring,
+                                                 &err)) ||
                        tf_wobjects_finish(p->objects, p->w, p->proc, &err)))
         fail(p, &err);
     tf_wsmall_free(p->small);

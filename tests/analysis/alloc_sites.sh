@@ -7,7 +7,9 @@
 # one (ALLOCATE once, and in every iteration), each object is named
 # FILE:LINE[:COLUMN] of the user's line, with its routine, in info (JSON
 # and text), objects.csv and (--alloc-wrapper) paraver's .pcf; a temporary
-# is one family with its allocation count, never "#2".
+# is one family with its allocation count, never "#2".  The wrapper named
+# in the recorder's configuration instead (kept in the trace) names its
+# objects alike in info, fold and paraver without the option.
 tf=${TRACEFOLD:?run by make check}
 bin=${top_builddir:?run by make check}/tests/analysis
 src=${top_srcdir:?run by make check}/tests/analysis
@@ -84,6 +86,34 @@ if [ -x "$bin/alloc_sites_app" ]; then
             if (index($3, t) != 1 && $9 != 1) { print "FAIL: " $3 " has " $9 " allocations"; bad = 1 }
             if ($10 != "main") { print "FAIL: " $3 " in routine " $10; bad = 1 } }
         END { exit bad }' "$tmp/fold/objects.csv" || bad "objects.csv"
+
+    # The wrapper named in the recorder's configuration: kept in the trace,
+    # so info, fold and paraver name its objects by its caller without the
+    # option (and with another one given, both count).
+    printf '<tracefold>\n  <alloc-wrapper>grid_alloc</alloc-wrapper>\n  <alloc-wrapper>pool_get</alloc-wrapper>\n</tracefold>\n' \
+        >"$tmp/wrap.xml"
+    "$tf" record -q -c "$tmp/wrap.xml" -o "$tmp/cw.h5" --period 1ms -- \
+        "$bin/alloc_sites_app" $iterations 200000 >/dev/null || bad "recording with the configuration exited $?"
+    "$tf" info --json "$tmp/cw.h5" >"$tmp/cw.json" || bad "info --json (recorded wrapper) exit status $?"
+    grep -q '"alloc_wrappers": "grid_alloc,pool_get"' "$tmp/cw.json" ||
+        bad "info --json: the recorded wrappers are not 'grid_alloc,pool_get'"
+    labels "$tmp/cw.json" >"$tmp/cw.labels"
+    expect "$tmp/cw.labels" $f site-wrapper main 1
+    expect "$tmp/cw.labels" $f site-in-wrapper grid_alloc 0
+    "$tf" info --json --alloc-wrapper other "$tmp/cw.h5" >"$tmp/cw2.json" || bad "info exit status $?"
+    labels "$tmp/cw2.json" >"$tmp/cw2.labels"
+    expect "$tmp/cw2.labels" $f site-wrapper main 1
+    "$tf" fold -q -o "$tmp/cwfold" "$tmp/cw.h5" || bad "fold (recorded wrapper) exit status $?"
+    # objects.csv lists the objects samples fell in: g is swept with h
+    if grep -Eq ",$f:$(line $f site-helper)(:[0-9]+)?,heap," "$tmp/cwfold/objects.csv"; then
+        grep -Eq ",$f:$(line $f site-wrapper)(:[0-9]+)?,heap," "$tmp/cwfold/objects.csv" ||
+            bad "fold: no object named $f:$(line $f site-wrapper) in objects.csv (recorded wrapper)"
+    fi
+    grep -q ",$f:$(line $f site-in-wrapper)" "$tmp/cwfold/objects.csv" &&
+        bad "fold: an object named by the recorded wrapper's line"
+    "$tf" paraver -q "$tmp/cw.h5" -o "$tmp/cw.prv" || bad "paraver (recorded wrapper) exit status $?"
+    grep -Eq "^[0-9]+ +$f:$(line $f site-wrapper)(:[0-9]+)?\$" "$tmp/cw.pcf" ||
+        bad "paraver: no object named $f:$(line $f site-wrapper) in the .pcf (recorded wrapper)"
 fi
 
 if [ -x "$bin/alloc_sites_f" ]; then

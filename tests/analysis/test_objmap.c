@@ -91,6 +91,10 @@ static void add_process(tf_writer *w, uint32_t p, uint64_t code_start, uint64_t 
         { 0x70000000 + shift, 256, 10, TF_NOTIME, first, 14, none, none, 1, TF_OBJECT_SMALL },
         { 0x70000400 + shift, 512, 11, TF_NOTIME, first, 15, none, none, 1, TF_OBJECT_SMALL },
         { 0x70000800 + shift, 256, 12, TF_NOTIME, first, 16, none, none, 1, TF_OBJECT_SMALL },
+        /* allocated between two of them (the same time, a later id): the
+         * blocks after it keep their own call site, not its */
+        { 0x80000000 + shift, 4096, 10, TF_NOTIME, 0, 17, none, intern(w, "between.c:2"), 0,
+          TF_OBJECT_HEAP },
     };
     assert_int_equal(tf_writer_append_objects(w, proc, o, sizeof o / sizeof *o, NULL), 0);
 }
@@ -160,12 +164,14 @@ static void objects_by_address_and_lifetime(void **state)
         assert_int_equal(off, 256 + 16);
         assert_string_equal(lookup(m, &a, 0x70000810 + shift, 500, &off), rows);
         assert_int_equal(off, 768 + 16);
+        assert_string_equal(lookup(m, &a, 0x80000010 + shift, 500, &off), "between.c:2");
         tf_an_objmap_free(m);
         tf_symbolizer_free(sym);
     }
-    /* the second process added no object: the same twelve (eleven and the
-     * stack) plus [unknown]; the families count the allocations of both */
-    assert_int_equal(a.nobjects, 13);
+    /* the second process added no object: the same thirteen (twelve and
+     * the stack) plus [unknown]; the families count the allocations of
+     * both */
+    assert_int_equal(a.nobjects, 14);
     for (size_t i = 0; i < a.nobjects; i++) {
         if (a.objects[i].kind == TF_OBJECT_SMALL) {   /* per process, not summed */
             assert_int_equal(a.objects[i].allocations, 6);

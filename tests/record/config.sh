@@ -11,6 +11,14 @@ p() { "$tf" record "$@" --print-env | sed -n 's/^TRACEFOLD_PERIOD=//p'; }
     fail "flag should beat env"
 [ "$(TRACEFOLD_CONFIG="$tmp/ok.xml" p)" = 2000000ns ] || fail "TRACEFOLD_CONFIG not read"
 
+# A list option (alloc-wrapper, region) in several elements, or flags, adds up.
+printf '<tracefold>\n<alloc-wrapper>xmalloc</alloc-wrapper>\n<alloc-wrapper> pool::get </alloc-wrapper>\n</tracefold>\n' > "$tmp/wrap.xml"
+w() { "$tf" record "$@" --print-env | sed -n 's/^TRACEFOLD_ALLOC_WRAPPER=//p'; }
+[ "$(w -c "$tmp/wrap.xml")" = "xmalloc,pool::get" ] ||
+    fail "alloc-wrapper elements: got '$(w -c "$tmp/wrap.xml")', expected 'xmalloc,pool::get'"
+[ "$(w --alloc-wrapper a --alloc-wrapper b)" = "a,b" ] || fail "--alloc-wrapper not repeatable"
+[ "$(w)" = none ] || fail "alloc-wrapper's default is not none"
+
 printf '<tracefold>\n<period>1ms</period>\n<period>2ms</perio>\n</tracefold>\n' > "$tmp/bad.xml"
 printf '<tracefold>\n\n<speed>1</speed>\n</tracefold>\n' > "$tmp/unknown.xml"
 printf '<tracefold>\n<stack-depth>deep</stack-depth>\n</tracefold>\n' > "$tmp/value.xml"
