@@ -36,6 +36,11 @@ static void usage(FILE *out)
             "      --run             with the gnuplot back end: run gnuplot on the scripts\n"
             "      --layout-json FILE  write every text box and panel box drawn (cairo)\n"
             "      --max-phase-labels N  at most N phase labels (default: as many as fit)\n"
+            "      --size SIZE       page size: single-column (88x150 mm), double-column\n"
+            "                        (180x160 mm), slide (10x5.625 in, 16:9) or WxH in mm\n"
+            "                        (120x150) or inches (3.5x4.5in); fonts keep their size\n"
+            "                        (default: 180x254 mm)\n"
+            "      --grayscale       grey levels and dashed lines instead of colours\n"
             "      --counters LIST   counters of the performance panel, comma-separated\n"
             "                        (instructions draws MIPS; a time counter, CPU utilisation)\n"
             "      --force           replace existing outputs (a report fold drew, say)\n"
@@ -85,6 +90,7 @@ int tf_cmd_render(int argc, char **argv)
         {"layout-json", required_argument, NULL, 'L'},
         {"max-phase-labels", required_argument, NULL, 'M'},
         {"counters", required_argument, NULL, 'C'},
+        {"size", required_argument, NULL, 'S'},   {"grayscale", no_argument, NULL, 'G'},
         {NULL, 0, NULL, 0},
     };
     enum tf_render_format format = TF_FORMAT_PDF;
@@ -143,6 +149,16 @@ int tf_cmd_render(int argc, char **argv)
                                     optarg);
             counters = optarg;
             break;
+        case 'S':
+            if (!tf_page_size_parse(optarg, &ro.size))
+                return tf_msg_usage("--size: '%s' is not single-column, double-column, slide or WxH "
+                                    "in mm (120x150) or inches (3.5x4.5in), each side from %.0fx%.0f "
+                                    "to %.0f mm",
+                                    optarg, TF_PAGE_MIN_W_MM, TF_PAGE_MIN_H_MM, TF_PAGE_MAX_MM);
+            break;
+        case 'G':
+            ro.grayscale = true;
+            break;
         case 'F':
             force = true;
             break;
@@ -185,7 +201,7 @@ int tf_cmd_render(int argc, char **argv)
         rc = tf_output_check_file(ro.layout_json, &rule, &err);
     }
     if (rc == 0)
-        rc = gnuplot ? tf_render_gnuplot(&report, path, format, ro.dpi, run, &err)
+        rc = gnuplot ? tf_render_gnuplot_with(&report, path, format, &ro, run, &err)
                      : tf_render_cairo_with(&report, path, format, &ro, &err);
     if (rc == 0) {
         size_t nfiles = gnuplot ? 0 : tf_render_cairo_files(&report, format);

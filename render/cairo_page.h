@@ -6,12 +6,10 @@
 #define TF_RENDER_CAIRO_PAGE_H
 
 #include "cairo_text.h"
+#include "page_size.h"
 #include "report_model.h"
 
-/* Page size in points: 18 cm wide (a journal's full text width), 25.4 cm
- * tall; PNG pixels = points * dpi / 72. */
-#define TF_PAGE_WIDTH  510.0
-#define TF_PAGE_HEIGHT 720.0
+/* Page sizes are in points (page_size.h); PNG pixels = points * dpi / 72. */
 
 enum tf_panel_id { TF_PANEL_CODE, TF_PANEL_MEMORY, TF_PANEL_RATES, TF_NPANELS };
 
@@ -22,7 +20,9 @@ typedef struct tf_timeline_layout {
     tf_rect plot[TF_NPANELS];    /* the plotting areas, inside the axes */
 } tf_timeline_layout;
 
-void tf_timeline_layout_get(tf_timeline_layout *l);
+/* The layout of a page of the given size: text strips keep their height
+ * (fonts have a fixed size in points), the plots share what is left. */
+void tf_timeline_layout_get(tf_timeline_layout *l, tf_page_size size);
 
 /* What every panel draws with. */
 typedef struct tf_panel {
@@ -46,9 +46,11 @@ typedef struct tf_page_ctx {
     unsigned       number;
     tf_layout_log *log;
     unsigned       max_phase_labels;   /* tf_render_options */
+    tf_page_size   size;
 } tf_page_ctx;
 
-/* Starts text on a page: t set up on cr and recording into ctx's log. */
+/* Starts text on a page: t set up on cr and recording into ctx's log, with
+ * ctx's page size (ctx NULL: the default page). */
 int tf_page_text(tf_text *t, cairo_t *cr, const tf_page_ctx *ctx, tf_error *err);
 /* Records a panel's box (its text must stay inside) and makes it the panel
  * of the texts drawn next. */
@@ -60,6 +62,17 @@ int tf_page_begin(cairo_t *cr, tf_text *text, const tf_page_ctx *ctx, tf_error *
 
 /* Page title and subtitle at the top of box. */
 void tf_page_header(tf_text *text, tf_rect box, const char *title, const char *subtitle);
+
+/* Draws a page whose bottom area (its key) may run past the page's
+ * bottom: draw gets how much shorter to make its stretchable part and
+ * returns in *bottom where its text ends. */
+typedef int (*tf_page_draw_fn)(cairo_t *cr, const void *arg, const tf_page_ctx *ctx, double shrink,
+                               double *bottom, tf_error *err);
+/* Draws into a group first; when the text runs past the page, discards
+ * it (and its layout record) and draws again that much shorter, by at most
+ * max_shrink. */
+int tf_page_fitted(cairo_t *cr, const tf_page_ctx *ctx, tf_page_draw_fn draw, const void *arg,
+                   double max_shrink, tf_error *err);
 
 /* Whole pages, drawn on cr in page units. */
 int tf_page_timeline(cairo_t *cr, const tf_report_page *page, const tf_page_ctx *ctx,

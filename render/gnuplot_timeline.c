@@ -49,7 +49,7 @@ static size_t longest(const char *const *titles, size_t n)
  * points into the strip and its end (estimated from font_size: gnuplot
  * cannot measure text first), more rows otherwise, so a larger font never
  * pushes it off the page. */
-static void panel_start(FILE *f, const char *what, const tf_timeline_layout *l, int panel,
+static void panel_start(FILE *f, const tf_gp_dir *d, const char *what, const tf_timeline_layout *l, int panel,
                         double bottom_room, double key_x, size_t key_chars, double ms)
 {
     tf_rect plot = l->plot[panel], head = l->head[panel];
@@ -58,8 +58,8 @@ static void panel_start(FILE *f, const char *what, const tf_timeline_layout *l, 
             "load '%s'\n"
             "if (!exists(\"duration_ms\")) duration_ms = %.9g\n",
             TF_GP_STYLE, ms);
-    tf_gp_panel_box(f, head.y - 4, plot.y + plot.h + bottom_room);
-    tf_gp_margins(f, plot);
+    tf_gp_panel_box(f, d, head.y - 4, plot.y + plot.h + bottom_room);
+    tf_gp_margins(f, d, plot);
     fprintf(f,
             "if (!exists(\"page_layout\")) set termoption font font_body\n"
             "set tics font font_body\n"
@@ -71,8 +71,8 @@ static void panel_start(FILE *f, const char *what, const tf_timeline_layout *l, 
             "set key horizontal reverse Left right top samplen 1 font font_body "
             "maxcols key_columns(%.1f, %zu) maxrows 99 at screen %.4f, screen panel_y(%.1f)\n"
             "set label 100 \"%s\" at screen %.4f, screen panel_y(%.1f) left font font_panel\n",
-            head.w - key_x, key_chars, tf_gp_sx(head.x + head.w), head.y + 1, what,
-            tf_gp_sx(head.x), head.y + 7);
+            head.w - key_x, key_chars, tf_gp_sx(d, head.x + head.w), head.y + 1, what,
+            tf_gp_sx(d, head.x), head.y + 7);
 }
 
 /* Run alone, a panel without its own time labels gets them. */
@@ -149,7 +149,7 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
     }
     if (p->nroutines > shown && key_chars < strlen("other routines"))
         key_chars = strlen("other routines");
-    panel_start(f, "Source code", l, TF_PANEL_CODE, 28, 80, key_chars, ms);
+    panel_start(f, d, "Source code", l, TF_PANEL_CODE, 28, 80, key_chars, ms);
     time_axis_alone(f);
     phase_lines(f, p, ms);
     if (p->ncode == 0) {
@@ -297,7 +297,7 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
             "# colours: %s.\n",
             files[0], files[1], files[2], TF_GP_STYLE);
     static const char *const key_titles[] = {"loads, no cost (decoded)", "stores"};
-    panel_start(f, "Address space", l, TF_PANEL_MEMORY, 28, n[0] ? 280 : 80,
+    panel_start(f, d, "Address space", l, TF_PANEL_MEMORY, 28, n[0] ? 280 : 80,
                 longest(key_titles, 2), ms);
     time_axis_alone(f);
     phase_lines(f, p, ms);
@@ -332,7 +332,7 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
      * at larger sizes.  A label one font size from the page edge stays on. */
     fprintf(f, ")\nset y2tics font font_address\n"
                "set label 103 \"address\" at screen 1 - font_size / %.1f, graph 0.5 center rotate by -90 "
-               "font font_body\n", TF_PAGE_WIDTH);
+               "font font_body\n", d->size.w);
     fprintf(f, "set ylabel \"data object | size\" font font_body\n");
     for (size_t i = 0; i < b.n; i++)
         fprintf(f,
@@ -358,8 +358,8 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
                 "size screen %.4f, screen panel_y(0) - panel_y(4)\n"
                 "set label 102 \"load cost [cycles]\" at screen %.4f, screen panel_y(%.1f) right "
                 "font font_body\n",
-                lo, hi > lo ? hi : lo + 1, tf_gp_sx(head.x + 200), head.y + 10, tf_gp_sx(60),
-                tf_gp_sx(head.x + 196), head.y + 8);
+                lo, hi > lo ? hi : lo + 1, tf_gp_sx(d, head.x + 200), head.y + 10, tf_gp_sx(d, 60),
+                tf_gp_sx(d, head.x + 196), head.y + 8);
     } else {
         fputs("unset colorbox\n", f);
     }
@@ -441,7 +441,7 @@ static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *
         tf_report_total_label(&p->totals[i], label, sizeof label);
         key_chars = strlen(label) > key_chars ? strlen(label) : key_chars;
     }
-    panel_start(f, "Performance", l, TF_PANEL_RATES, 34, 80, key_chars, ms);
+    panel_start(f, d, "Performance", l, TF_PANEL_RATES, 34, 80, key_chars, ms);
     phase_lines(f, p, ms);
     fprintf(f, "set format x \"%%g\"\nset xlabel \"time in the synthetic iteration [ms]\" font font_body\n");
     if (nseries == 0) {
@@ -490,7 +490,7 @@ int tf_gp_timeline(const tf_gp_dir *d, const tf_report_page *page, const char *p
                    tf_error *err)
 {
     tf_timeline_layout l;
-    tf_timeline_layout_get(&l);
+    tf_timeline_layout_get(&l, d->size);
     if (code_panel(d, page, prefix, &l, err) < 0 || memory_panel(d, page, prefix, &l, err) < 0
         || rates_panel(d, page, prefix, &l, err) < 0)
         return -err->code;
@@ -515,12 +515,12 @@ int tf_gp_timeline(const tf_gp_dir *d, const tf_report_page *page, const char *p
     fprintf(f, "# Title\nset label 1 ");
     tf_gp_quote(f, page->title ? page->title : "folded region");
     fprintf(f, " at screen %.4f, screen %.4f left font font_title\n",
-            tf_gp_sx(l.title.x), tf_gp_sy(l.title.y + 7));
+            tf_gp_sx(d, l.title.x), tf_gp_sy(d, l.title.y + 7));
     if (page->subtitle) {
         fprintf(f, "set label 2 ");
         tf_gp_quote(f, page->subtitle);
-        fprintf(f, " at screen %.4f, screen %.4f left font font_body\n", tf_gp_sx(l.title.x),
-                tf_gp_sy(l.title.y + 22));
+        fprintf(f, " at screen %.4f, screen %.4f left font font_body\n", tf_gp_sx(d, l.title.x),
+                tf_gp_sy(d, l.title.y + 22));
     }
     fprintf(f, "unset border; unset tics; set xrange [0:1]; set yrange [0:1]\nplot NaN notitle\n"
                "load '%scode.gp'\nload '%smemory.gp'\nload '%srates.gp'\nunset multiplot\n",

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "page_size.h"
 #include "report_model.h"
 #include "tf_error.h"
 
@@ -32,6 +33,10 @@ typedef struct tf_render_options {
     /* At most this many phase labels above the code panel (0: as many as
      * fit); beyond it sub-phases go unlabelled, then the narrowest phases. */
     unsigned    max_phase_labels;
+    /* The page size; {0, 0}: the default page (TF_PAGE_WIDTH x TF_PAGE_HEIGHT). */
+    tf_page_size size;
+    /* Grey levels and line styles instead of colours (palette.h). */
+    bool        grayscale;
 } tf_render_options;
 
 int tf_render_cairo_with(const tf_report *r, const char *path, enum tf_render_format format,
@@ -55,6 +60,10 @@ int tf_render_fold_report(const char *fold_path, const struct tf_fold_result *re
  * directory is filled under a temporary name and renamed when complete. */
 int tf_render_gnuplot(const tf_report *r, const char *dir, enum tf_render_format format,
                       double dpi, bool run, tf_error *err);
+/* The same with the page size and palette of o (its dpi for PNG; the
+ * cairo-only fields ignored). */
+int tf_render_gnuplot_with(const tf_report *r, const char *dir, enum tf_render_format format,
+                           const tf_render_options *o, bool run, tf_error *err);
 
 /* The Saavedra–Smith figure of a machine profile (tracefold calibrate): the
  * capacity curve with the cache levels found, and one curve per stride of
