@@ -13,8 +13,9 @@ const tf_rgb tf_ink = {0.1, 0.1, 0.1};
 
 #define TICK_LEN 3.0
 #define TICK_GAP 2.0
-/* How far a vertical axis title may run past its plot, above and below together. */
-#define TITLE_OVERHANG 20.0
+/* How far a vertical axis title may run past its plot, above and below
+ * together (the memory plot has 5 points below it, 1 of them a gap). */
+#define TITLE_OVERHANG 8.0
 
 void tf_axes_frame(cairo_t *cr, tf_rect plot)
 {

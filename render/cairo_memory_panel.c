@@ -19,7 +19,7 @@
 #define RAMP_W 48.0
 #define LABEL_GAP 4.0
 #define LEFT_LABEL_MAX 84.0
-/* Room kept left of the labels for the axis title. */
+/* Room kept beside the labels for the axis titles. */
 #define AXIS_TITLE_ROOM 16.0
 
 static bool has_cost(const tf_report_mem_point *m)
@@ -130,7 +130,8 @@ static void bands(const tf_panel *p, const tf_bands *b, double *left_w, double *
             tf_bands_address(edge[e].addr, d->relative, buf, sizeof buf);
             r = tf_text_box(p->text, TF_FONT_MONO, buf, right + LABEL_GAP, edge[e].y, 0,
                             edge[e].ay, 0);
-            if (tf_claims_take(p->claims, r)) {
+            /* Room left on the page for the axis title after them. */
+            if (r.x + r.w <= p->text->page_w - AXIS_TITLE_ROOM && tf_claims_take(p->claims, r)) {
                 tf_text_draw(p->text, TF_FONT_MONO, buf, right + LABEL_GAP, edge[e].y, 0,
                              edge[e].ay, 0, tf_ink);
                 *right_w = r.w > *right_w ? r.w : *right_w;

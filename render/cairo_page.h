@@ -69,8 +69,8 @@ void tf_page_header(tf_text *text, tf_rect box, const char *title, const char *s
 typedef int (*tf_page_draw_fn)(cairo_t *cr, const void *arg, const tf_page_ctx *ctx, double shrink,
                                double *bottom, tf_error *err);
 /* Draws into a group first; when the text runs past the page, discards
- * it (and its layout record) and draws again that much shorter, by at most
- * max_shrink. */
+ * it (and its layout record) and draws again that much shorter (a few
+ * times while it still does), by at most max_shrink in all. */
 int tf_page_fitted(cairo_t *cr, const tf_page_ctx *ctx, tf_page_draw_fn draw, const void *arg,
                    double max_shrink, tf_error *err);
 

@@ -258,29 +258,36 @@ static int tables_draw(cairo_t *cr, const void *arg, const tf_page_ctx *ctx, dou
      * room in proportion to its need (rows that do not fit are counted).
      * On a small page, the tables that do not fit with a row or two are
      * named in a note instead: all their rows are in their CSV files. */
-    double need[TF_REPORT_NTABLES], total = 0, least = 0;
+    double need[TF_REPORT_NTABLES] = {0}, least[TF_REPORT_NTABLES], floor = 0;
     double note_h = 2 * tf_text_box(&text, TF_FONT_NOTE, "x", 0, 0, 0, 0, 0).h + TABLE_GAP;
     double room = hist_top(&text, shrink) - y - note_h;
     bool shown[TF_REPORT_NTABLES];
     char missing[160] = "";
     size_t mlen = 0;
     for (int i = 0; i < TF_REPORT_NTABLES; i++) {
-        least += table_height(&text, &page->tables[i], 2) + TABLE_GAP;
-        shown[i] = least <= room;
-        if (shown[i])
-            total += need[i] = table_height(&text, &page->tables[i], page->tables[i].nrows);
-        else
+        least[i] = table_height(&text, &page->tables[i], 2);
+        shown[i] = floor + least[i] + TABLE_GAP <= room;
+        if (shown[i]) {
+            floor += least[i] + TABLE_GAP;
+            need[i] = table_height(&text, &page->tables[i], page->tables[i].nrows);
+        } else {
             mlen += (size_t)snprintf(missing + mlen, sizeof missing - mlen, "%s%s",
                                      mlen ? ", " : "", table_csv[i]);
+        }
     }
-    room += note_h - (mlen ? note_h : 0);
+    if (!mlen)
+        room += note_h;
+    /* Each shown table gets its least height and a share of the rest in
+     * proportion to what more it needs. */
+    double spare = room - floor, extra = 0;
     for (int i = 0; i < TF_REPORT_NTABLES; i++)
         if (shown[i])
-            room -= TABLE_GAP;
-    double scale = total > room ? room / total : 1;
+            extra += fmax(0, need[i] - least[i]);
+    double f = extra > spare ? spare / extra : 1;
     for (int i = 0; i < TF_REPORT_NTABLES; i++)
         if (shown[i])
-            y = table(&text, &page->tables[i], i, y, need[i] * scale) + TABLE_GAP;
+            y = table(&text, &page->tables[i], i, y, least[i] + fmax(0, need[i] - least[i]) * f) +
+                TABLE_GAP;
     if (mlen) {
         /* Two lines: a narrow page holds neither whole in one. */
         y += tf_text_draw(&text, TF_FONT_NOTE, "Not shown for lack of room, beside fold.h5:", m, y, 0,

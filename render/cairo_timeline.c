@@ -149,16 +149,21 @@ int tf_page_fitted(cairo_t *cr, const tf_page_ctx *ctx, tf_page_draw_fn draw, co
     tf_layout_log *log = ctx ? ctx->log : NULL;
     size_t ntext = log ? log->ntext : 0, npanel = log ? log->npanel : 0;
     double page_h = ctx && ctx->size.h > 0 ? ctx->size.h : TF_PAGE_HEIGHT;
-    double bottom;
+    double bottom, shrink = 0;
     cairo_push_group(cr);
-    int rc = draw(cr, arg, ctx, 0, &bottom, err);
-    double over = bottom - (page_h - PAGE_MARGIN / 2);
-    if (rc == 0 && over > 0) {
+    int rc = draw(cr, arg, ctx, shrink, &bottom, err);
+    /* A few tries: shorter plots or tables change what is shortened, and
+     * so the key. */
+    for (int try = 0; try < 4 && rc == 0 && shrink < max_shrink; try++) {
+        double over = bottom - (page_h - PAGE_MARGIN / 2);
+        if (over <= 0)
+            break;
         cairo_pattern_destroy(cairo_pop_group(cr));
         if (log)
             tf_layout_log_truncate(log, ntext, npanel);
         cairo_push_group(cr);
-        rc = draw(cr, arg, ctx, over < max_shrink ? over : max_shrink, &bottom, err);
+        shrink = fmin(max_shrink, shrink + over);
+        rc = draw(cr, arg, ctx, shrink, &bottom, err);
     }
     cairo_pop_group_to_source(cr);
     cairo_paint(cr);

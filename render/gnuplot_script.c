@@ -99,6 +99,18 @@ int tf_gp_style(const tf_gp_dir *d, tf_error *err)
     colour_one(f, "colour_note", (tf_rgb){0.349, 0.349, 0.349}, "notes of empty panels");
     colour_one(f, "colour_used", tf_palette_routine(0), "histogram: folded instances");
     colour_one(f, "colour_excluded", tf_palette_routine(5), "histogram: excluded instances");
+    fputs("# Line styles of the counter curves, in legend order (dashed in grey scale).\n", f);
+    for (size_t i = 0; i < TF_PALETTE_SERIES; i++) {
+        double dash[4];
+        int n;
+        tf_palette_series_dash(i, dash, &n);
+        fprintf(f, "set dashtype %d ", TF_GP_DASH_BASE + (int)i);
+        if (n == 0)
+            fputs("solid", f);
+        for (int k = 0; k < n; k++)
+            fprintf(f, "%s%g", k ? "," : "(", dash[k]);
+        fputs(n ? ")\n" : "\n", f);
+    }
     fputs("# Derived from the above; the scripts use these.\n"
           "font_body = sprintf(\"%s,%g\", font_name, font_size)\n"
           "font_small = sprintf(\"%s,%g\", font_name, font_size * 6.5 / 7)\n"
@@ -125,7 +137,7 @@ void tf_gp_terminal(FILE *f, const tf_gp_dir *d, const char *output)
     /* Sizes match the cairo pages (--size; 510 x 720 points by default). */
     switch (d->format) {
     case TF_FORMAT_PDF:
-        fprintf(f, "set terminal pdfcairo size %.2fin,%.2fin noenhanced font font_body linewidth 0.8\n",
+        fprintf(f, "set terminal pdfcairo size %.3fin,%.3fin noenhanced font font_body linewidth 0.8\n",
                 d->size.w / 72, d->size.h / 72);
         fprintf(f, "set output '%s.pdf'\n", output);
         break;

@@ -30,6 +30,9 @@ int   tf_gp_close(FILE *f, const tf_gp_dir *d, const char *name, tf_error *err);
 void tf_gp_quote(FILE *f, const char *s);
 /* The file of fonts and colours that every script loads. */
 #define TF_GP_STYLE "style.gp"
+/* Dash types of the counter curves in style.gp: TF_GP_DASH_BASE + k for
+ * series k (solid in colour, patterns with --grayscale). */
+#define TF_GP_DASH_BASE 11
 /* Writes style.gp: the fonts and colours of all scripts as variables,
  * each one line, from the cairo back end's palette. */
 int tf_gp_style(const tf_gp_dir *d, tf_error *err);

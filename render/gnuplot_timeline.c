@@ -12,6 +12,7 @@
 #include "address_bands.h"
 #include "axis_ticks.h"
 #include "gnuplot_script.h"
+#include "time_units.h"
 #include "line_axis.h"
 
 /* Rough width of a character of the 7.5 pt label font, for keeping phase
@@ -50,20 +51,20 @@ static size_t longest(const char *const *titles, size_t n)
  * cannot measure text first), more rows otherwise, so a larger font never
  * pushes it off the page. */
 static void panel_start(FILE *f, const tf_gp_dir *d, const char *what, const tf_timeline_layout *l, int panel,
-                        double bottom_room, double key_x, size_t key_chars, double ms)
+                        double bottom_room, double key_x, size_t key_chars, double span)
 {
     tf_rect plot = l->plot[panel], head = l->head[panel];
     fprintf(f,
             "reset\n"
             "load '%s'\n"
-            "if (!exists(\"duration_ms\")) duration_ms = %.9g\n",
-            TF_GP_STYLE, ms);
+            "if (!exists(\"duration\")) duration = %.9g\n",
+            TF_GP_STYLE, span);
     tf_gp_panel_box(f, d, head.y - 4, plot.y + plot.h + bottom_room);
     tf_gp_margins(f, d, plot);
     fprintf(f,
             "if (!exists(\"page_layout\")) set termoption font font_body\n"
             "set tics font font_body\n"
-            "set xrange [0:duration_ms]\n"
+            "set xrange [0:duration]\n"
             "set format x \"\"\n"
             "set xtics out scale 0.5 nomirror\n"
             "set mxtics 1\n"
@@ -76,14 +77,14 @@ static void panel_start(FILE *f, const tf_gp_dir *d, const char *what, const tf_
 }
 
 /* Run alone, a panel without its own time labels gets them. */
-static void time_axis_alone(FILE *f)
+static void time_axis_alone(FILE *f, tf_time_unit u)
 {
-    fputs("if (!exists(\"page_layout\")) set format x \"%g\"; "
-          "set xlabel \"time in the synthetic iteration [ms]\" font font_body\n",
-          f);
+    fprintf(f, "if (!exists(\"page_layout\")) set format x \"%%g\"; "
+               "set xlabel \"time in the synthetic iteration [%s]\" font font_body\n",
+            u.name);
 }
 
-static void phase_lines(FILE *f, const tf_report_page *p, double ms)
+static void phase_lines(FILE *f, const tf_report_page *p, double span)
 {
     fprintf(f, "# Phase boundaries: thin dashed lines through every panel.\n");
     for (size_t i = 0; i < p->nphases; i++)
@@ -91,7 +92,7 @@ static void phase_lines(FILE *f, const tf_report_page *p, double ms)
             fprintf(f,
                     "set arrow %zu from %.9g, graph 0 to %.9g, graph 1 nohead lw 0.5 dt (2,1.5) "
                     "lc rgb colour_phase front\n",
-                    i + 1, p->phases[i].x0 * ms, p->phases[i].x0 * ms);
+                    i + 1, p->phases[i].x0 * span, p->phases[i].x0 * span);
 }
 
 /* An empty panel saying why; the plot command is left open for more
@@ -108,7 +109,8 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
                       const tf_timeline_layout *l, tf_error *err)
 {
     char name[256], data[256];
-    double ms = p->duration_ns / 1e6;
+    tf_time_unit u = tf_time_unit_for(p->duration_ns);
+    double span = p->duration_ns / u.ns;
     tf_line_axis axis;
     if (tf_line_axis_build(p, &axis, err) < 0)
         return -err->code;
@@ -117,10 +119,10 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
         FILE *f = tf_gp_open(d, data, err);
         if (!f)
             return -err->code;
-        fprintf(f, "# time [ms]  height on the line axis (0..1, see code.gp)  source line  "
-                   "routine (index in the legend, from 0)\n");
+        fprintf(f, "# time [%s]  height on the line axis (0..1, see code.gp)  source line  "
+                   "routine (index in the legend, from 0)\n", u.name);
         for (size_t i = 0; i < p->ncode; i++)
-            fprintf(f, "%.6g %.6g %u %u\n", p->code[i].x * ms,
+            fprintf(f, "%.6g %.6g %u %u\n", p->code[i].x * span,
                     tf_line_axis_place(&axis, p->code[i].line), p->code[i].line,
                     p->code[i].routine);
         if (tf_gp_close(f, d, data, err) < 0)
@@ -137,9 +139,9 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             "# The line axis is cut where routines lie far apart (other files): each\n"
             "# segment has its own line ticks, the cuts are grey strips.\n"
             "# Loaded by %stimeline.gp; alone: gnuplot -e \"set terminal pdfcairo; set output 'code.pdf'\" %s\n"
-            "# Data: %s (time [ms], height, line, routine index).  Fonts and\n"
+            "# Data: %s (time [%s], height, line, routine index).  Fonts and\n"
             "# colours: %s.\n",
-            prefix, name, data, TF_GP_STYLE);
+            prefix, name, data, u.name, TF_GP_STYLE);
     size_t shown = p->nroutines < TF_PALETTE_ROUTINES ? p->nroutines : TF_PALETTE_ROUTINES;
     size_t key_chars = 0;
     for (size_t i = 0; i < shown; i++) {
@@ -149,9 +151,9 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
     }
     if (p->nroutines > shown && key_chars < strlen("other routines"))
         key_chars = strlen("other routines");
-    panel_start(f, d, "Source code", l, TF_PANEL_CODE, 28, 80, key_chars, ms);
-    time_axis_alone(f);
-    phase_lines(f, p, ms);
+    panel_start(f, d, "Source code", l, TF_PANEL_CODE, 28, 80, key_chars, span);
+    time_axis_alone(f, u);
+    phase_lines(f, p, span);
     if (p->ncode == 0) {
         missing(f, p->code_missing ? p->code_missing : "no code-line samples in this fold");
         fputc('\n', f);
@@ -185,7 +187,7 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
         if (p->phases[i].routine < p->nroutines)
             fprintf(f, "set object %zu rect from %.9g, graph 1 to %.9g, graph 0.984 "
                        "fc rgb word(colour_routines, %u) fs solid 1.0 noborder front\n",
-                    300 + i, p->phases[i].x0 * ms, p->phases[i].x1 * ms, routine_word(p->phases[i].routine));
+                    300 + i, p->phases[i].x0 * span, p->phases[i].x1 * span, routine_word(p->phases[i].routine));
     /* Phase labels above the panel, on two rows, dropped when they would
      * overlap (estimated widths). */
     double row_end[2] = {-1e9, -1e9};
@@ -209,7 +211,7 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             fprintf(f, "set label %zu ", 200 + i);
             tf_gp_quote(f, label);
             fprintf(f, " at first %.9g, screen panel_y(%.1f) center font font_body\n",
-                    (ph->x0 + ph->x1) / 2 * ms, y);
+                    (ph->x0 + ph->x1) / 2 * span, y);
             break;
         }
     }
@@ -243,11 +245,13 @@ static bool has_cost(const tf_report_mem_point *m)
 static int memory_data(const tf_gp_dir *d, const tf_report_page *p, const tf_bands *b,
                        const char *name, int cls, size_t *n, tf_error *err)
 {
-    double ms = p->duration_ns / 1e6;
+    tf_time_unit u = tf_time_unit_for(p->duration_ns);
+    double span = p->duration_ns / u.ns;
     FILE *f = tf_gp_open(d, name, err);
     if (!f)
         return -err->code;
-    fprintf(f, "# time [ms]  height in the address axis (0..1, see memory.gp)  cost [cycles]\n");
+    fprintf(f, "# time [%s]  height in the address axis (0..1, see memory.gp)  cost [cycles]\n",
+            u.name);
     *n = 0;
     for (size_t i = 0; i < p->nmem; i++) {
         const tf_report_mem_point *m = &p->mem[i];
@@ -255,7 +259,7 @@ static int memory_data(const tf_gp_dir *d, const tf_report_page *p, const tf_ban
         double y;
         if (c != cls || !tf_bands_place(b, p, m, &y))
             continue;
-        fprintf(f, "%.6g %.6g %u\n", m->x * ms, y, m->cost);
+        fprintf(f, "%.6g %.6g %u\n", m->x * span, y, m->cost);
         (*n)++;
     }
     return tf_gp_close(f, d, name, err);
@@ -265,7 +269,8 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
                         const tf_timeline_layout *l, tf_error *err)
 {
     char name[256], files[3][256];
-    double ms = p->duration_ns / 1e6;
+    tf_time_unit u = tf_time_unit_for(p->duration_ns);
+    double span = p->duration_ns / u.ns;
     snprintf(name, sizeof name, "%smemory.gp", prefix);
     static const char *const suffix[3] = {"mem-loads.dat", "mem-nocost.dat", "mem-stores.dat"};
     for (int c = 0; c < 3; c++)
@@ -293,14 +298,14 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
             "# with its first and last address on the right.  Loads are coloured by\n"
             "# cost (green cheap, blue costly, log scale), stores black, loads\n"
             "# without a cost (decoded in software) grey.\n"
-            "# Data: %s, %s, %s (time [ms], height 0..1, cost).  Fonts and\n"
+            "# Data: %s, %s, %s (time [%s], height 0..1, cost).  Fonts and\n"
             "# colours: %s.\n",
-            files[0], files[1], files[2], TF_GP_STYLE);
+            files[0], files[1], files[2], u.name, TF_GP_STYLE);
     static const char *const key_titles[] = {"loads, no cost (decoded)", "stores"};
     panel_start(f, d, "Address space", l, TF_PANEL_MEMORY, 28, n[0] ? 280 : 80,
-                longest(key_titles, 2), ms);
-    time_axis_alone(f);
-    phase_lines(f, p, ms);
+                longest(key_titles, 2), span);
+    time_axis_alone(f, u);
+    phase_lines(f, p, span);
     if (p->nmem == 0) {
         missing(f, p->mem_missing ? p->mem_missing : "no memory samples in this trace");
         fputc('\n', f);
@@ -404,7 +409,8 @@ static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *
                        const tf_timeline_layout *l, tf_error *err)
 {
     char name[256], data[256];
-    double ms = p->duration_ns / 1e6;
+    tf_time_unit u = tf_time_unit_for(p->duration_ns);
+    double span = p->duration_ns / u.ns;
     snprintf(name, sizeof name, "%srates.gp", prefix);
     snprintf(data, sizeof data, "%srates.dat", prefix);
     size_t nseries = p->nrates + (p->mips != NULL);
@@ -412,12 +418,13 @@ static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *
         FILE *f = tf_gp_open(d, data, err);
         if (!f)
             return -err->code;
-        fprintf(f, "# One block per series (blank lines between), columns: time [ms], value, band low, band high\n");
+        fprintf(f, "# One block per series (blank lines between), columns: time [%s], value, band low, "
+                   "band high\n", u.name);
         for (size_t s = 0; s < nseries; s++) {
             const tf_report_series *ser = s < p->nrates ? &p->rates[s] : p->mips;
             fprintf(f, "# %s\n", ser->name);
             for (size_t i = 0; i < ser->n; i++)
-                fprintf(f, "%.6g %.6g %.6g %.6g\n", ser->x[i] * ms, ser->y[i],
+                fprintf(f, "%.6g %.6g %.6g %.6g\n", ser->x[i] * span, ser->y[i],
                         ser->lo ? ser->lo[i] : NAN, ser->hi ? ser->hi[i] : NAN);
             fputs("\n\n", f);
         }
@@ -441,9 +448,10 @@ static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *
         tf_report_total_label(&p->totals[i], label, sizeof label);
         key_chars = strlen(label) > key_chars ? strlen(label) : key_chars;
     }
-    panel_start(f, d, "Performance", l, TF_PANEL_RATES, 34, 80, key_chars, ms);
-    phase_lines(f, p, ms);
-    fprintf(f, "set format x \"%%g\"\nset xlabel \"time in the synthetic iteration [ms]\" font font_body\n");
+    panel_start(f, d, "Performance", l, TF_PANEL_RATES, 34, 80, key_chars, span);
+    phase_lines(f, p, span);
+    fprintf(f, "set format x \"%%g\"\nset xlabel \"time in the synthetic iteration [%s]\" font font_body\n",
+            u.name);
     if (nseries == 0) {
         missing(f, p->rates_missing ? p->rates_missing : "no counter rates in this fold");
         totals_key(f, p);
@@ -478,8 +486,9 @@ static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *
         if (ser->lo)
             fprintf(f, ", \\\n     '%s' index %zu using 1:3:4 axes %s with filledcurves lc rgb %s notitle",
                     data, s, axes, colour);
-        fprintf(f, ", \\\n     '%s' index %zu using 1:2 axes %s with lines lw 1.4 lc rgb %s title ",
-                data, s, axes, colour);
+        /* Counter k's dash type, TF_GP_DASH_BASE + k of style.gp (solid in colour). */
+        fprintf(f, ", \\\n     '%s' index %zu using 1:2 axes %s with lines lw 1.4 lc rgb %s dt %d title ",
+                data, s, axes, colour, s < p->nrates ? TF_GP_DASH_BASE + (int)(s % TF_PALETTE_SERIES) : 1);
         tf_gp_quote(f, s < p->nrates ? ser->name : MIPS_TITLE);
     }
     totals_key(f, p);
@@ -509,8 +518,9 @@ int tf_gp_timeline(const tf_gp_dir *d, const tf_report_page *page, const char *p
             name, out, tf_render_format_name(d->format), TF_GP_STYLE);
     tf_gp_terminal(f, d, out);
     fputs("page_layout = 1   # the panels keep their places on this page\n", f);
-    fprintf(f, "duration_ms = %.9g   # mean duration of the folded instances\n",
-            page->duration_ns / 1e6);
+    tf_time_unit u = tf_time_unit_for(page->duration_ns);
+    fprintf(f, "duration = %.9g   # mean duration of the folded instances [%s]\n",
+            page->duration_ns / u.ns, u.name);
     fprintf(f, "set multiplot\n");
     fprintf(f, "# Title\nset label 1 ");
     tf_gp_quote(f, page->title ? page->title : "folded region");
