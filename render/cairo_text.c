@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cairo_text.h"
+#include "key_mark.h"
 #include "page_size.h"
 #include "tf_array.h"
 #include "tf_escape.h"
@@ -91,16 +92,6 @@ static double width_of(tf_text *t, int font, const char *s)
 
 /* Key numbers as superscripts, so that they read apart from a routine's
  * [line]. */
-static void key_mark(unsigned key, char *buf, size_t len)
-{
-    static const char *const sup[10] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
-    char digits[16];
-    snprintf(digits, sizeof digits, "%u", key);
-    buf[0] = 0;
-    for (const char *d = digits; *d; d++)
-        strncat(buf, sup[*d - '0'], len - strlen(buf) - 1);
-}
-
 static unsigned key_of(const tf_text *t, const char *full)
 {
     for (size_t i = 0; i < t->nkeys; i++)
@@ -150,7 +141,7 @@ char *tf_text_shorten(tf_text *t, int font, const char *s, double max_w, unsigne
         return NULL;
     *key = key_of(t, s);
     char mark[64];
-    key_mark(*key, mark, sizeof mark);
+    tf_key_mark(*key, mark, sizeof mark);
     long n = g_utf8_strlen(e, -1), lo = 0, hi = n - 1;
     /* The most characters that fit, by bisection (width grows with them). */
     while (lo < hi) {
@@ -253,7 +244,7 @@ tf_rect tf_text_mark_box(tf_text *t, int font, const char *full, double x, doubl
                          double ay)
 {
     char mark[64];
-    key_mark(key_of(t, full), mark, sizeof mark);
+    tf_key_mark(key_of(t, full), mark, sizeof mark);
     set_text(t, font, mark, 0);
     return place(t, x, y, ax, ay);
 }
@@ -266,7 +257,7 @@ tf_rect tf_text_mark_draw(tf_text *t, int font, const char *full, double x, doub
     if (!key_add(t, full, key))
         return tf_text_draw(t, font, full, x, y, ax, ay, 0, colour);
     char mark[64];
-    key_mark(key, mark, sizeof mark);
+    tf_key_mark(key, mark, sizeof mark);
     return draw_shown(t, font, mark, full, key, x, y, ax, ay, colour);
 }
 
@@ -299,7 +290,7 @@ double tf_text_keys_draw(tf_text *t, tf_rect box)
     double x = box.x, y = box.y, row_h = 0, gap = 8;
     for (size_t i = 0; i < t->nkeys; i++) {
         char mark[64];
-        key_mark((unsigned)i + 1, mark, sizeof mark);
+        tf_key_mark((unsigned)i + 1, mark, sizeof mark);
         char *line = g_strdup_printf("%s %s", mark, t->keys[i]);
         set_text(t, TF_FONT_TICK, line, box.w);
         tf_rect r = place(t, 0, 0, 0, 0);

@@ -12,12 +12,19 @@
 #include "address_bands.h"
 #include "axis_ticks.h"
 #include "gnuplot_script.h"
+#include "key_mark.h"
+#include "report_phases.h"
 #include "time_units.h"
 #include "line_axis.h"
 
 /* Rough width of a character of the 7.5 pt label font, for keeping phase
  * labels apart (gnuplot cannot measure text before drawing it). */
 #define CHAR_W 4.3
+/* The phase key: side margin, its last row's distance from the page's
+ * bottom, row height (points). */
+#define KEY_MARGIN 8.0
+#define KEY_BOTTOM 8.0
+#define KEY_ROW 8.0
 
 #define MIPS_TITLE "MIPS (right axis)"
 
@@ -105,8 +112,73 @@ static void missing(FILE *f, const char *note)
           "set yrange [0:1]\nunset ytics\nplot NaN notitle", f);
 }
 
+/* The page's numbered key of phase labels that found no room (the
+ * cairo pages' key, for the phase labels). */
+typedef struct phase_key {
+    char  *text;          /* "¹ label\n² label\n..." (malloc'ed), NULL: none */
+    size_t len;
+} phase_key;
+
+static int key_append(phase_key *k, const char *mark, const char *label, tf_error *err)
+{
+    size_t add = strlen(mark) + strlen(label) + 5;
+    char *t = realloc(k->text, k->len + add);
+    if (!t)
+        return tf_fail(err, TF_ERR_NOMEM, "gnuplot: no memory for the phase key");
+    k->text = t;
+    k->len += (size_t)snprintf(t + k->len, add, "%s %s\n", mark, label);
+    return 0;
+}
+
+/* Phase labels above the code panel, on two rows, the phases that get one
+ * chosen as the cairo pages choose them (report_phases.h); a label that
+ * fits on neither row (widths estimated) gets its key mark there instead,
+ * the label going into the page's key; only a phase too narrow even for
+ * its mark is left without. */
+static int phase_labels(FILE *f, const tf_report_page *p, const tf_timeline_layout *l,
+                        double span, phase_key *key, tf_error *err)
+{
+    bool *keep = calloc(p->nphases ? p->nphases : 1, sizeof *keep);
+    if (!keep)
+        return tf_fail(err, TF_ERR_NOMEM, "gnuplot: no memory for %zu phase labels", p->nphases);
+    tf_report_phase_labels_choose(p, 0, keep);
+    double row_end[2] = {-1e9, -1e9};
+    unsigned nkeys = 0;
+    int rc = 0;
+    for (size_t i = 0; i < p->nphases && rc == 0; i++) {
+        if (!keep[i])
+            continue;
+        const tf_report_phase *ph = &p->phases[i];
+        char label[200], mark[64];
+        tf_report_phase_label(p, ph, label, sizeof label);
+        tf_key_mark(nkeys + 1, mark, sizeof mark);
+        double cx = l->plot[TF_PANEL_CODE].x + (ph->x0 + ph->x1) / 2 * l->plot[TF_PANEL_CODE].w;
+        /* The label on the first row with room, else its mark (about two
+         * characters wide) on the first with room for that. */
+        for (int try = 0; try < 4; try++) {
+            int row = 1 - try % 2;
+            bool as_mark = try >= 2;
+            double w = as_mark ? 2 * CHAR_W : (double)strlen(label) * CHAR_W;
+            if (cx - w / 2 < row_end[row] + 4)
+                continue;
+            row_end[row] = cx + w / 2;
+            fprintf(f, "set label %zu ", 200 + i);
+            tf_gp_quote(f, as_mark ? mark : label);
+            fprintf(f, " at first %.9g, screen panel_y(%.1f) center font font_body\n",
+                    (ph->x0 + ph->x1) / 2 * span, l->labels.y + l->labels.h / 2 * (row + 0.5));
+            if (as_mark) {
+                nkeys++;
+                rc = key_append(key, mark, label, err);
+            }
+            break;
+        }
+    }
+    free(keep);
+    return rc;
+}
+
 static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *prefix,
-                      const tf_timeline_layout *l, tf_error *err)
+                      const tf_timeline_layout *l, phase_key *key, tf_error *err)
 {
     char name[256], data[256];
     tf_time_unit u = tf_time_unit_for(p->duration_ns);
@@ -188,32 +260,9 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             fprintf(f, "set object %zu rect from %.9g, graph 1 to %.9g, graph 0.984 "
                        "fc rgb word(colour_routines, %u) fs solid 1.0 noborder front\n",
                     300 + i, p->phases[i].x0 * span, p->phases[i].x1 * span, routine_word(p->phases[i].routine));
-    /* Phase labels above the panel, on two rows, dropped when they would
-     * overlap (estimated widths). */
-    double row_end[2] = {-1e9, -1e9};
-    for (size_t i = 0; i < p->nphases; i++) {
-        const tf_report_phase *ph = &p->phases[i];
-        if (ph->routine >= p->nroutines
-            || (i > 0 && p->phases[i - 1].routine == ph->routine && p->phases[i - 1].line == ph->line))
-            continue;
-        char label[200];
-        if (ph->line)
-            snprintf(label, sizeof label, "%s[%u]", p->routines[ph->routine], ph->line);
-        else
-            snprintf(label, sizeof label, "%s", p->routines[ph->routine]);
-        double cx = l->plot[TF_PANEL_CODE].x + (ph->x0 + ph->x1) / 2 * l->plot[TF_PANEL_CODE].w;
-        double w = (double)strlen(label) * CHAR_W;
-        for (int row = 1; row >= 0; row--) {
-            if (cx - w / 2 < row_end[row] + 4)
-                continue;
-            row_end[row] = cx + w / 2;
-            double y = l->labels.y + l->labels.h / 2 * (row + 0.5);
-            fprintf(f, "set label %zu ", 200 + i);
-            tf_gp_quote(f, label);
-            fprintf(f, " at first %.9g, screen panel_y(%.1f) center font font_body\n",
-                    (ph->x0 + ph->x1) / 2 * span, y);
-            break;
-        }
+    if (phase_labels(f, p, l, span, key, err) < 0) {
+        fclose(f);
+        return -err->code;
     }
     /* Dots see-through as the cairo back end's: 0xAA000000 over the colour. */
     fprintf(f, "cloud_alpha = %u * 2**24\n"
@@ -495,20 +544,65 @@ static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *
     return tf_gp_close(f, d, name, err);
 }
 
+/* Flows the phase key's entries side by side in rows from y down (widths
+ * estimated, in the small font), writing them to f unless f is NULL;
+ * returns the number of rows. */
+static int key_flow(FILE *f, const tf_gp_dir *d, const phase_key *key, double y)
+{
+    double x = KEY_MARGIN, w_char = CHAR_W * 6.5 / 7;
+    int rows = 1, tag = 3;
+    for (const char *e = key->text; *e;) {
+        size_t n = strcspn(e, "\n");
+        double w = (double)n * w_char;
+        if (x + w > d->size.w - KEY_MARGIN && x > KEY_MARGIN) {
+            rows++;
+            y += KEY_ROW;
+            x = KEY_MARGIN;
+        }
+        if (f) {
+            char entry[300];
+            snprintf(entry, sizeof entry, "%.*s", (int)n, e);
+            fprintf(f, "set label %d ", tag++);
+            tf_gp_quote(f, entry);
+            fprintf(f, " at screen %.4f, screen %.4f left font font_small\n", tf_gp_sx(d, x),
+                    tf_gp_sy(d, y));
+        }
+        x += w + 8;
+        e += n + (e[n] != 0);
+    }
+    return rows;
+}
+
+/* The phase key along the bottom of the page, its last row KEY_BOTTOM
+ * above the page's bottom. */
+static void key_labels(FILE *f, const tf_gp_dir *d, const phase_key *key)
+{
+    if (!key->text)
+        return;
+    fputs("# Key of the phase labels shown as a number above the code panel.\n", f);
+    int rows = key_flow(NULL, d, key, 0);
+    key_flow(f, d, key, d->size.h - KEY_BOTTOM - (rows - 1) * KEY_ROW);
+}
+
 int tf_gp_timeline(const tf_gp_dir *d, const tf_report_page *page, const char *prefix,
                    tf_error *err)
 {
     tf_timeline_layout l;
     tf_timeline_layout_get(&l, d->size);
-    if (code_panel(d, page, prefix, &l, err) < 0 || memory_panel(d, page, prefix, &l, err) < 0
-        || rates_panel(d, page, prefix, &l, err) < 0)
+    phase_key key = {0};
+    if (code_panel(d, page, prefix, &l, &key, err) < 0 || memory_panel(d, page, prefix, &l, err) < 0
+        || rates_panel(d, page, prefix, &l, err) < 0) {
+        free(key.text);
         return -err->code;
+    }
     char name[256], out[256];
     snprintf(name, sizeof name, "%stimeline.gp", prefix);
     snprintf(out, sizeof out, "%stimeline", prefix);
     FILE *f = tf_gp_open(d, name, err);
-    if (!f)
+    if (!f) {
+        free(key.text);
         return -err->code;
+    }
     fprintf(f,
             "# The triple timeline of one synthetic iteration, as tracefold render draws\n"
             "# it: source line, address space and counters on one time axis.\n"
@@ -532,6 +626,8 @@ int tf_gp_timeline(const tf_gp_dir *d, const tf_report_page *page, const char *p
         fprintf(f, " at screen %.4f, screen %.4f left font font_body\n", tf_gp_sx(d, l.title.x),
                 tf_gp_sy(d, l.title.y + 22));
     }
+    key_labels(f, d, &key);
+    free(key.text);
     fprintf(f, "unset border; unset tics; set xrange [0:1]; set yrange [0:1]\nplot NaN notitle\n"
                "load '%scode.gp'\nload '%smemory.gp'\nload '%srates.gp'\nunset multiplot\n",
             prefix, prefix, prefix);

@@ -129,6 +129,31 @@ grep -q '^set dashtype 11 (4,1.5)' "$dir/gp/style.gp" || bad "gnuplot --grayscal
 grep -q 'pdfcairo size 7.083in,10.000in' "$dir/gp2/timeline.gp" ||
     bad "gnuplot: the default terminal is not 510 x 720 pt"
 
+# Time in the unit the cairo pages use: the namd iteration lasts 14.65 s.
+if [ -d "$dir/namd.fold" ]; then
+    "$tf" render -q "$dir/namd.fold/fold.h5" --backend gnuplot -o "$dir/gp3" || bad "gnuplot namd: exit $?"
+    grep -q '^duration = 14\.6[0-9]* *# mean duration of the folded instances \[s\]' "$dir/gp3/timeline.gp" &&
+        grep -q 'time in the synthetic iteration \[s\]' "$dir/gp3/rates.gp" ||
+        bad "gnuplot: the namd time axis is not in seconds"
+fi
+grep -q 'time in the synthetic iteration \[ms\]' "$dir/gp2/rates.gp" ||
+    bad "gnuplot: the 10 ms iteration's time axis is not in ms"
+
+# Phase labels in gnuplot as on the cairo pages: on a narrow page the
+# nested fold's labels that find no room are numbered marks, each with its
+# entry in the page's key.
+"$tf" render -q "$dir/nested.fold/fold.h5" --backend gnuplot -o "$dir/gp4" --size single-column ||
+    bad "gnuplot nested single-column: exit $?"
+python3 - "$dir/gp4" <<'PY' || bad "gnuplot: phase marks and key entries do not match"
+import re, sys
+code = open(sys.argv[1] + "/code.gp", encoding="utf-8").read()
+page = open(sys.argv[1] + "/timeline.gp", encoding="utf-8").read()
+marks = re.findall(r'^set label 2\d\d "([⁰¹²³⁴⁵⁶⁷⁸⁹]+)"', code, re.M)
+keys = re.findall(r'^set label \d+ "([⁰¹²³⁴⁵⁶⁷⁸⁹]+) [^"]+\]" at screen', page, re.M)
+print("phase marks:", marks, "key entries:", keys)
+sys.exit(0 if marks and marks == keys else 1)
+PY
+
 # Bad sizes: one message naming the option and the value (then the usual
 # pointer to --help), exit 2, no output.
 for v in a4 0x0 88x 88x150cm 10x150 88x1000 -88x150 88x150inx; do
