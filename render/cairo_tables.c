@@ -30,8 +30,6 @@
  * shortened texts follows. */
 #define HIST_BLOCK (18 + HIST_H + 24)
 
-static const tf_rgb used_colour = {0.0, 0.447, 0.698};       /* Okabe–Ito blue */
-static const tf_rgb excluded_colour = {0.835, 0.369, 0.0};   /* vermillion */
 
 /* The tables page's histogram starts at most this low; shrink more room
  * left for the key below it. */
@@ -171,6 +169,9 @@ static void histogram(tf_text *text, const tf_report_page *page, double top, tf_
     size_t nused = 0;
     for (size_t i = 0; i < page->ninstances; i++)
         nused += page->instance_used[i];
+    /* As gnuplot's colour_used and colour_excluded: Okabe–Ito blue and
+     * vermillion, or two greys. */
+    const tf_rgb used_colour = tf_palette_routine(0), excluded_colour = tf_palette_routine(5);
     tf_legend l;
     tf_legend_begin(&l, &p, "Instance durations");
     char buf[64];

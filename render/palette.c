@@ -25,13 +25,15 @@ static const tf_rgb series_colours[TF_PALETTE_SERIES] = {
     RGB(0x009E73), RGB(0x0072B2),
 };
 
-/* Grey levels far enough apart on paper (at least 0.12 in lightness from
- * each other), darkest first; the lightest still clear on white. */
+/* Grey levels far enough apart on paper (at least 0.1 in lightness from
+ * each other), neighbours in legend order far apart; the lightest still
+ * clear on white.  Routines 0 and 5 are also the histogram's used and
+ * excluded instances. */
 #define GREY(v) {(v), (v), (v)}
 static const tf_rgb routine_greys[TF_PALETTE_ROUTINES] = {
-    GREY(0.0), GREY(0.55), GREY(0.25), GREY(0.70), GREY(0.40), GREY(0.12), GREY(0.62),
+    GREY(0.0), GREY(0.50), GREY(0.25), GREY(0.72), GREY(0.38), GREY(0.62), GREY(0.12),
 };
-static const tf_rgb other_routines_grey = GREY(0.82);
+static const tf_rgb other_routines_grey = GREY(0.84);
 /* Series differ by dash pattern first, so their greys need not be many;
  * none is solid, the solid black line being MIPS. */
 static const tf_rgb series_greys[TF_PALETTE_SERIES] = {

@@ -80,7 +80,9 @@ grep -q '"page_width": *510' "$dir/default.json" && grep -q '"page_height": *720
     bad "--grayscale: exit $?"
 "$tf" render -q "$dir/phases.fold/fold.h5" -f png --dpi 60 -o "$dir/colour.png" ||
     bad "colour png: exit $?"
-python3 - "$dir/grey.png" "$dir/colour.png" <<'PY' || bad "--grayscale page has colour, or the default none"
+pages="$dir/grey.png $dir/colour.png $dir/grey-2.png $dir/colour-2.png"
+# shellcheck disable=SC2086
+python3 - $pages <<'PY' || bad "a --grayscale page has colour, or a default page none"
 import struct, sys, zlib
 def pixels(path):
     data = open(path, "rb").read()
@@ -111,9 +113,12 @@ def coloured(path):
     rows, bpp = pixels(path)
     return sum(1 for r in rows for i in range(0, len(r), bpp)
                if max(r[i:i + 3]) - min(r[i:i + 3]) > 12)
-g, c = coloured(sys.argv[1]), coloured(sys.argv[2])
-print("coloured pixels: --grayscale %d, default %d" % (g, c))
-sys.exit(0 if g == 0 and c > 1000 else 1)
+ok = True
+for grey, colour in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])):
+    g, c = coloured(grey), coloured(colour)
+    print("%s: coloured pixels: --grayscale %d, default %d" % (grey, g, c))
+    ok = ok and g == 0 and c > 100
+sys.exit(0 if ok else 1)
 PY
 
 # The gnuplot back end follows: its terminal at the page size, grey
