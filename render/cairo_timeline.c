@@ -17,10 +17,11 @@
 #define LEFT_MIN 72.0
 #define RIGHT_MIN 58.0
 #define HEAD_H 14.0
-/* Legend entries that did not fit their panel's head, then the numbered
- * key of shortened texts, along the bottom of the page: this much room
- * under the performance plot. */
-#define KEY_ROOM 76.0
+/* Under the performance plot, its time ticks and axis title, then the
+ * bottom area: legend entries that did not fit their panel's head, and
+ * the numbered key of shortened texts. */
+#define BELOW_RATES 24.0
+#define KEY_H 52.0
 #define PAGE_MARGIN 8.0
 /* The performance plot gives up at most this share of its height to a
  * bottom area that needs more room. */
@@ -44,7 +45,8 @@ void tf_timeline_layout_get(tf_timeline_layout *l, tf_page_size size)
     double w = size.w - left - right;
     /* Titles and legends may run on over the right margin. */
     double wide = size.w - left - 8;
-    double room = size.h - ABOVE_CODE - BELOW_CODE - MEMORY_HEAD - BELOW_MEMORY - RATES_HEAD - KEY_ROOM;
+    double room = size.h - ABOVE_CODE - BELOW_CODE - MEMORY_HEAD - BELOW_MEMORY - RATES_HEAD -
+                  BELOW_RATES - KEY_H;
     double share = plot_share[0] + plot_share[1] + plot_share[2];
     double h[TF_NPANELS];
     for (int i = 0; i < TF_NPANELS; i++)
@@ -113,7 +115,7 @@ static int timeline_draw(cairo_t *cr, const void *arg, const tf_page_ctx *ctx, d
     tf_timeline_layout l;
     tf_timeline_layout_get(&l, (tf_page_size){page_w, page_h});
     l.plot[TF_PANEL_RATES].h -= shrink;
-    double key_top = page_h - KEY_ROOM + 24 - shrink;
+    double key_top = page_h - KEY_H - shrink;
     tf_claims claims = {.bounds = {0, 0, page_w, page_h}};
     tf_legend_rest rest = {0};
     /* Each panel owns the full width of the page, from just above its head
