@@ -115,17 +115,92 @@ static bool key_add(tf_text *t, const char *full, unsigned key)
     return true;
 }
 
-/* head…tail+mark with `keep` characters of s kept: a third from the start,
- * the rest from the end (a routine's own name is at its end). */
-static char *middle(const char *s, long n, long keep, const char *mark)
+/* What of a routine's name is kept longest when it is shortened, as
+ * character offsets in the text as drawn: its own name [own, own_end) (the
+ * last "::" outside <>, () and [] and the identifier after it), then what
+ * follows that (arguments, a line "[76]", a file " (cg.c)"); the namespace
+ * and class before it go first.  own < 0: not a qualified name. */
+typedef struct name_parts {
+    long n, own, own_end;
+} name_parts;
+
+/* The own name of s as pointers into it (NULLs when s has no "::"). */
+static void own_name(const char *s, const char **start, const char **end)
 {
-    long head = keep / 3, tail = keep - head;
-    const char *h_end = g_utf8_offset_to_pointer(s, head);
-    const char *t_start = g_utf8_offset_to_pointer(s, n - tail);
-    size_t len = (size_t)(h_end - s) + strlen("…") + strlen(t_start) + strlen(mark) + 1;
+    int depth = 0;
+    *start = *end = NULL;
+    for (const char *c = s; *c; c++) {
+        if (strchr("<([", *c))
+            depth++;
+        else if (strchr(">)]", *c) && depth > 0)
+            depth--;
+        else if (depth == 0 && c[0] == ':' && c[1] == ':')
+            *start = c;
+    }
+    if (!*start)
+        return;
+    depth = 0;
+    for (*end = *start + 2; **end && (depth > 0 || !strchr(" ([", **end)); (*end)++)
+        depth += **end == '<' ? 1 : **end == '>' && depth > 0 ? -1 : 0;
+}
+
+/* Characters of s from p on, as drawn (escaping is per character, so the
+ * escaped rest of s is the end of the escaped s); -1 out of memory. */
+static long drawn_chars(const char *p)
+{
+    char *e = tf_escape_dup(p);
+    long n = e ? g_utf8_strlen(e, -1) : -1;
+    free(e);
+    return n;
+}
+
+static int name_parts_of(const char *s, long n, name_parts *np)
+{
+    const char *start, *end;
+    own_name(s, &start, &end);
+    *np = (name_parts){n, -1, -1};
+    if (!start)
+        return 0;
+    long from_own = drawn_chars(start), from_end = drawn_chars(end);
+    if (from_own < 0 || from_end < 0)
+        return -1;
+    np->own = n - from_own;
+    np->own_end = n - from_end;
+    return 0;
+}
+
+/* s (drawn text) with `keep` of its characters kept and the key mark
+ * after them: namespace and class shortened in the middle before the
+ * whole own name and what follows ("Comp…::calc_self_energy (cg.c)"); when
+ * that leaves no room, the namespace dropped and what follows the own name
+ * shortened ("…::calc_self_energy (Co…e2.h)"); else (not a qualified name,
+ * or no room for its own name) a third from the start, the rest from the
+ * end. */
+static char *middle(const char *s, const name_parts *np, long keep, const char *mark)
+{
+    long n = np->n, own = np->own_end - np->own, after = n - np->own_end;
+    long h_end = keep / 3, t_start = n - (keep - h_end), cut = -1, cut_end = -1;
+    if (np->own >= 0 && keep > own + after) {
+        h_end = keep - own - after;
+        t_start = np->own;
+    } else if (np->own >= 0 && after > 0 && keep > own + 2) {
+        /* "" … own + head of the rest … tail of the rest */
+        h_end = 0;
+        t_start = np->own;
+        cut = np->own_end + (keep - own) / 3;
+        cut_end = n - (keep - own - (keep - own) / 3);
+    }
+    const char *he = g_utf8_offset_to_pointer(s, h_end), *ts = g_utf8_offset_to_pointer(s, t_start);
+    const char *ce = cut < 0 ? NULL : g_utf8_offset_to_pointer(s, cut);
+    const char *cs = cut < 0 ? NULL : g_utf8_offset_to_pointer(s, cut_end);
+    size_t len = (size_t)(he - s) + 2 * strlen("…") + strlen(ts) + strlen(mark) + 1;
     char *b = malloc(len);
-    if (b)
-        snprintf(b, len, "%.*s…%s%s", (int)(h_end - s), s, t_start, mark);
+    if (!b)
+        return NULL;
+    if (ce)
+        snprintf(b, len, "%.*s…%.*s…%s%s", (int)(he - s), s, (int)(ce - ts), ts, cs, mark);
+    else
+        snprintf(b, len, "%.*s…%s%s", (int)(he - s), s, ts, mark);
     return b;
 }
 
@@ -143,10 +218,15 @@ char *tf_text_shorten(tf_text *t, int font, const char *s, double max_w, unsigne
     char mark[64];
     tf_key_mark(*key, mark, sizeof mark);
     long n = g_utf8_strlen(e, -1), lo = 0, hi = n - 1;
+    name_parts np;
+    if (name_parts_of(s, n, &np) < 0) {
+        free(e);
+        return NULL;
+    }
     /* The most characters that fit, by bisection (width grows with them). */
     while (lo < hi) {
         long mid = (lo + hi + 1) / 2;
-        char *b = middle(e, n, mid, mark);
+        char *b = middle(e, &np, mid, mark);
         if (!b) {
             free(e);
             return NULL;
@@ -157,7 +237,7 @@ char *tf_text_shorten(tf_text *t, int font, const char *s, double max_w, unsigne
             hi = mid - 1;
         free(b);
     }
-    char *b = middle(e, n, lo, mark);
+    char *b = middle(e, &np, lo, mark);
     free(e);
     return b;
 }

@@ -189,17 +189,25 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
     snprintf(data, sizeof data, "%scode.dat", prefix);
     if (p->ncode) {
         FILE *f = tf_gp_open(d, data, err);
-        if (!f)
+        if (!f) {
+            tf_line_axis_free(&axis);
             return -err->code;
+        }
         fprintf(f, "# time [%s]  height on the line axis (0..1, see code.gp)  source line  "
                    "routine (index in the legend, from 0)\n", u.name);
-        for (size_t i = 0; i < p->ncode; i++)
-            fprintf(f, "%.6g %.6g %u %u\n", p->code[i].x * span,
-                    tf_line_axis_place(&axis, p->code[i].line), p->code[i].line,
-                    p->code[i].routine);
-        if (tf_gp_close(f, d, data, err) < 0)
+        for (size_t i = 0; i < p->ncode; i++) {
+            double y = tf_line_axis_place(&axis, &p->code[i]);
+            if (y >= 0)
+                fprintf(f, "%.6g %.6g %u %u\n", p->code[i].x * span, y, p->code[i].line,
+                        p->code[i].routine);
+        }
+        if (tf_gp_close(f, d, data, err) < 0) {
+            tf_line_axis_free(&axis);
             return -err->code;
+        }
     }
+    /* Only the segments are used below. */
+    tf_line_axis_free(&axis);
     snprintf(name, sizeof name, "%scode.gp", prefix);
     FILE *f = tf_gp_open(d, name, err);
     if (!f)
@@ -232,7 +240,7 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
         return tf_gp_close(f, d, name, err);
     }
     char title[300];
-    tf_report_line_axis_title(p, title, sizeof title);
+    tf_line_axis_title(&axis, title, sizeof title);
     fputs("set yrange [0:1]\nset ylabel ", f);
     tf_gp_quote(f, title);
     fputs("\nset ytics out scale 0.5 nomirror (", f);

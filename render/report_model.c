@@ -239,17 +239,3 @@ void tf_report_routine_label(const tf_report_page *p, size_t i, char *buf, size_
     else
         snprintf(buf, len, "%s (%s, %u)", name, file, same_file_before + 1);
 }
-
-void tf_report_line_axis_title(const tf_report_page *p, char *buf, size_t len)
-{
-    const char *file = p->nroutines ? routine_file(p, 0) : "";
-    for (size_t i = 1; i < p->nroutines && *file; i++)
-        if (strcmp(routine_file(p, i), file))
-            file = "";
-    /* The title runs along the panel's height: a name of many words
-     * would not fit it. */
-    if (*file && strlen(file) <= 40)
-        snprintf(buf, len, "source line in %s", file);
-    else
-        snprintf(buf, len, "source line");
-}

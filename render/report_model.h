@@ -174,11 +174,6 @@ void tf_report_free(tf_report *r);
  * its file's name, else its number among them ("solve (cg.c)", "solve (2)"). */
 void tf_report_routine_label(const tf_report_page *p, size_t i, char *buf, size_t len);
 
-/* The title of the source-line axis: "source line", with the file's name
- * when every routine drawn is of one known file ("source line in
- * stream.c") and the name is short enough for the axis. */
-void tf_report_line_axis_title(const tf_report_page *p, char *buf, size_t len);
-
 /* "NAME: 199999 per iteration", the legend text of a total. */
 void tf_report_total_label(const tf_report_total *t, char *buf, size_t len);
 

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # The advice on two allocation patterns (docs/algorithms.md, "Advice"),
 # recorded with software memory samples and the page-fault counter, each
 # before and after the change the advice suggests

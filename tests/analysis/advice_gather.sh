@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # The advice that needs the machine profile (docs/algorithms.md, "Advice"),
 # on a gather c[idx[j]] over an 8 MiB array (tests/analysis/advice_app.c),
 # recorded with software memory samples and folded with the profile of a

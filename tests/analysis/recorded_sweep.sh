@@ -1,4 +1,5 @@
 #!/bin/sh
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # A recorded run (timer samples, symbolised from the binary's DWARF through
 # the trace's modules table).
 # 1. The binary moved away after recording: its code lines are found by

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # tracefold calibrate against what the kernel says about the caches
 # (/sys/devices/system/cpu/cpu0/cache), in quick mode up to 16 MiB:
 #  - the level-1 data cache size within one grid step (x1.25) of sysfs,

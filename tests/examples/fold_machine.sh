@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # tracefold fold --machine: the profile's levels are kept in fold.h5
 # (/machine, docs/fold-format.md) exactly as calibrate measured them, the
 # report is drawn with them, and a fold without --machine has no /machine.

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # examples/jacobi (the Fortran example, built with the tracefold module)
 # recorded and folded end to end.  Always: the user counter "cells" adds
 # exactly (N-2)^2 in every instance.  On a machine that gives the program

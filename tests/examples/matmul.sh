@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # examples/matmul recorded and folded (Hennessy & Patterson's loop
 # interchange).  Always: each variant's region has its routine.  With memory
 # samples: in mm_naive the column-walking matrix z is walked up with a

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # tracefold diff on a before/after pair (docs/commands/diff.md): two runs
 # of examples/matmul whose iteration is the same blocked product after
 # either the naive product (before) or the interchanged one (after).  The

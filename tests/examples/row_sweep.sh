@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # examples/row_sweep recorded and folded: a matrix stored as one small
 # allocation per row (2000 rows of 1 KiB, below the 32 KiB heap threshold),
 # swept up then down every iteration (issue 29, "small allocations").

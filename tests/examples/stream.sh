@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # examples/stream recorded and folded end to end (the BSC study's STREAM).
 # Always: the four kernels are phases of the iteration, in order, each with
 # its routine, and each kernel's own region has that routine.  Copy compiles

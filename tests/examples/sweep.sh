@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # examples/sweep recorded and folded: the symmetric Gauss-Seidel pattern.
 # Always: the iteration's time is in the sweep routine.  With memory
 # samples: the sweep shows as a forward then a backward sub-phase, x swept

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # fold without a region on programs that mark nothing: the regular main
 # loop of tests/fold/unmarked_app is found from its samples (said in a
 # note with the candidates), its instance period within 2 % of the

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # Interference: a sweep pinned to one CPU shares it, for the middle part of
 # its run, with a busy process pinned to the same CPU.  The instances that
 # lost the CPU are marked preempted and excluded by default (or kept and

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # fold --region-scope on an OpenMP program (libgomp) whose master thread
 # marks the iteration around two parallel loops, with 2 and 4 threads:
 # by default each instance covers every thread of the team (instances.csv,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # fold without a region of a run with several ranks: the iteration is
 # ranked on the busiest thread and found, by the same routine change, in
 # every rank, so every rank's instances are folded (docs/algorithms.md,

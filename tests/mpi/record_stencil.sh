@@ -1,4 +1,5 @@
 #!/bin/sh
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # The MPI example recorded per rank: `mpirun -np 4 tracefold record --
 # stencil_mpi` writes four traces named by rank (%r), each with the rank,
 # the world size, the host and the node layout; `tracefold info` shows

@@ -1,4 +1,5 @@
 #!/bin/sh
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # record --region on unmodified programs (docs/recorder.md, "Regions
 # without source changes"): exact instances per thread for a C program
 # (threads, nested regions, recursion counted once, a longjmp out), a C++

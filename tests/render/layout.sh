@@ -2,8 +2,9 @@
 # The layout of every report kind the suite draws, checked as a reviewer
 # would (layout_check.py): synthetic folds (one process, several with
 # ASLR, nested phases, two kinds of instances in groups, no memory and one
-# counter) and the namd Extrae trace, each drawn with --layout-json; then
-# the options' own errors and --max-phase-labels.
+# counter) and the namd Extrae trace, each drawn with --layout-json; the
+# bands of the source-line axis; then the options' own errors and
+# --max-phase-labels.
 set -u
 tf=${TRACEFOLD:?}
 check_py=${top_srcdir:?}/tests/render/layout_check.py
@@ -54,6 +55,45 @@ n = sum(1 for t in d["texts"] if t["page"] == 1 and t["panel"] == "code"
         and re.search(r"\[\d+\]$", t["text"]))
 print("phase labels with --max-phase-labels 2:", n)
 sys.exit(0 if n == 2 else 1)
+PY
+# The source-line axis: one band per file, titled with the file and ticked
+# within that file's lines (the synthetic scenario's lines, padded); the
+# namd trace's two headers as bands, its stray library lines listed as not
+# drawn instead of stretching the axis (issue 31).
+python3 - "$dir/phases.json" "$dir/namd.json" <<'PY' || bad "the line axis bands are not one per file with its own lines"
+import json, re, sys
+def bands(path):
+    d = json.load(open(path))
+    code = [t for t in d["texts"] if t["page"] == 1 and t["panel"] == "code"]
+    titles = sorted((t for t in code if t["role"] == "band title"), key=lambda t: t["y"])
+    ticks = {}
+    for t in code:
+        if t["role"] == "tick" and re.fullmatch(r"\d+", t["text"]):
+            mid = t["y"] + t["height"] / 2
+            above = [b["text"] for b in titles if b["y"] - 2 <= mid]
+            ticks.setdefault(above[-1] if above else None, []).append(int(t["text"]))
+    notes = [t["text"] for t in code if t["role"] == "not drawn"]
+    return [b["text"] for b in titles], ticks, notes
+ok = True
+# synth --scenario phases: lines of each file (synth/scenario.c), 3 lines each.
+lines = {"stream.c": (214, 216), "stencil.c": (57, 59), "spmv.c": (112, 114),
+         "symgs.c": (64, 93)}
+names, ticks, notes = bands(sys.argv[1])
+print("phases: bands", names, "ticks", ticks, "notes", notes)
+if sorted(names) != sorted(lines) or None in ticks or notes:
+    ok = False
+for f, (lo, hi) in lines.items():
+    if not ticks.get(f) or not all(lo - 3 <= v <= hi + 3 for v in ticks[f]):
+        print("FAIL: %s ticked %s, its lines are %d-%d" % (f, ticks.get(f), lo, hi))
+        ok = False
+names, ticks, notes = bands(sys.argv[2])
+print("namd: bands", names, "ticks", ticks, "notes", notes)
+if sorted(names) != ["ComputeNonbondedBase.h", "ComputeNonbondedBase2.h"]:
+    ok = False
+if max(v for vs in ticks.values() for v in vs) > 1000 or len(notes) != 1 \
+        or not notes[0].startswith("not drawn (samples): "):
+    ok = False
+sys.exit(0 if ok else 1)
 PY
 "$tf" render -q "$dir/nested.fold/fold.h5" --max-phase-labels 0 2>/dev/null
 [ $? -eq 2 ] || bad "--max-phase-labels 0: exit not 2"

@@ -3,7 +3,8 @@
 """Checks a layout record (tracefold render --layout-json) the way a
 reviewer reads a figure: no two text boxes of a page overlap, none leaves
 its page or its panel, nothing is cut without a key (a shortened text has
-its full text in the page's numbered key), and no legend ends in "+N more".
+its full text in the page's numbered key), no legend ends in "+N more",
+and the source-line axis has one band per file (titles all different).
 Usage: layout_check.py NAME LAYOUT.json ...; prints one line per fault and
 exits 1 when there is any."""
 import json
@@ -67,6 +68,15 @@ def check(name, path):
             faults.append("cut without a key: " + show(t))
         if t["text"].startswith("+") and t["text"].endswith(" more"):
             faults.append("legend not complete: " + show(t))
+    # One band of the source-line axis per file: two bands titled alike
+    # would be one file's lines on two scales.
+    titles = {}
+    for t in texts:
+        if t["role"] == "band title":
+            titles.setdefault((t["page"], t["panel"]), []).append(t["text"])
+    for (pg, panel), names in titles.items():
+        if len(set(names)) != len(names) or len(names) < 2:
+            faults.append("page %d %s: band titles %s not one per file" % (pg, panel, names))
     by_page = {}
     for t in texts:
         if t["text"].strip():

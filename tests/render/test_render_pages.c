@@ -288,21 +288,57 @@ static void test_routine_labels_tell_alike_apart(void **state)
         tf_report_routine_label(&p, i, buf, sizeof buf);
         assert_string_equal(buf, expected[i]);
     }
-    /* The line axis names the file only when all routines have one. */
-    tf_report_line_axis_title(&p, buf, sizeof buf);
-    assert_string_equal(buf, "source line");
-    char *one[] = {"/src/cg.c", "cg.c", "/x/cg.c", "cg.c", "/src/cg.c"};
-    p.routine_files = one;
-    tf_report_line_axis_title(&p, buf, sizeof buf);
-    assert_string_equal(buf, "source line in cg.c");
     /* No file known (a fold without the column, or symbols from the trace). */
     p.routine_files = NULL;
-    tf_report_line_axis_title(&p, buf, sizeof buf);
-    assert_string_equal(buf, "source line");
     tf_report_routine_label(&p, 1, buf, sizeof buf);
     assert_string_equal(buf, "solve (2)");
     tf_report_routine_label(&p, 4, buf, sizeof buf);
     assert_string_equal(buf, "init");
+}
+
+/* One function shortens every text (legends, phase labels, tables): a
+ * C++ name keeps its own name and what follows it, its namespaces go
+ * first, then entirely; other names keep their start and end; a text that
+ * fits is left whole (issue 31). */
+static void test_shorten_keeps_own_name(void **state)
+{
+    (void)state;
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 10, 10);
+    cairo_t *cr = cairo_create(surface);
+    tf_text t;
+    tf_error err = {0};
+    assert_int_equal(tf_text_init(&t, cr, &err), 0);
+    unsigned key;
+    const char *qualified = "ComputeNonbondedUtil::calc_self_energy_fullelect";
+    double own_w = tf_text_box(&t, TF_FONT_LABEL, "Co…::calc_self_energy_fullelect¹", 0, 0, 0, 0, 0).w;
+    char *shown = tf_text_shorten(&t, TF_FONT_LABEL, qualified, own_w + 8, &key);
+    assert_int_equal(key, 1);
+    size_t len = strlen(shown), tail = strlen("…::calc_self_energy_fullelect¹");
+    assert_true(len > tail && !strcmp(shown + len - tail, "…::calc_self_energy_fullelect¹"));
+    assert_true(!strncmp(shown, "Co", 2));
+    assert_true(tf_text_box(&t, TF_FONT_LABEL, shown, 0, 0, 0, 0, 0).w <= own_w + 8);
+    free(shown);
+    /* No room for the namespace: the own name, what follows it shortened. */
+    const char *told = "ComputeNonbondedUtil::calc_self_energy (ComputeNonbondedBase2.h)";
+    double w = tf_text_box(&t, TF_FONT_LABEL, "…::calc_self_energy (Compu…e2.h)¹", 0, 0, 0, 0, 0).w;
+    shown = tf_text_shorten(&t, TF_FONT_LABEL, told, w, &key);
+    assert_true(!strncmp(shown, "…::calc_self_energy (C", strlen("…::calc_self_energy (C")));
+    assert_non_null(strstr(shown + strlen("…"), "…"));
+    assert_true(!strcmp(shown + strlen(shown) - strlen("h)¹"), "h)¹"));
+    free(shown);
+    /* Not qualified: a third from the start, the rest from the end. */
+    const char *plain = "a_routine_name_far_too_long_for_its_room_in_the_legend";
+    w = tf_text_box(&t, TF_FONT_LABEL, plain, 0, 0, 0, 0, 0).w;
+    shown = tf_text_shorten(&t, TF_FONT_LABEL, plain, w / 2, &key);
+    assert_true(!strncmp(shown, "a_rout", 6));
+    assert_non_null(strstr(shown, "legend¹"));
+    free(shown);
+    /* A text that fits is itself, with no key. */
+    assert_ptr_equal(tf_text_shorten(&t, TF_FONT_LABEL, plain, w + 1, &key), plain);
+    assert_int_equal(key, 0);
+    tf_text_fini(&t);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surface);
 }
 
 /* Twenty phases of 16 points each: the labels
@@ -416,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_bands_by_address),
         cmocka_unit_test(test_tables_from_page),
         cmocka_unit_test(test_routine_labels_tell_alike_apart),
+        cmocka_unit_test(test_shorten_keeps_own_name),
         cmocka_unit_test(test_colliding_phase_labels_kept),
         cmocka_unit_test(test_si_prefix),
     };
