@@ -95,7 +95,8 @@ int tf_cmd_render(int argc, char **argv)
     };
     enum tf_render_format format = TF_FORMAT_PDF;
     const char *output = NULL, *counters = NULL;
-    tf_render_options ro = {.dpi = 150};
+    unsigned overflowed = 0;
+    tf_render_options ro = {.dpi = 150, .overflowed = &overflowed};
     bool gnuplot = false, run = false, force = false;
     int c;
     optind = 1;
@@ -203,6 +204,9 @@ int tf_cmd_render(int argc, char **argv)
     if (rc == 0)
         rc = gnuplot ? tf_render_gnuplot_with(&report, path, format, &ro, run, &err)
                      : tf_render_cairo_with(&report, path, format, &ro, &err);
+    if (rc == 0 && overflowed)
+        tf_msg_warn("%u page%s too small for the key of this report: it runs past the bottom; "
+                    "choose a larger --size", overflowed, overflowed > 1 ? "s are" : " is");
     if (rc == 0) {
         size_t nfiles = gnuplot ? 0 : tf_render_cairo_files(&report, format);
         if (gnuplot)

@@ -47,6 +47,9 @@ typedef struct tf_page_ctx {
     tf_layout_log *log;
     unsigned       max_phase_labels;   /* tf_render_options */
     tf_page_size   size;
+    /* Counts the pages whose key still runs past the bottom after the
+     * plots gave what they could (NULL: not counted). */
+    unsigned      *overflowed;
 } tf_page_ctx;
 
 /* Starts text on a page: t set up on cr and recording into ctx's log, with

@@ -110,13 +110,14 @@ typedef struct report_doc {
     tf_layout_log   *log;
     unsigned         max_phase_labels;
     tf_page_size     size;
+    unsigned        *overflowed;
 } report_doc;
 
 static int draw_page(cairo_t *cr, const void *ctx, size_t k, tf_error *err)
 {
     const report_doc *d = ctx;
     const tf_report_page *page = &d->report->pages[k / 2];
-    tf_page_ctx pc = {(unsigned)k + 1, d->log, d->max_phase_labels, d->size};
+    tf_page_ctx pc = {(unsigned)k + 1, d->log, d->max_phase_labels, d->size, d->overflowed};
     return k % 2 == 0 ? tf_page_timeline(cr, page, &pc, err) : tf_page_tables(cr, page, &pc, err);
 }
 
@@ -227,11 +228,14 @@ int tf_render_cairo_with(const tf_report *r, const char *path, enum tf_render_fo
         return tf_fail(err, TF_ERR_DATA, "%s: no folded region to draw", r->source ? r->source : "report");
     tf_page_size size = o->size.w > 0 ? o->size : (tf_page_size){TF_PAGE_WIDTH, TF_PAGE_HEIGHT};
     tf_layout_log log = {.page_w = size.w, .page_h = size.h};
-    report_doc rd = {r, o->layout_json ? &log : NULL, o->max_phase_labels, size};
+    unsigned overflowed = 0;
+    report_doc rd = {r, o->layout_json ? &log : NULL, o->max_phase_labels, size, &overflowed};
     tf_cairo_doc d = {size.w, size.h, r->pages[0].title, 2 * r->npages, draw_page, &rd};
     tf_palette_use(o->grayscale ? TF_PALETTE_GRAY : TF_PALETTE_COLOUR);
     int rc = tf_cairo_write(&d, path, format, o->dpi, err);
     tf_palette_use(TF_PALETTE_COLOUR);
+    if (o->overflowed)
+        *o->overflowed = overflowed;
     if (rc == 0 && o->layout_json)
         rc = tf_layout_log_write(&log, o->layout_json, err);
     tf_layout_log_free(&log);

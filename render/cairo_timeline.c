@@ -167,6 +167,8 @@ int tf_page_fitted(cairo_t *cr, const tf_page_ctx *ctx, tf_page_draw_fn draw, co
         shrink = fmin(max_shrink, shrink + over);
         rc = draw(cr, arg, ctx, shrink, &bottom, err);
     }
+    if (rc == 0 && bottom > page_h && ctx && ctx->overflowed)
+        (*ctx->overflowed)++;
     cairo_pop_group_to_source(cr);
     cairo_paint(cr);
     return rc;

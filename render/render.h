@@ -37,6 +37,9 @@ typedef struct tf_render_options {
     tf_page_size size;
     /* Grey levels and line styles instead of colours (palette.h). */
     bool        grayscale;
+    /* When not NULL, gets the number of pages whose key ran past the
+     * page's bottom (a page too small for the report's texts). */
+    unsigned   *overflowed;
 } tf_render_options;
 
 int tf_render_cairo_with(const tf_report *r, const char *path, enum tf_render_format format,

@@ -50,6 +50,19 @@ done
 # shellcheck disable=SC2086
 python3 "$check_py" $checks || fail=1
 
+# The known limit is said, not silent: on the single column the namd
+# report's key runs past the bottom, and render warns; a page that holds
+# its key has no warning.
+if [ -d "$dir/namd.fold" ]; then
+    "$tf" render "$dir/namd.fold/fold.h5" -o "$dir/namd-narrow.pdf" --size single-column 2>"$dir/warn" ||
+        bad "namd --size single-column: exit $?"
+    grep -q "warning: 1 page is too small for the key of this report" "$dir/warn" ||
+        bad "namd --size single-column: no warning that the key runs off the page"
+fi
+"$tf" render "$dir/phases.fold/fold.h5" -o "$dir/phases-slide2.pdf" --size slide 2>"$dir/warn" ||
+    bad "phases --size slide: exit $?"
+grep -q "warning" "$dir/warn" && bad "phases --size slide: a warning though the page holds its key"
+
 # The page sizes asked for, in points (1 mm = 72/25.4 pt), in the layout
 # record and in the PDF.
 python3 - "$dir" <<'PY' || bad "a page is not of the size asked for"
