@@ -62,14 +62,14 @@ static char *beside(const char *fold, const char *name)
 
 /* The rule for existing outputs (common/tf_output.h): the page files, or
  * the gnuplot folder, whose files are replaced one by one. */
-static int check_outputs(const tf_report *report, const char *path, enum tf_render_format format,
+static int check_outputs(size_t npages, const char *path, enum tf_render_format format,
                          bool gnuplot, const char *fold, bool force, tf_error *err)
 {
     tf_output_rule rule = { .inputs = &fold, .ninputs = 1, .force = force };
     bool exists;
     if (gnuplot)
         return tf_output_check_folder(path, NULL, &rule, &exists, err);
-    size_t n = tf_render_cairo_files(report, format);
+    size_t n = format == TF_FORMAT_PDF ? 1 : npages;
     int rc = 0;
     for (size_t k = 0; rc == 0 && k < n; k++) {
         char page[4200];
@@ -195,8 +195,11 @@ int tf_cmd_render(int argc, char **argv)
         if (!path)
             rc = tf_fail(&err, TF_ERR_NOMEM, "out of memory");
     }
+    size_t npages = 0;
+    if (rc == 0 && !gnuplot)
+        rc = tf_render_cairo_pages(&report, &ro, &npages, &err);
     if (rc == 0)
-        rc = check_outputs(&report, path, format, gnuplot, fold, force, &err);
+        rc = check_outputs(npages, path, format, gnuplot, fold, force, &err);
     if (rc == 0 && ro.layout_json) {
         tf_output_rule rule = {.inputs = &fold, .ninputs = 1, .force = force};
         rc = tf_output_check_file(ro.layout_json, &rule, &err);
@@ -208,12 +211,11 @@ int tf_cmd_render(int argc, char **argv)
         tf_msg_warn("%u page%s too small for the key of this report: it runs past the bottom; "
                     "choose a larger --size", overflowed, overflowed > 1 ? "s are" : " is");
     if (rc == 0) {
-        size_t nfiles = gnuplot ? 0 : tf_render_cairo_files(&report, format);
         if (gnuplot)
             tf_msg_note("wrote %s/ (gnuplot scripts and data%s)", path, run ? ", and their plots" : "");
         else
-            tf_msg_note("wrote %s (%zu pages%s)", path, 2 * report.npages,
-                        nfiles > 1 ? ", one file each" : "");
+            tf_msg_note("wrote %s (%zu pages%s)", path, npages,
+                        format != TF_FORMAT_PDF && npages > 1 ? ", one file each" : "");
     }
     free(path);
     tf_report_free(&report);

@@ -40,6 +40,15 @@ int tf_panel_code(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_err
 int tf_panel_memory(const tf_panel *p, tf_error *err);
 int tf_panel_rates(const tf_panel *p, tf_error *err);
 
+/* Where a timeline page's bottom area (the legend entries that did not
+ * fit their panel's head, the numbered key) goes: on the page, or, when
+ * it does not fit there, on a page of its own after it. */
+enum tf_key_place {
+    TF_KEY_HERE,
+    TF_KEY_NEXT_PAGE,    /* the timeline page, saying where its key is */
+    TF_KEY_ONLY,         /* the page after it: the legends' rest and the key */
+};
+
 /* What a page is drawn for: its number among the output pages (1-based)
  * and where its layout is recorded (NULL: nowhere). */
 typedef struct tf_page_ctx {
@@ -50,6 +59,7 @@ typedef struct tf_page_ctx {
     /* Counts the pages whose key still runs past the bottom after the
      * plots gave what they could (NULL: not counted). */
     unsigned      *overflowed;
+    enum tf_key_place key_place;       /* timeline pages */
 } tf_page_ctx;
 
 /* Starts text on a page: t set up on cr and recording into ctx's log, with

@@ -22,6 +22,9 @@
  * the numbered key of shortened texts. */
 #define BELOW_RATES 24.0
 #define KEY_H 52.0
+/* Where the key starts on a page of its own, under its title and the
+ * region's name. */
+#define KEY_PAGE_TOP 42.0
 #define PAGE_MARGIN 8.0
 /* The performance plot gives up at most this share of its height to a
  * bottom area that needs more room. */
@@ -108,10 +111,19 @@ static int timeline_draw(cairo_t *cr, const void *arg, const tf_page_ctx *ctx, d
                          double *bottom, tf_error *err)
 {
     const tf_report_page *page = arg;
+    enum tf_key_place place = ctx ? ctx->key_place : TF_KEY_HERE;
     tf_text text;
     if (tf_page_begin(cr, &text, ctx, err) < 0)
         return -err->code;
     const double page_w = text.page_w, page_h = text.page_h;
+    /* The key's own page: the panels drawn out of sight, unrecorded, so
+     * that the legends' rest and the key are what the page before has,
+     * with the same numbers. */
+    tf_layout_log *log = text.log;
+    if (place == TF_KEY_ONLY) {
+        cairo_push_group(cr);
+        text.log = NULL;
+    }
     tf_timeline_layout l;
     tf_timeline_layout_get(&l, (tf_page_size){page_w, page_h});
     l.plot[TF_PANEL_RATES].h -= shrink;
@@ -134,10 +146,24 @@ static int timeline_draw(cairo_t *cr, const void *arg, const tf_page_ctx *ctx, d
            : i == TF_PANEL_MEMORY ? tf_panel_memory(&p, err)
                                   : tf_panel_rates(&p, err);
     }
+    if (place == TF_KEY_ONLY) {
+        cairo_pattern_destroy(cairo_pop_group(cr));
+        text.log = log;
+        tf_page_panel(&text, "title", (tf_rect){0, 0, page_w, KEY_PAGE_TOP - 1});
+        tf_page_header(&text, (tf_rect){PAGE_MARGIN, 8, page_w - 2 * PAGE_MARGIN, 32},
+                       "Legends and key", page->title ? page->title : "folded region");
+        key_top = KEY_PAGE_TOP;
+    }
     tf_rect key = {PAGE_MARGIN, key_top, page_w - 2 * PAGE_MARGIN, page_h - key_top};
     tf_page_panel(&text, "key", key);
-    double used = tf_legend_rest_draw(&text, &rest, key);
-    used += tf_text_keys_draw(&text, (tf_rect){key.x, key.y + used, key.w, key.h - used});
+    double used;
+    if (place == TF_KEY_NEXT_PAGE) {
+        used = tf_text_draw(&text, TF_FONT_NOTE, "Legends, continued, and key: next page", key.x,
+                            key.y, 0, 0, key.w, tf_ink).h;
+    } else {
+        used = tf_legend_rest_draw(&text, &rest, key);
+        used += tf_text_keys_draw(&text, (tf_rect){key.x, key.y + used, key.w, key.h - used});
+    }
     *bottom = key.y + used;
     tf_legend_rest_free(&rest);
     tf_claims_free(&claims);
