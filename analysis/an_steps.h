@@ -57,10 +57,6 @@ int tf_an_rate_changes(const tf_an_counter *counters, size_t ncounters, double d
                        const double *change_points, size_t nchange_points, double x0, double x1,
                        const tf_an_params *p, double **out, size_t *nout, tf_error *err);
 
-/* True for a routine where threads wait for others (barriers, idle loops,
- * MPI progress; waiting.c). */
-bool tf_an_is_waiting_routine(const char *function);
-
 /* The waiting shares: a->waiting and every phase's (samples marked). */
 void tf_an_waiting_shares(tf_analysis *a, bool timer_only);
 

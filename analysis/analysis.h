@@ -245,6 +245,10 @@ bool tf_an_is_instructions(const char *name);
  * program (task-clock, cpu-clock, context-switches, cpu-migrations): a
  * change of theirs within a routine is preemption, not a phase. */
 bool tf_an_is_scheduling(const char *name);
+/* True for a routine where threads wait for others (barriers, idle loops,
+ * MPI progress; waiting.c), named as tf_an_routine.function names it
+ * ("[libgomp.so.1]" for a module's unnamed code). */
+bool tf_an_is_waiting_routine(const char *function);
 
 const char *tf_an_pattern_name(uint8_t pattern);
 const char *tf_an_stride_from_name(uint8_t from);

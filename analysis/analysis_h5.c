@@ -47,6 +47,10 @@ static int write_routines_objects(const tf_analysis *a, int64_t g, struct column
         c->s[i] = a->routines[i].file;
     if (!rc)
         rc = tf_h5_write_strings(sub, "file", c->s, a->nroutines, err);
+    for (size_t i = 0; i < a->nroutines; i++)
+        c->i[i] = a->routines[i].waiting;
+    if (!rc)
+        rc = put_i(sub, "waiting", c->i, a->nroutines, err);
     tf_h5_close(sub);
     if (rc || (rc = tf_h5_group_create(g, "objects", &sub, err)))
         return rc;

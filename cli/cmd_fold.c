@@ -556,9 +556,9 @@ static void report(const tf_fold_result *res, const char *outdir)
     tf_msg_note("region '%s': %zu instances: %zu used, %zu excluded, %zu incomplete; "
                 "%u group%s", r->name, r->ninstances, r->used, r->excluded, r->incomplete,
                 r->ngroups, r->ngroups == 1 ? "" : "s");
-    uint32_t *threads = malloc((r->ninstances + 1) * sizeof *threads);
-    uint32_t covered = threads ? tf_fold_region_threads(r, threads) : 0;
-    free(threads);
+    uint32_t covered = 0;
+    for (size_t i = 0; i < r->ninstances; i++)
+        covered = r->instances[i].threads > covered ? r->instances[i].threads : covered;
     if (covered > 1)
         tf_msg_note("region '%s': an instance covers up to %u threads: those of its process "
                     "busy inside it (--region-scope; instances.csv, threads; waiting at "

@@ -81,6 +81,7 @@ typedef struct synth_thread {
     double               *phase_x;    /* [nphases + 1] */
     uint64_t             *phase_fn, *phase_line;
     synth_rec            *points;     /* the points' records in time order (in synth's) */
+    int                   waiting;    /* TF_PRV_FOLD_WAITING's value last written, -1 none */
     synth_rec            *small;      /* its state, phase and grid records, in order */
     size_t                nsmall;
     point_source         *src;        /* its points' parts: those here first */
@@ -114,7 +115,7 @@ struct tf_cli_synthetic {
     /* Their values for each address already seen, per process: folded
      * samples repeat a few thousand addresses millions of times. */
     tf_prv_index   *site_index;
-    uint64_t       *site_values;   /* [2 × sites]: routine, line */
+    uint64_t       *site_values;   /* [SITE_VALUES × sites]: routine, line, waiting */
     size_t          capsites;
     tf_prv_objects  objects;      /* of the folded trace */
     synth_rec      *recs;         /* every thread's points' records */
@@ -144,25 +145,47 @@ static int intern_label(char ***labels, size_t *n, size_t *cap, const char *s, u
     return 0;
 }
 
-/* Routine and line values of an instruction address of the folded trace. */
-static int site_of(synth *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t *line,
-                   tf_error *err)
+/* Values kept per address: routine, line, and whether the routine waits. */
+enum { SITE_VALUES = 3 };
+
+/* Whether a routine named as tf_cli_symbols_resolve names it waits for
+ * other threads (analysis/waiting.c).  A module's unnamed code comes as
+ * the module's file name with no source file, which the analysis calls
+ * "[module]". */
+static bool site_waits(const tf_prv_source *src)
 {
+    if (tf_an_is_waiting_routine(src->function))
+        return true;
+    char module[300];
+    return !*src->file && snprintf(module, sizeof module, "[%s]", src->function) < (int)sizeof module
+        && tf_an_is_waiting_routine(module);
+}
+
+/* Routine and line values of an instruction address of the folded trace,
+ * and whether its routine waits for other threads (waiting may be NULL). */
+static int site_of(synth *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t *line,
+                   bool *waiting, tf_error *err)
+{
+    bool ignored;
+    waiting = waiting ? waiting : &ignored;
     *fn = *line = 1;
+    *waiting = false;
     if (!sy->tr || !ip || proc >= tf_trace_nprocesses(sy->tr) || ip == UINT64_MAX)
         return 0;
     uint32_t k;
     bool added;
     if (tf_prv_index_get(&sy->site_index[proc], ip, &k, &added) < 0)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    uint64_t *v = sy->site_values + SITE_VALUES * (size_t)k;
     if (!added) {
-        *fn = sy->site_values[2 * (size_t)k];
-        *line = sy->site_values[2 * (size_t)k + 1];
+        *fn = v[0];
+        *line = v[1];
+        *waiting = v[2];
         return 0;
     }
     if (k >= sy->capsites) {
         size_t cap = 2 * (size_t)k + 256;
-        uint64_t *nv = realloc(sy->site_values, 2 * cap * sizeof *nv);
+        uint64_t *nv = realloc(sy->site_values, SITE_VALUES * cap * sizeof *nv);
         if (!nv)
             return tf_fail(err, TF_ERR_NOMEM, "out of memory");
         sy->site_values = nv;
@@ -178,8 +201,11 @@ static int site_of(synth *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t
         snprintf(label, sizeof label, "%" PRIu32 " (%s)", src.line, base ? base + 1 : src.file);
         rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label, line, err);
     }
-    sy->site_values[2 * (size_t)k] = *fn;
-    sy->site_values[2 * (size_t)k + 1] = *line;
+    *waiting = site_waits(&src);
+    v = sy->site_values + SITE_VALUES * (size_t)k;
+    v[0] = *fn;
+    v[1] = *line;
+    v[2] = *waiting;
     return rc;
 }
 
@@ -313,7 +339,7 @@ static int count_phase_sites(void *arg, const tf_fold_points *pts, size_t first,
             continue;
         uint64_t fn, line;
         uint32_t proc = st->region->instances[pts->instance[i]].proc;
-        int rc = site_of(ps->sy, proc, pts->ip[i], &fn, &line, err);
+        int rc = site_of(ps->sy, proc, pts->ip[i], &fn, &line, NULL, err);
         if (rc < 0)
             return rc;
         if (fn < ps->nvals && ++ps->cf[fn] > ps->cf[ps->best_fn])
@@ -372,7 +398,7 @@ static int name_part_sites(void *arg, const tf_fold_points *pts, size_t first, t
     for (size_t i = 0; rc == 0 && i < pts->n; i++) {
         uint64_t fn, line;
         rc = site_of(sp->sy, sp->st->region->instances[pts->instance[i]].proc, pts->ip[i], &fn,
-                     &line, err);
+                     &line, NULL, err);
     }
     return rc;
 }
@@ -418,12 +444,22 @@ static int build_point_record(synth *sy, uint32_t thread, const synth_point *pt,
     *rec = (tf_prv_record){.kind = TF_PRV_EVENT, .obj = obj, .time = pt->time};
     size_t first = ps->n;
     uint64_t fn, line;
+    bool waiting;
     int rc;
-    if ((rc = site_of(sy, pt->proc, pt->ip, &fn, &line, err)) < 0 ||
+    if ((rc = site_of(sy, pt->proc, pt->ip, &fn, &line, &waiting, err)) < 0 ||
         (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLED_CALLER, fn, err)) < 0 ||
         (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLED_LINE, line, err)) < 0 ||
         (rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_INSTANCE, (uint64_t)pt->instance + 1, err)) < 0)
         return rc;
+    /* Whether the samples wait, written where it changes (and at the
+     * thread's first sample with a known routine): a value per sample
+     * would add a pair to every record of every trace. */
+    synth_thread *st = &sy->th[thread];
+    if (fn != 1 && st->waiting != (int)waiting) {
+        st->waiting = waiting;
+        if ((rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_WAITING, waiting, err)) < 0)
+            return rc;
+    }
     if (pt->ip && (rc = tf_prv_pairs_add(ps, TF_PRV_SAMPLE_IP, pt->ip, err)) < 0)
         return rc;
     if (pt->sample_kind != TF_SAMPLE_TIMER) {
@@ -943,6 +979,7 @@ static const struct { uint32_t type; const char *label; } synth_types[] = {
     {TF_PRV_FOLD_INSTANCE, "Folded instance of the sample (row + 1)"},
     {TF_PRV_FOLD_PHASE, "Folded phase"},
     {TF_PRV_FOLD_MIPS, "Folded MIPS x 1000"},
+    {TF_PRV_FOLD_WAITING, "Folded samples wait for other threads"},
 };
 
 static int synth_labels(synth *sy, tf_error *err)
@@ -952,6 +989,11 @@ static int synth_labels(synth *sy, tf_error *err)
         rc = tf_pcf_add_type(sy->pcf, synth_types[i].type, 9, synth_types[i].label, err);
     if (rc == 0)
         rc = tf_pcf_add_value(sy->pcf, TF_PRV_FOLD_PHASE, 0, "End", err);
+    if (rc == 0)
+        rc = tf_pcf_add_value(sy->pcf, TF_PRV_FOLD_WAITING, 0, "No: the iteration's code", err);
+    if (rc == 0)
+        rc = tf_pcf_add_value(sy->pcf, TF_PRV_FOLD_WAITING, 1,
+                              "Waiting (barrier, idle loop, MPI wait or progress)", err);
     return rc;
 }
 
@@ -1034,6 +1076,7 @@ static int synth_prepare(synth *sy, const char *out, tf_error *err)
             st->region_index = r;
             st->group_index = g;
             st->duration = st->group->mean_duration_ns;
+            st->waiting = -1;
             char name[600];
             snprintf(name, sizeof name, "THREAD 1.1.%zu %s group %" PRIu32 " (%" PRIu32 " instances)",
                      k + 1, st->region->name, g, st->group->instances);

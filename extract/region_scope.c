@@ -12,13 +12,19 @@
 /* Samples per read: the scan keeps only counts and boundary rows. */
 #define BATCH 8192
 
+static const char *const scope_names[] = { "auto", "thread", "process" };
+
 int tf_region_scope_parse(const char *name)
 {
-    static const char *const names[] = { "auto", "thread", "process" };
     for (int k = 0; k < 3; k++)
-        if (!strcmp(name, names[k]))
+        if (!strcmp(name, scope_names[k]))
             return k;
     return -1;
+}
+
+const char *tf_region_scope_name(enum tf_region_scope scope)
+{
+    return (unsigned)scope < 3 ? scope_names[scope] : "?";
 }
 
 void tf_scoped_instances_free(tf_scoped_instances *s)

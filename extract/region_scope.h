@@ -24,6 +24,8 @@ enum tf_region_scope {
 
 /* "auto", "thread", "process"; -1 for another name. */
 int tf_region_scope_parse(const char *name);
+/* The name tf_region_scope_parse takes ("?" for no scope). */
+const char *tf_region_scope_name(enum tf_region_scope scope);
 
 /* The instances of one region once the scope is applied. */
 typedef struct tf_scoped_instances {

@@ -38,12 +38,6 @@ static int write_instances(const tf_fold_result *res, const char *dir, tf_error 
           "threads\n", f);
     for (uint32_t r = 0; r < res->nregions; r++) {
         const tf_fold_region *reg = &res->regions[r];
-        uint32_t *threads = malloc((reg->ninstances + 1) * sizeof *threads);
-        if (!threads) {
-            fclose(f);
-            return tf_fail(err, TF_ERR_NOMEM, "%s/%s: out of memory", dir, name);
-        }
-        tf_fold_region_threads(reg, threads);
         for (size_t i = 0; i < reg->ninstances; i++) {
             const tf_fold_instance *in = &reg->instances[i];
             tf_csv_text(f, reg->name);
@@ -56,9 +50,8 @@ static int write_instances(const tf_fold_result *res, const char *dir, tf_error 
                     in->reason < TF_FOLD_NREASONS ? reason_names[in->reason] : "?",
                     (unsigned long long)in->samples);
             put_number(f, in->score);
-            fprintf(f, ",%u\n", threads[i]);
+            fprintf(f, ",%u\n", in->threads);
         }
-        free(threads);
     }
     return tf_out_close(f, dir, name, err);
 }

@@ -321,6 +321,21 @@ static int load_instances(int64_t region, tf_fold_region *r, tf_error *err)
         }
         free(col);
     }
+    /* The threads each instance covers: computed again from the intervals
+     * in files written before the column. */
+    int64_t *threads = NULL;
+    bool stored = tf_h5_exists(grp, "threads");
+    if (rc == 0 && !stored && n && tf_fold_region_threads(r) == 0)
+        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    else if (rc == 0 && stored &&
+             (rc = read_shaped(grp, "threads", TF_H5_INT64, n, 0, (void **)&threads, err)) == 0)
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            if (threads[i] < 1 || threads[i] > UINT16_MAX || (size_t)threads[i] > n)
+                rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "threads", "row %zu: %lld threads", i,
+                                (long long)threads[i]);
+            r->instances[i].threads = (uint16_t)threads[i];
+        }
+    free(threads);
     double *score = NULL;
     if (rc == 0 && (rc = read_shaped(grp, "score", TF_H5_DOUBLE, n, 0, (void **)&score, err)) == 0)
         for (size_t i = 0; i < n; i++)
@@ -408,6 +423,16 @@ static int load_params(int64_t file, tf_fold_params *p, tf_error *err)
         p->grid = (uint32_t)grid;
         p->bootstrap = (uint32_t)bootstrap;
     }
+    /* --region-scope as asked: auto in files written before it */
+    char *scope = NULL;
+    if (rc == 0 && H5Aexists((hid_t)grp, "region_scope") > 0 &&
+        (rc = tf_h5_attr_read_string(grp, "region_scope", &scope, err)) == 0) {
+        int sc = tf_region_scope_parse(scope);
+        if (sc < 0)
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, NULL, "invalid region_scope '%s'", scope);
+        p->region_scope = sc < 0 ? TF_REGION_SCOPE_AUTO : (enum tf_region_scope)sc;
+    }
+    free(scope);
     free(filter);
     free(groups);
     tf_h5_close(grp);

@@ -127,6 +127,8 @@ int tf_fold_region_instances(tf_fold_region *r, tf_fold_input *in, tf_error *err
             d->reason = TF_FOLD_REASON_EMPTY;
         }
     }
+    if (in->ninstances && tf_fold_region_threads(r) == 0)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu instances", in->ninstances);
     return 0;
 }
 
@@ -147,10 +149,10 @@ static int by_interval(const void *pa, const void *pb)
     return (p->end > q->end) - (p->end < q->end);
 }
 
-uint32_t tf_fold_region_threads(const tf_fold_region *r, uint32_t *threads)
+uint32_t tf_fold_region_threads(tf_fold_region *r)
 {
     for (size_t i = 0; i < r->ninstances; i++)
-        threads[i] = 1;
+        r->instances[i].threads = 1;
     struct interval *v = malloc((r->ninstances + 1) * sizeof *v);
     if (!v)
         return 0;
@@ -163,7 +165,7 @@ uint32_t tf_fold_region_threads(const tf_fold_region *r, uint32_t *threads)
         for (j = i + 1; j < r->ninstances && by_interval(&v[i], &v[j]) == 0; j++)
             ;
         for (size_t k = i; k < j; k++)
-            threads[v[k].row] = (uint32_t)(j - i);
+            r->instances[v[k].row].threads = (uint16_t)(j - i < UINT16_MAX ? j - i : UINT16_MAX);
         if (j - i > most)
             most = (uint32_t)(j - i);
     }

@@ -59,8 +59,8 @@ typedef struct tf_fold_params {
     enum tf_fold_preempted preempted;  /* not saved: instances.csv's reason and
                             * duration show what it did */
     enum tf_region_scope region_scope;  /* the threads an instance covers
-                            * (extract/region_scope.h); not saved: instances.csv's
-                            * threads column shows what it did */
+                            * (extract/region_scope.h), as asked; each instance's
+                            * threads say what it did */
     const tf_region_given *given;  /* instances found from the samples, folded in place
                             * of the region's (NULL: the region's); not saved */
 } tf_fold_params;
@@ -98,6 +98,9 @@ typedef struct tf_fold_instance {
     uint64_t begin, end, duration;   /* ns, trace time */
     uint8_t  status;         /* enum tf_fold_status */
     uint8_t  reason;         /* enum tf_fold_reason */
+    uint16_t threads;        /* threads of its process its interval covers: 1 (its own,
+                              * thread scope) or more (process scope,
+                              * extract/region_scope.h); tf_fold_region_threads */
     int32_t  group;          /* -1 for incomplete instances */
     uint64_t samples;        /* samples inside the instance */
     double   score;          /* filter statistic in scaled MADs, NaN when not computed */
@@ -262,16 +265,16 @@ int  tf_fold_result_load(const char *path, tf_fold_result **r, tf_error *err);
 /* Frees what g owns and zeroes it. */
 void tf_fold_group_clear(tf_fold_group *g);
 /* The instances of an extraction as a region's: ncounters, ninstances,
- * instances (used, or incomplete or empty as their ends say; tid 0, for
- * the caller to set) and counter_delta, taken from in. */
+ * instances (used, or incomplete or empty as their ends say, with their
+ * threads; tid 0, for the caller to set) and counter_delta, taken from in. */
 int  tf_fold_region_instances(tf_fold_region *r, tf_fold_input *in, tf_error *err);
 /* Frees what r owns and zeroes it. */
 void tf_fold_region_clear(tf_fold_region *r);
-/* threads[i]: how many threads instance i's interval covers: the instances
- * of its process with its begin and end (1 but under process scope,
- * extract/region_scope.h).  Returns the most of them, 0 when out of memory
- * (threads then all 1). */
-uint32_t tf_fold_region_threads(const tf_fold_region *r, uint32_t *threads);
+/* Sets each instance's threads: how many threads its interval covers, the
+ * instances of its process with its begin and end (1 but under process
+ * scope, extract/region_scope.h).  Returns the most of them, 0 when out of
+ * memory (threads then all 1). */
+uint32_t tf_fold_region_threads(tf_fold_region *r);
 /* Frees everything r owns, and r (NULL is fine). */
 void tf_fold_result_free(tf_fold_result *r);
 

@@ -199,6 +199,9 @@ static int save_instances(int64_t region, const tf_fold_region *r, tf_error *err
     INT_COLUMN("reason", reason);
     INT_COLUMN("group", group);
     UINT_COLUMN("samples", samples);
+    INT_COLUMN("threads", threads);
+    /* what the threads say, spelt out for readers of the file */
+    INT_COLUMN("scope", threads > 1 ? TF_REGION_SCOPE_PROCESS : TF_REGION_SCOPE_THREAD);
 #undef INT_COLUMN
 #undef UINT_COLUMN
     for (size_t i = 0; i < n; i++)
@@ -268,7 +271,9 @@ static int save_params(int64_t file, const tf_fold_params *p, tf_error *err)
         (rc = tf_h5_attr_write_int64(grp, "grid", p->grid, err)) == 0 &&
         (rc = tf_h5_attr_write_int64(grp, "bootstrap", p->bootstrap, err)) == 0 &&
         (rc = tf_h5_attr_write_double(grp, "confidence", p->confidence, err)) == 0 &&
-        (rc = tf_h5_attr_write_uint64(grp, "seed", p->seed, err)) == 0)
+        (rc = tf_h5_attr_write_uint64(grp, "seed", p->seed, err)) == 0 &&
+        (rc = tf_h5_attr_write_string(grp, "region_scope", tf_region_scope_name(p->region_scope),
+                                      err)) == 0)
         rc = tf_h5_attr_write_double(grp, "min_change", p->min_change, err);
     tf_h5_close(grp);
     return rc;

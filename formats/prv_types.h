@@ -65,6 +65,9 @@ static inline int tf_prv_is_sampled_line(uint32_t type)
 #define TF_PRV_FOLD_RATE          780003000u  /* + counter index: rate in events per ms */
 #define TF_PRV_FOLD_PER_INS       780004000u  /* + counter index: events per instruction x 10^6 */
 #define TF_PRV_FOLD_INSTANCE      780005000u  /* instance a folded sample comes from, + 1 */
+#define TF_PRV_FOLD_WAITING       780005001u  /* 1: the samples from here on wait for other
+                                                 threads (barrier, MPI progress), 0: they run
+                                                 the iteration's code */
 
 /* PAPI presets by name: the counter types Extrae gives them. */
 typedef struct tf_prv_papi {

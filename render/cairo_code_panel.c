@@ -12,6 +12,7 @@
 #include "cairo_axes.h"
 #include "cairo_cloud.h"
 #include "cairo_legend.h"
+#include "cairo_waiting.h"
 #include "line_axis.h"
 #include "report_phases.h"
 
@@ -35,6 +36,7 @@ static void legend(const tf_panel *p)
     if (page->nroutines > shown)
         tf_legend_add(&l, TF_SWATCH_DOT, tf_palette_routine(TF_PALETTE_ROUTINES),
                       "other routines");
+    tf_waiting_legend(&l, page);
     tf_legend_end(&l);
 }
 
@@ -228,7 +230,7 @@ static void dropped_note(const tf_panel *p, const tf_line_axis *axis)
     if (!tf_line_axis_dropped_note(axis, note, sizeof note))
         return;
     p->text->role = "not drawn";
-    double x = p->plot.x, y = p->plot.y + p->plot.h + 1, max_w = TF_PAGE_WIDTH - NOTE_MARGIN - x;
+    double x = p->plot.x, y = p->plot.y + p->plot.h + 1, max_w = p->text->page_w - NOTE_MARGIN - x;
     tf_rect r = tf_text_box(p->text, TF_FONT_TICK, note, x, y, 0, 0, max_w);
     if (tf_claims_take(p->claims, r))
         tf_text_draw(p->text, TF_FONT_TICK, note, x, y, 0, 0, max_w, tf_ink);
@@ -247,7 +249,7 @@ static int code_cloud(const tf_panel *p, tf_error *err)
     /* Keep the dots clear of the phase strip. */
     tf_rect box = p->plot;
     box.y += PHASE_STRIP + 1;
-    box.h -= PHASE_STRIP + 1;
+    box.h -= PHASE_STRIP + 1 + tf_waiting_lane_height(page);
     int rc = tf_cloud_begin(&cloud, p->cr, box, page->ncode, err);
     for (size_t i = 0; i < page->ncode && rc == 0; i++) {
         double y = tf_line_axis_place(&axis, &page->code[i]);
@@ -275,6 +277,8 @@ int tf_panel_code(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_err
     } else if (code_cloud(p, err) < 0) {
         return -err->code;
     }
+    if (tf_waiting_lane_draw(p, err) < 0)
+        return -err->code;
     if (phases(p, labels, max_labels, err) < 0)
         return -err->code;
     tf_axes_time(p, false);

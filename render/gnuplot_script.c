@@ -97,6 +97,8 @@ int tf_gp_style(const tf_gp_dir *d, tf_error *err)
     colour_one(f, "colour_band", (tf_rgb){0.949, 0.949, 0.949}, "data object bands");
     colour_one(f, "colour_cut", (tf_rgb){0.929, 0.929, 0.929}, "cuts of the source-line axis");
     colour_one(f, "colour_note", (tf_rgb){0.349, 0.349, 0.349}, "notes of empty panels");
+    colour_one(f, "colour_waiting", tf_palette_waiting, "samples waiting for other threads");
+    colour_one(f, "colour_waiting_band", tf_palette_waiting_band, "their lane in the code panel");
     colour_one(f, "colour_used", tf_palette_routine(0), "histogram: folded instances");
     colour_one(f, "colour_excluded", tf_palette_routine(5), "histogram: excluded instances");
     fputs("# Line styles of the counter curves, in legend order (dashed in grey scale).\n", f);

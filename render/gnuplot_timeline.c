@@ -180,13 +180,31 @@ static int phase_labels(FILE *f, const tf_report_page *p, const tf_timeline_layo
 static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *prefix,
                       const tf_timeline_layout *l, phase_key *key, tf_error *err)
 {
-    char name[256], data[256];
+    char name[256], data[256], waiting[256];
     tf_time_unit u = tf_time_unit_for(p->duration_ns);
     double span = p->duration_ns / u.ns;
     tf_line_axis axis;
     if (tf_line_axis_build(p, &axis, err) < 0)
         return -err->code;
     snprintf(data, sizeof data, "%scode.dat", prefix);
+    snprintf(waiting, sizeof waiting, "%swaiting.dat", prefix);
+    /* The waiting lane (cairo_waiting.h) below the line axis, 9 points
+     * tall: the y range starts at -lane. */
+    double lane = p->nwaiting && p->ncode ? 9.0 / (l->plot[TF_PANEL_CODE].h - 9.0) : 0;
+    if (lane > 0) {
+        FILE *w = tf_gp_open(d, waiting, err);
+        if (!w) {
+            tf_line_axis_free(&axis);
+            return -err->code;
+        }
+        fprintf(w, "# time [%s]  height in the waiting lane (below 0 on code.gp's y axis)\n", u.name);
+        for (size_t i = 0; i < p->nwaiting; i++)
+            fprintf(w, "%.6g %.6g\n", p->waiting[i] * span, -lane * tf_report_waiting_height(i));
+        if (tf_gp_close(w, d, waiting, err) < 0) {
+            tf_line_axis_free(&axis);
+            return -err->code;
+        }
+    }
     if (p->ncode) {
         FILE *f = tf_gp_open(d, data, err);
         if (!f) {
@@ -241,7 +259,7 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
     }
     char title[300];
     tf_line_axis_title(&axis, title, sizeof title);
-    fputs("set yrange [0:1]\nset ylabel ", f);
+    fprintf(f, "set yrange [%.4f:1]\nset ylabel ", -lane);
     tf_gp_quote(f, title);
     fputs("\nset ytics out scale 0.5 nomirror (", f);
     bool first = true;
@@ -262,6 +280,9 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
         fprintf(f, "set object %zu rect from graph 0, first %.4f to graph 1, first %.4f "
                    "fc rgb colour_cut fs solid 1.0 noborder behind\n",
                 k + 1, axis.seg[k + 1].y1, axis.seg[k].y0);
+    if (lane > 0)
+        fprintf(f, "set object 299 rect from graph 0, first %.4f to graph 1, first 0 "
+                   "fc rgb colour_waiting_band fs solid 1.0 noborder behind\n", -lane);
     /* The strip along the top: each phase in its routine's colour. */
     for (size_t i = 0; i < p->nphases; i++)
         if (p->phases[i].routine < p->nroutines)
@@ -288,6 +309,14 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
         fprintf(f, ", \\\n     NaN with points pt 7 ps 0.6 lc rgb word(colour_routines, %u) "
                    "title \"other routines\"",
                 routine_word(TF_PALETTE_ROUTINES));
+    if (lane > 0) {
+        char label[96];
+        tf_report_waiting_label(p, label, sizeof label);
+        fprintf(f, ", \\\n     '%s' using 1:2 with points pt 7 ps 0.25 lc rgb colour_waiting "
+                   "notitle, \\\n     NaN with points pt 7 ps 0.6 lc rgb colour_waiting title ",
+                waiting);
+        tf_gp_quote(f, label);
+    }
     fputc('\n', f);
     return tf_gp_close(f, d, name, err);
 }

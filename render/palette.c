@@ -63,6 +63,8 @@ enum tf_palette_kind tf_palette_in_use(void)
 const tf_rgb tf_palette_store = RGB(0x000000);
 const tf_rgb tf_palette_nocost = RGB(0xA0A0A0);
 const tf_rgb tf_palette_phase = RGB(0x606060);
+const tf_rgb tf_palette_waiting = RGB(0x404040);
+const tf_rgb tf_palette_waiting_band = RGB(0xEBEBEB);
 
 /* Green to dark blue, perceptually ordered (light to dark), so the cost
  * also reads in grey scale. */

@@ -36,6 +36,10 @@ void tf_palette_series_dash(size_t index, double dash[static 4], int *n);
 extern const tf_rgb tf_palette_store;     /* stores: black */
 extern const tf_rgb tf_palette_nocost;    /* software-decoded / no cost: neutral grey */
 extern const tf_rgb tf_palette_phase;     /* phase boundaries */
+/* Samples of threads waiting for others (the code panel's waiting lane):
+ * darker than "other routines", on a light band. */
+extern const tf_rgb tf_palette_waiting;
+extern const tf_rgb tf_palette_waiting_band;
 
 /* The cost scale of the loads: logarithmic between lo and hi cycles. */
 typedef struct tf_cost_scale {

@@ -61,6 +61,9 @@ int tf_report_analysis_read(const char *fold_path, uint32_t r, uint32_t g,
         rc = strings(grp, "routines/function", &a->routines, &a->nroutines, err);
     if (rc == 0 && tf_h5_exists(grp, "routines/file"))
         rc = strings(grp, "routines/file", &a->routine_files, &a->nroutines, err);
+    if (rc == 0 && tf_h5_exists(grp, "routines/waiting"))
+        rc = column(grp, "routines/waiting", TF_H5_INT64, (void **)&a->routine_waiting,
+                    &a->nroutines, err);
     if (rc == 0)
         rc = strings(grp, "objects/name", &a->object_names, &a->nobjects, err);
     if (rc == 0)
@@ -173,6 +176,7 @@ void tf_report_analysis_free(tf_report_analysis *a)
 {
     free(a->routines);
     free(a->routine_files);
+    free(a->routine_waiting);
     free(a->object_names);
     free(a->object_kinds);
     free(a->object_size);

@@ -18,6 +18,8 @@ typedef struct tf_report_analysis {
     char    **routines;        /* function names (one block: free(routines)) */
     char    **routine_files;   /* their source files, "" unknown (one block; NULL in
                                 * folds written before the column) */
+    int64_t  *routine_waiting; /* 1: threads wait for others there (barriers, MPI
+                                * progress); NULL in folds written before the column */
     size_t    nobjects;
     char    **object_names;    /* one block */
     char    **object_kinds;    /* one block */

@@ -485,8 +485,9 @@ static int points_alloc(tf_report_page *p, const tf_fold_group *g, uint64_t *thr
     *threshold = k.threshold;
     *ntimer = k.all[0];
     p->code = malloc((k.drawn[0] ? k.drawn[0] : 1) * sizeof *p->code);
+    p->waiting = malloc((k.drawn[0] ? k.drawn[0] : 1) * sizeof *p->waiting);
     p->mem = malloc((k.drawn[1] ? k.drawn[1] : 1) * sizeof *p->mem);
-    if (!p->code || !p->mem)
+    if (!p->code || !p->waiting || !p->mem)
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu folded points",
                        k.drawn[0] + k.drawn[1]);
     if (k.all[1] == 0)
@@ -674,20 +675,34 @@ struct analysis_points {
     const uint32_t *map;
     const bool *relative;
     uint64_t threshold;      /* of the points drawn */
+    size_t timed, waited;    /* symbolised timer samples, drawn or not; those waiting */
 };
+
+/* Whether routine r (an analysis row, -1 none) waits for other threads. */
+static bool waits(const tf_report_analysis *an, int32_t r)
+{
+    return r >= 0 && an->routine_waiting && an->routine_waiting[r] == 1;
+}
 
 /* Points [at, at + len) of part pt, whose first is point `first` of the
  * group, their columns in ap->col. */
-static void analysis_points_slab(const struct analysis_points *ap, const tf_fold_points *pt,
+static void analysis_points_slab(struct analysis_points *ap, const tf_fold_points *pt,
                                  size_t first, size_t at, size_t len)
 {
     tf_report_page *p = ap->p;
     const column_slab *c = ap->col;
     for (size_t i = at; i < at + len; i++) {
         size_t j = i - at;
+        bool timer = pt->kind[i] == TF_SAMPLE_TIMER, waiting = timer && waits(ap->an, c->routine[j]);
+        ap->timed += timer && c->routine[j] >= 0;
+        ap->waited += waiting;
         if (!tf_chosen(first + i, ap->threshold))
             continue;
-        if (pt->kind[i] == TF_SAMPLE_TIMER) {
+        if (waiting) {
+            p->waiting[p->nwaiting++] = pt->x[i];
+            continue;
+        }
+        if (timer) {
             if (c->routine[j] >= 0 && c->line[j] > 0)
                 p->code[p->ncode++] = (tf_report_code_point){pt->x[i], (uint32_t)c->routine[j],
                                                              (uint32_t)c->line[j]};
@@ -708,7 +723,7 @@ static void analysis_points_slab(const struct analysis_points *ap, const tf_fold
 static int analysis_points_part(void *arg, const tf_fold_points *pt, size_t first,
                                 tf_error *err)
 {
-    const struct analysis_points *ap = arg;
+    struct analysis_points *ap = arg;
     for (size_t at = 0; at < pt->n; at += COLUMN_SLAB) {
         size_t len = pt->n - at < COLUMN_SLAB ? pt->n - at : COLUMN_SLAB;
         const column_slab *c = ap->col;
@@ -744,9 +759,10 @@ static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
     int rc = map && relative && col.routine && col.line && col.object && col.offset
                  ? objects_from_analysis(p, g, an, &col, map, relative, err)
                  : tf_fail(err, TF_ERR_NOMEM, "report: no memory for object maps");
-    struct analysis_points ap = { p, an, &col, map, relative, threshold };
+    struct analysis_points ap = { p, an, &col, map, relative, threshold, 0, 0 };
     if (rc == 0)
         rc = tf_fold_group_each_part(g, TF_FOLD_COL_SAMPLE, analysis_points_part, &ap, err);
+    p->waiting_share = ap.timed ? (double)ap.waited / (double)ap.timed : 0;
     free(map);
     free(relative);
     free(col.routine);
@@ -794,11 +810,18 @@ static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_
     p->title = reg->ngroups > 1
                    ? tf_report_strdup("region %s, group %u of %u", reg->name, g->index + 1, reg->ngroups)
                    : tf_report_strdup("region %s", reg->name);
-    char mean[32];
+    char mean[32], scope[64] = "";
     tf_time_format(g->mean_duration_ns, mean, sizeof mean);
-    p->subtitle = tf_report_strdup("%s: %u of %zu instances folded, mean %s, %zu samples",
+    /* process scope (extract/region_scope.h): the threads an instance covers */
+    unsigned threads = 1;
+    for (size_t i = 0; i < reg->ninstances; i++)
+        if (reg->instances[i].group == (int32_t)g->index && reg->instances[i].threads > threads)
+            threads = reg->instances[i].threads;
+    if (threads > 1)
+        snprintf(scope, sizeof scope, ", each instance over up to %u threads", threads);
+    p->subtitle = tf_report_strdup("%s: %u of %zu instances folded%s, mean %s, %zu samples",
                                    fr->trace ? fr->trace : "trace", g->instances, reg->ninstances,
-                                   mean, tf_fold_group_npoints(g));
+                                   scope, mean, tf_fold_group_npoints(g));
     if (!p->title || !p->subtitle)
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for titles");
     p->duration_ns = g->mean_duration_ns;

@@ -104,6 +104,7 @@ static void page_free(tf_report_page *p)
     free(p->phases);
     free(p->code);
     free(p->code_missing);
+    free(p->waiting);
     for (size_t i = 0; i < p->nobjects; i++) {
         free(p->objects[i].name);
         free(p->objects[i].kind);
@@ -238,4 +239,15 @@ void tf_report_routine_label(const tf_report_page *p, size_t i, char *buf, size_
         snprintf(buf, len, "%s (%s)", name, file);
     else
         snprintf(buf, len, "%s (%s, %u)", name, file, same_file_before + 1);
+}
+
+void tf_report_waiting_label(const tf_report_page *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "waiting (barriers, MPI): %.0f %% of the samples", 100 * p->waiting_share);
+}
+
+double tf_report_waiting_height(size_t i)
+{
+    double f = (double)i * 0.6180339887498949;
+    return 0.15 + 0.7 * (f - (double)(size_t)f);
 }

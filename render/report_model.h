@@ -119,6 +119,12 @@ typedef struct tf_report_page {
     size_t                ncode;
     tf_report_code_point *code;
     char                 *code_missing;   /* why there are no points, or NULL */
+    /* Timer samples in routines where threads wait for others (barriers,
+     * idle loops, MPI progress: the analysis's routines/waiting), drawn
+     * apart as waiting rather than as code lines. */
+    size_t                nwaiting;
+    float                *waiting;        /* their normalised times */
+    double                waiting_share;  /* of the group's symbolised timer samples */
 
     size_t               nobjects;
     tf_report_object    *objects;
@@ -173,6 +179,13 @@ void tf_report_free(tf_report *r);
  * Extrae trace's sampled and instrumented tables), what tells them apart:
  * its file's name, else its number among them ("solve (cg.c)", "solve (2)"). */
 void tf_report_routine_label(const tf_report_page *p, size_t i, char *buf, size_t len);
+/* The legend label of the page's waiting samples, with their share:
+ * "waiting (barriers, MPI): 44 % of the samples". */
+void tf_report_waiting_label(const tf_report_page *p, char *buf, size_t len);
+/* Height 0..1 of waiting sample i in its lane: a fixed spread (golden-ratio
+ * steps, 0.15 to 0.85), so that dense spans read as a dark band and
+ * isolated samples stay visible, the same on every run. */
+double tf_report_waiting_height(size_t i);
 
 /* "NAME: 199999 per iteration", the legend text of a total. */
 void tf_report_total_label(const tf_report_total *t, char *buf, size_t len);
