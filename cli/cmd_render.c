@@ -36,6 +36,11 @@ static void usage(FILE *out)
             "      --run             with the gnuplot back end: run gnuplot on the scripts\n"
             "      --layout-json FILE  write every text box and panel box drawn (cairo)\n"
             "      --max-phase-labels N  at most N phase labels (default: as many as fit)\n"
+            "      --size SIZE       page size: single-column (88x150 mm), double-column\n"
+            "                        (180x160 mm), slide (10x5.625 in, 16:9) or WxH in mm\n"
+            "                        (120x150) or inches (3.5x4.5in); fonts keep their size\n"
+            "                        (default: 180x254 mm)\n"
+            "      --grayscale       grey levels and dashed lines instead of colours\n"
             "      --counters LIST   counters of the performance panel, comma-separated\n"
             "                        (instructions draws MIPS; a time counter, CPU utilisation)\n"
             "      --force           replace existing outputs (a report fold drew, say)\n"
@@ -57,14 +62,14 @@ static char *beside(const char *fold, const char *name)
 
 /* The rule for existing outputs (common/tf_output.h): the page files, or
  * the gnuplot folder, whose files are replaced one by one. */
-static int check_outputs(const tf_report *report, const char *path, enum tf_render_format format,
+static int check_outputs(size_t npages, const char *path, enum tf_render_format format,
                          bool gnuplot, const char *fold, bool force, tf_error *err)
 {
     tf_output_rule rule = { .inputs = &fold, .ninputs = 1, .force = force };
     bool exists;
     if (gnuplot)
         return tf_output_check_folder(path, NULL, &rule, &exists, err);
-    size_t n = tf_render_cairo_files(report, format);
+    size_t n = format == TF_FORMAT_PDF ? 1 : npages;
     int rc = 0;
     for (size_t k = 0; rc == 0 && k < n; k++) {
         char page[4200];
@@ -85,11 +90,13 @@ int tf_cmd_render(int argc, char **argv)
         {"layout-json", required_argument, NULL, 'L'},
         {"max-phase-labels", required_argument, NULL, 'M'},
         {"counters", required_argument, NULL, 'C'},
+        {"size", required_argument, NULL, 'S'},   {"grayscale", no_argument, NULL, 'G'},
         {NULL, 0, NULL, 0},
     };
     enum tf_render_format format = TF_FORMAT_PDF;
     const char *output = NULL, *counters = NULL;
-    tf_render_options ro = {.dpi = 150};
+    unsigned overflowed = 0;
+    tf_render_options ro = {.dpi = 150, .overflowed = &overflowed};
     bool gnuplot = false, run = false, force = false;
     int c;
     optind = 1;
@@ -143,6 +150,16 @@ int tf_cmd_render(int argc, char **argv)
                                     optarg);
             counters = optarg;
             break;
+        case 'S':
+            if (!tf_page_size_parse(optarg, &ro.size))
+                return tf_msg_usage("--size: '%s' is not single-column, double-column, slide or WxH "
+                                    "in mm (120x150) or inches (3.5x4.5in), each side from %.0fx%.0f "
+                                    "to %.0f mm",
+                                    optarg, TF_PAGE_MIN_W_MM, TF_PAGE_MIN_H_MM, TF_PAGE_MAX_MM);
+            break;
+        case 'G':
+            ro.grayscale = true;
+            break;
         case 'F':
             force = true;
             break;
@@ -178,22 +195,27 @@ int tf_cmd_render(int argc, char **argv)
         if (!path)
             rc = tf_fail(&err, TF_ERR_NOMEM, "out of memory");
     }
+    size_t npages = 0;
+    if (rc == 0 && !gnuplot)
+        rc = tf_render_cairo_pages(&report, &ro, &npages, &err);
     if (rc == 0)
-        rc = check_outputs(&report, path, format, gnuplot, fold, force, &err);
+        rc = check_outputs(npages, path, format, gnuplot, fold, force, &err);
     if (rc == 0 && ro.layout_json) {
         tf_output_rule rule = {.inputs = &fold, .ninputs = 1, .force = force};
         rc = tf_output_check_file(ro.layout_json, &rule, &err);
     }
     if (rc == 0)
-        rc = gnuplot ? tf_render_gnuplot(&report, path, format, ro.dpi, run, &err)
+        rc = gnuplot ? tf_render_gnuplot_with(&report, path, format, &ro, run, &err)
                      : tf_render_cairo_with(&report, path, format, &ro, &err);
+    if (rc == 0 && overflowed)
+        tf_msg_warn("%u page%s too small for the key of this report: it runs past the bottom; "
+                    "choose a larger --size", overflowed, overflowed > 1 ? "s are" : " is");
     if (rc == 0) {
-        size_t nfiles = gnuplot ? 0 : tf_render_cairo_files(&report, format);
         if (gnuplot)
             tf_msg_note("wrote %s/ (gnuplot scripts and data%s)", path, run ? ", and their plots" : "");
         else
-            tf_msg_note("wrote %s (%zu pages%s)", path, 2 * report.npages,
-                        nfiles > 1 ? ", one file each" : "");
+            tf_msg_note("wrote %s (%zu pages%s)", path, npages,
+                        format != TF_FORMAT_PDF && npages > 1 ? ", one file each" : "");
     }
     free(path);
     tf_report_free(&report);

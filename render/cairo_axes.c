@@ -13,6 +13,9 @@ const tf_rgb tf_ink = {0.1, 0.1, 0.1};
 
 #define TICK_LEN 3.0
 #define TICK_GAP 2.0
+/* How far a vertical axis title may run past its plot, above and below
+ * together (the memory plot has 5 points below it, 1 of them a gap). */
+#define TITLE_OVERHANG 8.0
 
 void tf_axes_frame(cairo_t *cr, tf_rect plot)
 {
@@ -111,7 +114,10 @@ void tf_axes_title(const tf_panel *p, enum tf_axis_side side, const char *title,
     tf_rect r = tf_text_box(p->text, TF_FONT_LABEL, title, 0, 0, 0, 0, 0);
     double x = side == TF_AXIS_LEFT ? p->plot.x - offset - r.h / 2
                                     : p->plot.x + p->plot.w + offset + r.h / 2;
-    tf_text_draw_vertical(p->text, TF_FONT_LABEL, title, x, p->plot.y + p->plot.h / 2, tf_ink);
+    /* No longer than the plot and the strips above and below it (on a
+     * small page the plots are short, the title's font is not). */
+    tf_text_draw_vertical(p->text, TF_FONT_LABEL, title, x, p->plot.y + p->plot.h / 2,
+                          p->plot.h + TITLE_OVERHANG, tf_ink);
 }
 
 void tf_axes_phases(const tf_panel *p)

@@ -14,6 +14,7 @@
 #include "cairo_legend.h"
 #include "cairo_waiting.h"
 #include "line_axis.h"
+#include "report_phases.h"
 
 /* Height of the strip along the top of the plot that shows each phase's
  * routine colour. */
@@ -37,53 +38,6 @@ static void legend(const tf_panel *p)
                       "other routines");
     tf_waiting_legend(&l, page);
     tf_legend_end(&l);
-}
-
-static void phase_label(const tf_report_page *page, const tf_report_phase *ph, char *buf,
-                        size_t len)
-{
-    const char *name = page->routines[ph->routine];
-    if (ph->line)
-        snprintf(buf, len, "%s[%u]", name, ph->line);
-    else
-        snprintf(buf, len, "%s", name);
-}
-
-/* Whether phase i gets a label: it has a routine and is not labelled like
- * the one before it (split there by a rate change: it keeps its boundary
- * line but not a second label). */
-static bool labelled(const tf_report_page *page, size_t i)
-{
-    const tf_report_phase *ph = &page->phases[i];
-    return ph->routine < page->nroutines
-        && !(i > 0 && page->phases[i - 1].routine == ph->routine
-             && page->phases[i - 1].line == ph->line);
-}
-
-/* Of more than max labels, those of later sub-phases of a phase (4.2 after
- * 4.1) are left out first, then those of the narrowest phases. */
-static void choose_labels(const tf_report_page *page, unsigned max, bool *keep)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < page->nphases; i++)
-        n += keep[i] = labelled(page, i);
-    if (max == 0 || n <= max)
-        return;
-    for (size_t i = 1; i < page->nphases && n > max; i++)
-        if (keep[i] && tf_report_phase_siblings(&page->phases[i - 1], &page->phases[i])) {
-            keep[i] = false;
-            n--;
-        }
-    while (n > max) {
-        size_t narrowest = SIZE_MAX;
-        for (size_t i = 0; i < page->nphases; i++)
-            if (keep[i] && (narrowest == SIZE_MAX
-                            || page->phases[i].x1 - page->phases[i].x0
-                                   < page->phases[narrowest].x1 - page->phases[narrowest].x0))
-                narrowest = i;
-        keep[narrowest] = false;
-        n--;
-    }
 }
 
 /* Centre of a label on one of the label rows, kept inside them. */
@@ -173,7 +127,7 @@ static int phases(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_err
         free(cx);
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu phase labels", page->nphases);
     }
-    choose_labels(page, max_labels, keep);
+    tf_report_phase_labels_choose(page, max_labels, keep);
     for (size_t i = 0; i < page->nphases; i++)
         cx[i] = tf_axes_x(p, (page->phases[i].x0 + page->phases[i].x1) / 2);
     label_plan plan = {keep, cx, page->nphases};
@@ -181,7 +135,7 @@ static int phases(const tf_panel *p, tf_rect labels, unsigned max_labels, tf_err
         if (!keep[i])
             continue;
         char buf[600];
-        phase_label(page, &page->phases[i], buf, sizeof buf);
+        tf_report_phase_label(page, &page->phases[i], buf, sizeof buf);
         if (!label_place(p, labels, &plan, i, buf, LABEL_FULL)
             && !label_place(p, labels, &plan, i, buf, LABEL_SHORT))
             label_place(p, labels, &plan, i, buf, LABEL_MARK);
@@ -276,7 +230,7 @@ static void dropped_note(const tf_panel *p, const tf_line_axis *axis)
     if (!tf_line_axis_dropped_note(axis, note, sizeof note))
         return;
     p->text->role = "not drawn";
-    double x = p->plot.x, y = p->plot.y + p->plot.h + 1, max_w = TF_PAGE_WIDTH - NOTE_MARGIN - x;
+    double x = p->plot.x, y = p->plot.y + p->plot.h + 1, max_w = p->text->page_w - NOTE_MARGIN - x;
     tf_rect r = tf_text_box(p->text, TF_FONT_TICK, note, x, y, 0, 0, max_w);
     if (tf_claims_take(p->claims, r))
         tf_text_draw(p->text, TF_FONT_TICK, note, x, y, 0, 0, max_w, tf_ink);

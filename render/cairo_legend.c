@@ -49,9 +49,16 @@ double tf_legend_reserve(tf_legend *l, double w)
     return x;
 }
 
-static void swatch_draw(cairo_t *cr, enum tf_swatch swatch, tf_rgb colour, double x, double y)
+static void swatch_draw(cairo_t *cr, enum tf_swatch swatch, tf_rgb colour, int series, double x,
+                        double y)
 {
     cairo_save(cr);
+    if (series >= 0) {
+        double dash[4];
+        int n;
+        tf_palette_series_dash((size_t)series, dash, &n);
+        cairo_set_dash(cr, dash, n, 0);
+    }
     cairo_set_source_rgb(cr, colour.r, colour.g, colour.b);
     switch (swatch) {
     case TF_SWATCH_DOT:
@@ -74,7 +81,7 @@ static void swatch_draw(cairo_t *cr, enum tf_swatch swatch, tf_rgb colour, doubl
     cairo_restore(cr);
 }
 
-static bool rest_add(tf_legend_rest *rest, enum tf_swatch swatch, tf_rgb colour,
+static bool rest_add(tf_legend_rest *rest, enum tf_swatch swatch, tf_rgb colour, int series,
                      const char *label, const char *title)
 {
     tf_legend_rest_entry *e = tf_array_room(rest->e, rest->n, &rest->cap, sizeof *e, 8);
@@ -84,11 +91,12 @@ static bool rest_add(tf_legend_rest *rest, enum tf_swatch swatch, tf_rgb colour,
         return false;
     }
     rest->e = e;
-    rest->e[rest->n++] = (tf_legend_rest_entry){swatch, colour, d, title};
+    rest->e[rest->n++] = (tf_legend_rest_entry){swatch, colour, series, d, title};
     return true;
 }
 
-bool tf_legend_add(tf_legend *l, enum tf_swatch swatch, tf_rgb colour, const char *label)
+static bool legend_add(tf_legend *l, enum tf_swatch swatch, tf_rgb colour, int series,
+                       const char *label)
 {
     const tf_panel *p = l->panel;
     tf_rect r = tf_text_box(p->text, TF_FONT_LABEL, label, 0, 0, 0, 0, LABEL_MAX);
@@ -96,15 +104,25 @@ bool tf_legend_add(tf_legend *l, enum tf_swatch swatch, tf_rgb colour, const cha
     double x = tf_legend_reserve(l, sw + r.w);
     if (x < 0) {
         /* Out of memory: counted, as without a page to go on to. */
-        if (p->rest && rest_add(p->rest, swatch, colour, label, l->title))
+        if (p->rest && rest_add(p->rest, swatch, colour, series, label, l->title))
             l->spilled = true;
         else
             l->dropped++;
         return false;
     }
-    swatch_draw(p->cr, swatch, colour, x, l->y);
+    swatch_draw(p->cr, swatch, colour, series, x, l->y);
     tf_text_draw(p->text, TF_FONT_LABEL, label, x + sw, l->y, 0, 0.5, LABEL_MAX, tf_ink);
     return true;
+}
+
+bool tf_legend_add(tf_legend *l, enum tf_swatch swatch, tf_rgb colour, const char *label)
+{
+    return legend_add(l, swatch, colour, -1, label);
+}
+
+bool tf_legend_add_series(tf_legend *l, size_t index, const char *label)
+{
+    return legend_add(l, TF_SWATCH_LINE, tf_palette_series(index), (int)index, label);
 }
 
 double tf_legend_rest_draw(tf_text *text, const tf_legend_rest *rest, tf_rect box)
@@ -132,7 +150,7 @@ double tf_legend_rest_draw(tf_text *text, const tf_legend_rest *rest, tf_rect bo
             x = box.x + SWATCH_W;
             y += ROW_H;
         }
-        swatch_draw(text->cr, e->swatch, e->colour, x, y);
+        swatch_draw(text->cr, e->swatch, e->colour, e->series, x, y);
         tf_text_draw(text, TF_FONT_LABEL, e->label, x + sw, y, 0, 0.5, max_w, tf_ink);
         x += w + ENTRY_GAP;
     }

@@ -16,6 +16,7 @@ enum tf_swatch { TF_SWATCH_DOT, TF_SWATCH_LINE, TF_SWATCH_BOX, TF_SWATCH_NONE };
 typedef struct tf_legend_rest_entry {
     enum tf_swatch swatch;
     tf_rgb         colour;
+    int            series;     /* counter series index (its dash), or -1 */
     char          *label;
     const char    *title;      /* the panel's legend title */
 } tf_legend_rest_entry;
@@ -45,6 +46,8 @@ typedef struct tf_legend {
 void tf_legend_begin(tf_legend *l, const tf_panel *p, const char *title);
 /* Adds an entry; returns false (and counts it) when it does not fit. */
 bool tf_legend_add(tf_legend *l, enum tf_swatch swatch, tf_rgb colour, const char *label);
+/* Adds the line of counter series index: its colour and dash pattern. */
+bool tf_legend_add_series(tf_legend *l, size_t index, const char *label);
 /* Room for w more units of custom drawing at l->x: reserves it and returns
  * its left edge, or a negative value when it does not fit. */
 double tf_legend_reserve(tf_legend *l, double w);

@@ -7,6 +7,7 @@
  * lines in the bands. */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "address_bands.h"
@@ -18,6 +19,8 @@
 #define RAMP_W 48.0
 #define LABEL_GAP 4.0
 #define LEFT_LABEL_MAX 84.0
+/* Room kept beside the labels for the axis titles. */
+#define AXIS_TITLE_ROOM 16.0
 
 static bool has_cost(const tf_report_mem_point *m)
 {
@@ -46,7 +49,11 @@ static void cost_legend(tf_legend *l, const tf_cost_scale *s)
     tf_rect rh = tf_text_box(p->text, TF_FONT_TICK, hi, 0, 0, 0, 0, 0);
     double x = tf_legend_reserve(l, rt.w + rl.w + rh.w + RAMP_W + 9);
     if (x < 0) {
-        l->dropped++;
+        /* No room for the ramp (a narrow page): its range in words, with
+         * the legend's other entries that did not fit. */
+        char words[96];
+        snprintf(words, sizeof words, "%s from %s (light) to %s (dark)", title, lo, hi);
+        tf_legend_add(l, TF_SWATCH_NONE, tf_ink, words);
         return;
     }
     tf_text_draw(p->text, TF_FONT_LABEL, title, x, l->y, 0, 0.5, 0, tf_ink);
@@ -93,6 +100,8 @@ static void bands(const tf_panel *p, const tf_bands *b, double *left_w, double *
     *left_w = *right_w = 0;
     cairo_t *cr = p->cr;
     double right = p->plot.x + p->plot.w;
+    /* A narrow page has a narrower margin for them. */
+    double label_max = fmin(LEFT_LABEL_MAX, p->plot.x - LABEL_GAP - AXIS_TITLE_ROOM);
     for (size_t i = 0; i < b->n; i++) {
         const tf_band *d = &b->band[i];
         double top = p->plot.y + (1 - d->y1) * p->plot.h, bottom = p->plot.y + (1 - d->y0) * p->plot.h;
@@ -104,10 +113,10 @@ static void bands(const tf_panel *p, const tf_bands *b, double *left_w, double *
         tf_bands_label(b, p->page, i, buf, sizeof buf);
         double cy = (top + bottom) / 2;
         tf_rect r = tf_text_box(p->text, TF_FONT_LABEL, buf, p->plot.x - LABEL_GAP, cy, 1, 0.5,
-                                LEFT_LABEL_MAX);
+                                label_max);
         if (tf_claims_take(p->claims, r)) {
             tf_text_draw(p->text, TF_FONT_LABEL, buf, p->plot.x - LABEL_GAP, cy, 1, 0.5,
-                         LEFT_LABEL_MAX, tf_ink);
+                         label_max, tf_ink);
             *left_w = r.w > *left_w ? r.w : *left_w;
         }
 
@@ -121,7 +130,8 @@ static void bands(const tf_panel *p, const tf_bands *b, double *left_w, double *
             tf_bands_address(edge[e].addr, d->relative, buf, sizeof buf);
             r = tf_text_box(p->text, TF_FONT_MONO, buf, right + LABEL_GAP, edge[e].y, 0,
                             edge[e].ay, 0);
-            if (tf_claims_take(p->claims, r)) {
+            /* Room left on the page for the axis title after them. */
+            if (r.x + r.w <= p->text->page_w - AXIS_TITLE_ROOM && tf_claims_take(p->claims, r)) {
                 tf_text_draw(p->text, TF_FONT_MONO, buf, right + LABEL_GAP, edge[e].y, 0,
                              edge[e].ay, 0, tf_ink);
                 *right_w = r.w > *right_w ? r.w : *right_w;

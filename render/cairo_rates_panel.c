@@ -33,8 +33,10 @@ static double yof(const tf_panel *p, double v, double hi)
     return p->plot.y + (1 - f) * p->plot.h;
 }
 
-static void draw_series(const tf_panel *p, const tf_report_series *s, double hi, tf_rgb c)
+/* Series `index` (its colour and dash pattern), or MIPS (index -1). */
+static void draw_series(const tf_panel *p, const tf_report_series *s, double hi, int index)
 {
+    tf_rgb c = index < 0 ? black : tf_palette_series((size_t)index);
     cairo_t *cr = p->cr;
     if (s->n == 0)
         return;
@@ -64,6 +66,12 @@ static void draw_series(const tf_panel *p, const tf_report_series *s, double hi,
             cairo_move_to(cr, tf_axes_x(p, s->x[i]), yof(p, s->y[i], hi));
         drawing = true;
     }
+    if (index >= 0) {
+        double dash[4];
+        int n;
+        tf_palette_series_dash((size_t)index, dash, &n);
+        cairo_set_dash(cr, dash, n, 0);
+    }
     cairo_set_source_rgb(cr, c.r, c.g, c.b);
     cairo_set_line_width(cr, 1.1);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
@@ -79,7 +87,7 @@ int tf_panel_rates(const tf_panel *p, tf_error *err)
     if (page->mips)
         tf_legend_add(&l, TF_SWATCH_LINE, black, "MIPS (right axis)");
     for (size_t i = 0; i < page->nrates; i++)
-        tf_legend_add(&l, TF_SWATCH_LINE, tf_palette_series(i), page->rates[i].name);
+        tf_legend_add_series(&l, i, page->rates[i].name);
     /* Counters added once per iteration have no curve: their totals. */
     for (size_t i = 0; i < page->ntotals; i++) {
         char label[160];
@@ -100,7 +108,7 @@ int tf_panel_rates(const tf_panel *p, tf_error *err)
         }
         hi = hi > 0 ? hi * 1.05 : 1;
         for (size_t i = 0; i < page->nrates; i++)
-            draw_series(p, &page->rates[i], hi, tf_palette_series(i));
+            draw_series(p, &page->rates[i], hi, (int)i);
         const char *unit = page->rates_unit ? page->rates_unit
                          : page->mips      ? "events per instruction"
                                            : "rate [M events/s]";
@@ -109,7 +117,7 @@ int tf_panel_rates(const tf_panel *p, tf_error *err)
     if (page->mips) {
         double hi = series_max(page->mips);
         hi = hi > 0 ? hi * 1.05 : 1;
-        draw_series(p, page->mips, hi, black);
+        draw_series(p, page->mips, hi, -1);
         tf_axes_value(p, TF_AXIS_RIGHT, 0, hi, false, "MIPS");
     }
     tf_axes_time(p, true);

@@ -38,9 +38,37 @@ const char *tf_render_format_name(enum tf_render_format format)
     return format_names[format];
 }
 
-size_t tf_render_cairo_files(const tf_report *r, enum tf_render_format format)
+/* Which report pages' keys go on a page of their own (key_next, may be
+ * NULL), and the number of output pages: each timeline page is drawn out
+ * of sight first, to see whether its key fits below the plots. */
+static int plan_pages(const tf_report *r, const tf_render_options *o, bool *key_next,
+                      size_t *npages, tf_error *err)
 {
-    return format == TF_FORMAT_PDF ? 1 : 2 * r->npages;
+    tf_page_size size = o->size.w > 0 ? o->size : (tf_page_size){TF_PAGE_WIDTH, TF_PAGE_HEIGHT};
+    *npages = 2 * r->npages;
+    int rc = 0;
+    for (size_t i = 0; i < r->npages && rc == 0; i++) {
+        cairo_surface_t *s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+        cairo_t *cr = cairo_create(s);
+        unsigned over = 0;
+        tf_page_ctx pc = {1, NULL, o->max_phase_labels, size, &over, TF_KEY_HERE};
+        rc = tf_page_timeline(cr, &r->pages[i], &pc, err);
+        cairo_destroy(cr);
+        cairo_surface_destroy(s);
+        if (key_next)
+            key_next[i] = over > 0;
+        *npages += over > 0;
+    }
+    return rc;
+}
+
+int tf_render_cairo_pages(const tf_report *r, const tf_render_options *o, size_t *npages,
+                          tf_error *err)
+{
+    tf_palette_use(o->grayscale ? TF_PALETTE_GRAY : TF_PALETTE_COLOUR);
+    int rc = plan_pages(r, o, NULL, npages, err);
+    tf_palette_use(TF_PALETTE_COLOUR);
+    return rc;
 }
 
 int tf_render_page_path(const char *path, size_t k, char *buf, size_t len, tf_error *err)
@@ -109,14 +137,25 @@ typedef struct report_doc {
     const tf_report *report;
     tf_layout_log   *log;
     unsigned         max_phase_labels;
+    tf_page_size     size;
+    unsigned        *overflowed;
+    const bool      *key_next;    /* per report page: its key on a page of its own */
 } report_doc;
 
 static int draw_page(cairo_t *cr, const void *ctx, size_t k, tf_error *err)
 {
     const report_doc *d = ctx;
-    const tf_report_page *page = &d->report->pages[k / 2];
-    tf_page_ctx pc = {(unsigned)k + 1, d->log, d->max_phase_labels};
-    return k % 2 == 0 ? tf_page_timeline(cr, page, &pc, err) : tf_page_tables(cr, page, &pc, err);
+    /* Per report page: the timeline, its key's page when it has one, the
+     * tables. */
+    size_t i = 0, first = 0;
+    while (first + 2 + d->key_next[i] <= k)
+        first += 2 + d->key_next[i++];
+    size_t j = k - first;
+    const tf_report_page *page = &d->report->pages[i];
+    tf_page_ctx pc = {(unsigned)k + 1, d->log, d->max_phase_labels, d->size, d->overflowed,
+                      !d->key_next[i] ? TF_KEY_HERE : j == 0 ? TF_KEY_NEXT_PAGE : TF_KEY_ONLY};
+    return j == 0 || (j == 1 && d->key_next[i]) ? tf_page_timeline(cr, page, &pc, err)
+                                                 : tf_page_tables(cr, page, &pc, err);
 }
 
 static int check_cairo(cairo_t *cr, const out_file *o, tf_error *err)
@@ -224,10 +263,24 @@ int tf_render_cairo_with(const tf_report *r, const char *path, enum tf_render_fo
 {
     if (r->npages == 0)
         return tf_fail(err, TF_ERR_DATA, "%s: no folded region to draw", r->source ? r->source : "report");
-    tf_layout_log log = {.page_w = TF_PAGE_WIDTH, .page_h = TF_PAGE_HEIGHT};
-    report_doc rd = {r, o->layout_json ? &log : NULL, o->max_phase_labels};
-    tf_cairo_doc d = {TF_PAGE_WIDTH, TF_PAGE_HEIGHT, r->pages[0].title, 2 * r->npages, draw_page, &rd};
-    int rc = tf_cairo_write(&d, path, format, o->dpi, err);
+    tf_page_size size = o->size.w > 0 ? o->size : (tf_page_size){TF_PAGE_WIDTH, TF_PAGE_HEIGHT};
+    tf_layout_log log = {.page_w = size.w, .page_h = size.h};
+    unsigned overflowed = 0;
+    bool *key_next = calloc(r->npages, sizeof *key_next);
+    if (!key_next)
+        return tf_fail(err, TF_ERR_NOMEM, "%s: no memory", path);
+    size_t npages;
+    tf_palette_use(o->grayscale ? TF_PALETTE_GRAY : TF_PALETTE_COLOUR);
+    int rc = plan_pages(r, o, key_next, &npages, err);
+    report_doc rd = {r, o->layout_json ? &log : NULL, o->max_phase_labels, size, &overflowed,
+                     key_next};
+    tf_cairo_doc d = {size.w, size.h, r->pages[0].title, npages, draw_page, &rd};
+    if (rc == 0)
+        rc = tf_cairo_write(&d, path, format, o->dpi, err);
+    tf_palette_use(TF_PALETTE_COLOUR);
+    free(key_next);
+    if (o->overflowed)
+        *o->overflowed = overflowed;
     if (rc == 0 && o->layout_json)
         rc = tf_layout_log_write(&log, o->layout_json, err);
     tf_layout_log_free(&log);

@@ -14,7 +14,10 @@
 #include "cairo_legend.h"
 #include "time_units.h"
 
-#define MARGIN 40.0
+/* The side margin of the default page; narrower pages narrow it in
+ * proportion, down to MARGIN_MIN. */
+#define MARGIN_DEFAULT 40.0
+#define MARGIN_MIN 12.0
 #define ROW_H 10.5
 #define COL_GAP 10.0
 #define COL_MAX 170.0
@@ -22,14 +25,23 @@
 /* The lowest the histogram starts: the tables may use the page down to
  * it, leaving the bottom for the key. */
 #define KEY_ROOM 30.0
-#define HIST_TOP (TF_PAGE_HEIGHT - KEY_ROOM - HIST_BLOCK)
 #define HIST_H 100.0
 /* The histogram with its head and axis title; the numbered key of
  * shortened texts follows. */
 #define HIST_BLOCK (18 + HIST_H + 24)
 
-static const tf_rgb used_colour = {0.0, 0.447, 0.698};       /* Okabe–Ito blue */
-static const tf_rgb excluded_colour = {0.835, 0.369, 0.0};   /* vermillion */
+
+/* The tables page's histogram starts at most this low; shrink more room
+ * left for the key below it. */
+static double hist_top(const tf_text *text, double shrink)
+{
+    return text->page_h - KEY_ROOM - HIST_BLOCK - shrink;
+}
+
+static double margin(const tf_text *text)
+{
+    return fmax(MARGIN_MIN, fmin(MARGIN_DEFAULT, MARGIN_DEFAULT * text->page_w / TF_PAGE_WIDTH));
+}
 
 static void rule(cairo_t *cr, double x0, double x1, double y, double width)
 {
@@ -57,18 +69,18 @@ static const char *const table_csv[TF_REPORT_NTABLES] = {
 static double table(tf_text *text, const tf_report_table *t, int k, double y, double height)
 {
     cairo_t *cr = text->cr;
-    double width = TF_PAGE_WIDTH - 2 * MARGIN, bottom = y + height;
-    tf_rect r = tf_text_draw(text, TF_FONT_HEAD, t->title ? t->title : "", MARGIN, y, 0, 0, width,
+    double m = margin(text), width = text->page_w - 2 * m, bottom = y + height;
+    tf_rect r = tf_text_draw(text, TF_FONT_HEAD, t->title ? t->title : "", m, y, 0, 0, width,
                              tf_ink);
     y += r.h + 2;
     if (t->note) {
-        r = tf_text_draw(text, TF_FONT_NOTE, t->note, MARGIN, y, 0, 0, width,
+        r = tf_text_draw(text, TF_FONT_NOTE, t->note, m, y, 0, 0, width,
                          (tf_rgb){0.35, 0.35, 0.35});
         y += r.h + 2;
     }
     if (t->ncols == 0 || t->nrows == 0) {
         if (!t->note) {
-            r = tf_text_draw(text, TF_FONT_NOTE, "no data", MARGIN, y, 0, 0, 0,
+            r = tf_text_draw(text, TF_FONT_NOTE, "no data", m, y, 0, 0, 0,
                              (tf_rgb){0.35, 0.35, 0.35});
             y += r.h + 2;
         }
@@ -99,14 +111,14 @@ static double table(tf_text *text, const tf_report_table *t, int k, double y, do
         colw[c] = colw[c] < lo ? colw[c] : lo;
         total += colw[c];
     }
-    double right = MARGIN + total;
+    double right = m + total;
     /* Rows after the heading row; the last one left for "... N more rows"
      * when they do not all fit. */
     size_t fit = (size_t)fmax(0, floor((bottom - y - 4 - (ROW_H + 1)) / (ROW_H + 1)));
     size_t shown = t->nrows <= fit ? t->nrows : (fit > 0 ? fit - 1 : 0);
-    rule(cr, MARGIN, right, y, 0.8);
+    rule(cr, m, right, y, 0.8);
     for (size_t row = 0; row <= shown; row++) {
-        double x = MARGIN, cy = y + 1 + ROW_H / 2;
+        double x = m, cy = y + 1 + ROW_H / 2;
         for (size_t c = 0; c < t->ncols; c++) {
             const char *s = row == 0 ? t->head[c] : t->cells[(row - 1) * t->ncols + c];
             bool num = numeric(t->nrows ? t->cells[c] : NULL);
@@ -116,40 +128,50 @@ static double table(tf_text *text, const tf_report_table *t, int k, double y, do
         }
         y += ROW_H + 1;
         if (row == 0)
-            rule(cr, MARGIN, right, y, 0.4);
+            rule(cr, m, right, y, 0.4);
     }
-    rule(cr, MARGIN, right, y + 1, 0.8);
+    rule(cr, m, right, y + 1, 0.8);
     y += 3;
     if (shown < t->nrows) {
         char buf[96];
         snprintf(buf, sizeof buf, "%zu more rows: all in %s beside fold.h5", t->nrows - shown,
                  table_csv[k]);
-        r = tf_text_draw(text, TF_FONT_NOTE, buf, MARGIN, y, 0, 0, 0, tf_ink);
+        r = tf_text_draw(text, TF_FONT_NOTE, buf, m, y, 0, 0, 0, tf_ink);
         y += r.h;
     }
     free(colw);
     return y;
 }
 
-/* The height t takes with all its rows. */
-static double table_height(tf_text *text, const tf_report_table *t)
+/* The height t takes with at most `rows` of its rows (and the line
+ * counting the others). */
+static double table_height(tf_text *text, const tf_report_table *t, size_t rows)
 {
-    double width = TF_PAGE_WIDTH - 2 * MARGIN;
+    double m = margin(text), width = text->page_w - 2 * m;
     double h = tf_text_box(text, TF_FONT_HEAD, t->title ? t->title : "", 0, 0, 0, 0, width).h + 2;
     if (t->note)
         h += tf_text_box(text, TF_FONT_NOTE, t->note, 0, 0, 0, 0, width).h + 2;
     if (t->ncols == 0 || t->nrows == 0)
         return h + (t->note ? 0 : tf_text_box(text, TF_FONT_NOTE, "no data", 0, 0, 0, 0, 0).h + 2);
-    return h + (double)(t->nrows + 1) * (ROW_H + 1) + 4;
+    size_t n = t->nrows < rows ? t->nrows : rows;
+    return h + (double)(n + 1 + (n < t->nrows)) * (ROW_H + 1) + 4;
 }
 
 static void histogram(tf_text *text, const tf_report_page *page, double top, tf_claims *claims)
 {
-    tf_rect plot = {MARGIN + 40, top + 18, TF_PAGE_WIDTH - 2 * MARGIN - 50, HIST_H};
-    tf_panel p = {text->cr, text, page, {plot.x, top, plot.w, 14}, plot, claims, NULL};
+    double m = margin(text);
+    tf_rect plot = {m + 40, top + 18, text->page_w - 2 * m - 50, HIST_H};
+    /* On a narrow page the legend takes the page's width and two rows (it
+     * has no page to go on to). */
+    bool narrow = text->page_w < TF_PAGE_WIDTH;
+    tf_rect head = narrow ? (tf_rect){m, top, text->page_w - 2 * m, 18} : (tf_rect){plot.x, top, plot.w, 14};
+    tf_panel p = {text->cr, text, page, head, plot, claims, NULL};
     size_t nused = 0;
     for (size_t i = 0; i < page->ninstances; i++)
         nused += page->instance_used[i];
+    /* As gnuplot's colour_used and colour_excluded: Okabe–Ito blue and
+     * vermillion, or two greys. */
+    const tf_rgb used_colour = tf_palette_routine(0), excluded_colour = tf_palette_routine(5);
     tf_legend l;
     tf_legend_begin(&l, &p, "Instance durations");
     char buf[64];
@@ -218,38 +240,82 @@ static void histogram(tf_text *text, const tf_report_page *page, double top, tf_
     tf_axes_frame(cr, plot);
 }
 
-int tf_page_tables(cairo_t *cr, const tf_report_page *page, const tf_page_ctx *ctx,
-                   tf_error *err)
+static int tables_draw(cairo_t *cr, const void *arg, const tf_page_ctx *ctx, double shrink,
+                       double *bottom, tf_error *err)
 {
+    const tf_report_page *page = arg;
     tf_text text;
     if (tf_page_begin(cr, &text, ctx, err) < 0)
         return -err->code;
+    double m = margin(&text);
     char title[256];
     snprintf(title, sizeof title, "%s: phases, memory, objects, streams", page->title ? page->title : "folded region");
-    tf_page_panel(&text, "title", (tf_rect){0, 0, TF_PAGE_WIDTH, 46});
-    tf_page_header(&text, (tf_rect){MARGIN, 8, TF_PAGE_WIDTH - 2 * MARGIN, 32}, title,
+    tf_page_panel(&text, "title", (tf_rect){0, 0, text.page_w, 46});
+    tf_page_header(&text, (tf_rect){m, 8, text.page_w - 2 * m, 32}, title,
                    page->subtitle);
     double y = 48;
-    tf_page_panel(&text, "tables", (tf_rect){0, 47, TF_PAGE_WIDTH, HIST_TOP - 47});
+    tf_page_panel(&text, "tables", (tf_rect){0, 47, text.page_w, hist_top(&text, shrink) - 47});
     /* Each table as tall as it needs when all fit, else its share of the
-     * room in proportion to its need (rows that do not fit are counted). */
-    double need[TF_REPORT_NTABLES], total = 0;
+     * room in proportion to its need (rows that do not fit are counted).
+     * On a small page, the tables that do not fit with a row or two are
+     * named in a note instead: all their rows are in their CSV files. */
+    double need[TF_REPORT_NTABLES] = {0}, least[TF_REPORT_NTABLES], floor = 0;
+    double note_h = 2 * tf_text_box(&text, TF_FONT_NOTE, "x", 0, 0, 0, 0, 0).h + TABLE_GAP;
+    double room = hist_top(&text, shrink) - y - note_h;
+    bool shown[TF_REPORT_NTABLES];
+    char missing[160] = "";
+    size_t mlen = 0;
+    for (int i = 0; i < TF_REPORT_NTABLES; i++) {
+        least[i] = table_height(&text, &page->tables[i], 2);
+        shown[i] = floor + least[i] + TABLE_GAP <= room;
+        if (shown[i]) {
+            floor += least[i] + TABLE_GAP;
+            need[i] = table_height(&text, &page->tables[i], page->tables[i].nrows);
+        } else {
+            mlen += (size_t)snprintf(missing + mlen, sizeof missing - mlen, "%s%s",
+                                     mlen ? ", " : "", table_csv[i]);
+        }
+    }
+    if (!mlen)
+        room += note_h;
+    /* Each shown table gets its least height and a share of the rest in
+     * proportion to what more it needs. */
+    double spare = room - floor, extra = 0;
     for (int i = 0; i < TF_REPORT_NTABLES; i++)
-        total += need[i] = table_height(&text, &page->tables[i]);
-    double room = HIST_TOP - y - TABLE_GAP * TF_REPORT_NTABLES;
-    double scale = total > room ? room / total : 1;
+        if (shown[i])
+            extra += fmax(0, need[i] - least[i]);
+    double f = extra > spare ? spare / extra : 1;
     for (int i = 0; i < TF_REPORT_NTABLES; i++)
-        y = table(&text, &page->tables[i], i, y, need[i] * scale) + TABLE_GAP;
-    tf_claims claims = {0};
+        if (shown[i])
+            y = table(&text, &page->tables[i], i, y, least[i] + fmax(0, need[i] - least[i]) * f) +
+                TABLE_GAP;
+    if (mlen) {
+        /* Two lines: a narrow page holds neither whole in one. */
+        y += tf_text_draw(&text, TF_FONT_NOTE, "Not shown for lack of room, beside fold.h5:", m, y, 0,
+                          0, text.page_w - 2 * m, tf_ink).h;
+        y += tf_text_draw(&text, TF_FONT_NOTE, missing, m, y, 0, 0, text.page_w - 2 * m, tf_ink).h +
+             TABLE_GAP;
+    }
+    tf_claims claims = {.bounds = {0, 0, text.page_w, text.page_h}};
     /* Right under the tables, or at its reserved place when they fill their share. */
-    double top = y < HIST_TOP ? y : HIST_TOP;
-    tf_page_panel(&text, "histogram", (tf_rect){0, top, TF_PAGE_WIDTH, HIST_BLOCK});
+    double top = y < hist_top(&text, shrink) ? y : hist_top(&text, shrink);
+    tf_page_panel(&text, "histogram", (tf_rect){0, top, text.page_w, HIST_BLOCK});
     histogram(&text, page, top, &claims);
     double key_top = top + HIST_BLOCK + 2;
-    tf_rect key = {MARGIN, key_top, TF_PAGE_WIDTH - 2 * MARGIN, TF_PAGE_HEIGHT - key_top};
+    tf_rect key = {m, key_top, text.page_w - 2 * m, text.page_h - key_top};
     tf_page_panel(&text, "key", key);
-    tf_text_keys_draw(&text, key);
+    *bottom = key.y + tf_text_keys_draw(&text, key);
     tf_claims_free(&claims);
     tf_text_fini(&text);
     return 0;
+}
+
+int tf_page_tables(cairo_t *cr, const tf_report_page *page, const tf_page_ctx *ctx,
+                   tf_error *err)
+{
+    /* A key that runs past the bottom (a narrow page shortens many cells)
+     * takes room from the tables, whose rows that no longer fit are
+     * counted. */
+    double page_h = ctx && ctx->size.h > 0 ? ctx->size.h : TF_PAGE_HEIGHT;
+    return tf_page_fitted(cr, ctx, tables_draw, page, page_h / 2, err);
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cairo_text.h"
+#include "key_mark.h"
+#include "page_size.h"
 #include "tf_array.h"
 #include "tf_escape.h"
 
@@ -28,6 +30,8 @@ int tf_text_init(tf_text *t, cairo_t *cr, tf_error *err)
 {
     memset(t, 0, sizeof *t);
     t->cr = cr;
+    t->page_w = TF_PAGE_WIDTH;
+    t->page_h = TF_PAGE_HEIGHT;
     t->layout = pango_cairo_create_layout(cr);
     if (!t->layout)
         return tf_fail(err, TF_ERR_NOMEM, "report: cannot create a text layout");
@@ -88,16 +92,6 @@ static double width_of(tf_text *t, int font, const char *s)
 
 /* Key numbers as superscripts, so that they read apart from a routine's
  * [line]. */
-static void key_mark(unsigned key, char *buf, size_t len)
-{
-    static const char *const sup[10] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
-    char digits[16];
-    snprintf(digits, sizeof digits, "%u", key);
-    buf[0] = 0;
-    for (const char *d = digits; *d; d++)
-        strncat(buf, sup[*d - '0'], len - strlen(buf) - 1);
-}
-
 static unsigned key_of(const tf_text *t, const char *full)
 {
     for (size_t i = 0; i < t->nkeys; i++)
@@ -222,7 +216,7 @@ char *tf_text_shorten(tf_text *t, int font, const char *s, double max_w, unsigne
         return NULL;
     *key = key_of(t, s);
     char mark[64];
-    key_mark(*key, mark, sizeof mark);
+    tf_key_mark(*key, mark, sizeof mark);
     long n = g_utf8_strlen(e, -1), lo = 0, hi = n - 1;
     name_parts np;
     if (name_parts_of(s, n, &np) < 0) {
@@ -301,18 +295,25 @@ static tf_rect draw_shown(tf_text *t, int font, const char *shown, const char *f
     return r;
 }
 
+/* s shortened to max_w with its key entered; out of memory, s itself
+ * (the full text rather than none) with *key 0. */
+static char *shorten_keyed(tf_text *t, int font, const char *s, double max_w, unsigned *key)
+{
+    char *shown = tf_text_shorten(t, font, s, max_w, key);
+    if (!shown || (*key && !key_add(t, s, *key))) {
+        if (shown != s)
+            free(shown);
+        shown = (char *)s;
+        *key = 0;
+    }
+    return shown;
+}
+
 tf_rect tf_text_draw(tf_text *t, int font, const char *s, double x, double y, double ax, double ay,
                      double max_w, tf_rgb colour)
 {
     unsigned key;
-    char *shown = tf_text_shorten(t, font, s, max_w, &key);
-    /* Out of memory: the full text, rather than none. */
-    if (!shown || (key && !key_add(t, s, key))) {
-        if (shown != s)
-            free(shown);
-        shown = (char *)s;
-        key = 0;
-    }
+    char *shown = shorten_keyed(t, font, s, max_w, &key);
     tf_rect r = draw_shown(t, font, shown, key ? s : NULL, key, x, y, ax, ay, colour);
     if (shown != s)
         free(shown);
@@ -323,7 +324,7 @@ tf_rect tf_text_mark_box(tf_text *t, int font, const char *full, double x, doubl
                          double ay)
 {
     char mark[64];
-    key_mark(key_of(t, full), mark, sizeof mark);
+    tf_key_mark(key_of(t, full), mark, sizeof mark);
     set_text(t, font, mark, 0);
     return place(t, x, y, ax, ay);
 }
@@ -336,12 +337,15 @@ tf_rect tf_text_mark_draw(tf_text *t, int font, const char *full, double x, doub
     if (!key_add(t, full, key))
         return tf_text_draw(t, font, full, x, y, ax, ay, 0, colour);
     char mark[64];
-    key_mark(key, mark, sizeof mark);
+    tf_key_mark(key, mark, sizeof mark);
     return draw_shown(t, font, mark, full, key, x, y, ax, ay, colour);
 }
 
-void tf_text_draw_vertical(tf_text *t, int font, const char *s, double x, double y, tf_rgb colour)
+void tf_text_draw_vertical(tf_text *t, int font, const char *full, double x, double y,
+                           double max_len, tf_rgb colour)
 {
+    unsigned key;
+    char *s = shorten_keyed(t, font, full, max_len, &key);
     set_text(t, font, s, 0);
     tf_rect r = place(t, 0, 0, 0.5, 0.5);
     cairo_save(t->cr);
@@ -352,7 +356,9 @@ void tf_text_draw_vertical(tf_text *t, int font, const char *s, double x, double
     cairo_restore(t->cr);
     /* Turned a quarter: its box on the page is r's with width and height
      * swapped, around the same centre. */
-    record(t, font, (tf_rect){x - r.h / 2, y - r.w / 2, r.h, r.w}, s, NULL, 0);
+    record(t, font, (tf_rect){x - r.h / 2, y - r.w / 2, r.h, r.w}, s, key ? full : NULL, key);
+    if (s != full)
+        free(s);
 }
 
 double tf_text_keys_draw(tf_text *t, tf_rect box)
@@ -364,7 +370,7 @@ double tf_text_keys_draw(tf_text *t, tf_rect box)
     double x = box.x, y = box.y, row_h = 0, gap = 8;
     for (size_t i = 0; i < t->nkeys; i++) {
         char mark[64];
-        key_mark((unsigned)i + 1, mark, sizeof mark);
+        tf_key_mark((unsigned)i + 1, mark, sizeof mark);
         char *line = g_strdup_printf("%s %s", mark, t->keys[i]);
         set_text(t, TF_FONT_TICK, line, box.w);
         tf_rect r = place(t, 0, 0, 0, 0);
@@ -399,6 +405,10 @@ bool tf_claims_take(tf_claims *c, tf_rect r)
      * little extra room is needed vertically. */
     tf_rect g = {r.x - CLAIM_MARGIN, r.y - CLAIM_MARGIN / 6, r.w + 2 * CLAIM_MARGIN,
                  r.h + CLAIM_MARGIN / 3};
+    if (c->bounds.w > 0 && (r.x < c->bounds.x || r.y < c->bounds.y ||
+                            r.x + r.w > c->bounds.x + c->bounds.w ||
+                            r.y + r.h > c->bounds.y + c->bounds.h))
+        return false;
     for (size_t i = 0; i < c->n; i++)
         if (overlap(g, c->r[i]))
             return false;

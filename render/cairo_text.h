@@ -41,6 +41,7 @@ typedef struct tf_text {
     unsigned     page;
     const char  *panel;
     const char  *role;
+    double       page_w, page_h;   /* the page drawn on, points */
     /* The full texts of those shortened on this page: key k is keys[k-1]. */
     char       **keys;
     size_t       nkeys, keys_cap;
@@ -59,8 +60,10 @@ tf_rect tf_text_box(tf_text *t, int font, const char *s, double x, double y, dou
 /* Draws s as tf_text_box places it and returns that box. */
 tf_rect tf_text_draw(tf_text *t, int font, const char *s, double x, double y, double ax, double ay,
                      double max_w, tf_rgb colour);
-/* Vertical text reading upwards, centred on (x, y). */
-void tf_text_draw_vertical(tf_text *t, int font, const char *s, double x, double y, tf_rgb colour);
+/* Vertical text reading upwards, centred on (x, y); max_len > 0 shortens
+ * a longer one in the middle with its key, as tf_text_box does. */
+void tf_text_draw_vertical(tf_text *t, int font, const char *s, double x, double y,
+                           double max_len, tf_rgb colour);
 /* s shortened in the middle to at most max_w wide with its key mark, into
  * buf (malloc'ed, or s itself when it fits); *key gets the key's number
  * (0 when s fits).  NULL when out of memory. */
@@ -76,14 +79,16 @@ tf_rect tf_text_mark_draw(tf_text *t, int font, const char *full, double x, doub
  * returns the height it took. */
 double tf_text_keys_draw(tf_text *t, tf_rect box);
 
-/* Rectangles claimed by labels already drawn. */
+/* Rectangles claimed by labels already drawn, inside bounds (bounds.w 0:
+ * anywhere). */
 typedef struct tf_claims {
     size_t  n, cap;
     tf_rect *r;
+    tf_rect bounds;
 } tf_claims;
 
 /* Claims r (grown by a small margin) and returns true, or returns false
- * when it overlaps an earlier claim.  Out of memory counts as overlap, so a
+ * when it overlaps an earlier claim or leaves the bounds (a small page).  Out of memory counts as overlap, so a
  * label is dropped rather than drawn over another. */
 bool tf_claims_take(tf_claims *c, tf_rect r);
 void tf_claims_free(tf_claims *c);

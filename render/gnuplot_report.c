@@ -89,12 +89,21 @@ static int publish(const tf_gp_dir *d, tf_error *err)
 int tf_render_gnuplot(const tf_report *r, const char *dir, enum tf_render_format format,
                       double dpi, bool run, tf_error *err)
 {
+    tf_render_options o = {.dpi = dpi};
+    return tf_render_gnuplot_with(r, dir, format, &o, run, err);
+}
+
+int tf_render_gnuplot_with(const tf_report *r, const char *dir, enum tf_render_format format,
+                           const tf_render_options *o, bool run, tf_error *err)
+{
     if (r->npages == 0)
         return tf_fail(err, TF_ERR_DATA, "%s: no folded region to draw", r->source ? r->source : "report");
     struct stat st;
     if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
         return tf_fail(err, TF_ERR_IO, "%s: exists and is not a directory", dir);
-    tf_gp_dir d = {.final = dir, .format = format, .dpi = dpi};
+    tf_gp_dir d = {.final = dir, .format = format, .dpi = o->dpi, .grayscale = o->grayscale,
+                   .size = o->size.w > 0 ? o->size : (tf_page_size){TF_PAGE_WIDTH, TF_PAGE_HEIGHT}};
+    tf_palette_use(o->grayscale ? TF_PALETTE_GRAY : TF_PALETTE_COLOUR);
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/')
         len--;
@@ -119,5 +128,6 @@ int tf_render_gnuplot(const tf_report *r, const char *dir, enum tf_render_format
         rc = publish(&d, err);
     if (rc < 0)
         tf_output_remove_tree(d.tmp);
+    tf_palette_use(TF_PALETTE_COLOUR);
     return rc;
 }

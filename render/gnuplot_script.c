@@ -101,6 +101,18 @@ int tf_gp_style(const tf_gp_dir *d, tf_error *err)
     colour_one(f, "colour_waiting_band", tf_palette_waiting_band, "their lane in the code panel");
     colour_one(f, "colour_used", tf_palette_routine(0), "histogram: folded instances");
     colour_one(f, "colour_excluded", tf_palette_routine(5), "histogram: excluded instances");
+    fputs("# Line styles of the counter curves, in legend order (dashed in grey scale).\n", f);
+    for (size_t i = 0; i < TF_PALETTE_SERIES; i++) {
+        double dash[4];
+        int n;
+        tf_palette_series_dash(i, dash, &n);
+        fprintf(f, "set dashtype %d ", TF_GP_DASH_BASE + (int)i);
+        if (n == 0)
+            fputs("solid", f);
+        for (int k = 0; k < n; k++)
+            fprintf(f, "%s%g", k ? "," : "(", dash[k]);
+        fputs(n ? ")\n" : "\n", f);
+    }
     fputs("# Derived from the above; the scripts use these.\n"
           "font_body = sprintf(\"%s,%g\", font_name, font_size)\n"
           "font_small = sprintf(\"%s,%g\", font_name, font_size * 6.5 / 7)\n"
@@ -124,45 +136,45 @@ int tf_gp_style(const tf_gp_dir *d, tf_error *err)
 void tf_gp_terminal(FILE *f, const tf_gp_dir *d, const char *output)
 {
     fprintf(f, "load '%s'\n", TF_GP_STYLE);
-    /* Sizes match the cairo pages: 510 x 720 points. */
+    /* Sizes match the cairo pages (--size; 510 x 720 points by default). */
     switch (d->format) {
     case TF_FORMAT_PDF:
-        fprintf(f, "set terminal pdfcairo size %.2fin,%.2fin noenhanced font font_body linewidth 0.8\n",
-                TF_PAGE_WIDTH / 72, TF_PAGE_HEIGHT / 72);
+        fprintf(f, "set terminal pdfcairo size %.3fin,%.3fin noenhanced font font_body linewidth 0.8\n",
+                d->size.w / 72, d->size.h / 72);
         fprintf(f, "set output '%s.pdf'\n", output);
         break;
     case TF_FORMAT_PNG:
         /* pngcairo sizes fonts for 96 pixels per inch: scale them with the dpi. */
         fprintf(f, "set terminal pngcairo size %ld,%ld noenhanced font font_body fontscale %.3f "
                    "linewidth %.3f\n",
-                lround(TF_PAGE_WIDTH * d->dpi / 72), lround(TF_PAGE_HEIGHT * d->dpi / 72),
+                lround(d->size.w * d->dpi / 72), lround(d->size.h * d->dpi / 72),
                 d->dpi / 96, 0.8 * d->dpi / 72);
         fprintf(f, "set output '%s.png'\n", output);
         break;
     case TF_FORMAT_SVG:
         fprintf(f, "set terminal svg size %.0f,%.0f noenhanced font font_body linewidth 0.8\n",
-                TF_PAGE_WIDTH, TF_PAGE_HEIGHT);
+                d->size.w, d->size.h);
         fprintf(f, "set output '%s.svg'\n", output);
         break;
     }
 }
 
-void tf_gp_panel_box(FILE *f, double top, double bottom)
+void tf_gp_panel_box(FILE *f, const tf_gp_dir *d, double top, double bottom)
 {
     fprintf(f,
             "# Placement: heights are given in page points from the top, through\n"
             "# panel_y.  Loaded by the page script (page_layout set), the panel keeps\n"
             "# its place on the page; run alone, the panel's box fills the terminal.\n"
             "panel_y(y) = exists(\"page_layout\") ? 1 - y / %.1f : (%.1f - y) / %.1f\n",
-            TF_PAGE_HEIGHT, bottom, bottom - top);
+            d->size.h, bottom, bottom - top);
 }
 
-void tf_gp_margins(FILE *f, tf_rect plot)
+void tf_gp_margins(FILE *f, const tf_gp_dir *d, tf_rect plot)
 {
     fprintf(f,
             "set lmargin at screen %.4f * margin_scale; set rmargin at screen 1 - %.4f * margin_scale\n"
             "set tmargin at screen panel_y(%.1f); set bmargin at screen panel_y(%.1f)\n",
-            tf_gp_sx(plot.x), 1 - tf_gp_sx(plot.x + plot.w), plot.y, plot.y + plot.h);
+            tf_gp_sx(d, plot.x), 1 - tf_gp_sx(d, plot.x + plot.w), plot.y, plot.y + plot.h);
 }
 
 unsigned tf_gp_transparency(double alpha)

@@ -16,6 +16,8 @@ typedef struct tf_gp_dir {
     char        tmp[4096];      /* where the files are written */
     enum tf_render_format format;
     double      dpi;
+    tf_page_size size;          /* the page, points */
+    bool        grayscale;
 } tf_gp_dir;
 
 /* Opens NAME in the directory for writing; NULL with err set on failure. */
@@ -28,6 +30,9 @@ int   tf_gp_close(FILE *f, const tf_gp_dir *d, const char *name, tf_error *err);
 void tf_gp_quote(FILE *f, const char *s);
 /* The file of fonts and colours that every script loads. */
 #define TF_GP_STYLE "style.gp"
+/* Dash types of the counter curves in style.gp: TF_GP_DASH_BASE + k for
+ * series k (solid in colour, patterns with --grayscale). */
+#define TF_GP_DASH_BASE 11
 /* Writes style.gp: the fonts and colours of all scripts as variables,
  * each one line, from the cairo back end's palette. */
 int tf_gp_style(const tf_gp_dir *d, tf_error *err);
@@ -36,16 +41,16 @@ int tf_gp_style(const tf_gp_dir *d, tf_error *err);
  * without extension. */
 void tf_gp_terminal(FILE *f, const tf_gp_dir *d, const char *output);
 /* Page coordinates (points, y down) as gnuplot screen fractions. */
-static inline double tf_gp_sx(double x) { return x / TF_PAGE_WIDTH; }
-static inline double tf_gp_sy(double y) { return 1.0 - y / TF_PAGE_HEIGHT; }
+static inline double tf_gp_sx(const tf_gp_dir *d, double x) { return x / d->size.w; }
+static inline double tf_gp_sy(const tf_gp_dir *d, double y) { return 1.0 - y / d->size.h; }
 /* Defines panel_y(y) in a panel script: page point y (from the top) as a
  * screen fraction, on the page or, run alone, in the panel's own box
  * [top, bottom] stretched over the terminal. */
-void tf_gp_panel_box(FILE *f, double top, double bottom);
+void tf_gp_panel_box(FILE *f, const tf_gp_dir *d, double top, double bottom);
 /* `set lmargin/rmargin/tmargin/bmargin at screen` for a plot box, its
  * heights through panel_y, its side margins scaled with the font
  * (margin_scale of style.gp). */
-void tf_gp_margins(FILE *f, tf_rect plot);
+void tf_gp_margins(FILE *f, const tf_gp_dir *d, tf_rect plot);
 /* Transparency byte of gnuplot's 0xAARRGGBB colours (0 opaque) for an
  * opacity in 0..1. */
 unsigned tf_gp_transparency(double alpha);

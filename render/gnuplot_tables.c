@@ -17,18 +17,18 @@
 #define CELL_MAX 28
 
 /* A table as lines of text with padded columns, one label per line. */
-static double table_text(FILE *f, const tf_report_table *t, double y, int *tag)
+static double table_text(FILE *f, const tf_gp_dir *d, const tf_report_table *t, double y, int *tag)
 {
     fprintf(f, "set label %d ", (*tag)++);
     tf_gp_quote(f, t->title ? t->title : "");
-    fprintf(f, " at screen %.4f, screen %.4f left font font_panel\n", tf_gp_sx(MARGIN),
-            tf_gp_sy(y));
+    fprintf(f, " at screen %.4f, screen %.4f left font font_panel\n", tf_gp_sx(d, MARGIN),
+            tf_gp_sy(d, y));
     y += LINE_H + 2;
     if (t->note) {
         fprintf(f, "set label %d ", (*tag)++);
         tf_gp_quote(f, t->note);
         fprintf(f, " at screen %.4f, screen %.4f left font font_note\n",
-                tf_gp_sx(MARGIN), tf_gp_sy(y));
+                tf_gp_sx(d, MARGIN), tf_gp_sy(d, y));
         y += LINE_H;
     }
     if (t->ncols == 0 || t->nrows == 0)
@@ -52,13 +52,13 @@ static double table_text(FILE *f, const tf_report_table *t, double y, int *tag)
         }
         fprintf(f, "set label %d ", (*tag)++);
         tf_gp_quote(f, line);
-        fprintf(f, " at screen %.4f, screen %.4f left font %s\n", tf_gp_sx(MARGIN), tf_gp_sy(y),
+        fprintf(f, " at screen %.4f, screen %.4f left font %s\n", tf_gp_sx(d, MARGIN), tf_gp_sy(d, y),
                 r ? "font_table" : "font_table_head");
         y += LINE_H;
     }
     if (nrows < t->nrows) {
         fprintf(f, "set label %d \"... %zu more rows\" at screen %.4f, screen %.4f left\n", (*tag)++,
-                t->nrows - nrows, tf_gp_sx(MARGIN), tf_gp_sy(y));
+                t->nrows - nrows, tf_gp_sx(d, MARGIN), tf_gp_sy(d, y));
         y += LINE_H;
     }
     return y + LINE_H;
@@ -121,16 +121,16 @@ int tf_gp_tables(const tf_gp_dir *d, const tf_report_page *page, const char *pre
     int tag = 1;
     fprintf(f, "set label %d ", tag++);
     tf_gp_quote(f, page->title ? page->title : "folded region");
-    fprintf(f, " at screen %.4f, screen %.4f left font font_title\n", tf_gp_sx(MARGIN),
-            tf_gp_sy(15));
+    fprintf(f, " at screen %.4f, screen %.4f left font font_title\n", tf_gp_sx(d, MARGIN),
+            tf_gp_sy(d, 15));
     double y = 48;
     for (int i = 0; i < TF_REPORT_NTABLES; i++)
-        y = table_text(f, &page->tables[i], y, &tag);
+        y = table_text(f, d, &page->tables[i], y, &tag);
     double top = y < 520 ? y + 10 : 530;
     fprintf(f, "set lmargin at screen %.4f; set rmargin at screen %.4f\n"
                "set tmargin at screen %.4f; set bmargin at screen %.4f\n",
-            tf_gp_sx(MARGIN + 40), tf_gp_sx(TF_PAGE_WIDTH - MARGIN - 10), tf_gp_sy(top + 18),
-            tf_gp_sy(top + 158));
+            tf_gp_sx(d, MARGIN + 40), tf_gp_sx(d, d->size.w - MARGIN - 10), tf_gp_sy(d, top + 18),
+            tf_gp_sy(d, top + 158));
     fprintf(f,
             "set title \"Instance durations\" font font_panel\n"
             "set xlabel \"instance duration [ms]\"\nset ylabel \"instances\"\n"

@@ -12,11 +12,19 @@
 #include "address_bands.h"
 #include "axis_ticks.h"
 #include "gnuplot_script.h"
+#include "key_mark.h"
+#include "report_phases.h"
+#include "time_units.h"
 #include "line_axis.h"
 
 /* Rough width of a character of the 7.5 pt label font, for keeping phase
  * labels apart (gnuplot cannot measure text before drawing it). */
 #define CHAR_W 4.3
+/* The phase key: side margin, its last row's distance from the page's
+ * bottom, row height (points). */
+#define KEY_MARGIN 8.0
+#define KEY_BOTTOM 8.0
+#define KEY_ROW 8.0
 
 #define MIPS_TITLE "MIPS (right axis)"
 
@@ -49,21 +57,21 @@ static size_t longest(const char *const *titles, size_t n)
  * points into the strip and its end (estimated from font_size: gnuplot
  * cannot measure text first), more rows otherwise, so a larger font never
  * pushes it off the page. */
-static void panel_start(FILE *f, const char *what, const tf_timeline_layout *l, int panel,
-                        double bottom_room, double key_x, size_t key_chars, double ms)
+static void panel_start(FILE *f, const tf_gp_dir *d, const char *what, const tf_timeline_layout *l, int panel,
+                        double bottom_room, double key_x, size_t key_chars, double span)
 {
     tf_rect plot = l->plot[panel], head = l->head[panel];
     fprintf(f,
             "reset\n"
             "load '%s'\n"
-            "if (!exists(\"duration_ms\")) duration_ms = %.9g\n",
-            TF_GP_STYLE, ms);
-    tf_gp_panel_box(f, head.y - 4, plot.y + plot.h + bottom_room);
-    tf_gp_margins(f, plot);
+            "if (!exists(\"duration\")) duration = %.9g\n",
+            TF_GP_STYLE, span);
+    tf_gp_panel_box(f, d, head.y - 4, plot.y + plot.h + bottom_room);
+    tf_gp_margins(f, d, plot);
     fprintf(f,
             "if (!exists(\"page_layout\")) set termoption font font_body\n"
             "set tics font font_body\n"
-            "set xrange [0:duration_ms]\n"
+            "set xrange [0:duration]\n"
             "set format x \"\"\n"
             "set xtics out scale 0.5 nomirror\n"
             "set mxtics 1\n"
@@ -71,19 +79,19 @@ static void panel_start(FILE *f, const char *what, const tf_timeline_layout *l, 
             "set key horizontal reverse Left right top samplen 1 font font_body "
             "maxcols key_columns(%.1f, %zu) maxrows 99 at screen %.4f, screen panel_y(%.1f)\n"
             "set label 100 \"%s\" at screen %.4f, screen panel_y(%.1f) left font font_panel\n",
-            head.w - key_x, key_chars, tf_gp_sx(head.x + head.w), head.y + 1, what,
-            tf_gp_sx(head.x), head.y + 7);
+            head.w - key_x, key_chars, tf_gp_sx(d, head.x + head.w), head.y + 1, what,
+            tf_gp_sx(d, head.x), head.y + 7);
 }
 
 /* Run alone, a panel without its own time labels gets them. */
-static void time_axis_alone(FILE *f)
+static void time_axis_alone(FILE *f, tf_time_unit u)
 {
-    fputs("if (!exists(\"page_layout\")) set format x \"%g\"; "
-          "set xlabel \"time in the synthetic iteration [ms]\" font font_body\n",
-          f);
+    fprintf(f, "if (!exists(\"page_layout\")) set format x \"%%g\"; "
+               "set xlabel \"time in the synthetic iteration [%s]\" font font_body\n",
+            u.name);
 }
 
-static void phase_lines(FILE *f, const tf_report_page *p, double ms)
+static void phase_lines(FILE *f, const tf_report_page *p, double span)
 {
     fprintf(f, "# Phase boundaries: thin dashed lines through every panel.\n");
     for (size_t i = 0; i < p->nphases; i++)
@@ -91,7 +99,7 @@ static void phase_lines(FILE *f, const tf_report_page *p, double ms)
             fprintf(f,
                     "set arrow %zu from %.9g, graph 0 to %.9g, graph 1 nohead lw 0.5 dt (2,1.5) "
                     "lc rgb colour_phase front\n",
-                    i + 1, p->phases[i].x0 * ms, p->phases[i].x0 * ms);
+                    i + 1, p->phases[i].x0 * span, p->phases[i].x0 * span);
 }
 
 /* An empty panel saying why; the plot command is left open for more
@@ -104,11 +112,77 @@ static void missing(FILE *f, const char *note)
           "set yrange [0:1]\nunset ytics\nplot NaN notitle", f);
 }
 
+/* The page's numbered key of phase labels that found no room (the
+ * cairo pages' key, for the phase labels). */
+typedef struct phase_key {
+    char  *text;          /* "¹ label\n² label\n..." (malloc'ed), NULL: none */
+    size_t len;
+} phase_key;
+
+static int key_append(phase_key *k, const char *mark, const char *label, tf_error *err)
+{
+    size_t add = strlen(mark) + strlen(label) + 5;
+    char *t = realloc(k->text, k->len + add);
+    if (!t)
+        return tf_fail(err, TF_ERR_NOMEM, "gnuplot: no memory for the phase key");
+    k->text = t;
+    k->len += (size_t)snprintf(t + k->len, add, "%s %s\n", mark, label);
+    return 0;
+}
+
+/* Phase labels above the code panel, on two rows, the phases that get one
+ * chosen as the cairo pages choose them (report_phases.h); a label that
+ * fits on neither row (widths estimated) gets its key mark there instead,
+ * the label going into the page's key; only a phase too narrow even for
+ * its mark is left without. */
+static int phase_labels(FILE *f, const tf_report_page *p, const tf_timeline_layout *l,
+                        double span, phase_key *key, tf_error *err)
+{
+    bool *keep = calloc(p->nphases ? p->nphases : 1, sizeof *keep);
+    if (!keep)
+        return tf_fail(err, TF_ERR_NOMEM, "gnuplot: no memory for %zu phase labels", p->nphases);
+    tf_report_phase_labels_choose(p, 0, keep);
+    double row_end[2] = {-1e9, -1e9};
+    unsigned nkeys = 0;
+    int rc = 0;
+    for (size_t i = 0; i < p->nphases && rc == 0; i++) {
+        if (!keep[i])
+            continue;
+        const tf_report_phase *ph = &p->phases[i];
+        char label[200], mark[64];
+        tf_report_phase_label(p, ph, label, sizeof label);
+        tf_key_mark(nkeys + 1, mark, sizeof mark);
+        double cx = l->plot[TF_PANEL_CODE].x + (ph->x0 + ph->x1) / 2 * l->plot[TF_PANEL_CODE].w;
+        /* The label on the first row with room, else its mark (about two
+         * characters wide) on the first with room for that. */
+        for (int try = 0; try < 4; try++) {
+            int row = 1 - try % 2;
+            bool as_mark = try >= 2;
+            double w = as_mark ? 2 * CHAR_W : (double)strlen(label) * CHAR_W;
+            if (cx - w / 2 < row_end[row] + 4)
+                continue;
+            row_end[row] = cx + w / 2;
+            fprintf(f, "set label %zu ", 200 + i);
+            tf_gp_quote(f, as_mark ? mark : label);
+            fprintf(f, " at first %.9g, screen panel_y(%.1f) center font font_body\n",
+                    (ph->x0 + ph->x1) / 2 * span, l->labels.y + l->labels.h / 2 * (row + 0.5));
+            if (as_mark) {
+                nkeys++;
+                rc = key_append(key, mark, label, err);
+            }
+            break;
+        }
+    }
+    free(keep);
+    return rc;
+}
+
 static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *prefix,
-                      const tf_timeline_layout *l, tf_error *err)
+                      const tf_timeline_layout *l, phase_key *key, tf_error *err)
 {
     char name[256], data[256], waiting[256];
-    double ms = p->duration_ns / 1e6;
+    tf_time_unit u = tf_time_unit_for(p->duration_ns);
+    double span = p->duration_ns / u.ns;
     tf_line_axis axis;
     if (tf_line_axis_build(p, &axis, err) < 0)
         return -err->code;
@@ -123,9 +197,9 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             tf_line_axis_free(&axis);
             return -err->code;
         }
-        fprintf(w, "# time [ms]  height in the waiting lane (below 0 on code.gp's y axis)\n");
+        fprintf(w, "# time [%s]  height in the waiting lane (below 0 on code.gp's y axis)\n", u.name);
         for (size_t i = 0; i < p->nwaiting; i++)
-            fprintf(w, "%.6g %.6g\n", p->waiting[i] * ms, -lane * tf_report_waiting_height(i));
+            fprintf(w, "%.6g %.6g\n", p->waiting[i] * span, -lane * tf_report_waiting_height(i));
         if (tf_gp_close(w, d, waiting, err) < 0) {
             tf_line_axis_free(&axis);
             return -err->code;
@@ -137,12 +211,12 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             tf_line_axis_free(&axis);
             return -err->code;
         }
-        fprintf(f, "# time [ms]  height on the line axis (0..1, see code.gp)  source line  "
-                   "routine (index in the legend, from 0)\n");
+        fprintf(f, "# time [%s]  height on the line axis (0..1, see code.gp)  source line  "
+                   "routine (index in the legend, from 0)\n", u.name);
         for (size_t i = 0; i < p->ncode; i++) {
             double y = tf_line_axis_place(&axis, &p->code[i]);
             if (y >= 0)
-                fprintf(f, "%.6g %.6g %u %u\n", p->code[i].x * ms, y, p->code[i].line,
+                fprintf(f, "%.6g %.6g %u %u\n", p->code[i].x * span, y, p->code[i].line,
                         p->code[i].routine);
         }
         if (tf_gp_close(f, d, data, err) < 0) {
@@ -163,9 +237,9 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             "# The line axis is cut where routines lie far apart (other files): each\n"
             "# segment has its own line ticks, the cuts are grey strips.\n"
             "# Loaded by %stimeline.gp; alone: gnuplot -e \"set terminal pdfcairo; set output 'code.pdf'\" %s\n"
-            "# Data: %s (time [ms], height, line, routine index).  Fonts and\n"
+            "# Data: %s (time [%s], height, line, routine index).  Fonts and\n"
             "# colours: %s.\n",
-            prefix, name, data, TF_GP_STYLE);
+            prefix, name, data, u.name, TF_GP_STYLE);
     size_t shown = p->nroutines < TF_PALETTE_ROUTINES ? p->nroutines : TF_PALETTE_ROUTINES;
     size_t key_chars = 0;
     for (size_t i = 0; i < shown; i++) {
@@ -175,9 +249,9 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
     }
     if (p->nroutines > shown && key_chars < strlen("other routines"))
         key_chars = strlen("other routines");
-    panel_start(f, "Source code", l, TF_PANEL_CODE, 28, 80, key_chars, ms);
-    time_axis_alone(f);
-    phase_lines(f, p, ms);
+    panel_start(f, d, "Source code", l, TF_PANEL_CODE, 28, 80, key_chars, span);
+    time_axis_alone(f, u);
+    phase_lines(f, p, span);
     if (p->ncode == 0) {
         missing(f, p->code_missing ? p->code_missing : "no code-line samples in this fold");
         fputc('\n', f);
@@ -214,33 +288,10 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
         if (p->phases[i].routine < p->nroutines)
             fprintf(f, "set object %zu rect from %.9g, graph 1 to %.9g, graph 0.984 "
                        "fc rgb word(colour_routines, %u) fs solid 1.0 noborder front\n",
-                    300 + i, p->phases[i].x0 * ms, p->phases[i].x1 * ms, routine_word(p->phases[i].routine));
-    /* Phase labels above the panel, on two rows, dropped when they would
-     * overlap (estimated widths). */
-    double row_end[2] = {-1e9, -1e9};
-    for (size_t i = 0; i < p->nphases; i++) {
-        const tf_report_phase *ph = &p->phases[i];
-        if (ph->routine >= p->nroutines
-            || (i > 0 && p->phases[i - 1].routine == ph->routine && p->phases[i - 1].line == ph->line))
-            continue;
-        char label[200];
-        if (ph->line)
-            snprintf(label, sizeof label, "%s[%u]", p->routines[ph->routine], ph->line);
-        else
-            snprintf(label, sizeof label, "%s", p->routines[ph->routine]);
-        double cx = l->plot[TF_PANEL_CODE].x + (ph->x0 + ph->x1) / 2 * l->plot[TF_PANEL_CODE].w;
-        double w = (double)strlen(label) * CHAR_W;
-        for (int row = 1; row >= 0; row--) {
-            if (cx - w / 2 < row_end[row] + 4)
-                continue;
-            row_end[row] = cx + w / 2;
-            double y = l->labels.y + l->labels.h / 2 * (row + 0.5);
-            fprintf(f, "set label %zu ", 200 + i);
-            tf_gp_quote(f, label);
-            fprintf(f, " at first %.9g, screen panel_y(%.1f) center font font_body\n",
-                    (ph->x0 + ph->x1) / 2 * ms, y);
-            break;
-        }
+                    300 + i, p->phases[i].x0 * span, p->phases[i].x1 * span, routine_word(p->phases[i].routine));
+    if (phase_labels(f, p, l, span, key, err) < 0) {
+        fclose(f);
+        return -err->code;
     }
     /* Dots see-through as the cairo back end's: 0xAA000000 over the colour. */
     fprintf(f, "cloud_alpha = %u * 2**24\n"
@@ -280,11 +331,13 @@ static bool has_cost(const tf_report_mem_point *m)
 static int memory_data(const tf_gp_dir *d, const tf_report_page *p, const tf_bands *b,
                        const char *name, int cls, size_t *n, tf_error *err)
 {
-    double ms = p->duration_ns / 1e6;
+    tf_time_unit u = tf_time_unit_for(p->duration_ns);
+    double span = p->duration_ns / u.ns;
     FILE *f = tf_gp_open(d, name, err);
     if (!f)
         return -err->code;
-    fprintf(f, "# time [ms]  height in the address axis (0..1, see memory.gp)  cost [cycles]\n");
+    fprintf(f, "# time [%s]  height in the address axis (0..1, see memory.gp)  cost [cycles]\n",
+            u.name);
     *n = 0;
     for (size_t i = 0; i < p->nmem; i++) {
         const tf_report_mem_point *m = &p->mem[i];
@@ -292,7 +345,7 @@ static int memory_data(const tf_gp_dir *d, const tf_report_page *p, const tf_ban
         double y;
         if (c != cls || !tf_bands_place(b, p, m, &y))
             continue;
-        fprintf(f, "%.6g %.6g %u\n", m->x * ms, y, m->cost);
+        fprintf(f, "%.6g %.6g %u\n", m->x * span, y, m->cost);
         (*n)++;
     }
     return tf_gp_close(f, d, name, err);
@@ -302,7 +355,8 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
                         const tf_timeline_layout *l, tf_error *err)
 {
     char name[256], files[3][256];
-    double ms = p->duration_ns / 1e6;
+    tf_time_unit u = tf_time_unit_for(p->duration_ns);
+    double span = p->duration_ns / u.ns;
     snprintf(name, sizeof name, "%smemory.gp", prefix);
     static const char *const suffix[3] = {"mem-loads.dat", "mem-nocost.dat", "mem-stores.dat"};
     for (int c = 0; c < 3; c++)
@@ -330,14 +384,14 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
             "# with its first and last address on the right.  Loads are coloured by\n"
             "# cost (green cheap, blue costly, log scale), stores black, loads\n"
             "# without a cost (decoded in software) grey.\n"
-            "# Data: %s, %s, %s (time [ms], height 0..1, cost).  Fonts and\n"
+            "# Data: %s, %s, %s (time [%s], height 0..1, cost).  Fonts and\n"
             "# colours: %s.\n",
-            files[0], files[1], files[2], TF_GP_STYLE);
+            files[0], files[1], files[2], u.name, TF_GP_STYLE);
     static const char *const key_titles[] = {"loads, no cost (decoded)", "stores"};
-    panel_start(f, "Address space", l, TF_PANEL_MEMORY, 28, n[0] ? 280 : 80,
-                longest(key_titles, 2), ms);
-    time_axis_alone(f);
-    phase_lines(f, p, ms);
+    panel_start(f, d, "Address space", l, TF_PANEL_MEMORY, 28, n[0] ? 280 : 80,
+                longest(key_titles, 2), span);
+    time_axis_alone(f, u);
+    phase_lines(f, p, span);
     if (p->nmem == 0) {
         missing(f, p->mem_missing ? p->mem_missing : "no memory samples in this trace");
         fputc('\n', f);
@@ -369,7 +423,7 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
      * at larger sizes.  A label one font size from the page edge stays on. */
     fprintf(f, ")\nset y2tics font font_address\n"
                "set label 103 \"address\" at screen 1 - font_size / %.1f, graph 0.5 center rotate by -90 "
-               "font font_body\n", TF_PAGE_WIDTH);
+               "font font_body\n", d->size.w);
     fprintf(f, "set ylabel \"data object | size\" font font_body\n");
     for (size_t i = 0; i < b.n; i++)
         fprintf(f,
@@ -395,8 +449,8 @@ static int memory_panel(const tf_gp_dir *d, const tf_report_page *p, const char 
                 "size screen %.4f, screen panel_y(0) - panel_y(4)\n"
                 "set label 102 \"load cost [cycles]\" at screen %.4f, screen panel_y(%.1f) right "
                 "font font_body\n",
-                lo, hi > lo ? hi : lo + 1, tf_gp_sx(head.x + 200), head.y + 10, tf_gp_sx(60),
-                tf_gp_sx(head.x + 196), head.y + 8);
+                lo, hi > lo ? hi : lo + 1, tf_gp_sx(d, head.x + 200), head.y + 10, tf_gp_sx(d, 60),
+                tf_gp_sx(d, head.x + 196), head.y + 8);
     } else {
         fputs("unset colorbox\n", f);
     }
@@ -441,7 +495,8 @@ static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *
                        const tf_timeline_layout *l, tf_error *err)
 {
     char name[256], data[256];
-    double ms = p->duration_ns / 1e6;
+    tf_time_unit u = tf_time_unit_for(p->duration_ns);
+    double span = p->duration_ns / u.ns;
     snprintf(name, sizeof name, "%srates.gp", prefix);
     snprintf(data, sizeof data, "%srates.dat", prefix);
     size_t nseries = p->nrates + (p->mips != NULL);
@@ -449,12 +504,13 @@ static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *
         FILE *f = tf_gp_open(d, data, err);
         if (!f)
             return -err->code;
-        fprintf(f, "# One block per series (blank lines between), columns: time [ms], value, band low, band high\n");
+        fprintf(f, "# One block per series (blank lines between), columns: time [%s], value, band low, "
+                   "band high\n", u.name);
         for (size_t s = 0; s < nseries; s++) {
             const tf_report_series *ser = s < p->nrates ? &p->rates[s] : p->mips;
             fprintf(f, "# %s\n", ser->name);
             for (size_t i = 0; i < ser->n; i++)
-                fprintf(f, "%.6g %.6g %.6g %.6g\n", ser->x[i] * ms, ser->y[i],
+                fprintf(f, "%.6g %.6g %.6g %.6g\n", ser->x[i] * span, ser->y[i],
                         ser->lo ? ser->lo[i] : NAN, ser->hi ? ser->hi[i] : NAN);
             fputs("\n\n", f);
         }
@@ -478,9 +534,10 @@ static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *
         tf_report_total_label(&p->totals[i], label, sizeof label);
         key_chars = strlen(label) > key_chars ? strlen(label) : key_chars;
     }
-    panel_start(f, "Performance", l, TF_PANEL_RATES, 34, 80, key_chars, ms);
-    phase_lines(f, p, ms);
-    fprintf(f, "set format x \"%%g\"\nset xlabel \"time in the synthetic iteration [ms]\" font font_body\n");
+    panel_start(f, d, "Performance", l, TF_PANEL_RATES, 34, 80, key_chars, span);
+    phase_lines(f, p, span);
+    fprintf(f, "set format x \"%%g\"\nset xlabel \"time in the synthetic iteration [%s]\" font font_body\n",
+            u.name);
     if (nseries == 0) {
         missing(f, p->rates_missing ? p->rates_missing : "no counter rates in this fold");
         totals_key(f, p);
@@ -515,28 +572,74 @@ static int rates_panel(const tf_gp_dir *d, const tf_report_page *p, const char *
         if (ser->lo)
             fprintf(f, ", \\\n     '%s' index %zu using 1:3:4 axes %s with filledcurves lc rgb %s notitle",
                     data, s, axes, colour);
-        fprintf(f, ", \\\n     '%s' index %zu using 1:2 axes %s with lines lw 1.4 lc rgb %s title ",
-                data, s, axes, colour);
+        /* Counter k's dash type, TF_GP_DASH_BASE + k of style.gp (solid in colour). */
+        fprintf(f, ", \\\n     '%s' index %zu using 1:2 axes %s with lines lw 1.4 lc rgb %s dt %d title ",
+                data, s, axes, colour, s < p->nrates ? TF_GP_DASH_BASE + (int)(s % TF_PALETTE_SERIES) : 1);
         tf_gp_quote(f, s < p->nrates ? ser->name : MIPS_TITLE);
     }
     totals_key(f, p);
     return tf_gp_close(f, d, name, err);
 }
 
+/* Flows the phase key's entries side by side in rows from y down (widths
+ * estimated, in the small font), writing them to f unless f is NULL;
+ * returns the number of rows. */
+static int key_flow(FILE *f, const tf_gp_dir *d, const phase_key *key, double y)
+{
+    double x = KEY_MARGIN, w_char = CHAR_W * 6.5 / 7;
+    int rows = 1, tag = 3;
+    for (const char *e = key->text; *e;) {
+        size_t n = strcspn(e, "\n");
+        double w = (double)n * w_char;
+        if (x + w > d->size.w - KEY_MARGIN && x > KEY_MARGIN) {
+            rows++;
+            y += KEY_ROW;
+            x = KEY_MARGIN;
+        }
+        if (f) {
+            char entry[300];
+            snprintf(entry, sizeof entry, "%.*s", (int)n, e);
+            fprintf(f, "set label %d ", tag++);
+            tf_gp_quote(f, entry);
+            fprintf(f, " at screen %.4f, screen %.4f left font font_small\n", tf_gp_sx(d, x),
+                    tf_gp_sy(d, y));
+        }
+        x += w + 8;
+        e += n + (e[n] != 0);
+    }
+    return rows;
+}
+
+/* The phase key along the bottom of the page, its last row KEY_BOTTOM
+ * above the page's bottom. */
+static void key_labels(FILE *f, const tf_gp_dir *d, const phase_key *key)
+{
+    if (!key->text)
+        return;
+    fputs("# Key of the phase labels shown as a number above the code panel.\n", f);
+    int rows = key_flow(NULL, d, key, 0);
+    key_flow(f, d, key, d->size.h - KEY_BOTTOM - (rows - 1) * KEY_ROW);
+}
+
 int tf_gp_timeline(const tf_gp_dir *d, const tf_report_page *page, const char *prefix,
                    tf_error *err)
 {
     tf_timeline_layout l;
-    tf_timeline_layout_get(&l);
-    if (code_panel(d, page, prefix, &l, err) < 0 || memory_panel(d, page, prefix, &l, err) < 0
-        || rates_panel(d, page, prefix, &l, err) < 0)
+    tf_timeline_layout_get(&l, d->size);
+    phase_key key = {0};
+    if (code_panel(d, page, prefix, &l, &key, err) < 0 || memory_panel(d, page, prefix, &l, err) < 0
+        || rates_panel(d, page, prefix, &l, err) < 0) {
+        free(key.text);
         return -err->code;
+    }
     char name[256], out[256];
     snprintf(name, sizeof name, "%stimeline.gp", prefix);
     snprintf(out, sizeof out, "%stimeline", prefix);
     FILE *f = tf_gp_open(d, name, err);
-    if (!f)
+    if (!f) {
+        free(key.text);
         return -err->code;
+    }
     fprintf(f,
             "# The triple timeline of one synthetic iteration, as tracefold render draws\n"
             "# it: source line, address space and counters on one time axis.\n"
@@ -546,19 +649,22 @@ int tf_gp_timeline(const tf_gp_dir *d, const tf_report_page *page, const char *p
             name, out, tf_render_format_name(d->format), TF_GP_STYLE);
     tf_gp_terminal(f, d, out);
     fputs("page_layout = 1   # the panels keep their places on this page\n", f);
-    fprintf(f, "duration_ms = %.9g   # mean duration of the folded instances\n",
-            page->duration_ns / 1e6);
+    tf_time_unit u = tf_time_unit_for(page->duration_ns);
+    fprintf(f, "duration = %.9g   # mean duration of the folded instances [%s]\n",
+            page->duration_ns / u.ns, u.name);
     fprintf(f, "set multiplot\n");
     fprintf(f, "# Title\nset label 1 ");
     tf_gp_quote(f, page->title ? page->title : "folded region");
     fprintf(f, " at screen %.4f, screen %.4f left font font_title\n",
-            tf_gp_sx(l.title.x), tf_gp_sy(l.title.y + 7));
+            tf_gp_sx(d, l.title.x), tf_gp_sy(d, l.title.y + 7));
     if (page->subtitle) {
         fprintf(f, "set label 2 ");
         tf_gp_quote(f, page->subtitle);
-        fprintf(f, " at screen %.4f, screen %.4f left font font_body\n", tf_gp_sx(l.title.x),
-                tf_gp_sy(l.title.y + 22));
+        fprintf(f, " at screen %.4f, screen %.4f left font font_body\n", tf_gp_sx(d, l.title.x),
+                tf_gp_sy(d, l.title.y + 22));
     }
+    key_labels(f, d, &key);
+    free(key.text);
     fprintf(f, "unset border; unset tics; set xrange [0:1]; set yrange [0:1]\nplot NaN notitle\n"
                "load '%scode.gp'\nload '%smemory.gp'\nload '%srates.gp'\nunset multiplot\n",
             prefix, prefix, prefix);

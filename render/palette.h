@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The report's colours, shared by the cairo and gnuplot back ends:
  * routines and counter series from the Okabe–Ito colour-blind-safe set,
- * load costs on a green (cheap) to blue (costly) ramp. */
+ * load costs on a green (cheap) to blue (costly) ramp.  The grey palette
+ * (tracefold render --grayscale) gives grey levels instead, and counter
+ * series a dash pattern each, so curves stay apart without colour. */
 #ifndef TF_RENDER_PALETTE_H
 #define TF_RENDER_PALETTE_H
 
@@ -18,8 +20,19 @@ typedef struct tf_rgb {
 /* Counter series cycle through this many colours. */
 #define TF_PALETTE_SERIES 6
 
+enum tf_palette_kind { TF_PALETTE_COLOUR, TF_PALETTE_GRAY };
+
+/* The palette the functions below answer from, for the report being drawn:
+ * a back end selects it when it starts a report and goes back to colour
+ * when done (drawing is single-threaded). */
+void tf_palette_use(enum tf_palette_kind kind);
+enum tf_palette_kind tf_palette_in_use(void);
+
 tf_rgb tf_palette_routine(uint32_t routine);
 tf_rgb tf_palette_series(size_t index);
+/* The dash pattern of counter series index: *n lengths (points, on/off)
+ * into dash, 0 for a solid line (always, in colour). */
+void tf_palette_series_dash(size_t index, double dash[static 4], int *n);
 extern const tf_rgb tf_palette_store;     /* stores: black */
 extern const tf_rgb tf_palette_nocost;    /* software-decoded / no cost: neutral grey */
 extern const tf_rgb tf_palette_phase;     /* phase boundaries */

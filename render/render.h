@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "page_size.h"
 #include "report_model.h"
 #include "tf_error.h"
 
@@ -16,7 +17,7 @@ bool tf_render_format_parse(const char *name, enum tf_render_format *format);
 const char *tf_render_format_name(enum tf_render_format format);
 
 /* Each report page gives two output pages: the triple timeline, then the
- * tables.  PDF holds them all in one file; SVG and PNG write one file per
+ * tables (three when the timeline's key has a page of its own).  PDF holds them all in one file; SVG and PNG write one file per
  * page: `path` for the first, `base-N.ext` for page N (report.png,
  * report-2.png, ...).  Files are written under temporary names and renamed
  * only when every page is complete.  dpi applies to PNG only. */
@@ -32,13 +33,24 @@ typedef struct tf_render_options {
     /* At most this many phase labels above the code panel (0: as many as
      * fit); beyond it sub-phases go unlabelled, then the narrowest phases. */
     unsigned    max_phase_labels;
+    /* The page size; {0, 0}: the default page (TF_PAGE_WIDTH x TF_PAGE_HEIGHT). */
+    tf_page_size size;
+    /* Grey levels and line styles instead of colours (palette.h). */
+    bool        grayscale;
+    /* When not NULL, gets the number of pages whose key ran past the
+     * page's bottom (a page too small for the report's texts). */
+    unsigned   *overflowed;
 } tf_render_options;
 
 int tf_render_cairo_with(const tf_report *r, const char *path, enum tf_render_format format,
                          const tf_render_options *o, tf_error *err);
-/* Number of output files tf_render_cairo writes, and the name of file k
- * (0-based) into buf. */
-size_t tf_render_cairo_files(const tf_report *r, enum tf_render_format format);
+/* Number of output pages tf_render_cairo_with draws with o, into *npages
+ * (a timeline page whose key does not fit below its plots has its key on
+ * a page of its own: found by drawing the timeline pages out of sight);
+ * PDF writes them into one file, SVG and PNG one file each.  And the name
+ * of file k (0-based) into buf. */
+int tf_render_cairo_pages(const tf_report *r, const tf_render_options *o, size_t *npages,
+                          tf_error *err);
 int tf_render_page_path(const char *path, size_t k, char *buf, size_t len, tf_error *err);
 
 /* The report `tracefold fold` writes by default: fold_path loaded and
@@ -55,6 +67,10 @@ int tf_render_fold_report(const char *fold_path, const struct tf_fold_result *re
  * directory is filled under a temporary name and renamed when complete. */
 int tf_render_gnuplot(const tf_report *r, const char *dir, enum tf_render_format format,
                       double dpi, bool run, tf_error *err);
+/* The same with the page size and palette of o (its dpi for PNG; the
+ * cairo-only fields ignored). */
+int tf_render_gnuplot_with(const tf_report *r, const char *dir, enum tf_render_format format,
+                           const tf_render_options *o, bool run, tf_error *err);
 
 /* The Saavedra–Smith figure of a machine profile (tracefold calibrate): the
  * capacity curve with the cache levels found, and one curve per stride of

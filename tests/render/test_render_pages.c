@@ -142,7 +142,7 @@ static double ink_share(cairo_surface_t *s, tf_rect r, double dpi)
 static void test_panels_hold_content(void **state)
 {
     tf_timeline_layout l;
-    tf_timeline_layout_get(&l);
+    tf_timeline_layout_get(&l, (tf_page_size){TF_PAGE_WIDTH, TF_PAGE_HEIGHT});
     render_fixture(4000, 0, "panels.png", TF_FORMAT_PNG, 100);
     cairo_surface_t *s = load_png("panels.png");
     for (int i = 0; i < TF_NPANELS; i++)
@@ -164,7 +164,7 @@ static void test_missing_memory_says_so(void **state)
     free(text);
     /* And the panel is not blank: the note is drawn inside it. */
     tf_timeline_layout l;
-    tf_timeline_layout_get(&l);
+    tf_timeline_layout_get(&l, (tf_page_size){TF_PAGE_WIDTH, TF_PAGE_HEIGHT});
     render_fixture(2000, TF_FIXTURE_NO_MEMORY, "nomem.png", TF_FORMAT_PNG, 100);
     cairo_surface_t *s = load_png("nomem.png");
     double share = ink_share(s, l.plot[TF_PANEL_MEMORY], 100);
