@@ -371,7 +371,7 @@ void tf_kcapture_switch(tf_rec_thread *t)
         t->sampling = false;
 }
 
-#define RINGS_WAIT_NS 1000000000ull
+#define RINGS_WAIT_NS 5000000000ull
 
 /* Every ring published has the writer's answer. */
 static bool rings_taken(const tf_shm_process *p, void *ctx)
@@ -400,7 +400,8 @@ void tf_kcapture_process_stop(void)
     pthread_mutex_unlock(&table_lock);
     /* The writer takes every ring when poked (tf_session_poke): wait for
      * its answers, which closing (or exit) would otherwise free with
-     * their samples; at most a second, should the writer be gone. */
+     * their samples; at most 5 s should the writer hang (a writer that
+     * has gone ends the wait at once: tf_rec_await). */
     tf_session_poke(tf_rec_g.session);
     tf_rec_await(rings_taken, NULL, RINGS_WAIT_NS, "taking the kernel rings at the end");
     pthread_mutex_lock(&table_lock);

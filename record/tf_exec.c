@@ -14,7 +14,7 @@
 
 #include "tf_rec.h"
 
-#define EXEC_WAIT_NS 2000000000ull
+#define EXEC_WAIT_NS 5000000000ull
 
 static void close_before_exec(void)
 {

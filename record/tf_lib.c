@@ -379,17 +379,34 @@ void tf_rec_wake(void)
     errno = saved;
 }
 
+/* How often a wait for the writer looks whether the writer is still there. */
+#define AWAIT_SLICE_NS 100000000ull
+
 void tf_rec_await(bool (*done)(const tf_shm_process *p, void *ctx), void *ctx,
                   uint64_t timeout_ns, const char *what)
 {
-    /* A writer still starting gets the time to start on top of the bound. */
-    if (!tf_rec_g.writer_late && !tf_session_writer_started(tf_rec_g.session))
-        timeout_ns += TF_WRITER_START_NS;
-    if (tf_rec_g.writer_late || tf_session_await(tf_rec_g.proc, done, ctx, timeout_ns))
+    if (tf_rec_g.writer_late)
         return;
+    /* A writer still starting gets the time to start on top of the bound. */
+    if (!tf_session_writer_started(tf_rec_g.session))
+        timeout_ns += TF_WRITER_START_NS;
+    /* The bound is for a writer that lives but does not answer; one that
+     * has gone is seen within a slice. */
+    bool gone = false;
+    for (uint64_t waited = 0; waited < timeout_ns && !gone;) {
+        uint64_t slice = timeout_ns - waited < AWAIT_SLICE_NS ? timeout_ns - waited : AWAIT_SLICE_NS;
+        if (tf_session_await(tf_rec_g.proc, done, ctx, slice))
+            return;
+        waited += slice;
+        gone = tf_session_writer_gone(tf_rec_g.session);
+    }
     tf_rec_g.writer_late = true;
-    fprintf(stderr, "tracefold: the trace writer did not answer within %.1f s (%s); the program"
-                    " goes on without waiting for it\n", (double)timeout_ns / 1e9, what);
+    if (gone)
+        fprintf(stderr, "tracefold: the trace writer has gone (%s); the program goes on without"
+                        " it\n", what);
+    else
+        fprintf(stderr, "tracefold: the trace writer did not answer within %.1f s (%s); the"
+                        " program goes on without waiting for it\n", (double)timeout_ns / 1e9, what);
 }
 
 bool tf_rec_trace_closed(const tf_shm_process *p, void *ctx)

@@ -3,6 +3,7 @@
  * the library and the writer. */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -64,6 +65,22 @@ bool tf_session_writer_started(const char *dir)
     char path[PATH_MAX];
     return snprintf(path, sizeof path, "%s/" TF_SESSION_WAKE, dir) < (int)sizeof path &&
            access(path, F_OK) == 0;
+}
+
+bool tf_session_writer_gone(const char *dir)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/" TF_SESSION_WAKE, dir) >= (int)sizeof path)
+        return false;
+    /* A FIFO with no reader refuses a non-blocking writer with ENXIO
+     * (fifo(7)); the writer holds its FIFO open from its start to its
+     * end, and nothing else keeps it open. */
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        return false;
+    }
+    return errno == ENXIO;
 }
 
 void tf_session_answered(tf_shm_process *p)

@@ -307,6 +307,11 @@ void tf_session_poke(const char *dir);
 bool tf_session_writer_started(const char *dir);
 #define TF_WRITER_START_NS 10000000000ull
 
+/* Library: whether the writer has gone (died or ended): it made the wake
+ * FIFO and no longer holds it open, so that a wait for its answer can end
+ * at once instead of at its bound. */
+bool tf_session_writer_gone(const char *dir);
+
 /* Writer: an answer was stored in p; wakes the process's waiters. */
 void tf_session_answered(tf_shm_process *p);
 
