@@ -12,8 +12,8 @@
 
 #include "advice.h"
 #include "an_steps.h"
-#include "tf_array.h"
-#include "trace.h"
+#include "common/tf_array.h"
+#include "formats/trace.h"
 
 /* The advice found so far. */
 struct found {

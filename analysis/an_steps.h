@@ -5,7 +5,7 @@
 #define TF_AN_STEPS_H
 
 #include "analysis.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 /* True when sample s counts as a code sample: it has a routine that does
  * not wait (waiting.c) and, when

@@ -10,7 +10,7 @@
 #include "advice.h"
 #include "an_steps.h"
 #include "from_fold.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 void tf_an_params_default(tf_an_params *p)
 {

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "alloc_site.h"
-#include "sampling_advice.h"
-#include "tf_error.h"
+#include "extract/alloc_site.h"
+#include "extract/sampling_advice.h"
+#include "common/tf_error.h"
 
 /* An index that refers to nothing (unknown routine, no object, top phase). */
 #define TF_AN_NONE UINT32_MAX

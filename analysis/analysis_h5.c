@@ -8,7 +8,7 @@
 
 #include "advice.h"
 #include "from_fold.h"
-#include "h5util.h"
+#include "formats/h5util.h"
 
 /* Scratch columns sized for the largest table. */
 struct columns {

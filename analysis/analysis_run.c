@@ -6,7 +6,7 @@
 
 #include "analysis_h5.h"
 #include "from_fold.h"
-#include "h5util.h"
+#include "formats/h5util.h"
 #include "tables.h"
 
 int tf_analysis_run_groups(const tf_trace *tr, const tf_fold_result *res, const char *debug_dir,

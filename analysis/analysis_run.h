@@ -6,8 +6,8 @@
 #define TF_AN_ANALYSIS_RUN_H
 
 #include "analysis.h"
-#include "fold_result.h"
-#include "trace.h"
+#include "fold/fold_result.h"
+#include "formats/trace.h"
 
 /* The analyses of a fold result: one per group, regions in order, then
  * groups in order. */

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 struct xy {
     double x, y;

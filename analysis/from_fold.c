@@ -17,12 +17,12 @@
 #include <string.h>
 
 #include "an_steps.h"
-#include "code_stride.h"
-#include "fold_steps.h"
+#include "extract/code_stride.h"
+#include "fold/fold_steps.h"
 #include "objmap.h"
-#include "symbolize.h"
-#include "tf_hash.h"
-#include "tf_memory.h"
+#include "extract/symbolize.h"
+#include "common/tf_hash.h"
+#include "common/tf_memory.h"
 
 /* Code read around a memory instruction to find its loop: loop bodies and
  * the branch closing them lie within this many bytes either side. */

@@ -6,8 +6,8 @@
 #define TF_AN_FROM_FOLD_H
 
 #include "analysis.h"
-#include "fold_result.h"
-#include "trace.h"
+#include "fold/fold_result.h"
+#include "formats/trace.h"
 
 /* Analyses group g of region reg (folded from tr) into *a (cleared first).
  * debug_dir (may be NULL) is where binaries and debug files are looked up

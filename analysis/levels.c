@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 #define KDE_BINS 512
 #define KDE_MIN_BANDWIDTH 0.15

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "object_names.h"
+#include "extract/object_names.h"
 
 struct live_object {
     uint64_t start, size, alloc, free;

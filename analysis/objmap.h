@@ -7,8 +7,8 @@
 #define TF_AN_OBJMAP_H
 
 #include "analysis.h"
-#include "symbolize.h"
-#include "trace.h"
+#include "extract/symbolize.h"
+#include "formats/trace.h"
 
 typedef struct tf_an_objmap tf_an_objmap;
 

@@ -21,7 +21,7 @@
  * turn round (a sweep forward then backward on the same lines, see
  * direction_turn.c). */
 #include "an_steps.h"
-#include "tf_array.h"
+#include "common/tf_array.h"
 
 #include <math.h>
 #include <stdlib.h>

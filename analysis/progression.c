@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 static int by_value(const void *pa, const void *pb)
 {

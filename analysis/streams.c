@@ -45,7 +45,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 struct point {
     uint32_t object, group;

@@ -7,9 +7,9 @@
 #include "tables.h"
 #include "advice.h"
 
-#include "csv_write.h"
-#include "sampling_advice.h"
-#include "tf_escape.h"
+#include "formats/csv_write.h"
+#include "extract/sampling_advice.h"
+#include "common/tf_escape.h"
 
 #include <errno.h>
 #include <math.h>

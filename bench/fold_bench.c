@@ -21,10 +21,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "fold_csv.h"
-#include "fold_engine.h"
-#include "instances.h"
-#include "trace.h"
+#include "fold/fold_csv.h"
+#include "fold/fold_engine.h"
+#include "extract/instances.h"
+#include "formats/trace.h"
 
 #define BATCH 32768
 

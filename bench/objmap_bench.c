@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "objmap.h"
+#include "analysis/objmap.h"
 
 #define SITES 4
 #define LONG_LIVED 100

@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "prv_reader.h"
-#include "prv_types.h"
-#include "prv_writer.h"
+#include "formats/prv_reader.h"
+#include "formats/prv_types.h"
+#include "formats/prv_writer.h"
 
 #define THREADS 4
 #define SAMPLES_PER_ITER 700

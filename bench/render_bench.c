@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "render.h"
-#include "report_fixture.h"
-#include "report_load.h"
+#include "render/render.h"
+#include "tests/render/report_fixture.h"
+#include "render/report_load.h"
 
 static double clock_s(clockid_t id)
 {

@@ -14,7 +14,7 @@
 
 #include <hdf5.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 #define NCOUNTERS 8
 #define BATCH 65536          /* samples per append, as a recorder flushes them */

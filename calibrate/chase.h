@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 typedef struct tf_chase_arena {
     unsigned char *base;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 #define TF_CAL_MAX_LEVELS 6
 #define TF_CAL_MAX_POINTS 128

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5util.h"
-#include "tf_output.h"
+#include "formats/h5util.h"
+#include "common/tf_output.h"
 
 #define PROFILE_FORMAT "tracefold-machine"
 #define PROFILE_VERSION 1

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "alloc_site.h"
+#include "extract/alloc_site.h"
 #include "msg.h"
 
 bool tf_arg_double(const char *s, double lo, double hi, double *v)

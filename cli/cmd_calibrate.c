@@ -10,10 +10,10 @@
 
 #include "args.h"
 #include "commands.h"
-#include "hierarchy.h"
+#include "calibrate/hierarchy.h"
 #include "msg.h"
-#include "render.h"
-#include "tf_output.h"
+#include "render/render.h"
+#include "common/tf_output.h"
 
 static void usage(FILE *out)
 {

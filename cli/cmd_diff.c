@@ -15,12 +15,12 @@
 
 #include "args.h"
 #include "commands.h"
-#include "fold_result.h"
+#include "fold/fold_result.h"
 #include "msg.h"
-#include "render.h"
-#include "report_diff.h"
-#include "report_load.h"
-#include "tf_output.h"
+#include "render/render.h"
+#include "render/report_diff.h"
+#include "render/report_load.h"
+#include "common/tf_output.h"
 
 /* The file diff writes into OUT last, listing what it wrote there: an
  * existing OUT is replaced (with --force) only while it holds this and

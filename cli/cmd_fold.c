@@ -15,24 +15,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis_run.h"
+#include "analysis/analysis_run.h"
 #include "args.h"
 #include "commands.h"
-#include "fold_csv.h"
-#include "fold_engine.h"
-#include "hierarchy.h"
-#include "fold_group_by.h"
-#include "fold_input.h"
+#include "fold/fold_csv.h"
+#include "fold/fold_engine.h"
+#include "calibrate/hierarchy.h"
+#include "fold/fold_group_by.h"
+#include "extract/fold_input.h"
 #include "fold_team_start.h"
-#include "instances.h"
-#include "iteration_find.h"
+#include "extract/instances.h"
+#include "extract/iteration_find.h"
 #include "msg.h"
 #include "open_trace.h"
 #include "prv_synthetic.h"
-#include "render.h"
-#include "tf_launcher.h"
-#include "tf_output.h"
-#include "tf_parallel.h"
+#include "render/render.h"
+#include "common/tf_launcher.h"
+#include "common/tf_output.h"
+#include "common/tf_parallel.h"
 
 static void usage(FILE *out)
 {

@@ -14,11 +14,11 @@
 
 #include "args.h"
 #include "commands.h"
-#include "instances.h"
+#include "extract/instances.h"
 #include "msg.h"
-#include "object_names.h"
+#include "extract/object_names.h"
 #include "open_trace.h"
-#include "tf_escape.h"
+#include "common/tf_escape.h"
 
 #define SAMPLE_CHUNK 65536
 #define TEXT_OBJECTS_SHOWN 20

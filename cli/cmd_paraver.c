@@ -14,18 +14,18 @@
 
 #include "args.h"
 #include "commands.h"
-#include "fold_result.h"
-#include "h5_probe.h"
+#include "fold/fold_result.h"
+#include "formats/h5_probe.h"
 #include "msg.h"
 #include "open_trace.h"
 #include "prv_symbols.h"
 #include "prv_synthetic.h"
-#include "tf_parallel.h"
-#include "prv_check.h"
-#include "prv_export.h"
-#include "prv_import.h"
-#include "prv_writer.h"
-#include "tf_output.h"
+#include "common/tf_parallel.h"
+#include "formats/prv_check.h"
+#include "formats/prv_export.h"
+#include "formats/prv_import.h"
+#include "formats/prv_writer.h"
+#include "common/tf_output.h"
 
 static void usage(FILE *out)
 {

@@ -24,14 +24,14 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "h5_probe.h"
+#include "formats/h5_probe.h"
 #include "locate.h"
 #include "msg.h"
-#include "tf_launcher.h"
-#include "tf_options.h"
-#include "tf_output.h"
-#include "tf_session.h"
-#include "tf_trace_name.h"
+#include "common/tf_launcher.h"
+#include "record/tf_options.h"
+#include "common/tf_output.h"
+#include "record/tf_session.h"
+#include "record/tf_trace_name.h"
 
 static void usage(FILE *out)
 {

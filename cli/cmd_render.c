@@ -11,9 +11,9 @@
 
 #include "commands.h"
 #include "msg.h"
-#include "render.h"
-#include "report_load.h"
-#include "tf_output.h"
+#include "render/render.h"
+#include "render/report_load.h"
+#include "common/tf_output.h"
 
 #define DPI_MIN 20
 #define DPI_MAX 2400

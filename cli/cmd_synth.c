@@ -11,10 +11,10 @@
 
 #include "args.h"
 #include "commands.h"
-#include "h5_probe.h"
+#include "formats/h5_probe.h"
 #include "msg.h"
-#include "synth.h"
-#include "tf_output.h"
+#include "synth/synth.h"
+#include "common/tf_output.h"
 
 static void usage(FILE *out)
 {

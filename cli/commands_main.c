@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "h5util.h"
+#include "formats/h5util.h"
 #include "msg.h"
 
 static const struct {

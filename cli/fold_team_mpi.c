@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "fold_team_start.h"
-#include "tf_launcher.h"
+#include "common/tf_launcher.h"
 
 struct mpi_team {
     tf_fold_team team;

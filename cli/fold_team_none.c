@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "fold_team_start.h"
-#include "tf_launcher.h"
+#include "common/tf_launcher.h"
 
 int tf_cli_team_start(tf_fold_team **team, tf_error *err)
 {

@@ -6,8 +6,8 @@
 #ifndef TF_CLI_FOLD_TEAM_START_H
 #define TF_CLI_FOLD_TEAM_START_H
 
-#include "fold_team.h"
-#include "tf_error.h"
+#include "fold/fold_team.h"
+#include "common/tf_error.h"
 
 /* *team: NULL when this process runs alone; otherwise the world of ranks,
  * MPI initialised.  Fails (err) when started as several ranks by a build

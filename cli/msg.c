@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tf_escape.h"
+#include "common/tf_escape.h"
 
 static const char *program = "tracefold";
 static bool quiet, silent;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 /* Exit codes, documented in docs/manual.md ("Exit status"). */
 enum tf_exit {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "msg.h"
-#include "prv_import.h"
+#include "formats/prv_import.h"
 
 static bool lenient;
 

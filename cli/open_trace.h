@@ -4,9 +4,9 @@
 #ifndef TF_CLI_OPEN_TRACE_H
 #define TF_CLI_OPEN_TRACE_H
 
-#include "fold_result.h"
-#include "prv_import.h"
-#include "trace.h"
+#include "fold/fold_result.h"
+#include "formats/prv_import.h"
+#include "formats/trace.h"
 
 int tf_cli_open_trace(const char *path, tf_trace **tr, tf_error *err);
 /* Several tracefold HDF5 traces, or one directory of them (its *.h5 files),

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "object_names.h"
+#include "extract/object_names.h"
 
 int tf_cli_symbols_init(tf_cli_symbols *sb, const tf_trace *tr, tf_error *err)
 {

@@ -8,11 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "alloc_site.h"
-#include "prv_export.h"
-#include "symbolize.h"
-#include "tf_error.h"
-#include "trace.h"
+#include "extract/alloc_site.h"
+#include "formats/prv_export.h"
+#include "extract/symbolize.h"
+#include "common/tf_error.h"
+#include "formats/trace.h"
 
 typedef struct tf_cli_symbols {
     const tf_trace *tr;            /* may be NULL: nothing is known */

@@ -15,17 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5util.h"
+#include "formats/h5util.h"
 #include "msg.h"
 #include "open_trace.h"
-#include "prv_fields.h"
-#include "prv_index.h"
+#include "formats/prv_fields.h"
+#include "formats/prv_index.h"
 #include "prv_symbols.h"
 #include "prv_synthetic.h"
-#include "prv_types.h"
-#include "prv_writer.h"
-#include "tf_handoff.h"
-#include "tf_memory.h"
+#include "formats/prv_types.h"
+#include "formats/prv_writer.h"
+#include "common/tf_handoff.h"
+#include "common/tf_memory.h"
 
 /* One record of one Paraver thread of the synthetic trace (the thread's
  * records are an array of their own), generated in order once sorted.  A

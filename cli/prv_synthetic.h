@@ -7,11 +7,11 @@
 #ifndef TF_CLI_PRV_SYNTHETIC_H
 #define TF_CLI_PRV_SYNTHETIC_H
 
-#include "analysis_run.h"
-#include "fold_result.h"
-#include "fold_team.h"
-#include "tf_error.h"
-#include "trace.h"
+#include "analysis/analysis_run.h"
+#include "fold/fold_result.h"
+#include "fold/fold_team.h"
+#include "common/tf_error.h"
+#include "formats/trace.h"
 
 typedef struct tf_cli_synthetic tf_cli_synthetic;
 

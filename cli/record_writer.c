@@ -22,12 +22,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "h5util.h"
-#include "instances.h"
+#include "formats/h5util.h"
+#include "extract/instances.h"
 #include "msg.h"
-#include "sampling_advice.h"
-#include "tf_options.h"
-#include "tf_writer.h"
+#include "extract/sampling_advice.h"
+#include "record/tf_options.h"
+#include "record/tf_writer.h"
 
 static pid_t child_pid;
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "recorder_code.h"
+#include "formats/recorder_code.h"
 
 /* In order of preference: the first frame of the best class names the
  * object. */

@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 enum tf_code_stride_status {
     TF_CODE_STRIDE_FOUND = 0,         /* bytes is the stride (0: the loop does not move it) */

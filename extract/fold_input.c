@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder_code.h"
-#include "tf_handoff.h"
-#include "tf_hash.h"
-#include "tf_memory.h"
+#include "formats/recorder_code.h"
+#include "common/tf_handoff.h"
+#include "common/tf_hash.h"
+#include "common/tf_memory.h"
 
 /* Samples per tf_samples_read call: large enough to amortise the HDF5
  * hyperslab reads, small enough to stay in cache-friendly buffers. */

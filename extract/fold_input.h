@@ -12,7 +12,7 @@
 
 #include "instances.h"
 #include "region_scope.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 /* Folded samples, column by column (struct of arrays: each fit reads one
  * counter's column, and a point costs 30 + 4·C bytes). */

@@ -3,7 +3,7 @@
  * a stack of open regions, so nesting, unclosed regions and ends that skip
  * an inner end all resolve the same way. */
 #include "instances.h"
-#include "tf_array.h"
+#include "common/tf_array.h"
 
 #include <stdlib.h>
 #include <string.h>

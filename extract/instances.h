@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 enum tf_instance_status {
     TF_INSTANCE_COMPLETE = 0,  /* begin and end found */

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "symbolize.h"
-#include "tf_array.h"
+#include "common/tf_array.h"
 
 #define BATCH 8192
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "instances.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 /* Candidates listed at most. */
 #define TF_ITERATION_CANDIDATES 6

@@ -10,7 +10,7 @@
 
 #include "alloc_site.h"
 #include "symbolize.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 /* The names of one process's objects, in the order of its objects table
  * (names[i] for objects[i]); every string and array malloc'ed. */

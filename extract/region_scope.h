@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "instances.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 enum tf_region_scope {
     TF_REGION_SCOPE_AUTO = 0,     /* process where the rule holds (docs/algorithms.md) */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 typedef struct tf_sampling_density {
     size_t instances;       /* complete instances looked at */

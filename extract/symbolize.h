@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 typedef struct tf_symbolizer tf_symbolizer;
 

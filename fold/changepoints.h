@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "cloud.h"
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 typedef struct tf_changepoint {
     double x;                          /* normalised time */

@@ -43,7 +43,7 @@
 #include "linefit.h"
 #include "reconstruct.h"
 #include "robust.h"
-#include "tf_hash.h"
+#include "common/tf_hash.h"
 
 /* Share of instances that must be trusted at a grid point. */
 #define COVERAGE 0.2

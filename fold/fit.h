@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "cloud.h"
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 typedef struct tf_fit_options {
     uint32_t grid;        /* G >= 2 */

@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "tf_parallel.h"
+#include "common/tf_parallel.h"
 
 struct job {
     uint32_t first, step;

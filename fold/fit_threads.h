@@ -11,7 +11,7 @@
 
 #include "cloud.h"
 #include "fit.h"
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 /* Counter c's cloud of the fit in progress, into *cl.  slot (0 to the
  * number of threads - 1) names the caller's buffers: what the view builds

@@ -7,7 +7,7 @@
  * quoting for names; empty fields for values that do not exist (NaN). */
 #include "fold_csv.h"
 
-#include "csv_write.h"
+#include "formats/csv_write.h"
 #include "fold_steps.h"
 
 #include <errno.h>

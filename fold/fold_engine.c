@@ -30,7 +30,7 @@
 #include "observer.h"
 #include "preempt.h"
 #include "rate_check.h"
-#include "tf_parallel.h"
+#include "common/tf_parallel.h"
 
 /* Change points of different counters closer than this are one boundary. */
 #define MERGE_DISTANCE 0.005

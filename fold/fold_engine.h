@@ -7,7 +7,7 @@
 
 #include "fold_result.h"
 #include "fold_team.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 /* Progress of the long steps ("reading samples", "fitting"). */
 typedef void (*tf_fold_progress)(void *arg, const char *what, uint64_t done, uint64_t total);

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "fold_result.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 /* "duration", "rank", "host"; -1 for an unknown name. */
 int tf_fold_group_by_parse(const char *name);

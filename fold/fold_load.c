@@ -16,7 +16,7 @@
 #include <hdf5.h>
 
 #include "fold_group_by.h"
-#include "h5util.h"
+#include "formats/h5util.h"
 
 /* Reads loc/name as `type`, requiring rows × cols (cols 0: 1-D, or a
  * matrix of no columns). */

@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fold_input.h"   /* tf_fold_points */
-#include "sampling_advice.h"
-#include "tf_error.h"
+#include "extract/fold_input.h"   /* tf_fold_points */
+#include "extract/sampling_advice.h"
+#include "common/tf_error.h"
 
 #define TF_FOLD_FORMAT  "tracefold-fold"
 #define TF_FOLD_VERSION 2

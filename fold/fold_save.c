@@ -16,7 +16,7 @@
 
 #include <hdf5.h>
 
-#include "h5util.h"
+#include "formats/h5util.h"
 
 /* The columns of the points, in the order they are written. */
 enum { NCOLUMNS = 8 };

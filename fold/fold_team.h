@@ -22,12 +22,12 @@
 #include <stdint.h>
 
 #include "cloud.h"
-#include "fold_input.h"
+#include "extract/fold_input.h"
 #include "fit.h"
 #include "fit_threads.h"
 #include "fold_result.h"
 #include "members.h"
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 /* One array of a message in several parts (tf_fold_team.sendv, recvv):
  * sendv reads it, recvv writes it. */

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fold_input.h"
-#include "tf_error.h"
+#include "extract/fold_input.h"
+#include "common/tf_error.h"
 
 typedef struct tf_fold_members {
     size_t n;

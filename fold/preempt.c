@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "robust.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 int tf_fold_cpu_time_counter(const tf_fold_region *r)
 {

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "tf_escape.h"
+#include "common/tf_escape.h"
 
 int tf_out_open(const char *dir, const char *name, FILE **f, tf_error *err)
 {

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 /* Creates DIR/NAME for writing. */
 int  tf_out_open(const char *dir, const char *name, FILE **f, tf_error *err);

@@ -19,7 +19,7 @@
 
 #include <hdf5.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 /* A scalar variable-length string attribute of obj: *value malloc'ed. */
 int tf_h5_vlen1_attr(hid_t obj, hid_t attr, const char *name, char **value, tf_error *err);

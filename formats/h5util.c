@@ -13,7 +13,7 @@
 #include <zlib.h>
 
 #include "h5_vlen1.h"
-#include "tf_memory.h"
+#include "common/tf_memory.h"
 
 _Static_assert(sizeof(hid_t) == sizeof(int64_t), "h5util.h passes hid_t as int64_t");
 

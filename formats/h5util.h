@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 /* Elements per chunk of a large 1-D dataset: slabs of whole chunks
  * (tf_h5_slabs_write) are written once each. */

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 typedef struct tf_prv_check_report {
     uint64_t records;

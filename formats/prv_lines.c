@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "prv_reader.h"
-#include "tf_array.h"
+#include "common/tf_array.h"
 
 int tf_prv_lines_open(const char *path, FILE **out, tf_error *err)
 {

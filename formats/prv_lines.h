@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 /* Opens path for reading: TF_ERR_NOTFOUND when it does not exist,
  * TF_ERR_FORMAT when it is not a regular file. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The MPI calls a trace recorded (libtracefold-mpi with mpi-calls,
- * record/tracefold_mpi.h) as Paraver shows MPI in Extrae's traces: a state
+ * include/tracefold_mpi.h) as Paraver shows MPI in Extrae's traces: a state
  * per call, Extrae's MPI event types and values, and the messages as
  * communication records, each send matched with its receive.
  * docs/paraver.md ("MPI") gives the mapping and the matching rule. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "prv_pcf.h"
 #include "prv_lines.h"
-#include "tf_array.h"
-#include "tf_escape.h"
+#include "common/tf_array.h"
+#include "common/tf_escape.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 typedef struct tf_pcf tf_pcf;
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 /* The longest line read, in bytes: longer is not a Paraver trace (a real
  * header of 100 000 tasks takes about 1 MiB).  It bounds the read buffer,

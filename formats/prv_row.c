@@ -2,7 +2,7 @@
 #include "prv_row.h"
 #include "prv_lines.h"
 #include "prv_reader.h"
-#include "tf_escape.h"
+#include "common/tf_escape.h"
 
 #include <inttypes.h>
 #include <stdbool.h>

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 enum tf_row_level {
     TF_ROW_CPU, TF_ROW_NODE, TF_ROW_THREAD, TF_ROW_TASK, TF_ROW_APPL,

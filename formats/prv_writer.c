@@ -10,8 +10,8 @@
 #include <zlib.h>
 
 #include "prv_types.h"
-#include "tf_outfile.h"
-#include "tf_output.h"
+#include "common/tf_outfile.h"
+#include "common/tf_output.h"
 
 /* An event type and its field text ":TYPE" (at most 11 characters). */
 typedef struct type_field {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tf_hash.h"
+#include "common/tf_hash.h"
 
 void tf_strtab_init(tf_strtab *t)
 {

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 #define TF_TRACE_FORMAT  "tracefold-trace"
 #define TF_TRACE_VERSION 2

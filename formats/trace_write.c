@@ -20,7 +20,7 @@
 
 #include "h5util.h"
 #include "strtab.h"
-#include "tf_output.h"
+#include "common/tf_output.h"
 #include "trace_schema.h"
 
 /* Chunks of about this many bytes (uncompressed), the deflate level, and

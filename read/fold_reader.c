@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fold_result.h"
+#include "fold/fold_result.h"
 #include "read_error.h"
 
 struct tracefold_fold {

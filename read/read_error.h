@@ -4,7 +4,7 @@
 #ifndef TF_READ_ERROR_H
 #define TF_READ_ERROR_H
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 #include "tracefold/read.h"
 
 /* Copies e into out (out may be NULL) and returns -e->code. */

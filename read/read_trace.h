@@ -4,9 +4,9 @@
 #ifndef TF_READ_TRACE_H
 #define TF_READ_TRACE_H
 
-#include "instances.h"
-#include "object_names.h"
-#include "trace.h"
+#include "extract/instances.h"
+#include "extract/object_names.h"
+#include "formats/trace.h"
 #include "tracefold/read.h"
 
 struct tracefold_trace {

@@ -8,10 +8,10 @@
 
 #include <stdlib.h>
 
-#include "object_names.h"
+#include "extract/object_names.h"
 #include "read_error.h"
 #include "read_trace.h"
-#include "symbolize.h"
+#include "extract/symbolize.h"
 
 int tracefold_trace_open(const char *path, tracefold_trace **out, tracefold_error *err)
 {

@@ -47,7 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ea_decode.h"
+#include "record/mem/ea_decode.h"
 #include "tf_rec.h"
 
 /* perf_regs.h of x86-64 (arch/x86/include/uapi/asm/perf_regs.h): AX BX CX

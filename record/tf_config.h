@@ -6,7 +6,7 @@
 #ifndef TF_REC_CONFIG_H
 #define TF_REC_CONFIG_H
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 #include "tf_options.h"
 
 /* Applies the options of the file at path to o.  Errors name the file and

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace.h"   /* TF_NOVALUE */
+#include "formats/trace.h"   /* TF_NOVALUE */
 
 /* The count values of a group from buf[0..words) into out[0..count).
  * A group the kernel time-multiplexed (running < enabled) is scaled to its

@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "pfm_load.h"
+#include "record/mem/pfm_load.h"
 #include "tf_counter_values.h"
 #include "tf_rec.h"
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "capstone_load.h"
+#include "record/mem/capstone_load.h"
 #include "tf_regions.h"
 
 #define AREA_BYTES   (64u * 1024u)

@@ -39,7 +39,7 @@
 
 #include "tf_rec.h"
 #include "tf_small_log.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 /* Smallest block recorded; 0 while not recording. */
 static _Atomic uint64_t threshold;

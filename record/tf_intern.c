@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "tf_hash.h"
+#include "common/tf_hash.h"
 #include "tf_rec.h"
 
 #define TABLE_SIZE 4096              /* power of two; more names than this are "" */

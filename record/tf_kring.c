@@ -29,10 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ea_decode.h"
-#include "perf_records.h"
+#include "record/mem/ea_decode.h"
+#include "record/mem/perf_records.h"
 #include "tf_counter_values.h"
-#include "tf_hash.h"
+#include "common/tf_hash.h"
 #include "tf_writer.h"
 
 #define CODE_PAGES 64          /* the code-page cache of a process, direct-mapped */

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tf_launcher.h"
+#include "common/tf_launcher.h"
 #include "tf_rec.h"
 #include "tracefold.h"
 

@@ -5,9 +5,9 @@
 #ifndef TF_MEMSAMPLE_H
 #define TF_MEMSAMPLE_H
 
-#include "ea_decode.h"
-#include "mem_backend.h"
-#include "perf_records.h"
+#include "record/mem/ea_decode.h"
+#include "record/mem/mem_backend.h"
+#include "record/mem/perf_records.h"
 #include "tf_rec.h"
 
 /* Data pages of each hardware ring (a power of two): drained at every

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_objects.h"
+#include "record/mem/elf_objects.h"
 #include "tf_session.h"
 #include "tf_writer.h"
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 enum tf_sampler_choice { TF_SAMPLER_AUTO, TF_SAMPLER_PERF, TF_SAMPLER_POSIX, TF_SAMPLER_NONE };
 enum tf_unwind_choice { TF_UNWIND_LIBUNWIND, TF_UNWIND_FP, TF_UNWIND_NONE };

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 #include "tf_options.h"
 #include "tf_session.h"
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 /* Functions (addresses) all --region names may resolve to together. */
 #define TF_REGION_MAX_ADDRS 64

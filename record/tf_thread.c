@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "tf_rec.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 __thread tf_rec_thread *tf_self __attribute__((tls_model("initial-exec")));
 /* Set once attaching failed (table or memory full), so we do not retry on

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tf_output.h"
+#include "common/tf_output.h"
 
 static bool several_ranks(const tf_trace_name_vars *v)
 {

@@ -12,7 +12,7 @@
  * it says so (exit, exec) or when it is gone (killed): its buffers are still
  * in the session files, so everything it wrote reaches the trace. */
 #include "config.h"
-#include "tf_array.h"
+#include "common/tf_array.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -33,7 +33,7 @@
 
 #include "tf_session.h"
 #include "tf_trace_name.h"
-#include "h5_probe.h"
+#include "formats/h5_probe.h"
 #include "tf_writer.h"
 
 #define BATCH 512

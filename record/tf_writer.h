@@ -9,10 +9,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 #include "tf_options.h"
 #include "tf_session.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 typedef struct tf_rec_session tf_rec_session;
 

@@ -11,7 +11,7 @@
 #include "cairo_axes.h"
 #include "cairo_legend.h"
 #include "cairo_output.h"
-#include "hierarchy.h"
+#include "calibrate/hierarchy.h"
 
 #define FIG_WIDTH  TF_PAGE_WIDTH
 #define FIG_HEIGHT 640.0

@@ -8,7 +8,7 @@
 
 #include "cairo_axes.h"
 #include "cairo_legend.h"
-#include "tf_array.h"
+#include "common/tf_array.h"
 
 #define SWATCH_W 10.0
 #define ENTRY_GAP 8.0

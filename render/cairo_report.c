@@ -17,7 +17,7 @@
 #include "cairo_output.h"
 #include "cairo_page.h"
 #include "render.h"
-#include "tf_output.h"
+#include "common/tf_output.h"
 
 static const char *const format_names[] = {
     [TF_FORMAT_PDF] = "pdf", [TF_FORMAT_SVG] = "svg", [TF_FORMAT_PNG] = "png",

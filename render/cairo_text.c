@@ -9,8 +9,8 @@
 #include "cairo_text.h"
 #include "key_mark.h"
 #include "page_size.h"
-#include "tf_array.h"
-#include "tf_escape.h"
+#include "common/tf_array.h"
+#include "common/tf_escape.h"
 
 /* Sizes chosen for a figure printed about 18 cm wide (a journal's full
  * width): 7 pt ticks are the smallest size most journals accept. */

@@ -14,7 +14,7 @@
 
 #include "layout_log.h"
 #include "palette.h"
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 typedef struct tf_rect {
     double x, y, w, h;     /* page units, y downwards */

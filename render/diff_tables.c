@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "csv_write.h"
+#include "formats/csv_write.h"
 #include "report_diff.h"
 
 /* CSV column stems of the memory levels (enum tf_mem_level). */

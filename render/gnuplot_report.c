@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "gnuplot_script.h"
-#include "tf_output.h"
+#include "common/tf_output.h"
 
 #define LOG_NAME "gnuplot.log"
 

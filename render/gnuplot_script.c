@@ -9,7 +9,7 @@
 
 #include "gnuplot_script.h"
 #include "palette.h"
-#include "tf_escape.h"
+#include "common/tf_escape.h"
 
 FILE *tf_gp_open(const tf_gp_dir *d, const char *name, tf_error *err)
 {

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "layout_log.h"
-#include "tf_array.h"
-#include "tf_escape.h"
-#include "tf_output.h"
+#include "common/tf_array.h"
+#include "common/tf_escape.h"
+#include "common/tf_output.h"
 
 static tf_layout_box *add(tf_layout_log *l, tf_layout_box **v, size_t *n, size_t *cap)
 {

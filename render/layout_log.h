@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 typedef struct tf_layout_box {
     unsigned page;            /* 1-based output page */

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "line_axis.h"
-#include "tf_array.h"
-#include "tf_hash.h"
+#include "common/tf_array.h"
+#include "common/tf_hash.h"
 
 /* Share of the panel between two segments of one file, and above each
  * file's band when there are several (wider: the strip that holds the

@@ -8,7 +8,7 @@
 
 #include "page_size.h"
 #include "report_model.h"
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 enum tf_render_format { TF_FORMAT_PDF, TF_FORMAT_SVG, TF_FORMAT_PNG };
 

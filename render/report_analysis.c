@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5util.h"
+#include "formats/h5util.h"
 #include "report_analysis.h"
 
 /* A 1-D numeric column of the expected length (any length when n is

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fold_result.h"
-#include "fold_steps.h"
+#include "fold/fold_result.h"
+#include "fold/fold_steps.h"
 #include "report_load.h"
 #include "time_units.h"
 #include "report_analysis.h"
@@ -17,8 +17,8 @@
 #include "report_phases.h"
 #include "report_symbolise.h"
 #include "report_tables.h"
-#include "tf_hash.h"
-#include "trace.h"
+#include "common/tf_hash.h"
+#include "formats/trace.h"
 
 /* Counters whose per-instruction ratio belongs on the left axis: misses
  * (generic names, and PAPI's *_DCM, *_ICM, *_TCM, *_LDM, *_STM). */

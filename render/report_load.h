@@ -7,7 +7,7 @@
 #ifndef TF_RENDER_REPORT_LOAD_H
 #define TF_RENDER_REPORT_LOAD_H
 
-#include "fold_result.h"
+#include "fold/fold_result.h"
 #include "report_model.h"
 
 int tf_report_load(const char *fold_path, tf_report *r, tf_error *err);

@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "h5util.h"
+#include "formats/h5util.h"
 #include "report_machine.h"
 
 /* size_bytes, hit_ns, miss_penalty_ns, associativity (calibrate's profile) */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "report_model.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 int tf_report_add_page(tf_report *r, tf_report_page **page, tf_error *err)
 {

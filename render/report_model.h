@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 /* No routine, no object. */
 #define TF_REPORT_NONE UINT32_MAX

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "report_symbolise.h"
-#include "symbolize.h"
-#include "trace.h"
+#include "extract/symbolize.h"
+#include "formats/trace.h"
 
 /* A resolved code address; line 0 marks an address without a source line. */
 typedef struct code_entry {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "report_tables.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 #define MAX_RATE_COLUMNS 3
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "model.h"
-#include "trace.h"
+#include "formats/trace.h"
 #include "truth.h"
 
 #define EVENT_BATCH 1024

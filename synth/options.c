@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 void tf_synth_defaults(tf_synth_options *o)
 {

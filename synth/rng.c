@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "tf_hash.h"
+#include "common/tf_hash.h"
 
 void tf_rng_init(tf_rng *r, uint64_t seed, uint64_t stream, uint64_t substream)
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 #define MiB (UINT64_C(1) << 20)
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 typedef struct tf_synth_options {
     const char *scenario;          /* "phases" or "flat" */

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "h5util.h"
-#include "trace.h"
+#include "formats/h5util.h"
+#include "formats/trace.h"
 
 #define MAX_GROUPS 2
 

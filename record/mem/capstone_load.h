@@ -10,7 +10,7 @@
 
 #include <capstone/capstone.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 typedef struct tf_capstone {
     cs_err (*open)(cs_arch arch, cs_mode mode, csh *handle);

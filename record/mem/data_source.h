@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 enum tf_mem_op {
     TF_MEM_OP_UNKNOWN = 0, TF_MEM_OP_LOAD, TF_MEM_OP_STORE, TF_MEM_OP_PREFETCH,

@@ -71,8 +71,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tf_error.h"
-#include "trace.h"
+#include "common/tf_error.h"
+#include "formats/trace.h"
 
 /* Indices of the general registers, in the order of the x86-64 ucontext_t
  * gregs array (glibc <sys/ucontext.h> REG_R8 .. REG_RIP, which is the

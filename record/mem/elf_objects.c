@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "elf_objects.h"
-#include "tf_array.h"
+#include "common/tf_array.h"
 
 #include <errno.h>
 #include <fcntl.h>

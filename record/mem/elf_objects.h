@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 typedef struct tf_elf_object {
     uint64_t start;     /* run-time address */

@@ -10,7 +10,7 @@
 
 #include "pfm_load.h"
 #include "sysfs_pmu.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 const char *tf_mem_backend_name(int backend)
 {

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tf_error.h"
-#include "trace.h"
+#include "common/tf_error.h"
+#include "formats/trace.h"
 
 /* What decides the layout of an event's sample records. */
 typedef struct tf_perf_layout {

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tf_error.h"
+#include "common/tf_error.h"
 
 #define TF_SYSFS_PMU_ROOT "/sys/bus/event_source/devices"
 

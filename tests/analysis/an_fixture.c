@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 #define MiB (1024ull * 1024)
 

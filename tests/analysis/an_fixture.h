@@ -5,7 +5,7 @@
 #ifndef TF_AN_FIXTURE_H
 #define TF_AN_FIXTURE_H
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 
 #define FX_PHASES 5
 #define FX_MAX_STREAMS 2

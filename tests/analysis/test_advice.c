@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "advice.h"
-#include "trace.h"
+#include "analysis/advice.h"
+#include "formats/trace.h"
 
 /* A machine like the AMD Zen 3 VM the tests run on: 32 KiB, 512 KiB and
  * 4 MiB caches, 100 ns to memory, 4 KiB pages, a TLB reaching 256 KiB. */

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "code_stride.h"
+#include "extract/code_stride.h"
 
 /* Where every case's code lies. */
 #define CODE_AT 0x401000ull

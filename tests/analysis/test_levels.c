@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "an_fixture.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 static const tf_an_level *find_level(const tf_analysis *a, const char *phase, uint8_t level)
 {

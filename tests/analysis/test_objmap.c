@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "objmap.h"
+#include "analysis/objmap.h"
 #include "target_layout.h"
 
 #define PIE_BASE 0x555555554000ull

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "an_fixture.h"
-#include "an_steps.h"
+#include "analysis/an_steps.h"
 
 static const char *routine_of(const tf_analysis *a, const tf_an_phase *ph)
 {

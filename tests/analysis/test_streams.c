@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "an_fixture.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 static const tf_an_stream *find_stream(const tf_analysis *a, size_t leaf_phase, uint32_t object)
 {

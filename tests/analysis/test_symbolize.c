@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "symbolize.h"
+#include "extract/symbolize.h"
 #include "target_layout.h"
 
 static char target[4096], stripped[4096], source[4096];

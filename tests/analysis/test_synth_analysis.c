@@ -19,13 +19,13 @@
 
 #include <cmocka.h>
 
-#include "analysis_h5.h"
-#include "analysis_run.h"
-#include "from_fold.h"
-#include "h5util.h"
-#include "instances.h"
-#include "points_fixture.h"
-#include "synth.h"
+#include "analysis/analysis_h5.h"
+#include "analysis/analysis_run.h"
+#include "analysis/from_fold.h"
+#include "formats/h5util.h"
+#include "extract/instances.h"
+#include "tests/fold/points_fixture.h"
+#include "synth/synth.h"
 
 struct fixture {
     char dir[64], trace[128];

@@ -36,7 +36,7 @@ interposed="malloc calloc realloc free posix_memalign aligned_alloc memalign val
 _Znwm _Znam _ZnwmRKSt9nothrow_t _ZnamRKSt9nothrow_t
 pthread_create sigaction signal execve execvpe execv execvp execl execlp execle
 __cyg_profile_func_enter __cyg_profile_func_exit dlopen"
-{ declared "$src/record/tracefold.h" "$src/record/tracefold_mpi.h"
+{ declared "$src/include/tracefold.h" "$src/include/tracefold_mpi.h"
   for f in $interposed; do echo "$f"; done; } | sort -u > "$tmp/recorder"
 check_exact "$bd/record/.libs/libtracefold.so" "$tmp/recorder"
 # The interposed names carry no version of ours: versioned, they would

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "hierarchy.h"
+#include "calibrate/hierarchy.h"
 
 /* The curve of sizes 4096 × 1.25^i with ns[i]. */
 static void curve_from(tf_cal_curve *c, const double *ns, size_t n)

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "tf_escape.h"
+#include "common/tf_escape.h"
 
 typedef struct escape_case {
     int line;

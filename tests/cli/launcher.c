@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "tf_launcher.h"
+#include "common/tf_launcher.h"
 
 static const char *const all_vars[] = {
     "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "PMIX_RANK",

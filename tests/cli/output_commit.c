@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "tf_output.h"
+#include "common/tf_output.h"
 
 static char dir[] = "/tmp/tf-commit-XXXXXX";
 

@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fold_result.h"
-#include "h5util.h"
+#include "fold/fold_result.h"
+#include "formats/h5util.h"
 
 #define WINDOW 0.02
 #define SPURIOUS 0.01

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "fold_result.h"
+#include "fold/fold_result.h"
 
 typedef struct split_parts {
     tf_fold_parts parts;

@@ -13,10 +13,10 @@
 
 #include <cmocka.h>
 
-#include "filter.h"
-#include "preempt.h"
-#include "rate_check.h"
-#include "trace.h"
+#include "fold/filter.h"
+#include "fold/preempt.h"
+#include "fold/rate_check.h"
+#include "formats/trace.h"
 
 /* xorshift64*: the same draws on every machine. */
 static double uniform(uint64_t *s)

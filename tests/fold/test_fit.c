@@ -13,11 +13,11 @@
 
 #include <cmocka.h>
 
-#include "changepoints.h"
-#include "filter.h"
-#include "fit.h"
-#include "reconstruct.h"
-#include "robust.h"
+#include "fold/changepoints.h"
+#include "fold/filter.h"
+#include "fold/fit.h"
+#include "fold/reconstruct.h"
+#include "fold/robust.h"
 
 #define SRC_LINE __LINE__
 

@@ -24,12 +24,12 @@
 
 #include <cmocka.h>
 
-#include "fold_engine.h"
-#include "fold_input.h"
-#include "fold_team.h"
-#include "members.h"
+#include "fold/fold_engine.h"
+#include "extract/fold_input.h"
+#include "fold/fold_team.h"
+#include "fold/members.h"
 #include "points_fixture.h"
-#include "trace.h"
+#include "formats/trace.h"
 
 #define MAX_MEMBERS 4
 #define NINST 150

@@ -22,14 +22,14 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
-#include "fold_engine.h"
-#include "fold_input.h"
-#include "fold_result.h"
-#include "h5util.h"
-#include "observer.h"
+#include "fold/fold_engine.h"
+#include "extract/fold_input.h"
+#include "fold/fold_result.h"
+#include "formats/h5util.h"
+#include "fold/observer.h"
 #include "points_fixture.h"
-#include "trace.h"
-#include "v1_trace.h"
+#include "formats/trace.h"
+#include "tests/formats/v1_trace.h"
 
 #define ITERATIONS 38
 #define WITH_INSTRUCTIONS 12

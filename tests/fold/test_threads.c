@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "tf_handoff.h"
-#include "tf_outfile.h"
-#include "tf_parallel.h"
+#include "common/tf_handoff.h"
+#include "common/tf_outfile.h"
+#include "common/tf_parallel.h"
 
 #define TASKS 1000
 

@@ -11,7 +11,7 @@
 
 #include <hdf5.h>
 
-#include "h5util.h"
+#include "formats/h5util.h"
 #include "trace_fixture.h"
 
 typedef bool (*damage_fn)(hid_t file, const char *path);

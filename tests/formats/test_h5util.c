@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
-#include "h5util.h"
+#include "formats/h5util.h"
 #include "trace_fixture.h"
 
 static int64_t new_file(const char *name, char **path)

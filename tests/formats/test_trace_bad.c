@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "bad_trace.h"
-#include "trace.h"
+#include "formats/trace.h"
 #include "trace_fixture.h"
 #include "v1_trace.h"
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 #include "trace_fixture.h"
 #include "v1_trace.h"
 

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 #include "trace_fixture.h"
 
 static const tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = "h",

@@ -5,7 +5,7 @@
 #ifndef TF_TEST_TRACE_FIXTURE_H
 #define TF_TEST_TRACE_FIXTURE_H
 
-#include "trace.h"
+#include "formats/trace.h"
 
 #define FIXTURE_COUNTERS 3
 #define FIXTURE_THREADS 2

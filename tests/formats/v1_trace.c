@@ -9,7 +9,7 @@
 
 #include <hdf5.h>
 
-#include "h5util.h"
+#include "formats/h5util.h"
 
 static hid_t vlen_string_type(void)
 {

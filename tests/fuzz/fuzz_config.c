@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Fuzz harness: the recorder's XML configuration (record/tf_config.c). */
 #include "fuzz.h"
-#include "tf_config.h"
+#include "record/tf_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

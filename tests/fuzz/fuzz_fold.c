@@ -2,8 +2,8 @@
 /* Fuzz harness: fold.h5 as `tracefold render` reads it (render/report_load.c:
  * fold/fold_load.c, then each group's analysis and the machine profile). */
 #include "fuzz.h"
-#include "report_load.h"
-#include "report_model.h"
+#include "render/report_load.h"
+#include "render/report_model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

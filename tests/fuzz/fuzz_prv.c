@@ -13,10 +13,10 @@
 #include <zlib.h>
 
 #include "fuzz.h"
-#include "prv_import.h"
-#include "prv_pcf.h"
-#include "prv_reader.h"
-#include "prv_row.h"
+#include "formats/prv_import.h"
+#include "formats/prv_pcf.h"
+#include "formats/prv_reader.h"
+#include "formats/prv_row.h"
 
 enum {
     GZIP_TEXT = 1u << 0,  /* the .prv part compressed by the harness, as in.prv.gz */

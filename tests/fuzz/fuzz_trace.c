@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "instances.h"
-#include "trace.h"
+#include "extract/instances.h"
+#include "formats/trace.h"
 
 #define CHUNK 256
 /* tf_sample.stack_len is 16-bit: no call stack is longer. */

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "ea_decode.h"
+#include "record/mem/ea_decode.h"
 
 /* The register file every case runs with.  rax has bits above 32 set so
  * that 32-bit address-size cases show the truncation. */

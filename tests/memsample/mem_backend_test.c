@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "mem_backend.h"
-#include "sysfs_pmu.h"
-#include "trace.h"
+#include "record/mem/mem_backend.h"
+#include "record/mem/sysfs_pmu.h"
+#include "formats/trace.h"
 
 static char root[256];   /* short: paths below it fit in PATH_MAX */
 

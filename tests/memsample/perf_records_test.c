@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "data_source.h"
-#include "perf_records.h"
+#include "record/mem/data_source.h"
+#include "record/mem/perf_records.h"
 
 /* ---- record builder --------------------------------------------------- */
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "perf_records.h"
+#include "record/mem/perf_records.h"
 
 static uint64_t now_ns(void)
 {

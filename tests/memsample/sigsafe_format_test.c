@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sigsafe_format.h"
+#include "record/mem/sigsafe_format.h"
 
 /* Formats with both implementations into buffers of size cap and compares;
  * line is the caller's source line, reported on failure. */

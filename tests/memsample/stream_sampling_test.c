@@ -24,8 +24,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "ea_decode.h"
-#include "elf_objects.h"
+#include "record/mem/ea_decode.h"
+#include "record/mem/elf_objects.h"
 
 #define NELEM         (2u << 20)      /* 16 MiB arrays of 8-byte elements */
 #define PERIOD_NS     250000

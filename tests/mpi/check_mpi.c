@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 #include "tracefold_mpi.h"
 
 static void layout(const tf_event *e, int64_t lay[6])

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 static int fail(const char *what, uint32_t p)
 {

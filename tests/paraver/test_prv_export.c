@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "prv_check.h"
-#include "prv_export.h"
-#include "prv_import.h"
+#include "formats/prv_check.h"
+#include "formats/prv_export.h"
+#include "formats/prv_import.h"
 #include "test_dir.h"
 
 static void check_ok(const char *prv)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "prv_import.h"
+#include "formats/prv_import.h"
 #include "test_dir.h"
 
 static int counter_index(const tf_trace *tr, const tf_process *p, const char *name)

@@ -14,9 +14,9 @@
 
 #include <stdlib.h>
 
-#include "prv_check.h"
-#include "prv_export.h"
-#include "prv_mpi.h"
+#include "formats/prv_check.h"
+#include "formats/prv_export.h"
+#include "formats/prv_mpi.h"
 #include "test_dir.h"
 #include "tracefold_mpi.h"
 

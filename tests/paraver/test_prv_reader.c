@@ -13,9 +13,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "prv_pcf.h"
-#include "prv_reader.h"
-#include "prv_row.h"
+#include "formats/prv_pcf.h"
+#include "formats/prv_reader.h"
+#include "formats/prv_row.h"
 #include "test_dir.h"
 
 /* The real trace's records, read from path (plain or gzip). */

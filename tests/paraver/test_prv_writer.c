@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "prv_reader.h"
-#include "prv_writer.h"
+#include "formats/prv_reader.h"
+#include "formats/prv_writer.h"
 #include "test_dir.h"
 
 static bool same_record(const tf_prv_record *a, const tf_prv_record *b)

@@ -35,7 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 static int failures;
 

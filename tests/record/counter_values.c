@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "tf_counter_values.h"
+#include "record/tf_counter_values.h"
 
 #define MAXV 4
 

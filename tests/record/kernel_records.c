@@ -22,9 +22,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ea_decode.h"
-#include "perf_records.h"
-#include "tf_writer.h"
+#include "record/mem/ea_decode.h"
+#include "record/mem/perf_records.h"
+#include "record/tf_writer.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_READ | \
                      PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)

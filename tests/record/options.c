@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "tf_config.h"
-#include "tf_options.h"
+#include "record/tf_config.h"
+#include "record/tf_options.h"
 
 static void defaults_are_valid(void **state)
 {

@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "tf_rec.h"
+#include "record/tf_rec.h"
 
 /* tf_unwind.c's only dependency on the rest of the library. */
 tf_rec tf_rec_g;

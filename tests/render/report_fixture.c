@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "report_fixture.h"
-#include "report_tables.h"
-#include "trace.h"
+#include "render/report_tables.h"
+#include "formats/trace.h"
 
 enum { COPY, SCALE, ADD, TRIAD, NKERNELS };
 static const char *const kernels[NKERNELS] = {"Copy", "Scale", "Add", "Triad"};

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "report_model.h"
+#include "render/report_model.h"
 
 enum tf_fixture_flags {
     TF_FIXTURE_NO_MEMORY = 1u << 0,   /* no memory samples at all */

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "line_axis.h"
-#include "render.h"
+#include "render/line_axis.h"
+#include "render/render.h"
 #include "report_fixture.h"
 
 /* Samples of one routine on lines first .. first + nlines - 1, in turn. */

@@ -19,8 +19,8 @@
 #include <cairo.h>
 #include <cmocka.h>
 
-#include "cairo_page.h"
-#include "render.h"
+#include "render/cairo_page.h"
+#include "render/render.h"
 #include "report_fixture.h"
 
 static char tmpdir[] = "/tmp/tf-render-gp-XXXXXX";

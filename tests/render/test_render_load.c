@@ -19,8 +19,8 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
-#include "fold_result.h"
-#include "report_load.h"
+#include "fold/fold_result.h"
+#include "render/report_load.h"
 #include "report_fixture.h"
 
 static char tmpdir[] = "/tmp/tf-render-load-XXXXXX";

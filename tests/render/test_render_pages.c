@@ -20,11 +20,11 @@
 #include <cmocka.h>
 #include <libxml/parser.h>
 
-#include "address_bands.h"
-#include "cairo_page.h"
-#include "render.h"
+#include "render/address_bands.h"
+#include "render/cairo_page.h"
+#include "render/render.h"
 #include "report_fixture.h"
-#include "time_units.h"
+#include "render/time_units.h"
 
 static char tmpdir[] = "/tmp/tf-render-test-XXXXXX";
 

@@ -3,7 +3,7 @@
  * completed, with a region still open.  For the tests of `tracefold info`. */
 #include <stdio.h>
 
-#include "trace.h"
+#include "formats/trace.h"
 
 int main(int argc, char **argv)
 {

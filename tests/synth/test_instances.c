@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "instances.h"
+#include "extract/instances.h"
 
 enum { A, B, NREGIONS };
 static const char *const region_names[NREGIONS] = {"A", "B"};

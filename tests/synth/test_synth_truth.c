@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "h5util.h"
-#include "instances.h"
-#include "synth.h"
+#include "formats/h5util.h"
+#include "extract/instances.h"
+#include "synth/synth.h"
 
 #define P 2
 #define T 2
