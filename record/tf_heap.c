@@ -178,6 +178,10 @@ static tf_small_ring *small_ring_of_thread(void)
     tf_rec_thread *t = tf_self;
     if (!h || !t || in_hook || resolving || t->slot >= h->nrings)
         return NULL;
+    uint64_t want = (uint64_t)t->slot + 1, n = atomic_load_explicit(&h->nused, memory_order_relaxed);
+    while (n < want && !atomic_compare_exchange_weak_explicit(&h->nused, &n, want, memory_order_release,
+                                                              memory_order_relaxed))
+        ;
     return small_ring = &tf_small_rings(h)[t->slot];
 }
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define TF_SMALL_LOG_SUFFIX ".small"
-#define TF_SMALL_LOG_MAGIC  0x32676f6c6c616d73ull   /* "smallog2" */
+#define TF_SMALL_LOG_MAGIC  0x33676f6c6c616d73ull   /* "smallog3" */
 /* Entries of each thread's ring (512 KiB, touched once): a quarter of it
  * pokes the writer, which then has 12 Ki more allocations' time to take
  * them; a longer burst than the writer can follow loses blocks, counted
@@ -47,8 +47,19 @@ typedef struct tf_small_head {
      * read: an allocation takes it as its time rather than reading a
      * clock (docs/recorder.md says how close it is). */
     _Atomic uint64_t clock;
-    uint64_t pad[4];
+    /* Rings that a thread has taken (the highest slot plus one): the
+     * writer reads no further, rather than touching the head of each of
+     * the nrings rings, a page apart, at every pass. */
+    _Atomic uint64_t nused;
+    uint64_t pad[3];
 } tf_small_head;
+
+/* The rings the writer reads: those taken, within those the log has. */
+static inline uint64_t tf_small_rings_used(tf_small_head *h)
+{
+    uint64_t n = atomic_load_explicit(&h->nused, memory_order_acquire);
+    return n < h->nrings ? n : h->nrings;
+}
 
 static inline tf_small_ring *tf_small_rings(tf_small_head *h)
 {

@@ -36,7 +36,6 @@ struct block {
 struct tf_wsmall {
     tf_small_head *h;
     size_t   size;
-    uint64_t nrings;
     struct block *v;
     size_t   n, cap;        /* cap: grown up to the log's cap */
     uint64_t over;          /* entries past the log's cap, not kept */
@@ -70,7 +69,6 @@ static bool map_log(tf_wsmall *ws, const char *proc_file)
     }
     ws->h = h;
     ws->size = (size_t)st.st_size;
-    ws->nrings = h->nrings;
     return true;
 }
 
@@ -86,7 +84,7 @@ int tf_wsmall_drain(tf_wsmall **wsp, const char *proc_file, uint64_t now, tf_err
     while (was < now && !atomic_compare_exchange_weak(&ws->h->clock, &was, now))
         ;
     uint64_t cap = ws->h->cap;
-    for (uint64_t k = 0; k < ws->nrings; k++) {
+    for (uint64_t k = 0, n = tf_small_rings_used(ws->h); k < n; k++) {
         tf_small_ring *r = &tf_small_rings(ws->h)[k];
         uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
         uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
@@ -206,7 +204,7 @@ int tf_wsmall_finish(tf_wsmall **wsp, const char *proc_file, tf_wobjects *o, tf_
     int rc = tf_wsmall_drain(wsp, proc_file, 0, err);
     tf_wsmall *ws = *wsp;
     if (!rc && ws && ws->h) {
-        for (uint64_t k = 0; k < ws->nrings; k++)
+        for (uint64_t k = 0, n = tf_small_rings_used(ws->h); k < n; k++)
             lost->ring += atomic_load(&tf_small_rings(ws->h)[k].lost);
         lost->cap = ws->h->cap;
         lost->over = ws->over;

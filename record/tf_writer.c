@@ -730,7 +730,8 @@ static void finish(tf_rec_session *s, wproc *p)
         fail(p, &err);
     tf_wsmall_free(p->small);
     p->small = NULL;
-    if (lost.over || lost.ring)
+    /* Said unless quiet: the counts stay in the trace (tracefold info). */
+    if ((lost.over || lost.ring) && !s->quiet)
         fprintf(stderr, "tracefold record: process %" PRId64 ": %" PRIu64 " blocks below "
                 "heap-threshold not attributed: %" PRIu64 " past the small-block log's %" PRIu64
                 " (option small-blocks), %" PRIu64 " allocated faster than the writer took "

@@ -104,11 +104,9 @@ if [ -x "$bin/alloc_sites_app" ]; then
     labels "$tmp/cw2.json" >"$tmp/cw2.labels"
     expect "$tmp/cw2.labels" $f site-wrapper main 1
     "$tf" fold -q -o "$tmp/cwfold" "$tmp/cw.h5" || bad "fold (recorded wrapper) exit status $?"
-    # objects.csv lists the objects samples fell in: g is swept with h
-    if grep -Eq ",$f:$(line $f site-helper)(:[0-9]+)?,heap," "$tmp/cwfold/objects.csv"; then
-        grep -Eq ",$f:$(line $f site-wrapper)(:[0-9]+)?,heap," "$tmp/cwfold/objects.csv" ||
-            bad "fold: no object named $f:$(line $f site-wrapper) in objects.csv (recorded wrapper)"
-    fi
+    # objects.csv lists only the objects samples fell in (the wrapper's
+    # block may get none at a sample a ms): none of them is named by the
+    # wrapper's own line; the .pcf below lists every object by its name.
     grep -q ",$f:$(line $f site-in-wrapper)" "$tmp/cwfold/objects.csv" &&
         bad "fold: an object named by the recorded wrapper's line"
     "$tf" paraver -q "$tmp/cw.h5" -o "$tmp/cw.prv" || bad "paraver (recorded wrapper) exit status $?"

@@ -49,4 +49,11 @@ run cap --small-blocks 1000
 [ "$past" -gt 0 ] || fail "cap: no block counted past a cap of 1000"
 grep -q '"small_blocks_cap": 1000' "$tmp/cap.json" || fail "cap: the trace does not keep the cap 1000"
 [ "$kept" -le 1000 ] || fail "cap: $kept blocks kept past a cap of 1000"
+# Quiet means quiet (issue 34): with -q nothing is said, the counts are
+# still in the trace.
+"$tf" record -q -o "$tmp/quiet.h5" --small-blocks 1000 --mem-sampler none -- "$app" $n \
+    >/dev/null 2>"$tmp/quiet.err" || fail "quiet: recording exited $?"
+[ -s "$tmp/quiet.err" ] && fail "quiet: record -q said: $(cat "$tmp/quiet.err")"
+[ "$(json_field "$("$tf" info --json "$tmp/quiet.h5" >"$tmp/quiet.json" && echo "$tmp/quiet.json")" \
+     small_blocks_past_cap)" -gt 0 ] || fail "quiet: the trace does not count the blocks past the cap"
 exit 0
