@@ -26,7 +26,7 @@ static void usage(FILE *out)
             "  -o, --output FILE              trace to write (required)\n"
             "      --force                    replace FILE if it is a tracefold trace\n"
             "      --seed N                   seed of the random draws (default 1)\n"
-            "      --scenario NAME            phases (default), twokinds, sharp or flat\n"
+            "      --scenario NAME            phases (default), twokinds, sharp, many or flat\n"
             "      --processes P              processes (default 1)\n"
             "      --threads T                threads per process (default 1)\n"
             "      --iterations I             instances per thread (default 300)\n"

@@ -77,6 +77,26 @@ static const tf_synth_phase flat_phases[] = {
      1, {LINEAR(OBJ_A, false, 1, 8)}},
 };
 
+/* Sixty short phases, as a proxy application's iteration of many small
+ * kernels shows (issue 31: about 60 phase lines in one report): ten
+ * routines of one solver file, each run six times at its own line, the
+ * instruction rate alternating between slow and fast kernels so that every
+ * boundary is a change. */
+#define MANY_SHARE (1.0 / 60)
+#define MANY(name, routine, line, mips)                                                        \
+    {name, routine, "solver.cc", line, MANY_SHARE,                                              \
+     {(mips) * 1e6, 2.5e9, 3.0e7, 8.0e6, 2.0e6, 5.0e5, 1.0e5, 3.0e8}, 1,                          \
+     {LINEAR(OBJ_A, false, 1, 8)}}
+#define MANY_ROUND(r)                                                                          \
+    MANY("r" #r "_flux", "compute_flux", 100 + r, 3600), MANY("r" #r "_eos", "eval_eos", 200 + r, 500), \
+    MANY("r" #r "_grad", "gradient", 300 + r, 3000), MANY("r" #r "_limit", "limiter", 400 + r, 800),   \
+    MANY("r" #r "_visc", "viscosity", 500 + r, 2600), MANY("r" #r "_halo", "halo_wait", 600 + r, 300), \
+    MANY("r" #r "_accel", "accelerate", 700 + r, 3800), MANY("r" #r "_bc", "boundary", 800 + r, 1000), \
+    MANY("r" #r "_pos", "move_nodes", 900 + r, 3200), MANY("r" #r "_dt", "time_step", 1000 + r, 600)
+static const tf_synth_phase many_phases[] = {
+    MANY_ROUND(1), MANY_ROUND(2), MANY_ROUND(3), MANY_ROUND(4), MANY_ROUND(5), MANY_ROUND(6),
+};
+
 /* Every third iteration also runs a longer smoother: 1.6 times as long,
  * with most of the extra time in the two Gauss-Seidel sweeps. */
 static const tf_synth_kind long_smoother = {3, 1.6, {0.12, 0.14, 0.12, 0.31, 0.31}};
@@ -89,6 +109,7 @@ static const tf_synth_scenario scenarios[] = {
     {"twokinds", NPHASES, hpc_phases, NOBJECTS, hpc_objects, &long_smoother},
     {"sharp", sizeof sharp_phases / sizeof sharp_phases[0], sharp_phases, NOBJECTS, hpc_objects,
      NULL},
+    {"many", sizeof many_phases / sizeof many_phases[0], many_phases, NOBJECTS, hpc_objects, NULL},
 };
 
 const tf_synth_scenario *tf_synth_scenario_find(const char *name)
@@ -101,7 +122,7 @@ const tf_synth_scenario *tf_synth_scenario_find(const char *name)
 
 const char *tf_synth_scenario_names(void)
 {
-    return "phases, flat, twokinds, sharp";
+    return "phases, flat, twokinds, sharp, many";
 }
 
 uint32_t tf_synth_kind_of(const tf_synth_scenario *sc, uint32_t j)

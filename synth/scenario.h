@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define TF_SYNTH_NAMED_COUNTERS 8
-#define TF_SYNTH_MAX_PHASES 8
+#define TF_SYNTH_MAX_PHASES 64
 #define TF_SYNTH_MAX_STREAMS 3
 #define TF_SYNTH_MAX_OBJECTS 8
 

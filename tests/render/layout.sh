@@ -2,7 +2,7 @@
 # The layout of every report kind the suite draws, checked as a reviewer
 # would (layout_check.py): synthetic folds (one process, several with
 # ASLR, nested phases, two kinds of instances in groups, no memory and one
-# counter) and the namd Extrae trace, each drawn with --layout-json; the
+# counter, sixty phases) and the namd Extrae trace, each drawn with --layout-json; the
 # bands of the source-line axis; then the options' own errors and
 # --max-phase-labels.
 set -u
@@ -37,6 +37,11 @@ fold_args="--groups auto"
 synth_fold twokinds --scenario twokinds
 fold_args=
 synth_fold bare --no-memory --counters 1
+# Sixty short phases (a proxy application's many small kernels): every
+# phase found, and the report still within its page, its labels numbered.
+synth_fold many --scenario many --boundary-shift 0.002 --samples-per-iteration 200
+n=$(awk -F, 'NR > 1 && $3 !~ /\./' "$dir/many.fold/phases.csv" | wc -l)
+[ "$n" -ge 50 ] || bad "many: $n phases in phases.csv, expected 50 or more"
 
 namd=$dir/namd
 mkdir "$namd" && gzip -dc "$top_srcdir/tests/data/extrae/444.namd.prv.gz" > "$namd/444.namd.prv" &&
