@@ -30,7 +30,7 @@ examples="sweep symmetric_sweep -i60 -fno-inline
 stream copy -i100 -fno-inline
 matmul run_variant -vmm_blocked,-i30 -fno-inline,-fno-tree-vectorize"
 echo "$examples" | while read -r ex fn args flags; do
-    cc="gcc -O2 -g $(echo "$flags" | tr ',' ' ') -I$src/record"
+    cc="gcc -O2 -g $(echo "$flags" | tr ',' ' ') -I$src/include"
     link="-L$lib -ltracefold -Wl,-rpath,$lib -lm"
     $cc -o "$tmp/marked_$ex" "$src/examples/$ex.c" $link
     $cc -Dtracefold_region_begin=bench_no_mark -Dtracefold_region_end=bench_no_mark \

@@ -193,6 +193,13 @@ static inline void small_block(const void *p, size_t size, const void *ret)
     tf_small_ring *r = small_ring;
     if (!p || !size || in_hook || (!r && !(r = small_ring_of_thread())))
         return;
+    tf_small_head *h = atomic_load_explicit(&small_log, memory_order_relaxed);
+    if (h && atomic_load_explicit(&h->full, memory_order_relaxed)) {
+        /* The ring's thread alone writes past: no locked add needed. */
+        atomic_store_explicit(&r->past, atomic_load_explicit(&r->past, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        return;
+    }
     uint64_t i = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint64_t used = i - atomic_load_explicit(&r->tail, memory_order_acquire);
     if (used >= TF_SMALL_RING) {
@@ -203,7 +210,6 @@ static inline void small_block(const void *p, size_t size, const void *ret)
     e->addr = (uint64_t)(uintptr_t)p;
     e->ret = (uint64_t)(uintptr_t)ret;
     e->size = size;
-    tf_small_head *h = atomic_load_explicit(&small_log, memory_order_relaxed);
     e->time = (h ? atomic_load_explicit(&h->clock, memory_order_relaxed) : 0) + 1;
     atomic_store_explicit(&r->head, i + 1, memory_order_release);
     if (used == TF_SMALL_RING / 4)   /* once per quarter: the writer drains early */

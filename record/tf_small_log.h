@@ -35,7 +35,8 @@ typedef struct tf_small_ring {
     uint64_t pad0[7];
     _Atomic uint64_t tail;         /* entries taken (the writer's) */
     _Atomic uint64_t lost;         /* entries refused, the ring full */
-    uint64_t pad1[6];
+    _Atomic uint64_t past;         /* blocks not logged, the log's cap reached */
+    uint64_t pad1[5];
     tf_small_entry e[TF_SMALL_RING];
 } tf_small_ring;
 
@@ -51,7 +52,11 @@ typedef struct tf_small_head {
      * writer reads no further, rather than touching the head of each of
      * the nrings rings, a page apart, at every pass. */
     _Atomic uint64_t nused;
-    uint64_t pad[3];
+    /* Set by the writer once it keeps its cap of blocks: threads then
+     * only count theirs (past), rather than fill rings the writer would
+     * wake for only to count them. */
+    _Atomic uint64_t full;
+    uint64_t pad[2];
 } tf_small_head;
 
 /* The rings the writer reads: those taken, within those the log has. */

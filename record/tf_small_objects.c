@@ -93,6 +93,7 @@ int tf_wsmall_drain(tf_wsmall **wsp, const char *proc_file, uint64_t now, tf_err
         for (; tail != head; tail++) {
             if (ws->n >= cap) {
                 ws->over += head - tail;
+                atomic_store_explicit(&ws->h->full, 1, memory_order_relaxed);
                 break;
             }
             if (ws->n == ws->cap) {
@@ -204,8 +205,10 @@ int tf_wsmall_finish(tf_wsmall **wsp, const char *proc_file, tf_wobjects *o, tf_
     int rc = tf_wsmall_drain(wsp, proc_file, 0, err);
     tf_wsmall *ws = *wsp;
     if (!rc && ws && ws->h) {
-        for (uint64_t k = 0, n = tf_small_rings_used(ws->h); k < n; k++)
+        for (uint64_t k = 0, n = tf_small_rings_used(ws->h); k < n; k++) {
             lost->ring += atomic_load(&tf_small_rings(ws->h)[k].lost);
+            ws->over += atomic_load(&tf_small_rings(ws->h)[k].past);
+        }
         lost->cap = ws->h->cap;
         lost->over = ws->over;
         rc = write_objects(ws, o, w, proc, mono0, err);
