@@ -76,6 +76,7 @@ struct site {
     _Atomic uint64_t addr;
     _Atomic uint8_t  state;     /* enum site_state */
     _Atomic bool     dormant;   /* its first byte given back: the hooks serve it */
+    _Atomic bool     armed;     /* READY and its breakpoint written */
     uint16_t func;              /* index in funcs, or RETURN_SITE */
     uint16_t owner;             /* a return site: the function whose call set it */
     tf_displaced how;
@@ -156,16 +157,17 @@ static int set_site(struct tf_decoder *d, uint64_t addr, uint16_t func, uint16_t
     struct site *s = site_of(addr, true);
     if (!s) {
         /* Another thread may be setting it, and be preempted there: a
-         * call that returned meanwhile would be missed, so wait (bounded,
-         * giving it the processor). */
+         * call that returned meanwhile would be missed, so wait until its
+         * breakpoint is written, not only its copy ready (bounded, giving
+         * it the processor). */
         struct site *old = site_of(addr, false);
         uint64_t until = tf_now() + BUSY_WAIT_NS;
         struct timespec nap = {0, 20000};
-        while (old && atomic_load_explicit(&old->state, memory_order_acquire) < SITE_READY &&
+        while (old && !atomic_load_explicit(&old->armed, memory_order_acquire) &&
+               atomic_load_explicit(&old->state, memory_order_acquire) != SITE_FAILED &&
                tf_now() < until)
             nanosleep(&nap, NULL);
-        return old && atomic_load_explicit(&old->state, memory_order_acquire) == SITE_READY
-                   ? 0 : -1;
+        return old && atomic_load_explicit(&old->armed, memory_order_acquire) ? 0 : -1;
     }
     atomic_store_explicit(&s->state, SITE_BUSY, memory_order_relaxed);
     s->func = func;
@@ -181,6 +183,7 @@ static int set_site(struct tf_decoder *d, uint64_t addr, uint16_t func, uint16_t
         atomic_store_explicit(&s->state, SITE_FAILED, memory_order_release);
         return -1;
     }
+    atomic_store_explicit(&s->armed, true, memory_order_release);
     return 0;
 }
 
