@@ -224,7 +224,7 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
             return -err->code;
         }
     }
-    /* Only the segments are used below. */
+    /* Only the segments, bands and lines not drawn are used below. */
     tf_line_axis_free(&axis);
     snprintf(name, sizeof name, "%scode.gp", prefix);
     FILE *f = tf_gp_open(d, name, err);
@@ -280,6 +280,24 @@ static int code_panel(const tf_gp_dir *d, const tf_report_page *p, const char *p
         fprintf(f, "set object %zu rect from graph 0, first %.4f to graph 1, first %.4f "
                    "fc rgb colour_cut fs solid 1.0 noborder behind\n",
                 k + 1, axis.seg[k + 1].y1, axis.seg[k].y0);
+    /* One band per file, titled in a grey strip above its lines, and the
+     * lines not drawn listed, as on the cairo page (line_axis.h). */
+    for (size_t b = 0; axis.nbands > 1 && b < axis.nbands; b++) {
+        const tf_line_band *bd = &axis.band[b];
+        fprintf(f, "set object %zu rect from graph 0, first %.4f to graph 1, first %.4f "
+                   "fc rgb colour_cut fs solid 1.0 noborder behind\n",
+                110 + b, bd->y1, bd->title_y1);
+        fprintf(f, "set label %zu ", 110 + b);
+        tf_gp_quote(f, *bd->file ? bd->file : "(unknown file)");
+        fprintf(f, " at graph 0.005, first %.4f left font font_small front\n",
+                (bd->y1 + bd->title_y1) / 2);
+    }
+    char dropped[600];
+    if (tf_line_axis_dropped_note(&axis, dropped, sizeof dropped)) {
+        fputs("set label 119 ", f);
+        tf_gp_quote(f, dropped);
+        fputs(" at graph 0.995, graph 0.03 right font font_small front\n", f);
+    }
     if (lane > 0)
         fprintf(f, "set object 299 rect from graph 0, first %.4f to graph 1, first 0 "
                    "fc rgb colour_waiting_band fs solid 1.0 noborder behind\n", -lane);

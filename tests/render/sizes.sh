@@ -173,6 +173,14 @@ print("phase marks:", marks, "key entries:", keys)
 sys.exit(0 if marks and marks == keys else 1)
 PY
 
+# The source-line bands in gnuplot as on the cairo pages: the synthetic
+# scenario's four files, each titled in its strip (line_axis.h).
+"$tf" render -q "$dir/phases.fold/fold.h5" --backend gnuplot -o "$dir/gp5" || bad "gnuplot phases: exit $?"
+for file in stream.c stencil.c spmv.c symgs.c; do
+    grep -q "^set label 11[0-3] \"$file\" at graph" "$dir/gp5/code.gp" ||
+        bad "gnuplot: no band titled $file in code.gp"
+done
+
 # Bad sizes: one message naming the option and the value (then the usual
 # pointer to --help), exit 2, no output.
 for v in a4 0x0 88x 88x150cm 10x150 88x1000 -88x150 88x150inx; do
