@@ -178,11 +178,14 @@ static void life_leaves(const tf_an_objmap *m, const struct live_object *o, size
         *r = *l;   /* empty (or reversed) lifetime: never alive */
 }
 
+/* By start address, then by index (the order a stable sort keeps). */
 static int by_start(const void *pa, const void *pb, void *objects)
 {
-    const struct live_object *v = objects, *p = &v[*(const uint32_t *)pa],
-                             *q = &v[*(const uint32_t *)pb];
-    return (p->start > q->start) - (p->start < q->start);
+    uint32_t i = *(const uint32_t *)pa, j = *(const uint32_t *)pb;
+    const struct live_object *v = objects, *p = &v[i], *q = &v[j];
+    if (p->start != q->start)
+        return (p->start > q->start) - (p->start < q->start);
+    return (i > j) - (i < j);
 }
 
 static int build_index(tf_an_objmap *m)
@@ -219,17 +222,28 @@ static int build_index(tf_an_objmap *m)
         free(fill);
         return -1;
     }
-    memcpy(fill, m->first, 2 * m->leaves * sizeof *fill);
-    for (size_t i = 0; i < m->n; i++) {
-        size_t l, r;
-        life_leaves(m, &m->v[i], &l, &r);
-        EACH_COVERING_NODE(m, l, r, node, { m->at[fill[node]++] = (uint32_t)i; })
+    /* Filled in order of start address, each node's entries come out
+     * sorted: one sort of the objects rather than one per node (which made
+     * the build n log² n: 1.4 times the cost per object at 10^6 objects
+     * as at 10^5, bench/fold_allocs.sh). */
+    uint32_t *order = malloc((m->n ? m->n : 1) * sizeof *order);
+    if (!order) {
+        free(fill);
+        return -1;
     }
+    for (size_t i = 0; i < m->n; i++)
+        order[i] = (uint32_t)i;
+    qsort_r(order, m->n, sizeof *order, by_start, m->v);
+    memcpy(fill, m->first, 2 * m->leaves * sizeof *fill);
+    for (size_t j = 0; j < m->n; j++) {
+        size_t l, r;
+        life_leaves(m, &m->v[order[j]], &l, &r);
+        EACH_COVERING_NODE(m, l, r, node, { m->at[fill[node]++] = order[j]; })
+    }
+    free(order);
     free(fill);
     for (size_t node = 1; node < 2 * m->leaves; node++) {
         size_t b = m->first[node], e = m->first[node + 1];
-        if (e - b > 1)
-            qsort_r(m->at + b, e - b, sizeof *m->at, by_start, m->v);
         uint64_t reach = 0;
         for (size_t j = b; j < e; j++) {
             const struct live_object *o = &m->v[m->at[j]];
