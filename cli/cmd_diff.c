@@ -45,6 +45,7 @@ static void usage(FILE *out)
             "                        only one)\n"
             "      --confidence C    coverage of the bands, in (0, 1) (default 0.95)\n"
             "  -f, --format FMT      the page: pdf (default), svg or png\n"
+            "      --layout-json FILE  write every text box and panel box of the page\n"
             "      --force           replace an OUT that diff wrote before\n"
             "  -q, --quiet           no notes\n"
             "  -h, --help            show this help and exit\n\n"
@@ -53,7 +54,7 @@ static void usage(FILE *out)
 }
 
 struct diff_options {
-    const char *output, *region, *region_b;
+    const char *output, *region, *region_b, *layout_json;
     uint32_t group;            /* 1-based, 0: the only one */
     double confidence;
     enum tf_render_format format;
@@ -125,7 +126,7 @@ static int write_all(const tf_diff *d, const struct side *a, const struct side *
     else
         snprintf(title, sizeof title, "diff: region %s", a->region);
     if (rc == 0)
-        rc = tf_render_diff(d, title, page, o->format, 150, err);
+        rc = tf_render_diff(d, title, page, o->format, 150, o->layout_json, err);
     return tf_output_finish_folder(tmp, o->output, DIFF_MARKER, replace, rc, err);
 }
 
@@ -136,6 +137,7 @@ static int parse(int argc, char **argv, struct diff_options *o)
         {"region-b", required_argument, NULL, 'R'}, {"group", required_argument, NULL, 'g'},
         {"confidence", required_argument, NULL, 'c'}, {"format", required_argument, NULL, 'f'},
         {"force", no_argument, NULL, 'F'},         {"quiet", no_argument, NULL, 'q'},
+        {"layout-json", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     int c;
@@ -160,6 +162,7 @@ static int parse(int argc, char **argv, struct diff_options *o)
                 return tf_msg_usage("--format: '%s' is not pdf, svg or png", optarg);
             break;
         case 'F': o->force = true; break;
+        case 'L': o->layout_json = optarg; break;
         case 'q': tf_msg_set_quiet(true); break;
         case 'h': usage(stdout); return -1;
         case ':': return tf_msg_usage("option '%s' needs a value", argv[optind - 1]);

@@ -13,6 +13,7 @@
 #include "cairo_output.h"
 #include "cairo_page.h"
 #include "report_diff.h"
+#include "time_units.h"
 
 #define MARGIN 40.0
 #define STRIP_H 26.0
@@ -20,6 +21,7 @@
 typedef struct diff_page {
     const tf_diff *d;
     const char    *title;
+    tf_layout_log *log;      /* --layout-json, or NULL */
 } diff_page;
 
 /* Page x of a time in ns on the shared scale. */
@@ -30,15 +32,17 @@ static double at(tf_rect plot, double ns, double scale_ns)
 
 static void time_axis(tf_text *text, cairo_t *cr, tf_rect plot, double scale_ns, double y)
 {
+    /* In the unit that reads best for the longer iteration (time_units.h). */
+    tf_time_unit u = tf_time_unit_for(scale_ns);
     tf_ticks t;
-    tf_ticks_compute(0, scale_ns / 1e6, 8, &t);
+    tf_ticks_compute(0, scale_ns / u.ns, 8, &t);
     cairo_set_source_rgb(cr, tf_ink.r, tf_ink.g, tf_ink.b);
     cairo_set_line_width(cr, 0.6);
     cairo_move_to(cr, plot.x, y);
     cairo_line_to(cr, plot.x + plot.w, y);
     cairo_stroke(cr);
     for (size_t k = 0; k < t.n; k++) {
-        double x = at(plot, t.value[k] * 1e6, scale_ns);
+        double x = at(plot, t.value[k] * u.ns, scale_ns);
         if (x > plot.x + plot.w + 0.5)
             continue;
         cairo_move_to(cr, x, y);
@@ -48,8 +52,9 @@ static void time_axis(tf_text *text, cairo_t *cr, tf_rect plot, double scale_ns,
         snprintf(s, sizeof s, "%.*f", t.decimals, t.value[k]);
         tf_text_draw(text, TF_FONT_TICK, s, x, y + 4, 0.5, 0, 0, tf_ink);
     }
-    tf_text_draw(text, TF_FONT_LABEL, "time in the iteration [ms]", plot.x + plot.w / 2, y + 16,
-                 0.5, 0, 0, tf_ink);
+    char title[64];
+    snprintf(title, sizeof title, "time in the iteration [%s]", u.name);
+    tf_text_draw(text, TF_FONT_LABEL, title, plot.x + plot.w / 2, y + 16, 0.5, 0, 0, tf_ink);
 }
 
 /* One fold's phases as a strip of boxes, coloured by aligned row. */
@@ -76,8 +81,9 @@ static void strip(tf_text *text, cairo_t *cr, const tf_diff *d, bool after, tf_r
             tf_text_draw(text, TF_FONT_TICK, s_label, (x0 + x1) / 2, y + STRIP_H / 2, 0.5, 0.5,
                          x1 - x0 - 2, (tf_rgb){1, 1, 1});
     }
-    char label[160];
-    snprintf(label, sizeof label, "%s: %.4g ms", name, p->duration_ns / 1e6);
+    char label[160], duration[32];
+    tf_time_format(p->duration_ns, duration, sizeof duration);
+    snprintf(label, sizeof label, "%s: %s", name, duration);
     tf_text_draw(text, TF_FONT_LABEL, label, plot.x, y - 2, 0, 1, plot.w, tf_ink);
 }
 
@@ -178,15 +184,21 @@ static int draw(cairo_t *cr, const void *ctx, size_t k, tf_error *err)
     const diff_page *dp = ctx;
     const tf_diff *d = dp->d;
     tf_text text;
-    if (tf_page_begin(cr, &text, NULL, err) < 0)
+    tf_page_ctx pc = {.number = (unsigned)k + 1, .log = dp->log};
+    if (tf_page_begin(cr, &text, &pc, err) < 0)
         return -err->code;
     tf_claims claims = {0};
     tf_rect head = {MARGIN, 24, TF_PAGE_WIDTH - 2 * MARGIN, 40};
+    tf_page_panel(&text, "title", head);
     const tf_diff_row *t = &d->rows[d->nrows - 1];
     char sub[256];
     snprintf(sub, sizeof sub, "iteration B/A = %.3g, band %.3g - %.3g (%s)", t->ratio, t->ratio_lo,
              t->ratio_hi, t->significant ? "significant" : "noise");
     tf_page_header(&text, head, dp->title, sub);
+    /* The rest is one figure: its texts must keep to the page's margins
+     * less the tick labels' room on the left. */
+    tf_page_panel(&text, "diff", (tf_rect){MARGIN / 2, head.y + head.h, TF_PAGE_WIDTH - MARGIN,
+                                           TF_PAGE_HEIGHT - MARGIN / 2 - head.y - head.h});
     double scale_ns = fmax(d->a->duration_ns, d->b->duration_ns);
     tf_rect plot = {MARGIN + 10, 110, TF_PAGE_WIDTH - 2 * MARGIN - 10, 0};
     double yb = plot.y, ya = plot.y + STRIP_H + 70;
@@ -197,18 +209,28 @@ static int draw(cairo_t *cr, const void *ctx, size_t k, tf_error *err)
     tf_rect mips = {plot.x, ya + STRIP_H + 70, plot.w, 220};
     mips_panel(&text, cr, d, mips, scale_ns);
     time_axis(&text, cr, mips, scale_ns, mips.y + mips.h);
-    tf_text_draw(&text, TF_FONT_NOTE,
-                 "One colour: aligned phases; xR: B's time over A's; noise: the band holds 1",
-                 MARGIN, TF_PAGE_HEIGHT - MARGIN, 0, 1, TF_PAGE_WIDTH - 2 * MARGIN, tf_ink);
+    tf_rect note = tf_text_draw(&text, TF_FONT_NOTE,
+                                "One colour: aligned phases; xR: B's time over A's; noise: the band holds 1",
+                                MARGIN, mips.y + mips.h + 30, 0, 0, TF_PAGE_WIDTH - 2 * MARGIN,
+                                tf_ink);
+    /* The full names of the phase labels shortened in the strips. */
+    tf_text_keys_draw(&text, (tf_rect){MARGIN, note.y + note.h + 6, TF_PAGE_WIDTH - 2 * MARGIN,
+                                       TF_PAGE_HEIGHT - MARGIN / 2 - note.y - note.h - 6});
     tf_claims_free(&claims);
     tf_text_fini(&text);
     return 0;
 }
 
 int tf_render_diff(const tf_diff *d, const char *title, const char *path,
-                   enum tf_render_format format, double dpi, tf_error *err)
+                   enum tf_render_format format, double dpi, const char *layout_json,
+                   tf_error *err)
 {
-    diff_page dp = {d, title};
+    tf_layout_log log = {.page_w = TF_PAGE_WIDTH, .page_h = TF_PAGE_HEIGHT};
+    diff_page dp = {d, title, layout_json ? &log : NULL};
     tf_cairo_doc doc = {TF_PAGE_WIDTH, TF_PAGE_HEIGHT, title, 1, draw, &dp};
-    return tf_cairo_write(&doc, path, format, dpi, err);
+    int rc = tf_cairo_write(&doc, path, format, dpi, err);
+    if (rc == 0 && layout_json)
+        rc = tf_layout_log_write(&log, layout_json, err);
+    tf_layout_log_free(&log);
+    return rc;
 }

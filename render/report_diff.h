@@ -67,8 +67,11 @@ int  tf_diff_write_tables(const tf_diff *d, const char *a_name, const char *b_na
                           const char *dir, tf_error *err);
 
 /* The diff's page (one): both iterations on one time scale, B over A,
- * aligned phases linked; written like the report (render.h). */
+ * aligned phases linked; written like the report (render.h), with its
+ * text boxes into layout_json when not NULL (render --layout-json's
+ * format). */
 int  tf_render_diff(const tf_diff *d, const char *title, const char *path,
-                    enum tf_render_format format, double dpi, tf_error *err);
+                    enum tf_render_format format, double dpi, const char *layout_json,
+                    tf_error *err);
 
 #endif

@@ -75,5 +75,15 @@ grep -q ',yes' "$tmp/namd-self/diff.csv" && bad "namd self diff: a significant c
 awk -F, 'NR > 1 && $1 != "total" && ($2 != "routine" || $3 != $4) { exit 1 }' "$tmp/namd-self/diff.csv" ||
     bad "namd self diff: a phase not matched with itself by routine: $(cat "$tmp/namd-self/diff.csv")"
 awk -F, 'NR > 1 && $13 == "" { exit 1 }' "$tmp/namd-self/diff.csv" || bad "namd self diff: no MIPS (PAPI_TOT_INS)"
+# The page's layout checked as the report's (tests/render/layout_check.py):
+# the namd diff (long routine names) and the two-region one.
+if command -v python3 >/dev/null; then
+    "$tf" diff -q --force --layout-json "$tmp/namd.json" "$tmp/namd/fold.h5" "$tmp/namd/fold.h5" \
+        -o "$tmp/namd-self" || bad "namd diff --layout-json: exit $?"
+    "$tf" diff -q --force --layout-json "$tmp/o4.json" --region iteration --region-b copy \
+        "$tmp/s.fold/fold.h5" "$tmp/n.fold/fold.h5" -o "$tmp/o4" || bad "diff --layout-json: exit $?"
+    python3 "$top_srcdir/tests/render/layout_check.py" namd-diff "$tmp/namd.json" \
+        two-regions "$tmp/o4.json" || bad "the diff page fails the layout check"
+fi
 "$tf" diff 2>/dev/null; [ $? -eq 2 ] || bad "no arguments: exit code not 2"
 exit $fail

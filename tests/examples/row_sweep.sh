@@ -31,6 +31,7 @@ n=$(grep -c '"kind": "small"' "$tmp/full.json")
 
 memory_checks_possible "$tmp/r.h5"
 "$tf" fold -q "$tmp/r.h5" --region iteration -o "$tmp/fold" || bad "fold exited $?"
+check_layout "$tmp/fold"
 got=$(csv "$tmp/fold/objects.csv" object kind allocations | awk -F, -v o="$site" '$1 == o')
 [ "$got" = "$site,small,2000" ] ||
     bad "objects.csv: got '$got', expected the rows as '$site,small,2000'"
