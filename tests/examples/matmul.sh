@@ -24,7 +24,6 @@ record_example software "$tmp/m.h5" matmul -n $N -i 10 -v mm_naive,mm_ikj
 # is_kernel ROUTINE VARIANT: each variant is a routine of its name.
 is_kernel() { [ "$1" = "$2" ]; }
 kernel_regions "$tmp/m.h5" mm_naive mm_ikj
-check_layout "$tmp/m-mm_naive"
 # the strides come from the code, which a busy machine does not blur: no
 # CPU-share condition
 memory_checks_possible "$tmp/m.h5"
