@@ -49,6 +49,9 @@ static void remove_conversion(conversion *c)
     rmdir(c->dir);
 }
 
+/* The signals that end a command and remove its conversions first. */
+static const int watched[] = {SIGINT, SIGTERM, SIGHUP};
+
 static void on_signal(int sig)
 {
     for (size_t i = 0; i < MAX_CONVERSIONS; i++)
@@ -62,16 +65,15 @@ static void on_signal(int sig)
 static void watch_signals(void)
 {
     static bool done;
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     if (done)
         return;
     done = true;
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    for (size_t i = 0; i < sizeof watched / sizeof watched[0]; i++) {
         struct sigaction old;
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
+        if (sigaction(watched[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
             struct sigaction sa = {.sa_handler = on_signal};
             sigemptyset(&sa.sa_mask);
-            sigaction(sigs[i], &sa, NULL);
+            sigaction(watched[i], &sa, NULL);
         }
     }
 }
@@ -129,14 +131,24 @@ static int open_paraver(const char *path, tf_trace **tr, tf_error *err)
                          tmp && *tmp ? tmp : "/tmp") >= sizeof c->dir ||
         strlen(base) > 255 || strlen(path) >= sizeof c->source)
         return tf_fail(err, TF_ERR_USAGE, "%s: name too long for a temporary conversion", path);
-    if (!mkdtemp(c->dir))
+    /* Held back until the folder is on the list the signal handler empties. */
+    sigset_t hold, was;
+    sigemptyset(&hold);
+    for (size_t i = 0; i < sizeof watched / sizeof watched[0]; i++)
+        sigaddset(&hold, watched[i]);
+    sigprocmask(SIG_BLOCK, &hold, &was);
+    if (!mkdtemp(c->dir)) {
+        int saved = errno;
+        sigprocmask(SIG_SETMASK, &was, NULL);
         return tf_fail(err, TF_ERR_IO, "%s: cannot create a folder for the conversion of %s: %s",
-                       c->dir, path, strerror(errno));
+                       c->dir, path, strerror(saved));
+    }
     snprintf(c->file, sizeof c->file, "%s/%s.h5", c->dir, base);
     snprintf(c->source, sizeof c->source, "%s", path);
     snprintf(c->partial, sizeof c->partial, "%s.tmp-%ld", c->file, (long)getpid());
     watch_signals();
     c->used = 1;
+    sigprocmask(SIG_SETMASK, &was, NULL);
     tf_prv_import_stats st;
     int rc = tf_prv_import(path, c->file, lenient, show_progress, NULL, &st, err);
     tf_progress_done();

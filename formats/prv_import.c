@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -755,12 +756,23 @@ static FILE *open_spool(tf_error *err)
     char *path;
     if (asprintf(&path, "%s/tracefold-spool-XXXXXX", dir && *dir ? dir : "/tmp") < 0)
         return NULL;
+    /* The name lives only while the terminating signals are held back: a
+     * SIGTERM between mkstemp and unlink would leave it behind. */
+    sigset_t hold, was;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT);
+    sigaddset(&hold, SIGTERM);
+    sigaddset(&hold, SIGHUP);
+    sigprocmask(SIG_BLOCK, &hold, &was);
     int fd = mkstemp(path);
+    int saved = errno;
+    if (fd >= 0)
+        unlink(path);   /* gone from the file system; freed when closed, even on a crash */
+    sigprocmask(SIG_SETMASK, &was, NULL);
     FILE *f = NULL;
     if (fd < 0) {
-        tf_fail(err, TF_ERR_IO, "%s: cannot create the conversion spool: %s", path, strerror(errno));
+        tf_fail(err, TF_ERR_IO, "%s: cannot create the conversion spool: %s", path, strerror(saved));
     } else {
-        unlink(path);   /* gone from the file system; freed when closed, even on a crash */
         if (!(f = fdopen(fd, "w+"))) {
             tf_fail(err, TF_ERR_IO, "conversion spool: %s", strerror(errno));
             close(fd);
