@@ -1,26 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Object lookup by address and time in O(log² n): a segment tree over the
- * time axis (de Berg et al., Computational Geometry, 3rd ed., 10.3), each
- * object stored at the O(log n) nodes whose time spans its lifetime
- * covers, each node's objects sorted by start address with the running
- * maximum of their ends.  A lookup walks from the leaf of its time to the
- * root and binary-searches each node: the objects there are all alive at
- * that time, so the heap blocks among them do not overlap and the walk
- * back from the last start at or below the address stops at once (it
- * goes on only over objects that overlap, as a user region wrapping
- * allocations).  Per-iteration temporaries reusing one address, which
- * made the former walk over every object ever at that address quadratic,
- * cost no more than any other.  Objects are interned into the analysis by
- * (kind, name) through a hash table.  The small blocks of one family
- * (object_names.h) are laid end to end in allocation order: a block's
- * offsets start where the previous block's end, so that a sweep over the
- * rows of a matrix stored a block per row reads as one stream over one
- * object (docs/algorithms.md, "Small blocks"). */
+/* Object lookup by address and time in O(log² n), built in O(n): a tree
+ * over the time axis, each object stored once, at the lowest node whose
+ * span covers its lifetime (a centred interval tree, de Berg et al.,
+ * Computational Geometry, 3rd ed., 10.1), each node's objects sorted by
+ * start address with the running maximum of their ends.  The objects of a
+ * node are all alive at the middle of its span, so the heap blocks among
+ * them do not overlap: a lookup walks from the leaf of its time to the
+ * root, binary-searches each node, and the walk back from the last start
+ * at or below the address stops at once (it goes on only over objects
+ * that overlap, as a user region wrapping allocations), keeping the
+ * candidates alive at the time asked.  Per-iteration temporaries reusing
+ * one address cost no more than any other.  Times and starts are radix
+ * sorted, so the build is linear in the allocations.  Objects are
+ * interned into the analysis by (kind, name) through a hash table.  The
+ * small blocks of one family (object_names.h) are laid end to end in
+ * allocation order: a block's offsets start where the previous block's
+ * end, so that a sweep over the rows of a matrix stored a block per row
+ * reads as one stream over one object (docs/algorithms.md, "Small
+ * blocks"). */
 #include "objmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/tf_hash.h"
+#include "common/tf_sort.h"
 #include "extract/object_names.h"
 
 struct live_object {
@@ -28,6 +32,7 @@ struct live_object {
     uint32_t object;      /* index in the analysis */
     uint8_t  kind;
     uint64_t base;        /* offset of start in its object (small blocks), else 0 */
+    uint32_t l, r;        /* alive over leaves [l, r) of the time axis */
 };
 
 struct tf_an_objmap {
@@ -36,7 +41,7 @@ struct tf_an_objmap {
     uint64_t *times;      /* distinct alloc and free times, sorted: leaf i is
                              [times[i], times[i + 1]) */
     size_t    ntimes, leaves;   /* leaves: a power of two >= ntimes */
-    size_t   *first;      /* node k's objects: at[first[k] .. first[k + 1]) */
+    uint32_t *first;      /* node k's objects: at[first[k] .. first[k + 1]) */
     uint32_t *at;         /* indexes into v, by start within a node */
     uint64_t *reach;      /* per entry of at: the largest end up to it in its node */
     uint32_t  unknown;    /* "[unknown]" in the analysis, TF_AN_NONE until used */
@@ -51,10 +56,7 @@ struct intern_table {
 
 static uint64_t name_hash(uint8_t kind, const char *name)
 {
-    uint64_t h = 1469598103934665603ull ^ kind;   /* FNV-1a (Fowler, Noll, Vo) */
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-        h = (h ^ *c) * 1099511628211ull;
-    return h;
+    return tf_fnv_string(tf_fnv_step(TF_FNV_OFFSET, kind), name);
 }
 
 static size_t intern_find(const struct intern_table *t, const tf_analysis *a, uint8_t kind,
@@ -139,12 +141,6 @@ static int lay_out(tf_analysis *a, struct live_object *lo, uint64_t **extent, si
 
 /* ---- the interval index ---- */
 
-static int by_u64(const void *pa, const void *pb)
-{
-    uint64_t p = *(const uint64_t *)pa, q = *(const uint64_t *)pb;
-    return (p > q) - (p < q);
-}
-
 /* The leaf of time t: the last time at or below it; SIZE_MAX before the first. */
 static size_t leaf_of(const tf_an_objmap *m, uint64_t t)
 {
@@ -159,99 +155,110 @@ static size_t leaf_of(const tf_an_objmap *m, uint64_t t)
     return lo ? lo - 1 : SIZE_MAX;
 }
 
-/* Calls visit on the nodes covering leaves [l, r) (bottom-up segment tree,
- * leaves at m->leaves + i). */
-#define EACH_COVERING_NODE(m, l0, r0, node, body)                                     \
-    for (size_t l_ = (l0) + (m)->leaves, r_ = (r0) + (m)->leaves; l_ < r_;            \
-         l_ /= 2, r_ /= 2) {                                                          \
-        if (l_ & 1) { size_t node = l_++; body }                                      \
-        if (r_ & 1) { size_t node = --r_; body }                                      \
-    }
-
-/* The leaves [l, r) of object o's lifetime [alloc, free). */
-static void life_leaves(const tf_an_objmap *m, const struct live_object *o, size_t *l, size_t *r)
+/* The distinct times, sorted, and each object's leaves [l, r): one radix
+ * sort of the alloc and free times with their owners, then one pass. */
+static int place_in_time(tf_an_objmap *m)
 {
-    /* alloc and free are in times: leaf_of finds them exactly */
-    *l = leaf_of(m, o->alloc);
-    *r = o->free == TF_NOTIME ? m->ntimes : leaf_of(m, o->free);
-    if (o->free != TF_NOTIME && o->free <= o->alloc)
-        *r = *l;   /* empty (or reversed) lifetime: never alive */
+    size_t n = 0;
+    uint32_t *owner = malloc((2 * m->n + 1) * sizeof *owner);
+    if (!owner || !(m->times = malloc((2 * m->n + 1) * sizeof *m->times))) {
+        free(owner);
+        return -1;
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        m->times[n] = m->v[i].alloc;
+        owner[n++] = (uint32_t)i << 1;
+        m->v[i].r = UINT32_MAX;   /* never freed: until the last leaf */
+        if (m->v[i].free != TF_NOTIME) {
+            m->times[n] = m->v[i].free;
+            owner[n++] = (uint32_t)i << 1 | 1;
+        }
+    }
+    if (!tf_sort_u64(m->times, owner, n)) {
+        free(owner);
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (!k || m->times[j] != m->times[k - 1])
+            m->times[k++] = m->times[j];
+        struct live_object *o = &m->v[owner[j] >> 1];
+        if (owner[j] & 1)
+            o->r = (uint32_t)(k - 1);
+        else
+            o->l = (uint32_t)(k - 1);
+    }
+    free(owner);
+    m->ntimes = k;
+    for (size_t i = 0; i < m->n; i++) {
+        struct live_object *o = &m->v[i];
+        if (o->r == UINT32_MAX)
+            o->r = (uint32_t)k;
+        else if (o->r < o->l)
+            o->r = o->l;   /* freed before allocated: never alive */
+    }
+    return 0;
 }
 
-/* By start address, then by index (the order a stable sort keeps). */
-static int by_start(const void *pa, const void *pb, void *objects)
+/* The node holding an object alive over leaves [l, r), r > l: the lowest
+ * whose span covers them (bottom-up tree, leaves at m->leaves + i), whose
+ * middle the lifetime therefore straddles, unless it is a leaf. */
+static size_t home_node(const tf_an_objmap *m, uint32_t l, uint32_t r)
 {
-    uint32_t i = *(const uint32_t *)pa, j = *(const uint32_t *)pb;
-    const struct live_object *v = objects, *p = &v[i], *q = &v[j];
-    if (p->start != q->start)
-        return (p->start > q->start) - (p->start < q->start);
-    return (i > j) - (i < j);
+    size_t a = l + m->leaves, b = r - 1 + m->leaves;
+    return a == b ? a : a >> (64 - __builtin_clzll((unsigned long long)(a ^ b)));
 }
 
 static int build_index(tf_an_objmap *m)
 {
-    if (!(m->times = malloc((2 * m->n + 1) * sizeof *m->times)))
+    if (place_in_time(m) < 0)
         return -1;
-    for (size_t i = 0; i < m->n; i++) {
-        m->times[m->ntimes++] = m->v[i].alloc;
-        if (m->v[i].free != TF_NOTIME)
-            m->times[m->ntimes++] = m->v[i].free;
-    }
-    qsort(m->times, m->ntimes, sizeof *m->times, by_u64);
-    size_t k = 0;
-    for (size_t i = 0; i < m->ntimes; i++)
-        if (!k || m->times[i] != m->times[k - 1])
-            m->times[k++] = m->times[i];
-    m->ntimes = k;
     for (m->leaves = 1; m->leaves < m->ntimes; m->leaves *= 2)
         ;
     if (!(m->first = calloc(2 * m->leaves + 1, sizeof *m->first)))
         return -1;
     size_t total = 0;
-    for (size_t i = 0; i < m->n; i++) {
-        size_t l, r;
-        life_leaves(m, &m->v[i], &l, &r);
-        EACH_COVERING_NODE(m, l, r, node, { m->first[node + 1]++; total++; })
-    }
+    for (size_t i = 0; i < m->n; i++)
+        if (m->v[i].r > m->v[i].l) {
+            m->first[home_node(m, m->v[i].l, m->v[i].r) + 1]++;
+            total++;
+        }
     for (size_t node = 0; node < 2 * m->leaves; node++)
         m->first[node + 1] += m->first[node];
     m->at = malloc((total ? total : 1) * sizeof *m->at);
     m->reach = malloc((total ? total : 1) * sizeof *m->reach);
-    size_t *fill = malloc(2 * m->leaves * sizeof *fill);
-    if (!m->at || !m->reach || !fill) {
-        free(fill);
-        return -1;
-    }
-    /* Filled in order of start address, each node's entries come out
-     * sorted: one sort of the objects rather than one per node (which made
-     * the build n log² n: 1.4 times the cost per object at 10^6 objects
-     * as at 10^5, bench/fold_allocs.sh). */
+    uint32_t *fill = malloc(2 * m->leaves * sizeof *fill);
+    uint64_t *start = malloc((m->n ? m->n : 1) * sizeof *start);
     uint32_t *order = malloc((m->n ? m->n : 1) * sizeof *order);
-    if (!order) {
-        free(fill);
-        return -1;
-    }
-    for (size_t i = 0; i < m->n; i++)
+    int rc = m->at && m->reach && fill && start && order ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < m->n; i++) {
+        start[i] = m->v[i].start;
         order[i] = (uint32_t)i;
-    qsort_r(order, m->n, sizeof *order, by_start, m->v);
-    memcpy(fill, m->first, 2 * m->leaves * sizeof *fill);
-    for (size_t j = 0; j < m->n; j++) {
-        size_t l, r;
-        life_leaves(m, &m->v[order[j]], &l, &r);
-        EACH_COVERING_NODE(m, l, r, node, { m->at[fill[node]++] = order[j]; })
     }
-    free(order);
-    free(fill);
-    for (size_t node = 1; node < 2 * m->leaves; node++) {
-        size_t b = m->first[node], e = m->first[node + 1];
-        uint64_t reach = 0;
-        for (size_t j = b; j < e; j++) {
-            const struct live_object *o = &m->v[m->at[j]];
-            uint64_t end = o->start + o->size < o->start ? UINT64_MAX : o->start + o->size;
-            m->reach[j] = reach = end > reach ? end : reach;
+    /* Filled in order of start address (ties by index: the sort is
+     * stable), each node's entries come out sorted. */
+    if (rc == 0 && !tf_sort_u64(start, order, m->n))
+        rc = -1;
+    if (rc == 0) {
+        memcpy(fill, m->first, 2 * m->leaves * sizeof *fill);
+        for (size_t j = 0; j < m->n; j++) {
+            const struct live_object *o = &m->v[order[j]];
+            if (o->r > o->l)
+                m->at[fill[home_node(m, o->l, o->r)]++] = order[j];
+        }
+        for (size_t node = 1; node < 2 * m->leaves; node++) {
+            uint64_t reach = 0;
+            for (size_t j = m->first[node]; j < m->first[node + 1]; j++) {
+                const struct live_object *o = &m->v[m->at[j]];
+                uint64_t end = o->start + o->size < o->start ? UINT64_MAX : o->start + o->size;
+                m->reach[j] = reach = end > reach ? end : reach;
+            }
         }
     }
-    return 0;
+    free(order);
+    free(start);
+    free(fill);
+    return rc;
 }
 
 int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, uint32_t proc,
@@ -281,8 +288,8 @@ int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, 
         size_t i = naming.order[k];
         const tf_object *o = &p->objects[i];
         struct live_object *lo = &m->v[m->n];
-        *lo = (struct live_object){ o->start, o->size, o->alloc_time, o->free_time, 0, o->kind,
-                                    0 };
+        *lo = (struct live_object){ .start = o->start, .size = o->size, .alloc = o->alloc_time,
+                                    .free = o->free_time, .kind = o->kind };
         rc = intern_object(a, &table, o->kind, naming.names[i], naming.routines[i], o->size,
                            &lo->object, err);
         if (rc == 0 && o->kind == TF_OBJECT_SMALL)
@@ -296,8 +303,8 @@ int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, 
         if (strcmp(tf_trace_string(tr, md->path), "[stack]"))
             continue;
         struct live_object *lo = &m->v[m->n];
-        *lo = (struct live_object){ md->start, md->end - md->start, 0, TF_NOTIME, 0,
-                                    TF_OBJECT_STACK, 0 };
+        *lo = (struct live_object){ .start = md->start, .size = md->end - md->start,
+                                    .free = TF_NOTIME, .kind = TF_OBJECT_STACK };
         /* the main thread's stack: one object of every process */
         rc = intern_object(a, &table, TF_OBJECT_STACK, "[stack]", NULL, lo->size, &lo->object,
                            err);
@@ -330,7 +337,7 @@ bool tf_an_objmap_find(const tf_an_objmap *m, uint64_t addr, uint64_t t, uint32_
         }
         for (size_t j = lo; j-- > m->first[node] && m->reach[j] > addr;) {
             const struct live_object *o = &m->v[m->at[j]];
-            if (addr - o->start >= o->size)
+            if (addr - o->start >= o->size || leaf < o->l || leaf >= o->r)
                 continue;
             bool better = !best || (o->kind == TF_OBJECT_USER && best->kind != TF_OBJECT_USER) ||
                           ((o->kind == TF_OBJECT_USER) == (best->kind == TF_OBJECT_USER) &&

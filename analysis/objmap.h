@@ -18,7 +18,7 @@ typedef struct tf_an_objmap tf_an_objmap;
  * as a temporary allocated anew each iteration, share one name) and
  * interned into a->objects by kind and name, in allocation order: one
  * analysis object per family, its allocations counted.  sym and rules may
- * be NULL.  Lookups then take O(log² n) for n objects. */
+ * be NULL.  Built in O(n) for n objects; lookups then take O(log² n). */
 int tf_an_objmap_create(tf_an_objmap **m, tf_analysis *a, const tf_trace *tr, uint32_t proc,
                         tf_symbolizer *sym, const tf_alloc_rules *rules, tf_error *err);
 

@@ -22,6 +22,7 @@
  * direction_turn.c). */
 #include "an_steps.h"
 #include "common/tf_array.h"
+#include "common/tf_sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -168,38 +169,6 @@ static int push_phase(struct phase_list *pl, uint32_t parent, double x0, double 
     return 0;
 }
 
-/* Sorts v[0..n) ascending: a least-significant-byte radix sort through a
- * buffer of n, skipping the bytes all values share (line numbers leave the
- * upper ones zero).  It replaced qsort, a third of the phases' time on
- * millions of samples.  Returns false when out of memory. */
-static bool sort_u32(uint32_t *v, size_t n)
-{
-    if (n < 2)
-        return true;
-    uint32_t *tmp = malloc(n * sizeof *tmp);
-    if (!tmp)
-        return false;
-    uint32_t *from = v, *to = tmp;
-    for (unsigned shift = 0; shift < 32; shift += 8) {
-        size_t count[257] = { 0 };
-        for (size_t i = 0; i < n; i++)
-            count[((from[i] >> shift) & 0xff) + 1]++;
-        if (count[((from[0] >> shift) & 0xff) + 1] == n)
-            continue;
-        for (unsigned d = 1; d <= 256; d++)
-            count[d] += count[d - 1];
-        for (size_t i = 0; i < n; i++)
-            to[count[(from[i] >> shift) & 0xff]++] = from[i];
-        uint32_t *t = from;
-        from = to;
-        to = t;
-    }
-    if (from != v)
-        memcpy(v, from, n * sizeof *v);
-    free(tmp);
-    return true;
-}
-
 /* The lines of routine l->routine among the samples with x in [x0, x1),
  * sorted, into v (malloc'ed); returns their count. */
 static size_t lines_in(const tf_analysis *a, const struct labeller *l, double x0, double x1,
@@ -214,7 +183,7 @@ static size_t lines_in(const tf_analysis *a, const struct labeller *l, double x0
         if (ln != TF_AN_NONE)
             (*v)[n++] = ln;
     }
-    if (!sort_u32(*v, n)) {
+    if (!tf_sort_u32(*v, n)) {   /* radix: qsort was a third of the phases' time */
         free(*v);
         *v = NULL;
         return 0;

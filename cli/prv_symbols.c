@@ -12,6 +12,7 @@ int tf_cli_symbols_init(tf_cli_symbols *sb, const tf_trace *tr, tf_error *err)
 {
     sb->tr = tr;
     sb->alloc_rules = NULL;
+    sb->namings = NULL;
     sb->per_proc = calloc(tr ? tf_trace_nprocesses(tr) + 1 : 1, sizeof *sb->per_proc);
     return sb->per_proc ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
 }
@@ -38,14 +39,13 @@ int tf_cli_symbols_object_names(tf_cli_symbols *sb, char ****names, tf_error *er
         return 0;
     uint32_t np = tf_trace_nprocesses(sb->tr);
     char ***all = calloc(np + 1, sizeof *all);
-    int rc = all ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    sb->namings = calloc(np + 1, sizeof *sb->namings);
+    int rc = all && sb->namings ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
     for (uint32_t p = 0; rc == 0 && p < np; p++)
         if ((rc = symbolizer_of(sb, p, err)) == 0) {
-            tf_object_naming naming;
-            rc = tf_object_names(sb->tr, p, sb->per_proc[p], sb->alloc_rules, &naming, err);
-            all[p] = naming.names;   /* kept: the rest is freed */
-            naming.names = NULL;
-            tf_object_naming_free(&naming);
+            rc = tf_object_names(sb->tr, p, sb->per_proc[p], sb->alloc_rules, &sb->namings[p],
+                                 err);
+            all[p] = sb->namings[p].names;
         }
     if (rc < 0) {
         tf_cli_symbols_object_names_free(sb, all);
@@ -55,11 +55,12 @@ int tf_cli_symbols_object_names(tf_cli_symbols *sb, char ****names, tf_error *er
     return 0;
 }
 
-void tf_cli_symbols_object_names_free(const tf_cli_symbols *sb, char ***names)
+void tf_cli_symbols_object_names_free(tf_cli_symbols *sb, char ***names)
 {
-    for (uint32_t p = 0; names && p < tf_trace_nprocesses(sb->tr); p++)
-        tf_object_naming_free(&(tf_object_naming){ .n = tf_trace_process(sb->tr, p)->nobjects,
-                                                   .names = names[p] });
+    for (uint32_t p = 0; sb->namings && p < tf_trace_nprocesses(sb->tr); p++)
+        tf_object_naming_free(&sb->namings[p]);
+    free(sb->namings);
+    sb->namings = NULL;
     free(names);
 }
 

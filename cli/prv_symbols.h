@@ -19,6 +19,7 @@ typedef struct tf_cli_symbols {
     tf_symbolizer **per_proc;
     const tf_alloc_rules *alloc_rules;   /* heap objects' call sites (NULL: the built-in
                                             rules only); the caller's, set after init */
+    struct tf_object_naming *namings;    /* per process, while object names are out */
 } tf_cli_symbols;
 
 int  tf_cli_symbols_init(tf_cli_symbols *sb, const tf_trace *tr, tf_error *err);
@@ -36,6 +37,6 @@ int tf_cli_symbols_resolve(void *arg, uint32_t proc, uint64_t ip, bool return_ad
  * the Paraver writers give (tf_prv_objects_init_named); freed with
  * tf_cli_symbols_object_names_free. */
 int  tf_cli_symbols_object_names(tf_cli_symbols *sb, char ****names, tf_error *err);
-void tf_cli_symbols_object_names_free(const tf_cli_symbols *sb, char ***names);
+void tf_cli_symbols_object_names_free(tf_cli_symbols *sb, char ***names);
 
 #endif

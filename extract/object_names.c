@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Object names: a label per object, then its family among the objects of
- * its kind and label, found by sorting (kind, label, allocation order)
+ * its kind and label, found by grouping (kind, label) in allocation order
  * rather than comparing every pair, and by giving families out in
  * allocation order like registers in linear-scan allocation (Poletto and
  * Sarkar, TOPLAS 21(5), 1999): two heaps, the busy families by the time
- * their last object is freed and the idle ones by number, so that a
- * process with a million allocations is named in O(n log n). */
+ * their last object is freed and the idle ones by number.  Every string
+ * is interned (a process with a million allocations has a few hundred
+ * distinct labels, routines and names) and the sorts are radix sorts, so
+ * naming costs O(n log f) for n objects, f families of one label alive
+ * together: linear in the allocations (bench/fold_allocs.sh). */
 #include "object_names.h"
 
 #include <inttypes.h>
@@ -13,14 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/tf_sort.h"
+#include "common/tf_strpool.h"
+
 /* A label is at most this long (a call site, a variable's name). */
 #define LABEL_MAX 256
 
 struct named {
     const tf_object *o;
     size_t index;           /* in the process's objects table */
-    size_t order;           /* position in allocation order */
-    char *label;
+    uint32_t label;         /* in the pool */
 };
 
 /* A binary min-heap of (key, family). */
@@ -103,68 +108,49 @@ static int object_label(const tf_trace *tr, const tf_process *p, uint32_t proc,
     return 0;
 }
 
-static int by_alloc(const void *pa, const void *pb)
-{
-    const tf_object *p = ((const struct named *)pa)->o, *q = ((const struct named *)pb)->o;
-    if (p->alloc_time != q->alloc_time)
-        return (p->alloc_time > q->alloc_time) - (p->alloc_time < q->alloc_time);
-    return (p->id > q->id) - (p->id < q->id);
-}
-
-static int by_label(const void *pa, const void *pb)
-{
-    const struct named *p = pa, *q = pb;
-    if (p->o->kind != q->o->kind)
-        return (p->o->kind > q->o->kind) - (p->o->kind < q->o->kind);
-    int c = strcmp(p->label, q->label);
-    if (c)
-        return c;
-    return (p->order > q->order) - (p->order < q->order);
-}
-
 void tf_object_naming_free(tf_object_naming *naming)
 {
-    for (size_t i = 0; i < naming->n; i++) {
-        if (naming->names)
-            free(naming->names[i]);
-        if (naming->routines)
-            free(naming->routines[i]);
-    }
+    for (size_t i = 0; i < naming->nstrings; i++)
+        free(naming->strings[i]);
+    free(naming->strings);
     free(naming->names);
     free(naming->routines);
     free(naming->order);
     *naming = (tf_object_naming){ 0 };
 }
 
-/* Families for the objects v[first..last) of one kind and label, in
- * allocation order: each one's name goes to out[its index]. */
-static int name_families(struct named *v, size_t first, size_t last, struct heap *busy,
-                         struct heap *idle, char **out)
+/* Families for the objects at[first..last) of v, of one kind and label,
+ * in allocation order: each one's name goes to out[its index]. */
+static int name_families(const struct named *v, const uint32_t *at, size_t first, size_t last,
+                         struct heap *busy, struct heap *idle, tf_strpool *pl, char **out)
 {
     busy->n = idle->n = 0;
     size_t families = 0;
-    for (size_t i = first; i < last; i++) {
-        const tf_object *o = v[i].o;
-        if (o->kind == TF_OBJECT_SMALL) {   /* one family, laid out by allocation order */
-            if (!(out[v[i].index] = strdup(v[i].label)))
-                return -1;
-            continue;
+    for (size_t k = first; k < last; k++) {
+        const struct named *x = &v[at[k]];
+        const tf_object *o = x->o;
+        const char *label = pl->s[x->label];
+        size_t family = 0;
+        if (o->kind != TF_OBJECT_SMALL) {   /* small blocks: one family, laid out in order */
+            while (busy->n && busy->v[0].key <= o->alloc_time) {
+                struct heap_item done = heap_pop(busy);
+                heap_push(idle, done.family, done.family);
+            }
+            family = idle->n ? heap_pop(idle).family : families++;
+            if (o->free_time != TF_NOTIME)
+                heap_push(busy, o->free_time, family);
         }
-        while (busy->n && busy->v[0].key <= o->alloc_time) {
-            struct heap_item done = heap_pop(busy);
-            heap_push(idle, done.family, done.family);
-        }
-        size_t family = idle->n ? heap_pop(idle).family : families++;
-        if (o->free_time != TF_NOTIME)
-            heap_push(busy, o->free_time, family);
-        char *name;
+        char name[LABEL_MAX + 24];
+        int64_t id;
         if (family > 0) {
-            if (asprintf(&name, "%s#%zu", v[i].label, family + 1) < 0)
-                return -1;
-        } else if (!(name = strdup(v[i].label))) {
-            return -1;
+            snprintf(name, sizeof name, "%s#%zu", label, family + 1);
+            id = tf_strpool_add(pl, name, NULL);
+        } else {
+            id = x->label;
         }
-        out[v[i].index] = name;
+        if (id < 0)
+            return -1;
+        out[x->index] = (char *)(uintptr_t)id;   /* an index until the pool stops growing */
     }
     return 0;
 }
@@ -182,17 +168,32 @@ int tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
     if (!n)
         return 0;
     struct named *v = calloc(n, sizeof *v);
+    uint64_t *key = malloc(n * sizeof *key);
+    uint32_t *at = malloc(n * sizeof *at);
     tf_object_naming out = { .n = n, .names = calloc(n, sizeof *out.names),
                              .routines = calloc(n, sizeof *out.routines),
                              .order = malloc(n * sizeof *out.order) };
     struct heap busy = { malloc(n * sizeof *busy.v), 0 }, idle = { malloc(n * sizeof *idle.v), 0 };
+    tf_strpool pl = { 0 };
     int rc = 0;
-    if (!v || !out.names || !out.routines || !out.order || !busy.v || !idle.v)
+    if (!v || !key || !at || !out.names || !out.routines || !out.order || !busy.v || !idle.v ||
+        tf_strpool_add(&pl, "", NULL) < 0)
+        goto nomem;
+    /* Allocation order: by time, then id (two stable radix sorts). */
+    for (size_t i = 0; i < n; i++) {
+        key[i] = p->objects[i].id;
+        at[i] = (uint32_t)i;
+    }
+    if (!tf_sort_u64(key, at, n))
         goto nomem;
     for (size_t i = 0; i < n; i++)
-        v[i] = (struct named){ .o = &p->objects[i], .index = i };
-    qsort(v, n, sizeof *v, by_alloc);
+        key[i] = p->objects[at[i]].alloc_time;
+    if (!tf_sort_u64(key, at, n))
+        goto nomem;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (struct named){ .o = &p->objects[at[i]], .index = at[i] };
     char label[LABEL_MAX], routine[LABEL_MAX];
+    int64_t label_id = 0, routine_id = 0;
     for (size_t i = 0; i < n; i++) {
         /* Small blocks of one call site share their frame: consecutive
          * ones (a loop's blocks) are symbolised once.  Only consecutive:
@@ -202,22 +203,40 @@ int tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
         bool same = o->kind == TF_OBJECT_SMALL && prev && prev->kind == TF_OBJECT_SMALL &&
                     prev->stack == o->stack && prev->stack_len == o->stack_len &&
                     prev->name == o->name && prev->callsite == o->callsite;
-        if (!same && (rc = object_label(tr, p, proc, o, sym, rules, label, sizeof label,
-                                        routine, sizeof routine, err)) < 0)
-            goto done;
-        v[i].order = i;
+        if (!same) {
+            if ((rc = object_label(tr, p, proc, o, sym, rules, label, sizeof label, routine,
+                                   sizeof routine, err)) < 0)
+                goto done;
+            if ((label_id = tf_strpool_add(&pl, label, NULL)) < 0 ||
+                (routine_id = tf_strpool_add(&pl, routine, NULL)) < 0)
+                goto nomem;
+        }
         out.order[i] = v[i].index;
-        if (!(v[i].label = strdup(label)) || !(out.routines[v[i].index] = strdup(routine)))
-            goto nomem;
+        v[i].label = (uint32_t)label_id;
+        out.routines[v[i].index] = (char *)(uintptr_t)routine_id;
     }
-    qsort(v, n, sizeof *v, by_label);
+    /* Grouped by (kind, label), in allocation order within a group. */
+    for (size_t i = 0; i < n; i++) {
+        key[i] = (uint64_t)v[i].o->kind << 32 | v[i].label;
+        at[i] = (uint32_t)i;
+    }
+    if (!tf_sort_u64(key, at, n))
+        goto nomem;
     for (size_t first = 0, last; first < n; first = last) {
-        for (last = first + 1; last < n && v[last].o->kind == v[first].o->kind &&
-                               !strcmp(v[last].label, v[first].label); last++)
+        for (last = first + 1; last < n && key[last] == key[first]; last++)
             ;
-        if (name_families(v, first, last, &busy, &idle, out.names) < 0)
+        if (name_families(v, at, first, last, &busy, &idle, &pl, out.names) < 0)
             goto nomem;
     }
+    /* The pool has stopped growing: indexes become its strings. */
+    for (size_t i = 0; i < n; i++) {
+        out.names[i] = pl.s[(uintptr_t)out.names[i]];
+        out.routines[i] = pl.s[(uintptr_t)out.routines[i]];
+    }
+    out.strings = pl.s;   /* the strings move to out */
+    out.nstrings = pl.n;
+    pl.s = NULL;
+    pl.n = 0;
     *naming = out;
     out = (tf_object_naming){ 0 };
     goto done;
@@ -225,11 +244,18 @@ nomem:
     rc = tf_fail(err, TF_ERR_NOMEM, "out of memory naming the %zu data objects of process %u",
                  n, proc);
 done:
-    for (size_t i = 0; v && i < n; i++)
-        free(v[i].label);
+    tf_strpool_free(&pl);
     free(v);
+    free(key);
+    free(at);
     free(busy.v);
     free(idle.v);
-    tf_object_naming_free(&out);
+    if (out.strings == NULL) {   /* names and routines hold indexes, not strings */
+        free(out.names);
+        free(out.routines);
+        free(out.order);
+    } else {
+        tf_object_naming_free(&out);
+    }
     return rc;
 }

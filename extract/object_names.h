@@ -13,13 +13,17 @@
 #include "formats/trace.h"
 
 /* The names of one process's objects, in the order of its objects table
- * (names[i] for objects[i]); every string and array malloc'ed. */
+ * (names[i] for objects[i]).  The strings are interned: names and
+ * routines point into strings[0..nstrings), which tf_object_naming_free
+ * frees. */
 typedef struct tf_object_naming {
     size_t  n;
     char  **names;
     char  **routines;   /* the call site's routine, "" when none (not a heap
                            object named from its allocation stack) */
     size_t *order;      /* the objects' indexes in allocation order (time, then id) */
+    char  **strings;
+    size_t  nstrings;
 } tf_object_naming;
 
 /* Names the objects of process proc.  The label: a heap object's recorded

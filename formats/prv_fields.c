@@ -4,7 +4,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "common/tf_sort.h"
+#include "common/tf_strpool.h"
 #include "prv_index.h"
 #include "prv_types.h"
 
@@ -123,26 +126,34 @@ int tf_prv_label_sites(tf_pcf *pcf, uint32_t fn_type, const char *fn_label, uint
     return rc;
 }
 
-static int cmp_start(const void *a, const void *b, void *objects)
-{
-    const tf_object *o = objects;
-    uint64_t x = o[*(const uint32_t *)a].start, y = o[*(const uint32_t *)b].start;
-    return x < y ? -1 : x > y;
-}
-
-static int label_object(tf_pcf *pcf, const tf_trace *tr, const tf_object *o, const char *given,
-                        uint64_t value, tf_error *err)
+/* The object's label: its given name, its own name, else its id, size
+ * and recorded site. */
+static void object_label(const tf_trace *tr, const tf_object *o, const char *given, char *label,
+                         size_t size)
 {
     const char *name = tf_trace_string(tr, o->name), *site = tf_trace_string(tr, o->callsite);
-    char label[700];
     if (given)
-        snprintf(label, sizeof label, "%s", given);
+        snprintf(label, size, "%s", given);
     else if (*name)
-        snprintf(label, sizeof label, "%s", name);
+        snprintf(label, size, "%s", name);
     else
-        snprintf(label, sizeof label, "object %" PRIu32 " (%" PRIu64 " bytes%s%s)", o->id, o->size,
+        snprintf(label, size, "object %" PRIu32 " (%" PRIu64 " bytes%s%s)", o->id, o->size,
                  *site ? " at " : "", site);
-    return tf_pcf_add_value(pcf, TF_PRV_MEM_OBJECT, value, label, err);
+}
+
+/* The value of label: its number in t from 1, labelled in pcf when new;
+ * 0 on failure. */
+static uint64_t label_value(tf_strpool *t, tf_pcf *pcf, const char *label, tf_error *err)
+{
+    bool added;
+    int64_t i = tf_strpool_add(t, label, &added);
+    if (i < 0) {
+        tf_fail(err, TF_ERR_NOMEM, "out of memory labelling data objects");
+        return 0;
+    }
+    if (added && tf_pcf_add_value(pcf, TF_PRV_MEM_OBJECT, (uint64_t)i + 1, label, err) < 0)
+        return 0;
+    return (uint64_t)i + 1;
 }
 
 int tf_prv_objects_init_named(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr,
@@ -151,25 +162,38 @@ int tf_prv_objects_init_named(tf_prv_objects *o, tf_pcf *pcf, const tf_trace *tr
     uint32_t np = tf_trace_nprocesses(tr);
     *o = (tf_prv_objects){.tr = tr};
     o->order = calloc(np + 1, sizeof *o->order);
-    o->first = calloc(np + 1, sizeof *o->first);
-    if (!o->order || !o->first)
+    o->value = calloc(np + 1, sizeof *o->value);
+    if (!o->order || !o->value)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    uint64_t next = 1;
-    for (uint32_t p = 0; p < np; p++) {
+    tf_strpool t = {0};
+    uint64_t *start = NULL;
+    int rc = 0;
+    for (uint32_t p = 0; rc == 0 && p < np; p++) {
         const tf_process *pr = tf_trace_process(tr, p);
-        o->first[p] = next;
-        if (!(o->order[p] = malloc((pr->nobjects + 1) * sizeof *o->order[p])))
-            return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-        for (uint32_t i = 0; i < pr->nobjects; i++) {
-            o->order[p][i] = i;
-            const char *given = names && names[p] ? names[p][i] : NULL;
-            int rc = label_object(pcf, tr, &pr->objects[i], given, next++, err);
-            if (rc < 0)
-                return rc;
+        uint64_t *s = realloc(start, (pr->nobjects + 1) * sizeof *s);
+        if (s)
+            start = s;
+        if (!s || !(o->order[p] = malloc((pr->nobjects + 1) * sizeof *o->order[p])) ||
+            !(o->value[p] = malloc((pr->nobjects + 1) * sizeof *o->value[p]))) {
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+            break;
         }
-        qsort_r(o->order[p], pr->nobjects, sizeof *o->order[p], cmp_start, pr->objects);
+        for (uint32_t i = 0; rc == 0 && i < pr->nobjects; i++) {
+            o->order[p][i] = i;
+            start[i] = pr->objects[i].start;
+            char label[700];
+            object_label(tr, &pr->objects[i], names && names[p] ? names[p][i] : NULL, label,
+                         sizeof label);
+            if (!(o->value[p][i] = (uint32_t)label_value(&t, pcf, label, err)))
+                rc = -TF_ERR_NOMEM;
+        }
+        /* stable: objects at one address in allocation order */
+        if (rc == 0 && !tf_sort_u64(start, o->order[p], pr->nobjects))
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     }
-    return 0;
+    tf_strpool_free(&t);
+    free(start);
+    return rc;
 }
 
 uint64_t tf_prv_objects_find(const tf_prv_objects *o, uint32_t proc, uint64_t addr, uint64_t t)
@@ -192,16 +216,19 @@ uint64_t tf_prv_objects_find(const tf_prv_objects *o, uint32_t proc, uint64_t ad
         const tf_object *ob = &p->objects[ord[i]];
         if (addr - ob->start < ob->size &&
             (t == TF_NOTIME || (t >= ob->alloc_time && t < ob->free_time)))
-            return o->first[proc] + ord[i];
+            return o->value[proc][ord[i]];
     }
     return 0;
 }
 
 void tf_prv_objects_free(tf_prv_objects *o)
 {
-    for (uint32_t p = 0; o->order && p < tf_trace_nprocesses(o->tr); p++)
+    for (uint32_t p = 0; o->order && p < tf_trace_nprocesses(o->tr); p++) {
         free(o->order[p]);
+        if (o->value)
+            free(o->value[p]);
+    }
     free(o->order);
-    free(o->first);
+    free(o->value);
     *o = (tf_prv_objects){0};
 }

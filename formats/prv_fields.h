@@ -42,13 +42,16 @@ int tf_prv_label_sites(tf_pcf *pcf, uint32_t fn_type, const char *fn_label, uint
                        const char *const *lines, size_t nline, tf_error *err);
 
 /* The data objects of every process of a trace, found by address.  Under
- * 32000007 object i of process p has value first[p] + i (first[0] = 1, as
- * 0 is "no object"), labelled with its name, else "object ID (SIZE bytes
- * at CALLSITE)". */
+ * 32000007 each distinct label is one value, from 1 in order of first use
+ * over all processes (0 is "no object"): an object's name, else "object
+ * ID (SIZE bytes at CALLSITE)".  Named by family (extract/object_names.h),
+ * a temporary allocated anew every iteration is one value in every
+ * process, as it is one row of objects.csv, and the .pcf lists families,
+ * not allocations. */
 typedef struct tf_prv_objects {
     const tf_trace *tr;
     uint32_t      **order;   /* per process: object indices by start address */
-    uint64_t       *first;   /* per process: the value of its object 0 */
+    uint32_t      **value;   /* per process: each object's value */
 } tf_prv_objects;
 
 /* Indexes and labels the objects of tr: object i of process p labelled

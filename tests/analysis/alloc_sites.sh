@@ -67,6 +67,10 @@ if [ -x "$bin/alloc_sites_app" ]; then
         bad "paraver --alloc-wrapper exit status $?"
     grep -Eq "^[0-9]+ +$f:$(line $f site-wrapper)(:[0-9]+)?\$" "$tmp/w.pcf" ||
         bad "paraver --alloc-wrapper: no object named $f:$(line $f site-wrapper) in the .pcf"
+    # the temporary allocated every iteration is one value of the .pcf's
+    # data objects (32000007), as it is one row of objects.csv
+    n=$(grep -Ec "^[0-9]+ +$f:$(line $f site-temporary)(:[0-9]+)?\$" "$tmp/w.pcf")
+    [ "$n" = 1 ] || bad "paraver: the temporary is $n values of the .pcf, not 1"
     # the text lists the first 20 objects: the temporaries, freed first
     "$tf" info "$tmp/cc.h5" >"$tmp/cc.txt" || bad "info exit status $?"
     grep -Eq "^ +#[0-9]+ heap +$f:$(line $f site-temporary)(:[0-9]+)? .* in main\$" "$tmp/cc.txt" ||
@@ -86,6 +90,8 @@ if [ -x "$bin/alloc_sites_app" ]; then
             if (index($3, t) != 1 && $9 != 1) { print "FAIL: " $3 " has " $9 " allocations"; bad = 1 }
             if ($10 != "main") { print "FAIL: " $3 " in routine " $10; bad = 1 } }
         END { exit bad }' "$tmp/fold/objects.csv" || bad "objects.csv"
+    n=$(grep -Ec "^[0-9]+ +$temporary(:[0-9]+)?\$" "$tmp/fold/folded.pcf")
+    [ "$n" = 1 ] || bad "fold: the temporary is $n values of folded.pcf, not 1"
 
     # The wrapper named in the recorder's configuration: kept in the trace,
     # so info, fold and paraver name its objects by its caller without the

@@ -7,7 +7,8 @@
  * (temporaries of successive iterations merged, blocks alive together
  * apart), with their allocation counts; and a
  * second process with a shifted layout landing on the same objects and
- * offsets. */
+ * offsets; and a random run of an allocator reusing a few slots, with user
+ * regions over them, looked up against a scan of every object. */
 #include <fcntl.h>
 #include <gelf.h>
 #include <setjmp.h>
@@ -22,6 +23,7 @@
 #include <cmocka.h>
 
 #include "analysis/objmap.h"
+#include "extract/object_names.h"
 #include "target_layout.h"
 
 #define PIE_BASE 0x555555554000ull
@@ -187,6 +189,120 @@ static void objects_by_address_and_lifetime(void **state)
     unlink(trace_path);
 }
 
+/* A random run: 3000 allocations in 48 slots of 4 KiB (an allocator
+ * reusing addresses: blocks alive together never overlap), a few never
+ * freed, from 9 call sites; 6 user regions of distinct sizes over the
+ * slots.  Every lookup must give what a scan of all objects gives: the
+ * user region first, then the smallest block alive at that time (the
+ * alloc time included, the free time not). */
+static void random_run_against_a_scan(void **state)
+{
+    (void)state;
+    enum { SLOTS = 48, ALLOCS = 3000, USERS = 6, QUERIES = 20000 };
+    const uint64_t base = 0x90000000ull, slot_bytes = 4096;
+    tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = "test", .command_line = "test",
+                           .producer = "test_objmap" };
+    tf_writer *w;
+    assert_int_equal(tf_writer_create(&w, trace_path, &meta, 0, NULL), 0);
+    tf_process_desc d = { .pid = 7, .rank = -1, .executable = target, .host = "test",
+                          .build_id = "" };
+    uint32_t proc, thread;
+    assert_int_equal(tf_writer_add_process(w, &d, &proc, NULL), 0);
+    assert_int_equal(tf_writer_add_thread(w, proc, 7, &thread, NULL), 0);
+    static tf_object o[ALLOCS + USERS];
+    uint32_t none = intern(w, ""), site[9];
+    for (int k = 0; k < 9; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "site%d.c:%d", k, k + 1);
+        site[k] = intern(w, name);
+    }
+    int holder[SLOTS];   /* the block in each slot, -1 none */
+    for (int k = 0; k < SLOTS; k++)
+        holder[k] = -1;
+    srand(12345);
+    uint64_t t = 100;
+    size_t n = 0, kept = 0;
+    while (n < ALLOCS) {
+        t += 1 + (uint64_t)(rand() % 20);
+        int k = rand() % SLOTS;
+        if (holder[k] >= 0 && o[holder[k]].free_time == TF_NOTIME)
+            continue;   /* kept to the end: its slot stays taken */
+        uint64_t start = base + (uint64_t)k * slot_bytes + (uint64_t)(rand() % 8) * 16;
+        uint64_t size = 16 + (uint64_t)(rand() % (int)(slot_bytes - 16));
+        if (start + size > base + (uint64_t)(k + 1) * slot_bytes)
+            size = base + (uint64_t)(k + 1) * slot_bytes - start;
+        /* most freed after a while (the slot free again from then on: the
+         * allocator reuses it), a few kept to the end */
+        bool keep = kept < 10 && rand() % 100 == 0;
+        kept += keep;
+        uint64_t free_time = keep ? TF_NOTIME : t + 1 + (uint64_t)(rand() % 300);
+        if (holder[k] >= 0 && o[holder[k]].free_time > t)
+            continue;   /* still alive: another slot */
+        o[n] = (tf_object){ start, size, t, free_time, 0, (uint32_t)n + 1, none,
+                            site[rand() % 9], 0, TF_OBJECT_HEAP };
+        holder[k] = (int)n++;
+    }
+    uint64_t end = t + 500;
+    for (int u = 0; u < USERS; u++, n++) {
+        uint64_t a0 = 50 + (uint64_t)(rand() % (int)(end / 2));
+        o[n] = (tf_object){ base + (uint64_t)(u * 7) * slot_bytes + 100,
+                            (uint64_t)(u + 3) * slot_bytes + (uint64_t)u, a0,
+                            u % 2 ? a0 + (end / 3) : TF_NOTIME, 0, (uint32_t)n + 1,
+                            site[u], none, 0, TF_OBJECT_USER };
+    }
+    assert_int_equal(tf_writer_append_objects(w, proc, o, n, NULL), 0);
+    assert_int_equal(tf_writer_close(w, NULL), 0);
+    tf_trace *tr;
+    assert_int_equal(tf_trace_open(&tr, trace_path, NULL), 0);
+    tf_object_naming naming;
+    assert_int_equal(tf_object_names(tr, 0, NULL, NULL, &naming, NULL), 0);
+    tf_analysis a = { 0 };
+    tf_an_objmap *m;
+    assert_int_equal(tf_an_objmap_create(&m, &a, tr, 0, NULL, NULL, NULL), 0);
+    const tf_process *p = tf_trace_process(tr, 0);
+    for (int q = 0; q < QUERIES; q++) {
+        uint64_t addr = base - 64 + (uint64_t)(rand() % (int)(SLOTS * slot_bytes + 128));
+        /* a quarter of the times exactly an event's */
+        const tf_object *e = &p->objects[rand() % (int)p->nobjects];
+        uint64_t when = rand() % 4 ? (uint64_t)(rand() % (int)end)
+                        : rand() % 2 || e->free_time == TF_NOTIME ? e->alloc_time : e->free_time;
+        const tf_object *best = NULL;
+        size_t best_i = 0;
+        for (size_t i = 0; i < p->nobjects; i++) {
+            const tf_object *c = &p->objects[i];
+            if (addr - c->start >= c->size || when < c->alloc_time ||
+                (c->free_time != TF_NOTIME && when >= c->free_time))
+                continue;
+            bool user = c->kind == TF_OBJECT_USER;
+            if (!best || (user && best->kind != TF_OBJECT_USER) ||
+                (user == (best->kind == TF_OBJECT_USER) && c->size < best->size)) {
+                best = c;
+                best_i = i;
+            }
+        }
+        uint32_t object;
+        uint64_t off;
+        bool found = tf_an_objmap_find(m, addr, when, &object, &off);
+        if (!best) {
+            if (found)
+                fail_msg("%#llx at %llu: found %s, no object holds it", (unsigned long long)addr,
+                         (unsigned long long)when, a.objects[object].name);
+            continue;
+        }
+        if (!found || strcmp(a.objects[object].name, naming.names[best_i]) ||
+            off != addr - best->start)
+            fail_msg("%#llx at %llu: %s+%llu, expected %s+%llu", (unsigned long long)addr,
+                     (unsigned long long)when, found ? a.objects[object].name : "nothing",
+                     (unsigned long long)off, naming.names[best_i],
+                     (unsigned long long)(addr - best->start));
+    }
+    tf_an_objmap_free(m);
+    tf_object_naming_free(&naming);
+    tf_analysis_clear(&a);
+    tf_trace_close(tr);
+    unlink(trace_path);
+}
+
 int main(void)
 {
     const char *bld = getenv("top_builddir");
@@ -194,6 +310,7 @@ int main(void)
     snprintf(trace_path, sizeof trace_path, "/tmp/tf-objmap-%ld.h5", (long)getpid());
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(objects_by_address_and_lifetime),
+        cmocka_unit_test(random_run_against_a_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
