@@ -43,6 +43,8 @@ struct tf_an_objmap {
     size_t    ntimes, leaves;   /* leaves: a power of two >= ntimes */
     uint32_t *first;      /* node k's objects: at[first[k] .. first[k + 1]) */
     uint32_t *at;         /* indexes into v, by start within a node */
+    uint64_t *start;      /* per entry of at: its object's start (searched without
+                             a second indirection) */
     uint64_t *reach;      /* per entry of at: the largest end up to it in its node */
     uint32_t  unknown;    /* "[unknown]" in the analysis, TF_AN_NONE until used */
 };
@@ -226,11 +228,12 @@ static int build_index(tf_an_objmap *m)
     for (size_t node = 0; node < 2 * m->leaves; node++)
         m->first[node + 1] += m->first[node];
     m->at = malloc((total ? total : 1) * sizeof *m->at);
+    m->start = malloc((total ? total : 1) * sizeof *m->start);
     m->reach = malloc((total ? total : 1) * sizeof *m->reach);
     uint32_t *fill = malloc(2 * m->leaves * sizeof *fill);
     uint64_t *start = malloc((m->n ? m->n : 1) * sizeof *start);
     uint32_t *order = malloc((m->n ? m->n : 1) * sizeof *order);
-    int rc = m->at && m->reach && fill && start && order ? 0 : -1;
+    int rc = m->at && m->start && m->reach && fill && start && order ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < m->n; i++) {
         start[i] = m->v[i].start;
         order[i] = (uint32_t)i;
@@ -250,6 +253,7 @@ static int build_index(tf_an_objmap *m)
             uint64_t reach = 0;
             for (size_t j = m->first[node]; j < m->first[node + 1]; j++) {
                 const struct live_object *o = &m->v[m->at[j]];
+                m->start[j] = o->start;
                 uint64_t end = o->start + o->size < o->start ? UINT64_MAX : o->start + o->size;
                 m->reach[j] = reach = end > reach ? end : reach;
             }
@@ -330,7 +334,7 @@ bool tf_an_objmap_find(const tf_an_objmap *m, uint64_t addr, uint64_t t, uint32_
         size_t lo = m->first[node], hi = m->first[node + 1];
         while (lo < hi) {   /* the first entry starting above addr */
             size_t mid = lo + (hi - lo) / 2;
-            if (m->v[m->at[mid]].start <= addr)
+            if (m->start[mid] <= addr)
                 lo = mid + 1;
             else
                 hi = mid;
@@ -379,6 +383,7 @@ void tf_an_objmap_free(tf_an_objmap *m)
     free(m->times);
     free(m->first);
     free(m->at);
+    free(m->start);
     free(m->reach);
     free(m);
 }
