@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Cost of one `record --region` instance (README.md, "Regions by function
-# name"): bench/region_loop run REPS times plain and REPS times under
-# `tracefold record --region iteration`, alternately; prints the medians
-# of the time per call and their difference, the cost of an instance.
+# name"): bench/region_loop run REPS times plain, REPS times under
+# `tracefold record --region iteration` (its stops jumps, as the code
+# allows) and REPS times with TRACEFOLD_REGION_TRAPS=1 (every stop a
+# breakpoint), alternately; prints the medians of the time per call and
+# their difference, the cost of an instance.
 # Then the same with bench/region_loop_instrumented (built with
 # -finstrument-functions, so the recorder's hooks serve the region): the
 # cost of an instance through the hooks, and of a call the hooks pass by
@@ -26,6 +28,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-region.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 : > "$tmp/plain"
 : > "$tmp/region"
+: > "$tmp/trapped"
 : > "$tmp/hooked_plain"
 : > "$tmp/hooked"
 : > "$tmp/many_plain"
@@ -38,6 +41,7 @@ i=0
 while [ $i -lt "$reps" ]; do
     "$loop" "$calls" >> "$tmp/plain"
     rec --region iteration -- "$loop" "$calls" >> "$tmp/region"
+    TRACEFOLD_REGION_TRAPS=1 rec --region iteration -- "$loop" "$calls" >> "$tmp/trapped"
     "$hooked" "$calls" >> "$tmp/hooked_plain"
     rec --region iteration -- "$hooked" "$calls" >> "$tmp/hooked"
     "$hooked" "$many" >> "$tmp/many_plain"
@@ -54,7 +58,8 @@ compare() {
         echo "$1: $m: $2 $p, $3 $r, per call $(echo "$r $p" | awk '{printf "%.5f", $1 - $2}') us"
     done
 }
-compare "breakpoints, --region iteration" plain region
+compare "jumps, --region iteration" plain region
+compare "breakpoints (TRACEFOLD_REGION_TRAPS=1), --region iteration" plain trapped
 compare "hooks, --region iteration" hooked_plain hooked
 compare "hooks, a call of no interest (--region main)" many_plain passed
 compare "API marks" plain marked

@@ -147,15 +147,16 @@ int tf_displace_setup(tf_error *err)
     return 0;
 }
 
-/* A free slot within reach of addr, or NULL.  Lock-free: slots are only
- * ever taken, never given back (a breakpoint, once set, stays). */
-static uint8_t *slot_near(uint64_t addr)
+/* n consecutive free slots within reach of addr, or NULL.  Lock-free:
+ * slots are only ever taken, never given back (a breakpoint, once set,
+ * stays). */
+static uint8_t *slot_near(uint64_t addr, uint32_t n)
 {
     struct area *a = area_near(addr);
     if (!a)
         return NULL;
-    uint32_t i = atomic_fetch_add_explicit(&a->used, 1, memory_order_relaxed);
-    return i < AREA_SLOTS ? a->base + (size_t)i * TF_DISPLACE_SLOT : NULL;
+    uint32_t i = atomic_fetch_add_explicit(&a->used, n, memory_order_relaxed);
+    return i + n <= AREA_SLOTS ? a->base + (size_t)i * TF_DISPLACE_SLOT : NULL;
 }
 
 /* jmp *0(%rip) followed by the absolute address: 14 bytes, from anywhere. */
@@ -183,6 +184,73 @@ static bool rip_relative(const cs_x86 *x)
     return false;
 }
 
+/* Writes at dst the moved form of insn, decoded at its address: the same
+ * effect run from dst, falling through to dst + the length returned, or
+ * -1 when it cannot move.  A rip-relative operand gets its displacement
+ * adjusted (dst must be within reach of the data).  A conditional jump
+ * becomes the opposite condition over an absolute jump to its target (so
+ * it falls through to what is moved after it).  Only when last (nothing
+ * moved after it: its next instruction is where the copy jumps back to):
+ * a relative jump becomes an absolute one, and a relative call pushes
+ * the original return address and jumps, so that the callee returns into
+ * the program and unwinders see its own return address. */
+static int put_moved(const cs_insn *insn, uint8_t *dst, bool last)
+{
+    const cs_x86 *x = &insn->detail->x86;
+    uint64_t next = insn->address + insn->size;
+    if (in_group(insn, CS_GRP_BRANCH_RELATIVE)) {
+        uint64_t target = (uint64_t)x->operands[0].imm;
+        if (insn->id == X86_INS_JMP && last)
+            return (int)(put_jump(dst, target) - dst);
+        if (insn->id == X86_INS_CALL && last) {
+            /* lea -8(%rsp),%rsp (flags kept); movl $lo,(%rsp); movl $hi,4(%rsp) */
+            static const uint8_t lea[5] = {0x48, 0x8d, 0x64, 0x24, 0xf8};
+            uint32_t lo = (uint32_t)next, hi = (uint32_t)(next >> 32);
+            uint8_t *p = dst;
+            memcpy(p, lea, sizeof lea);
+            p += sizeof lea;
+            *p++ = 0xc7, *p++ = 0x04, *p++ = 0x24;
+            memcpy(p, &lo, 4);
+            p += 4;
+            *p++ = 0xc7, *p++ = 0x44, *p++ = 0x24, *p++ = 0x04;
+            memcpy(p, &hi, 4);
+            p += 4;
+            return (int)(put_jump(p, target) - dst);
+        }
+        if (insn->id == X86_INS_JMP || insn->id == X86_INS_CALL)
+            return -1;
+        /* jcc rel8 (70+cc) or rel32 (0f 80+cc); cc ^ 1 is the opposite */
+        uint8_t cc;
+        if ((insn->bytes[0] & 0xf0) == 0x70)
+            cc = insn->bytes[0] & 0x0f;
+        else if (insn->bytes[0] == 0x0f && (insn->bytes[1] & 0xf0) == 0x80)
+            cc = insn->bytes[1] & 0x0f;
+        else
+            return -1;   /* loop, jrcxz, xbegin: rare after a call, not moved */
+        dst[0] = (uint8_t)(0x70 | (cc ^ 1));
+        dst[1] = 14;
+        return (int)(put_jump(dst + 2, target) - dst);
+    }
+    /* A call through a register or memory would return into the copy,
+     * which no unwinder knows; a ret or an indirect jump leaves it. */
+    if (insn->id == X86_INS_CALL ||
+        (!last && (in_group(insn, CS_GRP_JUMP) || in_group(insn, CS_GRP_RET) ||
+                   in_group(insn, CS_GRP_INT) || in_group(insn, CS_GRP_IRET))))
+        return -1;
+    memcpy(dst, insn->bytes, insn->size);
+    if (rip_relative(x)) {
+        if (x->encoding.disp_offset == 0 || x->encoding.disp_size != 4)
+            return -1;
+        int64_t refer = (int64_t)next + (int64_t)x->disp;
+        int64_t disp = refer - (int64_t)((uint64_t)(uintptr_t)dst + insn->size);
+        if (disp < INT32_MIN || disp > INT32_MAX)
+            return -1;
+        int32_t d32 = (int32_t)disp;
+        memcpy(dst + x->encoding.disp_offset, &d32, sizeof d32);
+    }
+    return insn->size;
+}
+
 int tf_displace(struct tf_decoder *d, uint64_t addr, tf_displaced *out)
 {
     const uint8_t *code = (const uint8_t *)(uintptr_t)addr;
@@ -200,41 +268,87 @@ int tf_displace(struct tf_decoder *d, uint64_t addr, tf_displaced *out)
         out->target = (uint64_t)x->operands[0].imm;
         return 0;
     }
-    /* A call through a register or memory would return into the copy,
-     * which no unwinder knows. */
     if (insn->id == X86_INS_CALL)
         return -1;
-    uint8_t *slot = slot_near(addr);
+    uint8_t *slot = slot_near(addr, 1);
     if (!slot)
         return -1;
     out->how = TF_DISPLACE_COPY;
     out->target = (uint64_t)(uintptr_t)slot;
-    if (relative) {
-        /* jcc rel8 (70+cc) or rel32 (0f 80+cc): the same condition over an
-         * absolute jump to next, to an absolute jump to the target. */
-        uint8_t cc;
-        if ((insn->bytes[0] & 0xf0) == 0x70)
-            cc = insn->bytes[0] & 0x0f;
-        else if (insn->bytes[0] == 0x0f && (insn->bytes[1] & 0xf0) == 0x80)
-            cc = insn->bytes[1] & 0x0f;
-        else
-            return -1;   /* loop, jrcxz, xbegin: rare after a call, not moved */
-        slot[0] = (uint8_t)(0x70 | cc);
-        slot[1] = 14;
-        put_jump(put_jump(slot + 2, out->next), (uint64_t)x->operands[0].imm);
-        return 0;
-    }
-    memcpy(slot, insn->bytes, insn->size);
-    if (rip_relative(x)) {
-        if (x->encoding.disp_offset == 0 || x->encoding.disp_size != 4)
-            return -1;
-        int64_t refer = (int64_t)out->next + (int64_t)x->disp;
-        int64_t disp = refer - (int64_t)((uint64_t)(uintptr_t)slot + insn->size);
-        if (disp < INT32_MIN || disp > INT32_MAX)
-            return -1;
-        int32_t d32 = (int32_t)disp;
-        memcpy(slot + x->encoding.disp_offset, &d32, sizeof d32);
-    }
-    put_jump(slot + insn->size, out->next);
+    int n = put_moved(insn, slot, true);
+    if (n < 0)
+        return -1;
+    put_jump(slot + n, out->next);
     return 0;
+}
+
+int tf_displace_block(struct tf_decoder *d, uint64_t addr, size_t min, uint8_t *dst, size_t room,
+                      size_t *covered)
+{
+    size_t done = 0, written = 0;
+    int n = 0;
+    while (done < min) {
+        const uint8_t *code = (const uint8_t *)(uintptr_t)(addr + done);
+        size_t left = 15;
+        uint64_t at = addr + done;
+        if (!d->cs->disasm_iter(d->handle, &code, &left, &at, d->insn))
+            return -1;
+        bool last = done + d->insn->size >= min;
+        if (written + 48 > room)
+            return -1;
+        int w = put_moved(d->insn, dst + written, last);
+        if (w < 0)
+            return -1;
+        written += (size_t)w;
+        done += d->insn->size;
+        n++;
+    }
+    if (written + 14 > room)
+        return -1;
+    put_jump(dst + written, addr + done);
+    *covered = done;
+    return n;
+}
+
+uint8_t *tf_displace_room(uint64_t addr, size_t bytes)
+{
+    return slot_near(addr, (bytes + TF_DISPLACE_SLOT - 1) / TF_DISPLACE_SLOT);
+}
+
+/* Whether insn is a relative branch into (lo, hi). */
+static bool branch_into(const cs_insn *insn, uint64_t lo, uint64_t hi)
+{
+    if (!in_group(insn, CS_GRP_BRANCH_RELATIVE))
+        return false;
+    uint64_t target = (uint64_t)insn->detail->x86.operands[0].imm;
+    return target > lo && target < hi;
+}
+
+bool tf_displace_branches_into(struct tf_decoder *d, uint64_t start, uint64_t size, uint64_t lo,
+                               uint64_t hi, tf_original_bytes original)
+{
+    uint64_t at = start;
+    while (at < start + size) {
+        size_t span, left;
+        const uint8_t *code = original ? original(at, &span) : NULL;
+        uint64_t to;
+        if (code) {   /* a breakpoint or jump of ours: its original instructions */
+            left = TF_ORIGINAL_BYTES;
+            to = at + span;
+        } else {
+            code = (const uint8_t *)(uintptr_t)at;
+            left = start + size - at;
+            span = 0;
+            to = at + 1;
+        }
+        uint64_t pc = at;
+        do {
+            if (!d->cs->disasm_iter(d->handle, &code, &left, &pc, d->insn))
+                return true;   /* not code throughout: assume the worst */
+            if (branch_into(d->insn, lo, hi))
+                return true;
+        } while (pc < to);
+        at = pc;
+    }
+    return false;
 }

@@ -223,6 +223,10 @@ TF_HANDLER_API uint32_t tf_unwind_sample(tf_rec_thread *t, ucontext_t *uc, uint6
 TF_HANDLER_API void tf_unwind_prefetch(const tf_rec_thread *t, const ucontext_t *uc);
 /* Once, before sampling starts. */
 void tf_unwind_setup(void);
+/* The function holding addr, [*start, *start + *size), from its unwind
+ * information (libunwind's local lookup, as the sampler's unwinding does,
+ * async-signal-safe alike); false when none covers addr. */
+bool tf_unwind_function_of(uint64_t addr, uint64_t *start, uint64_t *size);
 /* Outside signal context, before the thread's sampling starts. */
 void tf_unwind_thread_start(tf_rec_thread *t);
 /* Return addresses of the frame-pointer chain from frame fp, checked to lie

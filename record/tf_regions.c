@@ -3,13 +3,15 @@
  * is a region instance named as the user wrote it, on every thread,
  * without recompiling.
  *
- * Mechanism: a software breakpoint (int3) on the function's first byte,
- * written through /proc/self/mem (which writes read-only text, as
- * debuggers do), and at each outermost entry one on the return address
- * read from [rsp] (x86-64 psABI §3.2.2: at entry rsp points to it).  The
- * text is shared by all threads, so threads created later, by any means,
- * hit the same breakpoints.  The instructions the breakpoints cover run out
- * of line (tf_displace.c).  Hardware execute breakpoints (perf_event_open
+ * Mechanism: a stop on the function's first bytes and, at each outermost
+ * entry, one on the return address read from [rsp] (x86-64 psABI §3.2.2:
+ * at entry rsp points to it), written through /proc/self/mem (which
+ * writes read-only text, as debuggers do).  A stop is a jump to a
+ * trampoline (tf_jump.c) where the code allows one, else a software
+ * breakpoint (int3) whose SIGTRAP handler does the same work.  The text
+ * is shared by all threads, so threads created later, by any means, meet
+ * the same stops.  The instructions a stop covers run out of line
+ * (tf_displace.c).  Hardware execute breakpoints (perf_event_open
  * PERF_TYPE_BREAKPOINT) were the first choice; on the virtual machine the
  * project is tested on they are accepted but never fire, and they are
  * limited to four addresses (docs/recorder.md, "Regions without source
@@ -24,8 +26,8 @@
  *   - return site: the instance ends when the stack pointer is one word
  *     above its entry's (the ret popped the return address); the same
  *     address reached by a deeper call is not its return.
- * The SIGTRAP handler writes begin and end as tracefold_region_begin/end
- * do (tf_region_emit), async-signal-safe.
+ * The trampolines and the SIGTRAP handler write begin and end as
+ * tracefold_region_begin/end do (tf_region_emit), async-signal-safe.
  *
  * A program built with -finstrument-functions (GCC, Clang) calls
  * __cyg_profile_func_enter(function, call site) after each function's
@@ -77,6 +79,9 @@ struct site {
     _Atomic uint8_t  state;     /* enum site_state */
     _Atomic bool     dormant;   /* its first byte given back: the hooks serve it */
     _Atomic bool     armed;     /* READY and its breakpoint written */
+    bool     jumped;            /* a jump to its trampoline, not an int3 (tf_jump.c) */
+    uint8_t  span;              /* bytes replaced: 1 for an int3 */
+    uint8_t  orig[TF_ORIGINAL_BYTES];   /* the code before, from addr */
     uint16_t func;              /* index in funcs, or RETURN_SITE */
     uint16_t owner;             /* a return site: the function whose call set it */
     tf_displaced how;
@@ -150,9 +155,28 @@ static int poke(uint64_t addr, uint8_t byte)
     return pwrite(mem_fd, &byte, 1, (off_t)addr) == 1 ? 0 : -1;
 }
 
-/* Sets a breakpoint at addr (once).  Async-signal-safe with a decoder of
- * the calling thread. */
-static int set_site(struct tf_decoder *d, uint64_t addr, uint16_t func, uint16_t owner)
+/* The code a READY site replaced (tf_original_bytes). */
+static const uint8_t *original_bytes(uint64_t addr, size_t *span)
+{
+    const struct site *s = site_of(addr, false);
+    if (!s || atomic_load_explicit(&s->state, memory_order_acquire) != SITE_READY)
+        return NULL;
+    *span = s->span;
+    return s->orig;
+}
+
+/* Sets a breakpoint at addr (once): a jump to a trampoline where the
+ * code allows one (tf_jump.c), else an int3.  The jump may replace
+ * several instructions only when no branch of the function holding them
+ * (an entry: its symbol's size bytes from addr, 0 unknown; a return site:
+ * the function its unwind information gives) lands between them; one
+ * instruction of 5 bytes or more needs no such look (no code lands inside
+ * an instruction).  A jump into those bytes from elsewhere (a cold part
+ * of the function looping back to its first instructions) is not looked
+ * for: TRACEFOLD_REGION_TRAPS=1 keeps every site an int3.
+ * Async-signal-safe with a decoder of the calling thread. */
+static int set_site(struct tf_decoder *d, uint64_t addr, uint16_t func, uint16_t owner,
+                    uint64_t size)
 {
     struct site *s = site_of(addr, true);
     if (!s) {
@@ -172,14 +196,32 @@ static int set_site(struct tf_decoder *d, uint64_t addr, uint16_t func, uint16_t
     atomic_store_explicit(&s->state, SITE_BUSY, memory_order_relaxed);
     s->func = func;
     s->owner = owner;
-    if (tf_displace(d, addr, &s->how)) {
+    uint64_t moved, tramp, start = addr;
+    size_t covered;
+    if (func == RETURN_SITE && !tf_unwind_function_of(addr, &start, &size))
+        size = 0;
+    /* read, not copied: the bytes past a site near the end of the text
+     * may not be mapped */
+    ssize_t got = pread(mem_fd, s->orig, sizeof s->orig, (off_t)addr);
+    memset(s->orig + (got > 0 ? got : 0), 0, sizeof s->orig - (size_t)(got > 0 ? got : 0));
+    int n = tf_jump_build(d, addr, s, &moved, &tramp, &covered);
+    s->jumped = n == 1 || (n > 1 && size && !tf_displace_branches_into(d, start, size, addr,
+                                                                        addr + covered,
+                                                                        original_bytes));
+    s->span = s->jumped ? (uint8_t)covered : 1;
+    if (s->jumped) {
+        /* a thread meeting the int3 while the jump is written runs the
+         * trampoline's moved instructions */
+        s->how = (tf_displaced){.how = TF_DISPLACE_COPY, .target = moved,
+                                .first = *(const uint8_t *)(uintptr_t)addr};
+    } else if (tf_displace(d, addr, &s->how)) {
         atomic_store_explicit(&s->state, SITE_FAILED, memory_order_release);
         return -1;
     }
     /* Ready before the breakpoint exists: a thread that hits it finds
      * the copy in place. */
     atomic_store_explicit(&s->state, SITE_READY, memory_order_release);
-    if (poke(addr, INT3)) {
+    if (s->jumped ? tf_jump_write(mem_fd, addr, tramp) : poke(addr, INT3)) {
         atomic_store_explicit(&s->state, SITE_FAILED, memory_order_release);
         return -1;
     }
@@ -204,7 +246,7 @@ static void on_entry(tf_rec_thread *t, tf_region_thread *r, uint16_t func, uint6
         return;
     }
     uint64_t ret = *(const uint64_t *)(uintptr_t)sp;
-    if (set_site(r->decoder, ret, RETURN_SITE, func)) {
+    if (set_site(r->decoder, ret, RETURN_SITE, func, 0)) {
         atomic_fetch_add_explicit(&no_return_site, 1, memory_order_relaxed);
         return;
     }
@@ -227,8 +269,8 @@ static void make_dormant(uint64_t addr)
 {
     struct site *s = site_of(addr, false);
     if (s && atomic_load_explicit(&s->state, memory_order_acquire) == SITE_READY &&
-        !atomic_exchange(&s->dormant, true))
-        (void)poke(addr, s->how.first);
+        !atomic_exchange(&s->dormant, true) && !s->jumped)
+        (void)poke(addr, s->how.first);   /* a jump stays: its trampoline sees dormant */
 }
 
 /* The named function at addr, or -1: the hooks' test of every call. */
@@ -363,6 +405,28 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
         on_hook_exit(t, t->regions, func);
 }
 
+/* Called by the trampolines' stub (tf_jump.c) with every register kept:
+ * the site's breakpoint, as on_trap does for an int3, in the thread's
+ * normal context. */
+__attribute__((visibility("hidden"), used))
+void tf_region_jumped(struct site *s, uint64_t sp);
+void tf_region_jumped(struct site *s, uint64_t sp)
+{
+    if (atomic_load_explicit(&s->dormant, memory_order_relaxed))
+        return;
+    int saved = errno;
+    tf_rec_thread *t = tf_self;
+    tf_region_thread *r = t ? t->regions : NULL;
+    if (r && tf_rec_active()) {
+        uint64_t addr = atomic_load_explicit(&s->addr, memory_order_relaxed);
+        if (s->func == RETURN_SITE)
+            on_return(t, r, addr, sp);
+        else
+            on_entry(t, r, s->func, sp);
+    }
+    errno = saved;
+}
+
 /* Chains to the handler that was there before, or does what the default
  * would (an int3 that is not ours kills the program). */
 static void not_ours(int sig, siginfo_t *si, void *uc)
@@ -461,6 +525,7 @@ static int start_traps(tf_error *err)
                        "(%s): the breakpoints cannot be set", strerror(errno));
     if (tf_displace_setup(err))
         return -1;
+    (void)tf_jump_setup();   /* else every site is an int3 */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_trap;
@@ -475,7 +540,8 @@ static int start_traps(tf_error *err)
 
 /* The breakpoints of addrs[0..n) (owner: their functions), with the
  * hooks' table.  0, or -1 with err naming the function. */
-static int arm(const uint64_t *addrs, const uint16_t *owner, unsigned n, tf_error *err)
+static int arm(const uint64_t *addrs, const uint64_t *sizes, const uint16_t *owner, unsigned n,
+               tf_error *err)
 {
     struct tf_decoder *d = tf_decoder_new();
     if (!d)
@@ -485,7 +551,7 @@ static int arm(const uint64_t *addrs, const uint16_t *owner, unsigned n, tf_erro
         hook_add(addrs[i], owner[i]);
     int rc = 0;
     for (unsigned i = 0; i < n && !rc; i++) {
-        if (!set_site(d, addrs[i], owner[i], owner[i]))
+        if (!set_site(d, addrs[i], owner[i], owner[i], sizes[i]))
             continue;
         rc = tf_fail(err, TF_ERR_UNSUPPORTED, "--region %s: no breakpoint can be set at its "
                      "entry %#llx (its first instruction cannot be run out of line, or the "
@@ -502,13 +568,13 @@ int tf_regions_setup(const char *list, tf_error *err)
         return 0;
     if (split_names(list, err))
         return -1;
-    uint64_t addrs[TF_REGION_MAX_ADDRS];
+    uint64_t addrs[TF_REGION_MAX_ADDRS], sizes[TF_REGION_MAX_ADDRS];
     uint16_t owner[TF_REGION_MAX_ADDRS];
     unsigned n = 0;
     int loads = -1;   /* the program calls dlopen: unknown yet */
     for (unsigned f = 0; f < nfuncs; f++) {
         unsigned before = n;
-        if (tf_symbols_find(funcs[f].name, addrs, TF_REGION_MAX_ADDRS, &n, err)) {
+        if (tf_symbols_find(funcs[f].name, addrs, sizes, TF_REGION_MAX_ADDRS, &n, err)) {
             if (loads < 0)
                 loads = tf_symbols_program_imports("dlopen");
             if (err->code != TF_ERR_NOTFOUND || !loads)
@@ -530,9 +596,10 @@ int tf_regions_setup(const char *list, tf_error *err)
     /* Recording started again after tracefold_fini: the breakpoints it
      * took away go back (set_site leaves existing sites as they are). */
     for (uint32_t i = 0; i < SITES; i++)
-        if (atomic_load(&sites[i].state) == SITE_READY && !atomic_load(&sites[i].dormant))
+        if (atomic_load(&sites[i].state) == SITE_READY && !atomic_load(&sites[i].dormant) &&
+            !sites[i].jumped)
             (void)poke(atomic_load(&sites[i].addr), INT3);
-    int rc = arm(addrs, owner, n, err);
+    int rc = arm(addrs, sizes, owner, n, err);
     atomic_store(&hooks_armed, rc == 0);
     return rc;
 }
@@ -556,17 +623,17 @@ void tf_regions_loaded(void)
     for (unsigned f = 0; f < nfuncs; f++) {
         if (!atomic_load(&funcs[f].pending))
             continue;
-        uint64_t addrs[TF_REGION_MAX_ADDRS];
+        uint64_t addrs[TF_REGION_MAX_ADDRS], sizes[TF_REGION_MAX_ADDRS];
         uint16_t owner[TF_REGION_MAX_ADDRS];
         unsigned n = 0;
         tf_error err;
         tf_error_clear(&err);
-        if (tf_symbols_find(funcs[f].name, addrs, TF_REGION_MAX_ADDRS, &n, &err))
+        if (tf_symbols_find(funcs[f].name, addrs, sizes, TF_REGION_MAX_ADDRS, &n, &err))
             continue;
         for (unsigned i = 0; i < n; i++)
             owner[i] = (uint16_t)f;
         atomic_store(&funcs[f].pending, false);
-        if (arm(addrs, owner, n, &err))
+        if (arm(addrs, sizes, owner, n, &err))
             tf_rec_say(true, "%s", err.msg);
     }
     atomic_flag_clear_explicit(&load_lock, memory_order_release);
@@ -606,10 +673,12 @@ void tf_regions_stop(void)
     if (!nfuncs)
         return;
     atomic_store(&hooks_armed, false);
-    /* The first bytes go back; the handler stays, for threads already on
-     * their way to a breakpoint. */
+    /* The first bytes of the int3s go back; the handler stays, for threads
+     * already on their way to a breakpoint.  Jumps stay: their trampolines
+     * do nothing while recording is off. */
     for (uint32_t i = 0; i < SITES; i++)
-        if (atomic_load(&sites[i].state) == SITE_READY && !atomic_load(&sites[i].dormant))
+        if (atomic_load(&sites[i].state) == SITE_READY && !atomic_load(&sites[i].dormant) &&
+            !sites[i].jumped)
             (void)poke(atomic_load(&sites[i].addr), sites[i].how.first);
     for (unsigned f = 0; f < nfuncs; f++) {
         if (!atomic_load(&funcs[f].pending))
@@ -619,7 +688,7 @@ void tf_regions_stop(void)
         unsigned n = 0;
         tf_error err;
         tf_error_clear(&err);
-        if (tf_symbols_find(funcs[f].name, addrs, TF_REGION_MAX_ADDRS, &n, &err))
+        if (tf_symbols_find(funcs[f].name, addrs, NULL, TF_REGION_MAX_ADDRS, &n, &err))
             tf_rec_say(true, "%s: no instance recorded", err.msg);
     }
     uint64_t deep = atomic_load(&too_deep), lost = atomic_load(&no_return_site);

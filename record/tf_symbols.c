@@ -40,7 +40,7 @@ struct search {
     char mod_form[300];           /* mod::proc -> __mod_MOD_proc, "" if not of that form */
     char proc_suffix[264];        /* _MOD_proc for a plain name, "" otherwise */
     demangle_fn demangle;
-    uint64_t *addrs;
+    uint64_t *addrs, *sizes;      /* sizes may be NULL */
     unsigned max, n;
     bool overflow;
     bool exe_stripped;            /* the program has no .symtab */
@@ -119,7 +119,7 @@ static void consider_near(struct search *s, const char *name, size_t len)
     s->near_dist[worst] = d;
 }
 
-static void add_match(struct search *s, uint64_t addr)
+static void add_match(struct search *s, uint64_t addr, uint64_t size)
 {
     for (unsigned i = 0; i < s->n; i++)
         if (s->addrs[i] == addr)
@@ -128,24 +128,26 @@ static void add_match(struct search *s, uint64_t addr)
         s->overflow = true;
         return;
     }
+    if (s->sizes)
+        s->sizes[s->n] = size;
     s->addrs[s->n++] = addr;
 }
 
-static void match_symbol(struct search *s, const char *sym, uint64_t addr)
+static void match_symbol(struct search *s, const char *sym, uint64_t addr, uint64_t size)
 {
     if (!strcmp(sym, s->query) || (s->lower[0] && !strcmp(sym, s->lower)) ||
         (s->mod_form[0] && !strcmp(sym, s->mod_form))) {
-        add_match(s, addr);
+        add_match(s, addr, size);
         return;
     }
     size_t sl = strlen(sym), ll = strlen(s->lower);
     if (sl == ll + 1 && sym[ll] == '_' && !strncmp(sym, s->lower, ll)) {
-        add_match(s, addr);
+        add_match(s, addr, size);
         return;
     }
     if (s->proc_suffix[0] && !strncmp(sym, "__", 2) && sl > strlen(s->proc_suffix) &&
         !strcmp(sym + sl - strlen(s->proc_suffix), s->proc_suffix)) {
-        add_match(s, addr);
+        add_match(s, addr, size);
         return;
     }
     if (!strncmp(sym, "_Z", 2) && s->demangle) {
@@ -155,7 +157,7 @@ static void match_symbol(struct search *s, const char *sym, uint64_t addr)
             bool with_params = strchr(s->query, '(') != NULL;
             size_t np = with_params ? strlen(d) : name_part(d);
             if (np == strlen(s->query) && !strncmp(d, s->query, np))
-                add_match(s, addr);
+                add_match(s, addr, size);
             else
                 consider_near(s, d, name_part(d));
         }
@@ -235,7 +237,7 @@ static void visit_function(void *ctx, const Elf64_Sym *sym, const char *name)
     unsigned type = ELF64_ST_TYPE(sym->st_info);
     if ((type == STT_FUNC || type == STT_GNU_IFUNC) && sym->st_shndx != SHN_UNDEF &&
         sym->st_value)
-        match_symbol(f->s, name, f->bias + sym->st_value);
+        match_symbol(f->s, name, f->bias + sym->st_value, sym->st_size);
 }
 
 /* The functions of one ELF file, at bias + st_value. */
@@ -280,14 +282,15 @@ bool tf_symbols_program_imports(const char *name)
     return q.found;
 }
 
-int tf_symbols_find(const char *query, uint64_t *addrs, unsigned max, unsigned *n,
-                    tf_error *err)
+int tf_symbols_find(const char *query, uint64_t *addrs, uint64_t *sizes, unsigned max,
+                    unsigned *n, tf_error *err)
 {
     struct search *s = calloc(1, sizeof *s);
     if (!s)
         return tf_fail(err, TF_ERR_NOMEM, "--region %s: out of memory", query);
     s->query = query;
     s->addrs = addrs;
+    s->sizes = sizes;
     s->max = max;
     s->n = *n;
     s->demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");

@@ -396,3 +396,14 @@ void tf_unwind_thread_start(tf_rec_thread *t)
     (void)t;
 #endif
 }
+
+bool tf_unwind_function_of(uint64_t addr, uint64_t *start, uint64_t *size)
+{
+    unw_proc_info_t pi;
+    if (unw_get_proc_info_by_ip(unw_local_addr_space, addr, &pi, NULL) ||
+        pi.start_ip > addr || pi.end_ip <= addr)
+        return false;
+    *start = pi.start_ip;
+    *size = pi.end_ip - pi.start_ip;
+    return true;
+}
