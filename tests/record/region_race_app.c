@@ -44,8 +44,8 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-    int threads = argc > 1 ? atoi(argv[1]) : 8;
-    long n = argc > 2 ? atol(argv[2]) : 1000;
+    int threads = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 8;
+    long n = argc > 2 ? strtol(argv[2], NULL, 10) : 1000;
     if (threads < 1 || threads > MAX_THREADS || n < 1) {
         fprintf(stderr, "usage: region_race_app THREADS(1-%d) N\n", MAX_THREADS);
         return 2;
