@@ -39,13 +39,36 @@ __attribute__((visibility("hidden"))) uint64_t tf_jump_xsave_bytes;
  * above that.  Calls tf_region_jumped(site, program's rsp) with every
  * register, the flags and the extended state kept; returns past the
  * site's slot (ret $8).  The XSAVE header's bytes after XSTATE_BV must be
- * zero for XRSTOR (SDM vol. 1 §13.4.2), hence the stores before XSAVE. */
+ * zero for XRSTOR (SDM vol. 1 §13.4.2), hence the stores before XSAVE.
+ *
+ * Its call frame information makes the program its caller, as if the
+ * stub were a signal delivered there, so that a sample taken in the
+ * region code unwinds into the program (and is moved to it, as samples in
+ * tracefold_region_begin are, formats/recorder_code.h): the CFA is the
+ * program's rsp, and the return address is the site's address + 1
+ * (DW_CFA_val_expression, DWARF 5 §6.4.2.3: the site's address is the
+ * first word of the site whose pointer is on the stack; + 1 because
+ * unwinders look up a return address less one, and the program is at the
+ * site itself, as after an int3).  Every other register is the
+ * program's until it is pushed, rbp first. */
+#define TF_JUMP_RA(reg, off) \
+    "    .cfi_escape 0x16, 0x10, 0x06, " reg ", " off ", 0x06, 0x06, 0x23, 0x01\n"
 __asm__(
     "    .text\n"
     "    .globl tf_jump_stub\n"
     "    .hidden tf_jump_stub\n"
     "    .type tf_jump_stub, @function\n"
     "tf_jump_stub:\n"
+    "    .cfi_startproc\n"
+    "    .cfi_def_cfa %rsp, 144\n"
+    TF_JUMP_RA("0x77", "0x08")          /* DW_OP_breg7 (rsp) 8 */
+    "    push %rbp\n"
+    "    .cfi_def_cfa_offset 152\n"
+    "    .cfi_offset %rbp, -152\n"
+    TF_JUMP_RA("0x77", "0x10")          /* DW_OP_breg7 (rsp) 16 */
+    "    mov %rsp, %rbp\n"
+    "    .cfi_def_cfa_register %rbp\n"
+    TF_JUMP_RA("0x76", "0x10")          /* DW_OP_breg6 (rbp) 16 */
     "    pushfq\n"
     "    push %rax\n"
     "    push %rcx\n"
@@ -56,10 +79,8 @@ __asm__(
     "    push %r9\n"
     "    push %r10\n"
     "    push %r11\n"
-    "    push %rbp\n"
-    "    mov %rsp, %rbp\n"
-    "    mov 96(%rbp), %rdi\n"          /* the site */
-    "    lea 232(%rbp), %rsi\n"         /* 104 + 128: the program's rsp */
+    "    mov 16(%rbp), %rdi\n"          /* the site */
+    "    lea 152(%rbp), %rsi\n"         /* the program's rsp */
     "    sub tf_jump_xsave_bytes(%rip), %rsp\n"
     "    and $-64, %rsp\n"
     "    xor %eax, %eax\n"
@@ -78,8 +99,7 @@ __asm__(
     "    mov $-1, %eax\n"
     "    mov $-1, %edx\n"
     "    xrstor (%rsp)\n"
-    "    mov %rbp, %rsp\n"
-    "    pop %rbp\n"
+    "    lea -80(%rbp), %rsp\n"
     "    pop %r11\n"
     "    pop %r10\n"
     "    pop %r9\n"
@@ -90,7 +110,12 @@ __asm__(
     "    pop %rcx\n"
     "    pop %rax\n"
     "    popfq\n"
+    "    pop %rbp\n"
+    "    .cfi_def_cfa %rsp, 144\n"
+    "    .cfi_restore %rbp\n"
+    TF_JUMP_RA("0x77", "0x08")
     "    ret $8\n"
+    "    .cfi_endproc\n"
     "    .size tf_jump_stub, .-tf_jump_stub\n");
 
 void tf_jump_stub(void);
