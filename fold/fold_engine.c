@@ -940,8 +940,9 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     if (p->preempted == TF_PREEMPTED_CPU_TIME && shared)
         rc = tf_fail(err, TF_ERR_USAGE, "--preempted cpu-time: not available when the ranks "
                                         "of mpirun share the reading");
-    else
-        rc = tf_fold_preempted(r, p->preempted, all.first, &all.points, err);
+    else   /* grouped by process, each process against its own instances */
+        rc = tf_fold_preempted(r, p->preempted, p->group_by != TF_GROUP_BY_DURATION, all.first,
+                               &all.points, err);
     /* Before the durations group and filter the instances; every rank
      * takes the cost out of its own points. */
     if (rc == 0 && (rc = tf_fold_observer_measure(r, err)) == 0) {

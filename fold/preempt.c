@@ -3,6 +3,7 @@
 #include "preempt.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -41,29 +42,47 @@ static void fold_in_cpu_time(tf_fold_region *r, size_t i, int c, const size_t *f
     r->instances[i].duration = r->counter_delta[i * r->ncounters + (uint32_t)c];
 }
 
-int tf_fold_preempted(tf_fold_region *r, enum tf_fold_preempted mode, const size_t *first,
-                      tf_fold_points *pts, tf_error *err)
+/* The reference share of the instances whose process is proc (all when
+ * proc is UINT32_MAX): NaN with fewer than TF_PREEMPT_MIN_INSTANCES. */
+static double reference_share(const tf_fold_region *r, int c, uint32_t proc, double *share)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->ninstances; i++) {
+        double s = cpu_share(r, i, c);
+        if (!isnan(s) && (proc == UINT32_MAX || r->instances[i].proc == proc))
+            share[n++] = s;
+    }
+    return n < TF_PREEMPT_MIN_INSTANCES ? NAN
+                                        : tf_quantile_inplace(share, n, TF_PREEMPT_REFERENCE);
+}
+
+int tf_fold_preempted(tf_fold_region *r, enum tf_fold_preempted mode, bool per_process,
+                      const size_t *first, tf_fold_points *pts, tf_error *err)
 {
     int c = tf_fold_cpu_time_counter(r);
     if (c < 0)
         return 0;
+    uint32_t nproc = 0;
+    for (size_t i = 0; i < r->ninstances; i++)
+        if (r->instances[i].proc >= nproc)
+            nproc = r->instances[i].proc + 1;
     double *share = malloc((r->ninstances + 1) * sizeof *share);
-    if (!share)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory measuring CPU shares");
-    size_t n = 0;
-    for (size_t i = 0; i < r->ninstances; i++) {
-        double s = cpu_share(r, i, c);
-        if (!isnan(s))
-            share[n++] = s;
-    }
-    if (n < TF_PREEMPT_MIN_INSTANCES) {
+    double *ref = malloc(((per_process ? nproc : 0) + 1) * sizeof *ref);
+    if (!share || !ref) {
         free(share);
-        return 0;
+        free(ref);
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory measuring CPU shares");
     }
-    double below = (1 - TF_PREEMPT_LOSS) * tf_quantile_inplace(share, n, TF_PREEMPT_REFERENCE);
+    double all = reference_share(r, c, UINT32_MAX, share);
+    for (uint32_t p = 0; per_process && p < nproc; p++) {
+        ref[p] = reference_share(r, c, p, share);
+        if (isnan(ref[p]))
+            ref[p] = all;   /* too few instances of its own */
+    }
     free(share);
-    for (size_t i = 0; i < r->ninstances; i++) {
+    for (size_t i = 0; i < r->ninstances && !isnan(all); i++) {
         double s = cpu_share(r, i, c);
+        double below = (1 - TF_PREEMPT_LOSS) * (per_process ? ref[r->instances[i].proc] : all);
         if (isnan(s) || s >= below)
             continue;
         tf_fold_instance *ins = &r->instances[i];
@@ -73,5 +92,6 @@ int tf_fold_preempted(tf_fold_region *r, enum tf_fold_preempted mode, const size
         else
             fold_in_cpu_time(r, i, c, first, pts);
     }
+    free(ref);
     return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef TF_FOLD_PREEMPT_H
 #define TF_FOLD_PREEMPT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "fold_result.h"
@@ -16,7 +17,9 @@
  * times the reference share, the 90th percentile of the used instances'
  * shares (the share an undisturbed instance gets, whatever part of the
  * instances was disturbed): it lost more than a tenth of its wall time.
- * Needs TF_PREEMPT_MIN_INSTANCES instances with a CPU time. */
+ * Needs TF_PREEMPT_MIN_INSTANCES instances with a CPU time.  Per process
+ * (the folds grouped by process), the reference is that of the process's
+ * own instances, when it has that many. */
 #define TF_PREEMPT_LOSS 0.1
 #define TF_PREEMPT_REFERENCE 0.9
 #define TF_PREEMPT_MIN_INSTANCES 5
@@ -31,7 +34,7 @@ int tf_fold_cpu_time_counter(const tf_fold_region *r);
  * points held here (first[i]..first[i+1] of instance i, y rows pts->n
  * apart) take their CPU-time position, the CPU-time counter's own folded
  * value, as x.  Returns 0 or a negative error. */
-int tf_fold_preempted(tf_fold_region *r, enum tf_fold_preempted mode, const size_t *first,
-                      tf_fold_points *pts, tf_error *err);
+int tf_fold_preempted(tf_fold_region *r, enum tf_fold_preempted mode, bool per_process,
+                      const size_t *first, tf_fold_points *pts, tf_error *err);
 
 #endif

@@ -144,7 +144,7 @@ static void test_preempted(void **state)
     struct region_fixture f;
     tf_error err;
     make_region(&f, 30, cpu, dur);
-    assert_int_equal(tf_fold_preempted(&f.r, TF_PREEMPTED_EXCLUDE, NULL, NULL, &err), 0);
+    assert_int_equal(tf_fold_preempted(&f.r, TF_PREEMPTED_EXCLUDE, false, NULL, NULL, &err), 0);
     for (size_t i = 0; i < 30; i++) {
         bool lost = i % 3 == 0;
         assert_int_equal(f.ins[i].reason, lost ? TF_FOLD_REASON_PREEMPTED : TF_FOLD_REASON_NONE);
@@ -163,7 +163,7 @@ static void test_preempted(void **state)
         pts.y[k] = k % 2 ? 0.8f : 0.1f;     /* task-clock */
         pts.y[60 + k] = pts.y[120 + k] = 0.5f;
     }
-    assert_int_equal(tf_fold_preempted(&f.r, TF_PREEMPTED_CPU_TIME, first, &pts, &err), 0);
+    assert_int_equal(tf_fold_preempted(&f.r, TF_PREEMPTED_CPU_TIME, false, first, &pts, &err), 0);
     for (size_t i = 0; i < 30; i++) {
         bool lost = i % 3 == 0;
         assert_int_equal(f.ins[i].status, TF_FOLD_USED);
@@ -177,9 +177,27 @@ static void test_preempted(void **state)
     make_region(&f, 30, cpu, dur);
     static char other[] = "page-faults";
     f.names[0] = other;
-    assert_int_equal(tf_fold_preempted(&f.r, TF_PREEMPTED_EXCLUDE, NULL, NULL, &err), 0);
+    assert_int_equal(tf_fold_preempted(&f.r, TF_PREEMPTED_EXCLUDE, false, NULL, NULL, &err), 0);
     for (size_t i = 0; i < 30; i++)
         assert_int_equal(f.ins[i].status, TF_FOLD_USED);
+    /* Two processes, the second served half a CPU all along (two ranks on
+     * one CPU) and disturbed once more: against all instances every one of
+     * its instances is preempted; against its own, only the disturbed one. */
+    for (size_t i = 0; i < 30; i++) {
+        cpu[i] = 1e6;
+        dur[i] = i < 15 ? 1e6 : i == 20 ? 4e6 : 2e6 * (1 + 0.001 * (double)(i % 5));
+    }
+    for (int per_process = 0; per_process < 2; per_process++) {
+        make_region(&f, 30, cpu, dur);
+        for (size_t i = 15; i < 30; i++)
+            f.ins[i].proc = 1;
+        assert_int_equal(tf_fold_preempted(&f.r, TF_PREEMPTED_EXCLUDE, per_process, NULL, NULL,
+                                           &err), 0);
+        for (size_t i = 0; i < 30; i++) {
+            bool lost = i >= 15 && (!per_process || i == 20);
+            assert_int_equal(f.ins[i].status, lost ? TF_FOLD_EXCLUDED : TF_FOLD_USED);
+        }
+    }
 }
 
 static void test_impossible_rates(void **state)
