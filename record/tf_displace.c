@@ -8,7 +8,11 @@
  * ModRM encoding, Intel SDM vol. 2 §2.2.1.6) of the code they copy:
  * one area near each group of modules.  Relative calls and jumps are not
  * copied but done by the caller (tf_regions.c) on the signal context;
- * conditional jumps become a copy whose two ways are absolute jumps. */
+ * conditional jumps become a copy whose two ways are absolute jumps.
+ * For a jump in place of a breakpoint (tf_jump.c), the same moves apply
+ * to the whole instructions the 5-byte jump covers (tf_displace_block),
+ * and tf_displace_branches_into tells whether code of the function
+ * branches between them, where the jump's bytes would be run. */
 #include "config.h"
 
 #include <link.h>
