@@ -42,47 +42,55 @@ static void fold_in_cpu_time(tf_fold_region *r, size_t i, int c, const size_t *f
     r->instances[i].duration = r->counter_delta[i * r->ncounters + (uint32_t)c];
 }
 
-/* The reference share of the instances whose process is proc (all when
- * proc is UINT32_MAX): NaN with fewer than TF_PREEMPT_MIN_INSTANCES. */
-static double reference_share(const tf_fold_region *r, int c, uint32_t proc, double *share)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->ninstances; i++) {
-        double s = cpu_share(r, i, c);
-        if (!isnan(s) && (proc == UINT32_MAX || r->instances[i].proc == proc))
-            share[n++] = s;
-    }
-    return n < TF_PREEMPT_MIN_INSTANCES ? NAN
-                                        : tf_quantile_inplace(share, n, TF_PREEMPT_REFERENCE);
-}
-
 int tf_fold_preempted(tf_fold_region *r, enum tf_fold_preempted mode, bool per_process,
                       const size_t *first, tf_fold_points *pts, tf_error *err)
 {
     int c = tf_fold_cpu_time_counter(r);
     if (c < 0)
         return 0;
-    uint32_t nproc = 0;
-    for (size_t i = 0; i < r->ninstances; i++)
-        if (r->instances[i].proc >= nproc)
-            nproc = r->instances[i].proc + 1;
+    /* the shares grouped by key, the process when per_process, by a
+     * counting sort: key k's are share[end[k - 1] .. end[k]) */
+    uint32_t nkeys = 1;
+    for (size_t i = 0; i < r->ninstances && per_process; i++)
+        if (r->instances[i].proc >= nkeys)
+            nkeys = r->instances[i].proc + 1;
     double *share = malloc((r->ninstances + 1) * sizeof *share);
-    double *ref = malloc(((per_process ? nproc : 0) + 1) * sizeof *ref);
-    if (!share || !ref) {
+    double *ref = malloc(nkeys * sizeof *ref);
+    size_t *end = calloc(nkeys, sizeof *end);
+    if (!share || !ref || !end) {
         free(share);
         free(ref);
+        free(end);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory measuring CPU shares");
     }
-    double all = reference_share(r, c, UINT32_MAX, share);
-    for (uint32_t p = 0; per_process && p < nproc; p++) {
-        ref[p] = reference_share(r, c, p, share);
-        if (isnan(ref[p]))
-            ref[p] = all;   /* too few instances of its own */
+    size_t n = 0;
+    for (size_t i = 0; i < r->ninstances; i++)
+        if (!isnan(cpu_share(r, i, c))) {
+            end[per_process ? r->instances[i].proc : 0]++;
+            n++;
+        }
+    for (uint32_t k = 1; k < nkeys; k++)
+        end[k] += end[k - 1];
+    for (size_t i = r->ninstances; i-- > 0;) {   /* filled from the ends down */
+        double v = cpu_share(r, i, c);
+        if (!isnan(v))
+            share[--end[per_process ? r->instances[i].proc : 0]] = v;
     }
+    /* end[k] is now where key k's shares begin */
+    for (uint32_t k = 0; k < nkeys; k++) {
+        size_t b = end[k], e = k + 1 < nkeys ? end[k + 1] : n;
+        ref[k] = e - b < TF_PREEMPT_MIN_INSTANCES
+                     ? NAN : tf_quantile_inplace(share + b, e - b, TF_PREEMPT_REFERENCE);
+    }
+    double all = n < TF_PREEMPT_MIN_INSTANCES ? NAN
+                                              : tf_quantile_inplace(share, n, TF_PREEMPT_REFERENCE);
     free(share);
+    free(end);
     for (size_t i = 0; i < r->ninstances && !isnan(all); i++) {
         double s = cpu_share(r, i, c);
-        double below = (1 - TF_PREEMPT_LOSS) * (per_process ? ref[r->instances[i].proc] : all);
+        /* a process with too few instances of its own: the run's reference */
+        double own = ref[per_process ? r->instances[i].proc : 0];
+        double below = (1 - TF_PREEMPT_LOSS) * (isnan(own) ? all : own);
         if (isnan(s) || s >= below)
             continue;
         tf_fold_instance *ins = &r->instances[i];

@@ -405,6 +405,20 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
         on_hook_exit(t, t->regions, func);
 }
 
+/* The thread has reached site s (its stop, a jump or an int3) with the
+ * stack pointer sp: an entry or a return, if it is recording. */
+static void at_site(const struct site *s, uint64_t sp)
+{
+    tf_rec_thread *t = tf_self;
+    tf_region_thread *r = t ? t->regions : NULL;
+    if (!r || !tf_rec_active())
+        return;
+    if (s->func == RETURN_SITE)
+        on_return(t, r, atomic_load_explicit(&s->addr, memory_order_relaxed), sp);
+    else
+        on_entry(t, r, s->func, sp);
+}
+
 /* Called by the trampolines' stub (tf_jump.c) with every register kept:
  * the site's breakpoint, as on_trap does for an int3, in the thread's
  * normal context. */
@@ -415,15 +429,7 @@ void tf_region_jumped(struct site *s, uint64_t sp)
     if (atomic_load_explicit(&s->dormant, memory_order_relaxed))
         return;
     int saved = errno;
-    tf_rec_thread *t = tf_self;
-    tf_region_thread *r = t ? t->regions : NULL;
-    if (r && tf_rec_active()) {
-        uint64_t addr = atomic_load_explicit(&s->addr, memory_order_relaxed);
-        if (s->func == RETURN_SITE)
-            on_return(t, r, addr, sp);
-        else
-            on_entry(t, r, s->func, sp);
-    }
+    at_site(s, sp);
     errno = saved;
 }
 
@@ -457,15 +463,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
         return;
     }
     int saved = errno;
-    tf_rec_thread *t = tf_self;
-    tf_region_thread *r = t ? t->regions : NULL;
-    if (r && tf_rec_active()) {
-        uint64_t sp = (uint64_t)g[REG_RSP];
-        if (s->func == RETURN_SITE)
-            on_return(t, r, addr, sp);
-        else
-            on_entry(t, r, s->func, sp);
-    }
+    at_site(s, (uint64_t)g[REG_RSP]);
     switch (s->how.how) {
     case TF_DISPLACE_CALL:
         g[REG_RSP] -= 8;
