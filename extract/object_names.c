@@ -25,7 +25,8 @@
 struct named {
     const tf_object *o;
     size_t index;           /* in the process's objects table */
-    uint32_t label;         /* in the pool */
+    uint32_t label;         /* in the pool, as its name and routine */
+    uint32_t name, routine;
 };
 
 /* A binary min-heap of (key, family). */
@@ -120,14 +121,14 @@ void tf_object_naming_free(tf_object_naming *naming)
 }
 
 /* Families for the objects at[first..last) of v, of one kind and label,
- * in allocation order: each one's name goes to out[its index]. */
-static int name_families(const struct named *v, const uint32_t *at, size_t first, size_t last,
-                         struct heap *busy, struct heap *idle, tf_strpool *pl, char **out)
+ * in allocation order: each one's name into its name. */
+static int name_families(struct named *v, const uint32_t *at, size_t first, size_t last,
+                         struct heap *busy, struct heap *idle, tf_strpool *pl)
 {
     busy->n = idle->n = 0;
     size_t families = 0;
     for (size_t k = first; k < last; k++) {
-        const struct named *x = &v[at[k]];
+        struct named *x = &v[at[k]];
         const tf_object *o = x->o;
         const char *label = pl->s[x->label];
         size_t family = 0;
@@ -150,7 +151,7 @@ static int name_families(const struct named *v, const uint32_t *at, size_t first
         }
         if (id < 0)
             return -1;
-        out[x->index] = (char *)(uintptr_t)id;   /* an index until the pool stops growing */
+        x->name = (uint32_t)id;
     }
     return 0;
 }
@@ -213,7 +214,7 @@ int tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
         }
         out.order[i] = v[i].index;
         v[i].label = (uint32_t)label_id;
-        out.routines[v[i].index] = (char *)(uintptr_t)routine_id;
+        v[i].routine = (uint32_t)routine_id;
     }
     /* Grouped by (kind, label), in allocation order within a group. */
     for (size_t i = 0; i < n; i++) {
@@ -225,13 +226,13 @@ int tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
     for (size_t first = 0, last; first < n; first = last) {
         for (last = first + 1; last < n && key[last] == key[first]; last++)
             ;
-        if (name_families(v, at, first, last, &busy, &idle, &pl, out.names) < 0)
+        if (name_families(v, at, first, last, &busy, &idle, &pl) < 0)
             goto nomem;
     }
-    /* The pool has stopped growing: indexes become its strings. */
+    /* The pool has stopped growing: its strings stay where they are. */
     for (size_t i = 0; i < n; i++) {
-        out.names[i] = pl.s[(uintptr_t)out.names[i]];
-        out.routines[i] = pl.s[(uintptr_t)out.routines[i]];
+        out.names[v[i].index] = pl.s[v[i].name];
+        out.routines[v[i].index] = pl.s[v[i].routine];
     }
     out.strings = pl.s;   /* the strings move to out */
     out.nstrings = pl.n;
@@ -250,12 +251,6 @@ done:
     free(at);
     free(busy.v);
     free(idle.v);
-    if (out.strings == NULL) {   /* names and routines hold indexes, not strings */
-        free(out.names);
-        free(out.routines);
-        free(out.order);
-    } else {
-        tf_object_naming_free(&out);
-    }
+    tf_object_naming_free(&out);
     return rc;
 }
