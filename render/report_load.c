@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analysis/analysis.h"
 #include "fold/fold_result.h"
 #include "fold/fold_steps.h"
 #include "report_load.h"
@@ -262,7 +263,9 @@ static int rates_listed(tf_report_page *p, const tf_fold_region *reg, const tf_f
 /* Without --counters: when the fold has instructions, MIPS and the misses
  * per instruction (or, without miss counters, every other event counter);
  * without, the rates of every event counter.  Counters of time wait for
- * cpu_rates. */
+ * cpu_rates.  The scheduler's events (context switches, migrations) are
+ * the machine's, not the program's: drawn only when listed, so they never
+ * take the panel from the bandwidth on a machine without a PMU. */
 static int rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
                  const char *list, tf_error *err)
 {
@@ -288,7 +291,8 @@ static int rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_gro
                     finite_row(g->rate + c * n, n) && enough_instances(g, c);
     for (size_t c = 0; c < C; c++) {
         if ((int)c == ins || step[c] || !finite_row(g->rate + c * n, n) ||
-            !events_unit(reg->counter_units[c]) || !enough_instances(g, c))
+            !events_unit(reg->counter_units[c]) || !enough_instances(g, c) ||
+            tf_an_is_scheduling(reg->counter_names[c]))
             continue;
         use[c] = ins < 0 || !any_miss || miss_like(reg->counter_names[c]);
     }
