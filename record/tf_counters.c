@@ -220,6 +220,26 @@ TF_HANDLER_CODE static void fill_group(tf_rec_thread *t, uint32_t g, const uint6
     tf_counter_group_values(buf, words, gr->count[g], t->ctr_last + first, out + first);
 }
 
+/* read(2) of a counter group issued from the recorder's own code: a
+ * sample taken while the kernel serves it then has its instruction in
+ * libtracefold, which the fold gives to the program's call of the
+ * recorder (formats/recorder_code.h); through libc's read it would sit in
+ * `__libc_read` and show in the report as a routine the program never
+ * called.  It also leaves errno alone, which a signal handler must. */
+TF_HANDLER_CODE static ssize_t group_read(int fd, uint64_t *buf, size_t len)
+{
+#if defined(__x86_64__)
+    long ret;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "0"((long)SYS_read), "D"((long)fd), "S"(buf), "d"(len)
+                     : "rcx", "r11", "memory");
+    return ret;
+#else
+    return read(fd, buf, len);
+#endif
+}
+
 TF_HANDLER_FIRST void tf_counters_read(tf_rec_thread *t, uint64_t *out, const uint64_t *group0)
 {
     const tf_counter_groups *gr = &tf_rec_g.groups;
@@ -230,7 +250,7 @@ TF_HANDLER_FIRST void tf_counters_read(tf_rec_thread *t, uint64_t *out, const ui
         }
         uint64_t buf[TF_GROUP_READ_WORDS];
         int fd = t->ctr_fd[gr->first[g]];
-        ssize_t got = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+        ssize_t got = fd >= 0 ? group_read(fd, buf, sizeof buf) : -1;
         fill_group(t, g, got > 0 ? buf : NULL, got > 0 ? (size_t)got / sizeof buf[0] : 0, out);
     }
 }

@@ -5,7 +5,11 @@
 # call; no phase or code line is in the recorder's sources (record/tf_*.c)
 # or its tracefold_* functions.  The raw Paraver export leaves the
 # recorder's frames out the same way: no sampled function or line of its
-# .pcf is the recorder's, and count_items is there.
+# .pcf is the recorder's, and count_items is there.  The same with
+# tracefold_event calls, whose time goes to the kernel's service of the
+# recorder's read(2) of the counters: mark_items at the line of the call,
+# no `__libc_read` or read.c (the recorder issues that system call from
+# its own code).
 tf=${TRACEFOLD:?run by make check}
 app=${top_builddir:?run by make check}/tests/analysis/recorder_calls_app
 src=${top_srcdir:?run by make check}/tests/analysis/recorder_calls_app.c
@@ -38,4 +42,16 @@ grep -E '^[0-9]+ +(tracefold_|self$|tf_)|\(tf_[a-z_]+\.c\)$' "$tmp/sampled" &&
 grep -Eq "^[0-9]+ +count_items\$" "$tmp/sampled" || fail "raw.pcf lacks count_items"
 grep -Eq "^[0-9]+ +$line \(recorder_calls_app.c\)\$" "$tmp/sampled" ||
     fail "raw.pcf lacks the line of the call, $line"
+
+eline=$(grep -n 'the-event' "$src" | cut -d: -f1)
+"$tf" record -q -o "$tmp/e.h5" --counters task-clock --period 1ms --buffer-size 16M -- "$app" 40 1000 events ||
+    fail "recording (events) exit status $?"
+"$tf" fold -q -o "$tmp/efold" --region iteration "$tmp/e.h5" || fail "fold (events) exit status $?"
+cat "$tmp/efold/phases.csv"
+awk -F, 'NR > 1 && ($8 ~ /read/ || $9 ~ /(^|\/)read\.c$/ || $9 ~ /(^|\/)tf_[a-z_]*\.c$/) { bad = 1 }
+         END { exit bad }' "$tmp/efold/phases.csv" || fail "a phase in the recorder's read of the counters"
+grep -E '__libc_read|read\.c' "$tmp/efold/summary.md" && fail "summary.md names libc's read"
+awk -F, -v line="$eline" 'NR > 1 && $8 == "mark_items" && $10 == line { found = 1 }
+         END { exit !found }' "$tmp/efold/phases.csv" ||
+    fail "the events' calls are not given to mark_items at line $eline"
 exit 0
