@@ -26,6 +26,9 @@
 #                  pkg-config file found (PREFIX names the prefix)
 #   gfortran       the Fortran compiler configure found (else skipped)
 #   mpirun         Open MPI's mpirun (else skipped)
+#   unsanitized    a build without the sanitizers (else skipped: Open MPI's
+#                  ranks of an instrumented program abort under them, as
+#                  mpirun does not hand the sanitizers' options on)
 #   NAME           the block another page saves as NAME ("file NAME")
 set -u
 src=${top_srcdir:?run by make check}
@@ -135,6 +138,9 @@ prepare() {
         # Open MPI's plugins keep their allocations to the end (tests/mpi/lib.sh).
         [ "${TF_SANITIZERS:-no}" != yes ] ||
             echo "ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}detect_leaks=0; export ASAN_OPTIONS" >> env ;;
+    unsanitized)
+        [ "${TF_SANITIZERS:-no}" != yes ] ||
+            { echo "the sanitizer build: Open MPI's ranks abort under AddressSanitizer"; return 1; } ;;
     *)  # a block another page saves with "file NAME"
         [ -f "$1" ] && return 0
         for other in $pages; do
