@@ -252,6 +252,8 @@ void tf_counters_close(tf_rec_thread *t);
 /* tf_thread.c */
 tf_rec_thread *tf_thread_attach(void);            /* not from a signal handler */
 void tf_thread_detach(tf_rec_thread *t);
+/* Faults in t's sample ring, before a handler of t's starts writing it. */
+void tf_thread_prefault_samples(tf_rec_thread *t);
 void tf_thread_forget_all(void);                  /* in a forked child */
 
 /* tf_stats.c: the handler's own cost, when TRACEFOLD_STATS=yes. */

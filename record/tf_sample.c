@@ -230,9 +230,13 @@ void tf_sampling_thread_start(tf_rec_thread *t)
         t->rng = 1;
     if (!tf_rec_g.sampler)
         return;
-    tf_unwind_thread_start(t);
     tf_error err;
     tf_error_clear(&err);
+    /* With kernel capture the writer unwinds the thread's samples: the
+     * unwinder's first call and the rules of the frames below this one
+     * (tf_unwind_thread_start, a sixth of a recorded /bin/true's start
+     * in the program) are only for a thread whose samples the handler
+     * takes. */
     if (tf_rec_g.kernel_capture) {
         if (tf_kcapture_thread_start(t, &err) == 0)
             return;
@@ -244,6 +248,8 @@ void tf_sampling_thread_start(tf_rec_thread *t)
                        " thread (%s); its samples are taken by the signal handler", err.msg);
         tf_memsampling_thread_handler(t);
     }
+    tf_unwind_thread_start(t);
+    tf_thread_prefault_samples(t);
     t->sampling = true;
     if (tf_rec_g.sampler->start(t, tf_rec_g.signal, tf_jittered_period(t), &err))
         t->sampling = false;
