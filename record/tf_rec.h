@@ -198,6 +198,10 @@ void tf_heap_clock(uint64_t now);
 /* tf_sample.c */
 int  tf_sampling_setup(tf_error *err);            /* choose back end and signal */
 void tf_sampling_thread_start(tf_rec_thread *t);
+/* From now the signal handler takes t's samples (signal capture, or a
+ * thread leaving kernel capture): the unwinder warmed up and the sample
+ * ring faulted in first.  Not from a signal handler. */
+void tf_sampling_thread_handler(tf_rec_thread *t);
 void tf_sampling_thread_stop(tf_rec_thread *t);
 TF_HANDLER_API uint64_t tf_jittered_period(tf_rec_thread *t);
 
