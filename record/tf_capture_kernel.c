@@ -365,10 +365,7 @@ void tf_kcapture_switch(tf_rec_thread *t)
     atomic_store_explicit(&t->buf->kernel.state, TF_KCAP_RETIRED, memory_order_release);
     let_go(t);
     tf_memsampling_thread_handler(t);
-    tf_error err;
-    t->sampling = true;
-    if (tf_rec_g.sampler->start(t, tf_rec_g.signal, tf_jittered_period(t), &err))
-        t->sampling = false;
+    tf_sampling_thread_handler(t);
 }
 
 #define RINGS_WAIT_NS 5000000000ull

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Counters of each thread through perf_event_open groups (perf_event_open(2)),
  * event names resolved with libpfm4 (pfm_get_os_event_encoding(3)), loaded
- * when the first process sets its counters up (pfm_load.h).
+ * when a process first needs it (pfm_load.h), but for the kernel's
+ * generic events (generic_events).
  * Hardware events are packed into groups of at most TF_GROUP_HW so that each
  * group fits the PMU; when there are more groups than the PMU holds, the
  * kernel time-multiplexes them and each value is scaled by
@@ -13,6 +14,7 @@
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -49,19 +51,67 @@ static bool kernel_only(const struct perf_event_attr *a)
                                             a->config == PERF_COUNT_SW_CPU_MIGRATIONS);
 }
 
+/* The kernel's generic events by the names perf(1) gives them (its
+ * "Hardware event" and "Software event" lists; include/uapi/linux/
+ * perf_event.h), which libpfm4's perf pseudo-PMU encodes to the same
+ * type and config.  Encoded here, the default counters and their software
+ * fallback need no libpfm4: its loading and pfm_initialize were the
+ * largest part of a recorded process's start (bench/RESULTS.md, "Recorder:
+ * start and stop").  Matched without case, as libpfm4 matches; a name with
+ * a PMU prefix or a modifier goes to libpfm4. */
+static const struct generic_event {
+    const char *name;
+    uint32_t type;
+    uint64_t config;
+} generic_events[] = {
+    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+    {"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
+    {"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+    {"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+    {"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES},
+    {"stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+    {"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+    {"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
+    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+    {"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+    {"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+    {"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+    {"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+    {"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN},
+    {"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+    {"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS},
+    {"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS},
+};
+
 /* Encodes name into a, restricted to user space (perf_event_paranoid 2
  * allows nothing else) but for the kernel_only events.  Returns 0 or a
  * libpfm4 error code. */
 static int encode(const char *name, struct perf_event_attr *a)
 {
     memset(a, 0, sizeof *a);
-    pfm_perf_encode_arg_t arg;
-    memset(&arg, 0, sizeof arg);
-    arg.attr = a;
-    arg.size = sizeof arg;
-    int rc = tf_pfm_encode(name, PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
-    if (rc != PFM_SUCCESS)
-        return rc;
+    const struct generic_event *g = NULL;
+    for (size_t i = 0; !g && i < sizeof generic_events / sizeof generic_events[0]; i++)
+        if (!strcasecmp(name, generic_events[i].name))
+            g = &generic_events[i];
+    if (g) {
+        a->type = g->type;
+        a->config = g->config;
+    } else {
+        pfm_perf_encode_arg_t arg;
+        memset(&arg, 0, sizeof arg);
+        arg.attr = a;
+        arg.size = sizeof arg;
+        int rc = tf_pfm_encode(name, PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
+        if (rc != PFM_SUCCESS)
+            return rc;
+    }
     a->size = sizeof *a;
     a->exclude_kernel = !kernel_only(a);
     a->exclude_hv = 1;

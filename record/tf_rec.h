@@ -198,6 +198,10 @@ void tf_heap_clock(uint64_t now);
 /* tf_sample.c */
 int  tf_sampling_setup(tf_error *err);            /* choose back end and signal */
 void tf_sampling_thread_start(tf_rec_thread *t);
+/* From now the signal handler takes t's samples (signal capture, or a
+ * thread leaving kernel capture): the unwinder warmed up and the sample
+ * ring faulted in first.  Not from a signal handler. */
+void tf_sampling_thread_handler(tf_rec_thread *t);
 void tf_sampling_thread_stop(tf_rec_thread *t);
 TF_HANDLER_API uint64_t tf_jittered_period(tf_rec_thread *t);
 
@@ -252,6 +256,8 @@ void tf_counters_close(tf_rec_thread *t);
 /* tf_thread.c */
 tf_rec_thread *tf_thread_attach(void);            /* not from a signal handler */
 void tf_thread_detach(tf_rec_thread *t);
+/* Faults in t's sample ring, before a handler of t's starts writing it. */
+void tf_thread_prefault_samples(tf_rec_thread *t);
 void tf_thread_forget_all(void);                  /* in a forked child */
 
 /* tf_stats.c: the handler's own cost, when TRACEFOLD_STATS=yes. */

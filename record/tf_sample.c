@@ -230,10 +230,9 @@ void tf_sampling_thread_start(tf_rec_thread *t)
         t->rng = 1;
     if (!tf_rec_g.sampler)
         return;
-    tf_unwind_thread_start(t);
-    tf_error err;
-    tf_error_clear(&err);
     if (tf_rec_g.kernel_capture) {
+        tf_error err;
+        tf_error_clear(&err);
         if (tf_kcapture_thread_start(t, &err) == 0)
             return;
         /* This thread only (the ring did not fit the locked-memory limit,
@@ -244,6 +243,20 @@ void tf_sampling_thread_start(tf_rec_thread *t)
                        " thread (%s); its samples are taken by the signal handler", err.msg);
         tf_memsampling_thread_handler(t);
     }
+    tf_sampling_thread_handler(t);
+}
+
+void tf_sampling_thread_handler(tf_rec_thread *t)
+{
+    /* With kernel capture the writer unwinds the thread's samples: the
+     * unwinder's first call and the rules of the frames below this one
+     * (tf_unwind_thread_start, a sixth of a recorded /bin/true's start
+     * in the program) and the sample ring's pages are only for a thread
+     * whose samples the handler takes, made ready before it starts. */
+    tf_unwind_thread_start(t);
+    tf_thread_prefault_samples(t);
+    tf_error err;
+    tf_error_clear(&err);
     t->sampling = true;
     if (tf_rec_g.sampler->start(t, tf_rec_g.signal, tf_jittered_period(t), &err))
         t->sampling = false;

@@ -52,6 +52,15 @@ static void stack_bounds(tf_rec_thread *t)
     pthread_attr_destroy(&attr);
 }
 
+/* MADV_POPULATE_WRITE (Linux 5.14): the pages of [addr, addr + len) made
+ * present and writable.  Older kernels fault them in on first use. */
+static void prefault(void *addr, size_t len)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = (uintptr_t)addr & ~(page - 1);
+    (void)madvise((void *)lo, (uintptr_t)addr + len - lo, MADV_POPULATE_WRITE);
+}
+
 static tf_shm_buffer *create_buffer(uint32_t slot, size_t size)
 {
     char path[PATH_MAX + 32];
@@ -61,17 +70,30 @@ static tf_shm_buffer *create_buffer(uint32_t slot, size_t size)
     if (fd < 0)
         return NULL;
     void *m = MAP_FAILED;
-    /* MAP_POPULATE: the handler should not take page faults on first use
-     * of each page (it is the configured, bounded size anyway). */
     if (!ftruncate(fd, (off_t)size))
-        m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+        m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (m == MAP_FAILED) {
         unlink(path);
         return NULL;
     }
     tf_shm_buffer_layout(m, size, tf_rec_g.nbase, tf_rec_g.opt.stack_depth);
+    /* The header and the event ring are written from handlers too (region
+     * traps): faulted in now, as the whole buffer was with MAP_POPULATE.
+     * The sample ring, three quarters of the buffer, only where a
+     * handler writes samples (tf_thread_prefault_samples): with kernel capture
+     * nothing writes it, and faulting the whole buffer in was a tenth of a recorded
+     * /bin/true's start in the program (bench/RESULTS.md). */
+    tf_shm_buffer *b = m;
+    prefault(m, (const char *)tf_ring_slot(&b->events, 0) +
+                    (size_t)b->events.nslots * b->events.slot_size - (const char *)m);
     return m;
+}
+
+void tf_thread_prefault_samples(tf_rec_thread *t)
+{
+    tf_shm_ring *r = &t->buf->samples;
+    prefault(tf_ring_slot(r, 0), (size_t)r->nslots * r->slot_size);
 }
 
 tf_rec_thread *tf_thread_attach(void)
@@ -106,6 +128,8 @@ tf_rec_thread *tf_thread_attach(void)
     /* Before tf_self is set: the decoder's own allocations are not the
      * application's data objects. */
     tf_memsampling_thread_start(t);
+    if (t->mem)   /* the perf back end's handler stores its samples */
+        tf_thread_prefault_samples(t);
     tf_regions_thread_start(t);
     tf_self = t;
     if (t->stack_hi > t->stack_lo)

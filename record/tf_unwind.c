@@ -38,8 +38,10 @@
  * for the context a sigaction handler receives; unw_get_save_loc only
  * reads the cursor.  unw_backtrace's first call on a
  * thread allocates its frame cache (mmap, pthread_setspecific): that
- * first call is made at thread start, outside signal context
- * (tf_unwind_thread_start).  Neither is re-entered: the handler stays out
+ * first call is made outside signal context, before the handler starts
+ * taking a thread's samples (tf_unwind_thread_start, from
+ * tf_sampling_thread_handler), else at the thread's first allocation
+ * recorded (tf_heap.c), where no handler of the recorder calls libunwind.  Neither is re-entered: the handler stays out
  * of libunwind while the thread is in it (t->unwinding, tf_heap.c). */
 #include "config.h"
 

@@ -7,8 +7,9 @@
 # cairo, pango, glib or fontconfig, and no libxml2 even when a configuration
 # file was read.  In the program, the library loads capstone and libpfm4
 # only when it needs them (docs/recorder.md, "Start and stop"): never when
-# it does not record, and capstone not with kernel capture, where the
-# writer decodes.
+# it does not record, capstone not with kernel capture, where the writer
+# decodes, and libpfm4 not for the kernel's generic events (the default
+# counters).
 . "$top_srcdir/tests/record/lib.sh"
 heavy='libmpi|libopen-pal|libopen-rte|libcairo|libpango|libglib|libgobject|libfontconfig|libharfbuzz|libxml2|libicu'
 # The sanitizer build links its runtimes (with libstdc++, libm, libgcc_s)
@@ -60,4 +61,13 @@ loaded=$(grep -Eo "[^/ ]*($lazy)[^/ ]*" "$tmp/off.maps" | sort -u | tr '\n' ' ')
     fail "record --capture kernel: exit status $?"
 grep -q libtracefold "$tmp/rec.maps" || fail "record --capture kernel: library not loaded"
 ! grep -q libcapstone "$tmp/rec.maps" || fail "record --capture kernel: the program loaded capstone"
+# The default counters (and their software fallback) are the kernel's
+# generic events, encoded without libpfm4; a name only libpfm4 knows still
+# goes through it and is recorded under the name given.
+! grep -q libpfm "$tmp/rec.maps" || fail "record: the program loaded libpfm4 for generic counters"
+"$tf" record -q --counters PERF_COUNT_SW_TASK_CLOCK -o "$tmp/p.h5" -- cat /proc/self/maps \
+    > "$tmp/pfm.maps" || fail "record --counters PERF_COUNT_SW_TASK_CLOCK: exit status $?"
+grep -q libpfm "$tmp/pfm.maps" || fail "record --counters PERF_COUNT_SW_TASK_CLOCK: no libpfm4"
+"$tf" info "$tmp/p.h5" | grep -q 'counters: 1 (PERF_COUNT_SW_TASK_CLOCK)' ||
+    fail "record --counters PERF_COUNT_SW_TASK_CLOCK: counter not recorded"
 exit 0
