@@ -13,20 +13,20 @@
 # Usage: sh bench/blocking.sh [BUILDDIR]   (env: REPS=3)
 set -eu
 bd=${1:-build}
-reps=${REPS:-3}
 src=$(cd "$(dirname "$0")/.." && pwd)
-lib=$(cd "$bd/record/.libs" && pwd)
+. "$src/bench/stats_lib.sh"
+# the compiler decides what vectorising does to the kernels
+echo "# ${REPS:=3} rounds, load $(cut -d' ' -f1-3 /proc/loadavg), $(gcc --version | head -n1)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-blocking.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-. "$src/bench/stats_lib.sh"
-echo "# $reps repetitions, load $(cut -d' ' -f1-3 /proc/loadavg)"
+lib=$(cd "$bd/record/.libs" && pwd)
 link="-L$lib -ltracefold -Wl,-rpath,$lib"
 gcc -O2 -fno-tree-vectorize -I"$src/include" -o "$tmp/matmul_scalar" "$src/examples/matmul.c" $link
 gcc -O3 -march=native -I"$src/include" -o "$tmp/matmul_vector" "$src/examples/matmul.c" $link
 # mean_ms OUTPUT NAME: the program's mean time of NAME
 mean_ms() { awk -v v="$2" '$1 == v { print $2 }' "$1"; }
 : > "$tmp/runs"
-for rep in $(seq "$reps"); do
+for rep in $(seq "$REPS"); do
     for build in scalar vector; do
         for n in 512 1024; do
             for b in 32 64 128; do
