@@ -55,8 +55,8 @@ typedef struct stride_case {
 
 /* 1: cmp %r9,%rax; jae 2f; mov %rax,%rdx; shl $0xb,%rdx; movsd (%r8,%rdx,1),%xmm0;
  *    mulsd (%r11,%rax,8),%xmm0; add $1,%rax; addsd %xmm0,%xmm1; cmp $0x100,%rax;
- *    jne 1b; 2: ret  (mm_blocked, N = 256: the row offset k x N x 8 computed from k
- *    each iteration) */
+ *    jne 1b; 2: ret  (H&P's blocked dot product, examples/matmul's first
+ *    mm_blocked, N = 256: the row offset k x N x 8 computed from k each iteration) */
 #define BLOCKED B(0x4c, 0x39, 0xc8, 0x73, 0x23, 0x48, 0x89, 0xc2, 0x48, 0xc1, 0xe2, 0x0b, \
                   0xf2, 0x41, 0x0f, 0x10, 0x04, 0x10, 0xf2, 0x41, 0x0f, 0x59, 0x04, 0xc3, \
                   0x48, 0x83, 0xc0, 0x01, 0xf2, 0x0f, 0x58, 0xc8, 0x48, 0x3d, 0x00, 0x01, \

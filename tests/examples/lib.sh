@@ -133,3 +133,47 @@ kernel_regions() {
         echo "region $kernel: $r"
     done
 }
+
+# within PCT MEASURED EXPECTED: MEASURED within PCT % of EXPECTED.
+within() { awk -v m="$2" -v e="$3" -v p="$1" 'BEGIN { d = m / e - 1; exit !(d <= p / 100 && d >= -p / 100) }'; }
+
+# diff_itself FOLD_DIR...: each fold compared with itself reports no
+# significant change (docs/commands/diff.md).
+diff_itself() {
+    for d in "$@"; do
+        "$tf" diff -q "$d/fold.h5" "$d/fold.h5" -o "$d-self" || bad "self diff ${d##*/}: exit $?"
+        grep -q ',yes' "$d-self/diff.csv" && bad "self diff ${d##*/}: a significant change"
+    done
+}
+
+# too_busy FOLD_DIR...: why the runs folded there were too busy to time
+# (nothing when they were not): a run got less than 90 % of a CPU over the
+# folded iteration (cpu_share), or the fold excluded more than 5 % of its
+# instances as preempted (instances.csv): the fold leaves those out, the
+# program's own mean keeps them, and the two part.
+too_busy() {
+    for d in "$@"; do
+        share=$(cpu_share "$d")
+        preempted=$(csv "$d/instances.csv" reason |
+            awk '{ n++ } $1 == "preempted" { p++ } END { printf "%.2f\n", n ? p / n : 0 }')
+        if awk -v s="$share" -v p="$preempted" 'BEGIN { exit !(s < 0.9 || p > 0.05) }'; then
+            echo "${d##*/}: $share of a CPU, $preempted of the iterations preempted"
+            return
+        fi
+    done
+}
+
+# timing_verdict OFF FOLD_DIR...: OFF (0, or why diff's ratio is off the
+# program's) fails the test, unless the runs were too busy to time
+# (too_busy) and nothing else failed: then the test skips (exit 77).
+timing_verdict() {
+    off=$1
+    shift
+    [ "$off" = 0 ] && return 0
+    busy=$(too_busy "$@")
+    if [ $fails -eq 0 ] && [ -n "$busy" ]; then
+        echo "SKIP: $off; too busy a machine to time the runs ($busy)"
+        exit 77
+    fi
+    bad "$off (${busy:-the runs had a whole CPU and few preemptions})"
+}
