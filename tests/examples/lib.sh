@@ -133,3 +133,23 @@ kernel_regions() {
         echo "region $kernel: $r"
     done
 }
+
+# within PCT MEASURED EXPECTED: MEASURED is within PCT % of EXPECTED.
+within() { awk -v m="$2" -v e="$3" -v p="$1" 'BEGIN { d = m / e - 1; exit !(d <= p / 100 && d >= -p / 100) }'; }
+
+# timing_verdict WHAT FOLD_DIR...: WHAT (empty: none) is a timing check
+# that failed; on a machine too busy to give every run of FOLD_DIR... 90 %
+# of a CPU (cpu_share) the runs were preempted unevenly, and the fold's
+# mean (which leaves the preempted instances out) and the program's
+# timing part: skip (exit 77) then, else fail.
+timing_verdict() {
+    what=$1
+    shift
+    [ -n "$what" ] || return 0
+    share=$(for d in "$@"; do cpu_share "$d"; done | sort -n | head -n1)
+    if [ $fails -eq 0 ] && awk -v s="$share" 'BEGIN { exit !(s < 0.9) }'; then
+        echo "SKIP: $what, with $share of a CPU: too busy a machine to time the runs"
+        exit 77
+    fi
+    bad "$what (the runs had at least $share of a CPU)"
+}
