@@ -218,12 +218,30 @@ static size_t site_length(const char *name)
     return (size_t)(hash - name);
 }
 
-/* A block of a call site's family: its object and its site's name. */
+/* Blocks of a call site: an object and its site's name. */
 struct block {
     uint32_t    object;
     const char *name;
     size_t      site;     /* length of the name without "#N" */
 };
+
+/* The number of heap blocks object ob stands for when they are small
+ * enough for the rule, else 0: a heap object is one block (its family's
+ * blocks alive at once are objects of their own, "site#N"); an object of
+ * kind small is all the small blocks of its call site, laid end to end
+ * (docs/algorithms.md, "Small blocks"), as a matrix allocated a row at a
+ * time below the recorder's heap threshold is. */
+static size_t small_blocks(const tf_an_object *ob)
+{
+    if (ob->size == 0)
+        return 0;
+    if (ob->kind == TF_OBJECT_HEAP)
+        return ob->size <= TF_ADVICE_SMALL_BYTES;
+    if (ob->kind == TF_OBJECT_SMALL && ob->allocations > 0 &&
+        ob->size <= (uint64_t)TF_ADVICE_SMALL_BYTES * ob->allocations)
+        return ob->allocations;
+    return 0;
+}
 
 static int by_site(const void *pa, const void *pb)
 {
@@ -264,35 +282,39 @@ static int small_allocations(struct rules *r, uint32_t k, size_t *count, struct 
             count[s->object]++;
     }
     size_t nc = 0;
-    for (uint32_t o = 0; o < a->nobjects; o++) {
-        const tf_an_object *ob = &a->objects[o];
-        if (count[o] && ob->kind == TF_OBJECT_HEAP && ob->size > 0 &&
-            ob->size <= TF_ADVICE_SMALL_BYTES)
-            cand[nc++] = (struct block){ o, ob->name, site_length(ob->name) };
-    }
-    if (!mem || nc < TF_ADVICE_MIN_BLOCKS)
+    for (uint32_t o = 0; o < a->nobjects; o++)
+        if (count[o] && small_blocks(&a->objects[o]))
+            cand[nc++] = (struct block){ o, a->objects[o].name, site_length(a->objects[o].name) };
+    if (!mem || !nc)
         return 0;
     qsort(cand, nc, sizeof *cand, by_site);
     for (size_t i = 0, j; i < nc; i = j) {
-        size_t refs = 0;
+        size_t refs = 0, blocks = 0;
         double bytes = 0, largest = 0;
+        bool below_threshold = false;   /* blocks of kind small: their sizes are summed */
         for (j = i; j < nc && same_site(&cand[i], &cand[j]); j++) {
-            double size = (double)a->objects[cand[j].object].size;
+            const tf_an_object *ob = &a->objects[cand[j].object];
             refs += count[cand[j].object];
-            bytes += size;
-            largest = size > largest ? size : largest;
+            blocks += small_blocks(ob);
+            bytes += (double)ob->size;
+            below_threshold |= ob->kind == TF_OBJECT_SMALL;
+            largest = (double)ob->size > largest ? (double)ob->size : largest;
         }
         double share = (double)refs / (double)mem;
-        if (j - i < TF_ADVICE_MIN_BLOCKS || share < TF_ADVICE_MIN_STREAM_SHARE)
+        if (blocks < TF_ADVICE_MIN_BLOCKS || share < TF_ADVICE_MIN_STREAM_SHARE)
             continue;
-        const char *name = cand[i].name;
+        char each[64];
+        if (below_threshold)
+            snprintf(each, sizeof each, "%.1f KiB each on average", kib(bytes / (double)blocks));
+        else
+            snprintf(each, sizeof each, "at most %.1f KiB each", kib(largest));
         if (add(r, k, cand[i].object, "many small allocations",
                 "one contiguous allocation for the blocks of this call site (an array of rows "
                 "rather than a row per allocation), walked as one stream",
                 span * share * latency_factor(r->m),
-                "%zu blocks from call site %.*s, at most %.1f KiB each, %.1f KiB together, "
-                "carry %.0f %% of the phase's %zu memory samples; phase %.1f %% of the iteration",
-                j - i, (int)cand[i].site, name, kib(largest), kib(bytes), 100 * share, mem,
+                "%zu blocks from call site %.*s, %s, %.1f KiB together, carry %.0f %% of the "
+                "phase's %zu memory samples; phase %.1f %% of the iteration",
+                blocks, (int)cand[i].site, cand[i].name, each, kib(bytes), 100 * share, mem,
                 100 * span) < 0)
             return -1;
     }

@@ -263,6 +263,38 @@ static void small_allocations(void **state)
     tf_analysis_clear(&a);
 }
 
+/* Rows below the recorder's heap threshold: all the blocks of the call
+ * site are one object of kind small, its allocations the rows
+ * (examples/row_sweep.c); the rule counts its blocks, not its objects. */
+static void small_blocks_one_object(void **state)
+{
+    tf_analysis a;
+    size_t n;
+    unsigned untried;
+    static const size_t cases[] = { 2000, 8 };   /* rows; 8: too few blocks */
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        size_t rows = cases[c];
+        start(&a);
+        add_phase(&a, 0.1, 0.9);
+        add_loads(&a, add_object(&a, "rows.c:30:9", TF_OBJECT_HEAP, 1 << 20, 1), 0, 1, 100);
+        add_loads(&a, add_object(&a, "rows.c:12:15", TF_OBJECT_SMALL, rows * 1024, rows), 0.1, 0.9,
+                  240);
+        tf_an_advice *list = advise(&a, NULL, &n, &untried);
+        const tf_an_advice *ad = find(list, n, "many small allocations");
+        if (rows < TF_ADVICE_MIN_BLOCKS) {
+            assert_null(ad);
+        } else {
+            assert_non_null(ad);
+            assert_non_null(strstr(ad->evidence, "2000 blocks from call site rows.c:12:15, 1.0 "
+                                                 "KiB each on average, 2000.0 KiB together"));
+            /* 240 of the phase's 240 + 80 memory samples, over 0.8 of the iteration */
+            assert_true(fabs(ad->expected_gain - 0.8 * 240.0 / 320.0) < 1e-9);
+        }
+        free(list);
+        tf_analysis_clear(&a);
+    }
+}
+
 /* A gather c[idx[j]] over an object of `bytes` (random, no stride in the
  * code), 70 % of the phase's samples; memory_share: the phase's loads
  * served from DRAM where levels are measured (NAN: not measured). */
@@ -450,6 +482,7 @@ int main(void)
         cmocka_unit_test(column_walk),
         cmocka_unit_test(working_set),
         cmocka_unit_test(small_allocations),
+        cmocka_unit_test(small_blocks_one_object),
         cmocka_unit_test(random_large),
         cmocka_unit_test(tlb_reach),
         cmocka_unit_test(temporaries),

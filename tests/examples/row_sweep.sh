@@ -14,7 +14,7 @@
 . "${top_srcdir:?run by make check}/tests/examples/lib.sh"
 period=500us
 record_example software "$tmp/r.h5" row_sweep -r 2000 -c 128 -i 150
-site=$(call_site row_sweep.c 'row\[r\] = calloc')
+site=$(call_site row_sweep.c 'a block per row')
 # info --json: one line per object; the small ones of the rows' site.
 "$tf" info --json "$tmp/r.h5" > "$tmp/info.json" || bad "info exited $?"
 rows=$(grep -c "\"kind\": \"small\".*\"label\": \"$site\"" "$tmp/info.json")

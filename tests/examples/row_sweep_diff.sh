@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
+# The loop of issue 33 on examples/row_sweep: its matrix a row per
+# allocation (2000 blocks of 1 KiB, below the heap threshold: one object
+# of kind small) against the same rows as slices of one allocation (-C).
+# With memory samples: the advice "many small allocations" on the first
+# fold names the rows' call site and its 2000 blocks, and none on the
+# second.  Always: diff's ratio of the iterations within 15 % of the ratio
+# of the program's own median iterations (on a busy machine a ratio off
+# skips, lib.sh timing_verdict); each fold against itself no significant
+# change.
+. "${top_srcdir:?run by make check}/tests/examples/lib.sh"
+if [ "${TF_SANITIZERS:-no}" = yes ]; then
+    echo "SKIP: sanitizer build: the instrumented programs' timings are not the ones checked (normal build checks this)"
+    exit 77
+fi
+period=500us
+record_example software "$tmp/rows.h5" row_sweep -i 150
+record_example software "$tmp/one.h5" row_sweep -i 150 -C
+for v in rows one; do
+    "$tf" fold -q "$tmp/$v.h5" --region iteration -o "$tmp/$v" || { echo "FAIL: fold $v"; exit 1; }
+done
+diff_itself "$tmp/rows" "$tmp/one"
+"$tf" diff -q "$tmp/rows/fold.h5" "$tmp/one/fold.h5" -o "$tmp/diff" || { echo "FAIL: diff exit $?"; exit 1; }
+cat "$tmp/diff/diff.csv"
+median() { awk '$1 == "median_ms" { print $2 }' "$tmp/$1.txt"; }
+expected=$(awk -v a="$(median rows)" -v b="$(median one)" 'BEGIN { print b / a }')
+total=$(csv "$tmp/diff/diff.csv" phase ratio | awk -F, '$1 == "total" { print $2 }')
+echo "iteration: diff's ratio $total, the program's $expected ($(median rows) -> $(median one) ms)"
+off=0
+within 15 "$total" "$expected" || off="iteration ratio $total not within 15 % of the program's $expected"
+
+# the advice needs memory samples (the timings above do not)
+nmem=$(memory_samples "$tmp/rows.h5")
+if [ "$nmem" -gt 0 ]; then
+    site=$(call_site row_sweep.c 'a block per row')
+    row=$(awk -F, -v s="$site" 'NR > 1 && $4 == s && $5 == "many small allocations"' \
+          "$tmp/rows/advice.csv" | head -n1)
+    case $row in
+    *"2000 blocks from call site $site, 1.0 KiB each on average"*) ;;
+    *) bad "rows: no advice to allocate the rows of $site as one: $(cat "$tmp/rows/advice.csv")" ;;
+    esac
+    grep -q 'many small allocations' "$tmp/one/advice.csv" && bad "one allocation: advice after the change"
+fi
+timing_verdict "$off" "$tmp/rows" "$tmp/one"
+[ $fails -eq 0 ] || exit 1
+[ "$nmem" -gt 0 ] || { echo "SKIP: $tmp/rows.h5 has no memory samples: the advice not checked"; exit 77; }
