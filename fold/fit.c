@@ -8,7 +8,12 @@
  * mean of all.  Where fewer than COVERAGE of the instances are trusted
  * (sparse sampling: a few samples per iteration, so every interval spans a
  * change), a pooled local-linear regression of the folded cloud takes over,
- * within the segment between two change points.  A final isotonic
+ * within the segment between two change points.  A second pass, when some
+ * instances were untrusted somewhere, rebuilds the changes the instance
+ * alone could not with each segment's mean slope (the mean over the
+ * instances with two samples inside it), and fills what stays untrusted
+ * with the first pass's curve, scaled to the instance's samples, its
+ * slopes with the segments' mean slopes.  A final isotonic
  * regression (pool-adjacent-violators) makes the curve non-decreasing from
  * (0,0) to (1,1).  Cost: O(samples + instances·G).
  *
@@ -47,6 +52,11 @@
 
 /* Share of instances that must be trusted at a grid point. */
 #define COVERAGE 0.2
+/* Fewest instances with two samples inside a segment for their mean slope
+ * to stand for it, and the width (in bend windows) below which a segment
+ * without them may take a neighbour's. */
+#define MIN_SEGMENT_INSTANCES 10
+#define NARROW_SEGMENT 4
 /* Most bootstrap units (instances, or blocks of instances). */
 #define MAX_UNITS 128
 /* Points in the pooled local fits: for the value, and (wider) the slope. */
@@ -293,9 +303,15 @@ static double grid_at(const double *row, size_t g, double x)
 }
 
 /* Fills the untrusted stretches of an instance (grid values and slopes)
- * with the shape, scaled to the instance's own samples at their ends. */
+ * with a shape scaled to the instance's own samples at their ends: the
+ * values with the first pass's curve (shape), the slopes with the model
+ * (the segments' mean slopes, model_slope, and their integral, model),
+ * since the first pass's slope rests on the few trusted instances there,
+ * or, where a segment on the stretch has no mean slope, with the first
+ * pass's (shape_slope). */
 static void impute_untrusted(const tf_polyline *pl, size_t g, const double *shape,
-                             const double *shape_slope, double *values, double *slopes,
+                             const double *shape_slope, const double *model,
+                             const double *model_slope, double *values, double *slopes,
                              unsigned char *trusted)
 {
     double h = 1.0 / (double)(g - 1);
@@ -308,14 +324,19 @@ static void impute_untrusted(const tf_polyline *pl, size_t g, const double *shap
         while (e + 1 < pl->n && !pl->trusted[e])
             e++;
         double xa = pl->x[s], ya = pl->y[s], xb = pl->x[e], yb = pl->y[e];
+        size_t j0 = (size_t)ceil(xa / h), j1 = (size_t)floor(xb / h);
+        bool modelled = true;
+        for (size_t j = j0 > 0 ? j0 - 1 : 0; j <= j1 + 1 && j < g; j++)
+            modelled &= !isnan(model_slope[j]);
+        const double *row = modelled ? model : shape, *row_slope = modelled ? model_slope : shape_slope;
         double sa = grid_at(shape, g, xa), sb = grid_at(shape, g, xb);
-        size_t j1 = (size_t)floor(xb / h);
-        for (size_t j = (size_t)ceil(xa / h); j <= j1 && j < g; j++) {
-            if (trusted[j] || sb - sa <= 1e-12)
+        double ra = grid_at(row, g, xa), rb = grid_at(row, g, xb);
+        for (size_t j = j0; j <= j1 && j < g; j++) {
+            if (trusted[j] || sb - sa <= 1e-12 || rb - ra <= 1e-12)
                 continue;
             double f = (shape[j] - sa) / (sb - sa);
             values[j] = ya + (f < 0 ? 0 : f > 1 ? 1 : f) * (yb - ya);
-            slopes[j] = (yb - ya) / (sb - sa) * shape_slope[j];
+            slopes[j] = (yb - ya) / (rb - ra) * row_slope[j];
             trusted[j] = 1;
         }
         s = e;
@@ -349,6 +370,9 @@ struct tf_fit_stream {
     tf_polyline scratch, pl;
     double *values, *slopes, *center_curve, *center_slope, *level, *shape_slope, *shape;
     double *first_lo, *first_hi;   /* the first pass's curve band, relative */
+    double *segment_slope;         /* mean slope per segment between boundaries */
+    double *model, *model_slope;   /* those slopes on the grid, their integral */
+    double *segment_sum, *segment_n;   /* its sums over the first pass's instances */
     bool widen;                    /* the final band is widened to it */
     unsigned char *trusted, *mask;
     size_t *count;
@@ -407,7 +431,7 @@ int tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     st->unit_key = malloc((st->nunits + 1) * sizeof *st->unit_key);
     st->bins = calloc(st->nbins + 1, sizeof *st->bins);
     st->values = malloc(8 * g * sizeof *st->values);
-    st->shape = malloc(g * sizeof *st->shape);
+    st->shape = malloc((3 * g + 3 * (nb + 1)) * sizeof *st->shape);
     st->trusted = malloc(2 * g);
     st->count = malloc(g * sizeof *st->count);
     bool ok = st->rep && st->unit && st->unit_key && st->bins && st->values && st->shape &&
@@ -427,9 +451,50 @@ int tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     st->shape_slope = st->values + 5 * g;
     st->first_lo = st->values + 6 * g;
     st->first_hi = st->values + 7 * g;
+    st->model = st->shape + g;
+    st->model_slope = st->model + g;
+    st->segment_slope = st->model_slope + g;
+    st->segment_sum = st->segment_slope + nb + 1;
+    st->segment_n = st->segment_sum + nb + 1;
+    memset(st->segment_sum, 0, 2 * (nb + 1) * sizeof *st->segment_sum);
     st->mask = st->trusted + g;
     *stream = st;
     return 0;
+}
+
+/* Adds the instance's slope in each segment between boundaries where it
+ * has two points (its samples, or its ends (0, 0) and (1, 1)) farther than
+ * the window from a boundary: exact for a constant rate, and which
+ * instances count depends only on where their samples fell. */
+static void segment_slopes_add(tf_fit_stream *st, const float *x, const float *y, size_t m)
+{
+    const double *bd = st->bd, w = st->o.window;
+    size_t nb = st->nb, seg = 0, have = 0;
+    double xa = 0, ya = 0, xb = 0, yb = 0;
+    for (size_t k = 0; k <= m + 2; k++) {
+        bool last = k == m + 2;
+        double xv = k == 0 ? 0 : k <= m ? x[k - 1] : 1, yv = k == 0 ? 0 : k <= m ? y[k - 1] : 1;
+        if (!last && isnan(yv))
+            continue;
+        while (seg <= nb && (last || (seg < nb && xv >= bd[seg]))) {
+            if (have > 1 && xb > xa) {
+                st->segment_sum[seg] += (yb - ya) / (xb - xa);
+                st->segment_n[seg]++;
+            }
+            have = 0;
+            if (last)
+                return;
+            seg++;
+        }
+        if ((seg > 0 && xv <= bd[seg - 1] + w) || (seg < nb && xv >= bd[seg] - w))
+            continue;
+        if (have++ == 0) {
+            xa = xv;
+            ya = yv;
+        }
+        xb = xv;
+        yb = yv;
+    }
 }
 
 int tf_fit_add(tf_fit_stream *st, size_t a, size_t b, const float *x, const float *y,
@@ -446,12 +511,16 @@ int tf_fit_add(tf_fit_stream *st, size_t a, size_t b, const float *x, const floa
         size_t f = cl->first[i] - base, m = cl->first[i + 1] - cl->first[i];
         if (first_pass && !st->whole)
             pooled_add(st->bins, st->nbins, x + f, y + f, m);
-        if (tf_reconstruct_instance(x + f, y + f, m, st->bd, st->nb, st->o.window, &st->scratch,
+        if (first_pass)
+            segment_slopes_add(st, x + f, y + f, m);
+        if (tf_reconstruct_instance(x + f, y + f, m, st->bd, st->nb, st->o.window,
+                                    first_pass ? NULL : st->segment_slope, &st->scratch,
                                     &st->pl) < 0)
             return tf_fail(err, TF_ERR_NOMEM, "out of memory rebuilding instance curves");
         tf_polyline_on_grid(&st->pl, g, st->values, st->slopes, st->trusted);
         if (!first_pass)
-            impute_untrusted(&st->pl, g, st->shape, st->shape_slope, st->values, st->slopes,
+            impute_untrusted(&st->pl, g, st->shape, st->shape_slope, st->model,
+                             st->model_slope, st->values, st->slopes,
                              st->trusted);
         sums_add(&st->all, 1, g, st->values, st->slopes, st->trusted, cl->total[i],
                  cl->duration[i]);
@@ -496,6 +565,49 @@ static void estimate(tf_fit_stream *st, double *curve, double *slope)
     if (sparse)
         pooled_fit(st->bins, st->nbins, st->bd, st->nb, g, st->mask, curve, slope);
     isotonic(curve, g, st->level, st->count);
+}
+
+/* Each segment's mean slope (segment_slope_add's sums), NaN where fewer
+ * than MIN_SEGMENT_INSTANCES instances gave one (sparse sampling: the
+ * first pass's shape stays in use there).  A segment narrower than
+ * NARROW_SEGMENT windows without its own is most often one change found
+ * twice, not merged: it takes the slope of the neighbour closest to the
+ * first pass's mean slope over it, when that neighbour has its own.  Then
+ * the model: those slopes on the grid, and their integral (NaN counted as
+ * 0; impute_untrusted does not use the model across them). */
+static void segment_slopes(tf_fit_stream *st)
+{
+    size_t g = st->g, nb = st->nb;
+    double *slope = st->segment_slope;
+    for (size_t k = 0; k <= nb; k++)
+        slope[k] = st->segment_n[k] >= MIN_SEGMENT_INSTANCES
+                       ? st->segment_sum[k] / st->segment_n[k] : NAN;
+    for (size_t k = 0; k <= nb; k++) {
+        double lo = k > 0 ? st->bd[k - 1] : 0, hi = k < nb ? st->bd[k] : 1;
+        if (!isnan(slope[k]) || hi - lo >= NARROW_SEGMENT * st->o.window)
+            continue;
+        double own = fmax(grid_at(st->shape_slope, g, (lo + hi) / 2), 1e-12), best = INFINITY;
+        for (size_t q = k > 0 ? k - 1 : k + 1; q <= k + 1 && q <= nb; q += 2) {
+            if (st->segment_n[q] < MIN_SEGMENT_INSTANCES)
+                continue;
+            double qs = st->segment_sum[q] / st->segment_n[q];
+            double d = fabs(log(fmax(qs, 1e-12) / own));
+            if (d < best) {
+                best = d;
+                slope[k] = qs;
+            }
+        }
+    }
+    size_t k = 0;
+    for (size_t j = 0; j < g; j++) {
+        double x = (double)j / (double)(g - 1);
+        while (k < nb && st->bd[k] <= x)
+            k++;
+        st->model_slope[j] = slope[k];
+        double prev = j > 0 && !isnan(st->model_slope[j - 1]) ? st->model_slope[j - 1] : 0;
+        double here = isnan(slope[k]) ? 0 : slope[k];
+        st->model[j] = j == 0 ? 0 : st->model[j - 1] + (prev + here) / (2 * (double)(g - 1));
+    }
 }
 
 /* The bootstrap replicates from the units of the pass. */
@@ -573,9 +685,12 @@ int tf_fit_next_pass(tf_fit_stream *st, tf_error *err)
             sums_clear(&st->rep[b], g);
         st->widen = true;
     }
-    /* Second pass: untrusted stretches filled with the first pass's shape
-     * (its curve and slopes, both kept before they are reused). */
+    /* Second pass: changes rebuilt with the segments' mean slopes where an
+     * instance has no clean interval of its own, what stays untrusted
+     * filled with the first pass's shape (its curve and slopes, both kept
+     * before they are reused) and the model of the mean slopes. */
     memcpy(st->shape, st->out->curve, g * sizeof *st->shape);
+    segment_slopes(st);
     sums_clear(&st->all, g);
     for (size_t u = 0; st->o.bootstrap > 0 && u < st->nunits; u++)
         sums_clear(&st->unit[u], g);

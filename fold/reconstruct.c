@@ -10,7 +10,10 @@
  * which varies from instance to instance and is what makes the mean curve
  * round at a change.  Where that cannot work (a run of intervals holding two
  * changes, or a change with no clean interval on one side), the pieces are
- * marked untrusted and the fit leaves them out. */
+ * marked untrusted and the fit leaves them out; given the segments' mean
+ * slopes (a second pass), each change of such a run that an interval of
+ * its own holds is rebuilt the same way, a mean slope standing in for the
+ * missing clean interval (docs/algorithms.md, "The fit"). */
 #include "reconstruct.h"
 
 #include <math.h>
@@ -103,13 +106,96 @@ static size_t boundaries_near(double a, double b, const double *bd, size_t nb, d
     return count;
 }
 
+/* The boundaries near interval j of r: their count, the first's index. */
+static size_t near_interval(const tf_polyline *r, size_t j, const double *bd, size_t nb,
+                            double window, size_t *first)
+{
+    size_t count = 0;
+    for (size_t k = 0; k < nb && bd[k] < r->x[j + 1] + window; k++)
+        if (bd[k] > r->x[j] - window && count++ == 0)
+            *first = k;
+    return count;
+}
+
 static double slope(const tf_polyline *r, size_t j)
 {
     return (r->y[j + 1] - r->y[j]) / (r->x[j + 1] - r->x[j]);
 }
 
+/* Where the line of slope sl through the start of interval k of r crosses
+ * the line of slope sr through its end. */
+static double crossing(const tf_polyline *r, size_t k, double sl, double sr)
+{
+    return (r->y[k + 1] - r->y[k] - sr * r->x[k + 1] + sl * r->x[k]) / (sl - sr);
+}
+
+/* Intervals [j, end) of r bent at the crossing of the lines of slopes sl
+ * (before) and sr (after), where it falls inside one of them; straight
+ * otherwise or when the slopes are nearly equal. */
+static void bend(const tf_polyline *r, size_t j, size_t end, double sl, double sr, bool trusted,
+                 tf_polyline *pl)
+{
+    bool lines = fabs(sl - sr) > PARALLEL * fmax(sl, sr);
+    for (size_t k = j; k < end; k++) {
+        double ax = r->x[k], ay = r->y[k], bx = r->x[k + 1], by = r->y[k + 1];
+        if (lines) {
+            double xc = crossing(r, k, sl, sr);
+            if (xc > ax && xc < bx) {
+                double yc = ay + sl * (xc - ax);
+                push(pl, xc, yc < ay ? ay : yc > by ? by : yc, trusted);
+            }
+        }
+        push(pl, bx, by, trusted);
+    }
+}
+
+/* A run [j, end) of intervals near boundaries that the instance alone
+ * cannot rebuild, with the segments' mean slopes: each stretch of
+ * intervals near one boundary only is bent between the slope of the clean
+ * interval on each side, or that side's segment's mean slope
+ * (segment_slope[k] lies between boundaries k − 1 and k) where the
+ * neighbour is near another boundary or missing; an interval near two
+ * boundaries stays straight and untrusted. */
+static void bend_by_segments(const tf_polyline *r, size_t j, size_t end, const double *bd,
+                             size_t nb, double window, const double *segment_slope,
+                             tf_polyline *pl)
+{
+    size_t nint = r->n - 1;
+    for (size_t k = j; k < end;) {
+        size_t b = 0, other = 0;
+        if (near_interval(r, k, bd, nb, window, &b) != 1) {
+            push(pl, r->x[k + 1], r->y[k + 1], false);
+            k++;
+            continue;
+        }
+        size_t e = k + 1;
+        while (e < end && near_interval(r, e, bd, nb, window, &other) == 1 && other == b)
+            e++;
+        size_t unused;
+        bool clean_before = k > 0 && near_interval(r, k - 1, bd, nb, window, &unused) == 0;
+        bool clean_after = e < nint && near_interval(r, e, bd, nb, window, &unused) == 0;
+        double sl = clean_before ? slope(r, k - 1) : segment_slope[b];
+        double sr = clean_after ? slope(r, e) : segment_slope[b + 1];
+        if (isnan(sl) || isnan(sr)) {   /* no mean slope for the segment */
+            bend(r, k, e, 0, 0, false, pl);
+            k = e;
+            continue;
+        }
+        /* A mean slope is not the instance's: where the lines cross
+         * outside the boundary's window, they do not describe it. */
+        bool crossed = fabs(sl - sr) <= PARALLEL * fmax(sl, sr);
+        for (size_t i = k; !crossed && i < e; i++) {
+            double xc = crossing(r, i, sl, sr);
+            crossed = xc > fmax(r->x[i], bd[b] - window) && xc < fmin(r->x[i + 1], bd[b] + window);
+        }
+        bend(r, k, e, sl, sr, crossed, pl);
+        k = e;
+    }
+}
+
 int tf_reconstruct_instance(const float *x, const float *y, size_t n, const double *boundaries,
-                            size_t nb, double window, tf_polyline *scratch, tf_polyline *pl)
+                            size_t nb, double window, const double *segment_slope,
+                            tf_polyline *scratch, tf_polyline *pl)
 {
     tf_polyline *r = scratch;
     if (raw_vertices(x, y, n, r) < 0)
@@ -131,21 +217,15 @@ int tf_reconstruct_instance(const float *x, const float *y, size_t n, const doub
             end++;
         bool sides = j > 0 && end < nint;
         bool one = boundaries_near(r->x[j], r->x[end], boundaries, nb, window) == 1;
-        double sl = sides ? slope(r, j - 1) : 0, sr = sides ? slope(r, end) : 0;
-        /* Nearly equal slopes: the chord is as good as the corner. */
-        bool lines = sides && fabs(sl - sr) > PARALLEL * fmax(sl, sr);
-        bool trusted = sides && one;
-        for (size_t k = j; k < end; k++) {
-            double ax = r->x[k], ay = r->y[k], bx = r->x[k + 1], by = r->y[k + 1];
-            if (lines) {
-                double xc = (by - ay - sr * bx + sl * ax) / (sl - sr);
-                if (xc > ax && xc < bx) {
-                    double yc = ay + sl * (xc - ax);
-                    push(pl, xc, yc < ay ? ay : yc > by ? by : yc, trusted);
-                }
-            }
-            push(pl, bx, by, trusted);
-        }
+        if (sides && one)
+            bend(r, j, end, slope(r, j - 1), slope(r, end), true, pl);
+        else if (segment_slope)
+            bend_by_segments(r, j, end, boundaries, nb, window, segment_slope, pl);
+        else if (sides)
+            bend(r, j, end, slope(r, j - 1), slope(r, end), false, pl);
+        else
+            for (size_t k = j; k < end; k++)
+                push(pl, r->x[k + 1], r->y[k + 1], false);
         j = end;
     }
     return 0;

@@ -20,10 +20,14 @@ void tf_polyline_free(tf_polyline *pl);
  * k < n, in time order (NaN y skipped): straight between samples, except
  * across a boundary (sorted, nb of them, each widened by ±window), where the
  * curve follows the lines of the neighbouring intervals to their crossing.
+ * segment_slope (NULL, or nb + 1 mean slopes, one per segment between
+ * boundaries, NaN where unknown) stands in for a neighbouring interval
+ * that is not clean.
  * scratch is working space kept between calls.  Returns -1 when out of
  * memory. */
 int tf_reconstruct_instance(const float *x, const float *y, size_t n, const double *boundaries,
-                            size_t nb, double window, tf_polyline *scratch, tf_polyline *pl);
+                            size_t nb, double window, const double *segment_slope,
+                            tf_polyline *scratch, tf_polyline *pl);
 
 /* Value, slope and trust of the polyline at the G grid points j/(G-1)
  * (the slope and trust of the piece on the right of a vertex). */

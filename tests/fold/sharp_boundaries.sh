@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Sharp phase boundaries (issue 30): `tracefold synth --scenario sharp`, five
 # phases whose rates change about tenfold at every boundary (300 to 4200
-# MIPS), 300 iterations, ~13 samples each, boundaries moved by up to ±1 %
+# MIPS), 300 iterations, ~13 samples each (periodic and Poisson), boundaries moved by up to ±1 %
 # and rates by 3 % per iteration, 6 % stalled iterations.  On every seed,
 # against the truth stored in the trace: curve error <= 0.25 % of the
 # iteration's total, mean rate error <= 2 % (outside ±2 % of each change),
@@ -22,15 +22,16 @@ for seed in 1 2 3 4; do
     expect "sharp$seed" ordinary_kept ge 0.95
 done
 
-# Poisson sampling at the same rate: the curve misses the 0.25 % bar on
-# some seeds (docs/algorithms.md), but the band must still hold the truth
-# where it misses (seeds 2 and 4: 0.29 % and 0.44 %, whose bands of the
-# filled instances alone held it on 89 % and 79 % of the grid).
-for seed in 2 4; do
+# Poisson sampling at the same rate, the harder case (a phase often holds
+# one or two samples): the same targets, on seeds 1-10.
+for seed in 1 2 3 4 5 6 7 8 9 10; do
     fold_case "poisson$seed" --scenario sharp --outliers 0.06 --seed "$seed" --poisson \
         --no-memory || continue
-    expect "poisson$seed" curve_max_err le 0.005
+    expect "poisson$seed" curve_max_err le 0.0025
+    expect "poisson$seed" rate_mean_rel_err le 0.02
     expect "poisson$seed" band_coverage ge 0.93
     expect "poisson$seed" change_max_dist le 0.01
+    expect "poisson$seed" outlier_recall ge 0.95
+    expect "poisson$seed" ordinary_kept ge 0.95
 done
 exit $fail

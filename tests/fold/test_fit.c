@@ -143,7 +143,7 @@ static void test_reconstruct_kink(void **state)
     }
     double bd[] = { 0.42 };
     tf_polyline scratch = { 0 }, pl = { 0 };
-    assert_int_equal(tf_reconstruct_instance(x, y, 9, bd, 1, 0.015, &scratch, &pl), 0);
+    assert_int_equal(tf_reconstruct_instance(x, y, 9, bd, 1, 0.015, NULL, &scratch, &pl), 0);
     /* The corner is rebuilt where the two lines cross. */
     int found = 0;
     for (size_t k = 0; k < pl.n; k++)
@@ -157,9 +157,50 @@ static void test_reconstruct_kink(void **state)
         assert_true(t[j]);
     }
     /* Without the boundary the chord cuts the corner. */
-    assert_int_equal(tf_reconstruct_instance(x, y, 9, NULL, 0, 0.015, &scratch, &pl), 0);
+    assert_int_equal(tf_reconstruct_instance(x, y, 9, NULL, 0, 0.015, NULL, &scratch, &pl), 0);
     tf_polyline_on_grid(&pl, 101, v, s, t);
     assert_true(fabs(v[43] - kinked(0.43, 0.4, 0.43)) > 1e-3);
+    tf_polyline_free(&scratch);
+    tf_polyline_free(&pl);
+}
+
+/* Three phases, slopes 1, 0.1 and what ends at (1,1), changing at 0.305
+ * and 0.497. */
+static double three_phases(double x)
+{
+    double y1 = 0.305, y2 = y1 + 0.1 * (0.497 - 0.305), b = (1 - y2) / (1 - 0.497);
+    return x <= 0.305 ? x : x <= 0.497 ? y1 + 0.1 * (x - 0.305) : y2 + b * (x - 0.497);
+}
+
+/* One sample in the middle phase: each of its intervals spans a change and
+ * neither has a clean neighbour on the middle's side.  The instance alone
+ * leaves them untrusted; with the segments' mean slopes both changes are
+ * rebuilt exactly, and a mean slope whose lines cross outside a boundary's
+ * window leaves them untrusted again. */
+static void test_reconstruct_by_segments(void **state)
+{
+    const float x[] = { 0.1f, 0.2f, 0.4f, 0.6f, 0.7f, 0.8f, 0.9f };
+    float y[7];
+    for (int k = 0; k < 7; k++)
+        y[k] = (float)three_phases(x[k]);
+    double bd[] = { 0.3, 0.5 }, right = (1 - three_phases(0.497)) / (1 - 0.497);
+    double good[] = { 1, 0.1, right }, wrong[] = { 1, 0.5, right };
+    tf_polyline scratch = { 0 }, pl = { 0 };
+    double v[101], s[101];
+    unsigned char t[101];
+    assert_int_equal(tf_reconstruct_instance(x, y, 7, bd, 2, 0.015, NULL, &scratch, &pl), 0);
+    tf_polyline_on_grid(&pl, 101, v, s, t);
+    assert_false(t[25]);
+    assert_false(t[45]);
+    assert_int_equal(tf_reconstruct_instance(x, y, 7, bd, 2, 0.015, good, &scratch, &pl), 0);
+    tf_polyline_on_grid(&pl, 101, v, s, t);
+    for (int j = 0; j < 101; j++) {
+        assert_near(v[j], three_phases(j / 100.0), 1e-5);
+        assert_true(t[j]);
+    }
+    assert_int_equal(tf_reconstruct_instance(x, y, 7, bd, 2, 0.015, wrong, &scratch, &pl), 0);
+    tf_polyline_on_grid(&pl, 101, v, s, t);
+    assert_false(t[25]);
     tf_polyline_free(&scratch);
     tf_polyline_free(&pl);
 }
@@ -269,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_duration_filters),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_reconstruct_kink),
+        cmocka_unit_test(test_reconstruct_by_segments),
         cmocka_unit_test(test_changepoints),
         cmocka_unit_test(test_fit_counter),
     };
