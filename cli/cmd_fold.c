@@ -23,11 +23,11 @@
 #include "calibrate/hierarchy.h"
 #include "fold/fold_group_by.h"
 #include "extract/fold_input.h"
-#include "fold_team_start.h"
+#include "fold/fold_team_start.h"
 #include "extract/instances.h"
 #include "extract/iteration_find.h"
 #include "msg.h"
-#include "open_trace.h"
+#include "formats/trace_input.h"
 #include "prv_synthetic.h"
 #include "render/render.h"
 #include "common/tf_launcher.h"
@@ -294,10 +294,10 @@ static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, size_
         }
         free(st);
         return tf_fail(err, TF_ERR_DATA, "%s: no region repeats (at least 2 complete "
-                       "instances are needed to fold)", tf_cli_trace_source(tr));
+                       "instances are needed to fold)", tf_input_source(tr));
     }
     char *name;
-    if ((rc = tf_cli_region_name(tr, spec, &name, err)) < 0) {
+    if ((rc = tf_input_region_name(tr, spec, &name, err)) < 0) {
         free(st);
         return rc;
     }
@@ -324,7 +324,7 @@ static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, size_
                  "one, record again with `tracefold record --region FUNCTION -- PROGRAM` (each "
                  "call of FUNCTION is an instance, no source change) or mark the iteration "
                  "with tracefold_region_begin/end (docs/recorder.md)",
-                 tf_cli_trace_source(tr), name, n ? list : "none");
+                 tf_input_source(tr), name, n ? list : "none");
     free(name);
     free(st);
     return rc;
@@ -653,7 +653,7 @@ static unsigned output_threads(const tf_fold_params *p, const tf_fold_team *team
  * time, once per rank of a node); rank 0 then reads it alone. */
 static bool ranks_share_reading(char *const *traces, size_t n)
 {
-    return !(n == 1 && tf_cli_is_paraver(traces[0]));
+    return !(n == 1 && tf_input_is_paraver(traces[0]));
 }
 
 /* A fold's command line, parsed. */
@@ -703,7 +703,7 @@ static void *open_traces(void *arg)
     struct opening *op = arg;
     const char *spec = op->c->o.region;
     tf_error_clear(&op->err);
-    op->rc = tf_cli_open_traces(op->c->traces, op->c->ntraces, &op->tr, &op->err);
+    op->rc = tf_input_open_set(op->c->traces, op->c->ntraces, &op->tr, &op->err);
     if (op->rc == 0)
         op->rc = choose_region(op->tr, spec, &op->region, &op->chosen, &op->err);
     if (op->rc == -TF_ERR_DATA && !spec) {
@@ -817,8 +817,8 @@ static int fold(const struct fold_command *c, struct opening *op, tf_fold_team *
     tf_progress_done();
     /* The outputs name the trace the user gave, not its temporary
      * conversion, which is gone once the fold ends. */
-    if (rc == 0 && strcmp(res->trace, tf_cli_trace_source(tr)) != 0) {
-        char *source = strdup(tf_cli_trace_source(tr));
+    if (rc == 0 && strcmp(res->trace, tf_input_source(tr)) != 0) {
+        char *source = strdup(tf_input_source(tr));
         if (!source) {
             rc = tf_fail(&err, TF_ERR_NOMEM, "out of memory");
         } else {
@@ -869,7 +869,7 @@ static int serve(const struct fold_command *c, struct opening *op, tf_fold_team 
                                        tf_fold_threads(&c->p, team), mine,
                                        leader_ended, team, &share, &share_err);
         if (op->tr)
-            tf_cli_close_trace(op->tr);
+            tf_input_close(op->tr);
         op->tr = NULL;
     }
     tf_msg_set_silent(false);
@@ -883,7 +883,7 @@ static int serve(const struct fold_command *c, struct opening *op, tf_fold_team 
     tf_fold_input_free(&share);
     if (status < 0) {
         tf_msg_error("rank %d: %s", team->rank, err.msg);
-        tf_cli_team_abort(team);
+        tf_fold_team_abort(team);
         return TF_EXIT_FAILURE;
     }
     return status;
@@ -914,7 +914,7 @@ int tf_cmd_fold(int argc, char **argv)
     tf_error err;
     tf_error_clear(&err);
     int status;
-    if (tf_cli_team_start(&team, &err) < 0) {
+    if (tf_fold_team_start(&team, &err) < 0) {
         status = err.msg[0] ? tf_msg_fail(&err) : TF_EXIT_FAILURE;
     } else if (team && team->rank != tf_launcher_rank()) {
         /* no launcher known to tracefold gives another rank than MPI's */
@@ -922,7 +922,7 @@ int tf_cmd_fold(int argc, char **argv)
         tf_fail(&err, TF_ERR_UNSUPPORTED, "the launcher says rank %d, MPI says rank %d",
                 tf_launcher_rank(), team->rank);
         status = team->rank == 0 ? tf_msg_fail(&err) : TF_EXIT_FAILURE;
-        tf_cli_team_abort(team);
+        tf_fold_team_abort(team);
     } else if (member) {
         status = serve(&c, &op, team);
     } else {
@@ -933,9 +933,9 @@ int tf_cmd_fold(int argc, char **argv)
     if (op.threaded)
         pthread_join(op.thread, NULL);
     if (op.tr)
-        tf_cli_close_trace(op.tr);
+        tf_input_close(op.tr);
     tf_iteration_found_free(&op.found);
-    tf_cli_team_stop(team);
+    tf_fold_team_stop(team);
     free(c.o.analysis.alloc_rules.wrappers);
     return status;
 }

@@ -17,7 +17,7 @@
 
 #include "formats/h5util.h"
 #include "msg.h"
-#include "open_trace.h"
+#include "formats/trace_input.h"
 #include "formats/prv_fields.h"
 #include "formats/prv_index.h"
 #include "prv_symbols.h"
@@ -1173,7 +1173,7 @@ static void synth_free(synth *sy)
     tf_prv_objects_free(&sy->objects);
     tf_h5_close(sy->file);
     tf_cli_symbols_free(&sy->sym);
-    tf_cli_close_trace(sy->opened);
+    tf_input_close(sy->opened);
     tf_fold_result_free(sy->loaded);
     free(sy->fold_h5);
     free(sy);
@@ -1201,7 +1201,7 @@ int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
     sy->tr = folded;
     if (rc == 0 && !sy->tr && sy->res->trace) {
         tf_error terr;
-        if (tf_cli_open_trace(sy->res->trace, &sy->opened, &terr) < 0)
+        if (tf_input_open(sy->res->trace, &sy->opened, &terr) < 0)
             tf_msg_warn("%s: routines and objects left unnamed: %s", fold_h5, terr.msg);
         sy->tr = sy->opened;
     }
