@@ -28,7 +28,7 @@
 #include "extract/iteration_find.h"
 #include "msg.h"
 #include "formats/trace_input.h"
-#include "prv_synthetic.h"
+#include "paraver/synthetic.h"
 #include "render/render.h"
 #include "common/tf_launcher.h"
 #include "common/tf_output.h"
@@ -380,7 +380,7 @@ struct side {
     const tf_fold_team *team;      /* holding parts of res's points, or NULL */
     const tf_cal_profile *profile;
     bool with_synthetic;           /* begin the synthetic trace too */
-    tf_cli_synthetic *synthetic;   /* begun, or NULL */
+    tf_prv_synthetic *synthetic;   /* begun, or NULL */
     int rc;                        /* of fold.h5 and the CSV files */
     tf_error err;
     /* begun: the synthetic trace is begun (or failed), under lock */
@@ -395,7 +395,7 @@ static void begin_synthetic(struct side *s)
     tf_error err = {0};
     snprintf(fold, sizeof fold, "%s/fold.h5", s->dir);
     snprintf(prv, sizeof prv, "%s/folded.prv", s->dir);
-    if (tf_cli_synthetic_begin(fold, s->res, s->tr, s->team, s->alloc_rules, prv, &s->synthetic,
+    if (tf_prv_synthetic_begin(fold, s->res, s->tr, s->team, s->alloc_rules, prv, &s->synthetic,
                                &err) < 0)
         tf_msg_warn("no folded.prv: %s", err.msg);
 }
@@ -421,7 +421,7 @@ static void *write_side(void *arg)
 }
 
 /* The synthetic trace begun by the side thread, once it is. */
-static tf_cli_synthetic *side_synthetic(struct side *s)
+static tf_prv_synthetic *side_synthetic(struct side *s)
 {
     pthread_mutex_lock(&s->lock);
     while (!s->begun)
@@ -432,7 +432,7 @@ static tf_cli_synthetic *side_synthetic(struct side *s)
 
 /* The rest of the synthetic trace, its phases from the analyses. */
 struct synthetic_end {
-    tf_cli_synthetic *synthetic;
+    tf_prv_synthetic *synthetic;
     const tf_analysis_set *analyses;
     unsigned threads;
     int rc;
@@ -443,7 +443,7 @@ static void *finish_synthetic(void *arg)
 {
     struct synthetic_end *e = arg;
     tf_error_clear(&e->err);
-    e->rc = tf_cli_synthetic_end(e->synthetic, e->analyses, e->threads, &e->err);
+    e->rc = tf_prv_synthetic_end(e->synthetic, e->analyses, e->threads, &e->err);
     return NULL;
 }
 
@@ -532,7 +532,7 @@ static int write_outputs(const tf_trace *tr, const tf_fold_result *res,
         if (end.synthetic)
             finish_synthetic(&end);
     } else if (!end_threaded) {
-        tf_cli_synthetic_abort(side.synthetic);
+        tf_prv_synthetic_abort(side.synthetic);
     }
     if (rc == 0)
         write_report(tmp, res);
@@ -874,12 +874,12 @@ static int serve(const struct fold_command *c, struct opening *op, tf_fold_team 
     }
     tf_msg_set_silent(false);
     /* The leader's synthetic trace asks for this rank's points in order. */
-    tf_cli_synthetic_member *synthetic = tf_cli_synthetic_member_new();
-    tf_fold_team_handler handler = { tf_cli_synthetic_member_call, synthetic };
+    tf_prv_synthetic_member *synthetic = tf_prv_synthetic_member_new();
+    tf_fold_team_handler handler = { tf_prv_synthetic_member_call, synthetic };
     int status = synthetic ? tf_fold_team_serve(team, op->wanted ? &share : NULL, rc,
                                                 &share_err, &handler, &err)
                            : tf_fail(&err, TF_ERR_NOMEM, "out of memory");
-    tf_cli_synthetic_member_free(synthetic);
+    tf_prv_synthetic_member_free(synthetic);
     tf_fold_input_free(&share);
     if (status < 0) {
         tf_msg_error("rank %d: %s", team->rank, err.msg);

@@ -16,12 +16,11 @@
 #include <string.h>
 
 #include "formats/h5util.h"
-#include "msg.h"
 #include "formats/trace_input.h"
 #include "formats/prv_fields.h"
 #include "formats/prv_index.h"
-#include "prv_symbols.h"
-#include "prv_synthetic.h"
+#include "symbols.h"
+#include "synthetic.h"
 #include "formats/prv_types.h"
 #include "formats/prv_writer.h"
 #include "common/tf_handoff.h"
@@ -89,16 +88,17 @@ typedef struct synth_thread {
     const uint32_t       *proc_of;    /* with parts from members: synth's, of its region */
 } synth_thread;
 
-struct tf_cli_synthetic {
+struct tf_prv_synthetic {
     const tf_fold_result *res;
     tf_fold_result *loaded;       /* res when read from fold_h5 */
     tf_trace       *opened;       /* tr when opened here */
+    char           *unnamed;      /* why the folded trace could not be opened, or NULL */
     char           *fold_h5;
     int64_t         file;         /* fold.h5, for the analysis's phases; -1 when not open */
     const tf_analysis_set *analyses;  /* the same in memory, or NULL */
     const tf_trace *tr;           /* the folded trace, for symbols and objects; may be NULL */
     const tf_fold_team *team;     /* whose members hold parts of the points, or NULL */
-    tf_cli_symbols  sym;
+    tf_prv_symbols  sym;
     tf_prv_writer  *w;
     tf_pcf         *pcf;
     synth_thread   *th;
@@ -120,7 +120,7 @@ struct tf_cli_synthetic {
     tf_prv_objects  objects;      /* of the folded trace */
     synth_rec      *recs;         /* every thread's points' records */
 };
-typedef struct tf_cli_synthetic synth;
+typedef struct tf_prv_synthetic synth;
 
 static int intern_label(char ***labels, size_t *n, size_t *cap, const char *s, uint64_t *value,
                         tf_error *err)
@@ -148,7 +148,7 @@ static int intern_label(char ***labels, size_t *n, size_t *cap, const char *s, u
 /* Values kept per address: routine, line, and whether the routine waits. */
 enum { SITE_VALUES = 3 };
 
-/* Whether a routine named as tf_cli_symbols_resolve names it waits for
+/* Whether a routine named as tf_prv_symbols_resolve names it waits for
  * other threads (analysis/waiting.c).  A module's unnamed code comes as
  * the module's file name with no source file, which the analysis calls
  * "[module]". */
@@ -192,7 +192,7 @@ static int site_of(synth *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t
         sy->capsites = cap;
     }
     tf_prv_source src;
-    int rc = tf_cli_symbols_resolve(&sy->sym, proc, ip, false, &src, err);
+    int rc = tf_prv_symbols_resolve(&sy->sym, proc, ip, false, &src, err);
     if (rc == 0 && *src.function)
         rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, src.function, fn, err);
     if (rc == 0 && src.line) {
@@ -1113,10 +1113,10 @@ static int synth_objects(synth *sy, tf_error *err)
     if (!sy->tr)
         return 0;
     char ***names;
-    int rc = tf_cli_symbols_object_names(&sy->sym, &names, err);
+    int rc = tf_prv_symbols_object_names(&sy->sym, &names, err);
     if (rc == 0)
         rc = tf_prv_objects_init_named(&sy->objects, sy->pcf, sy->tr, names, err);
-    tf_cli_symbols_object_names_free(&sy->sym, names);
+    tf_prv_symbols_object_names_free(&sy->sym, names);
     return rc;
 }
 
@@ -1172,16 +1172,17 @@ static void synth_free(synth *sy)
     free(sy->recs);
     tf_prv_objects_free(&sy->objects);
     tf_h5_close(sy->file);
-    tf_cli_symbols_free(&sy->sym);
+    tf_prv_symbols_free(&sy->sym);
     tf_input_close(sy->opened);
+    free(sy->unnamed);
     tf_fold_result_free(sy->loaded);
     free(sy->fold_h5);
     free(sy);
 }
 
-int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
+int tf_prv_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
                            const tf_trace *folded, const tf_fold_team *team,
-                           const tf_alloc_rules *rules, const char *out, tf_cli_synthetic **sp,
+                           const tf_alloc_rules *rules, const char *out, tf_prv_synthetic **sp,
                            tf_error *err)
 {
     *sp = NULL;
@@ -1201,12 +1202,13 @@ int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
     sy->tr = folded;
     if (rc == 0 && !sy->tr && sy->res->trace) {
         tf_error terr;
-        if (tf_input_open(sy->res->trace, &sy->opened, &terr) < 0)
-            tf_msg_warn("%s: routines and objects left unnamed: %s", fold_h5, terr.msg);
+        if (tf_input_open(sy->res->trace, &sy->opened, &terr) < 0 &&
+            !(sy->unnamed = strdup(terr.msg)))
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
         sy->tr = sy->opened;
     }
     if (rc == 0)
-        rc = tf_cli_symbols_init(&sy->sym, sy->tr, err);
+        rc = tf_prv_symbols_init(&sy->sym, sy->tr, err);
     sy->sym.alloc_rules = rules;
     if (rc == 0 && sy->tr &&
         !(sy->site_index = calloc(tf_trace_nprocesses(sy->tr) + 1, sizeof *sy->site_index)))
@@ -1221,7 +1223,12 @@ int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
     return 0;
 }
 
-int tf_cli_synthetic_end(tf_cli_synthetic *sy, const tf_analysis_set *analyses, unsigned threads,
+const char *tf_prv_synthetic_unnamed(const tf_prv_synthetic *sy)
+{
+    return sy->unnamed;
+}
+
+int tf_prv_synthetic_end(tf_prv_synthetic *sy, const tf_analysis_set *analyses, unsigned threads,
                          tf_error *err)
 {
     sy->analyses = analyses;
@@ -1232,7 +1239,7 @@ int tf_cli_synthetic_end(tf_cli_synthetic *sy, const tf_analysis_set *analyses, 
     return rc;
 }
 
-void tf_cli_synthetic_abort(tf_cli_synthetic *sy)
+void tf_prv_synthetic_abort(tf_prv_synthetic *sy)
 {
     if (sy)
         synth_free(sy);
@@ -1245,17 +1252,17 @@ struct member_part {
     size_t n, sent;
 };
 
-struct tf_cli_synthetic_member {
+struct tf_prv_synthetic_member {
     struct member_part *part;  /* [npart], by group */
     uint32_t npart;
 };
 
-tf_cli_synthetic_member *tf_cli_synthetic_member_new(void)
+tf_prv_synthetic_member *tf_prv_synthetic_member_new(void)
 {
-    return calloc(1, sizeof(tf_cli_synthetic_member));
+    return calloc(1, sizeof(tf_prv_synthetic_member));
 }
 
-void tf_cli_synthetic_member_free(tf_cli_synthetic_member *m)
+void tf_prv_synthetic_member_free(tf_prv_synthetic_member *m)
 {
     for (uint32_t g = 0; m && g < m->npart; g++)
         free(m->part[g].rec);
@@ -1266,7 +1273,7 @@ void tf_cli_synthetic_member_free(tf_cli_synthetic_member *m)
 
 /* CALL_ORDER: the count at once, so that the leader goes on while the
  * points are ordered here. */
-static int member_order(tf_cli_synthetic_member *m, tf_fold_team *team,
+static int member_order(tf_prv_synthetic_member *m, tf_fold_team *team,
                         const struct synth_call *q, tf_error *err)
 {
     const tf_fold_points *p = tf_fold_team_kept(team, q->group);
@@ -1291,7 +1298,7 @@ static int member_order(tf_cli_synthetic_member *m, tf_fold_team *team,
 
 /* CALL_NEXT: the next q->n records, as points (their process is the
  * leader's to fill in), the records freed after the last. */
-static int member_next(tf_cli_synthetic_member *m, tf_fold_team *team,
+static int member_next(tf_prv_synthetic_member *m, tf_fold_team *team,
                        const struct synth_call *q, tf_error *err)
 {
     struct member_part *mp = q->group < m->npart ? &m->part[q->group] : NULL;
@@ -1315,7 +1322,7 @@ static int member_next(tf_cli_synthetic_member *m, tf_fold_team *team,
     return rc;
 }
 
-int tf_cli_synthetic_member_call(void *arg, tf_fold_team *team, const void *req, tf_error *err)
+int tf_prv_synthetic_member_call(void *arg, tf_fold_team *team, const void *req, tf_error *err)
 {
     struct synth_call q;
     memcpy(&q, req, sizeof q);
