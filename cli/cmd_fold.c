@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/analysis_run.h"
+#include "analysis/analysis.h"
 #include "args.h"
 #include "commands.h"
 #include "fold/fold_csv.h"
@@ -23,13 +23,13 @@
 #include "calibrate/hierarchy.h"
 #include "fold/fold_group_by.h"
 #include "extract/fold_input.h"
-#include "fold_team_start.h"
+#include "fold/fold_team_start.h"
 #include "extract/instances.h"
 #include "extract/iteration_find.h"
 #include "msg.h"
-#include "open_trace.h"
-#include "prv_synthetic.h"
-#include "render/render.h"
+#include "formats/trace_input.h"
+#include "outputs/fold_outputs.h"
+#include "paraver/synthetic.h"
 #include "common/tf_launcher.h"
 #include "common/tf_output.h"
 #include "common/tf_parallel.h"
@@ -294,10 +294,10 @@ static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, size_
         }
         free(st);
         return tf_fail(err, TF_ERR_DATA, "%s: no region repeats (at least 2 complete "
-                       "instances are needed to fold)", tf_cli_trace_source(tr));
+                       "instances are needed to fold)", tf_input_source(tr));
     }
     char *name;
-    if ((rc = tf_cli_region_name(tr, spec, &name, err)) < 0) {
+    if ((rc = tf_input_region_name(tr, spec, &name, err)) < 0) {
         free(st);
         return rc;
     }
@@ -324,16 +324,11 @@ static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, size_
                  "one, record again with `tracefold record --region FUNCTION -- PROGRAM` (each "
                  "call of FUNCTION is an instance, no source change) or mark the iteration "
                  "with tracefold_region_begin/end (docs/recorder.md)",
-                 tf_cli_trace_source(tr), name, n ? list : "none");
+                 tf_input_source(tr), name, n ? list : "none");
     free(name);
     free(st);
     return rc;
 }
-
-/* The file fold writes into OUTDIR last, listing what it wrote there: an
- * existing OUTDIR is replaced (with --force) only while it holds this and
- * nothing else (common/tf_output.h). */
-#define FOLD_MARKER ".tracefold-fold"
 
 /* OUTDIR against the rule for existing outputs, before the work: the
  * traces, the machine profile and the debug folder are the inputs. */
@@ -351,198 +346,22 @@ static int check_outdir(const char *outdir, char *const *traces, size_t ntraces,
     if (o->debug_dir)
         inputs[n++] = o->debug_dir;
     tf_output_rule rule = { .inputs = inputs, .ninputs = n, .force = o->force };
-    int rc = tf_output_check_folder(outdir, FOLD_MARKER, &rule, exists, err);
+    int rc = tf_output_check_folder(outdir, TF_FOLD_OUTPUTS_MARKER, &rule, exists, err);
     free(inputs);
     return rc;
 }
 
-/* The report (tracefold render's default PDF) of res beside fold.h5 in
- * dir.  A drawing failure is only a warning: the fold's own outputs stand. */
-static void write_report(const char *dir, const tf_fold_result *res)
+/* What the outputs' writer has to say (outputs/fold_outputs.h). */
+static void say_warning(void *arg, const char *msg)
 {
-    char fold[4200], pdf[4200];
-    tf_error err = {0};
-    snprintf(fold, sizeof fold, "%s/fold.h5", dir);
-    snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
-    if (tf_render_fold_report(fold, res, pdf, &err) < 0)
-        tf_msg_warn("no report.pdf: %s", err.msg);
+    (void)arg;
+    tf_msg_warn("%s", msg);
 }
 
-/* What is written beside the analysis while it is worked out: the first
- * part of the synthetic Paraver trace (folded.prv, .pcf, .row; no HDF5 and
- * no symbol lookup), then fold.h5, the machine profile and the CSV files.
- * A synthetic trace that fails, like the report, only warns. */
-struct side {
-    const char *dir, *machine;
-    const tf_trace *tr;
-    const tf_fold_result *res;
-    const tf_alloc_rules *alloc_rules;
-    const tf_fold_team *team;      /* holding parts of res's points, or NULL */
-    const tf_cal_profile *profile;
-    bool with_synthetic;           /* begin the synthetic trace too */
-    tf_cli_synthetic *synthetic;   /* begun, or NULL */
-    int rc;                        /* of fold.h5 and the CSV files */
-    tf_error err;
-    /* begun: the synthetic trace is begun (or failed), under lock */
-    pthread_mutex_t lock;
-    pthread_cond_t  cond;
-    bool            begun;
-};
-
-static void begin_synthetic(struct side *s)
+static void say_note(void *arg, const char *msg)
 {
-    char fold[4200], prv[4200];
-    tf_error err = {0};
-    snprintf(fold, sizeof fold, "%s/fold.h5", s->dir);
-    snprintf(prv, sizeof prv, "%s/folded.prv", s->dir);
-    if (tf_cli_synthetic_begin(fold, s->res, s->tr, s->team, s->alloc_rules, prv, &s->synthetic,
-                               &err) < 0)
-        tf_msg_warn("no folded.prv: %s", err.msg);
-}
-
-static void *write_side(void *arg)
-{
-    struct side *s = arg;
-    char fold[4200];
-    snprintf(fold, sizeof fold, "%s/fold.h5", s->dir);
-    if (s->with_synthetic)
-        begin_synthetic(s);
-    pthread_mutex_lock(&s->lock);
-    s->begun = true;
-    pthread_cond_signal(&s->cond);
-    pthread_mutex_unlock(&s->lock);
-    tf_error_clear(&s->err);
-    s->rc = tf_fold_result_save(s->res, fold, &s->err);
-    if (s->rc == 0 && s->profile)
-        s->rc = tf_cal_profile_attach(s->profile, s->machine, fold, &s->err);
-    if (s->rc == 0)
-        s->rc = tf_fold_write_csv(s->res, s->dir, &s->err);
-    return NULL;
-}
-
-/* The synthetic trace begun by the side thread, once it is. */
-static tf_cli_synthetic *side_synthetic(struct side *s)
-{
-    pthread_mutex_lock(&s->lock);
-    while (!s->begun)
-        pthread_cond_wait(&s->cond, &s->lock);
-    pthread_mutex_unlock(&s->lock);
-    return s->synthetic;
-}
-
-/* The rest of the synthetic trace, its phases from the analyses. */
-struct synthetic_end {
-    tf_cli_synthetic *synthetic;
-    const tf_analysis_set *analyses;
-    unsigned threads;
-    int rc;
-    tf_error err;
-};
-
-static void *finish_synthetic(void *arg)
-{
-    struct synthetic_end *e = arg;
-    tf_error_clear(&e->err);
-    e->rc = tf_cli_synthetic_end(e->synthetic, e->analyses, e->threads, &e->err);
-    return NULL;
-}
-
-/* The profile's figures the advice rules compare with (advice.h). */
-static void machine_figures(const tf_cal_profile *p, tf_an_machine *m)
-{
-    *m = (tf_an_machine){ .memory_ns = p->memory_ns, .page_bytes = p->page_bytes,
-                          .tlb_reach_bytes = p->tlb_reach_bytes, .tlb_miss_ns = p->tlb_miss_ns };
-    for (int l = 0; l < p->nlevels && l < TF_AN_MAX_CACHES; l++, m->nlevels++) {
-        m->cache_bytes[l] = p->levels[l].size_bytes;
-        m->hit_ns[l] = p->levels[l].hit_ns;
-    }
-}
-
-/* Writes the result into a temporary sibling of outdir and renames it.
- * With more than one thread the outputs are written by three threads, so
- * that the analysis, which one thread works out, has company:
- *   - this thread works the analysis out, then saves it (tables, fold.h5)
- *     and writes the report;
- *   - a side thread begins the synthetic trace (its points ordered by
- *     time), then writes fold.h5 and the CSV files;
- *   - once the analysis is known and the synthetic trace begun, a third
- *     thread ends the synthetic trace (its phases, every record), without
- *     waiting for fold.h5.
- * HDF5 as Debian builds it is not thread-safe, and libdw is not known to
- * be: HDF5 is called by the side thread until it is joined, then by this
- * one; symbols are looked up by the analysis, then by the synthetic
- * trace's end (the report reads the analysis from fold.h5 and symbolises
- * nothing).  What they share, the result, the trace and the analyses,
- * nothing changes meanwhile.  With one thread the same steps run one after
- * the other, the synthetic trace last but the report, and the files are
- * the same. */
-static int write_outputs(const tf_trace *tr, const tf_fold_result *res,
-                         const tf_fold_team *team, const char *outdir,
-                         const struct fold_options *o, const tf_cal_profile *profile,
-                         bool replace, unsigned threads, tf_error *err)
-{
-    char tmp[4096];
-    if (tf_output_begin_folder(outdir, tmp, sizeof tmp, err) < 0)
-        return -err->code;
-    struct side side = { .dir = tmp, .machine = o->machine, .tr = tr, .res = res,
-                         .alloc_rules = &o->analysis.alloc_rules, .team = team,
-                         .profile = profile, .with_synthetic = threads > 1,
-                         .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
-    pthread_t side_thread, end_thread;
-    bool side_threaded = threads > 1 && pthread_create(&side_thread, NULL, write_side, &side) == 0;
-    tf_analysis_set analyses = { 0 };
-    tf_an_params params = o->analysis;
-    tf_an_machine machine;
-    if (profile) {
-        machine_figures(profile, &machine);
-        params.machine = &machine;
-    }
-    int rc = tf_analysis_run_groups(tr, res, o->debug_dir, &params, &analyses, err);
-    for (size_t k = 0; rc == 0 && k < analyses.n; k++) {
-        const tf_analysis *an = &analyses.list[k];
-        if (an->nsamples < an->nfolded)
-            tf_msg_note("group %u: the phases, code lines and address space rest on %zu of "
-                        "its %zu folded samples, a uniform choice (--analysis-samples 0 "
-                        "takes them all)", an->group, an->nsamples, an->nfolded);
-    }
-    struct synthetic_end end = { .analyses = &analyses, .threads = threads };
-    bool end_threaded = false;
-    if (side_threaded) {
-        end.synthetic = side_synthetic(&side);
-        end_threaded = rc == 0 && end.synthetic &&
-                       pthread_create(&end_thread, NULL, finish_synthetic, &end) == 0;
-        pthread_join(side_thread, NULL);
-    } else {
-        write_side(&side);
-    }
-    if (side.rc < 0) {
-        rc = side.rc;
-        *err = side.err;
-    }
-    if (rc == 0)
-        rc = tf_analysis_save(&analyses, res, tmp, err);
-    /* The synthetic trace reads only the phases and routines meanwhile. */
-    tf_analysis_set_drop_samples(&analyses);
-    if (!end_threaded && rc == 0) {
-        /* One thread: the synthetic trace's records are made only now,
-         * once the analysis' samples are freed, for a lower peak. */
-        if (!side.with_synthetic)
-            begin_synthetic(&side);
-        end.synthetic = side.synthetic;
-        if (end.synthetic)
-            finish_synthetic(&end);
-    } else if (!end_threaded) {
-        tf_cli_synthetic_abort(side.synthetic);
-    }
-    if (rc == 0)
-        write_report(tmp, res);
-    if (end_threaded)
-        pthread_join(end_thread, NULL);
-    /* Only a warning, as for the report; none when everything failed. */
-    if (rc == 0 && end.synthetic && end.rc < 0)
-        tf_msg_warn("no folded.prv: %s", end.err.msg);
-    tf_analysis_set_free(&analyses);
-    return tf_output_finish_folder(tmp, outdir, FOLD_MARKER, replace, rc, err);
+    (void)arg;
+    tf_msg_note("%s", msg);
 }
 
 static void show_progress(void *arg, const char *what, uint64_t done, uint64_t total)
@@ -653,7 +472,7 @@ static unsigned output_threads(const tf_fold_params *p, const tf_fold_team *team
  * time, once per rank of a node); rank 0 then reads it alone. */
 static bool ranks_share_reading(char *const *traces, size_t n)
 {
-    return !(n == 1 && tf_cli_is_paraver(traces[0]));
+    return !(n == 1 && tf_input_is_paraver(traces[0]));
 }
 
 /* A fold's command line, parsed. */
@@ -703,7 +522,7 @@ static void *open_traces(void *arg)
     struct opening *op = arg;
     const char *spec = op->c->o.region;
     tf_error_clear(&op->err);
-    op->rc = tf_cli_open_traces(op->c->traces, op->c->ntraces, &op->tr, &op->err);
+    op->rc = tf_input_open_set(op->c->traces, op->c->ntraces, &op->tr, &op->err);
     if (op->rc == 0)
         op->rc = choose_region(op->tr, spec, &op->region, &op->chosen, &op->err);
     if (op->rc == -TF_ERR_DATA && !spec) {
@@ -817,8 +636,8 @@ static int fold(const struct fold_command *c, struct opening *op, tf_fold_team *
     tf_progress_done();
     /* The outputs name the trace the user gave, not its temporary
      * conversion, which is gone once the fold ends. */
-    if (rc == 0 && strcmp(res->trace, tf_cli_trace_source(tr)) != 0) {
-        char *source = strdup(tf_cli_trace_source(tr));
+    if (rc == 0 && strcmp(res->trace, tf_input_source(tr)) != 0) {
+        char *source = strdup(tf_input_source(tr));
         if (!source) {
             rc = tf_fail(&err, TF_ERR_NOMEM, "out of memory");
         } else {
@@ -827,8 +646,13 @@ static int fold(const struct fold_command *c, struct opening *op, tf_fold_team *
         }
     }
     if (rc == 0)
-        rc = write_outputs(tr, res, team, outdir, o, profile, exists,
-                           output_threads(p, team), &err);
+        rc = tf_fold_outputs_write(&(tf_fold_outputs){
+                                       .tr = tr, .res = res, .team = team, .outdir = outdir,
+                                       .replace = exists, .threads = output_threads(p, team),
+                                       .analysis = &o->analysis, .debug_dir = o->debug_dir,
+                                       .profile = profile, .machine = o->machine,
+                                       .warn = say_warning, .note = say_note},
+                                   &err);
     int status = TF_EXIT_OK;
     if (rc < 0)
         status = tf_msg_fail(&err);
@@ -869,21 +693,21 @@ static int serve(const struct fold_command *c, struct opening *op, tf_fold_team 
                                        tf_fold_threads(&c->p, team), mine,
                                        leader_ended, team, &share, &share_err);
         if (op->tr)
-            tf_cli_close_trace(op->tr);
+            tf_input_close(op->tr);
         op->tr = NULL;
     }
     tf_msg_set_silent(false);
     /* The leader's synthetic trace asks for this rank's points in order. */
-    tf_cli_synthetic_member *synthetic = tf_cli_synthetic_member_new();
-    tf_fold_team_handler handler = { tf_cli_synthetic_member_call, synthetic };
+    tf_prv_synthetic_member *synthetic = tf_prv_synthetic_member_new();
+    tf_fold_team_handler handler = { tf_prv_synthetic_member_call, synthetic };
     int status = synthetic ? tf_fold_team_serve(team, op->wanted ? &share : NULL, rc,
                                                 &share_err, &handler, &err)
                            : tf_fail(&err, TF_ERR_NOMEM, "out of memory");
-    tf_cli_synthetic_member_free(synthetic);
+    tf_prv_synthetic_member_free(synthetic);
     tf_fold_input_free(&share);
     if (status < 0) {
         tf_msg_error("rank %d: %s", team->rank, err.msg);
-        tf_cli_team_abort(team);
+        tf_fold_team_abort(team);
         return TF_EXIT_FAILURE;
     }
     return status;
@@ -914,7 +738,7 @@ int tf_cmd_fold(int argc, char **argv)
     tf_error err;
     tf_error_clear(&err);
     int status;
-    if (tf_cli_team_start(&team, &err) < 0) {
+    if (tf_fold_team_start(&team, &err) < 0) {
         status = err.msg[0] ? tf_msg_fail(&err) : TF_EXIT_FAILURE;
     } else if (team && team->rank != tf_launcher_rank()) {
         /* no launcher known to tracefold gives another rank than MPI's */
@@ -922,7 +746,7 @@ int tf_cmd_fold(int argc, char **argv)
         tf_fail(&err, TF_ERR_UNSUPPORTED, "the launcher says rank %d, MPI says rank %d",
                 tf_launcher_rank(), team->rank);
         status = team->rank == 0 ? tf_msg_fail(&err) : TF_EXIT_FAILURE;
-        tf_cli_team_abort(team);
+        tf_fold_team_abort(team);
     } else if (member) {
         status = serve(&c, &op, team);
     } else {
@@ -933,9 +757,9 @@ int tf_cmd_fold(int argc, char **argv)
     if (op.threaded)
         pthread_join(op.thread, NULL);
     if (op.tr)
-        tf_cli_close_trace(op.tr);
+        tf_input_close(op.tr);
     tf_iteration_found_free(&op.found);
-    tf_cli_team_stop(team);
+    tf_fold_team_stop(team);
     free(c.o.analysis.alloc_rules.wrappers);
     return status;
 }

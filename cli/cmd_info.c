@@ -17,7 +17,7 @@
 #include "extract/instances.h"
 #include "msg.h"
 #include "extract/object_names.h"
-#include "open_trace.h"
+#include "formats/trace_input.h"
 #include "common/tf_escape.h"
 
 #define SAMPLE_CHUNK 65536
@@ -314,7 +314,7 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
 {
     const tf_trace_meta *m = tf_trace_get_meta(tr);
     char b1[32], b2[32], b3[32], b4[32];
-    put_line(out, "trace:       ", tf_cli_trace_source(tr));
+    put_line(out, "trace:       ", tf_input_source(tr));
     fprintf(out, "complete:    %s\n",
             tf_trace_complete(tr) ? "yes" : "no (the recording was interrupted: killed, or "
                                             "its disk full; what was written is readable)");
@@ -447,7 +447,7 @@ static void print_json(FILE *out, const tf_trace *tr, const struct summary *s)
 {
     const tf_trace_meta *m = tf_trace_get_meta(tr);
     fputs("{\n", out);
-    json_field(out, "  ", "trace", tf_cli_trace_source(tr));
+    json_field(out, "  ", "trace", tf_input_source(tr));
     fprintf(out, "  \"complete\": %s,\n", tf_trace_complete(tr) ? "true" : "false");
     json_field(out, "  ", "producer", m->producer);
     json_field(out, "  ", "host", m->host);
@@ -526,7 +526,7 @@ int tf_cmd_info(int argc, char **argv)
     tf_error err;
     tf_error_clear(&err);
     tf_trace *tr;
-    if (tf_cli_open_trace(argv[optind], &tr, &err) < 0) {
+    if (tf_input_open(argv[optind], &tr, &err) < 0) {
         free(rules.wrappers);
         return tf_msg_fail(&err);
     }
@@ -543,7 +543,7 @@ int tf_cmd_info(int argc, char **argv)
         }
     }
     summary_free(&s);
-    tf_cli_close_trace(tr);
+    tf_input_close(tr);
     free(rules.wrappers);
     return rc < 0 ? tf_msg_fail(&err) : TF_EXIT_OK;
 usage_error:

@@ -17,9 +17,10 @@
 #include "fold/fold_result.h"
 #include "formats/h5_probe.h"
 #include "msg.h"
-#include "open_trace.h"
-#include "prv_symbols.h"
-#include "prv_synthetic.h"
+#include "formats/trace_input.h"
+#include "input_report.h"
+#include "paraver/symbols.h"
+#include "paraver/synthetic.h"
 #include "common/tf_parallel.h"
 #include "formats/prv_check.h"
 #include "formats/prv_export.h"
@@ -139,20 +140,20 @@ static int run_raw(char *const *in, size_t nin, const char *out, const tf_alloc_
 {
     tf_trace *tr;
     tf_error err;
-    if (tf_cli_open_traces(in, nin, &tr, &err) < 0)
+    if (tf_input_open_set(in, nin, &tr, &err) < 0)
         return tf_msg_fail(&err);
     tf_prv_export_stats st;
-    tf_cli_symbols sb;
+    tf_prv_symbols sb;
     char ***names = NULL;
-    int rc = tf_cli_symbols_init(&sb, tr, &err);
+    int rc = tf_prv_symbols_init(&sb, tr, &err);
     sb.alloc_rules = rules;
     if (rc == 0)
-        rc = tf_cli_symbols_object_names(&sb, &names, &err);
+        rc = tf_prv_symbols_object_names(&sb, &names, &err);
     if (rc == 0)
-        rc = tf_prv_export_raw(tr, out, tf_cli_symbols_resolve, &sb, names, &st, &err);
-    tf_cli_symbols_object_names_free(&sb, names);
-    tf_cli_symbols_free(&sb);
-    tf_cli_close_trace(tr);
+        rc = tf_prv_export_raw(tr, out, tf_prv_symbols_resolve, &sb, names, &st, &err);
+    tf_prv_symbols_object_names_free(&sb, names);
+    tf_prv_symbols_free(&sb);
+    tf_input_close(tr);
     if (rc < 0)
         return tf_msg_fail(&err);
     if (st.unmatched_sends || st.unmatched_recvs)
@@ -192,7 +193,7 @@ static int run(int argc, char **argv, const char *out, bool import, bool check, 
     if (!out)
         return tf_msg_usage("missing -o NAME");
     if (import) {
-        if (!tf_cli_is_paraver(in))
+        if (!tf_input_is_paraver(in))
             return tf_msg_usage("--import reads a Paraver trace (.prv, .prv.gz): '%s'", in);
         if (check_outputs(out, true, argv + optind, nin, force) < 0)
             return TF_EXIT_FAILURE;
@@ -200,16 +201,20 @@ static int run(int argc, char **argv, const char *out, bool import, bool check, 
     }
     if (!ends_with(out, ".prv") && !ends_with(out, ".prv.gz"))
         return tf_msg_usage("the output must end in .prv or .prv.gz: '%s'", out);
-    if (tf_cli_is_paraver(in))
+    if (tf_input_is_paraver(in))
         return tf_msg_usage("'%s' is already a Paraver trace (--check checks it, --import converts it)", in);
     if (check_outputs(out, false, argv + optind, nin, force) < 0)
         return TF_EXIT_FAILURE;
-    tf_cli_set_lenient(lenient);
+    tf_input_set_lenient(lenient);
     if (is_fold_result(in)) {
         tf_error err;
-        tf_cli_synthetic *sy;
-        if (tf_cli_synthetic_begin(in, NULL, NULL, NULL, rules, out, &sy, &err) < 0 ||
-            tf_cli_synthetic_end(sy, NULL, tf_parallel_cpus(), &err) < 0)
+        tf_prv_synthetic *sy;
+        if (tf_prv_synthetic_begin(in, NULL, NULL, NULL, rules, out, &sy, &err) < 0)
+            return tf_msg_fail(&err);
+        if (tf_prv_synthetic_unnamed(sy))
+            tf_msg_warn("%s: routines and objects left unnamed: %s", in,
+                        tf_prv_synthetic_unnamed(sy));
+        if (tf_prv_synthetic_end(sy, NULL, tf_parallel_cpus(), &err) < 0)
             return tf_msg_fail(&err);
         tf_msg_note("wrote the synthetic trace %s with its .pcf and .row", out);
         return TF_EXIT_OK;

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "formats/h5util.h"
+#include "input_report.h"
 #include "msg.h"
 
 static const struct {
@@ -26,6 +27,7 @@ int main(int argc, char **argv)
     /* Every command closes the files it opens; an output that failed to
      * close (full disk) must not crash the exit after its message. */
     tf_h5_no_exit_cleanup();
+    tf_cli_input_report();
     for (size_t i = 0; argc >= 2 && i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(argv[1], commands[i].name))
             continue;

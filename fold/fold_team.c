@@ -12,11 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int team_lost(tf_error *err)
-{
-    return tf_fail(err, TF_ERR_IO, "fold: the ranks lost contact");
-}
-
 /* A member's answer to COMMAND_POINTS: what it extracted, or why not. */
 struct points_header {
     int32_t  rc;
@@ -26,46 +21,6 @@ struct points_header {
     uint64_t fingerprint;     /* tf_fold_input's */
     char     msg[TF_ERROR_MSG_MAX];
 };
-
-/* The columns of n points of p from `at` as parts, in the order they
- * travel, y rows `stride` apart after the others (room for NCOLUMNS + nc
- * parts), those of `columns` (enum tf_fold_column) only.  Returns the
- * number of parts. */
-enum { NCOLUMNS = 7 };
-
-static size_t point_parts(const tf_fold_points *p, size_t at, size_t n, size_t stride,
-                          uint32_t nc, unsigned columns, tf_team_part *parts)
-{
-    const tf_team_part c[NCOLUMNS] = {
-        { p->instance + at, n * sizeof *p->instance }, { p->x + at, n * sizeof *p->x },
-        { p->kind + at, n * sizeof *p->kind }, { p->ip + at, n * sizeof *p->ip },
-        { p->addr + at, n * sizeof *p->addr }, { p->level + at, n * sizeof *p->level },
-        { p->weight + at, n * sizeof *p->weight },
-    };
-    /* the columns in the order of enum tf_fold_column's bits */
-    size_t m = 0;
-    for (int i = 0; i < NCOLUMNS; i++)
-        if (columns & (1u << i))
-            parts[m++] = c[i];
-    for (uint32_t k = 0; columns & TF_FOLD_COL_Y && k < nc; k++)
-        parts[m++] = (tf_team_part){ p->y + k * stride + at, n * sizeof *p->y };
-    return m;
-}
-
-int team_transfer_points(const tf_fold_team *t, int peer, bool send, const tf_fold_points *p,
-                         size_t at, size_t n, size_t stride, uint32_t nc, unsigned columns,
-                         tf_error *err)
-{
-    tf_team_part *parts = malloc((NCOLUMNS + nc) * sizeof *parts);
-    if (!parts)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory %s %zu folded samples of rank %d",
-                       send ? "sending" : "receiving", n, peer);
-    size_t m = point_parts(p, at, n, stride, nc, columns, parts);
-    int rc = (send ? t->sendv(t->ctx, peer, parts, m) : t->recvv(t->ctx, peer, parts, m)) < 0
-                 ? team_lost(err) : 0;
-    free(parts);
-    return rc;
-}
 
 /* The error of member w, whose header h says it could not read. */
 static int member_failure(int w, const struct points_header *h, tf_error *err)
@@ -95,13 +50,13 @@ static int receive_share(const tf_fold_team *t, int w, const struct points_heade
     }
     uint32_t accept = rc == 0;
     if (h->rc >= 0 && t->send(t->ctx, w, &accept, sizeof accept) < 0)
-        return team_lost(err);
+        return tf_team_lost(err);
     if (!accept)
         return rc;
     size_t lo, hi;
     tf_fold_share_span(in->share, NULL, in->ninstances, (uint32_t)w, &lo, &hi);
     if (t->recv(t->ctx, w, in->samples + lo, (hi - lo) * sizeof *in->samples) < 0)
-        return team_lost(err);
+        return tf_team_lost(err);
     return 0;
 }
 
@@ -116,12 +71,12 @@ int tf_fold_team_early_failure(const tf_fold_team *team, tf_error *err)
     for (int w = 1; w < team->size; w++) {
         int waiting = team->pending(team->ctx, w);
         if (waiting < 0)
-            return team_lost(err);
+            return tf_team_lost(err);
         if (!waiting)
             continue;
         struct points_header h;
         if (team->recv(team->ctx, w, &h, sizeof h) < 0)
-            return team_lost(err);
+            return tf_team_lost(err);
         return member_failure(w, &h, err);
     }
     return 0;
@@ -142,7 +97,7 @@ int tf_fold_team_gather(const tf_fold_team *team, tf_fold_input *in, tf_error *e
         struct points_header h;
         if (team->send(team->ctx, w, &q, sizeof q) < 0 ||
             team->recv(team->ctx, w, &h, sizeof h) < 0)
-            return team_lost(err);
+            return tf_team_lost(err);
         int rc = receive_share(team, w, &h, in, err);
         if (rc < 0)
             return rc;
@@ -172,17 +127,17 @@ static int send_share(tf_fold_team *t, tf_fold_input *share, int share_rc,
         h.fingerprint = share->fingerprint;
     }
     if (t->send(t->ctx, 0, &h, sizeof h) < 0)
-        return team_lost(err);
+        return tf_team_lost(err);
     uint32_t accept = 0;
     if (h.rc >= 0 && t->recv(t->ctx, 0, &accept, sizeof accept) < 0)
-        return team_lost(err);
+        return tf_team_lost(err);
     int rc = 0;
     if (accept) {
         size_t lo, hi;
         tf_fold_share_span(share->share, NULL, share->ninstances, (uint32_t)t->rank, &lo, &hi);
         rc = t->send(t->ctx, 0, share->samples + lo, (hi - lo) * sizeof *share->samples) < 0
-                 ? team_lost(err)
-                 : team_own_share(t, share, err);
+                 ? tf_team_lost(err)
+                 : tf_team_own_share(t, share, err);
     }
     /* Refused, the share is not needed again. */
     if (share)
@@ -228,17 +183,6 @@ int tf_fold_team_end(const tf_fold_team *team, int status)
     return 0;
 }
 
-int team_lock(const tf_fold_team *t)
-{
-    return t->lock ? pthread_mutex_lock(t->lock) : 0;
-}
-
-void team_unlock(const tf_fold_team *t)
-{
-    if (t->lock)
-        pthread_mutex_unlock(t->lock);
-}
-
 int tf_fold_team_call(const tf_fold_team *team, int w, const void *req, size_t bytes,
                       const tf_team_part *reply, size_t n, tf_error *err)
 {
@@ -246,10 +190,10 @@ int tf_fold_team_call(const tf_fold_team *team, int w, const void *req, size_t b
     if (bytes > sizeof q.call)
         return tf_fail(err, TF_ERR_INTERNAL, "a call of %zu bytes to rank %d", bytes, w);
     memcpy(q.call, req, bytes);
-    team_lock(team);
+    tf_team_lock(team);
     int rc = team->send(team->ctx, w, &q, sizeof q) < 0 ||
-             (n && team->recvv(team->ctx, w, reply, n) < 0) ? team_lost(err) : 0;
-    team_unlock(team);
+             (n && team->recvv(team->ctx, w, reply, n) < 0) ? tf_team_lost(err) : 0;
+    tf_team_unlock(team);
     return rc;
 }
 
@@ -274,24 +218,24 @@ static int serve_requests(tf_fold_team *team, tf_fold_input *share, int share_rc
                                   .status = team->held_status };
         team->held_command = 0;
         if (!q.command && team->recv(team->ctx, 0, &q, sizeof q) < 0)
-            return team_lost(err);
+            return tf_team_lost(err);
         if (q.command == COMMAND_END) {
             struct points_header h;
             memset(&h, 0, sizeof h);
             h.ended = 1;
             if (team->send(team->ctx, 0, &h, sizeof h) < 0)
-                return team_lost(err);
+                return tf_team_lost(err);
             return q.status;
         }
         int rc;
         if (q.command == COMMAND_POINTS)
             rc = told ? 0 : send_share(team, share, share_rc, share_err, err);
         else if (q.command == COMMAND_FIT)
-            rc = team_serve_fit(team, &q, err);
+            rc = tf_team_serve_fit(team, &q, err);
         else if (q.command == COMMAND_PART)
-            rc = team_send_kept(team, &q, err);
+            rc = tf_team_send_kept(team, &q, err);
         else if (q.command >= COMMAND_OBSERVER && q.command <= COMMAND_SELECT)
-            rc = team_serve_points(team, &q, err);
+            rc = tf_team_serve_points(team, &q, err);
         else if (q.command == COMMAND_CALL && handler)
             rc = handler->call(handler->arg, team, q.call, err);
         else
@@ -307,6 +251,6 @@ int tf_fold_team_serve(tf_fold_team *team, tf_fold_input *share, int share_rc,
                        tf_error *err)
 {
     int status = serve_requests(team, share, share_rc, share_err, handler, err);
-    team_own_free(team);
+    tf_team_own_free(team);
     return status;
 }

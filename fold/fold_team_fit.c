@@ -230,9 +230,9 @@ static int exchange_sampled(const tf_fold_team *t, const struct layout *l,
             if (r == l->me)
                 sampled_words(s, v, l->size, k, word);
             if (r == l->me && v != l->me)
-                rc = t->send(t->ctx, v, word, k * n) < 0 ? team_lost(err) : 0;
+                rc = t->send(t->ctx, v, word, k * n) < 0 ? tf_team_lost(err) : 0;
             else if (v == l->me && r != l->me)
-                rc = t->recv(t->ctx, r, word, k * n) < 0 ? team_lost(err) : 0;
+                rc = t->recv(t->ctx, r, word, k * n) < 0 ? tf_team_lost(err) : 0;
             if (rc < 0 || v != l->me)
                 continue;
             for (uint32_t q = 0; q < k; q++)
@@ -260,7 +260,7 @@ static int sends_wait(const tf_fold_team *t, struct sends *sd, tf_error *err)
     int rc = 0;
     for (size_t k = 0; k < sd->n; k++)
         if (t->sent_wait(t->ctx, sd->started[k]) < 0 && rc == 0)
-            rc = team_lost(err);
+            rc = tf_team_lost(err);
     free(sd->started);
     return rc;
 }
@@ -294,7 +294,7 @@ static int start_sends(const tf_fold_team *t, const struct layout *l, const stru
                     tf_team_part parts[] = { { s->x + at, n * sizeof *s->x },
                                              { y, n * sizeof *y } };
                     if (t->sendv_start(t->ctx, v, parts, 2, &sd->started[sd->n]) < 0)
-                        return team_lost(err);
+                        return tf_team_lost(err);
                     sd->n++;
                 }
             }
@@ -324,7 +324,7 @@ static int owner_pass(const tf_fold_team *t, const struct layout *l, const struc
             float *x = ow->buf, *y = ow->buf + ow->room + 1;
             tf_team_part parts[] = { { x, n * sizeof *x }, { y, n * sizeof *y } };
             if (t->recvv(t->ctx, r, parts, 2) < 0)
-                return team_lost(err);
+                return tf_team_lost(err);
             owner_add(ow, i, j, x, y);
         }
     }
@@ -446,7 +446,7 @@ static int send_request(const tf_fold_team *t, int w, const struct team_request 
     tf_team_part parts[NPARTS];
     size_t nparts = request_parts(&q, t->size, src, parts);
     if (t->send(t->ctx, w, &q, sizeof q) < 0 || t->sendv(t->ctx, w, parts, nparts) < 0)
-        rc = team_lost(err);
+        rc = tf_team_lost(err);
 done:
     free(total);
     free(ids);
@@ -462,7 +462,7 @@ static int receive_results(const tf_fold_team *t, int w, uint32_t nc, size_t gri
     uint32_t k = counters_of(w, t->size, nc);
     size_t each = result_bytes(grid);
     if (t->recv(t->ctx, w, buf, k * each) < 0)
-        return team_lost(err);
+        return tf_team_lost(err);
     int rc = 0;
     for (uint32_t i = 0; i < k; i++) {
         struct result r;
@@ -649,7 +649,7 @@ static int member_source(const tf_fold_team *t, const struct team_request *q,
     return 0;
 }
 
-int team_serve_fit(const tf_fold_team *t, const struct team_request *q, tf_error *err)
+int tf_team_serve_fit(const tf_fold_team *t, const struct team_request *q, tf_error *err)
 {
     size_t n = q->ninst, g = q->grid, each = result_bytes(g);
     uint32_t k = q->ncounters;
@@ -669,7 +669,7 @@ int team_serve_fit(const tf_fold_team *t, const struct team_request *q, tf_error
     for (int i = 0; i < NPARTS; i++)
         src[i] = in + at[i];
     if (t->recvv(t->ctx, 0, parts, request_parts(q, t->size, src, parts)) < 0) {
-        rc = team_lost(err);
+        rc = tf_team_lost(err);
         goto done;
     }
     /* The parts are 8-byte aligned in a malloc'ed block. */
@@ -713,7 +713,7 @@ int team_serve_fit(const tf_fold_team *t, const struct team_request *q, tf_error
     }
     owner_free(&ow);
     if (rc == 0 && k && t->send(t->ctx, 0, results, k * each) < 0)
-        rc = team_lost(err);
+        rc = tf_team_lost(err);
 done:
     free(in);
     free(results);

@@ -25,7 +25,7 @@ static int send_all(const tf_fold_team *t, const struct team_request *q,
 {
     for (int w = 1; w < t->size; w++)
         if (t->send(t->ctx, w, q, sizeof *q) < 0 || t->sendv(t->ctx, w, parts, n) < 0)
-            return team_lost(err);
+            return tf_team_lost(err);
     return 0;
 }
 
@@ -66,9 +66,9 @@ int tf_fold_team_fetch(const tf_fold_team *team, uint32_t g, const size_t *pick,
                                   .npoints = n, .ncounters = nc };
         tf_team_part part = { pick + lo, (hi - lo) * sizeof *pick };
         if (team->send(team->ctx, w, &q, sizeof q) < 0 || team->sendv(team->ctx, w, &part, 1) < 0)
-            return team_lost(err);
-        int rc = team_transfer_points(team, w, false, &sub->points, at, n, sub->points.n, nc,
-                                      TF_FOLD_COL_ALL, err);
+            return tf_team_lost(err);
+        int rc = tf_team_transfer_points(team, w, false, &sub->points, at, n, sub->points.n, nc,
+                                         TF_FOLD_COL_ALL, err);
         if (rc < 0)
             return rc;
     }
@@ -85,7 +85,7 @@ int tf_fold_team_ask_deviations(const tf_fold_team *team, uint32_t g, const doub
                                   .grid = grid, .ninst = span[w + 1] - span[w] };
         tf_team_part part = { curves, (size_t)nc * grid * sizeof *curves };
         if (team->send(team->ctx, w, &q, sizeof q) < 0 || team->sendv(team->ctx, w, &part, 1) < 0)
-            return team_lost(err);
+            return tf_team_lost(err);
     }
     return 0;
 }
@@ -104,7 +104,7 @@ int tf_fold_team_take_deviations(const tf_fold_team *team, uint32_t nc, size_t n
         for (uint32_t c = 0; c < nc; c++)
             parts[c] = (tf_team_part){ dev + (size_t)c * n + lo, len * sizeof *dev };
         if (team->recvv(team->ctx, w, parts, nc) < 0)
-            rc = team_lost(err);
+            rc = tf_team_lost(err);
     }
     free(parts);
     return rc;
@@ -112,7 +112,7 @@ int tf_fold_team_take_deviations(const tf_fold_team *team, uint32_t nc, size_t n
 
 /* ---- a member's side ----------------------------------------------------- */
 
-int team_own_share(tf_fold_team *t, tf_fold_input *share, tf_error *err)
+int tf_team_own_share(tf_fold_team *t, tf_fold_input *share, tf_error *err)
 {
     struct tf_fold_team_own *own = calloc(1, sizeof *own);
     if (!own)
@@ -140,7 +140,7 @@ int team_own_share(tf_fold_team *t, tf_fold_input *share, tf_error *err)
     return rc;
 }
 
-void team_own_free(tf_fold_team *t)
+void tf_team_own_free(tf_fold_team *t)
 {
     struct tf_fold_team_own *own = t->own;
     if (!own)
@@ -161,7 +161,7 @@ static int receive_array(const tf_fold_team *t, size_t bytes, void **buf, tf_err
     if (!(*buf = malloc(bytes + 1)))
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for a request of %zu bytes", bytes);
     tf_team_part part = { *buf, bytes };
-    return t->recvv(t->ctx, 0, &part, 1) < 0 ? team_lost(err) : 0;
+    return t->recvv(t->ctx, 0, &part, 1) < 0 ? tf_team_lost(err) : 0;
 }
 
 static int serve_observer(const tf_fold_team *t, struct tf_fold_team_own *own,
@@ -176,7 +176,7 @@ static int serve_observer(const tf_fold_team *t, struct tf_fold_team_own *own,
     tf_team_part parts[] = { { r->observer_events, r->ncounters * sizeof(double) },
                              { &r->observer_ns, sizeof r->observer_ns } };
     if (t->recvv(t->ctx, 0, parts, 2) < 0)
-        return team_lost(err);
+        return tf_team_lost(err);
     tf_fold_observer_apply(r, own->all.first, &own->all.points);
     /* The instances were for the cost only (a few dozen bytes each, of
      * every share's). */
@@ -214,8 +214,8 @@ static int serve_fetch(const tf_fold_team *t, const tf_fold_members *m,
         rc = tf_fail(err, TF_ERR_INTERNAL, "%llu points asked for, %zu held",
                      (unsigned long long)q->npoints, sub.points.n);
     if (rc == 0)
-        rc = team_transfer_points(t, 0, true, &sub.points, 0, sub.points.n, sub.points.n,
-                                  q->ncounters, TF_FOLD_COL_ALL, err);
+        rc = tf_team_transfer_points(t, 0, true, &sub.points, 0, sub.points.n, sub.points.n,
+                                     q->ncounters, TF_FOLD_COL_ALL, err);
     tf_fold_members_free(&sub);
     return rc;
 }
@@ -244,7 +244,7 @@ static int serve_deviate(const tf_fold_team *t, const struct tf_fold_team_own *o
     for (uint32_t c = 0; rc == 0 && c < q->ncounters; c++)
         parts[c] = (tf_team_part){ dev + (size_t)c * n, n * sizeof *dev };
     if (rc == 0 && t->sendv(t->ctx, 0, parts, q->ncounters) < 0)
-        rc = team_lost(err);
+        rc = tf_team_lost(err);
     free(parts);
     free(dev);
     return rc;
@@ -262,7 +262,7 @@ static size_t array_bytes(const struct team_request *q)
     }
 }
 
-int team_serve_points(tf_fold_team *t, const struct team_request *q, tf_error *err)
+int tf_team_serve_points(tf_fold_team *t, const struct team_request *q, tf_error *err)
 {
     struct tf_fold_team_own *own = t->own;
     if (!own)
@@ -302,15 +302,15 @@ const tf_fold_points *tf_fold_team_kept(const tf_fold_team *team, uint32_t g)
 
 /* On a member: points [q->ninst, q->ninst + q->npoints) of its points of
  * group q->group, back to the leader. */
-int team_send_kept(const tf_fold_team *t, const struct team_request *q, tf_error *err)
+int tf_team_send_kept(const tf_fold_team *t, const struct team_request *q, tf_error *err)
 {
     const tf_fold_points *p = tf_fold_team_kept(t, q->group);
     if (q->ninst > p->n || q->npoints > p->n - q->ninst)
         return tf_fail(err, TF_ERR_INTERNAL, "points %llu to %llu of group %u asked for, of %zu",
                        (unsigned long long)q->ninst,
                        (unsigned long long)(q->ninst + q->npoints), q->group, p->n);
-    return team_transfer_points(t, 0, true, p, q->ninst, q->npoints, p->n,
-                                t->own->share.ncounters, q->columns, err);
+    return tf_team_transfer_points(t, 0, true, p, q->ninst, q->npoints, p->n,
+                                   t->own->share.ncounters, q->columns, err);
 }
 
 /* ---- the groups' points as parts, on the leader --------------------------- */
@@ -357,12 +357,12 @@ static int take_part(void *ctx, size_t k, unsigned columns, tf_fold_points *room
     p->n = c->n;
     struct team_request q = { .command = COMMAND_PART, .group = gp->group, .ninst = c->from,
                               .npoints = c->n, .columns = columns };
-    team_lock(t);
+    tf_team_lock(t);
     int rc = t->send(t->ctx, c->rank, &q, sizeof q) < 0
-                 ? team_lost(err)
-                 : team_transfer_points(t, c->rank, false, p, 0, p->n, p->n, gp->ncounters,
-                                        columns, err);
-    team_unlock(t);
+                 ? tf_team_lost(err)
+                 : tf_team_transfer_points(t, c->rank, false, p, 0, p->n, p->n, gp->ncounters,
+                                           columns, err);
+    tf_team_unlock(t);
     return rc;
 }
 

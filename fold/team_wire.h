@@ -2,7 +2,9 @@
 /* What the files of the fold team share (fold_team.c: the requests, the
  * reading and the end; fold_team_fit.c: the fits; fold_team_points.c: the
  * points each member holds): the requests and their wire form, the
- * transfer of points, and a member's own state.  Not for other modules. */
+ * transfer of points (team_wire.c), and a member's own state.  Not for
+ * other modules.  The tf_team_ names are the team's own, shared between
+ * these files only. */
 #ifndef TF_FOLD_TEAM_WIRE_H
 #define TF_FOLD_TEAM_WIRE_H
 
@@ -53,24 +55,24 @@ struct tf_fold_team_own {
     uint32_t ngroups;
 };
 
-int team_lost(tf_error *err);
-int team_lock(const tf_fold_team *t);
-void team_unlock(const tf_fold_team *t);
+int tf_team_lost(tf_error *err);
+int tf_team_lock(const tf_fold_team *t);
+void tf_team_unlock(const tf_fold_team *t);
 
 /* n points of p from `at`, y rows `stride` apart, those of `columns`,
  * sent to peer (send) or received from it into p, in one transfer. */
-int team_transfer_points(const tf_fold_team *t, int peer, bool send, const tf_fold_points *p,
-                         size_t at, size_t n, size_t stride, uint32_t nc, unsigned columns,
-                         tf_error *err);
+int tf_team_transfer_points(const tf_fold_team *t, int peer, bool send, const tf_fold_points *p,
+                            size_t at, size_t n, size_t stride, uint32_t nc, unsigned columns,
+                            tf_error *err);
 
 /* A member's side of the requests of fold_team_fit.c and
  * fold_team_points.c. */
-int team_serve_fit(const tf_fold_team *t, const struct team_request *q, tf_error *err);
-int team_serve_points(tf_fold_team *t, const struct team_request *q, tf_error *err);
-int team_send_kept(const tf_fold_team *t, const struct team_request *q, tf_error *err);
+int tf_team_serve_fit(const tf_fold_team *t, const struct team_request *q, tf_error *err);
+int tf_team_serve_points(tf_fold_team *t, const struct team_request *q, tf_error *err);
+int tf_team_send_kept(const tf_fold_team *t, const struct team_request *q, tf_error *err);
 /* Takes over the member's share (its columns become own->all) once the
  * leader has its counts. */
-int team_own_share(tf_fold_team *t, tf_fold_input *share, tf_error *err);
-void team_own_free(tf_fold_team *t);
+int tf_team_own_share(tf_fold_team *t, tf_fold_input *share, tf_error *err);
+void tf_team_own_free(tf_fold_team *t);
 
 #endif

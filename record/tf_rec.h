@@ -203,7 +203,14 @@ void tf_sampling_thread_start(tf_rec_thread *t);
  * ring faulted in first.  Not from a signal handler. */
 void tf_sampling_thread_handler(tf_rec_thread *t);
 void tf_sampling_thread_stop(tf_rec_thread *t);
-TF_HANDLER_API uint64_t tf_jittered_period(tf_rec_thread *t);
+
+/* Thread t's next sampling period, jittered (tf_session.h): here, inline,
+ * for the signal handler of tf_sample.c and the kernel capture of
+ * tf_capture_kernel.c alike, so that neither file calls into the other. */
+static inline uint64_t tf_jittered_period(tf_rec_thread *t)
+{
+    return tf_jitter_draw(&t->rng, tf_rec_g.sample_period, tf_rec_g.opt.jitter_pct);
+}
 
 /* tf_capture_kernel.c: samples written by the kernel into a ring the
  * writer drains, no signal (option capture). */

@@ -131,11 +131,6 @@ sighandler_t signal(int sig, sighandler_t handler)
     return sigaction(sig, &sa, &old) ? SIG_ERR : old.sa_handler;
 }
 
-uint64_t tf_jittered_period(tf_rec_thread *t)
-{
-    return tf_jitter_draw(&t->rng, tf_rec_g.sample_period, tf_rec_g.opt.jitter_pct);
-}
-
 static int choose_signal(void)
 {
     if (tf_rec_g.opt.signal)

@@ -16,7 +16,7 @@
 #include "report_analysis.h"
 #include "report_machine.h"
 #include "report_phases.h"
-#include "report_symbolise.h"
+#include "report_symbolize.h"
 #include "report_tables.h"
 #include "common/tf_hash.h"
 #include "formats/trace.h"
@@ -515,7 +515,7 @@ static tf_report_mem_point *mem_point(tf_report_page *p, const tf_fold_points *p
 struct trace_points {
     tf_report_page *p;
     const tf_fold_region *reg;
-    tf_symbolise *sym;
+    tf_report_symbolizer *sym;
     bool relative;
     uint64_t threshold;      /* of the points drawn */
 };
@@ -532,14 +532,15 @@ static int trace_points_part(void *arg, const tf_fold_points *pt, size_t first, 
         uint32_t proc = pt->instance[i] < reg->ninstances ? reg->instances[pt->instance[i]].proc : 0;
         if (pt->kind[i] == TF_SAMPLE_TIMER) {
             uint32_t routine, line;
-            if (tp->sym && tf_symbolise_code(tp->sym, proc, pt->ip[i], &routine, &line) &&
-                line > 0)
+            if (tp->sym &&
+                tf_report_symbolizer_code(tp->sym, proc, pt->ip[i], &routine, &line) && line > 0)
                 p->code[p->ncode++] = (tf_report_code_point){pt->x[i], routine, line};
             continue;
         }
         tf_report_mem_point *m = mem_point(p, pt, i);
         uint64_t offset;
-        if (tp->sym && tf_symbolise_object(tp->sym, proc, pt->addr[i], &m->object, &offset) &&
+        if (tp->sym &&
+            tf_report_symbolizer_object(tp->sym, proc, pt->addr[i], &m->object, &offset) &&
             tp->relative) {
             m->addr = offset;
             m->flags |= TF_REPORT_MEM_OFFSET;
@@ -550,10 +551,10 @@ static int trace_points_part(void *arg, const tf_fold_points *pt, size_t first, 
 
 /* Code lines and objects from the folded trace (a fold without analysis). */
 static int points_from_trace(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
-                             tf_symbolise *sym, const char *why, tf_error *err)
+                             tf_report_symbolizer *sym, const char *why, tf_error *err)
 {
     size_t ntimer;
-    struct trace_points tp = { p, reg, sym, sym && tf_symbolise_relative(sym), 0 };
+    struct trace_points tp = { p, reg, sym, sym && tf_report_symbolizer_relative(sym), 0 };
     if (points_alloc(p, g, &tp.threshold, &ntimer, err) < 0 ||
         tf_fold_group_each_part(g, TF_FOLD_COL_SAMPLE, trace_points_part, &tp, err) < 0)
         return -err->code;
@@ -564,22 +565,22 @@ static int points_from_trace(tf_report_page *p, const tf_fold_region *reg, const
                                                           "has no symbols for the sampled addresses");
     if (!sym)
         return tf_report_phases_derive(p, g->boundaries, g->nboundaries, err);
-    size_t n = tf_symbolise_nroutines(sym);
+    size_t n = tf_report_symbolizer_nroutines(sym);
     const char **names = malloc((n ? n : 1) * sizeof *names);
     if (!names)
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for routine names");
     for (size_t i = 0; i < n; i++)
-        names[i] = tf_symbolise_routine(sym, i);
+        names[i] = tf_report_symbolizer_routine(sym, i);
     int rc = routines(p, names, NULL, n, err);
     free(names);
     if (rc < 0)
         return rc;
-    p->nobjects = tf_symbolise_nobjects(sym);
+    p->nobjects = tf_report_symbolizer_nobjects(sym);
     p->objects = calloc(p->nobjects ? p->nobjects : 1, sizeof *p->objects);
     if (!p->objects)
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the objects");
     for (size_t i = 0; i < p->nobjects; i++)
-        if (tf_symbolise_describe(sym, i, &p->objects[i], err) < 0)
+        if (tf_report_symbolizer_describe(sym, i, &p->objects[i], err) < 0)
             return -err->code;
     return tf_report_phases_derive(p, g->boundaries, g->nboundaries, err);
 }
@@ -808,8 +809,9 @@ static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
 }
 
 static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_region *reg,
-                     const tf_fold_group *g, const tf_report_analysis *an, tf_symbolise *sym,
-                     const char *why, const char *counters, tf_error *err)
+                     const tf_fold_group *g, const tf_report_analysis *an,
+                     tf_report_symbolizer *sym, const char *why, const char *counters,
+                     tf_error *err)
 {
     p->title = reg->ngroups > 1
                    ? tf_report_strdup("region %s, group %u of %u", reg->name, g->index + 1, reg->ngroups)
@@ -885,7 +887,7 @@ int tf_report_load_chosen(const tf_fold_result *fr, const char *fold_path, const
         return rc;
     r->source = tf_report_strdup("%s", fold_path);
     char why[TF_ERROR_MSG_MAX + 64] = "";
-    tf_symbolise *sym = NULL;
+    tf_report_symbolizer *sym = NULL;
     bool sym_tried = false;
     for (uint32_t i = 0; i < fr->nregions && rc == 0; i++) {
         const tf_fold_region *reg = &fr->regions[i];
@@ -895,7 +897,7 @@ int tf_report_load_chosen(const tf_fold_result *fr, const char *fold_path, const
             rc = tf_report_analysis_read(fold_path, i, k, &an, &have, err);
             /* Without the fold's analysis, the trace is read once, for all. */
             if (rc == 0 && !have && !sym_tried) {
-                sym = tf_symbolise_open(fr->trace, fold_path, why, sizeof why);
+                sym = tf_report_symbolizer_open(fr->trace, fold_path, why, sizeof why);
                 sym_tried = true;
             }
             tf_report_page *p;
@@ -912,7 +914,7 @@ int tf_report_load_chosen(const tf_fold_result *fr, const char *fold_path, const
         rc = tf_fail(err, TF_ERR_DATA, "%s: no folded region in this file", fold_path);
     if (rc == 0)
         rc = tf_report_machine_read(fold_path, r, err);
-    tf_symbolise_close(sym);
+    tf_report_symbolizer_close(sym);
     if (rc < 0)
         tf_report_free(r);
     return rc;

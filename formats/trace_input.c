@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "open_trace.h"
+#include "trace_input.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,14 +12,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "msg.h"
-#include "formats/prv_import.h"
 
 static bool lenient;
+static tf_input_hooks hooks;
 
-void tf_cli_set_lenient(bool on) { lenient = on; }
+void tf_input_set_lenient(bool on) { lenient = on; }
 
-bool tf_cli_is_paraver(const char *path)
+void tf_input_set_hooks(const tf_input_hooks *h)
+{
+    hooks = h ? *h : (tf_input_hooks){0};
+}
+
+bool tf_input_is_paraver(const char *path)
 {
     size_t n = strlen(path);
     return (n > 4 && !strcmp(path + n - 4, ".prv")) || (n > 7 && !strcmp(path + n - 7, ".prv.gz"));
@@ -78,12 +82,6 @@ static void watch_signals(void)
     }
 }
 
-static void show_progress(void *arg, uint64_t done, uint64_t total)
-{
-    (void)arg;
-    tf_progress("converting the Paraver trace", done, total);
-}
-
 /* A message about the temporary conversion names the user's .prv instead:
  * the temporary folder is gone when the message is read. */
 static void name_source(const conversion *c, tf_error *err)
@@ -103,15 +101,6 @@ static void name_source(const conversion *c, tf_error *err)
                  rest);
         return;
     }
-}
-
-void tf_cli_report_import(const char *path, const tf_prv_import_stats *st)
-{
-    if (st->skipped)
-        tf_msg_warn("%s: skipped %llu bad record%s (first: %s)", path,
-                    (unsigned long long)st->skipped, st->skipped == 1 ? "" : "s", st->first_skip);
-    if (!st->have_pcf)
-        tf_msg_warn("%s: no .pcf beside it: regions and routines are named by number", path);
 }
 
 static int open_paraver(const char *path, tf_trace **tr, tf_error *err)
@@ -150,10 +139,11 @@ static int open_paraver(const char *path, tf_trace **tr, tf_error *err)
     c->used = 1;
     sigprocmask(SIG_SETMASK, &was, NULL);
     tf_prv_import_stats st;
-    int rc = tf_prv_import(path, c->file, lenient, show_progress, NULL, &st, err);
-    tf_progress_done();
-    if (rc == 0)
-        tf_cli_report_import(path, &st);
+    int rc = tf_prv_import(path, c->file, lenient, hooks.progress, hooks.arg, &st, err);
+    if (hooks.done)
+        hooks.done(hooks.arg);
+    if (rc == 0 && hooks.imported)
+        hooks.imported(hooks.arg, path, &st);
     if (rc == 0)
         rc = tf_trace_open(tr, c->file, err);
     if (rc < 0) {
@@ -166,10 +156,10 @@ static int open_paraver(const char *path, tf_trace **tr, tf_error *err)
     return 0;
 }
 
-int tf_cli_open_trace(const char *path, tf_trace **tr, tf_error *err)
+int tf_input_open(const char *path, tf_trace **tr, tf_error *err)
 {
     *tr = NULL;
-    if (tf_cli_is_paraver(path))
+    if (tf_input_is_paraver(path))
         return open_paraver(path, tr, err);
     return tf_trace_open(tr, path, err);
 }
@@ -215,7 +205,7 @@ static void raise_file_limit(void)
     }
 }
 
-int tf_cli_open_traces(char *const *paths, size_t n, tf_trace **tr, tf_error *err)
+int tf_input_open_set(char *const *paths, size_t n, tf_trace **tr, tf_error *err)
 {
     *tr = NULL;
     raise_file_limit();
@@ -233,15 +223,15 @@ int tf_cli_open_traces(char *const *paths, size_t n, tf_trace **tr, tf_error *er
         return rc;
     }
     if (n == 1)
-        return tf_cli_open_trace(paths[0], tr, err);
+        return tf_input_open(paths[0], tr, err);
     for (size_t i = 0; i < n; i++)
-        if (tf_cli_is_paraver(paths[i]))
+        if (tf_input_is_paraver(paths[i]))
             return tf_fail(err, TF_ERR_USAGE, "%s: Paraver traces are read one at a time "
                            "(several traces must be tracefold HDF5 traces)", paths[i]);
     return tf_trace_open_set(tr, (const char *const *)paths, n, err);
 }
 
-const char *tf_cli_trace_source(const tf_trace *tr)
+const char *tf_input_source(const tf_trace *tr)
 {
     for (size_t i = 0; i < MAX_CONVERSIONS; i++)
         if (conversions[i].used && conversions[i].tr == tr)
@@ -249,7 +239,7 @@ const char *tf_cli_trace_source(const tf_trace *tr)
     return tf_trace_path(tr);
 }
 
-void tf_cli_close_trace(tf_trace *tr)
+void tf_input_close(tf_trace *tr)
 {
     if (!tr)
         return;
@@ -262,7 +252,7 @@ void tf_cli_close_trace(tf_trace *tr)
         }
 }
 
-int tf_cli_region_name(const tf_trace *tr, const char *spec, char **name, tf_error *err)
+int tf_input_region_name(const tf_trace *tr, const char *spec, char **name, tf_error *err)
 {
     *name = NULL;
     if (strchr(spec, '=')) {

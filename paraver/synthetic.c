@@ -16,12 +16,11 @@
 #include <string.h>
 
 #include "formats/h5util.h"
-#include "msg.h"
-#include "open_trace.h"
+#include "formats/trace_input.h"
 #include "formats/prv_fields.h"
 #include "formats/prv_index.h"
-#include "prv_symbols.h"
-#include "prv_synthetic.h"
+#include "symbols.h"
+#include "synthetic.h"
 #include "formats/prv_types.h"
 #include "formats/prv_writer.h"
 #include "common/tf_handoff.h"
@@ -32,45 +31,45 @@
  * point's kind, instance, process and address are copied into it, so that
  * writing in time order reads no point column and no instance at random
  * (but memory samples' columns): each such read is a cache miss. */
-enum synth_kind { SYN_STATE, SYN_PHASE, SYN_GRID, SYN_POINT };
+enum synthetic_kind { SYN_STATE, SYN_PHASE, SYN_GRID, SYN_POINT };
 
-typedef struct synth_rec {
+typedef struct synthetic_rec {
     uint64_t time;
     uint64_t ip;          /* points */
     uint32_t index;       /* grid step, point or phase */
     uint32_t instance;    /* points */
     uint32_t proc;        /* points: the instance's process */
-    uint8_t  kind;        /* enum synth_kind, also the order at equal times */
+    uint8_t  kind;        /* enum synthetic_kind, also the order at equal times */
     uint8_t  sample_kind; /* points: enum tf_sample_kind */
-} synth_rec;
+} synthetic_rec;
 /* As many records as folded samples: the thread is that of the array
  * holding the record, which leaves room for the process. */
-_Static_assert(sizeof(synth_rec) == 32, "a synthetic record is 32 bytes");
+_Static_assert(sizeof(synthetic_rec) == 32, "a synthetic record is 32 bytes");
 
 /* A folded point as its record is built from it, whichever part of its
  * group holds it (a team member's, fetched, or the points here). */
-typedef struct synth_point {
+typedef struct synthetic_point {
     uint64_t time, ip, addr;
     uint32_t index;       /* in the group */
     uint32_t instance, proc, weight;
     uint8_t  sample_kind, level;
-} synth_point;
+} synthetic_point;
 
 /* One part of a group's points in time order: ordered here (rec, records
  * of the points pts) or by the team member `rank` (> 0), which sends them
  * a batch at a time. */
 typedef struct point_source {
-    const synth_rec *rec;
+    const synthetic_rec *rec;
     const tf_fold_points *pts;
     int rank;
-    synth_point *batch;          /* a member's: nbatch of them, read up to at */
+    synthetic_point *batch;      /* a member's: nbatch of them, read up to at */
     size_t nbatch, at;
     size_t n, done;              /* points in the part, given out */
     size_t first;                /* the index in the group of the part's first point */
-    synth_point cur;             /* the next one, while done < n */
+    synthetic_point cur;         /* the next one, while done < n */
 } point_source;
 
-typedef struct synth_thread {
+typedef struct synthetic_thread {
     const tf_fold_region *region;
     const tf_fold_group  *group;
     double                duration;   /* ns */
@@ -80,28 +79,29 @@ typedef struct synth_thread {
     uint32_t              nphases;
     double               *phase_x;    /* [nphases + 1] */
     uint64_t             *phase_fn, *phase_line;
-    synth_rec            *points;     /* the points' records in time order (in synth's) */
+    synthetic_rec        *points;     /* the points' records in time order (in recs) */
     int                   waiting;    /* TF_PRV_FOLD_WAITING's value last written, -1 none */
-    synth_rec            *small;      /* its state, phase and grid records, in order */
+    synthetic_rec        *small;      /* its state, phase and grid records, in order */
     size_t                nsmall;
     point_source         *src;        /* its points' parts: those here first */
     uint32_t              nsrc;
-    const uint32_t       *proc_of;    /* with parts from members: synth's, of its region */
-} synth_thread;
+    const uint32_t       *proc_of;    /* with parts from members: the trace's, of its region */
+} synthetic_thread;
 
-struct tf_cli_synthetic {
+struct tf_prv_synthetic {
     const tf_fold_result *res;
     tf_fold_result *loaded;       /* res when read from fold_h5 */
     tf_trace       *opened;       /* tr when opened here */
+    char           *unnamed;      /* why the folded trace could not be opened, or NULL */
     char           *fold_h5;
     int64_t         file;         /* fold.h5, for the analysis's phases; -1 when not open */
     const tf_analysis_set *analyses;  /* the same in memory, or NULL */
     const tf_trace *tr;           /* the folded trace, for symbols and objects; may be NULL */
     const tf_fold_team *team;     /* whose members hold parts of the points, or NULL */
-    tf_cli_symbols  sym;
+    tf_prv_symbols  sym;
     tf_prv_writer  *w;
     tf_pcf         *pcf;
-    synth_thread   *th;
+    synthetic_thread   *th;
     uint32_t        nth;
     /* With parts from team members: each region's instances' processes,
      * for the members' points as they arrive, in time order, at instances
@@ -118,9 +118,9 @@ struct tf_cli_synthetic {
     uint64_t       *site_values;   /* [SITE_VALUES × sites]: routine, line, waiting */
     size_t          capsites;
     tf_prv_objects  objects;      /* of the folded trace */
-    synth_rec      *recs;         /* every thread's points' records */
+    synthetic_rec  *recs;         /* every thread's points' records */
 };
-typedef struct tf_cli_synthetic synth;
+typedef struct tf_prv_synthetic synthetic;
 
 static int intern_label(char ***labels, size_t *n, size_t *cap, const char *s, uint64_t *value,
                         tf_error *err)
@@ -148,7 +148,7 @@ static int intern_label(char ***labels, size_t *n, size_t *cap, const char *s, u
 /* Values kept per address: routine, line, and whether the routine waits. */
 enum { SITE_VALUES = 3 };
 
-/* Whether a routine named as tf_cli_symbols_resolve names it waits for
+/* Whether a routine named as tf_prv_symbols_resolve names it waits for
  * other threads (analysis/waiting.c).  A module's unnamed code comes as
  * the module's file name with no source file, which the analysis calls
  * "[module]". */
@@ -163,7 +163,7 @@ static bool site_waits(const tf_prv_source *src)
 
 /* Routine and line values of an instruction address of the folded trace,
  * and whether its routine waits for other threads (waiting may be NULL). */
-static int site_of(synth *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t *line,
+static int site_of(synthetic *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t *line,
                    bool *waiting, tf_error *err)
 {
     bool ignored;
@@ -192,7 +192,7 @@ static int site_of(synth *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t
         sy->capsites = cap;
     }
     tf_prv_source src;
-    int rc = tf_cli_symbols_resolve(&sy->sym, proc, ip, false, &src, err);
+    int rc = tf_prv_symbols_resolve(&sy->sym, proc, ip, false, &src, err);
     if (rc == 0 && *src.function)
         rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, src.function, fn, err);
     if (rc == 0 && src.line) {
@@ -219,7 +219,7 @@ static uint64_t fixed(double v, double scale)
 
 /* Phases: the group's merged change points cut the iteration; each phase is
  * named by the routine and line most of its samples are in. */
-static int alloc_phases(synth_thread *st, uint32_t n, tf_error *err)
+static int alloc_phases(synthetic_thread *st, uint32_t n, tf_error *err)
 {
     st->nphases = n;
     st->phase_x = malloc((n + 1) * sizeof *st->phase_x);
@@ -232,8 +232,8 @@ static int alloc_phases(synth_thread *st, uint32_t n, tf_error *err)
 /* The top-level phases of a group's analysis (tf_analysis's phases and
  * routines, in memory or as read back from fold.h5), with their routine and
  * line: 1 when there are some, 0 when none. */
-static int phases_of_analysis(synth *sy, synth_thread *st, const tf_an_phase *phases, size_t n,
-                              const tf_an_routine *routines, size_t nr, tf_error *err)
+static int phases_of_analysis(synthetic *sy, synthetic_thread *st, const tf_an_phase *phases,
+                              size_t n, const tf_an_routine *routines, size_t nr, tf_error *err)
 {
     uint32_t top = 0;
     for (size_t i = 0; i < n; i++)
@@ -266,7 +266,8 @@ static int phases_of_analysis(synth *sy, synth_thread *st, const tf_an_phase *ph
 /* The same from what the analysis wrote into fold.h5
  * (/region/R/group/G/analysis/phases and routines, docs/fold-format.md):
  * 0 too when the file has no analysis. */
-static int analysis_phases_h5(synth *sy, synth_thread *st, uint32_t r, uint32_t g, tf_error *err)
+static int analysis_phases_h5(synthetic *sy, synthetic_thread *st, uint32_t r, uint32_t g,
+                              tf_error *err)
 {
     char path[96];
     snprintf(path, sizeof path, "region/%" PRIu32 "/group/%" PRIu32 "/analysis", r, g);
@@ -321,8 +322,8 @@ static int analysis_phases_h5(synth *sy, synth_thread *st, uint32_t r, uint32_t 
 
 /* The routines and lines of phase `phase`'s points, counted. */
 struct phase_sites {
-    synth *sy;
-    const synth_thread *st;
+    synthetic *sy;
+    const synthetic_thread *st;
     uint32_t phase;
     uint32_t *cf, *cl;
     size_t nvals;
@@ -333,7 +334,7 @@ static int count_phase_sites(void *arg, const tf_fold_points *pts, size_t first,
 {
     (void)first;
     struct phase_sites *ps = arg;
-    const synth_thread *st = ps->st;
+    const synthetic_thread *st = ps->st;
     for (size_t i = 0; i < pts->n; i++) {
         if (pts->x[i] < st->phase_x[ps->phase] || pts->x[i] > st->phase_x[ps->phase + 1])
             continue;
@@ -352,7 +353,7 @@ static int count_phase_sites(void *arg, const tf_fold_points *pts, size_t first,
 
 /* Without the analysis: the group's change points cut the iteration, and
  * each phase is named by the routine and line most of its samples are in. */
-static int boundary_phases(synth *sy, synth_thread *st, tf_error *err)
+static int boundary_phases(synthetic *sy, synthetic_thread *st, tf_error *err)
 {
     const tf_fold_group *g = st->group;
     int rc = alloc_phases(st, (uint32_t)g->nboundaries + 1, err);
@@ -386,8 +387,8 @@ static int boundary_phases(synth *sy, synth_thread *st, tf_error *err)
 }
 
 struct sites_pass {
-    synth *sy;
-    const synth_thread *st;
+    synthetic *sy;
+    const synthetic_thread *st;
 };
 
 static int name_part_sites(void *arg, const tf_fold_points *pts, size_t first, tf_error *err)
@@ -405,7 +406,7 @@ static int name_part_sites(void *arg, const tf_fold_points *pts, size_t first, t
 
 /* Names the sites of a thread's points, before any phase: phases and
  * samples share the values, numbered in order of first use. */
-static int name_sites(synth *sy, const synth_thread *st, tf_error *err)
+static int name_sites(synthetic *sy, const synthetic_thread *st, tf_error *err)
 {
     struct sites_pass sp = { sy, st };
     return tf_fold_group_each_part(st->group, TF_FOLD_COL_INSTANCE | TF_FOLD_COL_IP,
@@ -414,7 +415,7 @@ static int name_sites(synth *sy, const synth_thread *st, tf_error *err)
 
 /* Thread t's phases, from its analysis (in memory, or in fold.h5), or from
  * the group's change points without one; each labelled in the .pcf. */
-static int build_phases(synth *sy, synth_thread *st, uint32_t thread, tf_error *err)
+static int build_phases(synthetic *sy, synthetic_thread *st, uint32_t thread, tf_error *err)
 {
     const tf_analysis *an = sy->analyses && thread < sy->analyses->n
                                 ? &sy->analyses->list[thread] : NULL;
@@ -437,7 +438,7 @@ static int build_phases(synth *sy, synth_thread *st, uint32_t thread, tf_error *
 /* The Paraver record of point pt of thread `thread` into *rec, its pairs
  * appended to ps (rec->pairs left to the caller: ps may move as it
  * grows). */
-static int build_point_record(synth *sy, uint32_t thread, const synth_point *pt,
+static int build_point_record(synthetic *sy, uint32_t thread, const synthetic_point *pt,
                               tf_prv_record *rec, tf_prv_pairs *ps, tf_error *err)
 {
     tf_prv_object obj = {thread + 1, 1, 1, thread + 1};
@@ -454,7 +455,7 @@ static int build_point_record(synth *sy, uint32_t thread, const synth_point *pt,
     /* Whether the samples wait, written where it changes (and at the
      * thread's first sample with a known routine): a value per sample
      * would add a pair to every record of every trace. */
-    synth_thread *st = &sy->th[thread];
+    synthetic_thread *st = &sy->th[thread];
     if (fn != 1 && st->waiting != (int)waiting) {
         st->waiting = waiting;
         if ((rc = tf_prv_pairs_add(ps, TF_PRV_FOLD_WAITING, waiting, err)) < 0)
@@ -477,10 +478,10 @@ static int build_point_record(synth *sy, uint32_t thread, const synth_point *pt,
 /* The Paraver record of r (a state, phase or grid record) into *rec, its
  * pairs appended to ps (rec->pairs left to the caller: ps may move as it
  * grows): 1, or 0 for a record without pairs, not to be written. */
-static int build_record(synth *sy, uint32_t thread, const synth_rec *r, tf_prv_record *rec,
-                        tf_prv_pairs *ps, tf_error *err)
+static int build_record(synthetic *sy, uint32_t thread, const synthetic_rec *r,
+                        tf_prv_record *rec, tf_prv_pairs *ps, tf_error *err)
 {
-    synth_thread *st = &sy->th[thread];
+    synthetic_thread *st = &sy->th[thread];
     const tf_fold_group *g = st->group;
     const tf_fold_region *reg = st->region;
     tf_prv_object obj = {thread + 1, 1, 1, thread + 1};
@@ -542,9 +543,9 @@ static int build_record(synth *sy, uint32_t thread, const synth_rec *r, tf_prv_r
     return rec->npairs > 0;
 }
 
-static int cmp_synth_rec(const void *a, const void *b)
+static int cmp_synthetic_rec(const void *a, const void *b)
 {
-    const synth_rec *x = a, *y = b;
+    const synthetic_rec *x = a, *y = b;
     if (x->time != y->time)
         return x->time < y->time ? -1 : 1;
     if (x->kind != y->kind)
@@ -570,7 +571,7 @@ static uint64_t at(double duration, double x)
 #define COARSE 4096
 
 typedef struct sort_buffers {
-    synth_rec *tmp;
+    synthetic_rec *tmp;
     size_t    *count;
     size_t     ntmp, ncount;
 } sort_buffers;
@@ -578,7 +579,7 @@ typedef struct sort_buffers {
 /* Sorts the n records of one coarse bucket by time, keeping the order of
  * equal times: a counting sort on time × scale (about one record a key)
  * through buf, then insertion within keys (qsort for a crowded one). */
-static int sort_bucket(synth_rec *r, size_t n, double scale, sort_buffers *buf, tf_error *err)
+static int sort_bucket(synthetic_rec *r, size_t n, double scale, sort_buffers *buf, tf_error *err)
 {
     if (n < 2)
         return 0;
@@ -613,11 +614,11 @@ static int sort_bucket(synth_rec *r, size_t n, double scale, sort_buffers *buf, 
     /* end[k] is now the end of key k */
     for (size_t k = 0, lo = 0; k < nkeys; lo = end[k], k++) {
         if (end[k] - lo > 32) {
-            qsort(r + lo, end[k] - lo, sizeof *r, cmp_synth_rec);
+            qsort(r + lo, end[k] - lo, sizeof *r, cmp_synthetic_rec);
             continue;
         }
         for (size_t i = lo + 1; i < end[k]; i++) {
-            synth_rec v = r[i];
+            synthetic_rec v = r[i];
             size_t j = i;
             for (; j > lo && r[j - 1].time > v.time; j--)
                 r[j] = r[j - 1];
@@ -629,7 +630,7 @@ static int sort_bucket(synth_rec *r, size_t n, double scale, sort_buffers *buf, 
 
 /* The records of points p (of instances `ins`, for their processes; NULL:
  * none), on a synthetic iteration of `duration` ns, in the order of
- * cmp_synth_rec, into out: each instance's points are a sorted run, and millions of
+ * cmp_synthetic_rec, into out: each instance's points are a sorted run, and millions of
  * them are sorted by two counting sorts on their time, COARSE buckets and
  * then about one key a point within each (a single pass of one key a point
  * spent its time in cache misses), so that equal times share keys and keep
@@ -638,7 +639,7 @@ static int sort_bucket(synth_rec *r, size_t n, double scale, sort_buffers *buf, 
  * consecutive parts of the points, each ordered alone, merge into those
  * of the whole. */
 static int order_points(const tf_fold_points *p, double duration, const tf_fold_instance *ins,
-                        synth_rec *out, tf_error *err)
+                        synthetic_rec *out, tf_error *err)
 {
     size_t n = p->n;
     size_t *start = calloc(COARSE + 2, sizeof *start);
@@ -656,7 +657,7 @@ static int order_points(const tf_fold_points *p, double duration, const tf_fold_
         start[b] += start[b - 1];
     for (size_t i = 0; i < n; i++) {
         uint64_t ti = at(duration, p->x[i]);
-        out[start[(size_t)((double)ti * coarse)]++] = (synth_rec){
+        out[start[(size_t)((double)ti * coarse)]++] = (synthetic_rec){
             .time = ti, .kind = SYN_POINT, .sample_kind = p->kind[i],
             .index = (uint32_t)i, .instance = p->instance[i],
             .proc = ins ? ins[p->instance[i]].proc : 0, .ip = p->ip[i]};
@@ -674,21 +675,21 @@ static int order_points(const tf_fold_points *p, double duration, const tf_fold_
 }
 
 /* Thread t's few state, phase and grid records, sorted by comparison. */
-static int thread_small(synth_thread *st, tf_error *err)
+static int thread_small(synthetic_thread *st, tf_error *err)
 {
     size_t nsmall = 2 + (size_t)st->nphases + st->group->grid;
-    synth_rec *small = malloc(nsmall * sizeof *small);
+    synthetic_rec *small = malloc(nsmall * sizeof *small);
     if (!small)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory ordering %zu records", nsmall);
     size_t k = 0;
-    small[k++] = (synth_rec){.time = 0, .kind = SYN_STATE};
+    small[k++] = (synthetic_rec){.time = 0, .kind = SYN_STATE};
     for (uint32_t ph = 0; ph <= st->nphases; ph++)
-        small[k++] = (synth_rec){.time = at(st->duration, st->phase_x[ph]), .kind = SYN_PHASE,
-                                 .index = ph};
+        small[k++] = (synthetic_rec){.time = at(st->duration, st->phase_x[ph]), .kind = SYN_PHASE,
+                                     .index = ph};
     for (uint32_t j = 0; j < st->group->grid; j++)
-        small[k++] = (synth_rec){.time = at(st->duration, st->group->x[j]), .kind = SYN_GRID,
-                                 .index = j};
-    qsort(small, nsmall, sizeof *small, cmp_synth_rec);
+        small[k++] = (synthetic_rec){.time = at(st->duration, st->group->x[j]), .kind = SYN_GRID,
+                                     .index = j};
+    qsort(small, nsmall, sizeof *small, cmp_synthetic_rec);
     st->small = small;
     st->nsmall = nsmall;
     return 0;
@@ -702,7 +703,7 @@ static int thread_small(synth_thread *st, tf_error *err)
  * batch at a time. */
 enum { CALL_ORDER = 1, CALL_NEXT = 2 };
 
-struct synth_call {
+struct synthetic_call {
     uint32_t kind, group;
     double   duration;        /* CALL_ORDER: the group's, ns */
     uint64_t n;               /* CALL_NEXT: records asked for */
@@ -713,10 +714,10 @@ struct synth_call {
 
 /* The point of record r of points p (whose first is point `first` of
  * the group). */
-static synth_point point_of(const synth_rec *r, const tf_fold_points *p, size_t first)
+static synthetic_point point_of(const synthetic_rec *r, const tf_fold_points *p, size_t first)
 {
     bool memory = r->sample_kind != TF_SAMPLE_TIMER;
-    return (synth_point){
+    return (synthetic_point){
         .time = r->time, .ip = r->ip, .index = (uint32_t)(first + r->index),
         .instance = r->instance, .proc = r->proc, .sample_kind = r->sample_kind,
         /* a memory sample's columns: read at random (a cache miss each) */
@@ -727,7 +728,7 @@ static synth_point point_of(const synth_rec *r, const tf_fold_points *p, size_t 
 
 /* Source ps's next point into ps->cur (ps->done < ps->n): from its
  * records here, or from the member's next batch. */
-static int source_fill(synth *sy, const synth_thread *st, point_source *ps, tf_error *err)
+static int source_fill(synthetic *sy, const synthetic_thread *st, point_source *ps, tf_error *err)
 {
     if (ps->rank == 0) {
         ps->cur = point_of(&ps->rec[ps->done], ps->pts, ps->first);
@@ -735,7 +736,7 @@ static int source_fill(synth *sy, const synth_thread *st, point_source *ps, tf_e
     }
     if (ps->at == ps->nbatch) {
         size_t want = ps->n - ps->done < REMOTE_BATCH ? ps->n - ps->done : REMOTE_BATCH;
-        struct synth_call q = { .kind = CALL_NEXT, .group = st->group_index, .n = want };
+        struct synthetic_call q = { .kind = CALL_NEXT, .group = st->group_index, .n = want };
         tf_team_part reply = { ps->batch, want * sizeof *ps->batch };
         int rc = tf_fold_team_call(sy->team, ps->rank, &q, sizeof q, &reply, 1, err);
         if (rc < 0)
@@ -754,7 +755,7 @@ static int source_fill(synth *sy, const synth_thread *st, point_source *ps, tf_e
 
 /* The source of thread st's next point, by time then index; NULL when
  * none is left. */
-static point_source *next_point(synth_thread *st)
+static point_source *next_point(synthetic_thread *st)
 {
     point_source *best = NULL;
     for (uint32_t k = 0; k < st->nsrc; k++) {
@@ -767,7 +768,8 @@ static point_source *next_point(synth_thread *st)
     return best;
 }
 
-static int source_advance(synth *sy, const synth_thread *st, point_source *ps, tf_error *err)
+static int source_advance(synthetic *sy, const synthetic_thread *st, point_source *ps,
+                          tf_error *err)
 {
     return ++ps->done < ps->n ? source_fill(sy, st, ps, err) : 0;
 }
@@ -775,7 +777,7 @@ static int source_advance(synth *sy, const synth_thread *st, point_source *ps, t
 /* Thread st's sources: the points here (to be ordered into st->points), then,
  * when the group's points are spread over a team (fold_team.h), each
  * member's part, which it is asked to order now. */
-static int point_sources(synth *sy, synth_thread *st, tf_error *err)
+static int point_sources(synthetic *sy, synthetic_thread *st, tf_error *err)
 {
     bool spread = sy->team && st->group->parts;
     uint32_t most = spread ? (uint32_t)sy->team->size : 1;
@@ -799,8 +801,8 @@ static int point_sources(synth *sy, synth_thread *st, tf_error *err)
     st->proc_of = proc_of ? *proc_of : NULL;
     size_t first = st->group->points.n;
     for (int w = 1; spread && w < sy->team->size; w++) {
-        struct synth_call q = { .kind = CALL_ORDER, .group = st->group_index,
-                                .duration = st->duration };
+        struct synthetic_call q = { .kind = CALL_ORDER, .group = st->group_index,
+                                    .duration = st->duration };
         uint64_t n = 0;
         tf_team_part reply = { &n, sizeof n };
         int rc = tf_fold_team_call(sy->team, w, &q, sizeof q, &reply, 1, err);
@@ -823,7 +825,7 @@ static int point_sources(synth *sy, synth_thread *st, tf_error *err)
 }
 
 /* Every source's first point, before the records are emitted. */
-static int sources_start(synth *sy, tf_error *err)
+static int sources_start(synthetic *sy, tf_error *err)
 {
     int rc = 0;
     for (uint32_t t = 0; t < sy->nth && rc == 0; t++)
@@ -892,7 +894,7 @@ static int flush_batch(write_pipe *wp, unsigned k, bool piped, tf_error *err)
 
 /* Emits every thread's records, merged by time, then thread: a handful of
  * threads. */
-static int emit_merged(synth *sy, unsigned threads, tf_error *err)
+static int emit_merged(synthetic *sy, unsigned threads, tf_error *err)
 {
     size_t *small = calloc(sy->nth + 1, sizeof *small);
     write_pipe wp = { .b = calloc(2, sizeof *wp.b), .w = sy->w };
@@ -917,8 +919,8 @@ static int emit_merged(synth *sy, unsigned threads, tf_error *err)
         uint64_t best_time = 0;
         point_source *best_point = NULL;
         for (uint32_t t = 0; t < sy->nth; t++) {
-            synth_thread *st = &sy->th[t];
-            const synth_rec *sm = small[t] < st->nsmall ? &st->small[small[t]] : NULL;
+            synthetic_thread *st = &sy->th[t];
+            const synthetic_rec *sm = small[t] < st->nsmall ? &st->small[small[t]] : NULL;
             point_source *ps = next_point(st);
             if (!sm && !ps)
                 continue;
@@ -934,7 +936,7 @@ static int emit_merged(synth *sy, unsigned threads, tf_error *err)
             break;
         write_batch *b = &wp.b[piped ? k : 0];
         size_t first = b->pairs.n;
-        synth_thread *st = &sy->th[best];
+        synthetic_thread *st = &sy->th[best];
         int built = best_point
                         ? build_point_record(sy, best, &best_point->cur, &b->rec[b->n], &b->pairs,
                                              err)
@@ -975,18 +977,18 @@ static int emit_merged(synth *sy, unsigned threads, tf_error *err)
 }
 
 /* The synthetic trace's own types beside those of the samples. */
-static const struct { uint32_t type; const char *label; } synth_types[] = {
+static const struct { uint32_t type; const char *label; } synthetic_types[] = {
     {TF_PRV_FOLD_INSTANCE, "Folded instance of the sample (row + 1)"},
     {TF_PRV_FOLD_PHASE, "Folded phase"},
     {TF_PRV_FOLD_MIPS, "Folded MIPS x 1000"},
     {TF_PRV_FOLD_WAITING, "Folded samples wait for other threads"},
 };
 
-static int synth_labels(synth *sy, tf_error *err)
+static int synthetic_labels(synthetic *sy, tf_error *err)
 {
     int rc = tf_prv_label_samples(sy->pcf, err);
-    for (size_t i = 0; rc == 0 && i < sizeof synth_types / sizeof synth_types[0]; i++)
-        rc = tf_pcf_add_type(sy->pcf, synth_types[i].type, 9, synth_types[i].label, err);
+    for (size_t i = 0; rc == 0 && i < sizeof synthetic_types / sizeof synthetic_types[0]; i++)
+        rc = tf_pcf_add_type(sy->pcf, synthetic_types[i].type, 9, synthetic_types[i].label, err);
     if (rc == 0)
         rc = tf_pcf_add_value(sy->pcf, TF_PRV_FOLD_PHASE, 0, "End", err);
     if (rc == 0)
@@ -998,7 +1000,7 @@ static int synth_labels(synth *sy, tf_error *err)
 }
 
 /* Counter, rate and ratio types of a thread's region, labelled once. */
-static int thread_counters(synth *sy, synth_thread *st, tf_error *err)
+static int thread_counters(synthetic *sy, synthetic_thread *st, tf_error *err)
 {
     const tf_fold_region *reg = st->region;
     st->ctype = calloc(reg->ncounters ? reg->ncounters : 1, sizeof *st->ctype);
@@ -1022,7 +1024,7 @@ static int thread_counters(synth *sy, synth_thread *st, tf_error *err)
 }
 
 /* Routines and lines of the samples and of the phases share their values. */
-static int synth_values(synth *sy, tf_error *err)
+static int synthetic_values(synthetic *sy, tf_error *err)
 {
     const char *const *fn = (const char *const *)sy->fn_labels;
     const char *const *line = (const char *const *)sy->line_labels;
@@ -1039,7 +1041,7 @@ static int synth_values(synth *sy, tf_error *err)
 /* The part that needs no analysis: the writer, the labels of the types,
  * the names, and every thread's points ordered by time.  No HDF5
  * call and no symbol lookup, so it may run beside the analysis. */
-static int synth_prepare(synth *sy, const char *out, tf_error *err)
+static int synthetic_prepare(synthetic *sy, const char *out, tf_error *err)
 {
     const tf_fold_result *res = sy->res;
     for (uint32_t r = 0; r < res->nregions; r++)
@@ -1066,11 +1068,11 @@ static int synth_prepare(synth *sy, const char *out, tf_error *err)
         return rc;
     sy->pcf = tf_prv_writer_pcf(sy->w);
     tf_row *row = tf_prv_writer_row(sy->w);
-    rc = synth_labels(sy, err);
+    rc = synthetic_labels(sy, err);
     size_t npoints = 0, k = 0;
     for (uint32_t r = 0; rc == 0 && r < res->nregions; r++)
         for (uint32_t g = 0; rc == 0 && g < res->regions[r].ngroups; g++, k++) {
-            synth_thread *st = &sy->th[k];
+            synthetic_thread *st = &sy->th[k];
             st->region = &res->regions[r];
             st->group = &res->regions[r].groups[g];
             st->region_index = r;
@@ -1094,7 +1096,7 @@ static int synth_prepare(synth *sy, const char *out, tf_error *err)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     size_t m = 0;
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++) {
-        synth_thread *st = &sy->th[t];
+        synthetic_thread *st = &sy->th[t];
         st->points = sy->recs + m;
         /* the members order theirs meanwhile */
         if ((rc = point_sources(sy, st, err)) == 0)
@@ -1108,23 +1110,23 @@ static int synth_prepare(synth *sy, const char *out, tf_error *err)
 /* The folded trace's data objects, labelled with the names every other
  * output gives them (heap objects by their symbolised call site): once
  * the analysis is done, as the symbols are looked up on this thread. */
-static int synth_objects(synth *sy, tf_error *err)
+static int synthetic_objects(synthetic *sy, tf_error *err)
 {
     if (!sy->tr)
         return 0;
     char ***names;
-    int rc = tf_cli_symbols_object_names(&sy->sym, &names, err);
+    int rc = tf_prv_symbols_object_names(&sy->sym, &names, err);
     if (rc == 0)
         rc = tf_prv_objects_init_named(&sy->objects, sy->pcf, sy->tr, names, err);
-    tf_cli_symbols_object_names_free(&sy->sym, names);
+    tf_prv_symbols_object_names_free(&sy->sym, names);
     return rc;
 }
 
 /* The rest: the objects and sites named, the phases, every record in time
  * order, and the files closed into place. */
-static int synth_finish(synth *sy, unsigned threads, tf_error *err)
+static int synthetic_finish(synthetic *sy, unsigned threads, tf_error *err)
 {
-    int rc = synth_objects(sy, err);
+    int rc = synthetic_objects(sy, err);
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)
         rc = name_sites(sy, &sy->th[t], err);
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)
@@ -1133,14 +1135,14 @@ static int synth_finish(synth *sy, unsigned threads, tf_error *err)
     if (rc == 0)
         rc = emit_merged(sy, threads, err);
     if (rc == 0)
-        rc = synth_values(sy, err);
+        rc = synthetic_values(sy, err);
     if (rc == 0) {
         rc = tf_prv_writer_close(sy->w, err);
         sy->w = NULL;
     }
     return rc;
 }
-static void synth_free(synth *sy)
+static void synthetic_free(synthetic *sy)
 {
     if (sy->w)
         tf_prv_writer_abort(sy->w);
@@ -1172,20 +1174,21 @@ static void synth_free(synth *sy)
     free(sy->recs);
     tf_prv_objects_free(&sy->objects);
     tf_h5_close(sy->file);
-    tf_cli_symbols_free(&sy->sym);
-    tf_cli_close_trace(sy->opened);
+    tf_prv_symbols_free(&sy->sym);
+    tf_input_close(sy->opened);
+    free(sy->unnamed);
     tf_fold_result_free(sy->loaded);
     free(sy->fold_h5);
     free(sy);
 }
 
-int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
+int tf_prv_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
                            const tf_trace *folded, const tf_fold_team *team,
-                           const tf_alloc_rules *rules, const char *out, tf_cli_synthetic **sp,
+                           const tf_alloc_rules *rules, const char *out, tf_prv_synthetic **sp,
                            tf_error *err)
 {
     *sp = NULL;
-    synth *sy = calloc(1, sizeof *sy);
+    synthetic *sy = calloc(1, sizeof *sy);
     if (!sy || !(sy->fold_h5 = strdup(fold_h5))) {
         free(sy);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
@@ -1201,61 +1204,67 @@ int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
     sy->tr = folded;
     if (rc == 0 && !sy->tr && sy->res->trace) {
         tf_error terr;
-        if (tf_cli_open_trace(sy->res->trace, &sy->opened, &terr) < 0)
-            tf_msg_warn("%s: routines and objects left unnamed: %s", fold_h5, terr.msg);
+        if (tf_input_open(sy->res->trace, &sy->opened, &terr) < 0 &&
+            !(sy->unnamed = strdup(terr.msg)))
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
         sy->tr = sy->opened;
     }
     if (rc == 0)
-        rc = tf_cli_symbols_init(&sy->sym, sy->tr, err);
+        rc = tf_prv_symbols_init(&sy->sym, sy->tr, err);
     sy->sym.alloc_rules = rules;
     if (rc == 0 && sy->tr &&
         !(sy->site_index = calloc(tf_trace_nprocesses(sy->tr) + 1, sizeof *sy->site_index)))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     if (rc == 0)
-        rc = synth_prepare(sy, out, err);
+        rc = synthetic_prepare(sy, out, err);
     if (rc < 0) {
-        synth_free(sy);
+        synthetic_free(sy);
         return rc;
     }
     *sp = sy;
     return 0;
 }
 
-int tf_cli_synthetic_end(tf_cli_synthetic *sy, const tf_analysis_set *analyses, unsigned threads,
+const char *tf_prv_synthetic_unnamed(const tf_prv_synthetic *sy)
+{
+    return sy->unnamed;
+}
+
+int tf_prv_synthetic_end(tf_prv_synthetic *sy, const tf_analysis_set *analyses, unsigned threads,
                          tf_error *err)
 {
     sy->analyses = analyses;
     int rc = analyses ? 0 : tf_h5_file_open(sy->fold_h5, false, &sy->file, err);
     if (rc == 0)
-        rc = synth_finish(sy, threads, err);
-    synth_free(sy);
+        rc = synthetic_finish(sy, threads, err);
+    synthetic_free(sy);
     return rc;
 }
 
-void tf_cli_synthetic_abort(tf_cli_synthetic *sy)
+void tf_prv_synthetic_abort(tf_prv_synthetic *sy)
 {
     if (sy)
-        synth_free(sy);
+        synthetic_free(sy);
 }
 
 /* ---- a team member's part ----------------------------------------------- */
 
 struct member_part {
-    synth_rec *rec;           /* ordered, NULL once every one is sent */
+    synthetic_rec *rec;       /* ordered, NULL once every one is sent */
     size_t n, sent;
 };
 
-struct tf_cli_synthetic_member {
+struct tf_prv_synthetic_member {
     struct member_part *part;  /* [npart], by group */
     uint32_t npart;
 };
 
-tf_cli_synthetic_member *tf_cli_synthetic_member_new(void)
+tf_prv_synthetic_member *tf_prv_synthetic_member_new(void)
 {
-    return calloc(1, sizeof(tf_cli_synthetic_member));
+    return calloc(1, sizeof(tf_prv_synthetic_member));
 }
 
-void tf_cli_synthetic_member_free(tf_cli_synthetic_member *m)
+void tf_prv_synthetic_member_free(tf_prv_synthetic_member *m)
 {
     for (uint32_t g = 0; m && g < m->npart; g++)
         free(m->part[g].rec);
@@ -1266,8 +1275,8 @@ void tf_cli_synthetic_member_free(tf_cli_synthetic_member *m)
 
 /* CALL_ORDER: the count at once, so that the leader goes on while the
  * points are ordered here. */
-static int member_order(tf_cli_synthetic_member *m, tf_fold_team *team,
-                        const struct synth_call *q, tf_error *err)
+static int member_order(tf_prv_synthetic_member *m, tf_fold_team *team,
+                        const struct synthetic_call *q, tf_error *err)
 {
     const tf_fold_points *p = tf_fold_team_kept(team, q->group);
     uint64_t n = p->n;
@@ -1291,15 +1300,15 @@ static int member_order(tf_cli_synthetic_member *m, tf_fold_team *team,
 
 /* CALL_NEXT: the next q->n records, as points (their process is the
  * leader's to fill in), the records freed after the last. */
-static int member_next(tf_cli_synthetic_member *m, tf_fold_team *team,
-                       const struct synth_call *q, tf_error *err)
+static int member_next(tf_prv_synthetic_member *m, tf_fold_team *team,
+                       const struct synthetic_call *q, tf_error *err)
 {
     struct member_part *mp = q->group < m->npart ? &m->part[q->group] : NULL;
     if (!mp || !mp->rec || q->n > mp->n - mp->sent || q->n > REMOTE_BATCH)
         return tf_fail(err, TF_ERR_INTERNAL, "synthetic trace: %llu records of group %u "
                        "asked for, not ordered here", (unsigned long long)q->n, q->group);
     const tf_fold_points *p = tf_fold_team_kept(team, q->group);
-    synth_point *out = malloc((q->n + 1) * sizeof *out);
+    synthetic_point *out = malloc((q->n + 1) * sizeof *out);
     if (!out)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < q->n; i++)
@@ -1315,9 +1324,9 @@ static int member_next(tf_cli_synthetic_member *m, tf_fold_team *team,
     return rc;
 }
 
-int tf_cli_synthetic_member_call(void *arg, tf_fold_team *team, const void *req, tf_error *err)
+int tf_prv_synthetic_member_call(void *arg, tf_fold_team *team, const void *req, tf_error *err)
 {
-    struct synth_call q;
+    struct synthetic_call q;
     memcpy(&q, req, sizeof q);
     if (q.kind == CALL_ORDER)
         return member_order(arg, team, &q, err);

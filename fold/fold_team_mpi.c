@@ -150,7 +150,7 @@ static int mpi_sent_wait(void *ctx, void *started)
     return rc;
 }
 
-int tf_cli_team_start(tf_fold_team **team, tf_error *err)
+int tf_fold_team_start(tf_fold_team **team, tf_error *err)
 {
     *team = NULL;
     if (tf_launcher_size() < 2)
@@ -185,7 +185,7 @@ int tf_cli_team_start(tf_fold_team **team, tf_error *err)
         /* The launcher started several processes, but MPI cannot reach it
          * (srun without --mpi=pmix, say): each process is a world of its
          * own and would fold alone into the same OUTDIR. */
-        tf_cli_team_stop(&m->team);
+        tf_fold_team_stop(&m->team);
         if (tf_launcher_rank() > 0)
             return -TF_ERR_UNSUPPORTED;
         return tf_fail(err, TF_ERR_UNSUPPORTED,
@@ -198,7 +198,7 @@ int tf_cli_team_start(tf_fold_team **team, tf_error *err)
     return 0;
 }
 
-void tf_cli_team_stop(tf_fold_team *team)
+void tf_fold_team_stop(tf_fold_team *team)
 {
     if (!team)
         return;
@@ -210,7 +210,7 @@ void tf_cli_team_stop(tf_fold_team *team)
     MPI_Finalize();
 }
 
-void tf_cli_team_abort(tf_fold_team *team)
+void tf_fold_team_abort(tf_fold_team *team)
 {
     struct mpi_team *m = team->ctx;
     MPI_Abort(m->comm, 1);

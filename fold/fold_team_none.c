@@ -7,7 +7,7 @@
 #include "fold_team_start.h"
 #include "common/tf_launcher.h"
 
-int tf_cli_team_start(tf_fold_team **team, tf_error *err)
+int tf_fold_team_start(tf_fold_team **team, tf_error *err)
 {
     *team = NULL;
     int size = tf_launcher_size();
@@ -21,10 +21,10 @@ int tf_cli_team_start(tf_fold_team **team, tf_error *err)
 }
 
 /* Without MPI there is never a team to stop or abort. */
-void tf_cli_team_stop(tf_fold_team *team)
+void tf_fold_team_stop(tf_fold_team *team)
 {
 }
 
-void tf_cli_team_abort(tf_fold_team *team)
+void tf_fold_team_abort(tf_fold_team *team)
 {
 }

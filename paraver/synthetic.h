@@ -4,8 +4,8 @@
  * only the fold) and end (the phases from the analysis, every record, the
  * files closed into place), so that `tracefold fold` can do the first
  * while it works out the analysis. */
-#ifndef TF_CLI_PRV_SYNTHETIC_H
-#define TF_CLI_PRV_SYNTHETIC_H
+#ifndef TF_PARAVER_SYNTHETIC_H
+#define TF_PARAVER_SYNTHETIC_H
 
 #include "analysis/analysis_run.h"
 #include "fold/fold_result.h"
@@ -13,7 +13,7 @@
 #include "common/tf_error.h"
 #include "formats/trace.h"
 
-typedef struct tf_cli_synthetic tf_cli_synthetic;
+typedef struct tf_prv_synthetic tf_prv_synthetic;
 
 /* Starts the synthetic trace out (NAME.prv or NAME.prv.gz, with NAME.pcf
  * and NAME.row) of a fold result: res when the caller has it in memory,
@@ -25,32 +25,36 @@ typedef struct tf_cli_synthetic tf_cli_synthetic;
  * res and folded it makes no HDF5 call and looks up no symbol, so it may
  * run on a thread of its own beside the analysis and the writing of
  * fold.h5.  On failure nothing is left behind. */
-int tf_cli_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
+int tf_prv_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
                            const tf_trace *folded, const tf_fold_team *team,
-                           const tf_alloc_rules *rules, const char *out, tf_cli_synthetic **sy,
+                           const tf_alloc_rules *rules, const char *out, tf_prv_synthetic **sy,
                            tf_error *err);
+
+/* Why routines and objects are left unnamed (the folded trace that the
+ * result names could not be opened), or NULL: for the caller to warn. */
+const char *tf_prv_synthetic_unnamed(const tf_prv_synthetic *sy);
 
 /* Finishes it, its phases from analyses (res's analyses in memory; NULL
  * reads them from fold_h5, an HDF5 call), and frees sy.  With analyses it
  * makes no HDF5 call; it looks symbols up (libdw).  threads > 1: the
  * records are written on a thread of its own while this one builds the
  * next (the files are the same). */
-int tf_cli_synthetic_end(tf_cli_synthetic *sy, const tf_analysis_set *analyses, unsigned threads,
+int tf_prv_synthetic_end(tf_prv_synthetic *sy, const tf_analysis_set *analyses, unsigned threads,
                          tf_error *err);
 
 /* Drops a begun trace: removes its temporary files and frees sy. */
-void tf_cli_synthetic_abort(tf_cli_synthetic *sy);
+void tf_prv_synthetic_abort(tf_prv_synthetic *sy);
 
 /* A team member's side (tracefold fold under mpirun): the leader's
  * synthetic trace asks each member holding part of a group's points
  * (tf_fold_team_kept) to order them by time, then for their records a
  * batch at a time, which it merges with its own (the order is total).
- * tf_cli_synthetic_member_call is a tf_fold_team_handler's call, its arg
+ * tf_prv_synthetic_member_call is a tf_fold_team_handler's call, its arg
  * the member state. */
-typedef struct tf_cli_synthetic_member tf_cli_synthetic_member;
-tf_cli_synthetic_member *tf_cli_synthetic_member_new(void);
-int  tf_cli_synthetic_member_call(void *arg, tf_fold_team *team, const void *req,
+typedef struct tf_prv_synthetic_member tf_prv_synthetic_member;
+tf_prv_synthetic_member *tf_prv_synthetic_member_new(void);
+int  tf_prv_synthetic_member_call(void *arg, tf_fold_team *team, const void *req,
                                   tf_error *err);
-void tf_cli_synthetic_member_free(tf_cli_synthetic_member *m);
+void tf_prv_synthetic_member_free(tf_prv_synthetic_member *m);
 
 #endif

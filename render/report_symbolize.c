@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_symbolise.h"
+#include "report_symbolize.h"
 #include "extract/symbolize.h"
 #include "formats/trace.h"
 
@@ -40,7 +40,7 @@ typedef struct merged_object {
     uint32_t name_id;
 } merged_object;
 
-struct tf_symbolise {
+struct tf_report_symbolizer {
     tf_trace      *tr;
     uint32_t       nprocs;
     proc_table    *procs;
@@ -63,7 +63,7 @@ static int obj_cmp(const void *a, const void *b)
 }
 
 /* Index of a routine by name, added when new; UINT32_MAX out of memory. */
-static uint32_t routine_of(tf_symbolise *s, const char *function)
+static uint32_t routine_of(tf_report_symbolizer *s, const char *function)
 {
     for (size_t i = s->nroutines; i-- > 0;)
         if (!strcmp(s->routines[i], function))
@@ -81,7 +81,7 @@ static uint32_t routine_of(tf_symbolise *s, const char *function)
     return (uint32_t)s->nroutines++;
 }
 
-static uint32_t object_of(tf_symbolise *s, const tf_object *o)
+static uint32_t object_of(tf_report_symbolizer *s, const tf_object *o)
 {
     /* Across processes, objects are the same when named alike. */
     if (s->relative && o->name)
@@ -105,7 +105,7 @@ static uint32_t object_of(tf_symbolise *s, const tf_object *o)
     return (uint32_t)s->nobjects++;
 }
 
-static int build(tf_symbolise *s)
+static int build(tf_report_symbolizer *s)
 {
     size_t nobj = 0;
     for (uint32_t p = 0; p < s->nprocs; p++)
@@ -137,7 +137,8 @@ static int build(tf_symbolise *s)
     return 0;
 }
 
-tf_symbolise *tf_symbolise_open(const char *trace, const char *fold_path, char *why, size_t len)
+tf_report_symbolizer *tf_report_symbolizer_open(const char *trace, const char *fold_path,
+                                                char *why, size_t len)
 {
     tf_error err = {0};
     tf_trace *tr = NULL;
@@ -157,7 +158,7 @@ tf_symbolise *tf_symbolise_open(const char *trace, const char *fold_path, char *
             return NULL;
         }
     }
-    tf_symbolise *s = calloc(1, sizeof *s);
+    tf_report_symbolizer *s = calloc(1, sizeof *s);
     if (!s) {
         tf_trace_close(tr);
         snprintf(why, len, "out of memory");
@@ -168,14 +169,14 @@ tf_symbolise *tf_symbolise_open(const char *trace, const char *fold_path, char *
     s->relative = s->nprocs > 1;
     s->procs = calloc(s->nprocs ? s->nprocs : 1, sizeof *s->procs);
     if (!s->procs || build(s) < 0) {
-        tf_symbolise_close(s);
+        tf_report_symbolizer_close(s);
         snprintf(why, len, "out of memory reading the symbols of %s", trace);
         return NULL;
     }
     return s;
 }
 
-void tf_symbolise_close(tf_symbolise *s)
+void tf_report_symbolizer_close(tf_report_symbolizer *s)
 {
     if (!s)
         return;
@@ -196,7 +197,7 @@ void tf_symbolise_close(tf_symbolise *s)
     free(s);
 }
 
-bool tf_symbolise_relative(const tf_symbolise *s)
+bool tf_report_symbolizer_relative(const tf_report_symbolizer *s)
 {
     return s->relative;
 }
@@ -208,7 +209,7 @@ static size_t slot_of(uint64_t ip, uint32_t proc, size_t cap)
 }
 
 /* Doubles the cache; false when out of memory (the cache then stays). */
-static bool cache_grow(tf_symbolise *s)
+static bool cache_grow(tf_report_symbolizer *s)
 {
     size_t cap = s->cache_cap * 2;
     code_entry *c = calloc(cap, sizeof *c);
@@ -228,8 +229,8 @@ static bool cache_grow(tf_symbolise *s)
     return true;
 }
 
-bool tf_symbolise_code(tf_symbolise *s, uint32_t proc, uint64_t ip, uint32_t *routine,
-                       uint32_t *line)
+bool tf_report_symbolizer_code(tf_report_symbolizer *s, uint32_t proc, uint64_t ip,
+                               uint32_t *routine, uint32_t *line)
 {
     if (proc >= s->nprocs || !s->procs[proc].symbolizer)
         return false;
@@ -264,18 +265,18 @@ bool tf_symbolise_code(tf_symbolise *s, uint32_t proc, uint64_t ip, uint32_t *ro
     return true;
 }
 
-size_t tf_symbolise_nroutines(const tf_symbolise *s)
+size_t tf_report_symbolizer_nroutines(const tf_report_symbolizer *s)
 {
     return s->nroutines;
 }
 
-const char *tf_symbolise_routine(const tf_symbolise *s, size_t i)
+const char *tf_report_symbolizer_routine(const tf_report_symbolizer *s, size_t i)
 {
     return s->routines[i];
 }
 
-bool tf_symbolise_object(const tf_symbolise *s, uint32_t proc, uint64_t addr, uint32_t *object,
-                         uint64_t *offset)
+bool tf_report_symbolizer_object(const tf_report_symbolizer *s, uint32_t proc, uint64_t addr,
+                                 uint32_t *object, uint64_t *offset)
 {
     if (proc >= s->nprocs)
         return false;
@@ -295,12 +296,13 @@ bool tf_symbolise_object(const tf_symbolise *s, uint32_t proc, uint64_t addr, ui
     return true;
 }
 
-size_t tf_symbolise_nobjects(const tf_symbolise *s)
+size_t tf_report_symbolizer_nobjects(const tf_report_symbolizer *s)
 {
     return s->nobjects;
 }
 
-int tf_symbolise_describe(const tf_symbolise *s, size_t i, tf_report_object *o, tf_error *err)
+int tf_report_symbolizer_describe(const tf_report_symbolizer *s, size_t i, tf_report_object *o,
+                                  tf_error *err)
 {
     const merged_object *m = &s->objects[i];
     o->name = tf_report_strdup("%s", m->name ? m->name : "?");

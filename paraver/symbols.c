@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "config.h"
 
-#include "prv_symbols.h"
+#include "symbols.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "extract/object_names.h"
 
-int tf_cli_symbols_init(tf_cli_symbols *sb, const tf_trace *tr, tf_error *err)
+int tf_prv_symbols_init(tf_prv_symbols *sb, const tf_trace *tr, tf_error *err)
 {
     sb->tr = tr;
     sb->alloc_rules = NULL;
@@ -17,7 +17,7 @@ int tf_cli_symbols_init(tf_cli_symbols *sb, const tf_trace *tr, tf_error *err)
     return sb->per_proc ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
 }
 
-void tf_cli_symbols_free(tf_cli_symbols *sb)
+void tf_prv_symbols_free(tf_prv_symbols *sb)
 {
     for (uint32_t p = 0; sb->tr && sb->per_proc && p < tf_trace_nprocesses(sb->tr); p++)
         tf_symbolizer_free(sb->per_proc[p]);
@@ -25,14 +25,14 @@ void tf_cli_symbols_free(tf_cli_symbols *sb)
 }
 
 /* Process proc's symboliser, made when first needed. */
-static int symbolizer_of(tf_cli_symbols *sb, uint32_t proc, tf_error *err)
+static int symbolizer_of(tf_prv_symbols *sb, uint32_t proc, tf_error *err)
 {
     if (sb->per_proc[proc])
         return 0;
     return tf_symbolizer_for_process(&sb->per_proc[proc], sb->tr, proc, NULL, err);
 }
 
-int tf_cli_symbols_object_names(tf_cli_symbols *sb, char ****names, tf_error *err)
+int tf_prv_symbols_object_names(tf_prv_symbols *sb, char ****names, tf_error *err)
 {
     *names = NULL;
     if (!sb->tr)
@@ -48,14 +48,14 @@ int tf_cli_symbols_object_names(tf_cli_symbols *sb, char ****names, tf_error *er
             all[p] = sb->namings[p].names;
         }
     if (rc < 0) {
-        tf_cli_symbols_object_names_free(sb, all);
+        tf_prv_symbols_object_names_free(sb, all);
         return rc;
     }
     *names = all;
     return 0;
 }
 
-void tf_cli_symbols_object_names_free(tf_cli_symbols *sb, char ***names)
+void tf_prv_symbols_object_names_free(tf_prv_symbols *sb, char ***names)
 {
     for (uint32_t p = 0; sb->namings && p < tf_trace_nprocesses(sb->tr); p++)
         tf_object_naming_free(&sb->namings[p]);
@@ -64,10 +64,10 @@ void tf_cli_symbols_object_names_free(tf_cli_symbols *sb, char ***names)
     free(names);
 }
 
-int tf_cli_symbols_resolve(void *arg, uint32_t proc, uint64_t ip, bool return_address,
+int tf_prv_symbols_resolve(void *arg, uint32_t proc, uint64_t ip, bool return_address,
                            tf_prv_source *src, tf_error *err)
 {
-    tf_cli_symbols *sb = arg;
+    tf_prv_symbols *sb = arg;
     *src = (tf_prv_source){"", "", 0};
     if (!sb->tr || !ip || proc >= tf_trace_nprocesses(sb->tr))
         return 0;
