@@ -138,7 +138,8 @@ static void usage(FILE *out)
 static int choose(char *list, bool *chosen)
 {
     memset(chosen, 0, NVARIANTS * sizeof *chosen);
-    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+    char *save = NULL;
+    for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         size_t v = 0;
         while (v < NVARIANTS && strcmp(tok, variants[v]))
             v++;
