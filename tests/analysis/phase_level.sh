@@ -7,10 +7,12 @@
 # their time in one shared callee, sum_face_normal (LULESH's
 # IntegrateStressForElems and CalcKinematicsForElems around
 # SumElemFaceNormal): by default the iteration is sum_face_normal all
-# along; at the caller level, at depth 2 (main, lagrange_step, then the
-# two) and under lagrange_step it is integrate_stress, on the line of its
-# call, for the first half and calc_kinematics, on its call's line, for the
-# second, with a boundary between them near the middle.
+# along; at the caller level it is the function inlined into each routine
+# that calls the helper (a level only the inlined frames show), on the line
+# of its call; at depth 2 (main, lagrange_step, then the two) and under
+# lagrange_step it is integrate_stress, on the line of the inlined call,
+# for the first half and calc_kinematics for the second, with a boundary
+# between them near the middle.
 if [ "${TF_SANITIZERS:-no}" = yes ]; then
     echo "SKIP: sanitizer build: the instrumented program's timings are not the ones checked (normal build checks this)"
     exit 77
@@ -21,8 +23,7 @@ src=${top_srcdir:?run by make check}/tests/analysis/phase_level_app.c
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-phase-level.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-integrate_line=$(grep -n 'call-in-integrate' "$src" | cut -d: -f1)
-kinematics_line=$(grep -n 'call-in-kinematics' "$src" | cut -d: -f1)
+line_of() { grep -n "$1" "$src" | cut -d: -f1; }
 TRACEFOLD_PROGRAM=$tf
 export TRACEFOLD_PROGRAM
 # 800 steps of about 1 ms (measured 0.45 ms with 2048 elements), 1 ms samples
@@ -50,19 +51,28 @@ for x in 0.25 0.75; do
     esac
 done
 
-for level in caller "depth 2" "under lagrange_step"; do
+# LEVEL, then the routine and the marker of its line in each half
+check() {
+    level=$1 first=$2:$(line_of "$3") second=$4:$(line_of "$5")
     out=$tmp/$(echo "$level" | tr ' ' _)
     "$tf" fold -q -o "$out" --region step --phase-level "$level" "$tmp/t.h5" ||
         fail "fold --phase-level '$level' exit status $?"
     echo "--phase-level $level:"
     cat "$out/phases.csv"
-    [ "$(at "$out" 0.25)" = "integrate_stress:$integrate_line" ] ||
-        fail "--phase-level $level: the phase at 0.25 is $(at "$out" 0.25), not integrate_stress:$integrate_line"
-    [ "$(at "$out" 0.75)" = "calc_kinematics:$kinematics_line" ] ||
-        fail "--phase-level $level: the phase at 0.75 is $(at "$out" 0.75), not calc_kinematics:$kinematics_line"
+    [ "$(at "$out" 0.25)" = "$first" ] ||
+        fail "--phase-level $level: the phase at 0.25 is $(at "$out" 0.25), not $first"
+    [ "$(at "$out" 0.75)" = "$second" ] ||
+        fail "--phase-level $level: the phase at 0.75 is $(at "$out" 0.75), not $second"
     boundaries "$out" | awk '$1 >= 0.45 && $1 <= 0.55 { near = 1 } END { exit !near }' ||
         fail "--phase-level $level: no boundary between 0.45 and 0.55: $(boundaries "$out" | tr '\n' ' ')"
-done
+}
+# the caller of sum_face_normal is the function inlined into each routine,
+# on the line of its call
+check caller integrate_element call-in-integrate kinematics_element call-in-kinematics
+# main is depth 0, lagrange_step depth 1; the routines' line is the inlined
+# function's call site
+check "depth 2" integrate_stress inline-in-integrate calc_kinematics inline-in-kinematics
+check "under lagrange_step" integrate_stress inline-in-integrate calc_kinematics inline-in-kinematics
 
 "$tf" fold -q -o "$tmp/bad" --phase-level "depth x" "$tmp/t.h5" 2>"$tmp/err"
 [ $? -eq 2 ] || fail "--phase-level 'depth x' accepted"
