@@ -126,6 +126,7 @@ struct process_tools {
     tf_symbolizer   *sym;
     tf_an_objmap    *objects;
     struct code_cache code;
+    struct code_cache names;   /* (routine, line) per name frame (fold_input.h) */
     bool             ready;
 };
 
@@ -147,8 +148,12 @@ static int tools_for(struct process_tools *t, tf_analysis *a, const tf_trace *tr
     int rc = tf_symbolizer_for_process(&t->sym, tr, proc, debug_dir, err);
     if (!rc)
         rc = tf_an_objmap_create(&t->objects, a, tr, proc, t->sym, rules, err);
-    if (!rc && cache_init(&t->code, CODE_CACHE_START))
+    if (!rc && (cache_init(&t->code, CODE_CACHE_START) |
+                cache_init(&t->names, CODE_CACHE_START))) {
+        cache_free(&t->code);
+        cache_free(&t->names);
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the code cache");
+    }
     t->ready = !rc;
     return rc;
 }
@@ -180,6 +185,39 @@ static int code_of(struct process_tools *t, tf_analysis *a, uint64_t ip, uint32_
     }
     *routine = t->code.routine[i];
     *line = t->code.line[i];
+    return 0;
+}
+
+/* The routine and line that name a sample's phase at the fold's
+ * --phase-level: frame TF_NAME_FRAME_INLINED(v) of the location at its
+ * address (a caller's line is the line of its call), once per name frame;
+ * a frame without a function name is named as its location is. */
+static int named_of(struct process_tools *t, tf_analysis *a, uint64_t v, uint32_t *routine,
+                    uint32_t *line, tf_error *err)
+{
+    size_t i = cache_slot(&t->names, v);
+    if (!t->names.ip[i]) {
+        const tf_sym_location *loc;
+        int rc = tf_symbolize(t->sym, TF_NAME_FRAME_ADDRESS(v), false, &loc, err);
+        if (rc)
+            return rc;
+        uint32_t k = TF_NAME_FRAME_INLINED(v);
+        const tf_sym_frame *f = &loc->frames[k < loc->nframes ? k : loc->nframes - 1];
+        if (f->function[0] && loc->source != TF_SYM_NONE) {
+            t->names.line[i] = f->line;
+            rc = tf_analysis_add_routine(a, f->function, f->file, &t->names.routine[i], err);
+        } else {
+            rc = routine_of(a, loc, &t->names.routine[i], &t->names.line[i], err);
+        }
+        if (rc)
+            return rc;
+        t->names.ip[i] = v;
+        if (2 * ++t->names.n > t->names.cap && cache_grow(&t->names))
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory for the code cache");
+        i = cache_slot(&t->names, v);
+    }
+    *routine = t->names.routine[i];
+    *line = t->names.line[i];
     return 0;
 }
 
@@ -247,8 +285,10 @@ static void tools_free(struct process_tools *tools, uint32_t np)
     for (uint32_t p = 0; tools && p < np; p++) {
         tf_symbolizer_free(tools[p].sym);
         tf_an_objmap_free(tools[p].objects);
-        if (tools[p].ready)
+        if (tools[p].ready) {
             cache_free(&tools[p].code);
+            cache_free(&tools[p].names);
+        }
     }
     free(tools);
 }
@@ -317,6 +357,11 @@ static int place_part(void *arg, const tf_fold_points *pts, size_t first, tf_err
             return rc;
         if (!tf_chosen(first + i, pc->ch->threshold))
             continue;
+        /* the phases are named at the --phase-level; fold.h5's columns keep
+         * the code the point was in */
+        if (pts->name_frame && pts->name_frame[i] &&
+            (rc = named_of(t, a, pts->name_frame[i], &pl.routine, &pl.line, err)))
+            return rc;
         tf_an_sample *s = &a->samples[pc->ch->next[tf_an_coarse_bucket(x)]++];
         a->nsamples++;
         *s = (tf_an_sample){ .x = x, .offset = pl.offset, .routine = pl.routine, .line = pl.line,

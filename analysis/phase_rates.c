@@ -4,12 +4,16 @@
  * linearly interpolated on its grid; divided by the phase's mean duration
  * (x1 − x0) · duration they give events per second (MIPS for
  * instructions), divided by the instructions' events they give events per
- * instruction (IPC is instructions over cycles). */
+ * instruction (IPC is instructions over cycles).  A rate that no thread
+ * can reach is not given (fold/rate_check.h: the fold drops such points of
+ * its curves): a phase's mean rate, from the same curves, can be too. */
 #include "an_steps.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <strings.h>
+
+#include "fold/rate_check.h"
 
 static double curve_at(const tf_an_counter *c, double x)
 {
@@ -50,6 +54,27 @@ static const char *const cycles_names[] = {
 static const char *const scheduling_names[] = {
     "task-clock", "cpu-clock", "context-switches", "cs", "cpu-migrations", "migrations", NULL,
 };
+
+/* The thread's CPU-time counters, in ns (fold/preempt.h's). */
+static const char *const cpu_time_names[] = { "task-clock", "cpu-clock", NULL };
+
+/* Leaves out phase ph's rates beyond what a thread can do: a CPU-time
+ * counter past TF_RATE_MAX_CPU_SHARE CPU-seconds per second, instructions
+ * and cycles past TF_RATE_MAX_IPC instructions per cycle. */
+static void drop_impossible(tf_an_phase *ph, const tf_an_counter *counters, size_t ncounters,
+                            double seconds, size_t ins, size_t cyc)
+{
+    for (size_t c = 0; c < ncounters; c++) {
+        const tf_an_counter *cc = &counters[c];
+        double events = cc->mean_total * (curve_at(cc, ph->x1) - curve_at(cc, ph->x0));
+        if (name_is(cc->name, cpu_time_names) && events / seconds > TF_RATE_MAX_CPU_SHARE * 1e9)
+            ph->per_unit[c] = NAN;
+    }
+    if (ins != SIZE_MAX && cyc != SIZE_MAX && ph->ipc > TF_RATE_MAX_IPC) {
+        ph->ipc = ph->mips = NAN;
+        ph->per_unit[ins] = ph->per_unit[cyc] = NAN;
+    }
+}
 
 bool tf_an_is_instructions(const char *name)
 {
@@ -95,6 +120,7 @@ int tf_an_phase_rates(tf_analysis *a, const tf_an_counter *counters, size_t ncou
         }
         if (ins != SIZE_MAX)
             ph->mips = n_ins / seconds / 1e6;
+        drop_impossible(ph, counters, ncounters, seconds, ins, cyc);
     }
     return 0;
 }

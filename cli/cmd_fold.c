@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "analysis/phase_level.h"
 #include "args.h"
 #include "commands.h"
 #include "fold/fold_csv.h"
@@ -72,6 +73,10 @@ static void usage(FILE *out)
             "      --seed N          seed of the bootstrap (1)\n"
             "      --min-change F    smallest relative rate change reported as a\n"
             "                        change point and splitting a phase (0.25)\n"
+            "      --phase-level L   the call-stack level that names phases: innermost\n"
+            "                        (default), caller, 'depth N' (N calls below main or\n"
+            "                        a thread's start routine), 'under FUNC' (the\n"
+            "                        routine FUNC called)\n"
             "      --debug-dir DIR   where binaries and debug files are found by\n"
             "                        build-id (DIR/.build-id/xx/rest), for code lines\n"
             "      --alloc-wrapper NAME  a routine of the program that allocates for\n"
@@ -101,7 +106,7 @@ static void usage(FILE *out)
 enum {
     OPT_FORCE = 256, OPT_FILTER, OPT_FILTER_K, OPT_SHAPE_K, OPT_GROUPS, OPT_GRID, OPT_BOOTSTRAP,
     OPT_CONFIDENCE, OPT_SEED, OPT_MIN_CHANGE, OPT_DEBUG_DIR, OPT_MACHINE, OPT_GROUP_BY,
-    OPT_ANALYSIS_SAMPLES, OPT_ALLOC_WRAPPER, OPT_REGION_SCOPE, OPT_PREEMPTED,
+    OPT_ANALYSIS_SAMPLES, OPT_ALLOC_WRAPPER, OPT_REGION_SCOPE, OPT_PREEMPTED, OPT_PHASE_LEVEL,
 };
 
 static const struct option long_options[] = {
@@ -120,6 +125,7 @@ static const struct option long_options[] = {
     {"confidence", required_argument, NULL, OPT_CONFIDENCE},
     {"seed", required_argument, NULL, OPT_SEED},
     {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
+    {"phase-level", required_argument, NULL, OPT_PHASE_LEVEL},
     {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
     {"alloc-wrapper", required_argument, NULL, OPT_ALLOC_WRAPPER},
     {"machine", required_argument, NULL, OPT_MACHINE},
@@ -135,6 +141,7 @@ struct fold_options {
     const char  *region, *outdir, *debug_dir, *machine;
     bool         force;
     tf_an_params analysis;
+    tf_phase_level phase_level;
 };
 
 /* Parses the options into p and o (o->analysis: the defaults unless
@@ -227,6 +234,11 @@ static int parse_options(int argc, char **argv, tf_fold_params *p, struct fold_o
             if (!tf_arg_uint(optarg, 0, UINT64_MAX, &u))
                 return tf_msg_usage("--seed: expected a non-negative integer, got '%s'", optarg), -1;
             p->seed = u;
+            break;
+        case OPT_PHASE_LEVEL:
+            if (!tf_phase_level_parse(optarg, &o->phase_level))
+                return tf_msg_usage("--phase-level: '%s' is not innermost, caller, 'depth N' "
+                                    "or 'under FUNC'", optarg), -1;
             break;
         case OPT_MIN_CHANGE:
             if (!tf_arg_double(optarg, 0.01, 1, &p->min_change))
@@ -594,6 +606,20 @@ static int opening_wait(struct opening *op, tf_error *err)
     return op->rc;
 }
 
+/* The namer of --phase-level for the opened traces, as *naming (*n NULL,
+ * and *naming untouched, at the innermost level, the default). */
+static int phase_namer_open(const struct fold_options *o, const tf_trace *tr, tf_phase_namer **n,
+                            tf_extract_namer *naming, tf_error *err)
+{
+    *n = NULL;
+    if (o->phase_level.kind == TF_PHASE_LEVEL_INNERMOST)
+        return 0;
+    int rc = tf_phase_namer_create(n, tr, &o->phase_level, o->debug_dir, err);
+    if (rc == 0)
+        *naming = (tf_extract_namer){ tf_phase_namer_name, *n };
+    return rc;
+}
+
 /* The fold, led by this process when team is not NULL. */
 static int fold(const struct fold_command *c, struct opening *op, tf_fold_team *team)
 {
@@ -631,8 +657,13 @@ static int fold(const struct fold_command *c, struct opening *op, tf_fold_team *
     tf_fold_params with_given = *p;
     if (op->found.instances)
         with_given.given = &op->given;
+    tf_phase_namer *namer = NULL;
+    tf_extract_namer naming;
+    if (rc == 0 && (rc = phase_namer_open(o, tr, &namer, &naming, &err)) == 0 && namer)
+        with_given.namer = &naming;
     if (rc == 0)
         rc = tf_fold_trace(tr, op->region, &with_given, team, show_progress, NULL, &res, &err);
+    tf_phase_namer_free(namer);
     tf_progress_done();
     /* The outputs name the trace the user gave, not its temporary
      * conversion, which is gone once the fold ends. */
@@ -687,11 +718,16 @@ static int serve(const struct fold_command *c, struct opening *op, tf_fold_team 
     if (op->wanted) {
         rc = opening_wait(op, &share_err);
         tf_extract_share mine = { (unsigned)team->rank, (unsigned)team->size };
+        tf_phase_namer *namer = NULL;
+        tf_extract_namer naming;
+        if (rc == 0)
+            rc = phase_namer_open(&c->o, op->tr, &namer, &naming, &share_err);
         if (rc == 0)
             rc = tf_fold_input_extract(op->tr, op->region, c->p.region_scope,
                                        op->found.instances ? &op->given : NULL,
-                                       tf_fold_threads(&c->p, team), mine,
-                                       leader_ended, team, &share, &share_err);
+                                       namer ? &naming : NULL, tf_fold_threads(&c->p, team),
+                                       mine, leader_ended, team, &share, &share_err);
+        tf_phase_namer_free(namer);
         if (op->tr)
             tf_input_close(op->tr);
         op->tr = NULL;

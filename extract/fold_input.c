@@ -32,9 +32,10 @@ int tf_fold_points_alloc(tf_fold_points *p, size_t n, uint32_t ncounters, tf_err
     p->addr = tf_malloc_large(m * sizeof *p->addr);
     p->level = tf_malloc_large(m * sizeof *p->level);
     p->weight = tf_malloc_large(m * sizeof *p->weight);
+    p->name_frame = tf_malloc_large(m * sizeof *p->name_frame);
     p->y = tf_malloc_large(m * (ncounters ? ncounters : 1) * sizeof *p->y);
     if (!p->instance || !p->x || !p->kind || !p->ip || !p->addr || !p->level || !p->weight ||
-        !p->y) {
+        !p->name_frame || !p->y) {
         tf_fold_points_free(p);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu folded samples", n);
     }
@@ -61,6 +62,7 @@ void tf_fold_points_shrink(tf_fold_points *p, size_t n, size_t stride, uint32_t 
     p->addr = shrink_block(p->addr, n * sizeof *p->addr);
     p->level = shrink_block(p->level, n * sizeof *p->level);
     p->weight = shrink_block(p->weight, n * sizeof *p->weight);
+    p->name_frame = shrink_block(p->name_frame, n * sizeof *p->name_frame);
     p->y = shrink_block(p->y, n * ncounters * sizeof *p->y);
     p->n = n;
 }
@@ -74,6 +76,7 @@ void tf_fold_points_free(tf_fold_points *p)
     free(p->addr);
     free(p->level);
     free(p->weight);
+    free(p->name_frame);
     free(p->y);
     memset(p, 0, sizeof *p);
 }
@@ -162,6 +165,7 @@ static void instance_deltas(const tf_trace *tr, const tf_instance *ins, const ui
 struct thread_pass {
     const tf_trace *tr;
     tf_fold_input *in;
+    const tf_extract_namer *namer;   /* NULL: no name frames */
     const uint32_t *map;      /* process counter -> region counter */
     uint64_t *base;           /* [N][C] begin values */
     size_t first, last;       /* this thread's instances [first, last) */
@@ -171,9 +175,10 @@ struct thread_pass {
     uint64_t *done, total;
 };
 
-/* Appends sample s (counter row v) as a point of instance i. */
+/* Appends sample s (counter row v, name frame name) as a point of
+ * instance i. */
 static void add_point(struct thread_pass *tp, size_t i, const tf_sample *s, const uint64_t *v,
-                      uint32_t proc_nc)
+                      uint32_t proc_nc, uint64_t name)
 {
     tf_fold_input *in = tp->in;
     tf_fold_points *pt = &in->points;
@@ -186,6 +191,7 @@ static void add_point(struct thread_pass *tp, size_t i, const tf_sample *s, cons
     pt->addr[j] = s->addr;
     pt->level[j] = s->level;
     pt->weight[j] = s->weight;
+    pt->name_frame[j] = name;
     for (uint32_t k = 0; k < in->ncounters; k++)
         pt->y[k * tp->capacity + j] = NAN;
     const uint64_t *delta = in->counter_delta + i * in->ncounters;
@@ -199,11 +205,14 @@ static void add_point(struct thread_pass *tp, size_t i, const tf_sample *s, cons
     }
 }
 
-/* One batch of a thread's samples with their counter rows. */
+/* One batch of a thread's samples with their counter rows and, with a
+ * namer, their name frames. */
 struct batch {
     tf_sample *samples;
     uint64_t  *values;
+    uint64_t  *names;     /* [BATCH] */
     size_t     n;
+    bool       named;
 };
 
 /* Files a batch's samples into points: the instance cursor *at moves with
@@ -219,7 +228,8 @@ static void file_batch(struct thread_pass *tp, const struct batch *b, size_t *at
         if (ins->status != TF_INSTANCE_COMPLETE || t < ins->begin || t > ins->end ||
             ins->end == ins->begin)
             continue;
-        add_point(tp, *at, &b->samples[s], b->values + s * proc_nc, proc_nc);
+        add_point(tp, *at, &b->samples[s], b->values + s * proc_nc, proc_nc,
+                  b->named ? b->names[s] : 0);
     }
 }
 
@@ -245,6 +255,58 @@ static void *filer(void *arg)
     return NULL;
 }
 
+/* The call stacks read from the trace for the namer. */
+struct stacks {
+    uint64_t *frames;
+    size_t    cap;
+};
+
+/* The name frames of a batch's samples: the frames of the whole batch,
+ * which the recorder stores one sample after the other, in one read when
+ * they lie together (else a read per sample). */
+static int name_batch(const struct thread_pass *tp, uint32_t proc, uint32_t thread,
+                      struct batch *b, struct stacks *st, tf_error *err)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, frames_of_samples = 0;
+    bool past_end = false;   /* a stack beyond any index: the reads refuse it */
+    for (size_t i = 0; i < b->n; i++)
+        if (b->samples[i].stack_len) {
+            const tf_sample *s = &b->samples[i];
+            past_end |= s->stack > UINT64_MAX - s->stack_len;
+            lo = s->stack < lo ? s->stack : lo;
+            hi = s->stack + s->stack_len > hi ? s->stack + s->stack_len : hi;
+            frames_of_samples += s->stack_len;
+        }
+    /* together: the range holds little besides the samples' frames (a
+     * trace that scatters them is read a sample at a time) */
+    bool together = !past_end && hi > lo && hi - lo <= 2 * frames_of_samples;
+    size_t want = together ? (size_t)(hi - lo) : UINT16_MAX;
+    if (want > st->cap) {
+        uint64_t *bigger = realloc(st->frames, want * sizeof *bigger);
+        if (!bigger)
+            return tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu call-stack frames", want);
+        st->frames = bigger;
+        st->cap = want;
+    }
+    int rc = together ? tf_trace_read_frames((tf_trace *)tp->tr, proc, thread, lo, want,
+                                             st->frames, err)
+                      : 0;
+    for (size_t i = 0; i < b->n && rc == 0; i++) {
+        const tf_sample *s = &b->samples[i];
+        const uint64_t *frames = st->frames;
+        if (together)
+            frames += s->stack_len ? s->stack - lo : 0;
+        else if (s->stack_len)
+            rc = tf_trace_read_frames((tf_trace *)tp->tr, proc, thread, s->stack, s->stack_len,
+                                      st->frames, err);
+        if (rc == 0)
+            rc = tp->namer->name(tp->namer->ctx, proc, s->ip, frames, s->stack_len,
+                                 &b->names[i], err);
+    }
+    b->named = true;
+    return rc;
+}
+
 static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned threads,
                          tf_error *err)
 {
@@ -258,6 +320,7 @@ static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned thr
     tf_recorder_code recorder;
     tf_recorder_code_of(tp->tr, first->proc, &recorder);
     struct pipeline pl = { .b = b, .tp = tp, .proc_nc = proc->ncounters };
+    struct stacks stacks = { NULL, 0 };
     tf_handoff_init(&pl.h);
     pthread_t thread;
     bool piped = threads > 1 && pthread_create(&thread, NULL, filer, &pl) == 0;
@@ -273,9 +336,11 @@ static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned thr
         /* On this thread: the frames are read from the trace (HDF5). */
         rc = tf_recorder_code_skip((tf_trace *)tp->tr, first->proc, first->thread, &recorder,
                                    next->samples, n, err);
+        next->n = n;
+        if (rc == 0 && tp->namer)
+            rc = name_batch(tp, first->proc, first->thread, next, &stacks, err);
         if (rc < 0)
             break;
-        next->n = n;
         if (piped)
             tf_handoff_put(&pl.h, k);
         else
@@ -293,6 +358,7 @@ static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned thr
     }
     tf_handoff_destroy(&pl.h);
     tf_samples_close(cur);
+    free(stacks.frames);
     return rc;
 }
 
@@ -374,7 +440,8 @@ static int finish(tf_fold_input *in, size_t stride, tf_error *err)
 }
 
 int tf_fold_input_extract(tf_trace *tr, uint32_t region, enum tf_region_scope scope,
-                          const tf_region_given *given, unsigned threads, tf_extract_share share, tf_extract_progress progress,
+                          const tf_region_given *given, const tf_extract_namer *namer,
+                          unsigned threads, tf_extract_share share, tf_extract_progress progress,
                           void *progress_arg, tf_fold_input *in, tf_error *err)
 {
     memset(in, 0, sizeof *in);
@@ -457,7 +524,8 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, enum tf_region_scope sc
     for (int k = 0; k < 2; k++) {
         b[k].samples = malloc(BATCH * sizeof *b[k].samples);
         b[k].values = malloc((size_t)BATCH * max_nc * sizeof *b[k].values);
-        if (!b[k].samples || !b[k].values) {
+        b[k].names = namer ? malloc(BATCH * sizeof *b[k].names) : NULL;
+        if (!b[k].samples || !b[k].values || (namer && !b[k].names)) {
             rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the sample buffers");
             goto fail;
         }
@@ -468,7 +536,7 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, enum tf_region_scope sc
         size_t j = thread_run_end(in, i);
         uint64_t ns = thread_samples(tr, &in->instances[i]);
         struct thread_pass tp = {
-            .tr = tr, .in = in, .map = map[in->instances[i].proc], .base = base,
+            .tr = tr, .in = in, .namer = namer, .map = map[in->instances[i].proc], .base = base,
             .first = i, .last = j, .capacity = mine, .progress = progress,
             .progress_arg = progress_arg, .done = &done, .total = mine,
         };
@@ -495,6 +563,7 @@ done:
     for (int k = 0; k < 2; k++) {
         free(b[k].samples);
         free(b[k].values);
+        free(b[k].names);
     }
     return rc;
 }

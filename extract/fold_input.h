@@ -15,7 +15,7 @@
 #include "formats/trace.h"
 
 /* Folded samples, column by column (struct of arrays: each fit reads one
- * counter's column, and a point costs 30 + 4·C bytes). */
+ * counter's column, and a point costs 38 + 4·C bytes). */
 typedef struct tf_fold_points {
     size_t    n;
     uint32_t *instance;      /* row in the instance table */
@@ -24,8 +24,23 @@ typedef struct tf_fold_points {
     uint64_t *ip, *addr;
     uint8_t  *level;         /* enum tf_mem_level */
     uint32_t *weight;
+    uint64_t *name_frame;    /* the frame that names the point's phase at the chosen
+                              * call-stack level (tf_extract_namer), TF_NAME_FRAME
+                              * encoded; 0: the sample's own ip.  NULL in points
+                              * loaded from fold.h5, which does not keep it */
     float    *y;             /* [ncounters][n]; NaN where no value */
 } tf_fold_points;
+
+/* A name frame: the address to look up (the sampled ip, or a return
+ * address minus 1: the call) in the low 56 bits, which user-space
+ * addresses never exceed, and which of the frames the symboliser gives
+ * for it (0: the innermost, an inlined function's body; then its callers
+ * inlined there) in the top 8. */
+#define TF_NAME_FRAME_ADDRESS_BITS 56
+#define TF_NAME_FRAME(address, inlined) \
+    ((uint64_t)(address) | (uint64_t)(inlined) << TF_NAME_FRAME_ADDRESS_BITS)
+#define TF_NAME_FRAME_ADDRESS(v) ((v) & ((UINT64_C(1) << TF_NAME_FRAME_ADDRESS_BITS) - 1))
+#define TF_NAME_FRAME_INLINED(v) ((uint32_t)((v) >> TF_NAME_FRAME_ADDRESS_BITS))
 
 /* Allocates the columns for n points of ncounters counters (n may be 0). */
 int  tf_fold_points_alloc(tf_fold_points *p, size_t n, uint32_t ncounters, tf_error *err);
@@ -58,6 +73,19 @@ typedef struct tf_fold_input {
     tf_fold_points points;        /* samples of the complete instances, by instance then time */
 } tf_fold_input;
 
+/* Names each sample's phase from its call stack (fold --phase-level),
+ * called on the thread that reads the trace: ip is the sample's
+ * instruction (a caller's call when the sample fell in the recorder),
+ * frames[0..n) its call stack as recorded (innermost first, frames[0] the
+ * interrupted instruction, the others return addresses; n may be 0).
+ * *name gets a TF_NAME_FRAME, 0 for the innermost routine.  Returns 0 or
+ * a negative error. */
+typedef struct tf_extract_namer {
+    int  (*name)(void *ctx, uint32_t proc, uint64_t ip, const uint64_t *frames, size_t n,
+                 uint64_t *name, tf_error *err);
+    void *ctx;
+} tf_extract_namer;
+
 /* Which samples one extraction files.  The threads that hold an instance
  * are cut, in trace order, into `count` consecutive shares of about as many
  * samples each; share `index` is filed.  Every process that extracts a
@@ -69,7 +97,7 @@ typedef struct tf_extract_share {
 } tf_extract_share;
 
 /* Extracts the instances of `region` (or those `given`, when not NULL),
- * with `scope` applied (region_scope.h:
+ * each point named by `namer` (NULL: no name frames, all 0), with `scope` applied (region_scope.h:
  * an instance copied onto each thread it covers), and the folded samples of
  * its complete instances in `share`.  A sample belongs to the latest-begun instance that
  * contains it.  A counter whose delta is missing or zero in an instance gets
@@ -80,7 +108,8 @@ typedef struct tf_extract_share {
  * instances only (each instance is all in one share); put end to end in
  * share order, the shares' points are those of the whole extraction. */
 int  tf_fold_input_extract(tf_trace *tr, uint32_t region, enum tf_region_scope scope,
-                           const tf_region_given *given, unsigned threads, tf_extract_share share, tf_extract_progress progress,
+                           const tf_region_given *given, const tf_extract_namer *namer,
+                           unsigned threads, tf_extract_share share, tf_extract_progress progress,
                            void *progress_arg, tf_fold_input *in, tf_error *err);
 void tf_fold_input_free(tf_fold_input *in);
 

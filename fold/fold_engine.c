@@ -883,7 +883,7 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     bool shared = team && !team->read_alone;
     struct progress_relay relay = { progress, progress_arg, shared ? team : NULL };
     tf_extract_share share = { 0, shared ? (unsigned)team->size : 1 };
-    int rc = tf_fold_input_extract(tr, region, p->region_scope, p->given,
+    int rc = tf_fold_input_extract(tr, region, p->region_scope, p->given, p->namer,
                                    tf_fold_threads(p, team), share,
                                    progress || shared ? relay_reading : NULL, &relay, &in,
                                    err);

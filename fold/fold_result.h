@@ -63,6 +63,9 @@ typedef struct tf_fold_params {
                             * threads say what it did */
     const tf_region_given *given;  /* instances found from the samples, folded in place
                             * of the region's (NULL: the region's); not saved */
+    const tf_extract_namer *namer; /* names the points' phases from their call stacks
+                            * (--phase-level; NULL: by their innermost routine);
+                            * not saved */
 } tf_fold_params;
 
 /* The documented defaults (docs/commands/fold.md). */
@@ -124,8 +127,8 @@ typedef struct tf_fold_change {
 enum tf_fold_column {
     TF_FOLD_COL_INSTANCE = 1 << 0, TF_FOLD_COL_X = 1 << 1, TF_FOLD_COL_KIND = 1 << 2,
     TF_FOLD_COL_IP = 1 << 3, TF_FOLD_COL_ADDR = 1 << 4, TF_FOLD_COL_LEVEL = 1 << 5,
-    TF_FOLD_COL_WEIGHT = 1 << 6, TF_FOLD_COL_Y = 1 << 7,
-    TF_FOLD_COL_ALL = (1 << 8) - 1,
+    TF_FOLD_COL_WEIGHT = 1 << 6, TF_FOLD_COL_NAME_FRAME = 1 << 7, TF_FOLD_COL_Y = 1 << 8,
+    TF_FOLD_COL_ALL = (1 << 9) - 1,
     TF_FOLD_COL_SAMPLE = TF_FOLD_COL_ALL & ~TF_FOLD_COL_Y,   /* the sample, not its counters */
 };
 

@@ -70,7 +70,10 @@ static int save_points(int64_t group, const tf_fold_group *g, uint32_t nc, tf_er
         rc = tf_h5_slabs_open(pts, cols[k].name, file_type[k], mem_type[k], cols[k].rank, nc, n,
                               cols[k].compress, &slabs[k], err);
     if (rc == 0)
-        rc = tf_fold_group_each_part(g, TF_FOLD_COL_ALL, write_part, slabs, err);
+        /* not the name frames: the analysis is done with the trace, and
+         * saved beside the points */
+        rc = tf_fold_group_each_part(g, TF_FOLD_COL_ALL & ~TF_FOLD_COL_NAME_FRAME, write_part,
+                                     slabs, err);
     for (int k = 0; k < NCOLUMNS; k++) {
         int crc = tf_h5_slabs_close(slabs[k], rc == 0 ? err : NULL);
         rc = rc ? rc : crc;

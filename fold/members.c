@@ -26,6 +26,7 @@ void tf_fold_points_move(tf_fold_points *dst, size_t dst_stride, size_t at,
     memmove(dst->addr + at, src->addr + from, len * sizeof *dst->addr);
     memmove(dst->level + at, src->level + from, len * sizeof *dst->level);
     memmove(dst->weight + at, src->weight + from, len * sizeof *dst->weight);
+    memmove(dst->name_frame + at, src->name_frame + from, len * sizeof *dst->name_frame);
     for (uint32_t c = 0; c < nc; c++)
         memmove(dst->y + c * dst_stride + at, src->y + c * src_stride + from,
                 len * sizeof *dst->y);

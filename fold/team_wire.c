@@ -17,7 +17,7 @@ int tf_team_lost(tf_error *err)
  * travel, y rows `stride` apart after the others (room for NCOLUMNS + nc
  * parts), those of `columns` (enum tf_fold_column) only.  Returns the
  * number of parts. */
-enum { NCOLUMNS = 7 };
+enum { NCOLUMNS = 8 };
 
 static size_t point_parts(const tf_fold_points *p, size_t at, size_t n, size_t stride,
                           uint32_t nc, unsigned columns, tf_team_part *parts)
@@ -27,6 +27,7 @@ static size_t point_parts(const tf_fold_points *p, size_t at, size_t n, size_t s
         { p->kind + at, n * sizeof *p->kind }, { p->ip + at, n * sizeof *p->ip },
         { p->addr + at, n * sizeof *p->addr }, { p->level + at, n * sizeof *p->level },
         { p->weight + at, n * sizeof *p->weight },
+        { p->name_frame + at, n * sizeof *p->name_frame },
     };
     /* the columns in the order of enum tf_fold_column's bits */
     size_t m = 0;

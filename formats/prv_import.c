@@ -387,9 +387,14 @@ static int import_event(importer *im, const tf_prv_record *rec, tf_error *err)
     if (!sample)
         return 0;
     uint64_t frames[TF_PRV_MAX_DEPTH];
-    for (int d = 0; d <= maxdepth; d++)
+    for (int d = 0; d <= maxdepth; d++) {
         if ((rc = site_ip(im, routine[d], line[d], &frames[d], err)) < 0)
             return rc;
+        /* A caller's frame is a return address, which readers look up at
+         * its call, the address before (symbolize.h): one past the site,
+         * inside its symbol's range either way. */
+        frames[d] += d > 0;
+    }
     if (!ip_given && maxdepth >= 0)
         s.ip = frames[0];
     s.stack_len = (uint16_t)(maxdepth + 1);

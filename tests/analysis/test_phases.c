@@ -163,6 +163,36 @@ static void rates_and_change_points(void **state)
     tf_analysis_clear(&a);
 }
 
+/* A phase's rate that no thread can reach is not given (issue 30): a
+ * task clock running 1.5 CPU-seconds per second, and 12 instructions per
+ * cycle in every phase; 0.9 CPU-seconds per second and 0.8 are given. */
+static void impossible_phase_rates(void **state)
+{
+    (void)state;
+    static double ins[G], lin[G];
+    double total_ins = ins_curve(ins, 2.1e9);
+    for (size_t j = 0; j < G; j++)
+        lin[j] = (double)j / (G - 1);
+    for (int run = 0; run < 2; run++) {
+        double share = run ? 0.9 : 1.5, ipc = run ? 0.8 : 12;
+        tf_an_counter c[3] = { { "instructions", total_ins, G, ins, NULL, NULL },
+                               { "cycles", total_ins / ipc, G, ins, NULL, NULL },
+                               { "task-clock", share * 1e7, G, lin, NULL, NULL } };
+        tf_analysis a;
+        fx_build(&a, 300, 13, 0, 1, 1e7, 9);
+        assert_int_equal(tf_analysis_compute(&a, c, 3, NULL, 0, NULL, NULL), 0);
+        assert_true(a.nphases > 0);
+        for (size_t k = 0; k < a.nphases; k++) {
+            const tf_an_phase *ph = &a.phases[k];
+            assert_int_equal(isnan(ph->per_unit[2]), !run);
+            assert_int_equal(isnan(ph->ipc), !run);
+            assert_int_equal(isnan(ph->mips), !run);
+            assert_int_equal(isnan(ph->per_unit[1]), !run);
+        }
+        tf_analysis_clear(&a);
+    }
+}
+
 /* Rate changes below --min-change, or not beyond the fit's band, split
  * nothing: stencil's 4.2e9 then 3.6e9 (14 %) stays one phase at 25 %, and
  * is two at 10 %; at 10 %, a band wider than the change keeps it one. */
@@ -339,6 +369,7 @@ int main(void)
         cmocka_unit_test(phases_found_with_three_samples),
         cmocka_unit_test(progression_windows_follow_routines),
         cmocka_unit_test(rates_and_change_points),
+        cmocka_unit_test(impossible_phase_rates),
         cmocka_unit_test(small_or_unsupported_changes),
         cmocka_unit_test(no_phase_at_line_zero),
         cmocka_unit_test(same_lines_split_by_direction),

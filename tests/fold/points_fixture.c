@@ -20,6 +20,8 @@ void assert_points_equal(const tf_fold_points *p, const tf_fold_points *q, unsig
     assert_memory_equal(p->addr, q->addr, n * sizeof *p->addr);
     assert_memory_equal(p->level, q->level, n * sizeof *p->level);
     assert_memory_equal(p->weight, q->weight, n * sizeof *p->weight);
+    if (p->name_frame && q->name_frame)   /* fold.h5 does not keep them */
+        assert_memory_equal(p->name_frame, q->name_frame, n * sizeof *p->name_frame);
     assert_memory_equal(p->y, q->y, n * nc * sizeof *p->y);
 }
 
@@ -41,6 +43,10 @@ static int collect_part(void *arg, const tf_fold_points *p, size_t at, tf_error 
     memcpy(o->addr + at, p->addr, n * sizeof *p->addr);
     memcpy(o->level + at, p->level, n * sizeof *p->level);
     memcpy(o->weight + at, p->weight, n * sizeof *p->weight);
+    if (p->name_frame)
+        memcpy(o->name_frame + at, p->name_frame, n * sizeof *p->name_frame);
+    else   /* points made without them name nothing */
+        memset(o->name_frame + at, 0, n * sizeof *o->name_frame);
     for (unsigned k = 0; k < c->nc; k++)
         memcpy(o->y + k * o->n + at, p->y + k * n, n * sizeof *p->y);
     return 0;
@@ -74,6 +80,10 @@ static int take(void *ctx, size_t k, unsigned columns, tf_fold_points *room,
     memcpy(p->addr, a->addr + at, n * sizeof *p->addr);
     memcpy(p->level, a->level + at, n * sizeof *p->level);
     memcpy(p->weight, a->weight + at, n * sizeof *p->weight);
+    if (a->name_frame)
+        memcpy(p->name_frame, a->name_frame + at, n * sizeof *p->name_frame);
+    else
+        memset(p->name_frame, 0, n * sizeof *p->name_frame);
     for (unsigned c = 0; a->y && c < s->ncounters; c++)
         memcpy(p->y + c * n, a->y + c * a->n + at, n * sizeof *p->y);
     s->taken++;

@@ -546,7 +546,7 @@ static void read_member_shares(tf_trace *tr, int size, const char *const *region
         tf_extract_share sh = { (unsigned)w, (unsigned)size };
         m[w].share_rc = fail_of && fail_of[w]
                             ? tf_fail(&m[w].share_err, TF_ERR_IO, "%s", fail_of[w])
-                            : tf_fold_input_extract(mine, id, TF_REGION_SCOPE_THREAD, NULL, 1,
+                            : tf_fold_input_extract(mine, id, TF_REGION_SCOPE_THREAD, NULL, NULL, 1,
                                                     sh, NULL, NULL, &m[w].share,
                                                     &m[w].share_err);
         if (!fail_of || !fail_of[w])
@@ -584,7 +584,7 @@ static int gather_with(tf_trace *tr, int size, const char *const *region_of,
     assert_true(tf_trace_find_string(tr, "main", &main_id));
     read_member_shares(tr, size, region_of, trace_of, fail_of, m);
     tf_extract_share sh = { 0, (unsigned)size };
-    assert_int_equal(tf_fold_input_extract(tr, main_id, TF_REGION_SCOPE_THREAD, NULL,
+    assert_int_equal(tf_fold_input_extract(tr, main_id, TF_REGION_SCOPE_THREAD, NULL, NULL,
                                            2, sh, NULL, NULL, lead, err), 0);
     if (alone) {
         static tf_fold_input shares[MAX_MEMBERS];
@@ -672,7 +672,7 @@ static void test_shares_equal_alone(void **state)
     tf_error err;
     tf_fold_input alone, lead;
     tf_extract_share whole = { 0, 1 };
-    assert_int_equal(tf_fold_input_extract(tr, region, TF_REGION_SCOPE_THREAD, NULL,
+    assert_int_equal(tf_fold_input_extract(tr, region, TF_REGION_SCOPE_THREAD, NULL, NULL,
                                            1, whole, NULL, NULL, &alone, &err), 0);
     /* A real input: every instance sampled, both counters. */
     assert_int_equal(alone.ninstances, 210);
@@ -774,7 +774,7 @@ static void test_member_reading_stops(void **state)
     struct pollfd ended = { .fd = p.link[0][1][0], .events = POLLIN };
     assert_int_equal(poll(&ended, 1, 10000), 1);
     struct watch w = { &member, 0 };
-    assert_int_equal(tf_fold_input_extract(tr, region, TF_REGION_SCOPE_THREAD, NULL,
+    assert_int_equal(tf_fold_input_extract(tr, region, TF_REGION_SCOPE_THREAD, NULL, NULL,
                                            1, mine, watch_leader, &w, &share, &err),
                      -TF_ERR_CANCELED);
     assert_int_equal(w.calls, 1);
@@ -797,16 +797,16 @@ static void test_member_reading_stops(void **state)
      * is served after it. */
     tf_fold_input alone;
     tf_extract_share whole = { 0, 1 };
-    assert_int_equal(tf_fold_input_extract(tr, region, TF_REGION_SCOPE_THREAD, NULL,
+    assert_int_equal(tf_fold_input_extract(tr, region, TF_REGION_SCOPE_THREAD, NULL, NULL,
                                            1, whole, NULL, NULL, &alone, &err), 0);
-    assert_int_equal(tf_fold_input_extract(tr, region, TF_REGION_SCOPE_THREAD, NULL,
+    assert_int_equal(tf_fold_input_extract(tr, region, TF_REGION_SCOPE_THREAD, NULL, NULL,
                                            1, lead_share, NULL, NULL, &l.in, &err),
                      0);
     assert_int_equal(pthread_create(&l.thread, NULL, lead_gather, &l), 0);
     struct pollfd asked = { .fd = p.link[0][1][0], .events = POLLIN };
     assert_int_equal(poll(&asked, 1, 10000), 1);
     w.calls = 0;
-    assert_int_equal(tf_fold_input_extract(tr, region, TF_REGION_SCOPE_THREAD, NULL,
+    assert_int_equal(tf_fold_input_extract(tr, region, TF_REGION_SCOPE_THREAD, NULL, NULL,
                                            1, mine, watch_leader, &w, &share, &err),
                      0);
     assert_true(w.calls > 0);

@@ -206,6 +206,64 @@ static void test_objects_and_sets(void **state)
     free(out);
 }
 
+/* Sampled callers become a call stack whose callers are return
+ * addresses: looked up at their call (the address before), as every
+ * reader of stacks does, they give the caller's routine and line. */
+static void test_caller_frames(void **state)
+{
+    (void)state;
+    char *prv = tf_test_path("callers.prv"), *pcf = tf_test_path("callers.pcf"),
+         *out = tf_test_path("callers.h5");
+    FILE *f = fopen(prv, "w");
+    assert_non_null(f);
+    fputs("#Paraver (02/03/2024 at 11:12):100_ns:1(1):1:1(1:1),0\n"
+          "2:1:1:1:1:1:30000000:2:30000100:2:30000001:3:30000101:3\n"
+          "2:1:1:1:1:2:30000000:3:30000100:3\n", f);
+    fclose(f);
+    f = fopen(pcf, "w");
+    assert_non_null(f);
+    fputs("EVENT_TYPE\n0 30000000 Sampled functions\n0 30000001 Sampled functions (depth 1)\n"
+          "VALUES\n2 kernel\n3 main\n\n"
+          "EVENT_TYPE\n0 30000100 Sampled lines\n0 30000101 Sampled lines (depth 1)\n"
+          "VALUES\n2 42 (kernel.c)\n3 7 (main.c)\n\n", f);
+    fclose(f);
+    tf_prv_import_stats st;
+    tf_error err;
+    if (tf_prv_import(prv, out, false, NULL, NULL, &st, &err) < 0)
+        fail_msg("%s", err.msg);
+    tf_trace *tr;
+    assert_int_equal(tf_trace_open(&tr, out, &err), 0);
+    const tf_process *p = tf_trace_process(tr, 0);
+    tf_sample_cursor *c;
+    assert_int_equal(tf_samples_open(tr, 0, 0, &c, &err), 0);
+    tf_sample s[4];
+    size_t n;
+    assert_int_equal(tf_samples_read(c, s, NULL, 4, &n, &err), 0);
+    tf_samples_close(c);
+    assert_int_equal(n, 2);
+    assert_int_equal(s[0].stack_len, 2);
+    uint64_t frames[2];
+    assert_int_equal(tf_trace_read_frames(tr, 0, 0, s[0].stack, 2, frames, &err), 0);
+    assert_int_equal(frames[0], s[0].ip);
+    /* the caller's call, and the second sample's ip, are main.c:7 */
+    const char *want[2][2] = { { "kernel", "kernel.c" }, { "main", "main.c" } };
+    uint64_t at[3] = { frames[0], frames[1] - 1, s[1].ip };
+    for (int k = 0; k < 3; k++) {
+        const tf_symbol *sym = NULL;
+        for (size_t i = 0; i < p->nsymbols; i++)
+            if (p->symbols[i].start <= at[k] && at[k] < p->symbols[i].end)
+                sym = &p->symbols[i];
+        assert_non_null(sym);
+        assert_string_equal(tf_trace_string(tr, sym->function), want[k > 0][0]);
+        assert_string_equal(tf_trace_string(tr, sym->file), want[k > 0][1]);
+        assert_int_equal(sym->line, k ? 7 : 42);
+    }
+    tf_trace_close(tr);
+    free(prv);
+    free(pcf);
+    free(out);
+}
+
 static void test_failures_leave_nothing(void **state)
 {
     (void)state;
@@ -232,6 +290,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_namd),
         cmocka_unit_test(test_objects_and_sets),
+        cmocka_unit_test(test_caller_frames),
         cmocka_unit_test(test_failures_leave_nothing),
     };
     return cmocka_run_group_tests(tests, tf_test_dir_setup, tf_test_dir_teardown);
