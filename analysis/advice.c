@@ -11,19 +11,19 @@
 #include <unistd.h>
 
 #include "advice.h"
-#include "an_steps.h"
+#include "analysis_steps.h"
 #include "common/tf_array.h"
 #include "formats/trace.h"
 
 /* The advice found so far. */
 struct found {
-    tf_an_advice *v;
+    tf_analysis_advice *v;
     size_t n, cap;
 };
 
-static tf_an_advice *next_slot(struct found *f)
+static tf_analysis_advice *next_slot(struct found *f)
 {
-    tf_an_advice *v = tf_array_room(f->v, f->n, &f->cap, sizeof *v, 8);
+    tf_analysis_advice *v = tf_array_room(f->v, f->n, &f->cap, sizeof *v, 8);
     if (!v)
         return NULL;
     f->v = v;
@@ -33,23 +33,23 @@ static tf_an_advice *next_slot(struct found *f)
 /* What every rule is given. */
 struct rules {
     const tf_analysis *a;
-    const tf_an_params *p;
-    const tf_an_machine *m;     /* NULL: no profile */
+    const tf_analysis_params *p;
+    const tf_analysis_machine *m;     /* NULL: no profile */
     struct found out;
 };
 
 /* Memory samples of the analysis in phase ph's span. */
-static size_t phase_memory_samples(const tf_analysis *a, const tf_an_phase *ph)
+static size_t phase_memory_samples(const tf_analysis *a, const tf_analysis_phase *ph)
 {
     size_t n = 0;
     for (size_t i = 0; i < a->nsamples; i++) {
-        const tf_an_sample *s = &a->samples[i];
+        const tf_analysis_sample *s = &a->samples[i];
         n += s->kind != TF_SAMPLE_TIMER && s->x >= ph->x0 && s->x < ph->x1;
     }
     return n;
 }
 
-static double span_of(const tf_an_phase *ph)
+static double span_of(const tf_analysis_phase *ph)
 {
     return ph->x1 - ph->x0;
 }
@@ -58,7 +58,7 @@ static double span_of(const tf_an_phase *ph)
  * costs at least an L1 hit, and at most (a miss to memory) what the profile
  * measured beyond the caches.  1 without a profile: the bound is then the
  * references' whole time. */
-static double latency_factor(const tf_an_machine *m)
+static double latency_factor(const tf_analysis_machine *m)
 {
     if (!m || !(m->hit_ns[0] > 0) || !(m->memory_ns > m->hit_ns[0]))
         return 1;
@@ -67,11 +67,11 @@ static double latency_factor(const tf_an_machine *m)
 
 /* A stream's share of its phase's memory samples, or 0 when its phase is
  * shorter than the rules look at. */
-static double stream_share(const tf_analysis *a, const tf_an_stream *st, size_t *mem)
+static double stream_share(const tf_analysis *a, const tf_analysis_stream *st, size_t *mem)
 {
     if (st->phase >= a->nphases || st->object >= a->nobjects)
         return 0;
-    const tf_an_phase *ph = &a->phases[st->phase];
+    const tf_analysis_phase *ph = &a->phases[st->phase];
     if (span_of(ph) < TF_ADVICE_MIN_PHASE_SPAN || !(*mem = phase_memory_samples(a, ph)))
         return 0;
     double share = (double)st->samples / (double)*mem;
@@ -90,11 +90,11 @@ static int add(struct rules *r, uint32_t phase, uint32_t object, const char *fin
 static int add(struct rules *r, uint32_t phase, uint32_t object, const char *finding,
                const char *suggestion, double gain, const char *fmt, ...)
 {
-    tf_an_advice *s = next_slot(&r->out);
+    tf_analysis_advice *s = next_slot(&r->out);
     if (!s)
         return -1;
-    *s = (tf_an_advice){ .phase = phase, .object = object, .finding = finding,
-                         .expected_gain = gain };
+    *s = (tf_analysis_advice){ .phase = phase, .object = object, .finding = finding,
+                               .expected_gain = gain };
     snprintf(s->suggestion, sizeof s->suggestion, "%s", suggestion);
     va_list ap;
     va_start(ap, fmt);
@@ -109,11 +109,11 @@ static int add(struct rules *r, uint32_t phase, uint32_t object, const char *fin
  * references take is at most the phase's span times their share of the
  * phase's memory samples (a sample lands on an instruction in proportion to
  * the time it takes), which bounds what reordering them can save. */
-static int column_walk(struct rules *r, const tf_an_stream *st)
+static int column_walk(struct rules *r, const tf_analysis_stream *st)
 {
     uint64_t line = r->p->line_bytes;
     size_t mem = 0;
-    if (st->pattern != TF_AN_PATTERN_STRIDED || st->stride < TF_ADVICE_STRIDE_LINES * line)
+    if (st->pattern != TF_ANALYSIS_PATTERN_STRIDED || st->stride < TF_ADVICE_STRIDE_LINES * line)
         return 0;
     double share = stream_share(r->a, st, &mem);
     if (share < TF_ADVICE_MIN_STREAM_SHARE)
@@ -125,13 +125,13 @@ static int column_walk(struct rules *r, const tf_an_stream *st)
                "stride %llu B (%llu cache lines; from the %s); %.0f %% of the phase's %zu memory "
                "samples; phase %.1f %% of the iteration",
                (unsigned long long)st->stride, (unsigned long long)(st->stride / line),
-               st->stride_from == TF_AN_STRIDE_CODE ? "code" : "samples", 100 * share, mem,
+               st->stride_from == TF_ANALYSIS_STRIDE_CODE ? "code" : "samples", 100 * share, mem,
                100 * span);
 }
 
 /* Bytes a stream touches per thread and iteration: what it swept or
  * spanned, no more than its object. */
-static double stream_bytes(const tf_analysis *a, const tf_an_stream *st)
+static double stream_bytes(const tf_analysis *a, const tf_analysis_stream *st)
 {
     double size = (double)a->objects[st->object].size;
     return size > 0 && size < st->bytes ? size : st->bytes;
@@ -140,10 +140,10 @@ static double stream_bytes(const tf_analysis *a, const tf_an_stream *st)
 /* A walk the code steps by a constant stride whose sampled offsets show no
  * order: it repeats faster than the sampling, so the phase walks the
  * object again and again (docs/algorithms.md, "Strides from the code"). */
-static bool walked_again(const tf_an_stream *st, double ordered_r2)
+static bool walked_again(const tf_analysis_stream *st, double ordered_r2)
 {
-    return st->stride_from == TF_AN_STRIDE_CODE && st->ordered_r2 < ordered_r2 &&
-           st->pattern != TF_AN_PATTERN_SPARSE && st->pattern != TF_AN_PATTERN_FIXED;
+    return st->stride_from == TF_ANALYSIS_STRIDE_CODE && st->ordered_r2 < ordered_r2 &&
+           st->pattern != TF_ANALYSIS_PATTERN_SPARSE && st->pattern != TF_ANALYSIS_PATTERN_FIXED;
 }
 
 /* Working set past a cache level, reused -> blocking (H&P ch. 5.2,
@@ -154,14 +154,14 @@ static bool walked_again(const tf_an_stream *st, double ordered_r2)
 static int working_set(struct rules *r, uint32_t k)
 {
     const tf_analysis *a = r->a;
-    const tf_an_machine *m = r->m;
-    const tf_an_phase *ph = &a->phases[k];
+    const tf_analysis_machine *m = r->m;
+    const tf_analysis_phase *ph = &a->phases[k];
     double span = span_of(ph), ws = 0;
     size_t nobj = 0, again = 0, mem;
     uint64_t elem = 0;
-    const tf_an_stream *most = NULL;
+    const tf_analysis_stream *most = NULL;
     for (size_t s = 0; s < a->nstreams; s++) {
-        const tf_an_stream *st = &a->streams[s];
+        const tf_analysis_stream *st = &a->streams[s];
         if (st->phase != k || st->object >= a->nobjects)
             continue;
         ws += stream_bytes(a, st);
@@ -231,7 +231,7 @@ struct block {
  * kind small is all the small blocks of its call site, laid end to end
  * (docs/algorithms.md, "Small blocks"), as a matrix allocated a row at a
  * time below the recorder's heap threshold is. */
-static size_t small_blocks(const tf_an_object *ob)
+static size_t small_blocks(const tf_analysis_object *ob)
 {
     if (ob->size == 0)
         return 0;
@@ -266,15 +266,15 @@ static bool same_site(const struct block *x, const struct block *y)
 static int small_allocations(struct rules *r, uint32_t k, size_t *count, struct block *cand)
 {
     const tf_analysis *a = r->a;
-    const tf_an_phase *ph = &a->phases[k];
+    const tf_analysis_phase *ph = &a->phases[k];
     double span = span_of(ph);
     if (span < TF_ADVICE_MIN_PHASE_SPAN)
         return 0;
     memset(count, 0, a->nobjects * sizeof *count);
     size_t mem = 0;
-    for (size_t i = tf_an_lower_index(a, ph->x0); i < a->nsamples && a->samples[i].x < ph->x1;
+    for (size_t i = tf_analysis_lower_index(a, ph->x0); i < a->nsamples && a->samples[i].x < ph->x1;
          i++) {
-        const tf_an_sample *s = &a->samples[i];
+        const tf_analysis_sample *s = &a->samples[i];
         if (s->kind == TF_SAMPLE_TIMER)
             continue;
         mem++;
@@ -293,7 +293,7 @@ static int small_allocations(struct rules *r, uint32_t k, size_t *count, struct 
         double bytes = 0, largest = 0;
         bool below_threshold = false;   /* blocks of kind small: their sizes are summed */
         for (j = i; j < nc && same_site(&cand[i], &cand[j]); j++) {
-            const tf_an_object *ob = &a->objects[cand[j].object];
+            const tf_analysis_object *ob = &a->objects[cand[j].object];
             refs += count[cand[j].object];
             blocks += small_blocks(ob);
             bytes += (double)ob->size;
@@ -328,7 +328,7 @@ static double memory_share(const tf_analysis *a, uint32_t k)
     double beyond = 0;
     bool known = false;
     for (size_t l = 0; l < a->nlevels; l++) {
-        const tf_an_level *lv = &a->levels[l];
+        const tf_analysis_level *lv = &a->levels[l];
         if (lv->phase != k || lv->level == TF_LEVEL_UNKNOWN)
             continue;
         known = true;
@@ -342,10 +342,10 @@ static double memory_share(const tf_analysis *a, uint32_t k)
  * a layout that makes the walk ordered.  Uniform random loads over S bytes
  * hit a cache of C bytes at most C/S of the time; where the loads' levels
  * are measured (PEBS, IBS) they must also show it. */
-static int random_large(struct rules *r, const tf_an_stream *st)
+static int random_large(struct rules *r, const tf_analysis_stream *st)
 {
-    const tf_an_machine *m = r->m;
-    if (st->pattern != TF_AN_PATTERN_RANDOM || st->stride_from != TF_AN_STRIDE_NONE ||
+    const tf_analysis_machine *m = r->m;
+    if (st->pattern != TF_ANALYSIS_PATTERN_RANDOM || st->stride_from != TF_ANALYSIS_STRIDE_NONE ||
         st->samples < TF_ADVICE_MIN_RANDOM_SAMPLES)
         return 0;
     double llc = m->cache_bytes[m->nlevels - 1], range = stream_bytes(r->a, st);
@@ -376,13 +376,13 @@ static int random_large(struct rules *r, const tf_an_stream *st)
  * page -> huge pages.  Each reference can then miss the TLB; huge pages
  * cover the range with a few entries.  Bound: the references' time times
  * the part of one that a TLB miss can be, miss / (miss + L1 hit). */
-static int tlb_reach(struct rules *r, const tf_an_stream *st)
+static int tlb_reach(struct rules *r, const tf_analysis_stream *st)
 {
-    const tf_an_machine *m = r->m;
+    const tf_analysis_machine *m = r->m;
     double page = m->page_bytes, range = stream_bytes(r->a, st);
-    bool sparse_pages = (st->pattern == TF_AN_PATTERN_RANDOM &&
+    bool sparse_pages = (st->pattern == TF_ANALYSIS_PATTERN_RANDOM &&
                          st->samples >= TF_ADVICE_MIN_RANDOM_SAMPLES) ||
-                        (st->pattern == TF_AN_PATTERN_STRIDED &&
+                        (st->pattern == TF_ANALYSIS_PATTERN_STRIDED &&
                          (double)st->stride * TF_ADVICE_REFS_PER_PAGE >= page);
     size_t mem = 0;
     if (!sparse_pages || range <= m->tlb_reach_bytes)
@@ -393,7 +393,7 @@ static int tlb_reach(struct rules *r, const tf_an_stream *st)
     double part = m->tlb_miss_ns > 0 && m->hit_ns[0] > 0
                       ? m->tlb_miss_ns / (m->tlb_miss_ns + m->hit_ns[0]) : 1;
     char per_page[64];
-    if (st->pattern == TF_AN_PATTERN_RANDOM)
+    if (st->pattern == TF_ANALYSIS_PATTERN_RANDOM)
         snprintf(per_page, sizeof per_page, "random");
     else
         snprintf(per_page, sizeof per_page, "stride %llu B, %.1f references per page",
@@ -420,7 +420,7 @@ static int fault_counter(const tf_analysis *a)
 
 /* Page faults per iteration in phase ph from its rate of counter c, NAN
  * when the rate is not known. */
-static double phase_faults(const tf_analysis *a, const tf_an_phase *ph, int c)
+static double phase_faults(const tf_analysis *a, const tf_analysis_phase *ph, int c)
 {
     if (!ph->per_unit)
         return NAN;
@@ -444,10 +444,10 @@ static int temporaries(struct rules *r)
     if (c < 0 || !instances || !(page > 0))
         return 0;
     double faults = 0, most = -1, spans = 0;
-    uint32_t at = TF_AN_NONE;
+    uint32_t at = TF_ANALYSIS_NONE;
     for (uint32_t k = 0; k < a->nphases; k++) {
-        const tf_an_phase *ph = &a->phases[k];
-        double f = ph->parent == TF_AN_NONE ? phase_faults(a, ph, c) : NAN;
+        const tf_analysis_phase *ph = &a->phases[k];
+        double f = ph->parent == TF_ANALYSIS_NONE ? phase_faults(a, ph, c) : NAN;
         if (!(f >= 0.5))
             continue;
         faults += f;
@@ -457,10 +457,10 @@ static int temporaries(struct rules *r)
             at = k;
         }
     }
-    if (at == TF_AN_NONE)
+    if (at == TF_ANALYSIS_NONE)
         return 0;
     for (uint32_t o = 0; o < a->nobjects; o++) {
-        const tf_an_object *ob = &a->objects[o];
+        const tf_analysis_object *ob = &a->objects[o];
         double pages = (double)ob->size / page, per_iteration =
             (double)ob->allocations / (double)instances;
         if (!ob->refs || (ob->kind != TF_OBJECT_HEAP && ob->kind != TF_OBJECT_MMAP) ||
@@ -483,7 +483,7 @@ static int temporaries(struct rules *r)
 
 static int by_gain(const void *pa, const void *pb)
 {
-    const tf_an_advice *a = pa, *b = pb;
+    const tf_analysis_advice *a = pa, *b = pb;
     return (a->expected_gain < b->expected_gain) - (a->expected_gain > b->expected_gain);
 }
 
@@ -495,28 +495,29 @@ static bool is_leaf(const tf_analysis *a, uint32_t k)
     return true;
 }
 
-int tf_an_advice_find(const tf_analysis *a, const tf_an_params *params, tf_an_advice **list,
-                      size_t *n, unsigned *untried, tf_error *err)
+int tf_analysis_advice_find(const tf_analysis *a, const tf_analysis_params *params,
+                            tf_analysis_advice **list, size_t *n, unsigned *untried,
+                            tf_error *err)
 {
     *list = NULL;
     *n = 0;
-    tf_an_params defaults;
+    tf_analysis_params defaults;
     if (!params) {
-        tf_an_params_default(&defaults);
+        tf_analysis_params_default(&defaults);
         params = &defaults;
     }
-    const tf_an_machine *m = params->machine;
-    bool caches = m && m->nlevels >= 2 && m->nlevels <= TF_AN_MAX_CACHES,
-         llc = m && m->nlevels >= 1 && m->nlevels <= TF_AN_MAX_CACHES && m->memory_ns > 0,
+    const tf_analysis_machine *m = params->machine;
+    bool caches = m && m->nlevels >= 2 && m->nlevels <= TF_ANALYSIS_MAX_CACHES,
+         llc = m && m->nlevels >= 1 && m->nlevels <= TF_ANALYSIS_MAX_CACHES && m->memory_ns > 0,
          tlb = m && m->page_bytes > 0 && m->tlb_reach_bytes > 0;
-    *untried = (caches ? 0 : TF_AN_RULE_WORKING_SET) | (llc ? 0 : TF_AN_RULE_RANDOM_LARGE) |
-               (tlb ? 0 : TF_AN_RULE_TLB_REACH);
+    *untried = (caches ? 0 : TF_ANALYSIS_RULE_WORKING_SET) | (llc ? 0 : TF_ANALYSIS_RULE_RANDOM_LARGE) |
+               (tlb ? 0 : TF_ANALYSIS_RULE_TLB_REACH);
     struct rules r = { a, params, m, { 0 } };
     size_t *count = malloc((a->nobjects + 1) * sizeof *count);
     struct block *cand = malloc((a->nobjects + 1) * sizeof *cand);
     int rc = count && cand ? 0 : -1;
     for (size_t s = 0; !rc && s < a->nstreams; s++) {
-        const tf_an_stream *st = &a->streams[s];
+        const tf_analysis_stream *st = &a->streams[s];
         rc = column_walk(&r, st);
         if (!rc && llc)
             rc = random_large(&r, st);
@@ -549,13 +550,14 @@ int tf_an_advice_find(const tf_analysis *a, const tf_an_params *params, tf_an_ad
     return 0;
 }
 
-void tf_an_advice_untried_text(unsigned untried, char *buf, size_t size)
+void tf_analysis_advice_untried_text(unsigned untried, char *buf, size_t size)
 {
     static const struct { unsigned rule; const char *what; } lacks[] = {
-        { TF_AN_RULE_WORKING_SET, "working set past a cache (the cache sizes)" },
-        { TF_AN_RULE_RANDOM_LARGE,
+        { TF_ANALYSIS_RULE_WORKING_SET, "working set past a cache (the cache sizes)" },
+        { TF_ANALYSIS_RULE_RANDOM_LARGE,
           "random over a large object (the last-level cache's size and the memory latency)" },
-        { TF_AN_RULE_TLB_REACH, "pages beyond the TLB's reach (the TLB's reach and the page size)" },
+        { TF_ANALYSIS_RULE_TLB_REACH,
+          "pages beyond the TLB's reach (the TLB's reach and the page size)" },
     };
     size_t at = 0;
     buf[0] = '\0';

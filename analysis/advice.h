@@ -6,8 +6,8 @@
  * machine's caches and TLB need its profile (tracefold calibrate, `fold
  * --machine`); without it they are not tried, and the analysis says which
  * figure they lack. */
-#ifndef TF_AN_ADVICE_H
-#define TF_AN_ADVICE_H
+#ifndef TF_ANALYSIS_ADVICE_H
+#define TF_ANALYSIS_ADVICE_H
 
 #include "analysis.h"
 
@@ -50,16 +50,16 @@
 #define TF_ADVICE_FAULTED_SHARE 0.5
 
 /* The rules, as bits of tf_analysis.advice_untried. */
-enum tf_an_rule {
-    TF_AN_RULE_COLUMN_WALK = 1u << 0,
-    TF_AN_RULE_WORKING_SET = 1u << 1,
-    TF_AN_RULE_SMALL_ALLOCATIONS = 1u << 2,
-    TF_AN_RULE_RANDOM_LARGE = 1u << 3,
-    TF_AN_RULE_TLB_REACH = 1u << 4,
-    TF_AN_RULE_TEMPORARIES = 1u << 5,
+enum tf_analysis_rule {
+    TF_ANALYSIS_RULE_COLUMN_WALK = 1u << 0,
+    TF_ANALYSIS_RULE_WORKING_SET = 1u << 1,
+    TF_ANALYSIS_RULE_SMALL_ALLOCATIONS = 1u << 2,
+    TF_ANALYSIS_RULE_RANDOM_LARGE = 1u << 3,
+    TF_ANALYSIS_RULE_TLB_REACH = 1u << 4,
+    TF_ANALYSIS_RULE_TEMPORARIES = 1u << 5,
 };
 
-typedef struct tf_an_advice {
+typedef struct tf_analysis_advice {
     uint32_t    phase, object;      /* indexes in the analysis */
     const char *finding;            /* "column walk" */
     char        suggestion[224];    /* "loop interchange (or ...)", with its figures */
@@ -68,16 +68,17 @@ typedef struct tf_an_advice {
      * time spent on the references the rule is about, cut by the latency
      * difference between the levels where the profile gives them. */
     double      expected_gain;
-} tf_an_advice;
+} tf_analysis_advice;
 
 /* The advice for analysis a, strongest first, into *list (malloc'ed, *n
- * of them; NULL and 0 when none); *untried: the rules (enum tf_an_rule)
+ * of them; NULL and 0 when none); *untried: the rules (enum tf_analysis_rule)
  * that params->machine (NULL: no profile) lacks a figure for. */
-int tf_an_advice_find(const tf_analysis *a, const tf_an_params *params, tf_an_advice **list,
-                      size_t *n, unsigned *untried, tf_error *err);
+int tf_analysis_advice_find(const tf_analysis *a, const tf_analysis_params *params,
+                            tf_analysis_advice **list, size_t *n, unsigned *untried,
+                            tf_error *err);
 
 /* What the rules in `untried` lack, as one sentence for the summary
  * ("" when none). */
-void tf_an_advice_untried_text(unsigned untried, char *buf, size_t size);
+void tf_analysis_advice_untried_text(unsigned untried, char *buf, size_t size);
 
 #endif

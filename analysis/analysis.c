@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "an_steps.h"
+#include "analysis_steps.h"
 #include "from_fold.h"
 #include "formats/trace.h"
 
-void tf_an_params_default(tf_an_params *p)
+void tf_analysis_params_default(tf_analysis_params *p)
 {
-    *p = (tf_an_params){
+    *p = (tf_analysis_params){
         .windows = 0,
         .min_phase_share = 0.005,
         .boundary_tol = 0.01,
@@ -24,20 +24,20 @@ void tf_an_params_default(tf_an_params *p)
         .trend_rho = 0.5,
         .min_stream_samples = 8,
         .min_stream_share = 0.03,
-        .max_samples = TF_AN_MAX_SAMPLES,
+        .max_samples = TF_ANALYSIS_MAX_SAMPLES,
     };
 }
 
-void tf_an_objects_count(tf_analysis *a)
+void tf_analysis_objects_count(tf_analysis *a)
 {
     size_t total = 0;
     for (size_t o = 0; o < a->nobjects; o++)
         a->objects[o].refs = a->objects[o].loads = a->objects[o].stores = 0;
     for (size_t i = 0; i < a->nsamples; i++) {
-        const tf_an_sample *s = &a->samples[i];
-        if (s->object == TF_AN_NONE || s->object >= a->nobjects)
+        const tf_analysis_sample *s = &a->samples[i];
+        if (s->object == TF_ANALYSIS_NONE || s->object >= a->nobjects)
             continue;
-        tf_an_object *o = &a->objects[s->object];
+        tf_analysis_object *o = &a->objects[s->object];
         o->refs++;
         o->loads += s->kind == TF_SAMPLE_LOAD || s->kind == TF_SAMPLE_RMW;
         o->stores += s->kind == TF_SAMPLE_STORE || s->kind == TF_SAMPLE_RMW;
@@ -55,7 +55,7 @@ int tf_analysis_add_routine(tf_analysis *a, const char *function, const char *fi
             *index = (uint32_t)i;
             return 0;
         }
-    tf_an_routine *v = realloc(a->routines, (a->nroutines + 1) * sizeof *v);
+    tf_analysis_routine *v = realloc(a->routines, (a->nroutines + 1) * sizeof *v);
     if (!v)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for routines");
     a->routines = v;
@@ -65,7 +65,7 @@ int tf_analysis_add_routine(tf_analysis *a, const char *function, const char *fi
         free(fl);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for routines");
     }
-    v[a->nroutines] = (tf_an_routine){ fn, fl, tf_an_is_waiting_routine(fn) };
+    v[a->nroutines] = (tf_analysis_routine){ fn, fl, tf_analysis_is_waiting_routine(fn) };
     *index = (uint32_t)a->nroutines++;
     return 0;
 }
@@ -84,7 +84,7 @@ void tf_analysis_clear(tf_analysis *a)
     }
     free(a->objects);
     free(a->samples);
-    tf_an_locator_free(a->locator);
+    tf_analysis_locator_free(a->locator);
     for (size_t c = 0; c < a->ncounters; c++)
         free(a->counter_names[c]);
     free(a->counter_names);
@@ -98,19 +98,19 @@ void tf_analysis_clear(tf_analysis *a)
     memset(a, 0, sizeof *a);
 }
 
-const char *tf_an_pattern_name(uint8_t pattern)
+const char *tf_analysis_pattern_name(uint8_t pattern)
 {
     static const char *const names[] = { "linear", "strided", "random", "fixed", "sparse" };
     return pattern < sizeof names / sizeof *names ? names[pattern] : "unknown";
 }
 
-const char *tf_an_stride_from_name(uint8_t from)
+const char *tf_analysis_stride_from_name(uint8_t from)
 {
     static const char *const names[] = { "", "samples", "code" };
     return from < sizeof names / sizeof *names ? names[from] : "unknown";
 }
 
-const char *tf_an_level_name(uint8_t level)
+const char *tf_analysis_level_name(uint8_t level)
 {
     /* the levels of enum tf_mem_level, by value */
     static const char *const names[] = { "uncached", "L1", "LFB", "L2", "L3", "remote_cache_1",
@@ -119,7 +119,7 @@ const char *tf_an_level_name(uint8_t level)
     return level < sizeof names / sizeof *names ? names[level] : "unknown";
 }
 
-const char *tf_an_object_kind_name(uint8_t kind)
+const char *tf_analysis_object_kind_name(uint8_t kind)
 {
     static const char *const names[] = { "heap", "static", "user", "stack", "mmap", "small" };
     return kind < sizeof names / sizeof *names ? names[kind] : "unknown";

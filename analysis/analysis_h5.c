@@ -30,7 +30,7 @@ static int put_i(int64_t g, const char *name, const int64_t *v, size_t n, tf_err
 
 static int64_t index_or_minus_one(uint32_t v)
 {
-    return v == TF_AN_NONE ? -1 : (int64_t)v;
+    return v == TF_ANALYSIS_NONE ? -1 : (int64_t)v;
 }
 
 static int write_routines_objects(const tf_analysis *a, int64_t g, struct columns *c,
@@ -59,7 +59,7 @@ static int write_routines_objects(const tf_analysis *a, int64_t g, struct column
         c->s[i] = a->objects[i].name;
     rc = tf_h5_write_strings(sub, "name", c->s, n, err);
     for (size_t i = 0; i < n; i++)
-        c->s[i] = tf_an_object_kind_name(a->objects[i].kind);
+        c->s[i] = tf_analysis_object_kind_name(a->objects[i].kind);
     if (!rc)
         rc = tf_h5_write_strings(sub, "kind", c->s, n, err);
     for (size_t i = 0; i < n; i++)
@@ -97,7 +97,7 @@ enum { POINT_SLAB = TF_H5_CHUNK_ELEMENTS, POINT_COLUMNS = 4 };
 
 struct points_out {
     const tf_analysis *a;
-    tf_an_point_columns c;
+    tf_analysis_point_columns c;
     tf_h5_slabs *col[POINT_COLUMNS];
     size_t written;
 };
@@ -110,7 +110,7 @@ static int write_point_slabs(struct points_out *o, const tf_fold_points *part, s
     int rc = 0;
     for (size_t at = 0; rc == 0 && at < n; at += POINT_SLAB) {
         size_t len = n - at < POINT_SLAB ? n - at : POINT_SLAB;
-        tf_an_point_columns_fill(o->a, part, at, len, &o->c);
+        tf_analysis_point_columns_fill(o->a, part, at, len, &o->c);
         for (int k = 0; rc == 0 && k < POINT_COLUMNS; k++)
             rc = tf_h5_slabs_write(o->col[k], data[k], len, 0, err);
     }
@@ -144,7 +144,7 @@ static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_erro
         rc = tf_h5_slabs_open_array(sub, names[k], k == 3 ? TF_H5_UINT64 : TF_H5_INT32,
                                     npoints, &o.col[k], err);
     if (rc == 0)
-        rc = tf_an_each_point_part(a, write_point_part, &o, err);
+        rc = tf_analysis_each_point_part(a, write_point_part, &o, err);
     /* without a locator, the points without a place */
     if (rc == 0 && o.written < npoints)
         rc = write_point_slabs(&o, NULL, npoints - o.written, err);
@@ -272,7 +272,7 @@ static int write_streams(const tf_analysis *a, int64_t g, struct columns *c, tf_
     if (!rc)
         rc = put_i(sub, "stride_bytes", c->i, n, err);
     for (size_t i = 0; !rc && i < n; i++)
-        c->s[i] = tf_an_stride_from_name(a->streams[i].stride_from);
+        c->s[i] = tf_analysis_stride_from_name(a->streams[i].stride_from);
     if (!rc)
         rc = tf_h5_write_strings(sub, "stride_from", c->s, n, err);
     for (size_t i = 0; !rc && i < n; i++)
@@ -280,7 +280,7 @@ static int write_streams(const tf_analysis *a, int64_t g, struct columns *c, tf_
     if (!rc)
         rc = put_i(sub, "streams", c->i, n, err);
     for (size_t i = 0; !rc && i < n; i++)
-        c->s[i] = tf_an_pattern_name(a->streams[i].pattern);
+        c->s[i] = tf_analysis_pattern_name(a->streams[i].pattern);
     if (!rc)
         rc = tf_h5_write_strings(sub, "pattern", c->s, n, err);
     for (size_t i = 0; !rc && i < n; i++)
@@ -317,7 +317,7 @@ static int write_levels(const tf_analysis *a, int64_t g, struct columns *c, tf_e
     if (!rc)
         rc = put_i(sub, "level", c->i, n, err);
     for (size_t i = 0; !rc && i < n; i++)
-        c->s[i] = tf_an_level_name(a->levels[i].level);
+        c->s[i] = tf_analysis_level_name(a->levels[i].level);
     if (!rc)
         rc = tf_h5_write_strings(sub, "level_name", c->s, n, err);
     for (size_t i = 0; !rc && i < n; i++)
@@ -332,14 +332,14 @@ static int write_levels(const tf_analysis *a, int64_t g, struct columns *c, tf_e
         c->d[i] = a->levels[i].mean_cost;
     if (!rc)
         rc = put_d(sub, "mean_cost", c->d, n, err);
-    double *modes = malloc((n * TF_AN_MAX_MODES + 1) * sizeof *modes);
+    double *modes = malloc((n * TF_ANALYSIS_MAX_MODES + 1) * sizeof *modes);
     if (!rc && !modes)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory writing cost modes");
     for (size_t i = 0; !rc && i < n; i++)
-        for (unsigned m = 0; m < TF_AN_MAX_MODES; m++)
-            modes[i * TF_AN_MAX_MODES + m] = m < a->levels[i].nmodes ? a->levels[i].modes[m] : NAN;
+        for (unsigned m = 0; m < TF_ANALYSIS_MAX_MODES; m++)
+            modes[i * TF_ANALYSIS_MAX_MODES + m] = m < a->levels[i].nmodes ? a->levels[i].modes[m] : NAN;
     if (!rc)
-        rc = tf_h5_write_matrix(sub, "cost_modes", TF_H5_DOUBLE, modes, n, TF_AN_MAX_MODES, err);
+        rc = tf_h5_write_matrix(sub, "cost_modes", TF_H5_DOUBLE, modes, n, TF_ANALYSIS_MAX_MODES, err);
     free(modes);
     tf_h5_close(sub);
     return rc;

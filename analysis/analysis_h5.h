@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The analysis in fold.h5: a group `analysis` inside a region's group (see
  * docs/fold-format.md, "Phases, code lines and the address space"). */
-#ifndef TF_AN_ANALYSIS_H5_H
-#define TF_AN_ANALYSIS_H5_H
+#ifndef TF_ANALYSIS_ANALYSIS_H5_H
+#define TF_ANALYSIS_ANALYSIS_H5_H
 
 #include "analysis.h"
 

@@ -10,7 +10,7 @@
 #include "tables.h"
 
 int tf_analysis_run_groups(const tf_trace *tr, const tf_fold_result *res, const char *debug_dir,
-                           const tf_an_params *params, tf_analysis_set *set, tf_error *err)
+                           const tf_analysis_params *params, tf_analysis_set *set, tf_error *err)
 {
     size_t n = 0;
     for (uint32_t r = 0; r < res->nregions; r++)
@@ -66,7 +66,7 @@ void tf_analysis_set_drop_samples(tf_analysis_set *set)
         free(set->list[i].samples);
         set->list[i].samples = NULL;
         set->list[i].nsamples = 0;
-        tf_an_locator_free(set->list[i].locator);
+        tf_analysis_locator_free(set->list[i].locator);
         set->list[i].locator = NULL;
     }
 }

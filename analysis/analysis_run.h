@@ -2,8 +2,8 @@
 /* The analysis step of `tracefold fold`, in two calls: the analyses of
  * every folded group, worked out in memory (no file touched, so that it can
  * run beside the writing of other outputs), then saved beside fold.h5. */
-#ifndef TF_AN_ANALYSIS_RUN_H
-#define TF_AN_ANALYSIS_RUN_H
+#ifndef TF_ANALYSIS_ANALYSIS_RUN_H
+#define TF_ANALYSIS_ANALYSIS_RUN_H
 
 #include "analysis.h"
 #include "fold/fold_result.h"
@@ -21,7 +21,7 @@ typedef struct tf_analysis_set {
  * build-id; params NULL: the defaults.  Reads no HDF5 file.  res must
  * outlive the samples (tf_analysis_set_drop_samples). */
 int tf_analysis_run_groups(const tf_trace *tr, const tf_fold_result *res, const char *debug_dir,
-                           const tf_an_params *params, tf_analysis_set *set, tf_error *err);
+                           const tf_analysis_params *params, tf_analysis_set *set, tf_error *err);
 
 /* Writes phases.csv, objects.csv, streams.csv, levels.csv and summary.md
  * into outdir, and adds /region/<r>/group/<g>/analysis to outdir/fold.h5,

@@ -10,7 +10,7 @@
  * sweeps at least a cache line, the two lines explain at least 90 % of
  * the offsets' variance (R²), and they leave at most half the squared
  * error of a single line. */
-#include "an_steps.h"
+#include "analysis_steps.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,18 +49,18 @@ static int by_x(const void *pa, const void *pb)
 
 #define TURN_MIN_POINTS 10
 
-bool tf_an_direction_turn(const tf_analysis *a, double x0, double x1, const tf_an_params *p,
-                          double *x_turn)
+bool tf_analysis_direction_turn(const tf_analysis *a, double x0, double x1, const tf_analysis_params *p,
+                                double *x_turn)
 {
-    size_t i0 = tf_an_lower_index(a, x0), i1 = tf_an_end_index(a, x1);
+    size_t i0 = tf_analysis_lower_index(a, x0), i1 = tf_analysis_end_index(a, x1);
     /* the most referenced object, then its thread index with most samples */
     size_t *count = calloc(a->nobjects + 1, sizeof *count);
     uint32_t max_group = 0;
     if (!count)
         return false;
     for (size_t i = i0; i < i1; i++) {
-        const tf_an_sample *s = &a->samples[i];
-        if (s->object != TF_AN_NONE && s->object < a->nobjects && s->kind != TF_SAMPLE_TIMER) {
+        const tf_analysis_sample *s = &a->samples[i];
+        if (s->object != TF_ANALYSIS_NONE && s->object < a->nobjects && s->kind != TF_SAMPLE_TIMER) {
             count[s->object]++;
             max_group = s->group > max_group ? s->group : max_group;
         }
@@ -74,7 +74,7 @@ bool tf_an_direction_turn(const tf_analysis *a, double x0, double x1, const tf_a
     if (!count)
         return false;
     for (size_t i = i0; i < i1; i++) {
-        const tf_an_sample *s = &a->samples[i];
+        const tf_analysis_sample *s = &a->samples[i];
         if (s->object == best_obj && s->kind != TF_SAMPLE_TIMER)
             count[s->group]++;
     }
@@ -95,7 +95,7 @@ bool tf_an_direction_turn(const tf_analysis *a, double x0, double x1, const tf_a
     }
     size_t n = 0;
     for (size_t i = i0; i < i1; i++) {
-        const tf_an_sample *s = &a->samples[i];
+        const tf_analysis_sample *s = &a->samples[i];
         if (s->object == best_obj && s->group == best_group && s->kind != TF_SAMPLE_TIMER)
             pt[n++] = (struct xy){ s->x, (double)s->offset };
     }

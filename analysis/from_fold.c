@@ -3,7 +3,7 @@
  * an object map; per distinct instruction address a cached (routine, line)
  * and, for memory instructions, the stride read from the code, so the cost
  * grows with the distinct addresses, not the samples.  Every point is
- * placed, but beyond tf_an_params.max_samples only a uniform choice of
+ * placed, but beyond tf_analysis_params.max_samples only a uniform choice of
  * them becomes samples (docs/algorithms.md, "Samples analysed"): the
  * caches and maps are kept, and fold.h5's per-point columns are read from
  * them again when written.  The samples are laid out by coarse bucket of
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "an_steps.h"
+#include "analysis_steps.h"
 #include "extract/code_stride.h"
 #include "fold/fold_steps.h"
 #include "objmap.h"
@@ -111,7 +111,7 @@ static int routine_of(tf_analysis *a, const tf_sym_location *loc, uint32_t *rout
 {
     *line = loc->frames[0].line;
     if (loc->source == TF_SYM_NONE) {
-        *routine = TF_AN_NONE;
+        *routine = TF_ANALYSIS_NONE;
         return 0;
     }
     if (loc->frames[0].function[0])
@@ -124,7 +124,7 @@ static int routine_of(tf_analysis *a, const tf_sym_location *loc, uint32_t *rout
 
 struct process_tools {
     tf_symbolizer   *sym;
-    tf_an_objmap    *objects;
+    tf_analysis_objmap    *objects;
     struct code_cache code;
     struct code_cache names;   /* (routine, line) per name frame (fold_input.h) */
     bool             ready;
@@ -134,7 +134,7 @@ struct process_tools {
  * symbolisers freed (the synthetic trace's end symbolises on another
  * thread meanwhile, and libdw is not known to be thread-safe), their code
  * caches and object maps kept, which hold every folded point's place. */
-struct tf_an_locator {
+struct tf_analysis_locator {
     const tf_fold_region *region;
     uint32_t group, nproc;
     struct process_tools *tools;
@@ -147,7 +147,7 @@ static int tools_for(struct process_tools *t, tf_analysis *a, const tf_trace *tr
         return 0;
     int rc = tf_symbolizer_for_process(&t->sym, tr, proc, debug_dir, err);
     if (!rc)
-        rc = tf_an_objmap_create(&t->objects, a, tr, proc, t->sym, rules, err);
+        rc = tf_analysis_objmap_create(&t->objects, a, tr, proc, t->sym, rules, err);
     if (!rc && (cache_init(&t->code, CODE_CACHE_START) |
                 cache_init(&t->names, CODE_CACHE_START))) {
         cache_free(&t->code);
@@ -163,7 +163,7 @@ static int tools_for(struct process_tools *t, tf_analysis *a, const tf_trace *tr
 static int code_of(struct process_tools *t, tf_analysis *a, uint64_t ip, uint32_t *routine,
                    uint32_t *line, tf_error *err)
 {
-    *routine = TF_AN_NONE;
+    *routine = TF_ANALYSIS_NONE;
     *line = 0;
     if (!ip)
         return 0;
@@ -256,7 +256,7 @@ static double clamped_x(float x)
 }
 
 /* Where a folded point lies: its code line, and for a memory sample its
- * object (TF_AN_NONE otherwise) and offset there. */
+ * object (TF_ANALYSIS_NONE otherwise) and offset there. */
 struct place {
     uint32_t routine, line, object;
     uint64_t offset;
@@ -268,23 +268,23 @@ struct place {
 static int place_of(struct process_tools *t, tf_analysis *a, const tf_fold_points *pts, size_t i,
                     const tf_fold_instance *in, double x, struct place *pl, tf_error *err)
 {
-    *pl = (struct place){ .object = TF_AN_NONE };
+    *pl = (struct place){ .object = TF_ANALYSIS_NONE };
     int rc = code_of(t, a, pts->ip[i], &pl->routine, &pl->line, err);
     if (rc || pts->kind[i] == TF_SAMPLE_TIMER || !pts->addr[i])
         return rc;
     uint64_t when = in->begin + (uint64_t)llround(x * (double)in->duration);
     if (!a) {
-        tf_an_objmap_find(t->objects, pts->addr[i], when, &pl->object, &pl->offset);
+        tf_analysis_objmap_find(t->objects, pts->addr[i], when, &pl->object, &pl->offset);
         return 0;
     }
-    return tf_an_objmap_lookup(t->objects, a, pts->addr[i], when, &pl->object, &pl->offset, err);
+    return tf_analysis_objmap_lookup(t->objects, a, pts->addr[i], when, &pl->object, &pl->offset, err);
 }
 
 static void tools_free(struct process_tools *tools, uint32_t np)
 {
     for (uint32_t p = 0; tools && p < np; p++) {
         tf_symbolizer_free(tools[p].sym);
-        tf_an_objmap_free(tools[p].objects);
+        tf_analysis_objmap_free(tools[p].objects);
         if (tools[p].ready) {
             cache_free(&tools[p].code);
             cache_free(&tools[p].names);
@@ -307,7 +307,7 @@ static int count_timed(void *arg, const tf_fold_points *pts, size_t first, tf_er
 
 struct choice {
     uint64_t threshold;   /* tf_choice_threshold's */
-    size_t *next;         /* [TF_AN_COARSE + 1]: first the chosen per bucket, shifted by one */
+    size_t *next;         /* [TF_ANALYSIS_COARSE + 1]: first the chosen per bucket, shifted by one */
     size_t nchosen;
 };
 
@@ -317,7 +317,7 @@ static int count_chosen(void *arg, const tf_fold_points *pts, size_t first, tf_e
     struct choice *ch = arg;
     for (size_t i = 0; i < pts->n; i++)
         if (!isnan(pts->x[i]) && tf_chosen(first + i, ch->threshold)) {
-            ch->next[tf_an_coarse_bucket(clamped_x(pts->x[i])) + 1]++;
+            ch->next[tf_analysis_coarse_bucket(clamped_x(pts->x[i])) + 1]++;
             ch->nchosen++;
         }
     return 0;
@@ -362,12 +362,12 @@ static int place_part(void *arg, const tf_fold_points *pts, size_t first, tf_err
         if (pts->name_frame && pts->name_frame[i] &&
             (rc = named_of(t, a, pts->name_frame[i], &pl.routine, &pl.line, err)))
             return rc;
-        tf_an_sample *s = &a->samples[pc->ch->next[tf_an_coarse_bucket(x)]++];
+        tf_analysis_sample *s = &a->samples[pc->ch->next[tf_analysis_coarse_bucket(x)]++];
         a->nsamples++;
-        *s = (tf_an_sample){ .x = x, .offset = pl.offset, .routine = pl.routine, .line = pl.line,
-                             .object = pl.object, .group = in->thread,
-                             .point = (uint32_t)(first + i), .weight = pts->weight[i],
-                             .kind = pts->kind[i], .level = pts->level[i] };
+        *s = (tf_analysis_sample){ .x = x, .offset = pl.offset, .routine = pl.routine, .line = pl.line,
+                                   .object = pl.object, .group = in->thread,
+                                   .point = (uint32_t)(first + i), .weight = pts->weight[i],
+                                   .kind = pts->kind[i], .level = pts->level[i] };
         if (s->kind != TF_SAMPLE_TIMER && pts->addr[i] && pts->ip[i] &&
             (rc = stride_of(t, pc->dec, pts->ip[i], pc->window, &s->code_stride,
                             &s->access_bytes, err)))
@@ -377,21 +377,21 @@ static int place_part(void *arg, const tf_fold_points *pts, size_t first, tf_err
 }
 
 int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_region *reg,
-                          uint32_t g, const char *debug_dir, const tf_an_params *params,
+                          uint32_t g, const char *debug_dir, const tf_analysis_params *params,
                           tf_error *err)
 {
     memset(a, 0, sizeof *a);
     if (g >= reg->ngroups)
         return tf_fail(err, TF_ERR_USAGE, "region %s has no group %u", reg->name, g);
-    tf_an_params defaults;
+    tf_analysis_params defaults;
     if (!params) {
-        tf_an_params_default(&defaults);
+        tf_analysis_params_default(&defaults);
         params = &defaults;
     }
     const tf_fold_group *grp = &reg->groups[g];
     uint32_t np = tf_trace_nprocesses(tr);
     struct process_tools *tools = calloc(np ? np : 1, sizeof *tools);
-    tf_an_counter *counters = calloc(reg->ncounters + 1, sizeof *counters);
+    tf_analysis_counter *counters = calloc(reg->ncounters + 1, sizeof *counters);
     bool *step = calloc(reg->ncounters + 1, sizeof *step);
     a->region = strdup(reg->name);
     a->group = g;
@@ -399,7 +399,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     tf_fold_sampling_density(reg, g, &a->sampling);
     uint8_t *window = malloc(2 * CODE_WINDOW);
     tf_code_stride_decoder *dec = NULL;
-    size_t *next = calloc(TF_AN_COARSE + 1, sizeof *next);
+    size_t *next = calloc(TF_ANALYSIS_COARSE + 1, sizeof *next);
     int rc = 0;
     if (!tools || !counters || !step || !a->region || !window || !next) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory analysing region %s", reg->name);
@@ -413,7 +413,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     struct choice ch = { tf_choice_threshold(a->nfolded, params->max_samples), next, 0 };
     if ((rc = tf_fold_group_each_part(grp, TF_FOLD_COL_X, count_chosen, &ch, err)))
         goto done;
-    for (size_t b = 1; b < TF_AN_COARSE; b++)
+    for (size_t b = 1; b < TF_ANALYSIS_COARSE; b++)
         next[b] += next[b - 1];
     a->samples = tf_malloc_large((ch.nchosen + 1) * sizeof *a->samples);
     if (!a->samples) {
@@ -434,7 +434,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
         const double *curve = grp->curve + (size_t)c * grp->grid;
         if (grp->grid < 2 || isnan(curve[0]) || isnan(grp->mean_total[c]) || step[c])
             continue;
-        counters[nc++] = (tf_an_counter){
+        counters[nc++] = (tf_analysis_counter){
             reg->counter_names[c], grp->mean_total[c], grp->grid, curve,
             grp->rate_lo ? grp->rate_lo + (size_t)c * grp->grid : NULL,
             grp->rate_hi ? grp->rate_hi + (size_t)c * grp->grid : NULL };
@@ -447,7 +447,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
             tf_symbolizer_free(tools[p].sym);
             tools[p].sym = NULL;
         }
-        *a->locator = (struct tf_an_locator){ reg, g, np, tools };
+        *a->locator = (struct tf_analysis_locator){ reg, g, np, tools };
         tools = NULL;
     }
 done:
@@ -462,32 +462,32 @@ done:
     return rc;
 }
 
-int tf_an_each_point_part(const tf_analysis *a, tf_fold_part_fn fn, void *arg, tf_error *err)
+int tf_analysis_each_point_part(const tf_analysis *a, tf_fold_part_fn fn, void *arg, tf_error *err)
 {
-    const struct tf_an_locator *l = a->locator;
+    const struct tf_analysis_locator *l = a->locator;
     return l ? tf_fold_group_each_part(&l->region->groups[l->group], TF_FOLD_COL_SAMPLE, fn, arg,
                                        err)
              : 0;
 }
 
-void tf_an_point_columns_fill(const tf_analysis *a, const tf_fold_points *part, size_t at,
-                              size_t n, const tf_an_point_columns *c)
+void tf_analysis_point_columns_fill(const tf_analysis *a, const tf_fold_points *part, size_t at,
+                                    size_t n, const tf_analysis_point_columns *c)
 {
-    const struct tf_an_locator *l = a->locator;
+    const struct tf_analysis_locator *l = a->locator;
     for (size_t k = 0; k < n; k++) {
         size_t i = at + k;
-        struct place pl = { .routine = TF_AN_NONE, .object = TF_AN_NONE };
+        struct place pl = { .routine = TF_ANALYSIS_NONE, .object = TF_ANALYSIS_NONE };
         const tf_fold_instance *in = l && part ? &l->region->instances[part->instance[i]] : NULL;
         if (in && !isnan(part->x[i]) && in->proc < l->nproc && l->tools[in->proc].ready)
             place_of(&l->tools[in->proc], NULL, part, i, in, clamped_x(part->x[i]), &pl, NULL);
-        c->routine[k] = pl.routine == TF_AN_NONE ? -1 : (int32_t)pl.routine;
+        c->routine[k] = pl.routine == TF_ANALYSIS_NONE ? -1 : (int32_t)pl.routine;
         c->line[k] = pl.line <= INT32_MAX ? (int32_t)pl.line : 0;
-        c->object[k] = pl.object == TF_AN_NONE ? -1 : (int32_t)pl.object;
+        c->object[k] = pl.object == TF_ANALYSIS_NONE ? -1 : (int32_t)pl.object;
         c->offset[k] = pl.offset;   /* 0 without an object (place_of) */
     }
 }
 
-void tf_an_locator_free(struct tf_an_locator *l)
+void tf_analysis_locator_free(struct tf_analysis_locator *l)
 {
     if (!l)
         return;

@@ -10,7 +10,7 @@
  * maxima are merged while the valley between two of them is above 70 % of
  * the lower one, or while one holds under 10 % of the loads; each surviving
  * mode is reported as the median cost of the loads in its basin. */
-#include "an_steps.h"
+#include "analysis_steps.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -116,7 +116,7 @@ static unsigned cost_modes(const double *c, size_t n, double *modes)
         np--;
     }
     /* the heaviest modes, reported in ascending cost */
-    while (np > TF_AN_MAX_MODES) {
+    while (np > TF_ANALYSIS_MAX_MODES) {
         size_t lightest = 0;
         for (size_t p = 1; p < np; p++)
             if (pk[p].mass < pk[lightest].mass)
@@ -140,7 +140,7 @@ static unsigned cost_modes(const double *c, size_t n, double *modes)
     return (unsigned)np;
 }
 
-static bool is_load(const tf_an_sample *s)
+static bool is_load(const tf_analysis_sample *s)
 {
     return (s->kind == TF_SAMPLE_LOAD || s->kind == TF_SAMPLE_RMW) &&
            s->level != TF_LEVEL_UNKNOWN;
@@ -164,7 +164,7 @@ static int levels_of_span(tf_analysis *a, size_t b, size_t e, uint32_t ph, doubl
     for (unsigned lv = 0; lv < 256; lv++)
         fill[lv] = first[lv];
     for (size_t i = b; i < e; i++) {
-        const tf_an_sample *s = &a->samples[i];
+        const tf_analysis_sample *s = &a->samples[i];
         if (is_load(s) && s->weight > 0)
             costs[fill[s->level]++] = s->weight;
     }
@@ -173,15 +173,15 @@ static int levels_of_span(tf_analysis *a, size_t b, size_t e, uint32_t ph, doubl
             continue;
         if (a->nlevels == *cap) {
             *cap = *cap ? 2 * *cap : 16;
-            tf_an_level *v = realloc(a->levels, *cap * sizeof *v);
+            tf_analysis_level *v = realloc(a->levels, *cap * sizeof *v);
             if (!v)
                 return tf_fail(err, TF_ERR_NOMEM, "out of memory for memory levels");
             a->levels = v;
         }
-        tf_an_level *out = &a->levels[a->nlevels++];
-        *out = (tf_an_level){ .phase = ph, .level = (uint8_t)lv, .loads = per_level[lv],
-                              .share = (double)per_level[lv] / (double)total,
-                              .mean_cost = NAN };
+        tf_analysis_level *out = &a->levels[a->nlevels++];
+        *out = (tf_analysis_level){ .phase = ph, .level = (uint8_t)lv, .loads = per_level[lv],
+                                    .share = (double)per_level[lv] / (double)total,
+                                    .mean_cost = NAN };
         double *c = costs + first[lv];
         size_t nc = priced[lv];
         if (!nc)
@@ -196,7 +196,7 @@ static int levels_of_span(tf_analysis *a, size_t b, size_t e, uint32_t ph, doubl
     return 0;
 }
 
-int tf_an_levels(tf_analysis *a, tf_error *err)
+int tf_analysis_levels(tf_analysis *a, tf_error *err)
 {
     double *costs = malloc((a->nsamples + 1) * sizeof *costs);
     if (!costs)
@@ -205,10 +205,10 @@ int tf_an_levels(tf_analysis *a, tf_error *err)
     a->levels = NULL;
     a->nlevels = 0;
     size_t cap = 0;
-    int rc = levels_of_span(a, 0, a->nsamples, TF_AN_NONE, costs, &cap, err);
+    int rc = levels_of_span(a, 0, a->nsamples, TF_ANALYSIS_NONE, costs, &cap, err);
     for (size_t k = 0; !rc && k < a->nphases; k++)
-        rc = levels_of_span(a, tf_an_lower_index(a, a->phases[k].x0),
-                            tf_an_end_index(a, a->phases[k].x1), (uint32_t)k, costs, &cap, err);
+        rc = levels_of_span(a, tf_analysis_lower_index(a, a->phases[k].x0),
+                            tf_analysis_end_index(a, a->phases[k].x1), (uint32_t)k, costs, &cap, err);
     free(costs);
     return rc;
 }

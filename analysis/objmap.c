@@ -35,7 +35,7 @@ struct live_object {
     uint32_t l, r;        /* alive over leaves [l, r) of the time axis */
 };
 
-struct tf_an_objmap {
+struct tf_analysis_objmap {
     struct live_object *v;
     size_t    n;
     uint64_t *times;      /* distinct alloc and free times, sorted: leaf i is
@@ -46,7 +46,7 @@ struct tf_an_objmap {
     uint64_t *start;      /* per entry of at: its object's start (searched without
                              a second indirection) */
     uint64_t *reach;      /* per entry of at: the largest end up to it in its node */
-    uint32_t  unknown;    /* "[unknown]" in the analysis, TF_AN_NONE until used */
+    uint32_t  unknown;    /* "[unknown]" in the analysis, TF_ANALYSIS_NONE until used */
 };
 
 /* ---- interning by hash ---- */
@@ -66,7 +66,7 @@ static size_t intern_find(const struct intern_table *t, const tf_analysis *a, ui
 {
     size_t i = (size_t)name_hash(kind, name) & (t->cap - 1);
     while (t->slot[i]) {
-        const tf_an_object *o = &a->objects[t->slot[i] - 1];
+        const tf_analysis_object *o = &a->objects[t->slot[i] - 1];
         if (o->kind == kind && !strcmp(o->name, name))
             break;
         i = (i + 1) & (t->cap - 1);
@@ -93,14 +93,14 @@ static int intern_object(tf_analysis *a, struct intern_table *t, uint8_t kind, c
 {
     size_t i = intern_find(t, a, kind, name);
     if (t->slot[i]) {
-        tf_an_object *o = &a->objects[t->slot[i] - 1];
+        tf_analysis_object *o = &a->objects[t->slot[i] - 1];
         if (size > o->size)
             o->size = size;
         o->allocations++;
         *index = t->slot[i] - 1;
         return 0;
     }
-    tf_an_object *v = realloc(a->objects, (a->nobjects + 1) * sizeof *v);
+    tf_analysis_object *v = realloc(a->objects, (a->nobjects + 1) * sizeof *v);
     if (!v)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for data objects");
     a->objects = v;
@@ -110,8 +110,8 @@ static int intern_object(tf_analysis *a, struct intern_table *t, uint8_t kind, c
         free(r);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for data objects");
     }
-    v[a->nobjects] = (tf_an_object){ .name = copy, .routine = r, .size = size, .allocations = 1,
-                                     .kind = kind };
+    v[a->nobjects] = (tf_analysis_object){ .name = copy, .routine = r, .size = size, .allocations = 1,
+                                           .kind = kind };
     *index = (uint32_t)a->nobjects++;
     t->slot[i] = (uint32_t)a->nobjects;
     return 0;
@@ -135,7 +135,7 @@ static int lay_out(tf_analysis *a, struct live_object *lo, uint64_t **extent, si
     uint64_t *at = &(*extent)[lo->object];
     lo->base = *at;
     *at += lo->size;
-    tf_an_object *o = &a->objects[lo->object];
+    tf_analysis_object *o = &a->objects[lo->object];
     if (*at > o->size)
         o->size = *at;
     return 0;
@@ -144,7 +144,7 @@ static int lay_out(tf_analysis *a, struct live_object *lo, uint64_t **extent, si
 /* ---- the interval index ---- */
 
 /* The leaf of time t: the last time at or below it; SIZE_MAX before the first. */
-static size_t leaf_of(const tf_an_objmap *m, uint64_t t)
+static size_t leaf_of(const tf_analysis_objmap *m, uint64_t t)
 {
     size_t lo = 0, hi = m->ntimes;
     while (lo < hi) {
@@ -159,7 +159,7 @@ static size_t leaf_of(const tf_an_objmap *m, uint64_t t)
 
 /* The distinct times, sorted, and each object's leaves [l, r): one radix
  * sort of the alloc and free times with their owners, then one pass. */
-static int place_in_time(tf_an_objmap *m)
+static int place_in_time(tf_analysis_objmap *m)
 {
     size_t n = 0;
     uint32_t *owner = malloc((2 * m->n + 1) * sizeof *owner);
@@ -205,13 +205,13 @@ static int place_in_time(tf_an_objmap *m)
 /* The node holding an object alive over leaves [l, r), r > l: the lowest
  * whose span covers them (bottom-up tree, leaves at m->leaves + i), whose
  * middle the lifetime therefore straddles, unless it is a leaf. */
-static size_t home_node(const tf_an_objmap *m, uint32_t l, uint32_t r)
+static size_t home_node(const tf_analysis_objmap *m, uint32_t l, uint32_t r)
 {
     size_t a = l + m->leaves, b = r - 1 + m->leaves;
     return a == b ? a : a >> (64 - __builtin_clzll((unsigned long long)(a ^ b)));
 }
 
-static int build_index(tf_an_objmap *m)
+static int build_index(tf_analysis_objmap *m)
 {
     if (place_in_time(m) < 0)
         return -1;
@@ -265,23 +265,24 @@ static int build_index(tf_an_objmap *m)
     return rc;
 }
 
-int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, uint32_t proc,
-                        tf_symbolizer *sym, const tf_alloc_rules *rules, tf_error *err)
+int tf_analysis_objmap_create(tf_analysis_objmap **out, tf_analysis *a, const tf_trace *tr,
+                              uint32_t proc, tf_symbolizer *sym, const tf_alloc_rules *rules,
+                              tf_error *err)
 {
     *out = NULL;
     const tf_process *p = tf_trace_process(tr, proc);
-    tf_an_objmap *m = calloc(1, sizeof *m);
+    tf_analysis_objmap *m = calloc(1, sizeof *m);
     size_t nstack = 0;
     for (size_t i = 0; p && i < p->nmodules; i++)
         nstack += !strcmp(tf_trace_string(tr, p->modules[i].path), "[stack]");
     size_t no = p ? p->nobjects : 0, cap = no + nstack + 1;
     struct intern_table table = { 0 };
     if (!m || !(m->v = malloc(cap * sizeof *m->v)) || intern_table_init(&table, a, cap) < 0) {
-        tf_an_objmap_free(m);
+        tf_analysis_objmap_free(m);
         free(table.slot);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the object map");
     }
-    m->unknown = TF_AN_NONE;
+    m->unknown = TF_ANALYSIS_NONE;
     tf_object_naming naming;
     int rc = tf_object_names(tr, proc, sym, rules, &naming, err);
     /* this process's extent of each family of small blocks, by analysis index */
@@ -318,15 +319,15 @@ int tf_an_objmap_create(tf_an_objmap **out, tf_analysis *a, const tf_trace *tr, 
     if (rc == 0 && build_index(m) < 0)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for the object map of process %u", proc);
     if (rc) {
-        tf_an_objmap_free(m);
+        tf_analysis_objmap_free(m);
         return rc;
     }
     *out = m;
     return 0;
 }
 
-bool tf_an_objmap_find(const tf_an_objmap *m, uint64_t addr, uint64_t t, uint32_t *object,
-                       uint64_t *offset)
+bool tf_analysis_objmap_find(const tf_analysis_objmap *m, uint64_t addr, uint64_t t, uint32_t *object,
+                             uint64_t *offset)
 {
     const struct live_object *best = NULL;
     size_t leaf = leaf_of(m, t);
@@ -360,22 +361,22 @@ bool tf_an_objmap_find(const tf_an_objmap *m, uint64_t addr, uint64_t t, uint32_
     return false;
 }
 
-int tf_an_objmap_lookup(tf_an_objmap *m, tf_analysis *a, uint64_t addr, uint64_t t,
-                        uint32_t *object, uint64_t *offset, tf_error *err)
+int tf_analysis_objmap_lookup(tf_analysis_objmap *m, tf_analysis *a, uint64_t addr, uint64_t t,
+                              uint32_t *object, uint64_t *offset, tf_error *err)
 {
-    if (tf_an_objmap_find(m, addr, t, object, offset) || m->unknown != TF_AN_NONE)
+    if (tf_analysis_objmap_find(m, addr, t, object, offset) || m->unknown != TF_ANALYSIS_NONE)
         return 0;
     struct intern_table table;
     if (intern_table_init(&table, a, 1) < 0)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for data objects");
-    int rc = intern_object(a, &table, TF_AN_OBJECT_UNKNOWN, "[unknown]", NULL, 0, &m->unknown,
+    int rc = intern_object(a, &table, TF_ANALYSIS_OBJECT_UNKNOWN, "[unknown]", NULL, 0, &m->unknown,
                            err);
     free(table.slot);
     *object = m->unknown;
     return rc;
 }
 
-void tf_an_objmap_free(tf_an_objmap *m)
+void tf_analysis_objmap_free(tf_analysis_objmap *m)
 {
     if (!m)
         return;

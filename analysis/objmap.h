@@ -3,14 +3,14 @@
  * and the identity of an object across processes, so that the same
  * allocation in processes with different address layouts (ASLR) becomes one
  * object of the analysis, addressed by offset from its start. */
-#ifndef TF_AN_OBJMAP_H
-#define TF_AN_OBJMAP_H
+#ifndef TF_ANALYSIS_OBJMAP_H
+#define TF_ANALYSIS_OBJMAP_H
 
 #include "analysis.h"
 #include "extract/symbolize.h"
 #include "formats/trace.h"
 
-typedef struct tf_an_objmap tf_an_objmap;
+typedef struct tf_analysis_objmap tf_analysis_objmap;
 
 /* The objects of process proc, named by tf_object_names (object_names.h:
  * heap objects by call site, found in the allocation stack with sym and
@@ -19,22 +19,22 @@ typedef struct tf_an_objmap tf_an_objmap;
  * interned into a->objects by kind and name, in allocation order: one
  * analysis object per family, its allocations counted.  sym and rules may
  * be NULL.  Built in O(n) for n objects; lookups then take O(log² n). */
-int tf_an_objmap_create(tf_an_objmap **m, tf_analysis *a, const tf_trace *tr, uint32_t proc,
-                        tf_symbolizer *sym, const tf_alloc_rules *rules, tf_error *err);
+int tf_analysis_objmap_create(tf_analysis_objmap **m, tf_analysis *a, const tf_trace *tr, uint32_t proc,
+                              tf_symbolizer *sym, const tf_alloc_rules *rules, tf_error *err);
 
 /* The analysis object holding addr at time t (ns, trace time) and the
  * offset of addr in it.  An address in no object maps to the object
  * "[unknown]" at its absolute address.  Among overlapping live objects, a
  * user region comes first (it groups allocations on purpose), then the
  * smallest. */
-int tf_an_objmap_lookup(tf_an_objmap *m, tf_analysis *a, uint64_t addr, uint64_t t,
-                        uint32_t *object, uint64_t *offset, tf_error *err);
+int tf_analysis_objmap_lookup(tf_analysis_objmap *m, tf_analysis *a, uint64_t addr, uint64_t t,
+                              uint32_t *object, uint64_t *offset, tf_error *err);
 /* The same without interning anything: false when addr falls in no object,
  * *object then being the "[unknown]" object of an earlier lookup that
- * found none (TF_AN_NONE before any). */
-bool tf_an_objmap_find(const tf_an_objmap *m, uint64_t addr, uint64_t t, uint32_t *object,
-                       uint64_t *offset);
+ * found none (TF_ANALYSIS_NONE before any). */
+bool tf_analysis_objmap_find(const tf_analysis_objmap *m, uint64_t addr, uint64_t t, uint32_t *object,
+                             uint64_t *offset);
 
-void tf_an_objmap_free(tf_an_objmap *m);
+void tf_analysis_objmap_free(tf_analysis_objmap *m);
 
 #endif

@@ -109,13 +109,13 @@ static bool is_startup(const char *function)
 static bool waits(const tf_sym_location *loc)
 {
     if (loc->frames[0].function[0])
-        return tf_an_is_waiting_routine(loc->frames[0].function);
+        return tf_analysis_is_waiting_routine(loc->frames[0].function);
     if (loc->source == TF_SYM_NONE)
         return false;
     const char *slash = strrchr(loc->module, '/');
     char name[300];
     snprintf(name, sizeof name, "[%s]", slash ? slash + 1 : loc->module);
-    return tf_an_is_waiting_routine(name);
+    return tf_analysis_is_waiting_routine(name);
 }
 
 /* Appends the frames of the location at address a; false once full. */

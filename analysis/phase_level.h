@@ -5,8 +5,8 @@
  * functions of each expanded (the symboliser's frames); the level picks
  * one of them, and the sample counts for that frame's routine and line (a
  * caller's line is the line of its call) when its phase is found. */
-#ifndef TF_AN_PHASE_LEVEL_H
-#define TF_AN_PHASE_LEVEL_H
+#ifndef TF_ANALYSIS_PHASE_LEVEL_H
+#define TF_ANALYSIS_PHASE_LEVEL_H
 
 #include <stdint.h>
 

@@ -7,7 +7,7 @@
  * instruction (IPC is instructions over cycles).  A rate that no thread
  * can reach is not given (fold/rate_check.h: the fold drops such points of
  * its curves): a phase's mean rate, from the same curves, can be too. */
-#include "an_steps.h"
+#include "analysis_steps.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 
 #include "fold/rate_check.h"
 
-static double curve_at(const tf_an_counter *c, double x)
+static double curve_at(const tf_analysis_counter *c, double x)
 {
     if (c->npoints < 2 || !c->curve)
         return NAN;
@@ -61,11 +61,11 @@ static const char *const cpu_time_names[] = { "task-clock", "cpu-clock", NULL };
 /* Leaves out phase ph's rates beyond what a thread can do: a CPU-time
  * counter past TF_RATE_MAX_CPU_SHARE CPU-seconds per second, instructions
  * and cycles past TF_RATE_MAX_IPC instructions per cycle. */
-static void drop_impossible(tf_an_phase *ph, const tf_an_counter *counters, size_t ncounters,
+static void drop_impossible(tf_analysis_phase *ph, const tf_analysis_counter *counters, size_t ncounters,
                             double seconds, size_t ins, size_t cyc)
 {
     for (size_t c = 0; c < ncounters; c++) {
-        const tf_an_counter *cc = &counters[c];
+        const tf_analysis_counter *cc = &counters[c];
         double events = cc->mean_total * (curve_at(cc, ph->x1) - curve_at(cc, ph->x0));
         if (name_is(cc->name, cpu_time_names) && events / seconds > TF_RATE_MAX_CPU_SHARE * 1e9)
             ph->per_unit[c] = NAN;
@@ -76,18 +76,18 @@ static void drop_impossible(tf_an_phase *ph, const tf_an_counter *counters, size
     }
 }
 
-bool tf_an_is_instructions(const char *name)
+bool tf_analysis_is_instructions(const char *name)
 {
     return name_is(name, instructions_names);
 }
 
-bool tf_an_is_scheduling(const char *name)
+bool tf_analysis_is_scheduling(const char *name)
 {
     return name_is(name, scheduling_names);
 }
 
-int tf_an_phase_rates(tf_analysis *a, const tf_an_counter *counters, size_t ncounters,
-                      tf_error *err)
+int tf_analysis_phase_rates(tf_analysis *a, const tf_analysis_counter *counters, size_t ncounters,
+                            tf_error *err)
 {
     size_t ins = SIZE_MAX, cyc = SIZE_MAX;
     for (size_t c = 0; c < ncounters; c++) {
@@ -98,7 +98,7 @@ int tf_an_phase_rates(tf_analysis *a, const tf_an_counter *counters, size_t ncou
     }
     a->per_instruction = ins != SIZE_MAX;
     for (size_t k = 0; k < a->nphases; k++) {
-        tf_an_phase *ph = &a->phases[k];
+        tf_analysis_phase *ph = &a->phases[k];
         free(ph->per_unit);
         ph->per_unit = NULL;
         if (!ncounters)
@@ -112,7 +112,7 @@ int tf_an_phase_rates(tf_analysis *a, const tf_an_counter *counters, size_t ncou
             n_ins = counters[ins].mean_total *
                     (curve_at(&counters[ins], ph->x1) - curve_at(&counters[ins], ph->x0));
         for (size_t c = 0; c < ncounters; c++) {
-            const tf_an_counter *cc = &counters[c];
+            const tf_analysis_counter *cc = &counters[c];
             double events = cc->mean_total * (curve_at(cc, ph->x1) - curve_at(cc, ph->x0));
             ph->per_unit[c] = ins != SIZE_MAX ? events / n_ins : events / seconds;
             if (c == cyc)

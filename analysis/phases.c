@@ -20,7 +20,7 @@
  * parts of at least min_phase_length); failing both, the point where the references to the phase's main object
  * turn round (a sweep forward then backward on the same lines, see
  * direction_turn.c). */
-#include "an_steps.h"
+#include "analysis_steps.h"
 #include "common/tf_array.h"
 #include "common/tf_sort.h"
 
@@ -36,16 +36,16 @@ struct run {
 };
 
 /* Runs of equal labels over windows [w0, w1); windows without a label
- * (TF_AN_NONE) join the run before them (the first run takes leading ones). */
+ * (TF_ANALYSIS_NONE) join the run before them (the first run takes leading ones). */
 static size_t build_runs(const uint32_t *label, const size_t *count, size_t w0, size_t w1,
                          struct run *out)
 {
     size_t n = 0;
     for (size_t k = w0; k < w1; k++) {
-        if (label[k] == TF_AN_NONE || (n && out[n - 1].label == label[k])) {
+        if (label[k] == TF_ANALYSIS_NONE || (n && out[n - 1].label == label[k])) {
             if (n) {
                 out[n - 1].w1 = k + 1;
-                out[n - 1].count += label[k] == TF_AN_NONE ? 0 : count[k];
+                out[n - 1].count += label[k] == TF_ANALYSIS_NONE ? 0 : count[k];
             }
             continue;
         }
@@ -98,13 +98,13 @@ struct labeller {
     uint32_t routine;
 };
 
-static uint32_t label_of(const struct labeller *l, const tf_an_sample *s)
+static uint32_t label_of(const struct labeller *l, const tf_analysis_sample *s)
 {
-    if (!tf_an_is_code_sample(s, l->timer_only))
-        return TF_AN_NONE;
+    if (!tf_analysis_is_code_sample(s, l->timer_only))
+        return TF_ANALYSIS_NONE;
     if (!l->by_line)
         return s->routine;
-    return s->routine == l->routine && s->line ? s->line : TF_AN_NONE;
+    return s->routine == l->routine && s->line ? s->line : TF_ANALYSIS_NONE;
 }
 
 /* The boundary between la (left) and lb (right) among the samples with x
@@ -113,7 +113,7 @@ static uint32_t label_of(const struct labeller *l, const tf_an_sample *s)
 static double refine_boundary(const tf_analysis *a, const struct labeller *l, double x_lo,
                               double x_hi, uint32_t la, uint32_t lb, double fallback)
 {
-    size_t i0 = tf_an_lower_index(a, x_lo), i1 = tf_an_lower_index(a, x_hi);
+    size_t i0 = tf_analysis_lower_index(a, x_lo), i1 = tf_analysis_lower_index(a, x_hi);
     size_t a_right = 0, m = 0;
     for (size_t i = i0; i < i1; i++) {
         uint32_t v = label_of(l, &a->samples[i]);
@@ -153,19 +153,19 @@ static double refine_boundary(const tf_analysis *a, const struct labeller *l, do
 }
 
 struct phase_list {
-    tf_an_phase *v;
+    tf_analysis_phase *v;
     size_t n, cap;
 };
 
 static int push_phase(struct phase_list *pl, uint32_t parent, double x0, double x1,
                       tf_error *err)
 {
-    tf_an_phase *v = tf_array_room(pl->v, pl->n, &pl->cap, sizeof *v, 16);
+    tf_analysis_phase *v = tf_array_room(pl->v, pl->n, &pl->cap, sizeof *v, 16);
     if (!v)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for phases");
     pl->v = v;
-    pl->v[pl->n++] = (tf_an_phase){ .parent = parent, .x0 = x0, .x1 = x1,
-                                    .routine = TF_AN_NONE, .mips = NAN, .ipc = NAN };
+    pl->v[pl->n++] = (tf_analysis_phase){ .parent = parent, .x0 = x0, .x1 = x1,
+                                          .routine = TF_ANALYSIS_NONE, .mips = NAN, .ipc = NAN };
     return 0;
 }
 
@@ -174,13 +174,13 @@ static int push_phase(struct phase_list *pl, uint32_t parent, double x0, double 
 static size_t lines_in(const tf_analysis *a, const struct labeller *l, double x0, double x1,
                        uint32_t **v)
 {
-    size_t i0 = tf_an_lower_index(a, x0), i1 = tf_an_lower_index(a, x1), n = 0;
+    size_t i0 = tf_analysis_lower_index(a, x0), i1 = tf_analysis_lower_index(a, x1), n = 0;
     *v = malloc((i1 - i0 + 1) * sizeof **v);
     if (!*v)
         return 0;
     for (size_t i = i0; i < i1; i++) {
         uint32_t ln = label_of(l, &a->samples[i]);
-        if (ln != TF_AN_NONE)
+        if (ln != TF_ANALYSIS_NONE)
             (*v)[n++] = ln;
     }
     if (!tf_sort_u32(*v, n)) {   /* radix: qsort was a third of the phases' time */
@@ -227,8 +227,8 @@ static double window_x1(const tf_analysis *a, size_t w) { return a->windows[w].x
 static size_t code_samples(const tf_analysis *a, bool timer_only, double x0, double x1)
 {
     size_t n = 0;
-    for (size_t i = tf_an_lower_index(a, x0), e = tf_an_end_index(a, x1); i < e; i++)
-        n += tf_an_is_code_sample(&a->samples[i], timer_only);
+    for (size_t i = tf_analysis_lower_index(a, x0), e = tf_analysis_end_index(a, x1); i < e; i++)
+        n += tf_analysis_is_code_sample(&a->samples[i], timer_only);
     return n;
 }
 
@@ -241,7 +241,7 @@ static size_t line_boundaries(const tf_analysis *a, bool timer_only,
     size_t w0 = a->nwindows, w1 = 0;
     for (size_t k = 0; k < a->nwindows; k++) {
         double c = (a->windows[k].x0 + a->windows[k].x1) / 2;
-        label[k] = TF_AN_NONE;
+        label[k] = TF_ANALYSIS_NONE;
         count[k] = a->windows[k].samples;
         if (c < x0 || c >= x1)
             continue;
@@ -303,33 +303,33 @@ static int by_double(const void *pa, const void *pb)
 
 /* routine, most observed known line (0: the routine's samples there have
  * none), sample count and share of phase ph. */
-static void describe_phase(const tf_analysis *a, tf_an_phase *ph, bool timer_only, size_t ncode,
+static void describe_phase(const tf_analysis *a, tf_analysis_phase *ph, bool timer_only, size_t ncode,
                           uint32_t *scratch)
 {
     size_t n = 0;
-    size_t i0 = tf_an_lower_index(a, ph->x0), i1 = tf_an_end_index(a, ph->x1);
+    size_t i0 = tf_analysis_lower_index(a, ph->x0), i1 = tf_analysis_end_index(a, ph->x1);
     for (size_t i = i0; i < i1; i++)
-        if (tf_an_is_code_sample(&a->samples[i], timer_only))
+        if (tf_analysis_is_code_sample(&a->samples[i], timer_only))
             scratch[n++] = a->samples[i].routine;
     ph->samples = n;
     ph->share = ncode ? (double)n / (double)ncode : 0;
-    if (ph->routine == TF_AN_NONE)
-        ph->routine = n ? tf_an_mode_u32(scratch, n, NULL) : TF_AN_NONE;
+    if (ph->routine == TF_ANALYSIS_NONE)
+        ph->routine = n ? tf_analysis_mode_u32(scratch, n, NULL) : TF_ANALYSIS_NONE;
     size_t nl = 0;
     for (size_t i = i0; i < i1; i++)
-        if (tf_an_is_code_sample(&a->samples[i], timer_only) &&
+        if (tf_analysis_is_code_sample(&a->samples[i], timer_only) &&
             a->samples[i].routine == ph->routine && a->samples[i].line)
             scratch[nl++] = a->samples[i].line;
-    ph->line = tf_an_mode_u32(scratch, nl, NULL);
+    ph->line = tf_analysis_mode_u32(scratch, nl, NULL);
 }
 
-int tf_an_phases(tf_analysis *a, const tf_an_counter *counters, size_t ncounters,
-                 const double *change_points, size_t nchange_points,
-                 const tf_an_params *p, bool timer_only, tf_error *err)
+int tf_analysis_phases(tf_analysis *a, const tf_analysis_counter *counters, size_t ncounters,
+                       const double *change_points, size_t nchange_points,
+                       const tf_analysis_params *p, bool timer_only, tf_error *err)
 {
     size_t nw = a->nwindows, ncode = 0;
     for (size_t i = 0; i < a->nsamples; i++)
-        ncode += tf_an_is_code_sample(&a->samples[i], timer_only);
+        ncode += tf_analysis_is_code_sample(&a->samples[i], timer_only);
     struct run *runs = malloc((nw + 1) * sizeof *runs);
     uint32_t *label = malloc((nw + 1) * sizeof *label);
     size_t *count = malloc((nw + 1) * sizeof *count);
@@ -350,10 +350,10 @@ int tf_an_phases(tf_analysis *a, const tf_an_counter *counters, size_t ncounters
     }
     size_t nr = build_runs(label, count, 0, nw, runs);
     merge_short_runs(runs, &nr, (size_t)fmax(1, ceil(p->min_phase_share * (double)ncode)));
-    struct labeller l = { timer_only, false, TF_AN_NONE };
+    struct labeller l = { timer_only, false, TF_ANALYSIS_NONE };
     size_t ntop = nr ? nr : 1;
     tops[0] = 0;
-    top_routine[0] = nr ? runs[0].label : TF_AN_NONE;
+    top_routine[0] = nr ? runs[0].label : TF_ANALYSIS_NONE;
     for (size_t k = 0; k + 1 < nr; k++) {
         double hi = k + 2 < nr ? window_x1(a, runs[k + 1].w1 - 1) : 1.0 + 1e-9;
         tops[k + 1] = refine_boundary(a, &l, tops[k], hi, runs[k].label, runs[k + 1].label,
@@ -362,25 +362,25 @@ int tf_an_phases(tf_analysis *a, const tf_an_counter *counters, size_t ncounters
     }
     tops[ntop] = 1;
     for (size_t k = 0; k < ntop; k++) {
-        if ((rc = push_phase(&pl, TF_AN_NONE, tops[k], tops[k + 1], err)))
+        if ((rc = push_phase(&pl, TF_ANALYSIS_NONE, tops[k], tops[k + 1], err)))
             goto done;
         pl.v[k].routine = top_routine[k];
         snprintf(pl.v[k].label, sizeof pl.v[k].label, "%zu", k + 1);
         describe_phase(a, &pl.v[k], timer_only, ncode, scratch);
     }
     for (size_t k = 0; k < ntop; k++) {
-        tf_an_phase top = pl.v[k];
+        tf_analysis_phase top = pl.v[k];
         size_t ns = 0;
-        if (top.routine != TF_AN_NONE)
+        if (top.routine != TF_ANALYSIS_NONE)
             ns = line_boundaries(a, timer_only, top.routine, top.x0, top.x1, top.samples,
                                  runs, label, count, splits);
         /* a rate change splits the phase unless a line boundary is that
          * close (the same boundary, placed on the samples) */
         double *changes;
         size_t nchanges;
-        if ((rc = tf_an_rate_changes(counters, ncounters, a->duration_ns, change_points,
-                                     nchange_points, top.x0, top.x1, p, &changes, &nchanges,
-                                     err)))
+        if ((rc = tf_analysis_rate_changes(counters, ncounters, a->duration_ns, change_points,
+                                           nchange_points, top.x0, top.x1, p, &changes, &nchanges,
+                                           err)))
             goto done;
         size_t nlines = ns;
         if (ns + nchanges > splits_cap) {
@@ -402,8 +402,8 @@ int tf_an_phases(tf_analysis *a, const tf_an_counter *counters, size_t ncounters
         }
         free(changes);
         /* no line or rate change: a sweep that turns round on the same lines */
-        if (!ns && top.routine != TF_AN_NONE &&
-            tf_an_direction_turn(a, top.x0, top.x1, p, &splits[0]))
+        if (!ns && top.routine != TF_ANALYSIS_NONE &&
+            tf_analysis_direction_turn(a, top.x0, top.x1, p, &splits[0]))
             ns = 1;
         if (!ns)
             continue;
@@ -412,7 +412,7 @@ int tf_an_phases(tf_analysis *a, const tf_an_counter *counters, size_t ncounters
             double x0 = s ? splits[s - 1] : top.x0, x1 = s < ns ? splits[s] : top.x1;
             if ((rc = push_phase(&pl, (uint32_t)k, x0, x1, err)))
                 goto done;
-            tf_an_phase *ph = &pl.v[pl.n - 1];
+            tf_analysis_phase *ph = &pl.v[pl.n - 1];
             ph->routine = top.routine;
             snprintf(ph->label, sizeof ph->label, "%zu.%zu", k + 1, s + 1);
             describe_phase(a, ph, timer_only, ncode, scratch);

@@ -4,7 +4,7 @@
  * routine's most observed line.  The window count follows the sample count
  * so that each window holds about 25 samples: enough for a stable mode,
  * fine enough to place a phase boundary before refinement. */
-#include "an_steps.h"
+#include "analysis_steps.h"
 
 #include <stdlib.h>
 
@@ -55,7 +55,7 @@ static struct value_count *count_values(const uint32_t *v, size_t n, size_t *cap
     return t;
 }
 
-uint32_t tf_an_mode_u32(uint32_t *v, size_t n, size_t *count)
+uint32_t tf_analysis_mode_u32(uint32_t *v, size_t n, size_t *count)
 {
     uint32_t best = 0;
     size_t best_n = 0, cap;
@@ -84,17 +84,17 @@ uint32_t tf_an_mode_u32(uint32_t *v, size_t n, size_t *count)
     return best;
 }
 
-int tf_an_progression(tf_analysis *a, const tf_an_params *p, bool timer_only, tf_error *err)
+int tf_analysis_progression(tf_analysis *a, const tf_analysis_params *p, bool timer_only, tf_error *err)
 {
     size_t ncode = 0;
     for (size_t i = 0; i < a->nsamples; i++)
-        ncode += tf_an_is_code_sample(&a->samples[i], timer_only);
+        ncode += tf_analysis_is_code_sample(&a->samples[i], timer_only);
     size_t w = p->windows;
     if (!w) {
         w = ncode / 25;
         w = w < 10 ? 10 : w > 500 ? 500 : w;
     }
-    tf_an_window *win = calloc(w, sizeof *win);
+    tf_analysis_window *win = calloc(w, sizeof *win);
     uint32_t *routines = malloc((ncode ? ncode : 1) * sizeof *routines);
     uint32_t *lines = malloc((ncode ? ncode : 1) * sizeof *lines);
     if (!win || !routines || !lines) {
@@ -107,25 +107,25 @@ int tf_an_progression(tf_analysis *a, const tf_an_params *p, bool timer_only, tf
     for (size_t k = 0; k < w; k++) {
         win[k].x0 = (double)k / (double)w;
         win[k].x1 = (double)(k + 1) / (double)w;
-        win[k].routine = TF_AN_NONE;
+        win[k].routine = TF_ANALYSIS_NONE;
         size_t first = i, n = 0;
         while (i < a->nsamples && (a->samples[i].x < win[k].x1 || k + 1 == w)) {
-            if (tf_an_is_code_sample(&a->samples[i], timer_only))
+            if (tf_analysis_is_code_sample(&a->samples[i], timer_only))
                 routines[n++] = a->samples[i].routine;
             i++;
         }
         if (!n)
             continue;
         size_t top;
-        uint32_t r = tf_an_mode_u32(routines, n, &top);
+        uint32_t r = tf_analysis_mode_u32(routines, n, &top);
         size_t nl = 0;
         for (size_t j = first; j < i; j++) {
-            const tf_an_sample *s = &a->samples[j];
-            if (tf_an_is_code_sample(s, timer_only) && s->routine == r && s->line)
+            const tf_analysis_sample *s = &a->samples[j];
+            if (tf_analysis_is_code_sample(s, timer_only) && s->routine == r && s->line)
                 lines[nl++] = s->line;
         }
         win[k].routine = r;
-        win[k].line = tf_an_mode_u32(lines, nl, NULL);
+        win[k].line = tf_analysis_mode_u32(lines, nl, NULL);
         win[k].samples = n;
         win[k].share = (double)top / (double)n;
     }

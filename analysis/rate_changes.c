@@ -22,7 +22,7 @@
  * spans differ least is removed when that difference is not real: a
  * windowed peak that was noise, or a level that comes back, leaves no
  * boundary. */
-#include "an_steps.h"
+#include "analysis_steps.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,7 +32,7 @@ struct measure_span {
 };
 
 /* The cumulative curve of c at x, in events per instance. */
-static double events_at(const tf_an_counter *c, double x)
+static double events_at(const tf_analysis_counter *c, double x)
 {
     double pos = x * (double)(c->npoints - 1);
     if (pos <= 0)
@@ -46,7 +46,7 @@ static double events_at(const tf_an_counter *c, double x)
 
 /* Mean rate band of c over the grid points in [u, v] (the nearest one when
  * the span holds none); false when c has no band. */
-static bool band_over(const tf_an_counter *c, double u, double v, double *lo, double *hi)
+static bool band_over(const tf_analysis_counter *c, double u, double v, double *lo, double *hi)
 {
     if (!c->rate_lo || !c->rate_hi)
         return false;
@@ -73,7 +73,7 @@ static bool band_over(const tf_an_counter *c, double u, double v, double *lo, do
 
 /* Rate of c over [u, v) in events per second, with its band (the value
  * itself when c has no band). */
-static struct measure_span rate_over(const tf_an_counter *c, double u, double v, double seconds)
+static struct measure_span rate_over(const tf_analysis_counter *c, double u, double v, double seconds)
 {
     struct measure_span m;
     m.value = (events_at(c, v) - events_at(c, u)) / ((v - u) * seconds);
@@ -84,8 +84,9 @@ static struct measure_span rate_over(const tf_an_counter *c, double u, double v,
 
 /* Ratio of c per instruction over [u, v): the ratio of the rates, its band
  * from the rates' bands. */
-static struct measure_span ratio_over(const tf_an_counter *c, const tf_an_counter *ins, double u,
-                                      double v, double seconds)
+static struct measure_span ratio_over(const tf_analysis_counter *c,
+                                      const tf_analysis_counter *ins, double u, double v,
+                                      double seconds)
 {
     struct measure_span rc = rate_over(c, u, v, seconds), ri = rate_over(ins, u, v, seconds);
     struct measure_span m = { rc.value / ri.value, rc.lo / ri.hi, rc.hi / ri.lo };
@@ -95,7 +96,7 @@ static struct measure_span ratio_over(const tf_an_counter *c, const tf_an_counte
 }
 
 struct rate_scan {
-    const tf_an_counter *counters;
+    const tf_analysis_counter *counters;
     size_t nc, ins;      /* ins: the instructions counter, nc when none */
     double seconds;      /* mean duration of an instance */
     double min_change;
@@ -126,10 +127,10 @@ static double change_score(const struct rate_scan *r, double u, double s, double
 {
     double best = 0;
     for (size_t c = 0; c < r->nc; c++) {
-        const tf_an_counter *cc = &r->counters[c];
+        const tf_analysis_counter *cc = &r->counters[c];
         double d;
         if (r->ins < r->nc && c != r->ins) {
-            const tf_an_counter *ins = &r->counters[r->ins];
+            const tf_analysis_counter *ins = &r->counters[r->ins];
             struct measure_span a = ratio_over(cc, ins, u, s, r->seconds),
                                 b = ratio_over(cc, ins, s, v, r->seconds);
             d = fmax(fabs(a.value), fabs(b.value)) >= RARE_PER_INSTRUCTION
@@ -158,9 +159,9 @@ static int by_x(const void *pa, const void *pb)
     return (x > y) - (x < y);
 }
 
-int tf_an_rate_changes(const tf_an_counter *counters, size_t ncounters, double duration_ns,
-                       const double *change_points, size_t nchange_points, double x0, double x1,
-                       const tf_an_params *p, double **out, size_t *nout, tf_error *err)
+int tf_analysis_rate_changes(const tf_analysis_counter *counters, size_t ncounters, double duration_ns,
+                             const double *change_points, size_t nchange_points, double x0, double x1,
+                             const tf_analysis_params *p, double **out, size_t *nout, tf_error *err)
 {
     *out = NULL;
     *nout = 0;
@@ -182,7 +183,7 @@ int tf_an_rate_changes(const tf_an_counter *counters, size_t ncounters, double d
     if (!grid || !(duration_ns > 0) || x1 - x0 < 2 * h)
         return 0;
     /* the counters with a curve, the instructions counter among them */
-    tf_an_counter *use = malloc(ncounters * sizeof *use);
+    tf_analysis_counter *use = malloc(ncounters * sizeof *use);
     struct candidate *cand = malloc((grid + nchange_points) * sizeof *cand);
     double *kept = malloc((grid + nchange_points + 1) * sizeof *kept);
     if (!use || !cand || !kept) {
@@ -194,9 +195,9 @@ int tf_an_rate_changes(const tf_an_counter *counters, size_t ncounters, double d
     r.ins = SIZE_MAX;
     for (size_t c = 0; c < ncounters; c++) {
         /* a machine shared with other work changes these within a phase */
-        if (counters[c].npoints < 2 || !counters[c].curve || tf_an_is_scheduling(counters[c].name))
+        if (counters[c].npoints < 2 || !counters[c].curve || tf_analysis_is_scheduling(counters[c].name))
             continue;
-        if (r.ins == SIZE_MAX && tf_an_is_instructions(counters[c].name))
+        if (r.ins == SIZE_MAX && tf_analysis_is_instructions(counters[c].name))
             r.ins = r.nc;
         use[r.nc++] = counters[c];
     }

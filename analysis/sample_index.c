@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Where a span of the synthetic iteration starts and ends among the
- * analysis's samples sorted by x (an_steps.h): what every step uses, in a
+ * analysis's samples sorted by x (analysis_steps.h): what every step uses, in a
  * file of its own so that the steps do not call back into analysis.c. */
-#include "an_steps.h"
+#include "analysis_steps.h"
 
-size_t tf_an_lower_index(const tf_analysis *a, double v)
+size_t tf_analysis_lower_index(const tf_analysis *a, double v)
 {
     size_t lo = 0, hi = a->nsamples;
     while (lo < hi) {
@@ -17,7 +17,7 @@ size_t tf_an_lower_index(const tf_analysis *a, double v)
     return lo;
 }
 
-size_t tf_an_end_index(const tf_analysis *a, double x1)
+size_t tf_analysis_end_index(const tf_analysis *a, double x1)
 {
-    return x1 >= 1 ? a->nsamples : tf_an_lower_index(a, x1);
+    return x1 >= 1 ? a->nsamples : tf_analysis_lower_index(a, x1);
 }

@@ -40,7 +40,7 @@
  * the thread with most samples gives the shape of the phase × object
  * (direction, stride, streams, pattern), and bytes and bandwidth are the
  * mean over the threads with that pattern. */
-#include "an_steps.h"
+#include "analysis_steps.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -322,19 +322,19 @@ static uint64_t access_width(const struct point *p, size_t n, uint64_t *v)
 /* Step 4's rule: a stride below a cache line touches every line, one no
  * larger than the access leaves no byte out (an AVX-512 copy moving 64
  * bytes every 64): both are linear. */
-static uint8_t pattern_of_stride(uint64_t stride, uint64_t width, const tf_an_params *prm)
+static uint8_t pattern_of_stride(uint64_t stride, uint64_t width, const tf_analysis_params *prm)
 {
-    return stride < prm->line_bytes || stride <= width ? TF_AN_PATTERN_LINEAR
-                                                       : TF_AN_PATTERN_STRIDED;
+    return stride < prm->line_bytes || stride <= width ? TF_ANALYSIS_PATTERN_LINEAR
+                                                       : TF_ANALYSIS_PATTERN_STRIDED;
 }
 
 /* The bytes an ordered stream moves between memory and the caches for the
  * `bytes` it sweeps: all of them when linear; when strided, the lines it
  * touches times the line size (each access brings in its ceil(width /
  * line) lines, at least one; the bytes between are never fetched). */
-static double moved_bytes(const tf_an_stream *st, uint64_t width, const tf_an_params *prm)
+static double moved_bytes(const tf_analysis_stream *st, uint64_t width, const tf_analysis_params *prm)
 {
-    if (st->pattern == TF_AN_PATTERN_LINEAR)
+    if (st->pattern == TF_ANALYSIS_PATTERN_LINEAR)
         return st->bytes;
     uint64_t lines = width > prm->line_bytes ? (width + prm->line_bytes - 1) / prm->line_bytes : 1;
     return st->bytes * fmin(1, (double)(lines * prm->line_bytes) / (double)st->stride);
@@ -372,7 +372,7 @@ static double rank_correlation(struct point *p, size_t n)
  * rho when it is clear, at least prm->trend_rho and beyond 2.58 standard
  * deviations of rho over n points in no order (1/sqrt(n - 1): a 1 %
  * two-sided level); else 0. */
-static int trend_of(double rho, size_t n, const tf_an_params *prm)
+static int trend_of(double rho, size_t n, const tf_analysis_params *prm)
 {
     if (fabs(rho) < prm->trend_rho || fabs(rho) * sqrt((double)(n - 1)) < 2.576)
         return 0;
@@ -388,7 +388,7 @@ static int trend_of(double rho, size_t n, const tf_an_params *prm)
  * object's head and tail before sweeping it, and in a short phase one such
  * sample at the object's other end made the range the whole object.
  * offs and gaps hold n each. */
-static double random_span(const struct point *p, size_t n, const tf_an_params *prm,
+static double random_span(const struct point *p, size_t n, const tf_analysis_params *prm,
                           uint64_t *offs, uint64_t *gaps)
 {
     for (size_t i = 0; i < n; i++)
@@ -423,14 +423,14 @@ static double random_span(const struct point *p, size_t n, const tf_an_params *p
 
 /* The stream of one thread's points p[0..n) in a phase lasting span. */
 static void analyse_points(struct point *p, size_t n, double span, double duration_ns,
-                           const tf_an_params *prm, struct scratch *s, tf_an_stream *out)
+                           const tf_analysis_params *prm, struct scratch *s, tf_analysis_stream *out)
 {
     out->samples = n;
     out->bandwidth = NAN;
     out->ordered_r2 = NAN;
     out->streams = 1;
     if (n < prm->min_stream_samples) {
-        out->pattern = TF_AN_PATTERN_SPARSE;
+        out->pattern = TF_ANALYSIS_PATTERN_SPARSE;
         return;
     }
     uint64_t lo = UINT64_MAX, hi = 0;
@@ -439,7 +439,7 @@ static void analyse_points(struct point *p, size_t n, double span, double durati
         hi = p[i].offset > hi ? p[i].offset : hi;
     }
     if (hi - lo < prm->line_bytes) {
-        out->pattern = TF_AN_PATTERN_FIXED;
+        out->pattern = TF_ANALYSIS_PATTERN_FIXED;
         out->bytes = (double)(hi - lo);
         return;
     }
@@ -467,7 +467,7 @@ static void analyse_points(struct point *p, size_t n, double span, double durati
             bytes += fabs(slope) * unbiased_range(x1 - x0, e - b);
         }
         if (bytes < (double)prm->line_bytes) {
-            out->pattern = TF_AN_PATTERN_FIXED;
+            out->pattern = TF_ANALYSIS_PATTERN_FIXED;
             out->bytes = (double)(hi - lo);
             return;
         }
@@ -475,13 +475,13 @@ static void analyse_points(struct point *p, size_t n, double span, double durati
         out->streams = (uint32_t)ncl;
         out->stride = dominant_stride(
             s->ugaps, cluster_gaps(p, n, s->cut, ncl, s->offs, s->ugaps), s->offs);
-        out->stride_from = TF_AN_STRIDE_SAMPLES;
+        out->stride_from = TF_ANALYSIS_STRIDE_SAMPLES;
         out->bytes = bytes;
     } else {
         /* no lines: the offsets' span, and the samples' trend if any */
         out->bytes = random_span(p, n, prm, s->offs, s->ugaps);
         out->direction = trend;
-        out->pattern = TF_AN_PATTERN_RANDOM;
+        out->pattern = TF_ANALYSIS_PATTERN_RANDOM;
         if (!code)
             return;
         if (!trend || out->ordered_r2 < prm->trend_r2) {
@@ -489,16 +489,16 @@ static void analyse_points(struct point *p, size_t n, double span, double durati
              * whose stride only the code sees; strided if its stride is,
              * else still random (never linear), with the code's stride */
             out->stride = (uint64_t)llabs(code);
-            out->stride_from = TF_AN_STRIDE_CODE;
-            if (pattern_of_stride(out->stride, width, prm) == TF_AN_PATTERN_LINEAR)
+            out->stride_from = TF_ANALYSIS_STRIDE_CODE;
+            if (pattern_of_stride(out->stride, width, prm) == TF_ANALYSIS_PATTERN_LINEAR)
                 return;
-            out->pattern = TF_AN_PATTERN_STRIDED;
+            out->pattern = TF_ANALYSIS_PATTERN_STRIDED;
             if (!trend)
                 out->direction = code > 0 ? 1 : -1;
             return;
         }
     }
-    if (out->pattern == TF_AN_PATTERN_RANDOM) {
+    if (out->pattern == TF_ANALYSIS_PATTERN_RANDOM) {
         /* a blurred sweep: one stream, bytes from its slope as ordered
          * ones' (the range would count the blur), at most the range */
         double x0 = 1, x1 = 0;
@@ -510,21 +510,21 @@ static void analyse_points(struct point *p, size_t n, double span, double durati
     }
     if (code) {
         out->stride = (uint64_t)llabs(code);
-        out->stride_from = TF_AN_STRIDE_CODE;
+        out->stride_from = TF_ANALYSIS_STRIDE_CODE;
     }
     out->pattern = pattern_of_stride(out->stride, width, prm);
     if (span > 0 && duration_ns > 0)
         out->bandwidth = moved_bytes(out, width, prm) / (span * duration_ns) * 1e3;
 }
 
-static bool is_memory(const tf_an_sample *s)
+static bool is_memory(const tf_analysis_sample *s)
 {
-    return s->object != TF_AN_NONE &&
+    return s->object != TF_ANALYSIS_NONE &&
            (s->kind == TF_SAMPLE_LOAD || s->kind == TF_SAMPLE_STORE || s->kind == TF_SAMPLE_RMW);
 }
 
 /* Combines the per-thread results r[0..n) of one phase × object. */
-static tf_an_stream combine_threads(const tf_an_stream *r, size_t n)
+static tf_analysis_stream combine_threads(const tf_analysis_stream *r, size_t n)
 {
     size_t best = 0, total = 0;
     for (size_t i = 0; i < n; i++) {
@@ -532,7 +532,7 @@ static tf_an_stream combine_threads(const tf_an_stream *r, size_t n)
         if (r[i].samples > r[best].samples)
             best = i;
     }
-    tf_an_stream out = r[best];
+    tf_analysis_stream out = r[best];
     out.samples = total;
     double bytes = 0, bw = 0;
     size_t same = 0;
@@ -548,13 +548,13 @@ static tf_an_stream combine_threads(const tf_an_stream *r, size_t n)
     return out;
 }
 
-int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
+int tf_analysis_streams(tf_analysis *a, const tf_analysis_params *prm, tf_error *err)
 {
     size_t nmem = 0;
     for (size_t i = 0; i < a->nsamples; i++)
         nmem += is_memory(&a->samples[i]);
     struct point *pts = malloc((nmem + 1) * sizeof *pts);
-    tf_an_stream *per_group = malloc((nmem + 1) * sizeof *per_group);
+    tf_analysis_stream *per_group = malloc((nmem + 1) * sizeof *per_group);
     struct scratch s = {
         .pairs = malloc(TS_MAX_PAIRS * sizeof *s.pairs),
         .gaps = malloc((nmem + 1) * sizeof *s.gaps),
@@ -562,7 +562,7 @@ int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
         .offs = malloc((nmem + 1) * sizeof *s.offs),
         .ugaps = malloc((nmem + 1) * sizeof *s.ugaps),
     };
-    tf_an_stream *out = NULL;
+    tf_analysis_stream *out = NULL;
     size_t nout = 0, cap = 0;
     int rc = 0;
     if (!pts || !per_group || !s.pairs || !s.gaps || !s.cut || !s.offs || !s.ugaps) {
@@ -570,7 +570,7 @@ int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
         goto done;
     }
     for (size_t k = 0; k < a->nphases; k++) {
-        const tf_an_phase *ph = &a->phases[k];
+        const tf_analysis_phase *ph = &a->phases[k];
         /* a phase split into sub-phases is described by them: a sweep up
          * then down over the whole phase is two streams, not a random one */
         bool split = false;
@@ -579,8 +579,9 @@ int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
         if (split)
             continue;
         size_t n = 0;
-        for (size_t i = tf_an_lower_index(a, ph->x0), e = tf_an_end_index(a, ph->x1); i < e; i++) {
-            const tf_an_sample *sm = &a->samples[i];
+        size_t end = tf_analysis_end_index(a, ph->x1);
+        for (size_t i = tf_analysis_lower_index(a, ph->x0); i < end; i++) {
+            const tf_analysis_sample *sm = &a->samples[i];
             if (is_memory(sm))
                 pts[n++] = (struct point){ sm->object, sm->group, sm->x, sm->offset, 0,
                                            sm->code_stride, sm->access_bytes };
@@ -592,7 +593,7 @@ int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
                 size_t g = e;
                 while (e < n && pts[e].object == pts[b].object && pts[e].group == pts[g].group)
                     e++;
-                per_group[ng] = (tf_an_stream){ .phase = (uint32_t)k, .object = pts[b].object };
+                per_group[ng] = (tf_analysis_stream){ .phase = (uint32_t)k, .object = pts[b].object };
                 analyse_points(pts + g, e - g, ph->x1 - ph->x0, a->duration_ns, prm, &s,
                                &per_group[ng]);
                 ng++;
@@ -611,7 +612,7 @@ int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
             }
             if (nout == cap) {
                 cap = cap ? 2 * cap : 32;
-                tf_an_stream *v = realloc(out, cap * sizeof *v);
+                tf_analysis_stream *v = realloc(out, cap * sizeof *v);
                 if (!v) {
                     rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for streams");
                     goto done;
@@ -622,7 +623,7 @@ int tf_an_streams(tf_analysis *a, const tf_an_params *prm, tf_error *err)
             /* [unknown] gathers the addresses of no object, of unrelated
              * mappings and processes: the bytes between them were not
              * moved (an MPI run's showed 1.8 TB/s). */
-            if (a->objects[pts[b].object].kind == TF_AN_OBJECT_UNKNOWN)
+            if (a->objects[pts[b].object].kind == TF_ANALYSIS_OBJECT_UNKNOWN)
                 out[nout - 1].bandwidth = NAN;
             b = e;
         }

@@ -29,20 +29,20 @@ static const char *direction_name(int d)
 
 static const char *phase_label(const tf_analysis *a, uint32_t ph)
 {
-    return ph == TF_AN_NONE ? "all" : a->phases[ph].label;
+    return ph == TF_ANALYSIS_NONE ? "all" : a->phases[ph].label;
 }
 
 static const char *routine_name(const tf_analysis *a, uint32_t r)
 {
-    return r == TF_AN_NONE ? "" : a->routines[r].function;
+    return r == TF_ANALYSIS_NONE ? "" : a->routines[r].function;
 }
 
 static const char *routine_file(const tf_analysis *a, uint32_t r)
 {
-    return r == TF_AN_NONE ? "" : a->routines[r].file;
+    return r == TF_ANALYSIS_NONE ? "" : a->routines[r].file;
 }
 
-static void modes_text(const tf_an_level *l, char *buf, size_t size, const char *sep)
+static void modes_text(const tf_analysis_level *l, char *buf, size_t size, const char *sep)
 {
     buf[0] = '\0';
     size_t used = 0;
@@ -72,7 +72,7 @@ static int rate_columns(const tf_analysis *const *a, size_t n, struct rate_colum
     for (size_t i = 0; i < n; i++)
         for (size_t c = 0; c < a[i]->ncounters; c++) {
             const char *name = a[i]->counter_names[c];
-            bool seen = tf_an_is_instructions(name);
+            bool seen = tf_analysis_is_instructions(name);
             for (size_t j = 0; j < rc->n && !seen; j++)
                 seen = !strcmp(rc->names[j], name);
             if (seen)
@@ -83,7 +83,7 @@ static int rate_columns(const tf_analysis *const *a, size_t n, struct rate_colum
     return 0;
 }
 
-static double phase_rate(const tf_analysis *a, const tf_an_phase *ph, const char *name,
+static double phase_rate(const tf_analysis *a, const tf_analysis_phase *ph, const char *name,
                          bool per_instr)
 {
     if (!ph->per_unit || a->per_instruction != per_instr)
@@ -108,7 +108,7 @@ static void write_phases(FILE *f, const tf_analysis *const *a, size_t n,
     fputc('\n', f);
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < a[i]->nphases; k++) {
-            const tf_an_phase *ph = &a[i]->phases[k];
+            const tf_analysis_phase *ph = &a[i]->phases[k];
             tf_csv_text(f, a[i]->region);
             fprintf(f, ",%u,%s,%.6f,%.6f,%.0f,%.0f,", a[i]->group, ph->label, ph->x0, ph->x1,
                     ph->x0 * a[i]->duration_ns, ph->x1 * a[i]->duration_ns);
@@ -136,13 +136,13 @@ static void write_objects(FILE *f, const tf_analysis *const *a, size_t n)
     fputs("region,group,object,kind,size_bytes,share,loads,stores,allocations,routine\n", f);
     for (size_t i = 0; i < n; i++)
         for (size_t o = 0; o < a[i]->nobjects; o++) {
-            const tf_an_object *ob = &a[i]->objects[o];
+            const tf_analysis_object *ob = &a[i]->objects[o];
             if (!ob->refs)
                 continue;
             tf_csv_text(f, a[i]->region);
             fprintf(f, ",%u,", a[i]->group);
             tf_csv_text(f, ob->name);
-            fprintf(f, ",%s,%llu,%.6f,%zu,%zu,%zu,", tf_an_object_kind_name(ob->kind),
+            fprintf(f, ",%s,%llu,%.6f,%zu,%zu,%zu,", tf_analysis_object_kind_name(ob->kind),
                     (unsigned long long)ob->size, ob->share, ob->loads, ob->stores,
                     ob->allocations);
             tf_csv_text(f, ob->routine ? ob->routine : "");
@@ -157,15 +157,15 @@ static void write_streams(FILE *f, const tf_analysis *const *a, size_t n)
           f);
     for (size_t i = 0; i < n; i++)
         for (size_t s = 0; s < a[i]->nstreams; s++) {
-            const tf_an_stream *st = &a[i]->streams[s];
+            const tf_analysis_stream *st = &a[i]->streams[s];
             tf_csv_text(f, a[i]->region);
             fprintf(f, ",%u,%s,", a[i]->group, phase_label(a[i], st->phase));
             tf_csv_text(f, a[i]->objects[st->object].name);
             fprintf(f, ",%s,%llu,%u,%s,%.0f,", direction_name(st->direction),
-                    (unsigned long long)st->stride, st->streams, tf_an_pattern_name(st->pattern),
+                    (unsigned long long)st->stride, st->streams, tf_analysis_pattern_name(st->pattern),
                     st->bytes);
             put_number(f, st->bandwidth);
-            fprintf(f, ",%s\n", tf_an_stride_from_name(st->stride_from));
+            fprintf(f, ",%s\n", tf_analysis_stride_from_name(st->stride_from));
         }
 }
 
@@ -174,12 +174,12 @@ static void write_levels(FILE *f, const tf_analysis *const *a, size_t n)
     fputs("region,group,phase,level,share,mean_cost,cost_modes\n", f);
     for (size_t i = 0; i < n; i++)
         for (size_t l = 0; l < a[i]->nlevels; l++) {
-            const tf_an_level *lv = &a[i]->levels[l];
+            const tf_analysis_level *lv = &a[i]->levels[l];
             char modes[128];
             modes_text(lv, modes, sizeof modes, ";");
             tf_csv_text(f, a[i]->region);
             fprintf(f, ",%u,%s,%s,%.6f,", a[i]->group, phase_label(a[i], lv->phase),
-                    tf_an_level_name(lv->level), lv->share);
+                    tf_analysis_level_name(lv->level), lv->share);
             put_number(f, lv->mean_cost);
             fprintf(f, ",%s\n", modes);
         }
@@ -205,7 +205,7 @@ static void write_advice(FILE *f, const tf_analysis *const *a, size_t n)
     fputs("region,group,phase,object,finding,suggestion,evidence,expected_gain\n", f);
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < a[i]->nadvice; k++) {
-            const tf_an_advice *ad = &a[i]->advice[k];
+            const tf_analysis_advice *ad = &a[i]->advice[k];
             tf_csv_text(f, a[i]->region);
             fprintf(f, ",%u,%s,", a[i]->group, phase_label(a[i], ad->phase));
             tf_csv_text(f, a[i]->objects[ad->object].name);
@@ -226,7 +226,7 @@ static void summary_advice(FILE *f, const tf_analysis *a)
         fputs("None: no rule's evidence is strong enough (thresholds in docs/algorithms.md, "
               "\"Advice\").\n\n", f);
     for (size_t k = 0; k < a->nadvice; k++) {
-        const tf_an_advice *ad = &a->advice[k];
+        const tf_analysis_advice *ad = &a->advice[k];
         fprintf(f, "- phase %s, `", phase_label(a, ad->phase));
         md_text(f, a->objects[ad->object].name);
         fprintf(f, "`: **%s** → %s. Evidence: ", ad->finding, ad->suggestion);
@@ -236,7 +236,7 @@ static void summary_advice(FILE *f, const tf_analysis *a)
     if (a->nadvice)
         fputc('\n', f);
     char untried[512];
-    tf_an_advice_untried_text(a->advice_untried, untried, sizeof untried);
+    tf_analysis_advice_untried_text(a->advice_untried, untried, sizeof untried);
     if (untried[0])
         fprintf(f, "%s\n\n", untried);
 }
@@ -263,7 +263,7 @@ static void summary_one(FILE *f, const tf_analysis *a)
     fputs("### Phases\n\n| phase | span | time (µs) | routine | line | share | waiting | MIPS "
           "| IPC |\n|---|---|---|---|---|---|---|---|---|\n", f);
     for (size_t k = 0; k < a->nphases; k++) {
-        const tf_an_phase *ph = &a->phases[k];
+        const tf_analysis_phase *ph = &a->phases[k];
         fprintf(f, "| %s | %.3f–%.3f | %.1f–%.1f | ", ph->label, ph->x0, ph->x1,
                 ph->x0 * a->duration_ns / 1e3, ph->x1 * a->duration_ns / 1e3);
         md_text(f, routine_name(a, ph->routine));
@@ -283,12 +283,12 @@ static void summary_one(FILE *f, const tf_analysis *a)
     fputs("\n### Data objects\n\n| object | kind | size | share | loads | stores |\n"
           "|---|---|---|---|---|---|\n", f);
     for (size_t o = 0; o < a->nobjects; o++) {
-        const tf_an_object *ob = &a->objects[o];
+        const tf_analysis_object *ob = &a->objects[o];
         if (!ob->refs)
             continue;
         fputs("| ", f);
         md_text(f, ob->name);
-        fprintf(f, " | %s | %.1f MB | %.1f %% | %zu | %zu |\n", tf_an_object_kind_name(ob->kind),
+        fprintf(f, " | %s | %.1f MB | %.1f %% | %zu | %zu |\n", tf_analysis_object_kind_name(ob->kind),
                 (double)ob->size / 1e6, 100 * ob->share, ob->loads, ob->stores);
     }
     fputs("\n### Access streams\n\nPer thread; pattern from the streams' R² "
@@ -299,12 +299,12 @@ static void summary_one(FILE *f, const tf_analysis *a)
           "| phase | object | pattern | direction | stride | streams | R² | bytes | MB/s | samples |\n"
           "|---|---|---|---|---|---|---|---|---|---|\n", f);
     for (size_t s = 0; s < a->nstreams; s++) {
-        const tf_an_stream *st = &a->streams[s];
+        const tf_analysis_stream *st = &a->streams[s];
         fprintf(f, "| %s | ", phase_label(a, st->phase));
         md_text(f, a->objects[st->object].name);
-        fprintf(f, " | %s | %s | %llu%s | %u | ", tf_an_pattern_name(st->pattern),
+        fprintf(f, " | %s | %s | %llu%s | %u | ", tf_analysis_pattern_name(st->pattern),
                 direction_name(st->direction), (unsigned long long)st->stride,
-                st->stride_from == TF_AN_STRIDE_CODE ? " (code)" : "", st->streams);
+                st->stride_from == TF_ANALYSIS_STRIDE_CODE ? " (code)" : "", st->streams);
         md_number(f, 3, st->ordered_r2);
         fprintf(f, " | %.0f | ", st->bytes);
         md_number(f, 0, st->bandwidth);
@@ -313,11 +313,11 @@ static void summary_one(FILE *f, const tf_analysis *a)
     fputs("\n### Memory levels of the loads\n\n| phase | level | share | mean cost (cycles) | cost modes (cycles) |\n"
           "|---|---|---|---|---|\n", f);
     for (size_t l = 0; l < a->nlevels; l++) {
-        const tf_an_level *lv = &a->levels[l];
+        const tf_analysis_level *lv = &a->levels[l];
         char modes[128];
         modes_text(lv, modes, sizeof modes, ", ");
-        fprintf(f, "| %s | %s | %.1f %% | ", phase_label(a, lv->phase), tf_an_level_name(lv->level),
-                100 * lv->share);
+        fprintf(f, "| %s | %s | %.1f %% | ", phase_label(a, lv->phase),
+                tf_analysis_level_name(lv->level), 100 * lv->share);
         md_number(f, 0, lv->mean_cost);
         fprintf(f, " | %s |\n", modes);
     }

@@ -2,8 +2,8 @@
 /* The analysis tables as files: phases.csv, objects.csv, streams.csv,
  * levels.csv, advice.csv (one header row, one row per item, every region
  * and group of the run) and summary.md, the same tables for a reader. */
-#ifndef TF_AN_TABLES_H
-#define TF_AN_TABLES_H
+#ifndef TF_ANALYSIS_TABLES_H
+#define TF_ANALYSIS_TABLES_H
 
 #include "analysis.h"
 

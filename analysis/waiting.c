@@ -6,7 +6,7 @@
  * loop's barrier; those samples say how long it waited, not what the
  * iteration computes, so they are kept out of the code-line progression
  * and the phases and counted apart, as each phase's waiting share. */
-#include "an_steps.h"
+#include "analysis_steps.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -28,7 +28,7 @@ static const char *const waiting_routines[] = {
     "\\[libgomp.so*]", "\\[libomp.so*]", "\\[libiomp5.so*]",
 };
 
-bool tf_an_is_waiting_routine(const char *function)
+bool tf_analysis_is_waiting_routine(const char *function)
 {
     for (size_t k = 0; k < sizeof waiting_routines / sizeof waiting_routines[0]; k++)
         if (fnmatch(waiting_routines[k], function, 0) == 0)
@@ -38,24 +38,24 @@ bool tf_an_is_waiting_routine(const char *function)
 
 /* Whether sample s counts in the waiting shares: a routine is known and,
  * as for code samples, it is a timer sample when the trace has them. */
-static bool counts(const tf_an_sample *s, bool timer_only)
+static bool counts(const tf_analysis_sample *s, bool timer_only)
 {
-    return s->routine != TF_AN_NONE && (!timer_only || s->kind == TF_SAMPLE_TIMER);
+    return s->routine != TF_ANALYSIS_NONE && (!timer_only || s->kind == TF_SAMPLE_TIMER);
 }
 
-void tf_an_waiting_shares(tf_analysis *a, bool timer_only)
+void tf_analysis_waiting_shares(tf_analysis *a, bool timer_only)
 {
     size_t all = 0, waiting = 0;
     for (size_t i = 0; i < a->nsamples; i++) {
-        const tf_an_sample *s = &a->samples[i];
+        const tf_analysis_sample *s = &a->samples[i];
         all += counts(s, timer_only);
         waiting += counts(s, timer_only) && s->waiting;
     }
     a->waiting = all ? (double)waiting / (double)all : 0;
     for (size_t k = 0; k < a->nphases; k++) {
-        tf_an_phase *ph = &a->phases[k];
+        tf_analysis_phase *ph = &a->phases[k];
         size_t n = 0, w = 0;
-        for (size_t i = tf_an_lower_index(a, ph->x0); i < tf_an_end_index(a, ph->x1); i++) {
+        for (size_t i = tf_analysis_lower_index(a, ph->x0); i < tf_analysis_end_index(a, ph->x1); i++) {
             n += counts(&a->samples[i], timer_only);
             w += counts(&a->samples[i], timer_only) && a->samples[i].waiting;
         }

@@ -115,8 +115,8 @@ static int outputs(const char *path, const char *dir)
     if (fold_region(path, true, &tr, &res) != 0)
         return 1;
     double t1 = now();
-    tf_an_params params;
-    tf_an_params_default(&params);
+    tf_analysis_params params;
+    tf_analysis_params_default(&params);
     int rc = tf_fold_outputs_write(&(tf_fold_outputs){ .tr = tr, .res = res, .outdir = dir,
                                                        .threads = tf_parallel_cpus(),
                                                        .analysis = &params },

@@ -10,7 +10,7 @@
  * long-lived arrays and 20 memory samples per iteration in the blocks of
  * that iteration, so that `tracefold fold TRACE` folds it (bench/
  * fold_allocs.sh).  Then times building the map and naming the families
- * (tf_an_objmap_create), and one lookup per allocation, at a time inside
+ * (tf_analysis_objmap_create), and one lookup per allocation, at a time inside
  * its life.  Prints "allocations N", "families F", "found N",
  * "create_seconds S", "lookup_seconds S" (CPU time of this process,
  * steadier than wall time on a shared machine). */
@@ -148,9 +148,9 @@ int main(int argc, char **argv)
     if (tf_trace_open(&tr, argv[2], &err) < 0)
         return fail(&err);
     tf_analysis a = { 0 };
-    tf_an_objmap *m;
+    tf_analysis_objmap *m;
     double t0 = cpu_now();
-    if (tf_an_objmap_create(&m, &a, tr, 0, NULL, NULL, &err) < 0)
+    if (tf_analysis_objmap_create(&m, &a, tr, 0, NULL, NULL, &err) < 0)
         return fail(&err);
     double t1 = cpu_now();
     size_t n = l.n + LONG_LIVED, found = 0;
@@ -158,12 +158,12 @@ int main(int argc, char **argv)
         tf_object o = object_at(&l, i);
         uint32_t object;
         uint64_t offset;
-        found += tf_an_objmap_find(m, o.start + o.size / 2, o.alloc_time + 1, &object, &offset);
+        found += tf_analysis_objmap_find(m, o.start + o.size / 2, o.alloc_time + 1, &object, &offset);
     }
     double t2 = cpu_now();
     printf("allocations %zu\nfamilies %zu\nfound %zu\ncreate_seconds %.3f\nlookup_seconds %.3f\n",
            n, a.nobjects, found, t1 - t0, t2 - t1);
-    tf_an_objmap_free(m);
+    tf_analysis_objmap_free(m);
     tf_analysis_clear(&a);
     tf_trace_close(tr);
     return found == n ? 0 : 1;

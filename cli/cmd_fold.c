@@ -140,7 +140,7 @@ static const struct option long_options[] = {
 struct fold_options {
     const char  *region, *outdir, *debug_dir, *machine;
     bool         force;
-    tf_an_params analysis;
+    tf_analysis_params analysis;
     tf_phase_level phase_level;
 };
 
@@ -149,7 +149,7 @@ struct fold_options {
 static int parse_options(int argc, char **argv, tf_fold_params *p, struct fold_options *o)
 {
     *o = (struct fold_options){ 0 };
-    tf_an_params_default(&o->analysis);
+    tf_analysis_params_default(&o->analysis);
     int opt;
     uint64_t u;
     while ((opt = getopt_long(argc, argv, "r:o:j:qh", long_options, NULL)) != -1) {

@@ -121,11 +121,11 @@ static void *finish_synthetic(void *arg)
 }
 
 /* The profile's figures the advice rules compare with (advice.h). */
-static void machine_figures(const tf_cal_profile *p, tf_an_machine *m)
+static void machine_figures(const tf_cal_profile *p, tf_analysis_machine *m)
 {
-    *m = (tf_an_machine){ .memory_ns = p->memory_ns, .page_bytes = p->page_bytes,
-                          .tlb_reach_bytes = p->tlb_reach_bytes, .tlb_miss_ns = p->tlb_miss_ns };
-    for (int l = 0; l < p->nlevels && l < TF_AN_MAX_CACHES; l++, m->nlevels++) {
+    *m = (tf_analysis_machine){ .memory_ns = p->memory_ns, .page_bytes = p->page_bytes,
+                                .tlb_reach_bytes = p->tlb_reach_bytes, .tlb_miss_ns = p->tlb_miss_ns };
+    for (int l = 0; l < p->nlevels && l < TF_ANALYSIS_MAX_CACHES; l++, m->nlevels++) {
         m->cache_bytes[l] = p->levels[l].size_bytes;
         m->hit_ns[l] = p->levels[l].hit_ns;
     }
@@ -161,8 +161,8 @@ int tf_fold_outputs_write(const tf_fold_outputs *o, tf_error *err)
     pthread_t side_thread, end_thread;
     bool side_threaded = threads > 1 && pthread_create(&side_thread, NULL, write_side, &side) == 0;
     tf_analysis_set analyses = { 0 };
-    tf_an_params params = *o->analysis;
-    tf_an_machine machine;
+    tf_analysis_params params = *o->analysis;
+    tf_analysis_machine machine;
     if (o->profile) {
         machine_figures(o->profile, &machine);
         params.machine = &machine;

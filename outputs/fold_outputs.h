@@ -28,7 +28,7 @@ typedef struct tf_fold_outputs {
     const char *outdir;
     bool replace;                   /* outdir exists and may be replaced (tf_output.h) */
     unsigned threads;               /* 1: every step on this thread, the same files */
-    const tf_an_params *analysis;   /* with the heap objects' rules (alloc_rules) */
+    const tf_analysis_params *analysis;   /* with the heap objects' rules (alloc_rules) */
     const char *debug_dir;          /* the analysis's debug files, or NULL */
     const tf_cal_profile *profile;  /* the machine profile, or NULL */
     const char *machine;            /* its path, stored in fold.h5 */

@@ -154,11 +154,11 @@ enum { SITE_VALUES = 3 };
  * "[module]". */
 static bool site_waits(const tf_prv_source *src)
 {
-    if (tf_an_is_waiting_routine(src->function))
+    if (tf_analysis_is_waiting_routine(src->function))
         return true;
     char module[300];
     return !*src->file && snprintf(module, sizeof module, "[%s]", src->function) < (int)sizeof module
-        && tf_an_is_waiting_routine(module);
+        && tf_analysis_is_waiting_routine(module);
 }
 
 /* Routine and line values of an instruction address of the folded trace,
@@ -232,23 +232,23 @@ static int alloc_phases(synthetic_thread *st, uint32_t n, tf_error *err)
 /* The top-level phases of a group's analysis (tf_analysis's phases and
  * routines, in memory or as read back from fold.h5), with their routine and
  * line: 1 when there are some, 0 when none. */
-static int phases_of_analysis(synthetic *sy, synthetic_thread *st, const tf_an_phase *phases,
-                              size_t n, const tf_an_routine *routines, size_t nr, tf_error *err)
+static int phases_of_analysis(synthetic *sy, synthetic_thread *st, const tf_analysis_phase *phases,
+                              size_t n, const tf_analysis_routine *routines, size_t nr, tf_error *err)
 {
     uint32_t top = 0;
     for (size_t i = 0; i < n; i++)
-        top += phases[i].parent == TF_AN_NONE;
+        top += phases[i].parent == TF_ANALYSIS_NONE;
     int rc = top ? alloc_phases(st, top, err) : 0;
     uint32_t t = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        const tf_an_phase *ph = &phases[i];
-        if (ph->parent != TF_AN_NONE)
+        const tf_analysis_phase *ph = &phases[i];
+        if (ph->parent != TF_ANALYSIS_NONE)
             continue;
         st->phase_x[t] = ph->x0;
         st->phase_x[t + 1] = ph->x1;
         st->phase_fn[t] = st->phase_line[t] = 1;
-        if (ph->routine != TF_AN_NONE && ph->routine < nr) {
-            const tf_an_routine *ro = &routines[ph->routine];
+        if (ph->routine != TF_ANALYSIS_NONE && ph->routine < nr) {
+            const tf_analysis_routine *ro = &routines[ph->routine];
             rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, ro->function,
                               &st->phase_fn[t], err);
             const char *base = strrchr(ro->file, '/');
@@ -278,8 +278,8 @@ static int analysis_phases_h5(synthetic *sy, synthetic_thread *st, uint32_t r, u
     double *x0 = NULL, *x1 = NULL;
     char **fn = NULL, **file = NULL;
     size_t n = 0, nr = 0, k, cols;
-    tf_an_phase *phases = NULL;
-    tf_an_routine *routines = NULL;
+    tf_analysis_phase *phases = NULL;
+    tf_analysis_routine *routines = NULL;
     int rc;
     if ((rc = tf_h5_group_open(sy->file, path, &an, err)) == 0 &&
         (rc = tf_h5_group_open(an, "phases", &ph, err)) == 0 &&
@@ -295,14 +295,14 @@ static int analysis_phases_h5(synthetic *sy, synthetic_thread *st, uint32_t r, u
                     !(routines = calloc(nr + 1, sizeof *routines))))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < n; i++)
-        phases[i] = (tf_an_phase){
-            .parent = parent[i] < 0 ? TF_AN_NONE : (uint32_t)parent[i], .x0 = x0[i], .x1 = x1[i],
-            .routine = routine[i] < 0 || (size_t)routine[i] >= nr ? TF_AN_NONE
+        phases[i] = (tf_analysis_phase){
+            .parent = parent[i] < 0 ? TF_ANALYSIS_NONE : (uint32_t)parent[i], .x0 = x0[i], .x1 = x1[i],
+            .routine = routine[i] < 0 || (size_t)routine[i] >= nr ? TF_ANALYSIS_NONE
                                                                    : (uint32_t)routine[i],
             .line = line[i] > 0 && line[i] <= UINT32_MAX ? (uint32_t)line[i] : 0,
         };
     for (size_t i = 0; rc == 0 && i < nr; i++)
-        routines[i] = (tf_an_routine){ .function = fn[i], .file = file[i] };
+        routines[i] = (tf_analysis_routine){ .function = fn[i], .file = file[i] };
     if (rc == 0)
         rc = phases_of_analysis(sy, st, phases, n, routines, nr, err);
     free(phases);

@@ -292,7 +292,7 @@ static int rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_gro
     for (size_t c = 0; c < C; c++) {
         if ((int)c == ins || step[c] || !finite_row(g->rate + c * n, n) ||
             !events_unit(reg->counter_units[c]) || !enough_instances(g, c) ||
-            tf_an_is_scheduling(reg->counter_names[c]))
+            tf_analysis_is_scheduling(reg->counter_names[c]))
             continue;
         use[c] = ins < 0 || !any_miss || miss_like(reg->counter_names[c]);
     }

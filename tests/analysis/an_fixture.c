@@ -16,20 +16,20 @@ static const uint64_t fx_object_slice[OBJ_N] = { 8 * MiB, 8 * MiB, 2 * MiB, 12 *
 
 const struct fx_phase fx_phases[FX_PHASES] = {
     { "stream_copy", "stream.c", 214, 0.18, 2,
-      { { OBJ_A, TF_SAMPLE_LOAD, TF_AN_PATTERN_LINEAR, -1, 8, 8 * MiB, 1 },
-        { OBJ_B, TF_SAMPLE_STORE, TF_AN_PATTERN_LINEAR, -1, 8, 8 * MiB, 1 } } },
+      { { OBJ_A, TF_SAMPLE_LOAD, TF_ANALYSIS_PATTERN_LINEAR, -1, 8, 8 * MiB, 1 },
+        { OBJ_B, TF_SAMPLE_STORE, TF_ANALYSIS_PATTERN_LINEAR, -1, 8, 8 * MiB, 1 } } },
     { "stencil_apply", "stencil.c", 57, 0.22, 2,
-      { { OBJ_GRID, TF_SAMPLE_LOAD, TF_AN_PATTERN_LINEAR, 1, 8, 12 * MiB, 3 },
-        { OBJ_B, TF_SAMPLE_STORE, TF_AN_PATTERN_STRIDED, 1, 256, 8 * MiB, 1 } } },
+      { { OBJ_GRID, TF_SAMPLE_LOAD, TF_ANALYSIS_PATTERN_LINEAR, 1, 8, 12 * MiB, 3 },
+        { OBJ_B, TF_SAMPLE_STORE, TF_ANALYSIS_PATTERN_STRIDED, 1, 256, 8 * MiB, 1 } } },
     { "spmv_gather", "spmv.c", 112, 0.20, 2,
-      { { OBJ_A, TF_SAMPLE_LOAD, TF_AN_PATTERN_RANDOM, 0, 0, 8 * MiB, 1 },
-        { OBJ_IDX, TF_SAMPLE_LOAD, TF_AN_PATTERN_LINEAR, 1, 8, 2 * MiB, 1 } } },
+      { { OBJ_A, TF_SAMPLE_LOAD, TF_ANALYSIS_PATTERN_RANDOM, 0, 0, 8 * MiB, 1 },
+        { OBJ_IDX, TF_SAMPLE_LOAD, TF_ANALYSIS_PATTERN_LINEAR, 1, 8, 2 * MiB, 1 } } },
     { "symgs", "symgs.c", 64, 0.22, 2,
-      { { OBJ_A, TF_SAMPLE_LOAD, TF_AN_PATTERN_LINEAR, 1, 8, 8 * MiB, 1 },
-        { OBJ_B, TF_SAMPLE_STORE, TF_AN_PATTERN_LINEAR, 1, 8, 8 * MiB, 1 } } },
+      { { OBJ_A, TF_SAMPLE_LOAD, TF_ANALYSIS_PATTERN_LINEAR, 1, 8, 8 * MiB, 1 },
+        { OBJ_B, TF_SAMPLE_STORE, TF_ANALYSIS_PATTERN_LINEAR, 1, 8, 8 * MiB, 1 } } },
     { "symgs", "symgs.c", 91, 0.18, 2,
-      { { OBJ_A, TF_SAMPLE_LOAD, TF_AN_PATTERN_LINEAR, -1, 8, 8 * MiB, 1 },
-        { OBJ_B, TF_SAMPLE_STORE, TF_AN_PATTERN_LINEAR, -1, 8, 8 * MiB, 1 } } },
+      { { OBJ_A, TF_SAMPLE_LOAD, TF_ANALYSIS_PATTERN_LINEAR, -1, 8, 8 * MiB, 1 },
+        { OBJ_B, TF_SAMPLE_STORE, TF_ANALYSIS_PATTERN_LINEAR, -1, 8, 8 * MiB, 1 } } },
 };
 
 double fx_boundary(size_t k)
@@ -57,7 +57,7 @@ static uint32_t level_cost(uint8_t pattern, uint64_t *s, uint8_t *level)
 {
     double u = uniform(s);
     switch (pattern) {
-    case TF_AN_PATTERN_LINEAR:
+    case TF_ANALYSIS_PATTERN_LINEAR:
         if (u < 0.8) {
             *level = TF_LEVEL_L1;
             return 4 + (uint32_t)(uniform(s) * 3);
@@ -68,7 +68,7 @@ static uint32_t level_cost(uint8_t pattern, uint64_t *s, uint8_t *level)
         }
         *level = TF_LEVEL_L2;
         return 12 + (uint32_t)(uniform(s) * 5);
-    case TF_AN_PATTERN_STRIDED:
+    case TF_ANALYSIS_PATTERN_STRIDED:
         if (u < 0.5) {
             *level = TF_LEVEL_L2;
             return 12 + (uint32_t)(uniform(s) * 5);
@@ -95,9 +95,9 @@ static uint64_t stream_offset(const struct fx_stream *st, double p, uint64_t *s)
     uint64_t span = st->bytes / st->streams;
     uint64_t part = st->streams > 1 ? (rng_next(s) % st->streams) * span : 0;
     switch (st->pattern) {
-    case TF_AN_PATTERN_RANDOM:
+    case TF_ANALYSIS_PATTERN_RANDOM:
         return 8 * (rng_next(s) % (st->bytes / 8));
-    case TF_AN_PATTERN_STRIDED:
+    case TF_ANALYSIS_PATTERN_STRIDED:
         return part + (uint64_t)(p * (double)(span / st->stride)) * st->stride;
     default:
         if (st->direction < 0)
@@ -138,8 +138,8 @@ void fx_build(tf_analysis *a, size_t instances, size_t timer_per_instance,
                 while (k + 1 < FX_PHASES && x >= b[k + 1])
                     k++;
                 double u = uniform(&s);
-                a->samples[n++] = (tf_an_sample){
-                    .x = x, .routine = routine[k], .object = TF_AN_NONE, .group = t,
+                a->samples[n++] = (tf_analysis_sample){
+                    .x = x, .routine = routine[k], .object = TF_ANALYSIS_NONE, .group = t,
                     .line = fx_phases[k].line + (u < 0.7 ? 0 : u < 0.9 ? 1 : 2),
                     .kind = TF_SAMPLE_TIMER, .level = TF_LEVEL_UNKNOWN };
             }
@@ -160,8 +160,8 @@ void fx_build(tf_analysis *a, size_t instances, size_t timer_per_instance,
                 }
                 const struct fx_stream *st = &ph->stream[q];
                 double p = (x - b[k]) / (b[k + 1] - b[k]);
-                tf_an_sample *sm = &a->samples[n++];
-                *sm = (tf_an_sample){
+                tf_analysis_sample *sm = &a->samples[n++];
+                *sm = (tf_analysis_sample){
                     .x = x, .routine = routine[k], .line = ph->line, .group = t,
                     .object = st->object, .kind = st->kind, .level = TF_LEVEL_UNKNOWN,
                     .offset = t * fx_object_slice[st->object] + stream_offset(st, p, &s) };

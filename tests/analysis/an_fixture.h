@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Folded samples with a known truth for the analysis tests: the five-phase
  * scenario of docs/commands/synth.md (copy, stencil, gather, symgs forward
- * and backward), generated directly as tf_an_sample arrays. */
-#ifndef TF_AN_FIXTURE_H
-#define TF_AN_FIXTURE_H
+ * and backward), generated directly as tf_analysis_sample arrays. */
+#ifndef TF_ANALYSIS_FIXTURE_H
+#define TF_ANALYSIS_FIXTURE_H
 
 #include "analysis/analysis.h"
 
@@ -13,7 +13,7 @@
 struct fx_stream {
     uint32_t object;     /* index in the fixture's objects */
     uint8_t  kind;       /* TF_SAMPLE_LOAD or TF_SAMPLE_STORE */
-    uint8_t  pattern;    /* enum tf_an_pattern */
+    uint8_t  pattern;    /* enum tf_analysis_pattern */
     int      direction;
     uint64_t stride, bytes;
     uint32_t streams;

@@ -21,7 +21,7 @@
 
 /* A machine like the AMD Zen 3 VM the tests run on: 32 KiB, 512 KiB and
  * 4 MiB caches, 100 ns to memory, 4 KiB pages, a TLB reaching 256 KiB. */
-static const tf_an_machine zen = {
+static const tf_analysis_machine zen = {
     .nlevels = 3,
     .cache_bytes = { 32 * 1024, 512 * 1024, 4 * 1024 * 1024 },
     .hit_ns = { 1, 4, 12 },
@@ -42,8 +42,8 @@ static uint32_t add_object(tf_analysis *a, const char *name, uint8_t kind, uint6
                            size_t allocations)
 {
     a->objects = grow(a->objects, a->nobjects, sizeof *a->objects);
-    a->objects[a->nobjects] = (tf_an_object){ .name = strdup(name), .kind = kind, .size = size,
-                                              .allocations = allocations };
+    a->objects[a->nobjects] = (tf_analysis_object){ .name = strdup(name), .kind = kind, .size = size,
+                                                    .allocations = allocations };
     return (uint32_t)a->nobjects++;
 }
 
@@ -52,10 +52,11 @@ static void add_loads(tf_analysis *a, uint32_t o, double x0, double x1, size_t n
 {
     for (size_t i = 0; i < n; i++) {
         a->samples = grow(a->samples, a->nsamples, sizeof *a->samples);
-        a->samples[a->nsamples++] = (tf_an_sample){ .x = x0 + (x1 - x0) * ((double)i + 0.5) / (double)n,
-                                                    .object = o, .routine = TF_AN_NONE,
-                                                    .kind = TF_SAMPLE_LOAD,
-                                                    .level = TF_LEVEL_UNKNOWN };
+        double x = x0 + (x1 - x0) * ((double)i + 0.5) / (double)n;
+        a->samples[a->nsamples++] = (tf_analysis_sample){ .x = x, .object = o,
+                                                          .routine = TF_ANALYSIS_NONE,
+                                                          .kind = TF_SAMPLE_LOAD,
+                                                          .level = TF_LEVEL_UNKNOWN };
         a->objects[o].refs++;
         a->objects[o].loads++;
     }
@@ -63,21 +64,21 @@ static void add_loads(tf_analysis *a, uint32_t o, double x0, double x1, size_t n
 
 static int by_x(const void *pa, const void *pb)
 {
-    const tf_an_sample *x = pa, *y = pb;
+    const tf_analysis_sample *x = pa, *y = pb;
     return (x->x > y->x) - (x->x < y->x);
 }
 
 static uint32_t add_phase(tf_analysis *a, double x0, double x1)
 {
     a->phases = grow(a->phases, a->nphases, sizeof *a->phases);
-    a->phases[a->nphases] = (tf_an_phase){ .parent = TF_AN_NONE, .x0 = x0, .x1 = x1,
-                                           .routine = TF_AN_NONE, .mips = NAN, .ipc = NAN };
+    a->phases[a->nphases] = (tf_analysis_phase){ .parent = TF_ANALYSIS_NONE, .x0 = x0, .x1 = x1,
+                                                 .routine = TF_ANALYSIS_NONE, .mips = NAN, .ipc = NAN };
     snprintf(a->phases[a->nphases].label, sizeof a->phases[a->nphases].label, "%zu",
              a->nphases + 1);
     return (uint32_t)a->nphases++;
 }
 
-static void add_stream(tf_analysis *a, tf_an_stream st)
+static void add_stream(tf_analysis *a, tf_analysis_stream st)
 {
     a->streams = grow(a->streams, a->nstreams, sizeof *a->streams);
     a->streams[a->nstreams++] = st;
@@ -91,15 +92,16 @@ static void start(tf_analysis *a)
 }
 
 /* The advice of a (samples sorted first), printed. */
-static tf_an_advice *advise(tf_analysis *a, const tf_an_machine *m, size_t *n, unsigned *untried)
+static tf_analysis_advice *advise(tf_analysis *a, const tf_analysis_machine *m, size_t *n,
+                                  unsigned *untried)
 {
     qsort(a->samples, a->nsamples, sizeof *a->samples, by_x);
-    tf_an_params p;
-    tf_an_params_default(&p);
+    tf_analysis_params p;
+    tf_analysis_params_default(&p);
     p.machine = m;
-    tf_an_advice *list;
+    tf_analysis_advice *list;
     tf_error err;
-    assert_int_equal(tf_an_advice_find(a, &p, &list, n, untried, &err), 0);
+    assert_int_equal(tf_analysis_advice_find(a, &p, &list, n, untried, &err), 0);
     for (size_t k = 0; k < *n; k++)
         print_message("%s: %s; %s; gain %.4f\n", list[k].finding, list[k].suggestion,
                       list[k].evidence, list[k].expected_gain);
@@ -108,8 +110,8 @@ static tf_an_advice *advise(tf_analysis *a, const tf_an_machine *m, size_t *n, u
 
 /* Not inlined: gcc's -Wstringop-overread otherwise takes the NULL of an
  * empty list for the advice's evidence. */
-static __attribute__((noinline)) const tf_an_advice *find(const tf_an_advice *list, size_t n,
-                                                          const char *finding)
+static __attribute__((noinline)) const tf_analysis_advice *find(const tf_analysis_advice *list, size_t n,
+                                                                const char *finding)
 {
     for (size_t k = 0; k < n; k++)
         if (!strcmp(list[k].finding, finding))
@@ -131,18 +133,18 @@ static void matmul(tf_analysis *a, uint64_t n, uint64_t z_stride, double z_r2)
     add_loads(a, x, 0, 1, 100);
     add_loads(a, y, 0, 1, 300);
     add_loads(a, z, 0, 1, 600);
-    add_stream(a, (tf_an_stream){ .phase = ph, .object = x, .samples = 100, .direction = 1,
-                                  .stride = 8, .stride_from = TF_AN_STRIDE_CODE,
-                                  .pattern = TF_AN_PATTERN_LINEAR, .ordered_r2 = 0.99,
-                                  .bytes = (double)bytes });
-    add_stream(a, (tf_an_stream){ .phase = ph, .object = y, .samples = 300, .direction = 1,
-                                  .stride = 8, .stride_from = TF_AN_STRIDE_CODE,
-                                  .pattern = TF_AN_PATTERN_LINEAR, .ordered_r2 = 0.98,
-                                  .bytes = (double)bytes });
-    add_stream(a, (tf_an_stream){ .phase = ph, .object = z, .samples = 600, .direction = 1,
-                                  .stride = z_stride, .stride_from = TF_AN_STRIDE_CODE,
-                                  .pattern = z_stride >= 64 ? TF_AN_PATTERN_STRIDED
-                                                            : TF_AN_PATTERN_LINEAR,
+    add_stream(a, (tf_analysis_stream){ .phase = ph, .object = x, .samples = 100, .direction = 1,
+                                        .stride = 8, .stride_from = TF_ANALYSIS_STRIDE_CODE,
+                                        .pattern = TF_ANALYSIS_PATTERN_LINEAR, .ordered_r2 = 0.99,
+                                        .bytes = (double)bytes });
+    add_stream(a, (tf_analysis_stream){ .phase = ph, .object = y, .samples = 300, .direction = 1,
+                                        .stride = 8, .stride_from = TF_ANALYSIS_STRIDE_CODE,
+                                        .pattern = TF_ANALYSIS_PATTERN_LINEAR, .ordered_r2 = 0.98,
+                                        .bytes = (double)bytes });
+    add_stream(a, (tf_analysis_stream){ .phase = ph, .object = z, .samples = 600, .direction = 1,
+                                        .stride = z_stride, .stride_from = TF_ANALYSIS_STRIDE_CODE,
+                                        .pattern = z_stride >= 64 ? TF_ANALYSIS_PATTERN_STRIDED
+                                                            : TF_ANALYSIS_PATTERN_LINEAR,
                                   .ordered_r2 = z_r2, .bytes = (double)bytes });
 }
 
@@ -152,8 +154,8 @@ static void column_walk(void **state)
     size_t n;
     unsigned untried;
     matmul(&a, 256, 2048, 0.05);
-    tf_an_advice *list = advise(&a, NULL, &n, &untried);
-    const tf_an_advice *ad = find(list, n, "column walk");
+    tf_analysis_advice *list = advise(&a, NULL, &n, &untried);
+    const tf_analysis_advice *ad = find(list, n, "column walk");
     assert_non_null(ad);
     assert_int_equal(ad->object, 2);
     assert_non_null(strstr(ad->evidence, "stride 2048 B (32 cache lines; from the code)"));
@@ -175,9 +177,9 @@ static void working_set(void **state)
     unsigned untried;
     /* 3 x 512 KiB, past the L2 of 512 KiB, z walked again and again */
     matmul(&a, 256, 8, 0.05);
-    tf_an_advice *list = advise(&a, &zen, &n, &untried);
+    tf_analysis_advice *list = advise(&a, &zen, &n, &untried);
     assert_int_equal(untried, 0);
-    const tf_an_advice *ad = find(list, n, "working set past a cache");
+    const tf_analysis_advice *ad = find(list, n, "working set past a cache");
     assert_non_null(ad);
     assert_int_equal(ad->object, 2);
     /* tiles of half the L2 shared by 3 objects: 85 KiB, 104 x 104 doubles */
@@ -203,9 +205,9 @@ static void working_set(void **state)
     matmul(&a, 256, 8, 0.05);
     list = advise(&a, NULL, &n, &untried);
     assert_null(find(list, n, "working set past a cache"));
-    assert_true(untried & TF_AN_RULE_WORKING_SET);
+    assert_true(untried & TF_ANALYSIS_RULE_WORKING_SET);
     char text[512];
-    tf_an_advice_untried_text(untried, text, sizeof text);
+    tf_analysis_advice_untried_text(untried, text, sizeof text);
     assert_non_null(strstr(text, "working set past a cache (the cache sizes)"));
     assert_non_null(strstr(text, "--machine"));
     free(list);
@@ -239,8 +241,8 @@ static void small_allocations(void **state)
     size_t n;
     unsigned untried;
     rows_matrix(&a, 64, 2048, true);
-    tf_an_advice *list = advise(&a, NULL, &n, &untried);
-    const tf_an_advice *ad = find(list, n, "many small allocations");
+    tf_analysis_advice *list = advise(&a, NULL, &n, &untried);
+    const tf_analysis_advice *ad = find(list, n, "many small allocations");
     assert_non_null(ad);
     assert_string_equal(a.objects[ad->object].name, "rows.c:12:15");
     assert_non_null(strstr(ad->evidence, "64 blocks from call site rows.c:12:15, at most 2.0 KiB "
@@ -279,8 +281,8 @@ static void small_blocks_one_object(void **state)
         add_loads(&a, add_object(&a, "rows.c:30:9", TF_OBJECT_HEAP, 1 << 20, 1), 0, 1, 100);
         add_loads(&a, add_object(&a, "rows.c:12:15", TF_OBJECT_SMALL, rows * 1024, rows), 0.1, 0.9,
                   240);
-        tf_an_advice *list = advise(&a, NULL, &n, &untried);
-        const tf_an_advice *ad = find(list, n, "many small allocations");
+        tf_analysis_advice *list = advise(&a, NULL, &n, &untried);
+        const tf_analysis_advice *ad = find(list, n, "many small allocations");
         if (rows < TF_ADVICE_MIN_BLOCKS) {
             assert_null(ad);
         } else {
@@ -307,16 +309,19 @@ static void gather(tf_analysis *a, double bytes, uint8_t pattern, double memory_
     add_phase(a, 0.5, 1);
     add_loads(a, c, 0, 0.5, 700);
     add_loads(a, idx, 0, 0.5, 300);
-    add_stream(a, (tf_an_stream){ .phase = ph, .object = c, .samples = 700,
-                                  .pattern = pattern,
-                                  .stride = pattern == TF_AN_PATTERN_RANDOM ? 0 : 8,
-                                  .stride_from = pattern == TF_AN_PATTERN_RANDOM
-                                                     ? TF_AN_STRIDE_NONE : TF_AN_STRIDE_SAMPLES,
+    add_stream(a, (tf_analysis_stream){ .phase = ph, .object = c, .samples = 700,
+                                        .pattern = pattern,
+                                        .stride = pattern == TF_ANALYSIS_PATTERN_RANDOM ? 0 : 8,
+                                        .stride_from = pattern == TF_ANALYSIS_PATTERN_RANDOM
+                                                           ? TF_ANALYSIS_STRIDE_NONE
+                                                           : TF_ANALYSIS_STRIDE_SAMPLES,
                                   .ordered_r2 = 0.02, .bytes = bytes });
     if (!isnan(memory_share)) {
         a->levels = calloc(2, sizeof *a->levels);
-        a->levels[0] = (tf_an_level){ .phase = ph, .level = TF_LEVEL_L1, .share = 1 - memory_share };
-        a->levels[1] = (tf_an_level){ .phase = ph, .level = TF_LEVEL_DRAM, .share = memory_share };
+        a->levels[0] = (tf_analysis_level){ .phase = ph, .level = TF_LEVEL_L1,
+                                            .share = 1 - memory_share };
+        a->levels[1] = (tf_analysis_level){ .phase = ph, .level = TF_LEVEL_DRAM,
+                                            .share = memory_share };
         a->nlevels = 2;
     }
 }
@@ -326,9 +331,9 @@ static void random_large(void **state)
     tf_analysis a;
     size_t n;
     unsigned untried;
-    gather(&a, 64 << 20, TF_AN_PATTERN_RANDOM, NAN);
-    tf_an_advice *list = advise(&a, &zen, &n, &untried);
-    const tf_an_advice *ad = find(list, n, "random over a large object");
+    gather(&a, 64 << 20, TF_ANALYSIS_PATTERN_RANDOM, NAN);
+    tf_analysis_advice *list = advise(&a, &zen, &n, &untried);
+    const tf_analysis_advice *ad = find(list, n, "random over a large object");
     assert_non_null(ad);
     assert_non_null(strstr(ad->evidence, "random over 65536 KiB, 16.0 times the last-level "
                                          "cache's 4096 KiB (profile): uniform random loads miss "
@@ -337,36 +342,36 @@ static void random_large(void **state)
     free(list);
     tf_analysis_clear(&a);
     /* measured: most loads hit the caches (a skewed index): no advice */
-    gather(&a, 64 << 20, TF_AN_PATTERN_RANDOM, 0.05);
+    gather(&a, 64 << 20, TF_ANALYSIS_PATTERN_RANDOM, 0.05);
     list = advise(&a, &zen, &n, &untried);
     assert_null(find(list, n, "random over a large object"));
     free(list);
     tf_analysis_clear(&a);
     /* measured and mostly from memory: advice */
-    gather(&a, 64 << 20, TF_AN_PATTERN_RANDOM, 0.6);
+    gather(&a, 64 << 20, TF_ANALYSIS_PATTERN_RANDOM, 0.6);
     list = advise(&a, &zen, &n, &untried);
     assert_non_null((ad = find(list, n, "random over a large object")));
     assert_non_null(strstr(ad->evidence, "60 % of the phase's loads served beyond the caches"));
     free(list);
     tf_analysis_clear(&a);
     /* an object of twice the LLC: too many loads may hit it */
-    gather(&a, 8 << 20, TF_AN_PATTERN_RANDOM, NAN);
+    gather(&a, 8 << 20, TF_ANALYSIS_PATTERN_RANDOM, NAN);
     list = advise(&a, &zen, &n, &untried);
     assert_null(find(list, n, "random over a large object"));
     free(list);
     tf_analysis_clear(&a);
     /* prefetched into order (sorted indices): linear */
-    gather(&a, 64 << 20, TF_AN_PATTERN_LINEAR, NAN);
+    gather(&a, 64 << 20, TF_ANALYSIS_PATTERN_LINEAR, NAN);
     list = advise(&a, &zen, &n, &untried);
     assert_null(find(list, n, "random over a large object"));
     assert_null(find(list, n, "pages beyond the TLB's reach"));
     free(list);
     tf_analysis_clear(&a);
     /* no profile */
-    gather(&a, 64 << 20, TF_AN_PATTERN_RANDOM, NAN);
+    gather(&a, 64 << 20, TF_ANALYSIS_PATTERN_RANDOM, NAN);
     list = advise(&a, NULL, &n, &untried);
     assert_null(find(list, n, "random over a large object"));
-    assert_true(untried & TF_AN_RULE_RANDOM_LARGE);
+    assert_true(untried & TF_ANALYSIS_RULE_RANDOM_LARGE);
     free(list);
     tf_analysis_clear(&a);
 }
@@ -376,9 +381,9 @@ static void tlb_reach(void **state)
     tf_analysis a;
     size_t n;
     unsigned untried;
-    gather(&a, 64 << 20, TF_AN_PATTERN_RANDOM, NAN);
-    tf_an_advice *list = advise(&a, &zen, &n, &untried);
-    const tf_an_advice *ad = find(list, n, "pages beyond the TLB's reach");
+    gather(&a, 64 << 20, TF_ANALYSIS_PATTERN_RANDOM, NAN);
+    tf_analysis_advice *list = advise(&a, &zen, &n, &untried);
+    const tf_analysis_advice *ad = find(list, n, "pages beyond the TLB's reach");
     assert_non_null(ad);
     assert_non_null(strstr(ad->evidence, "random over 65536 KiB, 16384 pages of 4 KiB, 256.0 "
                                          "times the TLB's reach of 256 KiB"));
@@ -386,16 +391,16 @@ static void tlb_reach(void **state)
     free(list);
     tf_analysis_clear(&a);
     /* within the reach */
-    gather(&a, 128 << 10, TF_AN_PATTERN_RANDOM, NAN);
+    gather(&a, 128 << 10, TF_ANALYSIS_PATTERN_RANDOM, NAN);
     list = advise(&a, &zen, &n, &untried);
     assert_null(find(list, n, "pages beyond the TLB's reach"));
     free(list);
     tf_analysis_clear(&a);
     /* no profile */
-    gather(&a, 64 << 20, TF_AN_PATTERN_RANDOM, NAN);
+    gather(&a, 64 << 20, TF_ANALYSIS_PATTERN_RANDOM, NAN);
     list = advise(&a, NULL, &n, &untried);
     assert_null(find(list, n, "pages beyond the TLB's reach"));
-    assert_true(untried & TF_AN_RULE_TLB_REACH);
+    assert_true(untried & TF_ANALYSIS_RULE_TLB_REACH);
     free(list);
     tf_analysis_clear(&a);
 }
@@ -429,8 +434,8 @@ static void temporaries(void **state)
     unsigned untried;
     /* 8 MiB every iteration, 2048 pages faulting */
     temporaries_case(&a, 8 << 20, 1, 2048);
-    tf_an_advice *list = advise(&a, &zen, &n, &untried);
-    const tf_an_advice *ad = find(list, n, "allocation in every iteration");
+    tf_analysis_advice *list = advise(&a, &zen, &n, &untried);
+    const tf_analysis_advice *ad = find(list, n, "allocation in every iteration");
     assert_non_null(ad);
     assert_int_equal(ad->phase, 1);
     assert_non_null(strstr(ad->evidence, "50 allocations of up to 8192 KiB over 50 iterations "
@@ -464,7 +469,7 @@ static void weak_evidence(void **state)
     a.phases[0].x1 = 0.04;
     for (size_t i = 0; i < a.nsamples; i++)
         a.samples[i].x *= 0.04;
-    tf_an_advice *list = advise(&a, &zen, &n, &untried);
+    tf_analysis_advice *list = advise(&a, &zen, &n, &untried);
     assert_int_equal(n, 0);
     free(list);
     tf_analysis_clear(&a);

@@ -14,12 +14,12 @@
 #include "an_fixture.h"
 #include "formats/trace.h"
 
-static const tf_an_level *find_level(const tf_analysis *a, const char *phase, uint8_t level)
+static const tf_analysis_level *find_level(const tf_analysis *a, const char *phase, uint8_t level)
 {
     for (size_t i = 0; i < a->nlevels; i++) {
-        const tf_an_level *l = &a->levels[i];
-        bool ph = phase ? l->phase != TF_AN_NONE && !strcmp(a->phases[l->phase].label, phase)
-                        : l->phase == TF_AN_NONE;
+        const tf_analysis_level *l = &a->levels[i];
+        bool ph = phase ? l->phase != TF_ANALYSIS_NONE && !strcmp(a->phases[l->phase].label, phase)
+                        : l->phase == TF_ANALYSIS_NONE;
         if (ph && l->level == level)
             return l;
     }
@@ -32,16 +32,16 @@ static void levels_per_phase(void **state)
     fx_build(&a, 300, 13, 40, 1, 1e7, 21);
     assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
     /* copy (phase 1): linear loads only */
-    const tf_an_level *l1 = find_level(&a, "1", TF_LEVEL_L1);
+    const tf_analysis_level *l1 = find_level(&a, "1", TF_LEVEL_L1);
     assert_non_null(l1);
     assert_true(fabs(l1->share - 0.8) < 0.05);
     assert_true(fabs(l1->mean_cost - 5) < 0.3);
     assert_int_equal(l1->nmodes, 1);
-    const tf_an_level *lfb = find_level(&a, "1", TF_LEVEL_LFB);
+    const tf_analysis_level *lfb = find_level(&a, "1", TF_LEVEL_LFB);
     assert_non_null(lfb);
     assert_int_equal(lfb->nmodes, 1);
     /* gather (phase 3): random loads of A (DRAM two modes) and linear idx */
-    const tf_an_level *dram = find_level(&a, "3", TF_LEVEL_DRAM);
+    const tf_analysis_level *dram = find_level(&a, "3", TF_LEVEL_DRAM);
     assert_non_null(dram);
     assert_int_equal(dram->nmodes, 2);
     print_message("gather DRAM modes %.0f, %.0f; mean %.0f\n", dram->modes[0], dram->modes[1],
@@ -53,12 +53,12 @@ static void levels_per_phase(void **state)
     /* stencil (phase 2): the strided stores have no level and the grid's
      * loads are linear: DRAM loads only from iterations whose gather began
      * early (boundaries jitter by ±1 %) */
-    const tf_an_level *stencil_dram = find_level(&a, "2", TF_LEVEL_DRAM);
+    const tf_analysis_level *stencil_dram = find_level(&a, "2", TF_LEVEL_DRAM);
     assert_true(!stencil_dram || stencil_dram->share < 0.03);
     /* whole iteration: shares sum to one */
     double sum = 0;
     for (size_t i = 0; i < a.nlevels; i++)
-        if (a.levels[i].phase == TF_AN_NONE)
+        if (a.levels[i].phase == TF_ANALYSIS_NONE)
             sum += a.levels[i].share;
     assert_true(fabs(sum - 1) < 1e-9);
     tf_analysis_clear(&a);

@@ -101,11 +101,11 @@ static void add_process(tf_writer *w, uint32_t p, uint64_t code_start, uint64_t 
     assert_int_equal(tf_writer_append_objects(w, proc, o, sizeof o / sizeof *o, NULL), 0);
 }
 
-static const char *lookup(tf_an_objmap *m, tf_analysis *a, uint64_t addr, uint64_t t,
+static const char *lookup(tf_analysis_objmap *m, tf_analysis *a, uint64_t addr, uint64_t t,
                           uint64_t *offset)
 {
     uint32_t object;
-    assert_int_equal(tf_an_objmap_lookup(m, a, addr, t, &object, offset, NULL), 0);
+    assert_int_equal(tf_analysis_objmap_lookup(m, a, addr, t, &object, offset, NULL), 0);
     return a->objects[object].name;
 }
 
@@ -128,9 +128,9 @@ static void objects_by_address_and_lifetime(void **state)
     tf_analysis a = { 0 };
     for (uint32_t p = 0; p < 2; p++) {
         tf_symbolizer *sym;
-        tf_an_objmap *m;
+        tf_analysis_objmap *m;
         assert_int_equal(tf_symbolizer_for_process(&sym, tr, p, NULL, NULL), 0);
-        assert_int_equal(tf_an_objmap_create(&m, &a, tr, p, sym, NULL, NULL), 0);
+        assert_int_equal(tf_analysis_objmap_create(&m, &a, tr, p, sym, NULL, NULL), 0);
         uint64_t shift = p * 0x5000ull, off;
         const char *name = lookup(m, &a, 0x10000010 + shift, 150, &off);
         assert_non_null(strstr(name, "symbolize_target.c:"));
@@ -167,7 +167,7 @@ static void objects_by_address_and_lifetime(void **state)
         assert_string_equal(lookup(m, &a, 0x70000810 + shift, 500, &off), rows);
         assert_int_equal(off, 768 + 16);
         assert_string_equal(lookup(m, &a, 0x80000010 + shift, 500, &off), "between.c:2");
-        tf_an_objmap_free(m);
+        tf_analysis_objmap_free(m);
         tf_symbolizer_free(sym);
     }
     /* the second process added no object: the same thirteen (twelve and
@@ -257,8 +257,8 @@ static void random_run_against_a_scan(void **state)
     tf_object_naming naming;
     assert_int_equal(tf_object_names(tr, 0, NULL, NULL, &naming, NULL), 0);
     tf_analysis a = { 0 };
-    tf_an_objmap *m;
-    assert_int_equal(tf_an_objmap_create(&m, &a, tr, 0, NULL, NULL, NULL), 0);
+    tf_analysis_objmap *m;
+    assert_int_equal(tf_analysis_objmap_create(&m, &a, tr, 0, NULL, NULL, NULL), 0);
     const tf_process *p = tf_trace_process(tr, 0);
     for (int q = 0; q < QUERIES; q++) {
         uint64_t addr = base - 64 + (uint64_t)(rand() % (int)(SLOTS * slot_bytes + 128));
@@ -282,7 +282,7 @@ static void random_run_against_a_scan(void **state)
         }
         uint32_t object;
         uint64_t off;
-        bool found = tf_an_objmap_find(m, addr, when, &object, &off);
+        bool found = tf_analysis_objmap_find(m, addr, when, &object, &off);
         if (!best) {
             if (found)
                 fail_msg("%#llx at %llu: found %s, no object holds it", (unsigned long long)addr,
@@ -296,7 +296,7 @@ static void random_run_against_a_scan(void **state)
                      (unsigned long long)off, naming.names[best_i],
                      (unsigned long long)(addr - best->start));
     }
-    tf_an_objmap_free(m);
+    tf_analysis_objmap_free(m);
     tf_object_naming_free(&naming);
     tf_analysis_clear(&a);
     tf_trace_close(tr);

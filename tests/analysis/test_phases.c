@@ -14,19 +14,19 @@
 #include <cmocka.h>
 
 #include "an_fixture.h"
-#include "analysis/an_steps.h"
+#include "analysis/analysis_steps.h"
 
-static const char *routine_of(const tf_analysis *a, const tf_an_phase *ph)
+static const char *routine_of(const tf_analysis *a, const tf_analysis_phase *ph)
 {
-    return ph->routine == TF_AN_NONE ? "" : a->routines[ph->routine].function;
+    return ph->routine == TF_ANALYSIS_NONE ? "" : a->routines[ph->routine].function;
 }
 
 /* The leaves: top-level phases without sub-phases, and the sub-phases. */
-static size_t leaves(const tf_analysis *a, const tf_an_phase **out)
+static size_t leaves(const tf_analysis *a, const tf_analysis_phase **out)
 {
     size_t n = 0;
     for (size_t k = 0; k < a->nphases; k++) {
-        if (a->phases[k].parent != TF_AN_NONE) {
+        if (a->phases[k].parent != TF_ANALYSIS_NONE) {
             out[n++] = &a->phases[k];
             continue;
         }
@@ -47,16 +47,16 @@ static void check_scenario(uint64_t seed, size_t timer_per_instance)
     assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, &err), 0);
     size_t ntop = 0;
     for (size_t k = 0; k < a.nphases; k++)
-        ntop += a.phases[k].parent == TF_AN_NONE;
+        ntop += a.phases[k].parent == TF_ANALYSIS_NONE;
     assert_int_equal(ntop, 4);
-    const tf_an_phase *leaf[64];
+    const tf_analysis_phase *leaf[64];
     size_t nl = leaves(&a, leaf);
     assert_int_equal(nl, FX_PHASES);
     /* sub-phases come after the top level: order the leaves by x */
     for (size_t i = 0; i < nl; i++)
         for (size_t j = i + 1; j < nl; j++)
             if (leaf[j]->x0 < leaf[i]->x0) {
-                const tf_an_phase *t = leaf[i];
+                const tf_analysis_phase *t = leaf[i];
                 leaf[i] = leaf[j];
                 leaf[j] = t;
             }
@@ -144,12 +144,12 @@ static void rates_and_change_points(void **state)
     double total_ins = ins_curve(ins, 2.1e9);
     for (size_t j = 0; j < G; j++)
         cyc[j] = (double)j / (G - 1);
-    tf_an_counter c[2] = { { "instructions", total_ins, G, ins, NULL, NULL },
-                           { "cycles", 2.5e9 * 1e-2, G, cyc, NULL, NULL } };
+    tf_analysis_counter c[2] = { { "instructions", total_ins, G, ins, NULL, NULL },
+                                 { "cycles", 2.5e9 * 1e-2, G, cyc, NULL, NULL } };
     double cp[] = { fx_boundary(1), 0.29, 0.5 };
     assert_int_equal(tf_analysis_compute(&a, c, 2, cp, 3, NULL, NULL), 0);
     assert_true(a.per_instruction);
-    const tf_an_phase *copy = &a.phases[0];
+    const tf_analysis_phase *copy = &a.phases[0];
     assert_string_equal(a.routines[copy->routine].function, "stream_copy");
     assert_true(fabs(copy->mips - 2000) / 2000 < 0.03);
     assert_true(fabs(copy->ipc - 0.8) / 0.8 < 0.03);
@@ -175,15 +175,15 @@ static void impossible_phase_rates(void **state)
         lin[j] = (double)j / (G - 1);
     for (int run = 0; run < 2; run++) {
         double share = run ? 0.9 : 1.5, ipc = run ? 0.8 : 12;
-        tf_an_counter c[3] = { { "instructions", total_ins, G, ins, NULL, NULL },
-                               { "cycles", total_ins / ipc, G, ins, NULL, NULL },
-                               { "task-clock", share * 1e7, G, lin, NULL, NULL } };
+        tf_analysis_counter c[3] = { { "instructions", total_ins, G, ins, NULL, NULL },
+                                     { "cycles", total_ins / ipc, G, ins, NULL, NULL },
+                                     { "task-clock", share * 1e7, G, lin, NULL, NULL } };
         tf_analysis a;
         fx_build(&a, 300, 13, 0, 1, 1e7, 9);
         assert_int_equal(tf_analysis_compute(&a, c, 3, NULL, 0, NULL, NULL), 0);
         assert_true(a.nphases > 0);
         for (size_t k = 0; k < a.nphases; k++) {
-            const tf_an_phase *ph = &a.phases[k];
+            const tf_analysis_phase *ph = &a.phases[k];
             assert_int_equal(isnan(ph->per_unit[2]), !run);
             assert_int_equal(isnan(ph->ipc), !run);
             assert_int_equal(isnan(ph->mips), !run);
@@ -200,9 +200,9 @@ static void small_or_unsupported_changes(void **state)
 {
     static double ins[G], lo[G], hi[G];
     double total_ins = ins_curve(ins, 3.6e9);
-    tf_an_counter c = { "instructions", total_ins, G, ins, NULL, NULL };
-    tf_an_params p;
-    tf_an_params_default(&p);
+    tf_analysis_counter c = { "instructions", total_ins, G, ins, NULL, NULL };
+    tf_analysis_params p;
+    tf_analysis_params_default(&p);
     size_t expect[3] = { 0, 2, 0 };
     for (int run = 0; run < 3; run++) {
         tf_analysis a;
@@ -231,9 +231,9 @@ static void no_phase_at_line_zero(void **state)
 {
     tf_analysis a;
     fx_build(&a, 300, 13, 0, 1, 1e7, 5);
-    uint32_t copy = a.samples[0].routine, stencil = TF_AN_NONE;
+    uint32_t copy = a.samples[0].routine, stencil = TF_ANALYSIS_NONE;
     for (size_t i = 0; i < a.nsamples; i++) {
-        tf_an_sample *s = &a.samples[i];
+        tf_analysis_sample *s = &a.samples[i];
         if (s->routine == copy && i % 3)
             s->line = 0;   /* two thirds unknown: 0 is the mode */
         else if (!strcmp(a.routines[s->routine].function, "stencil_apply")) {
@@ -252,7 +252,7 @@ static void no_phase_at_line_zero(void **state)
         if (a.phases[k].routine == stencil) {
             seen_stencil = true;
             assert_int_equal(a.phases[k].line, 0);
-            assert_int_equal(a.phases[k].parent, TF_AN_NONE);
+            assert_int_equal(a.phases[k].parent, TF_ANALYSIS_NONE);
         }
     }
     assert_true(seen_copy && seen_stencil);
@@ -269,14 +269,14 @@ static void same_lines_split_by_direction(void **state)
         if (a.samples[i].line >= fx_phases[4].line && a.samples[i].line <= fx_phases[4].line + 2)
             a.samples[i].line -= fx_phases[4].line - fx_phases[3].line;
     assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
-    const tf_an_phase *fwd = NULL, *bwd = NULL;
+    const tf_analysis_phase *fwd = NULL, *bwd = NULL;
     for (size_t k = 0; k < a.nphases; k++) {
         if (!strcmp(a.phases[k].label, "4.1"))
             fwd = &a.phases[k];
         if (!strcmp(a.phases[k].label, "4.2"))
             bwd = &a.phases[k];
         /* no other phase turns round */
-        assert_true(a.phases[k].parent == TF_AN_NONE || a.phases[k].parent == 3);
+        assert_true(a.phases[k].parent == TF_ANALYSIS_NONE || a.phases[k].parent == 3);
     }
     assert_non_null(fwd);
     assert_non_null(bwd);
@@ -306,7 +306,7 @@ static void empty_input(void **state)
     assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
     assert_int_equal(a.nphases, 1);
     assert_true(a.phases[0].x0 == 0 && a.phases[0].x1 == 1);
-    assert_int_equal(a.phases[0].routine, TF_AN_NONE);
+    assert_int_equal(a.phases[0].routine, TF_ANALYSIS_NONE);
     assert_int_equal(a.nstreams, 0);
     assert_int_equal(a.nlevels, 0);
     tf_analysis_clear(&a);
@@ -334,7 +334,7 @@ static void grouped_samples_sorted_alike(void **state)
     tf_analysis a = { 0 }, b = { 0 };
     a.samples = malloc(N * sizeof *a.samples);
     b.samples = malloc(N * sizeof *b.samples);
-    size_t *next = calloc(TF_AN_COARSE + 1, sizeof *next);
+    size_t *next = calloc(TF_ANALYSIS_COARSE + 1, sizeof *next);
     assert_true(a.samples && b.samples && next);
     a.nsamples = b.nsamples = N;
     uint64_t r = 7;
@@ -342,14 +342,14 @@ static void grouped_samples_sorted_alike(void **state)
         r = r * 6364136223846793005ull + 1442695040888963407ull;
         /* a few thousand distinct x: many equal, some crowds over 32 */
         double x = (double)(r >> 52) / 4095.0;
-        a.samples[i] = (tf_an_sample){ .x = x, .routine = TF_AN_NONE, .object = TF_AN_NONE,
-                                       .point = (uint32_t)i };
-        next[tf_an_coarse_bucket(x) + 1]++;
+        a.samples[i] = (tf_analysis_sample){ .x = x, .routine = TF_ANALYSIS_NONE,
+                                             .object = TF_ANALYSIS_NONE, .point = (uint32_t)i };
+        next[tf_analysis_coarse_bucket(x) + 1]++;
     }
-    for (size_t k = 1; k < TF_AN_COARSE; k++)
+    for (size_t k = 1; k < TF_ANALYSIS_COARSE; k++)
         next[k] += next[k - 1];
     for (size_t i = 0; i < N; i++)
-        b.samples[next[tf_an_coarse_bucket(a.samples[i].x)]++] = a.samples[i];
+        b.samples[next[tf_analysis_coarse_bucket(a.samples[i].x)]++] = a.samples[i];
     assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
     assert_int_equal(tf_analysis_compute(&b, NULL, 0, NULL, 0, NULL, NULL), 0);
     for (size_t i = 0; i < N; i++) {

@@ -16,12 +16,12 @@
 #include "an_fixture.h"
 #include "formats/trace.h"
 
-static const tf_an_stream *find_stream(const tf_analysis *a, size_t leaf_phase, uint32_t object)
+static const tf_analysis_stream *find_stream(const tf_analysis *a, size_t leaf_phase, uint32_t object)
 {
     /* leaf phases in x order: top phases 1-3, then sub-phases 4.1 and 4.2 */
     const char *labels[FX_PHASES] = { "1", "2", "3", "4.1", "4.2" };
     for (size_t s = 0; s < a->nstreams; s++) {
-        const tf_an_stream *st = &a->streams[s];
+        const tf_analysis_stream *st = &a->streams[s];
         if (st->object == object && !strcmp(a->phases[st->phase].label, labels[leaf_phase]))
             return st;
     }
@@ -38,24 +38,25 @@ static void check_streams(unsigned threads, uint64_t seed)
     for (size_t k = 0; k < FX_PHASES; k++) {
         for (size_t q = 0; q < fx_phases[k].nstreams; q++) {
             const struct fx_stream *want = &fx_phases[k].stream[q];
-            const tf_an_stream *got = find_stream(&a, k, want->object);
+            const tf_analysis_stream *got = find_stream(&a, k, want->object);
             assert_non_null(got);
             print_message("phase %zu object %s: %s dir %d stride %llu streams %u R2 %.3f "
                           "bytes %.0f bw %.0f\n", k, a.objects[want->object].name,
-                          tf_an_pattern_name(got->pattern), got->direction,
+                          tf_analysis_pattern_name(got->pattern), got->direction,
                           (unsigned long long)got->stride, got->streams, got->ordered_r2,
                           got->bytes, got->bandwidth);
             assert_int_equal(got->pattern, want->pattern);
             assert_int_equal(got->direction, want->direction);
             assert_int_equal(got->stride, want->stride);
             assert_int_equal(got->streams, want->streams);
-            assert_int_equal(got->stride_from, want->pattern == TF_AN_PATTERN_RANDOM
-                                                   ? TF_AN_STRIDE_NONE
-                                                   : TF_AN_STRIDE_SAMPLES);
+            assert_int_equal(got->stride_from, want->pattern == TF_ANALYSIS_PATTERN_RANDOM
+                                                   ? TF_ANALYSIS_STRIDE_NONE
+                                                   : TF_ANALYSIS_STRIDE_SAMPLES);
             assert_true(fabs(got->bytes - (double)want->bytes) <= 0.1 * (double)want->bytes);
-            if (want->pattern == TF_AN_PATTERN_LINEAR || want->pattern == TF_AN_PATTERN_STRIDED) {
+            if (want->pattern == TF_ANALYSIS_PATTERN_LINEAR ||
+                want->pattern == TF_ANALYSIS_PATTERN_STRIDED) {
                 /* strided: the 64-byte lines touched, one every stride */
-                double moved = want->pattern == TF_AN_PATTERN_LINEAR
+                double moved = want->pattern == TF_ANALYSIS_PATTERN_LINEAR
                                    ? (double)want->bytes
                                    : (double)want->bytes * 64 / (double)want->stride;
                 double mbps = moved / (fx_phases[k].share * duration) * 1e3;
@@ -87,7 +88,7 @@ static size_t tag_code_stride(tf_analysis *a, size_t k, uint32_t o, int32_t cs, 
     double x0 = fx_boundary(k) + 0.01, x1 = fx_boundary(k + 1) - 0.01;
     size_t seen = 0, tagged = 0;
     for (size_t i = 0; i < a->nsamples; i++) {
-        tf_an_sample *sm = &a->samples[i];
+        tf_analysis_sample *sm = &a->samples[i];
         if (sm->kind == TF_SAMPLE_TIMER || sm->object != o || sm->x < x0 || sm->x >= x1)
             continue;
         if (seen++ % every == 0) {
@@ -113,33 +114,33 @@ static void code_strides(void **state)
     assert_true(tag_code_stride(&a, 1, strided, 512, 3) > 30);
     assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
 
-    const tf_an_stream *g = find_stream(&a, 2, gathered);
+    const tf_analysis_stream *g = find_stream(&a, 2, gathered);
     assert_non_null(g);
-    assert_int_equal(g->pattern, TF_AN_PATTERN_STRIDED);
+    assert_int_equal(g->pattern, TF_ANALYSIS_PATTERN_STRIDED);
     assert_int_equal(g->direction, 1);
     assert_int_equal(g->stride, 2048);
-    assert_int_equal(g->stride_from, TF_AN_STRIDE_CODE);
+    assert_int_equal(g->stride_from, TF_ANALYSIS_STRIDE_CODE);
     assert_true(g->ordered_r2 < 0.9);     /* the samples alone still look random */
     assert_true(isnan(g->bandwidth));
 
-    const tf_an_stream *c = find_stream(&a, 0, copied);
+    const tf_analysis_stream *c = find_stream(&a, 0, copied);
     assert_non_null(c);
-    assert_int_equal(c->pattern, TF_AN_PATTERN_LINEAR);
+    assert_int_equal(c->pattern, TF_ANALYSIS_PATTERN_LINEAR);
     assert_int_equal(c->direction, -1);
     assert_int_equal(c->stride, 8);
-    assert_int_equal(c->stride_from, TF_AN_STRIDE_CODE);
+    assert_int_equal(c->stride_from, TF_ANALYSIS_STRIDE_CODE);
     assert_false(isnan(c->bandwidth));
 
-    const tf_an_stream *st = find_stream(&a, 1, strided);
+    const tf_analysis_stream *st = find_stream(&a, 1, strided);
     assert_non_null(st);
-    assert_int_equal(st->pattern, TF_AN_PATTERN_STRIDED);
+    assert_int_equal(st->pattern, TF_ANALYSIS_PATTERN_STRIDED);
     assert_int_equal(st->stride, 256);
-    assert_int_equal(st->stride_from, TF_AN_STRIDE_SAMPLES);
+    assert_int_equal(st->stride_from, TF_ANALYSIS_STRIDE_SAMPLES);
 
     /* untouched: the gather's index array, from its samples */
-    const tf_an_stream *idx = find_stream(&a, 2, fx_phases[2].stream[1].object);
+    const tf_analysis_stream *idx = find_stream(&a, 2, fx_phases[2].stream[1].object);
     assert_non_null(idx);
-    assert_int_equal(idx->stride_from, TF_AN_STRIDE_SAMPLES);
+    assert_int_equal(idx->stride_from, TF_ANALYSIS_STRIDE_SAMPLES);
     tf_analysis_clear(&a);
 }
 
@@ -156,18 +157,18 @@ static void one_object(tf_analysis *a, size_t n, uint64_t (*offset)(double, uint
     assert_int_equal(tf_analysis_add_routine(a, "sweep", "sweep.c", &routine, NULL), 0);
     a->nobjects = 1;
     a->objects = calloc(1, sizeof *a->objects);
-    a->objects[0] = (tf_an_object){ .name = strdup("x"), .size = 32u << 20,
-                                    .kind = TF_OBJECT_HEAP };
+    a->objects[0] = (tf_analysis_object){ .name = strdup("x"), .size = 32u << 20,
+                                          .kind = TF_OBJECT_HEAP };
     const size_t ntimer = 100;
     a->samples = calloc(ntimer + n, sizeof *a->samples);
     for (size_t i = 0; i < ntimer; i++)
-        a->samples[a->nsamples++] = (tf_an_sample){ .x = (i + 0.5) / ntimer, .routine = routine,
-                                                    .line = 10, .object = TF_AN_NONE,
-                                                    .kind = TF_SAMPLE_TIMER };
+        a->samples[a->nsamples++] = (tf_analysis_sample){ .x = (i + 0.5) / ntimer, .routine = routine,
+                                                          .line = 10, .object = TF_ANALYSIS_NONE,
+                                                          .kind = TF_SAMPLE_TIMER };
     uint64_t rng = 0x2545f4914f6cdd1dull;
     for (size_t i = 0; i < n; i++) {
         double x = (i + 0.5) / (double)n;
-        a->samples[a->nsamples++] = (tf_an_sample){
+        a->samples[a->nsamples++] = (tf_analysis_sample){
             .x = x, .routine = routine, .line = 11, .object = 0, .offset = offset(x, &rng),
             .code_stride = code_stride, .access_bytes = width, .kind = TF_SAMPLE_LOAD };
     }
@@ -205,14 +206,14 @@ static uint64_t copied_up(double x, uint64_t *rng)
     return (uint64_t)(x * 16 * MiB) / 64 * 64;
 }
 
-static const tf_an_stream *only_stream(const tf_analysis *a)
+static const tf_analysis_stream *only_stream(const tf_analysis *a)
 {
     assert_int_equal(a->nstreams, 1);
-    const tf_an_stream *st = &a->streams[0];
+    const tf_analysis_stream *st = &a->streams[0];
     print_message("%s %s stride %llu (%s) R2 %.3f bytes %.0f bw %.1f\n",
-                  tf_an_pattern_name(st->pattern),
+                  tf_analysis_pattern_name(st->pattern),
                   st->direction > 0 ? "up" : st->direction < 0 ? "down" : "none",
-                  (unsigned long long)st->stride, tf_an_stride_from_name(st->stride_from),
+                  (unsigned long long)st->stride, tf_analysis_stride_from_name(st->stride_from),
                   st->ordered_r2, st->bytes, st->bandwidth);
     return st;
 }
@@ -226,12 +227,12 @@ static void samples_direction_beats_code(void **state)
     tf_analysis a;
     one_object(&a, 400, blurred_descent, 8, 8);
     assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
-    const tf_an_stream *st = only_stream(&a);
+    const tf_analysis_stream *st = only_stream(&a);
     assert_true(st->ordered_r2 >= 0.5 && st->ordered_r2 < 0.9);
     assert_int_equal(st->direction, -1);
-    assert_int_equal(st->pattern, TF_AN_PATTERN_LINEAR);
+    assert_int_equal(st->pattern, TF_ANALYSIS_PATTERN_LINEAR);
     assert_int_equal(st->stride, 8);
-    assert_int_equal(st->stride_from, TF_AN_STRIDE_CODE);
+    assert_int_equal(st->stride_from, TF_ANALYSIS_STRIDE_CODE);
     /* the 16 MiB swept, not the 28 MiB the blur spreads the offsets over */
     assert_true(fabs(st->bytes - 16.0 * MiB) <= 0.1 * 16 * MiB);
     assert_true(fabs(st->bandwidth - st->bytes / 1e7 * 1e3) <= 1e-6 * st->bandwidth);
@@ -245,12 +246,12 @@ static void low_r2_never_linear(void **state)
     tf_analysis a;
     one_object(&a, 400, anywhere, 8, 8);
     assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
-    const tf_an_stream *st = only_stream(&a);
+    const tf_analysis_stream *st = only_stream(&a);
     assert_true(st->ordered_r2 < 0.5);
-    assert_int_equal(st->pattern, TF_AN_PATTERN_RANDOM);
+    assert_int_equal(st->pattern, TF_ANALYSIS_PATTERN_RANDOM);
     assert_int_equal(st->direction, 0);
     assert_int_equal(st->stride, 8);
-    assert_int_equal(st->stride_from, TF_AN_STRIDE_CODE);
+    assert_int_equal(st->stride_from, TF_ANALYSIS_STRIDE_CODE);
     assert_true(isnan(st->bandwidth));
     tf_analysis_clear(&a);
 }
@@ -266,8 +267,8 @@ static void wide_copy_linear(void **state)
         tf_analysis a;
         one_object(&a, 400, copied_up, 64, known ? 64 : 0);
         assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
-        const tf_an_stream *st = only_stream(&a);
-        assert_int_equal(st->pattern, known ? TF_AN_PATTERN_LINEAR : TF_AN_PATTERN_STRIDED);
+        const tf_analysis_stream *st = only_stream(&a);
+        assert_int_equal(st->pattern, known ? TF_ANALYSIS_PATTERN_LINEAR : TF_ANALYSIS_PATTERN_STRIDED);
         assert_int_equal(st->direction, 1);
         assert_int_equal(st->stride, 64);
         assert_true(fabs(st->bandwidth - mbps) <= 0.05 * mbps);
@@ -286,7 +287,7 @@ static void random_span_outliers(void **state)
     double x0 = fx_boundary(2) + 0.01, x1 = fx_boundary(3) - 0.01;
     size_t moved = 0;
     for (size_t i = 0; i < a.nsamples && moved < 2; i++) {
-        tf_an_sample *sm = &a.samples[i];
+        tf_analysis_sample *sm = &a.samples[i];
         if (sm->kind != TF_SAMPLE_TIMER && sm->object == gathered && sm->x >= x0 && sm->x < x1) {
             sm->offset = (48 + moved) * (1u << 20);
             moved++;
@@ -294,9 +295,9 @@ static void random_span_outliers(void **state)
     }
     assert_int_equal(moved, 2);
     assert_int_equal(tf_analysis_compute(&a, NULL, 0, NULL, 0, NULL, NULL), 0);
-    const tf_an_stream *g = find_stream(&a, 2, gathered);
+    const tf_analysis_stream *g = find_stream(&a, 2, gathered);
     assert_non_null(g);
-    assert_int_equal(g->pattern, TF_AN_PATTERN_RANDOM);
+    assert_int_equal(g->pattern, TF_ANALYSIS_PATTERN_RANDOM);
     const double want = (double)fx_phases[2].stream[0].bytes;
     assert_true(fabs(g->bytes - want) <= 0.1 * want);
     tf_analysis_clear(&a);
@@ -316,18 +317,20 @@ static void lone_phase_keeps_small_objects(void **state)
     assert_int_equal(tf_analysis_add_routine(&a, "memmove", "memmove.S", &routine, NULL), 0);
     a.nobjects = 2;
     a.objects = calloc(2, sizeof *a.objects);
-    a.objects[0] = (tf_an_object){ .name = strdup("a"), .size = 16u << 20, .kind = TF_OBJECT_STATIC };
-    a.objects[1] = (tf_an_object){ .name = strdup("b"), .size = 16u << 20, .kind = TF_OBJECT_STATIC };
+    a.objects[0] = (tf_analysis_object){ .name = strdup("a"), .size = 16u << 20,
+                                         .kind = TF_OBJECT_STATIC };
+    a.objects[1] = (tf_analysis_object){ .name = strdup("b"), .size = 16u << 20,
+                                         .kind = TF_OBJECT_STATIC };
     const size_t ntimer = 100, nload = 488, nstore = 12;
     a.samples = calloc(ntimer + nload + nstore, sizeof *a.samples);
     for (size_t i = 0; i < ntimer; i++)
-        a.samples[a.nsamples++] = (tf_an_sample){ .x = (i + 0.5) / ntimer, .routine = routine,
-                                                  .line = 10, .object = TF_AN_NONE,
-                                                  .kind = TF_SAMPLE_TIMER };
+        a.samples[a.nsamples++] = (tf_analysis_sample){ .x = (i + 0.5) / ntimer, .routine = routine,
+                                                        .line = 10, .object = TF_ANALYSIS_NONE,
+                                                        .kind = TF_SAMPLE_TIMER };
     for (size_t i = 0; i < nload + nstore; i++) {
         bool store = i % ((nload + nstore) / nstore) == 7 && i / ((nload + nstore) / nstore) < nstore;
         double x = (i + 0.5) / (double)(nload + nstore);
-        a.samples[a.nsamples++] = (tf_an_sample){
+        a.samples[a.nsamples++] = (tf_analysis_sample){
             .x = x, .routine = routine, .line = 11, .object = store ? 1 : 0,
             .offset = (uint64_t)((1 - x) * (double)(16u << 20)) / 64 * 64,
             .kind = store ? TF_SAMPLE_STORE : TF_SAMPLE_LOAD };
@@ -337,8 +340,8 @@ static void lone_phase_keeps_small_objects(void **state)
     assert_int_equal(a.nstreams, 2);
     for (size_t k = 0; k < 2; k++) {
         assert_int_equal(a.streams[k].direction, -1);
-        assert_true(a.streams[k].pattern == TF_AN_PATTERN_LINEAR ||
-                    a.streams[k].pattern == TF_AN_PATTERN_STRIDED);
+        assert_true(a.streams[k].pattern == TF_ANALYSIS_PATTERN_LINEAR ||
+                    a.streams[k].pattern == TF_ANALYSIS_PATTERN_STRIDED);
     }
     assert_true(a.streams[0].object != a.streams[1].object);
     tf_analysis_clear(&a);
@@ -368,7 +371,7 @@ static void object_shares(void **state)
     for (size_t o = 0; o < a.nobjects; o++)
         refs += a.objects[o].refs;
     for (size_t o = 0; o < a.nobjects; o++) {
-        const tf_an_object *ob = &a.objects[o];
+        const tf_analysis_object *ob = &a.objects[o];
         /* binomial standard error of a share over 16 000 samples is < 0.004 */
         assert_true(fabs(ob->share - expect[o]) < 0.015);
         assert_true(fabs((double)ob->loads / (double)refs - loads[o]) < 0.015);

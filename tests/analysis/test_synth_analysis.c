@@ -177,12 +177,12 @@ static int teardown(void **state)
     return 0;
 }
 
-static const tf_an_phase *leaf_at(const tf_analysis *a, double x)
+static const tf_analysis_phase *leaf_at(const tf_analysis *a, double x)
 {
-    const tf_an_phase *best = NULL;
+    const tf_analysis_phase *best = NULL;
     for (size_t k = 0; k < a->nphases; k++) {
-        const tf_an_phase *ph = &a->phases[k];
-        if (x >= ph->x0 && x < ph->x1 && (!best || ph->parent != TF_AN_NONE))
+        const tf_analysis_phase *ph = &a->phases[k];
+        if (x >= ph->x0 && x < ph->x1 && (!best || ph->parent != TF_ANALYSIS_NONE))
             best = ph;
     }
     return best;
@@ -207,7 +207,7 @@ static void check_truth(struct fixture *fx, const tf_analysis *an)
     /* phases: the leaf at the middle of every true phase has its routine,
      * line and both boundaries within ±1 % */
     for (size_t k = 0; k + 1 < nb; k++) {
-        const tf_an_phase *ph = leaf_at(&a, (bounds[k] + bounds[k + 1]) / 2);
+        const tf_analysis_phase *ph = leaf_at(&a, (bounds[k] + bounds[k + 1]) / 2);
         assert_non_null(ph);
         assert_string_equal(a.routines[ph->routine].function, routine[k]);
         assert_int_equal(ph->line, line[k]);
@@ -228,7 +228,7 @@ static void check_truth(struct fixture *fx, const tf_analysis *an)
         while (j < a.nobjects && strcmp(a.objects[j].name, label[o]))
             j++;
         assert_true(j < a.nobjects);
-        assert_string_equal(tf_an_object_kind_name(a.objects[j].kind), kind[o]);
+        assert_string_equal(tf_analysis_object_kind_name(a.objects[j].kind), kind[o]);
         assert_true(fabs(a.objects[j].share - share[o]) < 0.02);
     }
     /* streams */
@@ -245,19 +245,19 @@ static void check_truth(struct fixture *fx, const tf_analysis *an)
     assert_int_equal(tf_h5_read_array(mem, "bytes", TF_H5_UINT64, (void **)&bytes, &nm, &cols, NULL), 0);
     assert_int_equal(tf_h5_read_array(mem, "bandwidth_MBps", TF_H5_DOUBLE, (void **)&bw, &nm, &cols, NULL), 0);
     for (size_t m = 0; m < nm; m++) {
-        const tf_an_phase *ph = leaf_at(&a, (bounds[phase[m]] + bounds[phase[m] + 1]) / 2);
-        const tf_an_stream *st = NULL;
+        const tf_analysis_phase *ph = leaf_at(&a, (bounds[phase[m]] + bounds[phase[m] + 1]) / 2);
+        const tf_analysis_stream *st = NULL;
         for (size_t s = 0; s < a.nstreams && !st; s++)
             if (&a.phases[a.streams[s].phase] == ph &&
                 !strcmp(a.objects[a.streams[s].object].name, object[m]))
                 st = &a.streams[s];
         assert_non_null(st);
         print_message("phase %s %s: %s %s stride %llu streams %u bytes %.0f (%llu) bw %.0f (%.0f)\n",
-                      ph->label, object[m], tf_an_pattern_name(st->pattern),
+                      ph->label, object[m], tf_analysis_pattern_name(st->pattern),
                       st->direction > 0 ? "up" : st->direction < 0 ? "down" : "none",
                       (unsigned long long)st->stride, st->streams, st->bytes,
                       (unsigned long long)bytes[m], st->bandwidth, bw[m]);
-        assert_string_equal(tf_an_pattern_name(st->pattern), pattern[m]);
+        assert_string_equal(tf_analysis_pattern_name(st->pattern), pattern[m]);
         assert_string_equal(st->direction > 0 ? "up" : st->direction < 0 ? "down" : "none",
                             direction[m]);
         assert_int_equal(st->stride, stride[m]);
@@ -306,8 +306,8 @@ static void a_quarter_of_the_samples(void **state)
 {
     struct fixture *fx = *state;
     size_t n = fx->grp.points.n;
-    tf_an_params prm;
-    tf_an_params_default(&prm);
+    tf_analysis_params prm;
+    tf_analysis_params_default(&prm);
     prm.max_samples = n / 4;
     tf_analysis all, part;
     tf_error err;
@@ -323,15 +323,15 @@ static void a_quarter_of_the_samples(void **state)
     /* fold.h5 writes them in slabs: two of odd sizes here */
     int32_t *i32 = malloc(6 * n * sizeof *i32);
     uint64_t *u64 = malloc(2 * n * sizeof *u64);
-    tf_an_point_columns c_all = { i32, i32 + n, i32 + 2 * n, u64 };
-    tf_an_point_columns c_part = { i32 + 3 * n, i32 + 4 * n, i32 + 5 * n, u64 + n };
+    tf_analysis_point_columns c_all = { i32, i32 + n, i32 + 2 * n, u64 };
+    tf_analysis_point_columns c_part = { i32 + 3 * n, i32 + 4 * n, i32 + 5 * n, u64 + n };
     const tf_fold_points *pts = &fx->grp.points;
-    tf_an_point_columns_fill(&all, pts, 0, n, &c_all);
+    tf_analysis_point_columns_fill(&all, pts, 0, n, &c_all);
     size_t cut = n / 3 + 1;
-    tf_an_point_columns_fill(&part, pts, 0, cut, &c_part);
-    tf_an_point_columns tail = { c_part.routine + cut, c_part.line + cut, c_part.object + cut,
-                                 c_part.offset + cut };
-    tf_an_point_columns_fill(&part, pts, cut, n - cut, &tail);
+    tf_analysis_point_columns_fill(&part, pts, 0, cut, &c_part);
+    tf_analysis_point_columns tail = { c_part.routine + cut, c_part.line + cut, c_part.object + cut,
+                                       c_part.offset + cut };
+    tf_analysis_point_columns_fill(&part, pts, cut, n - cut, &tail);
     assert_memory_equal(i32, i32 + 3 * n, 3 * n * sizeof *i32);
     assert_memory_equal(u64, u64 + n, n * sizeof *u64);
     size_t placed = 0;
@@ -379,8 +379,8 @@ static void points_in_parts(void **state)
     struct fixture *fx = *state;
     tf_fold_points whole = fx->grp.points;
     size_t n = whole.n, cuts[] = { 0, 3, n / 2, n / 2, n - 5, n };
-    tf_an_params prm;
-    tf_an_params_default(&prm);
+    tf_analysis_params prm;
+    tf_analysis_params_default(&prm);
     prm.max_samples = n / 4;
     tf_analysis all, cut;
     tf_error err;
@@ -401,7 +401,7 @@ static void points_in_parts(void **state)
     assert_int_equal(cut.nsamples, all.nsamples);
     assert_true(cut.nsamples < n / 2);
     for (size_t i = 0; i < all.nsamples; i++) {
-        const tf_an_sample *a = &all.samples[i], *b = &cut.samples[i];
+        const tf_analysis_sample *a = &all.samples[i], *b = &cut.samples[i];
         assert_int_equal(a->point, b->point);
         assert_true(a->x == b->x);
         assert_int_equal(a->routine, b->routine);
