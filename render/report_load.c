@@ -277,9 +277,11 @@ static int rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold_gro
         return 0;
     }
     int rc = tf_fold_group_steps(reg, g, step, err);
-    if (rc == 0 && list)
+    /* the totals drawn: the listed counters', or all but the scheduler's */
+    if (rc == 0)
         for (size_t c = 0; c < C; c++)
-            step[c] &= listed(list, reg->counter_names[c]);
+            step[c] &= list ? listed(list, reg->counter_names[c])
+                            : !tf_analysis_is_scheduling(reg->counter_names[c]);
     if (rc == 0)
         rc = totals(p, reg, g, step, err);
     if (rc < 0)
