@@ -130,7 +130,7 @@ static enum frame_class classify(const tf_sym_location *loc, const tf_sym_frame 
 {
     if (allocator_name(f->function) || allocator_name(f->linkage) ||
         allocator_linkage(f->linkage) || allocator_linkage(f->function) ||
-        tf_system_library(loc->module))
+        tf_system_library(loc->module) || tf_recorder_symbol(f->linkage))
         return FRAME_ALLOCATOR;
     if (named_wrapper(f, rules))
         return FRAME_ALLOCATOR;

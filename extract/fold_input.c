@@ -166,6 +166,7 @@ struct thread_pass {
     const tf_trace *tr;
     tf_fold_input *in;
     const tf_extract_namer *namer;   /* NULL: no name frames */
+    const tf_recorder_code *recorder; /* the process's recorder code */
     const uint32_t *map;      /* process counter -> region counter */
     uint64_t *base;           /* [N][C] begin values */
     size_t first, last;       /* this thread's instances [first, last) */
@@ -317,8 +318,6 @@ static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned thr
     int rc = tf_samples_open((tf_trace *)tp->tr, first->proc, first->thread, &cur, err);
     if (rc < 0)
         return rc;
-    tf_recorder_code recorder;
-    tf_recorder_code_of(tp->tr, first->proc, &recorder);
     struct pipeline pl = { .b = b, .tp = tp, .proc_nc = proc->ncounters };
     struct stacks stacks = { NULL, 0 };
     tf_handoff_init(&pl.h);
@@ -334,7 +333,7 @@ static int stream_thread(struct thread_pass *tp, struct batch b[2], unsigned thr
         if (rc < 0 || n == 0)
             break;
         /* On this thread: the frames are read from the trace (HDF5). */
-        rc = tf_recorder_code_skip((tf_trace *)tp->tr, first->proc, first->thread, &recorder,
+        rc = tf_recorder_code_skip((tf_trace *)tp->tr, first->proc, first->thread, tp->recorder,
                                    next->samples, n, err);
         next->n = n;
         if (rc == 0 && tp->namer)
@@ -448,11 +447,12 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, enum tf_region_scope sc
     in->region = region;
     uint32_t np = tf_trace_nprocesses(tr);
     uint32_t **map = calloc(np ? np : 1, sizeof *map);
+    tf_recorder_code *recorder = malloc((np ? np : 1) * sizeof *recorder);
     uint64_t *base = NULL;
     struct batch b[2] = { { 0 } };
     tf_scoped_instances scoped = { 0 };
     int rc;
-    if (!map) {
+    if (!map || !recorder) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -531,12 +531,15 @@ int tf_fold_input_extract(tf_trace *tr, uint32_t region, enum tf_region_scope sc
         }
     }
 
+    tf_recorder_code_find(tr, recorder);
     uint64_t done = 0, before = 0;
     for (size_t i = 0; i < n;) {
         size_t j = thread_run_end(in, i);
         uint64_t ns = thread_samples(tr, &in->instances[i]);
         struct thread_pass tp = {
-            .tr = tr, .in = in, .namer = namer, .map = map[in->instances[i].proc], .base = base,
+            .tr = tr, .in = in, .namer = namer,
+            .recorder = &recorder[in->instances[i].proc], .map = map[in->instances[i].proc],
+            .base = base,
             .first = i, .last = j, .capacity = mine, .progress = progress,
             .progress_arg = progress_arg, .done = &done, .total = mine,
         };
@@ -558,6 +561,7 @@ done:
     for (uint32_t p = 0; map && p < np; p++)
         free(map[p]);
     free(map);
+    free(recorder);
     free(base);
     tf_scoped_instances_free(&scoped);
     for (int k = 0; k < 2; k++) {

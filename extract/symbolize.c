@@ -10,7 +10,6 @@
 #include <dwarf.h>
 #include <errno.h>
 #include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -18,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "formats/elf_file.h"
 
 struct sym_entry {
     uint64_t        ip;          /* the looked-up address; 0: empty slot */
@@ -82,14 +83,7 @@ static bool build_id_is(const char *file, const char *want)
     if (fd < 0)
         return false;
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    const void *id = NULL;
-    ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
-    bool same = n > 0 && strlen(want) == 2 * (size_t)n;
-    for (ssize_t i = 0; same && i < n; i++) {
-        char hex[3];
-        snprintf(hex, sizeof hex, "%02x", ((const unsigned char *)id)[i]);
-        same = hex[0] == want[2 * i] && hex[1] == want[2 * i + 1];
-    }
+    bool same = elf && tf_elf_build_id_is(elf, want);
     if (elf)
         elf_end(elf);
     close(fd);
@@ -116,30 +110,14 @@ static char *code_file(const tf_sym_module *m, const char *debug_dir)
     return file ? file : strdup("");
 }
 
-/* The load bias of the file mapped as m (file offset m->offset at m->start):
- * for the first PT_LOAD segment that lies in the mapping, where it was put
- * minus where the file asked for it.  0 for ET_EXEC or on failure. */
+/* The load bias of the file mapped as m (elf_file.h); 0 on failure. */
 static uint64_t load_bias(const char *file, const tf_sym_module *m)
 {
     int fd = open(file, O_RDONLY);
     if (fd < 0)
         return 0;
-    uint64_t bias = 0;
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    GElf_Ehdr eh;
-    size_t nph;
-    if (elf && gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN && elf_getphdrnum(elf, &nph) == 0) {
-        for (size_t i = 0; i < nph; i++) {
-            GElf_Phdr ph;
-            if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-                continue;
-            if (ph.p_offset + ph.p_filesz <= m->offset ||
-                ph.p_offset >= m->offset + (m->end - m->start))
-                continue;
-            bias = m->start + (ph.p_offset - m->offset) - ph.p_vaddr;
-            break;
-        }
-    }
+    uint64_t bias = elf ? tf_elf_load_bias(elf, m->start, m->end, m->offset) : 0;
     if (elf)
         elf_end(elf);
     close(fd);

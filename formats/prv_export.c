@@ -661,6 +661,7 @@ static int setup_streams(exporter *ex, tf_error *err)
 {
     int rc = 0;
     uint32_t np = tf_trace_nprocesses(ex->tr), k = 0;
+    tf_recorder_code_find(ex->tr, ex->recorder);
     for (uint32_t p = 0; rc == 0 && p < np; p++) {
         const tf_process *pr = proc_of(ex, p);
         if ((rc = counter_labels(ex, p, err)) < 0)
@@ -669,7 +670,6 @@ static int setup_streams(exporter *ex, tf_error *err)
         if (!ex->symbols[p])
             return nomem(err);
         memcpy(ex->symbols[p], pr->symbols, pr->nsymbols * sizeof *pr->symbols);
-        tf_recorder_code_of(ex->tr, p, &ex->recorder[p]);
         qsort(ex->symbols[p], pr->nsymbols, sizeof *pr->symbols, cmp_symbol);
         for (uint32_t t = 0; rc == 0 && t < pr->nthreads; t++, k++) {
             tstream *s = &ex->ts[k];

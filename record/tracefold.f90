@@ -5,7 +5,8 @@
 ! application, e.g.
 !   gfortran -c $(pkg-config --variable=includedir tracefold)/tracefold.f90
 !   gfortran app.f90 tracefold.o $(pkg-config --libs tracefold)
-! Names are Fortran strings (trailing blanks are ignored).
+! Names are Fortran strings (trailing blanks are ignored; a name is cut
+! after name_max characters).
 module tracefold
     use, intrinsic :: iso_c_binding, only: c_int, c_int32_t, c_int64_t, c_char, c_ptr, &
                                            c_null_char
@@ -54,7 +55,31 @@ module tracefold
         end subroutine
     end interface
 
+    !> Region, counter and object names are identifiers, far shorter.
+    integer, parameter :: name_max = 255
+
 contains
+
+    !> name without its trailing blanks and NUL-terminated, copied by hand
+    !> into the caller's buffer: a call then allocates nothing and runs no
+    !> library code (trim(name) // c_null_char makes a temporary on the
+    !> program's heap, which the recorder would log as the program's
+    !> allocation, and calls the Fortran runtime).
+    pure subroutine tracefold_c_string(name, buf)
+        character(len=*), intent(in) :: name
+        character(kind=c_char), intent(out) :: buf(name_max + 1)
+        integer :: n, i
+        n = len(name)
+        do while (n > 0)
+            if (name(n:n) /= ' ') exit
+            n = n - 1
+        end do
+        n = min(n, name_max)
+        do i = 1, n
+            buf(i) = name(i:i)
+        end do
+        buf(n + 1) = c_null_char
+    end subroutine
 
     !> 0 when recording, -1 when the recorder is disabled.
     integer function tracefold_init()
@@ -67,12 +92,16 @@ contains
 
     subroutine tracefold_region_begin(name)
         character(len=*), intent(in) :: name
-        call c_region_begin(trim(name) // c_null_char)
+        character(kind=c_char) :: buf(name_max + 1)
+        call tracefold_c_string(name, buf)
+        call c_region_begin(buf)
     end subroutine
 
     subroutine tracefold_region_end(name)
         character(len=*), intent(in) :: name
-        call c_region_end(trim(name) // c_null_char)
+        character(kind=c_char) :: buf(name_max + 1)
+        call tracefold_c_string(name, buf)
+        call c_region_end(buf)
     end subroutine
 
     subroutine tracefold_event(type, value)
@@ -84,7 +113,9 @@ contains
     !> The counter's id, or -1 (see tracefold.h).
     integer function tracefold_counter_define(name)
         character(len=*), intent(in) :: name
-        tracefold_counter_define = int(c_counter_define(trim(name) // c_null_char))
+        character(kind=c_char) :: buf(name_max + 1)
+        call tracefold_c_string(name, buf)
+        tracefold_counter_define = int(c_counter_define(buf))
     end function
 
     subroutine tracefold_counter_add(id, delta)
@@ -98,7 +129,9 @@ contains
     subroutine tracefold_memory_region(name, begin, end)
         character(len=*), intent(in) :: name
         type(c_ptr), intent(in) :: begin, end
-        call c_memory_region(trim(name) // c_null_char, begin, end)
+        character(kind=c_char) :: buf(name_max + 1)
+        call tracefold_c_string(name, buf)
+        call c_memory_region(buf, begin, end)
     end subroutine
 
     subroutine tracefold_flush()

@@ -9,7 +9,11 @@
 # tracefold_event calls, whose time goes to the kernel's service of the
 # recorder's read(2) of the counters: mark_items at the line of the call,
 # no `__libc_read` or read.c (the recorder issues that system call from
-# its own code).
+# its own code).  The same in Fortran, where the tracefold module's
+# procedures are compiled into the program (not into libtracefold): a
+# loop of tracefold_region_begin/_end calls is mark_steps at the line of
+# the call, in the fold and in the raw Paraver export, never
+# tracefold.f90 or a __tracefold_MOD_ routine.
 tf=${TRACEFOLD:?run by make check}
 app=${top_builddir:?run by make check}/tests/analysis/recorder_calls_app
 src=${top_srcdir:?run by make check}/tests/analysis/recorder_calls_app.c
@@ -54,4 +58,25 @@ grep -E '__libc_read|read\.c' "$tmp/efold/summary.md" && fail "summary.md names 
 awk -F, -v line="$eline" 'NR > 1 && $8 == "mark_items" && $10 == line { found = 1 }
          END { exit !found }' "$tmp/efold/phases.csv" ||
     fail "the events' calls are not given to mark_items at line $eline"
+
+fapp=${top_builddir}/tests/analysis/recorder_calls_f
+[ -x "$fapp" ] || { echo "no Fortran compiler at configure time: the Fortran part skipped"; exit 0; }
+# the two lines of calls, "15|16"
+flines=$(grep -n 'the-call' "${top_srcdir}/tests/analysis/recorder_calls_f.f90" | cut -d: -f1 |
+         paste -sd'|')
+"$tf" record -q -o "$tmp/f.h5" --counters task-clock --period 1ms --buffer-size 16M -- "$fapp" 20 20000 ||
+    fail "recording (Fortran) exit status $?"
+"$tf" fold -q -o "$tmp/ffold" --region iteration "$tmp/f.h5" || fail "fold (Fortran) exit status $?"
+cat "$tmp/ffold/phases.csv"
+awk -F, 'NR > 1 && ($8 ~ /tracefold/ || $9 ~ /(^|\/)tracefold\.f90$/) { bad = 1 } END { exit bad }' \
+    "$tmp/ffold/phases.csv" || fail "a phase in the tracefold module's code"
+grep -E 'tracefold\.f90|__tracefold_MOD' "$tmp/ffold/summary.md" &&
+    fail "summary.md names the tracefold module's code"
+awk -F, -v lines="^($flines)\$" 'NR > 1 && $8 == "mark_steps" && $10 ~ lines { found = 1 }
+         END { exit !found }' "$tmp/ffold/phases.csv" ||
+    fail "the module's calls are not given to mark_steps at line $flines"
+"$tf" paraver -q -o "$tmp/fraw.prv" "$tmp/f.h5" || fail "paraver (Fortran) exit status $?"
+grep -E 'tracefold\.f90|__tracefold_MOD' "$tmp/fraw.pcf" && fail "fraw.pcf names the tracefold module's code"
+grep -Eq "^[0-9]+ +($flines) \(recorder_calls_f\.f90\)\$" "$tmp/fraw.pcf" ||
+    fail "fraw.pcf lacks the lines of the calls, $flines"
 exit 0
