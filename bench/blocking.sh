@@ -3,10 +3,13 @@
 # Blocking on the bundled examples (docs/examples.md, "From the advice to
 # the fix"): the ratio blocked / unblocked of the programs' own mean times,
 # per repetition in one process where the program runs both.
-#   matmul: mm_blocked / mm_ikj (both in each iteration), N = 512 and 1024,
-#     blocks of 32, 64 and 128, built twice from examples/matmul.c: as the
-#     project builds it (-O2 -fno-tree-vectorize: one double at a time) and
-#     vectorised for this CPU (-O3 -march=native);
+#   matmul: mm_blocked / mm_ikj (both in each iteration), N = 512, 640 and
+#     1024 (640: not a power of two, whose rows 4 or 8 KiB apart fall into
+#     the same cache sets), blocks of 32, 64 and 128, built three times from
+#     examples/matmul.c: as the project builds it (-O2 -fno-tree-vectorize:
+#     one double at a time), vectorised for any x86-64 as the project
+#     builds examples/matmul_vec (-ftree-vectorize -fvect-cost-model=dynamic:
+#     SSE2, two doubles) and for this CPU (-O3 -march=native);
 #   membench -w 16 MiB, 8 passes: blocked by 32 and 256 KiB against not
 #     blocked (two runs, alternating which goes first).
 # Prints every run and the median ratio of each case.
@@ -23,12 +26,14 @@ lib=$(cd "$bd/record/.libs" && pwd)
 link="-L$lib -ltracefold -Wl,-rpath,$lib"
 gcc -O2 -fno-tree-vectorize -I"$src/include" -o "$tmp/matmul_scalar" "$src/examples/matmul.c" $link
 gcc -O3 -march=native -I"$src/include" -o "$tmp/matmul_vector" "$src/examples/matmul.c" $link
+gcc -O2 -ftree-vectorize -fvect-cost-model=dynamic -I"$src/include" -o "$tmp/matmul_portable" \
+    "$src/examples/matmul.c" $link
 # mean_ms OUTPUT NAME: the program's mean time of NAME
 mean_ms() { awk -v v="$2" '$1 == v { print $2 }' "$1"; }
 : > "$tmp/runs"
 for rep in $(seq "$REPS"); do
-    for build in scalar vector; do
-        for n in 512 1024; do
+    for build in scalar portable vector; do
+        for n in 512 640 1024; do
             for b in 32 64 128; do
                 "$tmp/matmul_$build" -n $n -b $b -i 2 -v mm_ikj,mm_blocked >"$tmp/out" 2>/dev/null
                 echo "matmul-$build-n$n-b$b $(mean_ms "$tmp/out" mm_ikj) $(mean_ms "$tmp/out" mm_blocked)" >> "$tmp/runs"

@@ -145,8 +145,10 @@ static int write_md(const tf_diff *d, const char *a_name, const char *b_name, co
     fprintf(f, "The iteration took %.4g ms in A and %.4g ms in B: B/A = %.4g, band [%.4g, %.4g] "
             "(%s).\n\n", t->a.time_ns / 1e6, t->b.time_ns / 1e6, t->ratio, t->ratio_lo,
             t->ratio_hi, v);
-    fprintf(f, "Bands: %.3g standard errors (docs/algorithms.md, \"Comparing two folds\"); a "
-            "difference inside its band is noise.\n\n", d->z);
+    fprintf(f, "Bands of coverage %.3g: times Student's t standard errors for their degrees of "
+            "freedom (%.3g for the iteration), rates and memory levels %.3g (docs/algorithms.md, "
+            "\"Comparing two folds\"); a difference inside its band is noise.\n\n",
+            d->confidence, t->t, d->z);
     fputs("| phase | A | B | matched by | A [ms] | B [ms] | B/A | band | change |\n"
           "| --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |\n", f);
     for (size_t k = 0; k < d->nrows; k++) {

@@ -25,6 +25,51 @@ static double z_of(double c)
     return (lo + hi) / 2;
 }
 
+/* P(|T| < t) for Student's t with nu degrees of freedom, nu a whole
+ * number: the finite series of Abramowitz & Stegun 26.7.3 (nu odd) and
+ * 26.7.4 (nu even) in theta = atan(t / sqrt(nu)). */
+static double t_coverage(double t, unsigned nu)
+{
+    double th = atan(t / sqrt((double)nu)), s = sin(th), c2 = cos(th) * cos(th);
+    double term = 1, sum = 1;
+    if (nu % 2 == 0) {
+        for (unsigned k = 2; k < nu; k += 2) {
+            term *= c2 * (double)(k - 1) / (double)k;
+            sum += term;
+        }
+        return s * sum;
+    }
+    if (nu == 1)
+        return 2 * th / M_PI;
+    for (unsigned k = 3; k < nu; k += 2) {
+        term *= c2 * (double)(k - 1) / (double)k;
+        sum += term;
+    }
+    return 2 / M_PI * (th + s * cos(th) * sum);
+}
+
+/* The half width, in standard errors, of a two-sided band of coverage c
+ * around an estimate whose standard error has df degrees of freedom:
+ * Student's t, for df rounded down (the wider band); the normal z past
+ * 1000, where the two differ by under 0.1 %. */
+static double t_of(double c, double df)
+{
+    if (!(df < 1000))
+        return z_of(c);
+    unsigned nu = df < 1 ? 1 : (unsigned)df;
+    double lo = 0, hi = 1;
+    while (t_coverage(hi, nu) < c && hi < 1e12)
+        hi *= 2;
+    for (int i = 0; i < 200; i++) {
+        double mid = (lo + hi) / 2;
+        if (t_coverage(mid, nu) < c)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
 static const char *routine_of(const tf_report_page *p, size_t k)
 {
     uint32_t r = p->phases[k].routine;
@@ -103,11 +148,22 @@ static int align(const tf_report_page *a, const tf_report_page *b, size_t *pairs
     return 0;
 }
 
-/* Relative standard error of the mean duration of the used instances. */
-static double duration_rel_se(const tf_report_page *p)
+/* Relative standard error of the mean duration of the used instances,
+ * and its degrees of freedom in *df.  Instances are not independent: a
+ * machine busy with other work slows runs of consecutive ones (a load
+ * episode), which the instances' own spread over sqrt(n) takes for
+ * independent noise.  So the mean is also estimated from batch means
+ * (the used instances in their order, cut into b = floor(sqrt(n))
+ * consecutive batches: Law & Kelton, "Simulation Modeling and Analysis",
+ * the method of batch means), whose spread over sqrt(b) includes such
+ * episodes; the larger of the two errors is taken, with its degrees of
+ * freedom (n - 1 or b - 1).  Under 9 instances (3 batches) the batches
+ * say nothing and the instances' own error stands. */
+static double duration_rel_se(const tf_report_page *p, double *df)
 {
     double sum = 0, sum2 = 0;
     size_t n = 0;
+    *df = 0;
     for (size_t i = 0; i < p->ninstances; i++)
         if (p->instance_used[i]) {
             sum += p->instance_ns[i];
@@ -119,7 +175,35 @@ static double duration_rel_se(const tf_report_page *p)
     for (size_t i = 0; i < p->ninstances; i++)
         if (p->instance_used[i])
             sum2 += (p->instance_ns[i] - mean) * (p->instance_ns[i] - mean);
-    return sqrt(sum2 / (double)(n - 1) / (double)n) / mean;
+    double se = sqrt(sum2 / (double)(n - 1) / (double)n) / mean;
+    *df = (double)(n - 1);
+    size_t nb = (size_t)sqrt((double)n);
+    if (nb < 3)
+        return se;
+    /* batch k holds the used instances [k n / nb, (k + 1) n / nb) */
+    double bsum = 0, bsum2 = 0, acc = 0;
+    size_t used = 0, k = 0, in_batch = 0;
+    for (size_t i = 0; i < p->ninstances; i++) {
+        if (!p->instance_used[i])
+            continue;
+        acc += p->instance_ns[i];
+        in_batch++;
+        if (++used == (k + 1) * n / nb) {
+            double bm = acc / (double)in_batch;
+            bsum += bm;
+            bsum2 += bm * bm;
+            acc = 0;
+            in_batch = 0;
+            k++;
+        }
+    }
+    double bmean = bsum / (double)nb, bvar = (bsum2 - (double)nb * bmean * bmean) / (double)(nb - 1);
+    double bse = sqrt(bvar > 0 ? bvar / (double)nb : 0) / mean;
+    if (bse > se) {
+        *df = (double)(nb - 1);
+        return bse;
+    }
+    return se;
 }
 
 /* Samples that locate the phases: the code samples, else the memory ones. */
@@ -161,8 +245,9 @@ static void side_fill(const tf_report_page *p, size_t first, size_t last, bool w
     /* The span's share of the iteration is known as well as a share counted
      * from the samples that locate it (binomial), the iteration's length as
      * well as the mean of the instances' durations. */
-    double n = (double)span_samples(p), rd = duration_rel_se(p);
+    double n = (double)span_samples(p), rd = duration_rel_se(p, &s->duration_df);
     double rw = w >= 1 ? 0 : n > 0 && w > 0 ? sqrt(w * (1 - w) / n) / w : INFINITY;
+    s->duration_rel_se = rd;
     s->time_rel_se = sqrt(rd * rd + rw * rw);
     s->bandwidth = bw_w > 0 ? bw / bw_w : NAN;
     if (p->mips) {
@@ -186,6 +271,17 @@ static double share(const tf_diff_side *s, size_t l)
     return s->loads ? (double)s->level_loads[l] / (double)s->loads : NAN;
 }
 
+/* Degrees of freedom of a sum of variances, each side's duration part
+ * with its own and the share part (counted from many samples) with
+ * infinitely many: Welch-Satterthwaite. */
+static double time_df(const tf_diff_side *a, const tf_diff_side *b)
+{
+    double v = a->time_rel_se * a->time_rel_se + (b ? b->time_rel_se * b->time_rel_se : 0);
+    double da = pow(a->duration_rel_se, 4) / a->duration_df;
+    double db = b ? pow(b->duration_rel_se, 4) / b->duration_df : 0;
+    return da + db > 0 ? v * v / (da + db) : INFINITY;
+}
+
 static void compare(tf_diff *d, tf_diff_row *r)
 {
     const tf_diff_side *a = &r->a, *b = &r->b;
@@ -194,21 +290,24 @@ static void compare(tf_diff *d, tf_diff_row *r)
     if (a->first == a->last || b->first == b->last) {
         /* A phase of one fold only: a change when its time is measured. */
         const tf_diff_side *s = a->first == a->last ? b : a;
-        r->significant = z * s->time_rel_se < 1;
+        r->t = t_of(d->confidence, time_df(s, NULL));
+        r->significant = r->t * s->time_rel_se < 1;
         return;
     }
     double se = sqrt(a->time_rel_se * a->time_rel_se + b->time_rel_se * b->time_rel_se);
+    /* the time's band in standard errors: Student's t for its degrees of freedom */
+    double q = r->t = isfinite(se) ? t_of(d->confidence, time_df(a, b)) : z;
     r->ratio = b->time_ns / a->time_ns;
     /* The band of a ratio of two positive estimates: symmetric in its log. */
-    r->ratio_lo = r->ratio * exp(-z * se);
-    r->ratio_hi = r->ratio * exp(z * se);
+    r->ratio_lo = r->ratio * exp(-q * se);
+    r->ratio_hi = r->ratio * exp(q * se);
     r->significant = isfinite(se) && (r->ratio_lo > 1 || r->ratio_hi < 1);
     /* The MIPS bands are the fold's own (bootstrap over instances). */
     r->mips_significant = isfinite(a->mips_half) && isfinite(b->mips_half) &&
                           fabs(b->mips - a->mips) > hypot(a->mips_half, b->mips_half);
     /* Bandwidth is bytes over the phase's time: it inherits the time's band. */
     r->bandwidth_significant = a->bandwidth > 0 && b->bandwidth > 0 && isfinite(se) &&
-                               fabs(log(b->bandwidth / a->bandwidth)) > z * se;
+                               fabs(log(b->bandwidth / a->bandwidth)) > q * se;
     for (size_t l = 0; l < TF_REPORT_LEVELS; l++) {
         if (!a->loads || !b->loads)
             continue;
@@ -261,6 +360,7 @@ int tf_diff_compute(const tf_report_page *a, const tf_report_page *b, double con
     d->a = a;
     d->b = b;
     d->z = z_of(confidence);
+    d->confidence = confidence;
     size_t cap = a->nphases + b->nphases + 1;
     size_t most = a->nphases < b->nphases ? a->nphases : b->nphases;
     size_t *pairs = malloc((2 * most + 1) * sizeof *pairs);
@@ -302,8 +402,8 @@ int tf_diff_compute(const tf_report_page *a, const tf_report_page *b, double con
         total->a.last = total->b.last = 1;
         total->a.time_ns = a->duration_ns;
         total->b.time_ns = b->duration_ns;
-        total->a.time_rel_se = duration_rel_se(a);
-        total->b.time_rel_se = duration_rel_se(b);
+        total->a.time_rel_se = total->a.duration_rel_se = duration_rel_se(a, &total->a.duration_df);
+        total->b.time_rel_se = total->b.duration_rel_se = duration_rel_se(b, &total->b.duration_df);
     }
     for (size_t k = 0; k < d->nrows; k++)
         compare(d, &d->rows[k]);

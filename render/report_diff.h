@@ -28,6 +28,8 @@ typedef struct tf_diff_side {
     double x0, x1;             /* normalised span */
     double time_ns;
     double time_rel_se;        /* relative standard error of time_ns */
+    double duration_rel_se;    /* its part from the mean duration of the instances */
+    double duration_df;        /* and that part's degrees of freedom */
     double mips, mips_half;    /* mean MIPS over the span and its band's half width;
                                   NaN without instructions */
     double bandwidth;          /* MB/s, NaN when none */
@@ -40,6 +42,7 @@ typedef struct tf_diff_row {
     enum tf_diff_match match;
     tf_diff_side a, b;
     double ratio, ratio_lo, ratio_hi;   /* time_b / time_a and its band; NaN when a side is empty */
+    double t;                  /* the time band's half width in standard errors */
     bool   significant;        /* the band excludes 1 */
     bool   mips_significant;
     bool   bandwidth_significant;
@@ -50,7 +53,8 @@ typedef struct tf_diff_row {
 
 typedef struct tf_diff {
     const tf_report_page *a, *b;
-    double z;                  /* band half width in standard errors */
+    double confidence;         /* coverage of the bands */
+    double z;                  /* normal band half width in standard errors (rates, levels) */
     size_t nrows;              /* aligned phases, then the row "total" */
     tf_diff_row *rows;
     bool   levels[TF_REPORT_LEVELS];   /* levels seen in either fold */
