@@ -88,7 +88,8 @@ row "CPU, tracefold record -q (ms)" 9
 if [ -n "$base" ]; then
     row "BASE tracefold record -q (ms)" 10
     row "CPU, BASE tracefold record -q (ms)" 11
-    ratio() { awk -v n="$1" -v d="$2" '{print $n / $d * 1000000}' "$tmp/runs" | median; }
+    # %d: awk's default %.6g would write 1.2e+06, which sort -n misreads.
+    ratio() { awk -v n="$1" -v d="$2" '{printf "%d\n", $n / $d * 1000000}' "$tmp/runs" | median; }
     printf '%-34s %s\n' "record wall, this / BASE (median)" "$(ratio 2 10 | awk '{printf "%.3f", $1 / 1000}')"
     printf '%-34s %s\n' "record CPU, this / BASE (median)" "$(ratio 9 11 | awk '{printf "%.3f", $1 / 1000}')"
 fi

@@ -127,14 +127,33 @@ static int encode(const char *name, struct perf_event_attr *a)
     return 0;
 }
 
+/* The probes' events, held open until the first thread's counters are
+ * (tf_counters_release_probes): the kernel switches a software event's
+ * hooks in or out (a static key: the kernel's code patched, with an
+ * interrupt to every CPU) when the first such event opens and when the
+ * last one closes, and the start opened and closed each one three times
+ * (here, in the kernel-capture probe, then for good): 3 % of the CPU of
+ * a recorded `/bin/true` (bench/RESULTS.md, "Recorder: start and stop"). */
+static int probe_fd[TF_SESSION_MAX_BASE + 8];
+static unsigned nprobe;
+
 /* Whether this process may count the event (tried on the calling thread). */
 static bool usable(struct perf_event_attr *a)
 {
     int fd = perf_open(a, -1);
     if (fd < 0)
         return false;
-    close(fd);
+    if (nprobe < sizeof probe_fd / sizeof probe_fd[0])
+        probe_fd[nprobe++] = fd;
+    else
+        close(fd);
     return true;
+}
+
+void tf_counters_release_probes(void)
+{
+    while (nprobe)
+        close(probe_fd[--nprobe]);
 }
 
 static void add_counter(tf_shm_process *p, uint32_t *n, const char *name,

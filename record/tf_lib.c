@@ -324,6 +324,7 @@ int tf_process_start(bool forked_child)
         atfork_registered = true;
     }
     tf_thread_attach();
+    tf_counters_release_probes();
     return 0;
 }
 

@@ -259,6 +259,9 @@ int  tf_counters_group0_fd(const tf_rec_thread *t);
  * NULL (a sample's group read), else by read(2).  Async-signal-safe. */
 TF_HANDLER_API void tf_counters_read(tf_rec_thread *t, uint64_t *out, const uint64_t *group0);
 void tf_counters_close(tf_rec_thread *t);
+/* Closes the events tf_counters_setup opened to probe them, once the first
+ * thread's counters are open. */
+void tf_counters_release_probes(void);
 
 /* tf_thread.c */
 tf_rec_thread *tf_thread_attach(void);            /* not from a signal handler */

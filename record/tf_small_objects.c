@@ -27,10 +27,10 @@
 
 #define BATCH 4096
 
+/* A block as taken; its place in the writer's array is the order taken,
+ * which decides between equal times (the sort below is stable). */
 struct block {
-    uint64_t addr, size, time, ret;
-    uint64_t seq;           /* order taken: the order of equal times */
-    uint64_t end;           /* free time: TF_NOTIME until a successor is seen */
+    uint64_t addr, time, size, ret;
 };
 
 struct tf_wsmall {
@@ -105,7 +105,7 @@ int tf_wsmall_drain(tf_wsmall **wsp, const char *proc_file, uint64_t now, tf_err
                 ws->cap = c;
             }
             const tf_small_entry *e = &r->e[tail % TF_SMALL_RING];
-            ws->v[ws->n] = (struct block){ e->addr, e->size, e->time, e->ret, ws->n, TF_NOTIME };
+            ws->v[ws->n] = (struct block){ e->addr, e->time, e->size, e->ret };
             ws->n++;
         }
         atomic_store_explicit(&r->tail, head, memory_order_release);
@@ -120,34 +120,91 @@ void tf_wsmall_unlink(const char *proc_file)
     unlink(path);
 }
 
-static int by_addr_time(const void *pa, const void *pb)
+/* Byte k of a block's sort key: bytes 0-7 its time, 8-15 its address,
+ * least significant first. */
+static unsigned key_byte(const struct block *b, unsigned k)
 {
-    const struct block *p = pa, *q = pb;
-    if (p->addr != q->addr)
-        return (p->addr > q->addr) - (p->addr < q->addr);
-    if (p->time != q->time)
-        return (p->time > q->time) - (p->time < q->time);
-    return (p->seq > q->seq) - (p->seq < q->seq);
+    return (unsigned)((k < 8 ? b->time >> (8 * k) : b->addr >> (8 * (k - 8))) & 0xff);
 }
 
-static int by_u64(const void *pa, const void *pb)
+/* Orders the blocks by address, then time, then the order taken: a least
+ * significant digit radix sort, one stable counting pass per byte of the
+ * key (Knuth, TAOCP vol. 3, 5.2.5), the counts of every byte taken in one
+ * read.  A byte that every block shares (the high bytes of heap addresses
+ * and of times since the start) needs no pass, nor does the time when the
+ * blocks were taken in time order (one thread's).  A million blocks sort
+ * in a quarter to a third of the CPU time of qsort(3) with a comparison
+ * function, which sorted them through an array of pointers and was, with
+ * its copies, a third of the writer's CPU on an allocation-heavy program
+ * (bench/RESULTS.md, "CPU time on real-code patterns").  The result is in
+ * *v (tmp: room for n blocks, swapped with *v when the result ends there). */
+static void sort_blocks(struct block **v, struct block **tmp, size_t n)
 {
-    uint64_t p = *(const uint64_t *)pa, q = *(const uint64_t *)pb;
-    return (p > q) - (p < q);
-}
-
-/* Index of ret in the sorted distinct rets[0..n). */
-static uint64_t rank_of(const uint64_t *rets, size_t n, uint64_t ret)
-{
-    size_t lo = 0, hi = n;
-    while (lo + 1 < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rets[mid] <= ret)
-            lo = mid;
-        else
-            hi = mid;
+    size_t count[16][256];
+    memset(count, 0, sizeof count);
+    bool in_time_order = true;
+    for (size_t i = 0; i < n; i++) {
+        const struct block *b = &(*v)[i];
+        in_time_order &= i == 0 || b[-1].time <= b->time;
+        for (unsigned k = 0; k < 8; k++) {
+            count[k][(b->time >> (8 * k)) & 0xff]++;
+            count[8 + k][(b->addr >> (8 * k)) & 0xff]++;
+        }
     }
-    return lo;
+    for (unsigned k = in_time_order ? 8 : 0; k < 16; k++) {
+        if (count[k][key_byte(&(*v)[0], k)] == n)
+            continue;
+        size_t pos = 0;
+        for (unsigned d = 0; d < 256; d++) {
+            size_t c = count[k][d];
+            count[k][d] = pos;
+            pos += c;
+        }
+        const struct block *src = *v;
+        for (size_t i = 0; i < n; i++)
+            (*tmp)[count[k][key_byte(&src[i], k)]++] = src[i];
+        struct block *t = *v;
+        *v = *tmp;
+        *tmp = t;
+    }
+}
+
+/* The distinct call sites, each with its frame's index: an open-addressing
+ * table (Knuth, TAOCP vol. 3, 6.4, linear probing), the sites being tens
+ * where the blocks are up to millions, kept at most half full. */
+struct site_table {
+    uint64_t *key;          /* the return address plus one; 0: empty */
+    uint64_t *rank;
+    size_t    size, n;
+};
+
+static size_t site_slot(const struct site_table *t, uint64_t key)
+{
+    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (t->size - 1);
+    while (t->key[i] && t->key[i] != key)
+        i = (i + 1) & (t->size - 1);
+    return i;
+}
+
+static bool site_grow(struct site_table *t)
+{
+    struct site_table g = { calloc(2 * t->size, sizeof *g.key), malloc(2 * t->size * sizeof *g.rank),
+                            2 * t->size, t->n };
+    if (!g.key || !g.rank) {
+        free(g.key);
+        free(g.rank);
+        return false;
+    }
+    for (size_t i = 0; i < t->size; i++)
+        if (t->key[i]) {
+            size_t j = site_slot(&g, t->key[i]);
+            g.key[j] = t->key[i];
+            g.rank[j] = t->rank[i];
+        }
+    free(t->key);
+    free(t->rank);
+    *t = g;
+    return true;
 }
 
 static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_writer *w, uint32_t proc,
@@ -156,35 +213,48 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_writer *w, uint32_t p
     size_t k = ws->n;
     if (!k)
         return 0;
+    struct site_table sites = { calloc(512, sizeof *sites.key), malloc(512 * sizeof *sites.rank),
+                                512, 0 };
     uint64_t *rets = malloc(k * sizeof *rets);
+    struct block *tmp = malloc(k * sizeof *tmp);
     tf_object *out = malloc(BATCH * sizeof *out);
     int rc = 0;
-    if (!rets || !out) {
+    if (!sites.key || !sites.rank || !rets || !tmp || !out) {
         rc = tf_fail(err, TF_ERR_NOMEM, "small-block log of %zu blocks", k);
         goto done;
     }
-    for (size_t i = 0; i < k; i++) {
-        ws->v[i].time = ws->v[i].time > mono0 ? ws->v[i].time - mono0 : 0;
-        rets[i] = ws->v[i].ret;
-    }
-    qsort(rets, k, sizeof *rets, by_u64);
+    /* The call sites in the order first seen, each one frame; the block's
+     * ret becomes its frame's index past the first. */
     size_t nrets = 0;
-    for (size_t i = 0; i < k; i++)
-        if (!nrets || rets[i] != rets[nrets - 1])
-            rets[nrets++] = rets[i];
+    for (size_t i = 0; i < k; i++) {
+        struct block *b = &ws->v[i];
+        b->time = b->time > mono0 ? b->time - mono0 : 0;
+        if (2 * (sites.n + 1) > sites.size && !site_grow(&sites)) {
+            rc = tf_fail(err, TF_ERR_NOMEM, "small-block log of %zu blocks", k);
+            goto done;
+        }
+        size_t j = site_slot(&sites, b->ret + 1);
+        if (!sites.key[j]) {
+            sites.key[j] = b->ret + 1;
+            sites.rank[j] = nrets;
+            rets[nrets++] = b->ret;
+            sites.n++;
+        }
+        b->ret = sites.rank[j];
+    }
     uint64_t first = 0;
-    if (nrets && (rc = tf_writer_append_frames(w, proc, UINT32_MAX, rets, nrets, &first, err)))
+    if ((rc = tf_writer_append_frames(w, proc, UINT32_MAX, rets, nrets, &first, err)))
         goto done;
-    struct block *v = ws->v;
-    qsort(v, k, sizeof *v, by_addr_time);
-    for (size_t i = 0; i + 1 < k; i++)
-        if (v[i + 1].addr == v[i].addr)
-            v[i].end = v[i + 1].time;
+    sort_blocks(&ws->v, &tmp, k);
+    ws->cap = k;   /* *v may be tmp now */
+    const struct block *v = ws->v;
     size_t nout = 0;
     for (size_t i = 0; !rc && i < k; i++) {
+        /* A block ends when the next one at its address starts. */
+        uint64_t end = i + 1 < k && v[i + 1].addr == v[i].addr ? v[i + 1].time : TF_NOTIME;
         out[nout++] = (tf_object){ .start = v[i].addr, .size = v[i].size,
-                                   .alloc_time = v[i].time, .free_time = v[i].end,
-                                   .stack = first + rank_of(rets, nrets, v[i].ret),
+                                   .alloc_time = v[i].time, .free_time = end,
+                                   .stack = first + v[i].ret,
                                    .id = tf_wobjects_new_id(o), .stack_len = 1,
                                    .kind = TF_OBJECT_SMALL };
         if (nout == BATCH || i + 1 == k) {
@@ -193,7 +263,10 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_writer *w, uint32_t p
         }
     }
 done:
+    free(sites.key);
+    free(sites.rank);
     free(rets);
+    free(tmp);
     free(out);
     return rc;
 }
