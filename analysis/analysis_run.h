@@ -18,8 +18,8 @@ typedef struct tf_analysis_set {
 
 /* Analyses every group of every region of res (folded from tr) into set.
  * debug_dir (may be NULL): where binaries and debug files are found by
- * build-id; params NULL: the defaults.  Reads no HDF5 file.  res must
- * outlive the samples (tf_analysis_set_drop_samples). */
+ * build-id; params NULL: the defaults.  Reads no HDF5 file.  res and tr
+ * must outlive the set's locators (until tf_analysis_set_free). */
 int tf_analysis_run_groups(const tf_trace *tr, const tf_fold_result *res, const char *debug_dir,
                            const tf_analysis_params *params, tf_analysis_set *set, tf_error *err);
 
