@@ -66,8 +66,6 @@ void tf_analysis_set_drop_samples(tf_analysis_set *set)
         free(set->list[i].samples);
         set->list[i].samples = NULL;
         set->list[i].nsamples = 0;
-        tf_analysis_locator_free(set->list[i].locator);
-        set->list[i].locator = NULL;
     }
 }
 

@@ -31,15 +31,16 @@ static void say(const tf_fold_outputs *o, bool warn, const char *fmt, ...)
 }
 
 /* The report (tracefold render's default PDF) of res beside fold.h5 in
- * dir.  A drawing failure is only a warning: the fold's own outputs stand. */
-static void write_report(const tf_fold_outputs *o, const char *dir)
+ * dir, from the result, the analyses and the profile in memory.  A drawing
+ * failure is only a warning: the fold's own outputs stand. */
+static void write_report(const tf_fold_outputs *o, const char *dir,
+                         const tf_analysis_set *analyses)
 {
-    const tf_fold_result *res = o->res;
     char fold[4200], pdf[4200];
     tf_error err = {0};
     snprintf(fold, sizeof fold, "%s/fold.h5", dir);
     snprintf(pdf, sizeof pdf, "%s/report.pdf", dir);
-    if (tf_render_fold_report(fold, res, pdf, &err) < 0)
+    if (tf_render_fold_report(fold, o->res, analyses, o->profile, pdf, &err) < 0)
         say(o, true, "no report.pdf: %s", err.msg);
 }
 
@@ -144,9 +145,10 @@ static void machine_figures(const tf_cal_profile *p, tf_analysis_machine *m)
  * HDF5 as Debian builds it is not thread-safe, and libdw is not known to
  * be: HDF5 is called by the side thread until it is joined, then by this
  * one; symbols are looked up by the analysis, then by the synthetic
- * trace's end (the report reads the analysis from fold.h5 and symbolises
- * nothing).  What they share, the result, the trace and the analyses,
- * nothing changes meanwhile.  With one thread the same steps run one after
+ * trace's end (the report takes the analysis in memory, each point's place
+ * from its caches and object maps, and symbolises nothing).  What they
+ * share, the result, the trace and the analyses, nothing changes
+ * meanwhile.  With one thread the same steps run one after
  * the other, the synthetic trace last but the report, and the files are
  * the same. */
 int tf_fold_outputs_write(const tf_fold_outputs *o, tf_error *err)
@@ -205,7 +207,7 @@ int tf_fold_outputs_write(const tf_fold_outputs *o, tf_error *err)
         tf_prv_synthetic_abort(side.synthetic);
     }
     if (rc == 0)
-        write_report(o, tmp);
+        write_report(o, tmp, &analyses);
     if (end_threaded)
         pthread_join(end_thread, NULL);
     /* Only a warning, as for the report; none when everything failed. */

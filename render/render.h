@@ -53,12 +53,18 @@ int tf_render_cairo_pages(const tf_report *r, const tf_render_options *o, size_t
                           tf_error *err);
 int tf_render_page_path(const char *path, size_t k, char *buf, size_t len, tf_error *err);
 
-/* The report `tracefold fold` writes by default: fold_path loaded and
- * drawn as PDF into pdf_path.  res, when not NULL, is the fold result
- * saved in fold_path, used as it is in memory instead of read back. */
+/* The report `tracefold fold` writes by default, drawn as PDF into
+ * pdf_path from what the fold has in memory: its result res, the analyses
+ * of its groups (analysis/analysis_run.h, with their locators) and the
+ * machine profile (NULL: none).  fold_path (the fold.h5 written beside)
+ * is only named in the report; nothing is read back. */
 struct tf_fold_result;
+struct tf_analysis_set;
+struct tf_cal_profile;
 int tf_render_fold_report(const char *fold_path, const struct tf_fold_result *res,
-                          const char *pdf_path, tf_error *err);
+                          const struct tf_analysis_set *analyses,
+                          const struct tf_cal_profile *machine, const char *pdf_path,
+                          tf_error *err);
 
 /* The gnuplot back end: into directory dir, per report page a commented
  * script per panel, one per output page, and their data files; a Makefile-

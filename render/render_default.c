@@ -6,11 +6,11 @@
 #include "report_load.h"
 
 int tf_render_fold_report(const char *fold_path, const tf_fold_result *res,
+                          const tf_analysis_set *analyses, const tf_cal_profile *machine,
                           const char *pdf_path, tf_error *err)
 {
     tf_report r;
-    int rc = res ? tf_report_load_result(res, fold_path, &r, err)
-                 : tf_report_load(fold_path, &r, err);
+    int rc = tf_report_load_analysed(res, analyses, machine, fold_path, &r, err);
     if (rc < 0)
         return rc;
     rc = tf_render_cairo(&r, pdf_path, TF_FORMAT_PDF, 150, err);

@@ -9,14 +9,15 @@
 #include <strings.h>
 
 #include "analysis/analysis.h"
+#include "analysis/analysis_run.h"
+#include "analysis/from_fold.h"
 #include "fold/fold_result.h"
 #include "fold/fold_steps.h"
 #include "report_load.h"
 #include "time_units.h"
 #include "report_analysis.h"
 #include "report_machine.h"
-#include "report_phases.h"
-#include "report_symbolize.h"
+#include "report_from_analysis.h"
 #include "report_tables.h"
 #include "common/tf_hash.h"
 #include "formats/trace.h"
@@ -514,93 +515,93 @@ static tf_report_mem_point *mem_point(tf_report_page *p, const tf_fold_points *p
     return m;
 }
 
-struct trace_points {
+/* The memory references of a group whose analysis is missing, without
+ * their objects. */
+struct bare_points {
     tf_report_page *p;
-    const tf_fold_region *reg;
-    tf_report_symbolizer *sym;
-    bool relative;
     uint64_t threshold;      /* of the points drawn */
 };
 
-static int trace_points_part(void *arg, const tf_fold_points *pt, size_t first, tf_error *err)
+static int bare_points_part(void *arg, const tf_fold_points *pt, size_t first, tf_error *err)
 {
     (void)err;
-    const struct trace_points *tp = arg;
-    tf_report_page *p = tp->p;
-    const tf_fold_region *reg = tp->reg;
-    for (size_t i = 0; i < pt->n; i++) {
-        if (!tf_chosen(first + i, tp->threshold))
+    const struct bare_points *bp = arg;
+    for (size_t i = 0; i < pt->n; i++)
+        if (pt->kind[i] != TF_SAMPLE_TIMER && tf_chosen(first + i, bp->threshold))
+            mem_point(bp->p, pt, i);
+    return 0;
+}
+
+/* A group without an analysis (its trace could not be read: `why`): the
+ * counters and the memory references are drawn, the code panel says why it
+ * is empty, and the phase boundaries are the fold's own change points. */
+static int points_without_analysis(tf_report_page *p, const tf_fold_group *g, const char *why,
+                                   tf_error *err)
+{
+    size_t ntimer;
+    struct bare_points bp = { p, 0 };
+    if (points_alloc(p, g, &bp.threshold, &ntimer, err) < 0 ||
+        tf_fold_group_each_part(g, TF_FOLD_COL_SAMPLE, bare_points_part, &bp, err) < 0)
+        return -err->code;
+    p->code_missing = ntimer == 0 ? tf_report_strdup("no timer samples in this fold")
+                                  : tf_report_strdup("%s", why);
+    p->phases = malloc((g->nboundaries + 1) * sizeof *p->phases);
+    if (!p->code_missing || !p->phases)
+        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the phases");
+    double x0 = 0;
+    for (size_t i = 0; i <= g->nboundaries; i++) {
+        double x1 = i < g->nboundaries ? g->boundaries[i] : 1;
+        if (x1 <= x0 || (x1 >= 1 && i < g->nboundaries))
             continue;
-        uint32_t proc = pt->instance[i] < reg->ninstances ? reg->instances[pt->instance[i]].proc : 0;
-        if (pt->kind[i] == TF_SAMPLE_TIMER) {
-            uint32_t routine, line;
-            if (tp->sym &&
-                tf_report_symbolizer_code(tp->sym, proc, pt->ip[i], &routine, &line) && line > 0)
-                p->code[p->ncode++] = (tf_report_code_point){pt->x[i], routine, line};
-            continue;
-        }
-        tf_report_mem_point *m = mem_point(p, pt, i);
-        uint64_t offset;
-        if (tp->sym &&
-            tf_report_symbolizer_object(tp->sym, proc, pt->addr[i], &m->object, &offset) &&
-            tp->relative) {
-            m->addr = offset;
-            m->flags |= TF_REPORT_MEM_OFFSET;
-        }
+        p->phases[p->nphases++] = (tf_report_phase){ .x0 = x0, .x1 = x1,
+                                                     .routine = TF_REPORT_NONE, .bandwidth = NAN };
+        x0 = x1;
     }
     return 0;
 }
 
-/* Code lines and objects from the folded trace (a fold without analysis). */
-static int points_from_trace(tf_report_page *p, const tf_fold_region *reg, const tf_fold_group *g,
-                             tf_report_symbolizer *sym, const char *why, tf_error *err)
-{
-    size_t ntimer;
-    struct trace_points tp = { p, reg, sym, sym && tf_report_symbolizer_relative(sym), 0 };
-    if (points_alloc(p, g, &tp.threshold, &ntimer, err) < 0 ||
-        tf_fold_group_each_part(g, TF_FOLD_COL_SAMPLE, trace_points_part, &tp, err) < 0)
-        return -err->code;
-    if (p->ncode == 0)
-        p->code_missing = ntimer == 0 ? tf_report_strdup("no timer samples in this fold")
-                        : !sym         ? tf_report_strdup("%s", why)
-                                       : tf_report_strdup("no code-line information: the trace "
-                                                          "has no symbols for the sampled addresses");
-    if (!sym)
-        return tf_report_phases_derive(p, g->boundaries, g->nboundaries, err);
-    size_t n = tf_report_symbolizer_nroutines(sym);
-    const char **names = malloc((n ? n : 1) * sizeof *names);
-    if (!names)
-        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for routine names");
-    for (size_t i = 0; i < n; i++)
-        names[i] = tf_report_symbolizer_routine(sym, i);
-    int rc = routines(p, names, NULL, n, err);
-    free(names);
-    if (rc < 0)
-        return rc;
-    p->nobjects = tf_report_symbolizer_nobjects(sym);
-    p->objects = calloc(p->nobjects ? p->nobjects : 1, sizeof *p->objects);
-    if (!p->objects)
-        return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the objects");
-    for (size_t i = 0; i < p->nobjects; i++)
-        if (tf_report_symbolizer_describe(sym, i, &p->objects[i], err) < 0)
-            return -err->code;
-    return tf_report_phases_derive(p, g->boundaries, g->nboundaries, err);
-}
+/* The analysis of the group a page draws: its tables, and where its
+ * points' columns come from: fold.h5, or the analysis in memory (that
+ * `tracefold fold` has just worked out, or that the report worked out for
+ * a fold.h5 without one), whose caches and object maps give them again
+ * without a symbol lookup (tf_analysis_point_columns_fill). */
+typedef struct page_analysis {
+    tf_report_analysis tables;
+    const tf_analysis *memory;   /* NULL: the columns are in fold.h5 */
+} page_analysis;
 
-/* The analysis's point columns (fold.h5), read a slab of this many
- * points at a time: whole, they are 20 bytes a point. */
+/* The point columns, a slab of this many points at a time: whole, they
+ * are 20 bytes a point. */
 enum { COLUMN_SLAB = 65536 };
 
-typedef struct column_slab {
-    int32_t *routine, *line, *object;
-    uint64_t *offset;
-} column_slab;
+typedef tf_analysis_point_columns column_slab;
+
+/* The columns of points [at, at + len) of part pt, whose first is point
+ * `first` of the group: from fold.h5 those asked for (code: routine and
+ * line too), from memory all four. */
+static int point_columns(const page_analysis *pa, const tf_fold_points *pt, size_t first,
+                         size_t at, size_t len, const column_slab *c, bool code, tf_error *err)
+{
+    if (pa->memory) {
+        tf_analysis_point_columns_fill(pa->memory, pt, at, len, c);
+        return 0;
+    }
+    return tf_report_analysis_points(&pa->tables, first + at, len, code ? c->routine : NULL,
+                                     code ? c->line : NULL, c->object, c->offset, err);
+}
+
+/* The columns of a part that the points' places are worked out from in
+ * memory (tf_analysis_point_columns_fill), or that the report reads. */
+static unsigned place_columns(const page_analysis *pa, unsigned read)
+{
+    return pa->memory ? TF_FOLD_COL_SAMPLE : read;
+}
 
 /* Objects of the analysis (addresses in no known object left out).  An
  * object keeps its absolute addresses when all its references agree on
  * where it starts (one process), else it is drawn by offsets. */
 struct object_starts {
-    const tf_report_analysis *an;
+    const page_analysis *pa;
     const column_slab *col;
     uint64_t *start;
     bool *seen, *relative;
@@ -611,8 +612,7 @@ static int object_starts_part(void *arg, const tf_fold_points *pt, size_t first,
     const struct object_starts *os = arg;
     for (size_t at = 0; at < pt->n; at += COLUMN_SLAB) {
         size_t len = pt->n - at < COLUMN_SLAB ? pt->n - at : COLUMN_SLAB;
-        int rc = tf_report_analysis_points(os->an, first + at, len, NULL, NULL, os->col->object,
-                                           os->col->offset, err);
+        int rc = point_columns(os->pa, pt, first, at, len, os->col, false, err);
         if (rc < 0)
             return rc;
         for (size_t i = at; i < at + len; i++) {
@@ -630,9 +630,10 @@ static int object_starts_part(void *arg, const tf_fold_points *pt, size_t first,
 }
 
 static int objects_from_analysis(tf_report_page *p, const tf_fold_group *g,
-                                 const tf_report_analysis *an, const column_slab *col,
+                                 const page_analysis *pa, const column_slab *col,
                                  uint32_t *map, bool *relative, tf_error *err)
 {
+    const tf_report_analysis *an = &pa->tables;
     uint64_t *start = malloc((an->nobjects ? an->nobjects : 1) * sizeof *start);
     bool *seen = calloc(an->nobjects ? an->nobjects : 1, sizeof *seen);
     p->objects = calloc(an->nobjects ? an->nobjects : 1, sizeof *p->objects);
@@ -643,9 +644,9 @@ static int objects_from_analysis(tf_report_page *p, const tf_fold_group *g,
     }
     for (size_t k = 0; k < an->nobjects; k++)
         relative[k] = false;
-    struct object_starts os = { an, col, start, seen, relative };
-    if (tf_fold_group_each_part(g, TF_FOLD_COL_KIND | TF_FOLD_COL_ADDR, object_starts_part, &os,
-                                err) < 0) {
+    struct object_starts os = { pa, col, start, seen, relative };
+    if (tf_fold_group_each_part(g, place_columns(pa, TF_FOLD_COL_KIND | TF_FOLD_COL_ADDR),
+                                object_starts_part, &os, err) < 0) {
         free(start);
         free(seen);
         return -err->code;
@@ -677,7 +678,7 @@ static int by_start(const void *a, const void *b)
 
 struct analysis_points {
     tf_report_page *p;
-    const tf_report_analysis *an;
+    const page_analysis *pa;
     const column_slab *col;
     const uint32_t *map;
     const bool *relative;
@@ -700,7 +701,8 @@ static void analysis_points_slab(struct analysis_points *ap, const tf_fold_point
     const column_slab *c = ap->col;
     for (size_t i = at; i < at + len; i++) {
         size_t j = i - at;
-        bool timer = pt->kind[i] == TF_SAMPLE_TIMER, waiting = timer && waits(ap->an, c->routine[j]);
+        bool timer = pt->kind[i] == TF_SAMPLE_TIMER,
+             waiting = timer && waits(&ap->pa->tables, c->routine[j]);
         ap->timed += timer && c->routine[j] >= 0;
         ap->waited += waiting;
         if (!tf_chosen(first + i, ap->threshold))
@@ -733,9 +735,7 @@ static int analysis_points_part(void *arg, const tf_fold_points *pt, size_t firs
     struct analysis_points *ap = arg;
     for (size_t at = 0; at < pt->n; at += COLUMN_SLAB) {
         size_t len = pt->n - at < COLUMN_SLAB ? pt->n - at : COLUMN_SLAB;
-        const column_slab *c = ap->col;
-        int rc = tf_report_analysis_points(ap->an, first + at, len, c->routine, c->line,
-                                           c->object, c->offset, err);
+        int rc = point_columns(ap->pa, pt, first, at, len, ap->col, true, err);
         if (rc < 0)
             return rc;
         analysis_points_slab(ap, pt, first, at, len);
@@ -745,8 +745,9 @@ static int analysis_points_part(void *arg, const tf_fold_points *pt, size_t firs
 
 /* Code lines, objects and phases from the fold's own analysis. */
 static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
-                                const tf_report_analysis *an, tf_error *err)
+                                const page_analysis *pa, tf_error *err)
 {
+    const tf_report_analysis *an = &pa->tables;
     if (an->npoints != tf_fold_group_npoints(g))
         return tf_fail(err, TF_ERR_FORMAT, "analysis of group %u: %zu points for %zu folded points",
                        g->index, an->npoints, tf_fold_group_npoints(g));
@@ -764,9 +765,9 @@ static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
         .offset = malloc(COLUMN_SLAB * sizeof *col.offset),
     };
     int rc = map && relative && col.routine && col.line && col.object && col.offset
-                 ? objects_from_analysis(p, g, an, &col, map, relative, err)
+                 ? objects_from_analysis(p, g, pa, &col, map, relative, err)
                  : tf_fail(err, TF_ERR_NOMEM, "report: no memory for object maps");
-    struct analysis_points ap = { p, an, &col, map, relative, threshold, 0, 0 };
+    struct analysis_points ap = { p, pa, &col, map, relative, threshold, 0, 0 };
     if (rc == 0)
         rc = tf_fold_group_each_part(g, TF_FOLD_COL_SAMPLE, analysis_points_part, &ap, err);
     p->waiting_share = ap.timed ? (double)ap.waited / (double)ap.timed : 0;
@@ -811,10 +812,10 @@ static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
 }
 
 static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_region *reg,
-                     const tf_fold_group *g, const tf_report_analysis *an,
-                     tf_report_symbolizer *sym, const char *why, const char *counters,
-                     tf_error *err)
+                     const tf_fold_group *g, const page_analysis *pa, const char *why,
+                     const char *counters, tf_error *err)
 {
+    const tf_report_analysis *an = pa ? &pa->tables : NULL;
     p->title = reg->ngroups > 1
                    ? tf_report_strdup("region %s, group %u of %u", reg->name, g->index + 1, reg->ngroups)
                    : tf_report_strdup("region %s", reg->name);
@@ -837,7 +838,7 @@ static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_
     if (rc == 0)
         rc = rates(p, reg, g, counters, err);
     if (rc == 0)
-        rc = an ? points_from_analysis(p, g, an, err) : points_from_trace(p, reg, g, sym, why, err);
+        rc = pa ? points_from_analysis(p, g, pa, err) : points_without_analysis(p, g, why, err);
     if (rc == 0 && an && !counters)
         rc = bandwidth_rates(p, an, err);
     if (rc == 0 && !counters)
@@ -880,8 +881,40 @@ int tf_report_load_result(const tf_fold_result *fr, const char *fold_path, tf_re
     return tf_report_load_chosen(fr, fold_path, NULL, r, err);
 }
 
-int tf_report_load_chosen(const tf_fold_result *fr, const char *fold_path, const char *counters,
-                          tf_report *r, tf_error *err)
+/* The folded trace of a fold.h5 without analysis, analysed by analysis/
+ * with the default parameters, every group at once: fold.h5 names the
+ * trace; when it has moved, a file of that name beside fold.h5 is read.
+ * On failure *set stays empty, and why says why (the code panel's note). */
+static void analyse_loaded(const tf_fold_result *fr, const char *fold_path, tf_trace **tr,
+                           tf_analysis_set *set, char *why, size_t len)
+{
+    const char *trace = fr->trace;
+    tf_error err = {0};
+    if (!trace || !*trace) {
+        snprintf(why, len, "the fold file names no trace");
+        return;
+    }
+    if (tf_trace_open(tr, trace, &err) < 0) {
+        const char *base = strrchr(trace, '/'), *dir = strrchr(fold_path, '/');
+        char alt[4096];
+        snprintf(alt, sizeof alt, "%.*s%s", dir ? (int)(dir - fold_path + 1) : 0, fold_path,
+                 base ? base + 1 : trace);
+        tf_error err2 = {0};
+        if (strcmp(alt, trace) == 0 || tf_trace_open(tr, alt, &err2) < 0) {
+            *tr = NULL;
+            snprintf(why, len, "no code lines or objects: %s", err.msg);
+            return;
+        }
+    }
+    if (tf_analysis_run_groups(*tr, fr, NULL, NULL, set, &err) < 0)
+        snprintf(why, len, "no code lines or objects: %s", err.msg);
+}
+
+/* The pages of fr.  The analysis of each group is analyses' (in memory:
+ * regions in order, then groups) or, without, fold.h5's; a fold.h5
+ * without one is analysed here (analyse_loaded). */
+static int load_pages(const tf_fold_result *fr, const tf_analysis_set *analyses,
+                      const char *fold_path, const char *counters, tf_report *r, tf_error *err)
 {
     memset(r, 0, sizeof *r);
     int rc = counters ? counters_known(fr, fold_path, counters, err) : 0;
@@ -889,37 +922,76 @@ int tf_report_load_chosen(const tf_fold_result *fr, const char *fold_path, const
         return rc;
     r->source = tf_report_strdup("%s", fold_path);
     char why[TF_ERROR_MSG_MAX + 64] = "";
-    tf_report_symbolizer *sym = NULL;
-    bool sym_tried = false;
+    tf_trace *tr = NULL;
+    tf_analysis_set own = { 0 };
+    bool analysed = false;
+    size_t at = 0;   /* the group's place in an analysis set */
     for (uint32_t i = 0; i < fr->nregions && rc == 0; i++) {
         const tf_fold_region *reg = &fr->regions[i];
-        for (uint32_t k = 0; k < reg->ngroups && rc == 0; k++) {
-            tf_report_analysis an;
-            bool have;
-            rc = tf_report_analysis_read(fold_path, i, k, &an, &have, err);
-            /* Without the fold's analysis, the trace is read once, for all. */
-            if (rc == 0 && !have && !sym_tried) {
-                sym = tf_report_symbolizer_open(fr->trace, fold_path, why, sizeof why);
-                sym_tried = true;
+        for (uint32_t k = 0; k < reg->ngroups && rc == 0; k++, at++) {
+            const tf_fold_group *g = &reg->groups[k];
+            page_analysis pa = { .memory = analyses && at < analyses->n ? &analyses->list[at] : NULL };
+            bool have = false;
+            if (!analyses)
+                rc = tf_report_analysis_read(fold_path, i, k, &pa.tables, &have, err);
+            /* Without the fold's analysis, the trace is analysed once, for all. */
+            if (rc == 0 && !analyses && !have && !analysed) {
+                analyse_loaded(fr, fold_path, &tr, &own, why, sizeof why);
+                analysed = true;
             }
+            if (rc == 0 && !analyses && !have && at < own.n)
+                pa.memory = &own.list[at];
+            if (rc == 0 && pa.memory &&
+                (rc = tf_report_analysis_from(pa.memory, tf_fold_group_npoints(g), &pa.tables,
+                                              err)) == 0)
+                have = true;
             tf_report_page *p;
             if (rc == 0)
                 rc = tf_report_add_page(r, &p, err);
             if (rc == 0)
-                rc = page_fill(p, fr, reg, &reg->groups[k], have ? &an : NULL, sym, why,
-                               counters, err);
+                rc = page_fill(p, fr, reg, g, have ? &pa : NULL, why, counters, err);
             if (have)
-                tf_report_analysis_free(&an);
+                tf_report_analysis_free(&pa.tables);
         }
     }
     if (rc == 0 && r->npages == 0)
         rc = tf_fail(err, TF_ERR_DATA, "%s: no folded region in this file", fold_path);
+    tf_analysis_set_free(&own);
+    if (tr)
+        tf_trace_close(tr);
+    return rc;
+}
+
+int tf_report_load_chosen(const tf_fold_result *fr, const char *fold_path, const char *counters,
+                          tf_report *r, tf_error *err)
+{
+    int rc = load_pages(fr, NULL, fold_path, counters, r, err);
     if (rc == 0)
         rc = tf_report_machine_read(fold_path, r, err);
-    tf_report_symbolizer_close(sym);
     if (rc < 0)
         tf_report_free(r);
     return rc;
+}
+
+int tf_report_load_analysed(const tf_fold_result *fr, const tf_analysis_set *analyses,
+                            const tf_cal_profile *machine, const char *fold_path, tf_report *r,
+                            tf_error *err)
+{
+    int rc = load_pages(fr, analyses, fold_path, NULL, r, err);
+    if (rc < 0) {
+        tf_report_free(r);
+        return rc;
+    }
+    /* the cache sizes, as /machine/levels holds them (report_machine.c) */
+    size_t n = machine && machine->nlevels > 0 ? (size_t)machine->nlevels : 0;
+    if (n > TF_REPORT_CACHES)
+        n = TF_REPORT_CACHES;
+    for (size_t i = 0; i < r->npages; i++) {
+        r->pages[i].ncaches = n;
+        for (size_t k = 0; k < n; k++)
+            r->pages[i].cache_bytes[k] = machine->levels[k].size_bytes;
+    }
+    return 0;
 }
 
 int tf_report_load(const char *fold_path, tf_report *r, tf_error *err)

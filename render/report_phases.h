@@ -1,15 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Phases of a page from the fold's boundaries (its merged rate change
- * points): each span between two boundaries is labelled with the routine
- * that has most code samples in it and that routine's most observed line.
- * Neighbouring spans with the same label are one phase. */
+/* The labels of a page's phases (the analysis's, report_load.c), as both
+ * back ends draw them. */
 #ifndef TF_RENDER_REPORT_PHASES_H
 #define TF_RENDER_REPORT_PHASES_H
 
 #include "report_model.h"
-
-int tf_report_phases_derive(tf_report_page *p, const double *bounds, size_t nbounds,
-                            tf_error *err);
 
 /* Phase ph's label, "routine[line]" (the routine alone without a line). */
 void tf_report_phase_label(const tf_report_page *page, const tf_report_phase *ph, char *buf,
