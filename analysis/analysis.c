@@ -88,6 +88,7 @@ void tf_analysis_clear(tf_analysis *a)
     for (size_t c = 0; c < a->ncounters; c++)
         free(a->counter_names[c]);
     free(a->counter_names);
+    free(a->rate_dropped);
     free(a->windows);
     for (size_t k = 0; k < a->nphases; k++)
         free(a->phases[k].per_unit);

@@ -104,6 +104,12 @@ typedef struct tf_analysis_phase {
     double   mips, ipc;
     double  *per_unit;   /* [ncounters]: per instruction when an instructions
                             counter exists, else events per second */
+    /* The thread's CPU time over the span's wall time (task-clock, else
+     * cpu-clock; NAN without), also where its rate is left out as beyond
+     * TF_RATE_MAX_CPU_SHARE; whether MIPS and IPC were left out as beyond
+     * TF_RATE_MAX_IPC (fold/rate_check.h). */
+    double   cpu_share;
+    bool     ipc_dropped;
 } tf_analysis_phase;
 
 enum tf_analysis_pattern {
@@ -213,6 +219,8 @@ typedef struct tf_analysis {
                             chosen from: nsamples when all were */
     struct tf_analysis_locator *locator;  /* NULL unless from tf_analysis_from_fold */
     size_t   ncounters;  char **counter_names;
+    uint32_t *rate_dropped;   /* [ncounters]: grid points whose rate the fold left out as
+                                 impossible (fold/rate_check.h); NULL when not known */
     double   waiting;    /* share of the samples that wait at barriers (tf_analysis_routine.waiting) */
     bool     per_instruction;  /* phases' per_unit are per instruction (else per second) */
     size_t   nwindows;   tf_analysis_window  *windows;

@@ -393,6 +393,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     struct process_tools *tools = calloc(np ? np : 1, sizeof *tools);
     tf_analysis_counter *counters = calloc(reg->ncounters + 1, sizeof *counters);
     bool *step = calloc(reg->ncounters + 1, sizeof *step);
+    uint32_t *dropped = calloc(reg->ncounters + 1, sizeof *dropped);
     a->region = strdup(reg->name);
     a->group = g;
     a->duration_ns = grp->mean_duration_ns;
@@ -401,7 +402,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     tf_code_stride_decoder *dec = NULL;
     size_t *next = calloc(TF_ANALYSIS_COARSE + 1, sizeof *next);
     int rc = 0;
-    if (!tools || !counters || !step || !a->region || !window || !next) {
+    if (!tools || !counters || !step || !dropped || !a->region || !window || !next) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory analysing region %s", reg->name);
         goto done;
     }
@@ -438,8 +439,13 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
             reg->counter_names[c], grp->mean_total[c], grp->grid, curve,
             grp->rate_lo ? grp->rate_lo + (size_t)c * grp->grid : NULL,
             grp->rate_hi ? grp->rate_hi + (size_t)c * grp->grid : NULL };
+        dropped[nc - 1] = grp->rate_dropped ? grp->rate_dropped[c] : 0;
     }
     rc = tf_analysis_compute(a, counters, nc, grp->boundaries, grp->nboundaries, params, err);
+    if (rc == 0 && nc) {   /* the analysis's counters are counters[0..nc) */
+        a->rate_dropped = dropped;
+        dropped = NULL;
+    }
     if (rc == 0 && !(a->locator = malloc(sizeof *a->locator)))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory analysing region %s", reg->name);
     if (rc == 0) {
@@ -454,6 +460,7 @@ done:
     tools_free(tools, np);
     free(counters);
     free(step);
+    free(dropped);
     free(window);
     tf_code_stride_decoder_free(dec);
     free(next);

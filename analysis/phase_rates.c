@@ -64,13 +64,23 @@ static const char *const cpu_time_names[] = { "task-clock", "cpu-clock", NULL };
 static void drop_impossible(tf_analysis_phase *ph, const tf_analysis_counter *counters, size_t ncounters,
                             double seconds, size_t ins, size_t cyc)
 {
-    for (size_t c = 0; c < ncounters; c++) {
-        const tf_analysis_counter *cc = &counters[c];
-        double events = cc->mean_total * (curve_at(cc, ph->x1) - curve_at(cc, ph->x0));
-        if (name_is(cc->name, cpu_time_names) && events / seconds > TF_RATE_MAX_CPU_SHARE * 1e9)
-            ph->per_unit[c] = NAN;
-    }
-    if (ins != SIZE_MAX && cyc != SIZE_MAX && ph->ipc > TF_RATE_MAX_IPC) {
+    /* the CPU share said is the first CPU-time counter's, task-clock
+     * before cpu-clock */
+    ph->cpu_share = NAN;
+    for (size_t t = 0; cpu_time_names[t]; t++)
+        for (size_t c = 0; c < ncounters; c++) {
+            const tf_analysis_counter *cc = &counters[c];
+            if (strcasecmp(cc->name, cpu_time_names[t]))
+                continue;
+            double events = cc->mean_total * (curve_at(cc, ph->x1) - curve_at(cc, ph->x0));
+            double share = events / seconds / 1e9;
+            if (isnan(ph->cpu_share))
+                ph->cpu_share = share;
+            if (share > TF_RATE_MAX_CPU_SHARE)
+                ph->per_unit[c] = NAN;
+        }
+    ph->ipc_dropped = ins != SIZE_MAX && cyc != SIZE_MAX && ph->ipc > TF_RATE_MAX_IPC;
+    if (ph->ipc_dropped) {
         ph->ipc = ph->mips = NAN;
         ph->per_unit[ins] = ph->per_unit[cyc] = NAN;
     }

@@ -165,7 +165,8 @@ static int push_phase(struct phase_list *pl, uint32_t parent, double x0, double 
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for phases");
     pl->v = v;
     pl->v[pl->n++] = (tf_analysis_phase){ .parent = parent, .x0 = x0, .x1 = x1,
-                                          .routine = TF_ANALYSIS_NONE, .mips = NAN, .ipc = NAN };
+                                          .routine = TF_ANALYSIS_NONE, .mips = NAN, .ipc = NAN,
+                                          .cpu_share = NAN };
     return 0;
 }
 

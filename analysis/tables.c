@@ -10,6 +10,7 @@
 #include "formats/csv_write.h"
 #include "extract/sampling_advice.h"
 #include "common/tf_escape.h"
+#include "fold/rate_check.h"
 
 #include <errno.h>
 #include <math.h>
@@ -241,6 +242,69 @@ static void summary_advice(FILE *f, const tf_analysis *a)
         fprintf(f, "%s\n\n", untried);
 }
 
+/* Starts an item of summary_limits' paragraph: its head before the first. */
+static void limits_item(FILE *f, bool *any)
+{
+    fputs(*any ? "; " : "**Rates at a thread's limits** (docs/algorithms.md, \"Impossible "
+                        "rates\"): ", f);
+    *any = true;
+}
+
+/* What the rates say beyond a thread's limits: a CPU-time rate above one
+ * CPU-second per second (kept up to TF_RATE_MAX_CPU_SHARE, the clocks'
+ * disagreement; left out beyond), IPC beyond TF_RATE_MAX_IPC, and the
+ * fitted curves' grid points left out (docs/algorithms.md, "Impossible
+ * rates").  Nothing when all rates are within them. */
+static void summary_limits(FILE *f, const tf_analysis *a)
+{
+    bool any = false;
+    /* the phases kept above 1, in one item */
+    double lo = INFINITY, hi = 0;
+    size_t kept = 0;
+    for (size_t k = 0; k < a->nphases; k++)
+        kept += a->phases[k].cpu_share > 1 && a->phases[k].cpu_share <= TF_RATE_MAX_CPU_SHARE;
+    for (size_t k = 0; k < a->nphases; k++) {
+        double share = a->phases[k].cpu_share;
+        if (!(share > 1 && share <= TF_RATE_MAX_CPU_SHARE))
+            continue;
+        if (!any)
+            limits_item(f, &any);
+        fprintf(f, "%s%s", hi ? ", " : kept > 1 ? "phases " : "phase ", a->phases[k].label);
+        lo = fmin(lo, share);
+        hi = fmax(hi, share);
+    }
+    if (hi > 0) {
+        fprintf(f, " ran %.3f", lo);
+        if (hi - lo >= 0.0005)   /* apart as printed */
+            fprintf(f, "–%.3f", hi);
+        fputs(" CPU-seconds a second, kept: above 1 by no more than a thread's CPU clock and "
+              "the wall clock disagree", f);
+    }
+    for (size_t k = 0; k < a->nphases; k++) {
+        const tf_analysis_phase *ph = &a->phases[k];
+        if (ph->cpu_share > TF_RATE_MAX_CPU_SHARE) {
+            limits_item(f, &any);
+            fprintf(f, "phase %s ran %.3f CPU-seconds a second, more than one thread can: its "
+                    "CPU-time rate is left out", ph->label, ph->cpu_share);
+        }
+        if (ph->ipc_dropped) {
+            limits_item(f, &any);
+            fprintf(f, "phase %s retired more than %.0f instructions a cycle: its MIPS and IPC "
+                    "are left out", ph->label, TF_RATE_MAX_IPC);
+        }
+    }
+    for (size_t c = 0; a->rate_dropped && c < a->ncounters; c++) {
+        if (!a->rate_dropped[c])
+            continue;
+        limits_item(f, &any);
+        fputs("the fitted rate of `", f);
+        md_text(f, a->counter_names[c]);
+        fprintf(f, "` is left out at %u grid points (empty in curves.csv)", a->rate_dropped[c]);
+    }
+    if (any)
+        fputs(".\n\n", f);
+}
+
 static void summary_one(FILE *f, const tf_analysis *a)
 {
     fputs("## Region `", f);
@@ -280,7 +344,9 @@ static void summary_one(FILE *f, const tf_analysis *a)
         md_number(f, 2, ph->ipc);
         fputs(" |\n", f);
     }
-    fputs("\n### Data objects\n\n| object | kind | size | share | loads | stores |\n"
+    fputc('\n', f);
+    summary_limits(f, a);
+    fputs("### Data objects\n\n| object | kind | size | share | loads | stores |\n"
           "|---|---|---|---|---|---|\n", f);
     for (size_t o = 0; o < a->nobjects; o++) {
         const tf_analysis_object *ob = &a->objects[o];

@@ -946,7 +946,7 @@ int tf_fold_trace(tf_trace *tr, uint32_t region, const tf_fold_params *p,
     /* Before the durations group and filter the instances; every rank
      * takes the cost out of its own points. */
     if (rc == 0 && (rc = tf_fold_observer_measure(r, err)) == 0) {
-        tf_fold_observer_apply(r, all.first, &all.points);
+        tf_fold_observer_apply(r, tf_fold_cpu_time_counter(r), all.first, &all.points);
         if (shared)
             rc = tf_fold_team_observer(team, r, err);
     }

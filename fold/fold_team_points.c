@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "observer.h"
+#include "preempt.h"
 
 /* ---- the leader's requests ---------------------------------------------- */
 
@@ -130,6 +131,8 @@ int tf_team_own_share(tf_fold_team *t, tf_fold_input *share, tf_error *err)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the share");
     for (size_t i = 0; i < own->all.n; i++)
         own->all.rows[i] = (uint32_t)i;
+    /* the region gets no names: the share's are its */
+    own->cpu_time = tf_fold_cpu_time_column(in->counter_names, in->ncounters);
     int rc = tf_fold_region_instances(&own->region, in, err);
     /* The region has the instances now; the share keeps only which share
      * each instance is in. */
@@ -177,7 +180,7 @@ static int serve_observer(const tf_fold_team *t, struct tf_fold_team_own *own,
                              { &r->observer_ns, sizeof r->observer_ns } };
     if (t->recvv(t->ctx, 0, parts, 2) < 0)
         return tf_team_lost(err);
-    tf_fold_observer_apply(r, own->all.first, &own->all.points);
+    tf_fold_observer_apply(r, own->cpu_time, own->all.first, &own->all.points);
     /* The instances were for the cost only (a few dozen bytes each, of
      * every share's). */
     tf_fold_region_clear(r);

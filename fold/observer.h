@@ -30,7 +30,10 @@ double tf_fold_observer_cost(const double *value, const uint64_t *samples, size_
 /* Measures the cost per sample of r's used instances' durations (each
  * holding instances[i].samples samples) and of each counter's totals into
  * r->observer_ns (its spread in r->observer_spread_ns) and
- * r->observer_events[c] (allocated here). */
+ * r->observer_events[c] (allocated here).  A CPU-time counter's cost
+ * (task-clock, cpu-clock) is the CPU part of the duration's: 0 when the
+ * duration's is 0, else the counter's own estimate, whatever its
+ * significance, within 0 and the duration's. */
 int  tf_fold_observer_measure(tf_fold_region *r, tf_error *err);
 
 /* Takes r's costs out of its used instances' durations and counter_delta,
@@ -39,7 +42,11 @@ int  tf_fold_observer_measure(tf_fold_region *r, tf_error *err);
  * pts->n apart): a point after j samples of its instance moves back by
  * j + ½ costs (the share of its own sample's cost spent before its clock
  * was read is not known: half), and the instance shrinks by all of them.
- * Each rank of a team takes them out of its own points alike. */
-void tf_fold_observer_apply(tf_fold_region *r, const size_t *first, tf_fold_points *pts);
+ * With a CPU-time counter (column cpu, else -1) an instance's duration
+ * loses the samples' CPU time and, of their off-CPU part, at most the
+ * time the instance spent off the CPU: an instance whose CPU time did not
+ * exceed its wall time does not after the correction either.  Each rank
+ * of a team takes them out of its own points alike. */
+void tf_fold_observer_apply(tf_fold_region *r, int cpu, const size_t *first, tf_fold_points *pts);
 
 #endif

@@ -10,14 +10,31 @@
 #include "robust.h"
 #include "formats/trace.h"
 
-int tf_fold_cpu_time_counter(const tf_fold_region *r)
+/* task-clock first: the kernel's own count of the thread's time (cpu-clock
+ * is a timer's) */
+static const char *const cpu_time_names[] = { "task-clock", "cpu-clock" };
+#define NCPU_TIME_NAMES (sizeof cpu_time_names / sizeof cpu_time_names[0])
+
+bool tf_fold_is_cpu_time(const char *name)
 {
-    static const char *const names[] = { "task-clock", "cpu-clock" };
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        for (uint32_t c = 0; c < r->ncounters; c++)
-            if (!strcasecmp(r->counter_names[c], names[k]))
+    for (size_t k = 0; k < NCPU_TIME_NAMES; k++)
+        if (!strcasecmp(name, cpu_time_names[k]))
+            return true;
+    return false;
+}
+
+int tf_fold_cpu_time_column(const char *const *names, uint32_t n)
+{
+    for (size_t k = 0; k < NCPU_TIME_NAMES; k++)
+        for (uint32_t c = 0; c < n; c++)
+            if (!strcasecmp(names[c], cpu_time_names[k]))
                 return (int)c;
     return -1;
+}
+
+int tf_fold_cpu_time_counter(const tf_fold_region *r)
+{
+    return tf_fold_cpu_time_column((const char *const *)r->counter_names, r->ncounters);
 }
 
 /* Instance i's CPU share, NaN when it has none. */

@@ -38,15 +38,16 @@ int tf_fold_rates_check(const tf_fold_region *r, tf_fold_group *g, tf_error *err
         return tf_fail(err, TF_ERR_NOMEM, "out of memory checking the rates");
     if (!g->rate || !g->rate_lo || !g->rate_hi)
         return 0;
-    int cpu = tf_fold_cpu_time_counter(r);
     int ins = g->instructions, cyc = cycles_counter(r);
-    /* events/s: the CPU-time counter counts ns */
+    /* events/s: the CPU-time counters count ns */
     double cpu_max = TF_RATE_MAX_CPU_SHARE * 1e9;
     for (uint32_t k = 0; k < g->grid; k++) {
-        if (cpu >= 0) {
-            size_t at = (size_t)cpu * g->grid + k;
+        for (uint32_t c = 0; c < r->ncounters; c++) {
+            size_t at = (size_t)c * g->grid + k;
+            if (!tf_fold_is_cpu_time(r->counter_names[c]))
+                continue;
             if (g->rate[at] > cpu_max)
-                drop(g, (uint32_t)cpu, k);
+                drop(g, c, k);
             else if (g->rate_hi[at] > cpu_max)
                 g->rate_hi[at] = cpu_max;
         }

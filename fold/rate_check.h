@@ -16,7 +16,7 @@
  * widest x86 and Arm cores of today). */
 #define TF_RATE_MAX_IPC 8.0
 
-/* Checks g's rates: where a CPU-time counter's rate exceeds
+/* Checks g's rates: where a CPU-time counter's rate (task-clock, cpu-clock) exceeds
  * TF_RATE_MAX_CPU_SHARE CPU-seconds per second, or the instructions'
  * rate exceeds TF_RATE_MAX_IPC times the cycles', that grid point's rate
  * (and its band and ratio) becomes NaN for the counters concerned; a band

@@ -12,6 +12,11 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "analysis/tables.h"
 
 #include "an_fixture.h"
 #include "analysis/analysis_steps.h"
@@ -163,18 +168,46 @@ static void rates_and_change_points(void **state)
     tf_analysis_clear(&a);
 }
 
+/* summary.md of a, written to a fresh folder, into buf. */
+static void summary_of(const tf_analysis *a, char *buf, size_t size)
+{
+    char dir[] = "/tmp/tf-phases-XXXXXX", path[512];
+    assert_non_null(mkdtemp(dir));
+    tf_error err;
+    if (tf_analysis_write_tables(&a, 1, dir, &err))
+        fail_msg("%s", err.msg);
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, size - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.') {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
 /* A phase's rate that no thread can reach is not given (issue 30): a
  * task clock running 1.5 CPU-seconds per second, and 12 instructions per
- * cycle in every phase; 0.9 CPU-seconds per second and 0.8 are given. */
+ * cycle in every phase; 0.9 CPU-seconds per second and 0.8 are given, and
+ * so is 1.05, above 1 by what the clocks' disagreement can be.  summary.md
+ * says which were left out, and which were kept above 1. */
 static void impossible_phase_rates(void **state)
 {
     (void)state;
     static double ins[G], lin[G];
+    static char summary[1 << 16];
     double total_ins = ins_curve(ins, 2.1e9);
     for (size_t j = 0; j < G; j++)
         lin[j] = (double)j / (G - 1);
-    for (int run = 0; run < 2; run++) {
-        double share = run ? 0.9 : 1.5, ipc = run ? 0.8 : 12;
+    for (int run = 0; run < 3; run++) {
+        double share = run == 0 ? 1.5 : run == 1 ? 0.9 : 1.05, ipc = run ? 0.8 : 12;
         tf_analysis_counter c[3] = { { "instructions", total_ins, G, ins, NULL, NULL },
                                      { "cycles", total_ins / ipc, G, ins, NULL, NULL },
                                      { "task-clock", share * 1e7, G, lin, NULL, NULL } };
@@ -182,12 +215,32 @@ static void impossible_phase_rates(void **state)
         fx_build(&a, 300, 13, 0, 1, 1e7, 9);
         assert_int_equal(tf_analysis_compute(&a, c, 3, NULL, 0, NULL, NULL), 0);
         assert_true(a.nphases > 0);
+        /* as the fold's group says it (from_fold.c) */
+        if (!run) {
+            a.rate_dropped = calloc(3, sizeof *a.rate_dropped);
+            assert_non_null(a.rate_dropped);
+            a.rate_dropped[2] = 7;
+        }
         for (size_t k = 0; k < a.nphases; k++) {
             const tf_analysis_phase *ph = &a.phases[k];
             assert_int_equal(isnan(ph->per_unit[2]), !run);
             assert_int_equal(isnan(ph->ipc), !run);
             assert_int_equal(isnan(ph->mips), !run);
             assert_int_equal(isnan(ph->per_unit[1]), !run);
+            assert_true(fabs(ph->cpu_share - share) < 1e-6);
+            assert_int_equal(ph->ipc_dropped, !run);
+        }
+        summary_of(&a, summary, sizeof summary);
+        const char *note = strstr(summary, "**Rates at a thread's limits**");
+        if (run == 1) {
+            assert_null(note);
+        } else {
+            assert_non_null(note);
+            bool left = strstr(note, "1.500 CPU-seconds a second, more than one thread can"),
+                 many = strstr(note, "instructions a cycle: its MIPS and IPC are left out"),
+                 curve = strstr(note, "`task-clock` is left out at 7 grid points"),
+                 kept = strstr(note, "ran 1.050 CPU-seconds a second, kept");
+            assert_true(left == !run && many == !run && curve == !run && kept == (run == 2));
         }
         tf_analysis_clear(&a);
     }
