@@ -28,6 +28,20 @@ int tf_changepoints_find(const tf_fold_cloud *cl, double min_change, tf_changepo
 double tf_changepoint_refine(const double *curve, size_t grid, double x, double lo, double hi,
                              double *slope_before, double *slope_after);
 
+/* Settles a change at x on a fitted curve (G grid values over [0, 1])
+ * among the changes of all counters (candidates, n of them, any order):
+ * the position, x itself or a candidate within 6 % of it, where a
+ * continuous broken line fits the curve best, on each side up to the
+ * middle of the way to the change's neighbours lo < x < hi (at most 10 %
+ * long).  A weak change (a small change of a low rate) is located on the
+ * raw cloud far less precisely than a strong one of another counter at
+ * the same place; unsettled, it stays a boundary of its own a few % away
+ * and the change is reported twice.  *slope_before/after get the broken
+ * line's slopes (untouched when the curve is too short to fit). */
+double tf_changepoint_settle(const double *curve, size_t grid, double x, double lo, double hi,
+                             const double *candidates, size_t n, double *slope_before,
+                             double *slope_after);
+
 /* Merges change points of several counters (sorted x values, n of them)
  * closer than `distance` into their mean, in place; returns the new count. */
 size_t tf_changepoints_merge(double *x, size_t n, double distance);

@@ -289,26 +289,35 @@ static int find_changes(const struct context *cx, const tf_fold_members *m,
 /* The changes were found on the raw cloud; the fitted curves locate them
  * far more precisely (each instance's own change is rebuilt), so each is
  * moved to where its counter's fitted curve bends, and the boundaries are
- * merged again. */
+ * merged again.  Then each settles where its curve bends best among all
+ * the boundaries (a weak change found a few % from a strong one of another
+ * counter is that one, tf_changepoint_settle), and they are merged once
+ * more. */
 static void refine_changes(tf_fold_group *g, const double *scale)
 {
-    for (size_t k = 0; k < g->nchanges; k++) {
-        tf_fold_change *ch = &g->changes[k];
-        const double *curve = g->curve + (size_t)ch->counter * g->grid;
-        if (isnan(curve[0]))
-            continue;
-        bool first = k == 0 || g->changes[k - 1].counter != ch->counter;
-        bool last = k + 1 == g->nchanges || g->changes[k + 1].counter != ch->counter;
-        double lo = first ? 0 : g->changes[k - 1].x, hi = last ? 1 : g->changes[k + 1].x;
-        double before = NAN, after = NAN;
-        double x = tf_changepoint_refine(curve, g->grid, ch->x, lo, hi, &before, &after);
-        if (isnan(before))
-            continue;
-        ch->x = x;
-        ch->rate_before = before * scale[ch->counter];
-        ch->rate_after = after * scale[ch->counter];
+    for (int settle = 0; settle < 2; settle++) {
+        for (size_t k = 0; k < g->nchanges; k++) {
+            tf_fold_change *ch = &g->changes[k];
+            const double *curve = g->curve + (size_t)ch->counter * g->grid;
+            if (isnan(curve[0]))
+                continue;
+            bool first = k == 0 || g->changes[k - 1].counter != ch->counter;
+            bool last = k + 1 == g->nchanges || g->changes[k + 1].counter != ch->counter;
+            double lo = first ? 0 : g->changes[k - 1].x, hi = last ? 1 : g->changes[k + 1].x;
+            double before = NAN, after = NAN;
+            double x = settle ? tf_changepoint_settle(curve, g->grid, ch->x, lo, hi,
+                                                      g->boundaries, g->nboundaries, &before,
+                                                      &after)
+                              : tf_changepoint_refine(curve, g->grid, ch->x, lo, hi, &before,
+                                                      &after);
+            if (isnan(before) || (settle && x == ch->x))
+                continue;
+            ch->x = x;
+            ch->rate_before = before * scale[ch->counter];
+            ch->rate_after = after * scale[ch->counter];
+        }
+        merge_boundaries(g);
     }
-    merge_boundaries(g);
 }
 
 /* Copies the change points of an earlier fit into g. */

@@ -266,6 +266,37 @@ static void test_changepoints(void **state)
     assert_near(merged[2], 0.8002, 1e-12);
 }
 
+/* A weak change located on the raw cloud 4 % before the strong change of
+ * another counter at the same place (seed 6 of `synth --scenario sharp
+ * --poisson`: LLC misses at 0.30, instructions at 0.34) settles there on
+ * its fitted curve; a change where its curve bends stays where it is.
+ * Rows: where the change was found, where its curve bends, the other
+ * counters' changes, where it must settle. */
+static void test_changepoint_settle(void **state)
+{
+    static const struct {
+        int line;
+        double found, bend, others[3], settled;
+    } rows[] = {
+        { SRC_LINE, 0.30, 0.34, { 0.14, 0.3404, 0.53 }, 0.3404 },
+        { SRC_LINE, 0.3404, 0.34, { 0.14, 0.30, 0.53 }, 0.3404 },
+        { SRC_LINE, 0.3404, 0.34, { 0.14, 0.41, 0.53 }, 0.3404 },   /* beyond reach */
+        { SRC_LINE, 0.36, 0.34, { 0.14, 0.2, 0.53 }, 0.36 },          /* none near */
+    };
+    static double curve[1001];
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        for (int j = 0; j <= 1000; j++)
+            curve[j] = kinked(j / 1000.0, 1.5, rows[r].bend);
+        double before = NAN, after = NAN;
+        double x = tf_changepoint_settle(curve, 1001, rows[r].found, 0.14, 0.53, rows[r].others,
+                                         3, &before, &after);
+        if (fabs(x - rows[r].settled) > 1e-12)
+            fail_msg("line %d: settled at %g, expected %g", rows[r].line, x, rows[r].settled);
+        if (x == rows[r].others[1] && !(fabs(before - 1.5) < 0.05 && after < 1))
+            fail_msg("line %d: slopes %g, %g", rows[r].line, before, after);
+    }
+}
+
 static void test_fit_counter(void **state)
 {
     static struct cloud_data d;
@@ -312,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_reconstruct_kink),
         cmocka_unit_test(test_reconstruct_by_segments),
         cmocka_unit_test(test_changepoints),
+        cmocka_unit_test(test_changepoint_settle),
         cmocka_unit_test(test_fit_counter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
