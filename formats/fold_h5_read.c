@@ -153,7 +153,7 @@ int tf_fold_h5_table_read(int64_t loc, const tf_fold_h5_binding *b, void *dest, 
             return tf_fail(err, TF_ERR_NOMEM, "out of memory");
         return 0;
     }
-    int64_t grp;
+    int64_t grp = -1;
     int rc = tf_h5_group_open(loc, t->group, &grp, err);
     if (rc == 0)
         rc = read_fields(grp, b, dest, n, missing, err);

@@ -108,7 +108,7 @@ int tf_fold_h5_table_write(int64_t loc, const tf_fold_h5_binding *b, const void 
     void *scratch = b->row_size ? malloc((n + 1) * sizeof(union value)) : NULL;
     if (b->row_size && !scratch)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory writing /%s", t->group);
-    int64_t grp;
+    int64_t grp = -1;
     int rc = tf_h5_group_create(loc, t->group, &grp, err);
     for (size_t k = 0; rc == 0 && k < t->ncolumns; k++) {
         const tf_fold_h5_field *f = field_of(b, t->columns[k].name);
