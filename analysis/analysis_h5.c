@@ -1,99 +1,103 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Column by column with formats/h5util.h: each table is a group of 1-D
- * datasets of one length (cost modes: [L][4]). */
+/* The analysis' tables bound to its structs for the writer of fold.h5's
+ * tables (formats/fold_h5.h, which names their columns); the per-point
+ * columns, the phases' rates and the levels' cost modes beside them. */
 #include "analysis_h5.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "advice.h"
 #include "from_fold.h"
+#include "formats/fold_h5.h"
 #include "formats/h5util.h"
 
-/* Scratch columns sized for the largest table. */
-struct columns {
-    double      *d;
-    int64_t     *i;
-    uint64_t    *u;
-    const char **s;
+#define FIELD(col, mem, type, member) { col, TF_FOLD_H5_##mem, offsetof(type, member), NULL, NULL }
+#define NAMED(col, type, member, fn) { col, TF_FOLD_H5_NAMED, offsetof(type, member), fn, NULL }
+
+static const tf_fold_h5_field routine_fields[] = {
+    FIELD("function", TEXT, tf_analysis_routine, function),
+    FIELD("file", TEXT, tf_analysis_routine, file),
+    FIELD("waiting", BOOL, tf_analysis_routine, waiting),
+};
+static const tf_fold_h5_field object_fields[] = {
+    FIELD("name", TEXT, tf_analysis_object, name),
+    NAMED("kind", tf_analysis_object, kind, tf_analysis_object_kind_name),
+    FIELD("size_bytes", U64, tf_analysis_object, size),
+    FIELD("share", F64, tf_analysis_object, share),
+    FIELD("loads", SIZE, tf_analysis_object, loads),
+    FIELD("stores", SIZE, tf_analysis_object, stores),
+    FIELD("allocations", SIZE, tf_analysis_object, allocations),
+    FIELD("routine", TEXT, tf_analysis_object, routine),
+};
+static const tf_fold_h5_field window_fields[] = {
+    FIELD("x_begin", F64, tf_analysis_window, x0),
+    FIELD("x_end", F64, tf_analysis_window, x1),
+    FIELD("routine", INDEX, tf_analysis_window, routine),
+    FIELD("line", U32, tf_analysis_window, line),
+    FIELD("share", F64, tf_analysis_window, share),
+};
+static const tf_fold_h5_field phase_fields[] = {
+    FIELD("label", TEXT_ARRAY, tf_analysis_phase, label),
+    FIELD("parent", INDEX, tf_analysis_phase, parent),
+    FIELD("x_begin", F64, tf_analysis_phase, x0),
+    FIELD("x_end", F64, tf_analysis_phase, x1),
+    FIELD("routine", INDEX, tf_analysis_phase, routine),
+    FIELD("line", U32, tf_analysis_phase, line),
+    FIELD("share", F64, tf_analysis_phase, share),
+    FIELD("mips", F64, tf_analysis_phase, mips),
+    FIELD("ipc", F64, tf_analysis_phase, ipc),
+};
+static const tf_fold_h5_field stream_fields[] = {
+    FIELD("phase", U32, tf_analysis_stream, phase),
+    FIELD("object", U32, tf_analysis_stream, object),
+    FIELD("direction", INT, tf_analysis_stream, direction),
+    FIELD("stride_bytes", U64, tf_analysis_stream, stride),
+    NAMED("stride_from", tf_analysis_stream, stride_from, tf_analysis_stride_from_name),
+    FIELD("streams", U32, tf_analysis_stream, streams),
+    NAMED("pattern", tf_analysis_stream, pattern, tf_analysis_pattern_name),
+    FIELD("ordered_r2", F64, tf_analysis_stream, ordered_r2),
+    FIELD("bytes", F64, tf_analysis_stream, bytes),
+    FIELD("bandwidth_MBps", F64, tf_analysis_stream, bandwidth),
+    FIELD("samples", SIZE, tf_analysis_stream, samples),
+};
+static const tf_fold_h5_field level_fields[] = {
+    FIELD("phase", INDEX, tf_analysis_level, phase),
+    FIELD("level", U8, tf_analysis_level, level),
+    NAMED("level_name", tf_analysis_level, level, tf_analysis_level_name),
+    FIELD("loads", SIZE, tf_analysis_level, loads),
+    FIELD("share", F64, tf_analysis_level, share),
+    FIELD("mean_cost", F64, tf_analysis_level, mean_cost),
+};
+static const tf_fold_h5_field advice_fields[] = {
+    FIELD("phase", U32, tf_analysis_advice, phase),
+    FIELD("object", U32, tf_analysis_advice, object),
+    FIELD("finding", TEXT, tf_analysis_advice, finding),
+    FIELD("suggestion", TEXT_ARRAY, tf_analysis_advice, suggestion),
+    FIELD("evidence", TEXT_ARRAY, tf_analysis_advice, evidence),
+    FIELD("expected_gain", F64, tf_analysis_advice, expected_gain),
 };
 
-static int put_d(int64_t g, const char *name, const double *v, size_t n, tf_error *err)
-{
-    return tf_h5_write_array(g, name, TF_H5_DOUBLE, v, n, err);
-}
-
-static int put_i(int64_t g, const char *name, const int64_t *v, size_t n, tf_error *err)
-{
-    return tf_h5_write_array(g, name, TF_H5_INT64, v, n, err);
-}
-
-static int64_t index_or_minus_one(uint32_t v)
-{
-    return v == TF_ANALYSIS_NONE ? -1 : (int64_t)v;
-}
-
-static int write_routines_objects(const tf_analysis *a, int64_t g, struct columns *c,
-                                  tf_error *err)
-{
-    int rc;
-    int64_t sub;
-    if ((rc = tf_h5_group_create(g, "routines", &sub, err)))
-        return rc;
-    for (size_t i = 0; i < a->nroutines; i++)
-        c->s[i] = a->routines[i].function;
-    rc = tf_h5_write_strings(sub, "function", c->s, a->nroutines, err);
-    for (size_t i = 0; i < a->nroutines; i++)
-        c->s[i] = a->routines[i].file;
-    if (!rc)
-        rc = tf_h5_write_strings(sub, "file", c->s, a->nroutines, err);
-    for (size_t i = 0; i < a->nroutines; i++)
-        c->i[i] = a->routines[i].waiting;
-    if (!rc)
-        rc = put_i(sub, "waiting", c->i, a->nroutines, err);
-    tf_h5_close(sub);
-    if (rc || (rc = tf_h5_group_create(g, "objects", &sub, err)))
-        return rc;
-    size_t n = a->nobjects;
-    for (size_t i = 0; i < n; i++)
-        c->s[i] = a->objects[i].name;
-    rc = tf_h5_write_strings(sub, "name", c->s, n, err);
-    for (size_t i = 0; i < n; i++)
-        c->s[i] = tf_analysis_object_kind_name(a->objects[i].kind);
-    if (!rc)
-        rc = tf_h5_write_strings(sub, "kind", c->s, n, err);
-    for (size_t i = 0; i < n; i++)
-        c->u[i] = a->objects[i].size;
-    if (!rc)
-        rc = tf_h5_write_array(sub, "size_bytes", TF_H5_UINT64, c->u, n, err);
-    for (size_t i = 0; i < n; i++)
-        c->d[i] = a->objects[i].share;
-    if (!rc)
-        rc = put_d(sub, "share", c->d, n, err);
-    for (size_t i = 0; i < n; i++)
-        c->i[i] = (int64_t)a->objects[i].loads;
-    if (!rc)
-        rc = put_i(sub, "loads", c->i, n, err);
-    for (size_t i = 0; i < n; i++)
-        c->i[i] = (int64_t)a->objects[i].stores;
-    if (!rc)
-        rc = put_i(sub, "stores", c->i, n, err);
-    for (size_t i = 0; i < n; i++)
-        c->i[i] = (int64_t)a->objects[i].allocations;
-    if (!rc)
-        rc = put_i(sub, "allocations", c->i, n, err);
-    for (size_t i = 0; i < n; i++)
-        c->s[i] = a->objects[i].routine ? a->objects[i].routine : "";
-    if (!rc)
-        rc = tf_h5_write_strings(sub, "routine", c->s, n, err);
-    tf_h5_close(sub);
-    return rc;
-}
+static const tf_fold_h5_binding routines = TF_FOLD_H5_BINDING(tf_fold_h5_routines, routine_fields,
+                                                              sizeof(tf_analysis_routine));
+static const tf_fold_h5_binding objects = TF_FOLD_H5_BINDING(tf_fold_h5_objects, object_fields,
+                                                             sizeof(tf_analysis_object));
+static const tf_fold_h5_binding windows = TF_FOLD_H5_BINDING(tf_fold_h5_windows, window_fields,
+                                                             sizeof(tf_analysis_window));
+static const tf_fold_h5_binding phases = TF_FOLD_H5_BINDING(tf_fold_h5_phases, phase_fields,
+                                                            sizeof(tf_analysis_phase));
+static const tf_fold_h5_binding streams = TF_FOLD_H5_BINDING(tf_fold_h5_streams, stream_fields,
+                                                             sizeof(tf_analysis_stream));
+static const tf_fold_h5_binding levels = TF_FOLD_H5_BINDING(tf_fold_h5_levels, level_fields,
+                                                            sizeof(tf_analysis_level));
+static const tf_fold_h5_binding advice = TF_FOLD_H5_BINDING(tf_fold_h5_advice, advice_fields,
+                                                            sizeof(tf_analysis_advice));
 
 /* The four columns, a slab at a time within each part of the points: a
  * column of millions of points is tens of MB, and the four together were
  * a tenth of the fold's peak memory. */
-enum { POINT_SLAB = TF_H5_CHUNK_ELEMENTS, POINT_COLUMNS = 4 };
+enum { POINT_SLAB = TF_H5_CHUNK_ELEMENTS, POINT_COLUMNS = TF_FOLD_H5_ANALYSIS_POINT_COLUMNS };
 
 struct points_out {
     const tf_analysis *a;
@@ -126,9 +130,7 @@ static int write_point_part(void *arg, const tf_fold_points *part, size_t first,
 
 static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_error *err)
 {
-    /* the first three as int32: millions of rows, whose deflating cost the
-     * fold more than their values need */
-    static const char *const names[POINT_COLUMNS] = { "routine", "line", "object", "offset" };
+    int64_t sub = -1;
     struct points_out o = {
         .a = a,
         .c = { .routine = malloc(POINT_SLAB * sizeof *o.c.routine),
@@ -136,13 +138,9 @@ static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_erro
                .object = malloc(POINT_SLAB * sizeof *o.c.object),
                .offset = malloc(POINT_SLAB * sizeof *o.c.offset) },
     };
-    int64_t sub = -1;
     int rc = !o.c.routine || !o.c.line || !o.c.object || !o.c.offset
                  ? tf_fail(err, TF_ERR_NOMEM, "out of memory writing the analysis points")
-                 : tf_h5_group_create(g, "points", &sub, err);
-    for (int k = 0; rc == 0 && k < POINT_COLUMNS; k++)
-        rc = tf_h5_slabs_open_array(sub, names[k], k == 3 ? TF_H5_UINT64 : TF_H5_INT32,
-                                    npoints, &o.col[k], err);
+                 : tf_fold_h5_analysis_points_open(g, npoints, o.col, &sub, err);
     if (rc == 0)
         rc = tf_analysis_each_point_part(a, write_point_part, &o, err);
     /* without a locator, the points without a place */
@@ -160,239 +158,49 @@ static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_erro
     return rc;
 }
 
-static int write_windows(const tf_analysis *a, int64_t g, struct columns *c, tf_error *err)
+/* The phases' rates per counter [phases][C] with the counters' names. */
+static int write_phase_rates(const tf_analysis *a, int64_t sub, tf_error *err)
 {
-    int64_t sub;
-    int rc = tf_h5_group_create(g, "windows", &sub, err);
-    size_t n = a->nwindows;
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->windows[i].x0;
-    if (!rc)
-        rc = put_d(sub, "x_begin", c->d, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->windows[i].x1;
-    if (!rc)
-        rc = put_d(sub, "x_end", c->d, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = index_or_minus_one(a->windows[i].routine);
-    if (!rc)
-        rc = put_i(sub, "routine", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = a->windows[i].line;
-    if (!rc)
-        rc = put_i(sub, "line", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->windows[i].share;
-    if (!rc)
-        rc = put_d(sub, "share", c->d, n, err);
-    tf_h5_close(sub);
-    return rc;
-}
-
-static int write_phases(const tf_analysis *a, int64_t g, struct columns *c, tf_error *err)
-{
-    int64_t sub;
-    int rc = tf_h5_group_create(g, "phases", &sub, err);
     size_t n = a->nphases;
+    int rc = tf_h5_attr_write_int64(sub, "per_instruction", a->per_instruction, err);
+    if (rc || !a->ncounters)
+        return rc;
+    double *pu = malloc((n * a->ncounters + 1) * sizeof *pu);
+    if (!pu)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory writing phase rates");
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < a->ncounters; k++)
+            pu[i * a->ncounters + k] = a->phases[i].per_unit ? a->phases[i].per_unit[k] : NAN;
+    rc = tf_h5_write_matrix(sub, "per_unit", TF_H5_DOUBLE, pu, n, a->ncounters, err);
+    free(pu);
     if (!rc)
-        rc = tf_h5_attr_write_int64(sub, "per_instruction", a->per_instruction, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->s[i] = a->phases[i].label;
-    if (!rc)
-        rc = tf_h5_write_strings(sub, "label", c->s, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = index_or_minus_one(a->phases[i].parent);
-    if (!rc)
-        rc = put_i(sub, "parent", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->phases[i].x0;
-    if (!rc)
-        rc = put_d(sub, "x_begin", c->d, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->phases[i].x1;
-    if (!rc)
-        rc = put_d(sub, "x_end", c->d, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = index_or_minus_one(a->phases[i].routine);
-    if (!rc)
-        rc = put_i(sub, "routine", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = a->phases[i].line;
-    if (!rc)
-        rc = put_i(sub, "line", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->phases[i].share;
-    if (!rc)
-        rc = put_d(sub, "share", c->d, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->phases[i].mips;
-    if (!rc)
-        rc = put_d(sub, "mips", c->d, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->phases[i].ipc;
-    if (!rc)
-        rc = put_d(sub, "ipc", c->d, n, err);
-    if (!rc && a->ncounters) {
-        double *pu = malloc((n * a->ncounters + 1) * sizeof *pu);
-        if (!pu)
-            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory writing phase rates");
-        for (size_t i = 0; !rc && i < n; i++)
-            for (size_t k = 0; k < a->ncounters; k++)
-                pu[i * a->ncounters + k] = a->phases[i].per_unit ? a->phases[i].per_unit[k] : NAN;
-        if (!rc)
-            rc = tf_h5_write_matrix(sub, "per_unit", TF_H5_DOUBLE, pu, n, a->ncounters, err);
-        free(pu);
-        if (!rc)
-            rc = tf_h5_write_strings(sub, "counter_names", (const char *const *)a->counter_names,
-                                     a->ncounters, err);
-    }
-    tf_h5_close(sub);
+        rc = tf_h5_write_strings(sub, "counter_names", (const char *const *)a->counter_names,
+                                 a->ncounters, err);
     return rc;
 }
 
-static int write_streams(const tf_analysis *a, int64_t g, struct columns *c, tf_error *err)
+/* The cost modes of each level [levels][TF_ANALYSIS_MAX_MODES], NaN past
+ * its modes. */
+static int write_cost_modes(const tf_analysis *a, int64_t sub, tf_error *err)
 {
-    int64_t sub;
-    int rc = tf_h5_group_create(g, "streams", &sub, err);
-    size_t n = a->nstreams;
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = a->streams[i].phase;
-    if (!rc)
-        rc = put_i(sub, "phase", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = a->streams[i].object;
-    if (!rc)
-        rc = put_i(sub, "object", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = a->streams[i].direction;
-    if (!rc)
-        rc = put_i(sub, "direction", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = (int64_t)a->streams[i].stride;
-    if (!rc)
-        rc = put_i(sub, "stride_bytes", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->s[i] = tf_analysis_stride_from_name(a->streams[i].stride_from);
-    if (!rc)
-        rc = tf_h5_write_strings(sub, "stride_from", c->s, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = a->streams[i].streams;
-    if (!rc)
-        rc = put_i(sub, "streams", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->s[i] = tf_analysis_pattern_name(a->streams[i].pattern);
-    if (!rc)
-        rc = tf_h5_write_strings(sub, "pattern", c->s, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->streams[i].ordered_r2;
-    if (!rc)
-        rc = put_d(sub, "ordered_r2", c->d, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->streams[i].bytes;
-    if (!rc)
-        rc = put_d(sub, "bytes", c->d, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->streams[i].bandwidth;
-    if (!rc)
-        rc = put_d(sub, "bandwidth_MBps", c->d, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = (int64_t)a->streams[i].samples;
-    if (!rc)
-        rc = put_i(sub, "samples", c->i, n, err);
-    tf_h5_close(sub);
-    return rc;
-}
-
-static int write_levels(const tf_analysis *a, int64_t g, struct columns *c, tf_error *err)
-{
-    int64_t sub;
-    int rc = tf_h5_group_create(g, "levels", &sub, err);
     size_t n = a->nlevels;
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = index_or_minus_one(a->levels[i].phase);
-    if (!rc)
-        rc = put_i(sub, "phase", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = a->levels[i].level;
-    if (!rc)
-        rc = put_i(sub, "level", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->s[i] = tf_analysis_level_name(a->levels[i].level);
-    if (!rc)
-        rc = tf_h5_write_strings(sub, "level_name", c->s, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = (int64_t)a->levels[i].loads;
-    if (!rc)
-        rc = put_i(sub, "loads", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->levels[i].share;
-    if (!rc)
-        rc = put_d(sub, "share", c->d, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->levels[i].mean_cost;
-    if (!rc)
-        rc = put_d(sub, "mean_cost", c->d, n, err);
     double *modes = malloc((n * TF_ANALYSIS_MAX_MODES + 1) * sizeof *modes);
-    if (!rc && !modes)
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory writing cost modes");
-    for (size_t i = 0; !rc && i < n; i++)
+    if (!modes)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory writing cost modes");
+    for (size_t i = 0; i < n; i++)
         for (unsigned m = 0; m < TF_ANALYSIS_MAX_MODES; m++)
-            modes[i * TF_ANALYSIS_MAX_MODES + m] = m < a->levels[i].nmodes ? a->levels[i].modes[m] : NAN;
-    if (!rc)
-        rc = tf_h5_write_matrix(sub, "cost_modes", TF_H5_DOUBLE, modes, n, TF_ANALYSIS_MAX_MODES, err);
+            modes[i * TF_ANALYSIS_MAX_MODES + m] =
+                m < a->levels[i].nmodes ? a->levels[i].modes[m] : NAN;
+    int rc = tf_h5_write_matrix(sub, "cost_modes", TF_H5_DOUBLE, modes, n, TF_ANALYSIS_MAX_MODES,
+                                err);
     free(modes);
-    tf_h5_close(sub);
-    return rc;
-}
-
-static int write_advice(const tf_analysis *a, int64_t g, struct columns *c, tf_error *err)
-{
-    int64_t sub;
-    int rc = tf_h5_group_create(g, "advice", &sub, err);
-    size_t n = a->nadvice;
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = a->advice[i].phase;
-    if (!rc)
-        rc = put_i(sub, "phase", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->i[i] = a->advice[i].object;
-    if (!rc)
-        rc = put_i(sub, "object", c->i, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->s[i] = a->advice[i].finding;
-    if (!rc)
-        rc = tf_h5_write_strings(sub, "finding", c->s, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->s[i] = a->advice[i].suggestion;
-    if (!rc)
-        rc = tf_h5_write_strings(sub, "suggestion", c->s, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->s[i] = a->advice[i].evidence;
-    if (!rc)
-        rc = tf_h5_write_strings(sub, "evidence", c->s, n, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        c->d[i] = a->advice[i].expected_gain;
-    if (!rc)
-        rc = put_d(sub, "expected_gain", c->d, n, err);
-    tf_h5_close(sub);
     return rc;
 }
 
 int tf_analysis_write_h5(const tf_analysis *a, int64_t loc, size_t npoints, tf_error *err)
 {
-    size_t max = a->nroutines;
-    const size_t sizes[] = { a->nobjects, a->nwindows, a->nphases, a->nstreams, a->nlevels,
-                             a->nadvice };
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        max = sizes[i] > max ? sizes[i] : max;
-    struct columns c = { malloc((max + 1) * sizeof *c.d), malloc((max + 1) * sizeof *c.i),
-                         malloc((max + 1) * sizeof *c.u), malloc((max + 1) * sizeof *c.s) };
-    int64_t g = -1;
-    int rc = 0;
-    if (!c.d || !c.i || !c.u || !c.s)
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory writing the analysis");
-    if (!rc)
-        rc = tf_h5_group_create(loc, "analysis", &g, err);
+    int64_t g = -1, sub = -1;
+    int rc = tf_h5_group_create(loc, TF_FOLD_H5_ANALYSIS, &g, err);
     if (!rc)
         rc = tf_h5_attr_write_double(g, "mean_duration_ns", a->duration_ns, err);
     if (!rc)
@@ -400,23 +208,24 @@ int tf_analysis_write_h5(const tf_analysis *a, int64_t loc, size_t npoints, tf_e
     if (!rc)
         rc = tf_h5_attr_write_int64(g, "samples_analysed", (int64_t)a->nsamples, err);
     if (!rc)
-        rc = write_routines_objects(a, g, &c, err);
+        rc = tf_fold_h5_table_write(g, &routines, a->routines, a->nroutines, NULL, err);
+    if (!rc)
+        rc = tf_fold_h5_table_write(g, &objects, a->objects, a->nobjects, NULL, err);
     if (!rc)
         rc = write_points(a, g, npoints, err);
     if (!rc)
-        rc = write_windows(a, g, &c, err);
+        rc = tf_fold_h5_table_write(g, &windows, a->windows, a->nwindows, NULL, err);
+    if (!rc && !(rc = tf_fold_h5_table_write(g, &phases, a->phases, a->nphases, &sub, err)))
+        rc = write_phase_rates(a, sub, err);
+    tf_h5_close(sub);
+    sub = -1;
     if (!rc)
-        rc = write_phases(a, g, &c, err);
+        rc = tf_fold_h5_table_write(g, &streams, a->streams, a->nstreams, NULL, err);
+    if (!rc && !(rc = tf_fold_h5_table_write(g, &levels, a->levels, a->nlevels, &sub, err)))
+        rc = write_cost_modes(a, sub, err);
+    tf_h5_close(sub);
     if (!rc)
-        rc = write_streams(a, g, &c, err);
-    if (!rc)
-        rc = write_levels(a, g, &c, err);
-    if (!rc)
-        rc = write_advice(a, g, &c, err);
+        rc = tf_fold_h5_table_write(g, &advice, a->advice, a->nadvice, NULL, err);
     tf_h5_close(g);
-    free(c.d);
-    free(c.i);
-    free(c.u);
-    free(c.s);
     return rc;
 }

@@ -6,6 +6,7 @@
 
 #include "analysis_h5.h"
 #include "from_fold.h"
+#include "formats/fold_h5.h"
 #include "formats/h5util.h"
 #include "tables.h"
 
@@ -47,10 +48,9 @@ int tf_analysis_save(const tf_analysis_set *set, const tf_fold_result *res, cons
     size_t k = 0;
     for (uint32_t r = 0; r < res->nregions && !rc; r++)
         for (uint32_t g = 0; g < res->regions[r].ngroups && k < set->n && !rc; g++, k++) {
-            char name[64];
+            char name[TF_FOLD_H5_PATH];
             int64_t grp;
-            snprintf(name, sizeof name, "region/%u/group/%u", r, g);
-            if ((rc = tf_h5_group_open(file, name, &grp, err)))
+            if ((rc = tf_h5_group_open(file, tf_fold_h5_group_path(name, r, g, NULL), &grp, err)))
                 break;
             rc = tf_analysis_write_h5(&set->list[k], grp,
                                       tf_fold_group_npoints(&res->regions[r].groups[g]), err);

@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/fold_h5.h"
 #include "formats/h5util.h"
 #include "common/tf_output.h"
 
 #define PROFILE_FORMAT "tracefold-machine"
 #define PROFILE_VERSION 1
-#define LEVEL_COLUMNS 4   /* size_bytes, hit_ns, miss_penalty_ns, associativity */
+/* size_bytes, hit_ns, miss_penalty_ns, associativity: as fold.h5's /machine/levels */
+#define LEVEL_COLUMNS TF_FOLD_H5_LEVEL_COLUMNS
 
 static int write_curve(int64_t loc, const char *name, const tf_cal_curve *c, tf_error *err)
 {
@@ -189,24 +191,10 @@ out:
 int tf_cal_profile_attach(const tf_cal_profile *p, const char *source, const char *h5_path,
                           tf_error *err)
 {
-    int64_t file = -1, group = -1;
-    double levels[TF_CAL_MAX_LEVELS][LEVEL_COLUMNS];
-    pack_levels(p, levels);
-    int rc = tf_h5_file_open(h5_path, true, &file, err);
-    if (rc == 0)
-        rc = tf_h5_group_create(file, "machine", &group, err);
-    if (rc == 0)
-        rc = tf_h5_attr_write_string(group, "source", source, err);
-    if (rc == 0)
-        rc = tf_h5_attr_write_int64(group, "line_bytes", p->line_bytes, err);
-    if (rc == 0)
-        rc = tf_h5_attr_write_int64(group, "page_bytes", p->page_bytes, err);
-    if (rc == 0)
-        rc = tf_h5_attr_write_double(group, "memory_ns", p->memory_ns, err);
-    if (rc == 0)
-        rc = tf_h5_write_matrix(group, "levels", TF_H5_DOUBLE, levels, (size_t)p->nlevels,
-                                LEVEL_COLUMNS, err);
-    tf_h5_close(group);
-    tf_h5_close(file);
-    return rc;
+    _Static_assert(TF_CAL_MAX_LEVELS <= TF_FOLD_H5_MAX_LEVELS, "fold.h5's /machine holds them");
+    tf_fold_h5_machine m = { .source = source, .line_bytes = p->line_bytes,
+                             .page_bytes = p->page_bytes, .memory_ns = p->memory_ns,
+                             .nlevels = (size_t)p->nlevels };
+    pack_levels(p, m.levels);
+    return tf_fold_h5_machine_write(h5_path, &m, err);
 }

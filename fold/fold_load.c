@@ -2,9 +2,9 @@
 /* Reads fold.h5 back into a tf_fold_result, checking the format name, the
  * version and the shape of every dataset against the counts the file
  * declares, so that a damaged or foreign file fails with the dataset named
- * instead of being read out of bounds later.  Tables go through
- * formats/h5util.h; the points, which it has no compact types for, are read
- * with HDF5 directly (as fold_save.c writes them). */
+ * instead of being read out of bounds later.  The paths, the instance and
+ * change-point tables and the points go through formats/fold_h5.h, the
+ * attributes and curves through formats/h5util.h. */
 #include "fold_result.h"
 
 #include <inttypes.h>
@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hdf5.h>
-
 #include "fold_group_by.h"
+#include "formats/fold_h5.h"
 #include "formats/h5util.h"
+#include "result_h5.h"
 
 /* Reads loc/name as `type`, requiring rows × cols (cols 0: 1-D, or a
  * matrix of no columns). */
@@ -41,7 +41,7 @@ static int read_shaped(int64_t loc, const char *name, enum tf_h5_type type, size
 static int optional_double(int64_t loc, const char *name, double *v, tf_error *err)
 {
     *v = 0;
-    return H5Aexists((hid_t)loc, name) > 0 ? tf_h5_attr_read_double(loc, name, v, err) : 0;
+    return tf_h5_attr_exists(loc, name) ? tf_h5_attr_read_double(loc, name, v, err) : 0;
 }
 
 static int read_count(int64_t loc, const char *name, int64_t max, int64_t *v, tf_error *err)
@@ -77,123 +77,31 @@ static int read_names(int64_t loc, const char *name, size_t *count, char ***out,
     return *out ? rc : tf_fail(err, TF_ERR_NOMEM, "out of memory");
 }
 
-/* A points column read straight into its compact in-memory type (HDF5
- * converts from whatever integer or float type is stored), so that loading
- * the points of a large fold needs no wide temporary copy.  The shape must
- * be rows (rank 1) or rows x cols (rank 2); files written before
- * 2026-12-03 store a rows x 0 matrix (y of a group without points) as
- * rows zeros, 1-D, which is read as the empty matrix it stands for. */
-static int read_points_column(int64_t loc, const char *name, hid_t mem_type, size_t elsize,
-                              int want_rank, size_t rows, size_t cols, void **out,
-                              tf_error *err)
-{
-    *out = NULL;
-    if (!tf_h5_exists(loc, name))
-        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "missing dataset");
-    hid_t dset = H5Dopen2((hid_t)loc, name, H5P_DEFAULT);
-    if (dset < 0)
-        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "not a dataset");
-    hid_t space = H5Dget_space(dset);
-    hsize_t dims[2] = { 0, 0 };
-    int rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
-    if (rank == 1 || rank == 2)
-        H5Sget_simple_extent_dims(space, dims, NULL);
-    if (want_rank == 2 && cols == 0 && rank == 1) {   /* the older form */
-        rank = 2;
-        dims[1] = 0;
-    }
-    if (space >= 0)
-        H5Sclose(space);
-    hid_t stored = H5Dget_type(dset);
-    H5T_class_t cls = stored < 0 ? H5T_NO_CLASS : H5Tget_class(stored);
-    size_t stored_size = stored < 0 ? 1 : H5Tget_size(stored);
-    if (stored >= 0)
-        H5Tclose(stored);
-    int rc = 0;
-    size_t n = rows * (want_rank == 2 ? cols : 1);
-    if (rank != want_rank || dims[0] != rows || (want_rank == 2 && dims[1] != cols))
-        rc = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "expected %zu x %zu values", rows, cols);
-    else if (cls != H5T_INTEGER && cls != H5T_FLOAT)
-        rc = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "not a numeric dataset");
-    else if ((rc = tf_h5_check_extent(dset, n, stored_size, err)) < 0)
-        ;   /* named by the check */
-    else if (!(*out = malloc(n * elsize + 1)))
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu values", n);
-    else if (n && H5Dread(dset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0)
-        rc = tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "cannot read the dataset");
-    H5Dclose(dset);
-    if (rc < 0) {
-        free(*out);
-        *out = NULL;
-    }
-    return rc;
-}
-
 static int load_points(int64_t grp, size_t n, uint32_t nc, tf_fold_points *p, tf_error *err)
 {
-    int64_t pts;
-    int rc = tf_h5_group_open(grp, "points", &pts, err);
-    if (rc < 0)
-        return rc;
     memset(p, 0, sizeof *p);
     p->n = n;
-    const struct {
-        const char *name;
-        hid_t mem_type;
-        size_t elsize;
-        int rank;
-        size_t rows, cols;
-        void **out;
-    } cols[] = {
-        { "instance", H5T_NATIVE_UINT32, 4, 1, n, 0, (void **)&p->instance },
-        { "x", H5T_NATIVE_FLOAT, 4, 1, n, 0, (void **)&p->x },
-        { "kind", H5T_NATIVE_UINT8, 1, 1, n, 0, (void **)&p->kind },
-        { "ip", H5T_NATIVE_UINT64, 8, 1, n, 0, (void **)&p->ip },
-        { "addr", H5T_NATIVE_UINT64, 8, 1, n, 0, (void **)&p->addr },
-        { "level", H5T_NATIVE_UINT8, 1, 1, n, 0, (void **)&p->level },
-        { "weight", H5T_NATIVE_UINT32, 4, 1, n, 0, (void **)&p->weight },
-        { "y", H5T_NATIVE_FLOAT, 4, 2, nc, n, (void **)&p->y },
+    /* in the order of formats/fold_h5.h */
+    void **out[TF_FOLD_H5_POINT_COLUMNS] = {
+        (void **)&p->instance, (void **)&p->x, (void **)&p->kind, (void **)&p->ip,
+        (void **)&p->addr, (void **)&p->level, (void **)&p->weight, (void **)&p->y,
     };
-    for (size_t k = 0; k < sizeof cols / sizeof cols[0] && rc == 0; k++)
-        rc = read_points_column(pts, cols[k].name, cols[k].mem_type, cols[k].elsize,
-                                cols[k].rank, cols[k].rows, cols[k].cols, cols[k].out, err);
-    tf_h5_close(pts);
-    return rc;
+    return tf_fold_h5_points_read(grp, n, nc, out, err);
 }
 
 static int load_changes(int64_t grp, tf_fold_group *g, uint32_t nc, tf_error *err)
 {
-    int64_t ch;
-    int rc = tf_h5_group_open(grp, "changes", &ch, err);
-    if (rc < 0)
-        return rc;
-    int64_t *counter = NULL;
-    double *x = NULL, *before = NULL, *after = NULL;
-    size_t n, cols;
-    if ((rc = tf_h5_read_array(ch, "counter", TF_H5_INT64, (void **)&counter, &n, &cols,
-                               err)) == 0 &&
-        (rc = read_shaped(ch, "x", TF_H5_DOUBLE, n, 0, (void **)&x, err)) == 0 &&
-        (rc = read_shaped(ch, "rate_before", TF_H5_DOUBLE, n, 0, (void **)&before, err)) == 0 &&
-        (rc = read_shaped(ch, "rate_after", TF_H5_DOUBLE, n, 0, (void **)&after, err)) == 0 &&
-        (rc = tf_h5_read_array(ch, "boundaries", TF_H5_DOUBLE, (void **)&g->boundaries,
-                               &g->nboundaries, &cols, err)) == 0) {
-        g->changes = calloc(n + 1, sizeof *g->changes);
-        if (!g->changes)
-            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
-        for (size_t k = 0; rc == 0 && k < n; k++) {
-            if (counter[k] < 0 || counter[k] >= nc) {
-                rc = tf_h5_fail(err, TF_ERR_FORMAT, ch, "counter", "counter index %lld out of range",
-                                (long long)counter[k]);
-                break;
-            }
-            g->changes[k] = (tf_fold_change){ (uint32_t)counter[k], x[k], before[k], after[k] };
-        }
-        g->nchanges = rc == 0 ? n : 0;
-    }
-    free(counter);
-    free(x);
-    free(before);
-    free(after);
+    size_t n = SIZE_MAX, cols;
+    int rc = tf_fold_h5_table_read(grp, &tf_fold_change_h5, &g->changes, &n, NULL, err);
+    int64_t ch = -1;
+    if (rc == 0 && (rc = tf_h5_group_open(grp, tf_fold_h5_changes.group, &ch, err)) == 0)
+        rc = tf_h5_read_array(ch, "boundaries", TF_H5_DOUBLE, (void **)&g->boundaries,
+                              &g->nboundaries, &cols, err);
+    for (size_t k = 0; rc == 0 && k < n; k++)
+        if (g->changes[k].counter >= nc)
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, ch, "counter", "counter index %u out of range",
+                            g->changes[k].counter);
+    g->nchanges = rc == 0 ? n : 0;
     tf_h5_close(ch);
     return rc;
 }
@@ -221,13 +129,13 @@ static int load_rate_dropped(int64_t grp, uint32_t nc, uint32_t grid, tf_fold_gr
     return rc;
 }
 
-static int load_group(int64_t region, uint32_t index, const tf_fold_region *r, uint32_t grid,
-                      tf_fold_group *g, tf_error *err)
+static int load_group(int64_t file, uint32_t region_index, uint32_t index,
+                      const tf_fold_region *r, uint32_t grid, tf_fold_group *g, tf_error *err)
 {
-    char path[64];
-    snprintf(path, sizeof path, "group/%u", index);
+    char path[TF_FOLD_H5_PATH];
     int64_t grp;
-    int rc = tf_h5_group_open(region, path, &grp, err);
+    int rc = tf_h5_group_open(file, tf_fold_h5_group_path(path, region_index, index, NULL), &grp,
+                              err);
     if (rc < 0)
         return rc;
     uint32_t nc = r->ncounters;
@@ -254,16 +162,14 @@ static int load_group(int64_t region, uint32_t index, const tf_fold_region *r, u
         for (uint32_t c = 0; rc == 0 && c < nc; c++)
             g->counter_instances[c] = (uint32_t)ci[c];
     }
-    struct { const char *name; double **v; } rows[] = {
-        { "curve", &g->curve }, { "curve_lo", &g->curve_lo }, { "curve_hi", &g->curve_hi },
-        { "rate", &g->rate }, { "rate_lo", &g->rate_lo }, { "rate_hi", &g->rate_hi },
-        { "ratio", &g->ratio },
+    double **curves[TF_FOLD_H5_CURVES] = {
+        &g->curve, &g->curve_lo, &g->curve_hi, &g->rate, &g->rate_lo, &g->rate_hi, &g->ratio,
     };
-    for (size_t k = 0; k < sizeof rows / sizeof rows[0] && rc == 0; k++) {
-        if (!strcmp(rows[k].name, "ratio") && g->instructions < 0)
-            break;
-        rc = read_shaped(grp, rows[k].name, TF_H5_DOUBLE, nc, grid, (void **)rows[k].v, err);
-    }
+    /* the ratio only with an instructions counter */
+    int ncurves = g->instructions < 0 ? TF_FOLD_H5_RATIO : TF_FOLD_H5_CURVES;
+    for (int k = 0; k < ncurves && rc == 0; k++)
+        rc = read_shaped(grp, tf_fold_h5_curve_names[k], TF_H5_DOUBLE, nc, grid,
+                         (void **)curves[k], err);
     if (rc == 0)
         rc = load_rate_dropped(grp, nc, grid, g, err);
     if (rc == 0)
@@ -281,80 +187,33 @@ static int load_group(int64_t region, uint32_t index, const tf_fold_region *r, u
 
 static int load_instances(int64_t region, tf_fold_region *r, tf_error *err)
 {
-    int64_t grp;
-    int rc = tf_h5_group_open(region, "instances", &grp, err);
-    if (rc < 0)
-        return rc;
     size_t n = r->ninstances;
-    r->instances = calloc(n + 1, sizeof *r->instances);
-    if (!r->instances) {
-        tf_h5_close(grp);
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    }
-    static const char *const int_names[] = { "process", "thread", "status", "reason", "group" };
-    static const char *const uint_names[] = { "tid", "begin_ns", "end_ns", "duration_ns",
-                                              "samples" };
-    for (size_t k = 0; k < 5 && rc == 0; k++) {
-        int64_t *col;
-        if ((rc = read_shaped(grp, int_names[k], TF_H5_INT64, n, 0, (void **)&col, err)) < 0)
-            break;
-        for (size_t i = 0; i < n; i++) {
-            tf_fold_instance *in = &r->instances[i];
-            switch (k) {
-            case 0: in->proc = (uint32_t)col[i]; break;
-            case 1: in->thread = (uint32_t)col[i]; break;
-            case 2: in->status = (uint8_t)col[i]; break;
-            case 3: in->reason = (uint8_t)col[i]; break;
-            default: in->group = (int32_t)col[i]; break;
-            }
-        }
-        free(col);
-    }
-    for (size_t k = 0; k < 5 && rc == 0; k++) {
-        uint64_t *col;
-        if ((rc = read_shaped(grp, uint_names[k], TF_H5_UINT64, n, 0, (void **)&col, err)) < 0)
-            break;
-        for (size_t i = 0; i < n; i++) {
-            tf_fold_instance *in = &r->instances[i];
-            uint64_t *field[] = { &in->tid, &in->begin, &in->end, &in->duration, &in->samples };
-            *field[k] = col[i];
-        }
-        free(col);
-    }
-    /* The threads each instance covers: computed again from the intervals
-     * in files written before the column. */
-    int64_t *threads = NULL;
-    bool stored = tf_h5_exists(grp, "threads");
-    if (rc == 0 && !stored && n && tf_fold_region_threads(r) == 0)
+    uint32_t missing;
+    int rc = tf_fold_h5_table_read(region, &tf_fold_instance_h5, &r->instances, &n, &missing,
+                                   err);
+    /* The threads each instance covers (the table's one optional column):
+     * computed again from the intervals in files written before it. */
+    if (rc == 0 && missing && n && tf_fold_region_threads(r) == 0)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    else if (rc == 0 && stored &&
-             (rc = read_shaped(grp, "threads", TF_H5_INT64, n, 0, (void **)&threads, err)) == 0)
-        for (size_t i = 0; i < n && rc == 0; i++) {
-            if (threads[i] < 1 || threads[i] > UINT16_MAX || (size_t)threads[i] > n)
-                rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "threads", "row %zu: %lld threads", i,
-                                (long long)threads[i]);
-            r->instances[i].threads = (uint16_t)threads[i];
-        }
-    free(threads);
-    double *score = NULL;
-    if (rc == 0 && (rc = read_shaped(grp, "score", TF_H5_DOUBLE, n, 0, (void **)&score, err)) == 0)
-        for (size_t i = 0; i < n; i++)
-            r->instances[i].score = score[i];
-    free(score);
-    if (rc == 0)
+    for (size_t i = 0; rc == 0 && !missing && i < n; i++)
+        if (r->instances[i].threads < 1 || r->instances[i].threads > n)
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, region, "instances/threads",
+                            "row %zu: %u threads", i, r->instances[i].threads);
+    int64_t grp;
+    if (rc == 0 && (rc = tf_h5_group_open(region, tf_fold_h5_instances.group, &grp, err)) == 0) {
         rc = read_shaped(grp, "counter_delta", TF_H5_UINT64, n, r->ncounters,
                          (void **)&r->counter_delta, err);
-    tf_h5_close(grp);
+        tf_h5_close(grp);
+    }
     return rc;
 }
 
 static int load_region(int64_t file, uint32_t index, uint32_t grid, tf_fold_region *r,
                        tf_error *err)
 {
-    char path[64];
-    snprintf(path, sizeof path, "region/%u", index);
+    char path[TF_FOLD_H5_PATH];
     int64_t grp;
-    int rc = tf_h5_group_open(file, path, &grp, err);
+    int rc = tf_h5_group_open(file, tf_fold_h5_region_path(path, index), &grp, err);
     if (rc < 0)
         return rc;
     int64_t v;
@@ -390,7 +249,7 @@ static int load_region(int64_t file, uint32_t index, uint32_t grid, tf_fold_regi
             r->ngroups = (uint32_t)v;
     }
     for (uint32_t g = 0; g < r->ngroups && rc == 0; g++)
-        rc = load_group(grp, g, r, grid, &r->groups[g], err);
+        rc = load_group(file, index, g, r, grid, &r->groups[g], err);
     tf_h5_close(grp);
     return rc;
 }
@@ -425,7 +284,7 @@ static int load_params(int64_t file, tf_fold_params *p, tf_error *err)
     }
     /* --region-scope as asked: auto in files written before it */
     char *scope = NULL;
-    if (rc == 0 && H5Aexists((hid_t)grp, "region_scope") > 0 &&
+    if (rc == 0 && tf_h5_attr_exists(grp, "region_scope") &&
         (rc = tf_h5_attr_read_string(grp, "region_scope", &scope, err)) == 0) {
         int sc = tf_region_scope_parse(scope);
         if (sc < 0)

@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Writes a fold result to fold.h5 (layout: docs/fold-format.md).  Tables go
- * through formats/h5util.h; the folded points, which dominate the file, are
- * written with compact element types (float32, uint32, uint8).  Their
- * integer columns (instance, kind, addresses, level, weight: mostly runs
- * and zeros) are shuffled and deflated at level 1, which is cheap on such
- * data, and chunks of zeros are left out; the float columns x and y are noise to
- * deflate, which spent more time on them than the whole read of the trace
- * (bench/RESULTS.md), so they stay uncompressed. */
+/* Writes a fold result to fold.h5 (layout: docs/fold-format.md): the
+ * paths, the instance table and the folded points through
+ * formats/fold_h5.h, the attributes, curves and change points through
+ * formats/h5util.h. */
 #include "fold_result.h"
 
 #include <math.h>
@@ -14,18 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <hdf5.h>
-
+#include "formats/fold_h5.h"
 #include "formats/h5util.h"
+#include "result_h5.h"
 
-/* The columns of the points, in the order they are written. */
-enum { NCOLUMNS = 8 };
-
-/* Column k of part p, and the stride of its rows (y). */
+/* Column k of part p, in the order of formats/fold_h5.h. */
 static const void *column_of(const tf_fold_points *p, int k)
 {
-    const void *data[NCOLUMNS] = { p->instance, p->x, p->kind, p->ip,
-                                   p->addr, p->level, p->weight, p->y };
+    const void *data[TF_FOLD_H5_POINT_COLUMNS] = { p->instance, p->x, p->kind, p->ip,
+                                                   p->addr, p->level, p->weight, p->y };
     return data[k];
 }
 
@@ -34,7 +27,7 @@ static int write_part(void *arg, const tf_fold_points *part, size_t first, tf_er
     (void)first;   /* the slabs follow one another */
     tf_h5_slabs *const *cols = arg;
     int rc = 0;
-    for (int k = 0; k < NCOLUMNS && rc == 0; k++)
+    for (int k = 0; k < TF_FOLD_H5_POINT_COLUMNS && rc == 0; k++)
         rc = tf_h5_slabs_write(cols[k], column_of(part, k), part->n, part->n, err);
     return rc;
 }
@@ -43,38 +36,15 @@ static int write_part(void *arg, const tf_fold_points *part, size_t first, tf_er
  * be in memory at once. */
 static int save_points(int64_t group, const tf_fold_group *g, uint32_t nc, tf_error *err)
 {
+    tf_h5_slabs *slabs[TF_FOLD_H5_POINT_COLUMNS];
     int64_t pts;
-    int rc = tf_h5_group_create(group, "points", &pts, err);
-    if (rc < 0)
-        return rc;
-    size_t n = tf_fold_group_npoints(g);
-    static const struct {
-        const char *name;
-        int rank;
-        bool compress;
-    } cols[NCOLUMNS] = {
-        { "instance", 1, true }, { "x", 1, false }, { "kind", 1, true }, { "ip", 1, true },
-        { "addr", 1, true }, { "level", 1, true }, { "weight", 1, true },
-        { "y", 2, false },   /* [C][N] */
-    };
-    const hid_t file_type[NCOLUMNS] = {
-        H5T_STD_U32LE, H5T_IEEE_F32LE, H5T_STD_U8LE, H5T_STD_U64LE, H5T_STD_U64LE,
-        H5T_STD_U8LE, H5T_STD_U32LE, H5T_IEEE_F32LE,
-    };
-    const hid_t mem_type[NCOLUMNS] = {
-        H5T_NATIVE_UINT32, H5T_NATIVE_FLOAT, H5T_NATIVE_UINT8, H5T_NATIVE_UINT64,
-        H5T_NATIVE_UINT64, H5T_NATIVE_UINT8, H5T_NATIVE_UINT32, H5T_NATIVE_FLOAT,
-    };
-    tf_h5_slabs *slabs[NCOLUMNS] = { NULL };
-    for (int k = 0; k < NCOLUMNS && rc == 0; k++)
-        rc = tf_h5_slabs_open(pts, cols[k].name, file_type[k], mem_type[k], cols[k].rank, nc, n,
-                              cols[k].compress, &slabs[k], err);
+    int rc = tf_fold_h5_points_open(group, tf_fold_group_npoints(g), nc, slabs, &pts, err);
     if (rc == 0)
         /* not the name frames: the analysis is done with the trace, and
          * saved beside the points */
         rc = tf_fold_group_each_part(g, TF_FOLD_COL_ALL & ~TF_FOLD_COL_NAME_FRAME, write_part,
                                      slabs, err);
-    for (int k = 0; k < NCOLUMNS; k++) {
+    for (int k = 0; k < TF_FOLD_H5_POINT_COLUMNS; k++) {
         int crc = tf_h5_slabs_close(slabs[k], rc == 0 ? err : NULL);
         rc = rc ? rc : crc;
     }
@@ -82,44 +52,26 @@ static int save_points(int64_t group, const tf_fold_group *g, uint32_t nc, tf_er
     return rc;
 }
 
+/* The change points, and the boundaries of the phases they make. */
 static int save_changes(int64_t group, const tf_fold_group *g, tf_error *err)
 {
     int64_t ch;
-    int rc = tf_h5_group_create(group, "changes", &ch, err);
-    if (rc < 0)
-        return rc;
-    size_t n = g->nchanges;
-    int64_t *counter = malloc((n + 1) * sizeof *counter);
-    double *cols = malloc((3 * n + 1) * sizeof *cols);
-    if (!counter || !cols) {
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory writing change points");
-    } else {
-        for (size_t k = 0; k < n; k++) {
-            counter[k] = g->changes[k].counter;
-            cols[k] = g->changes[k].x;
-            cols[n + k] = g->changes[k].rate_before;
-            cols[2 * n + k] = g->changes[k].rate_after;
-        }
-        if ((rc = tf_h5_write_array(ch, "counter", TF_H5_INT64, counter, n, err)) == 0 &&
-            (rc = tf_h5_write_array(ch, "x", TF_H5_DOUBLE, cols, n, err)) == 0 &&
-            (rc = tf_h5_write_array(ch, "rate_before", TF_H5_DOUBLE, cols + n, n, err)) == 0 &&
-            (rc = tf_h5_write_array(ch, "rate_after", TF_H5_DOUBLE, cols + 2 * n, n, err)) == 0)
-            rc = tf_h5_write_array(ch, "boundaries", TF_H5_DOUBLE, g->boundaries,
-                                   g->nboundaries, err);
-    }
-    free(counter);
-    free(cols);
+    int rc = tf_fold_h5_table_write(group, &tf_fold_change_h5, g->changes, g->nchanges, &ch,
+                                    err);
+    if (rc == 0)
+        rc = tf_h5_write_array(ch, "boundaries", TF_H5_DOUBLE, g->boundaries, g->nboundaries,
+                               err);
     tf_h5_close(ch);
     return rc;
 }
 
-static int save_group(int64_t region, const tf_fold_region *r, const tf_fold_group *g,
-                      tf_error *err)
+static int save_group(int64_t file, uint32_t region, const tf_fold_region *r,
+                      const tf_fold_group *g, tf_error *err)
 {
-    char path[64];
-    snprintf(path, sizeof path, "group/%u", g->index);
+    char path[TF_FOLD_H5_PATH];
     int64_t grp;
-    int rc = tf_h5_group_create(region, path, &grp, err);
+    int rc = tf_h5_group_create(file, tf_fold_h5_group_path(path, region, g->index, NULL), &grp,
+                                err);
     if (rc < 0)
         return rc;
     uint32_t nc = r->ncounters;
@@ -132,10 +84,8 @@ static int save_group(int64_t region, const tf_fold_region *r, const tf_fold_gro
         ci[c] = g->counter_instances[c];
         dropped[c] = g->rate_dropped ? g->rate_dropped[c] : 0;
     }
-    struct { const char *name; const double *v; } rows[] = {
-        { "curve", g->curve }, { "curve_lo", g->curve_lo }, { "curve_hi", g->curve_hi },
-        { "rate", g->rate }, { "rate_lo", g->rate_lo }, { "rate_hi", g->rate_hi },
-        { "ratio", g->ratio },
+    const double *curves[TF_FOLD_H5_CURVES] = {
+        g->curve, g->curve_lo, g->curve_hi, g->rate, g->rate_lo, g->rate_hi, g->ratio,
     };
     if ((rc = tf_h5_attr_write_int64(grp, "index", g->index, err)) == 0 &&
         (rc = tf_h5_attr_write_int64(grp, "instances", g->instances, err)) == 0 &&
@@ -149,10 +99,10 @@ static int save_group(int64_t region, const tf_fold_region *r, const tf_fold_gro
         (rc = tf_h5_write_array(grp, "mean_total", TF_H5_DOUBLE, g->mean_total, nc, err)) == 0 &&
         (rc = tf_h5_write_array(grp, "rate_dropped", TF_H5_INT64, dropped, nc, err)) == 0 &&
         (rc = tf_h5_write_array(grp, "x", TF_H5_DOUBLE, g->x, g->grid, err)) == 0) {
-        for (size_t k = 0; k < sizeof rows / sizeof rows[0] && rc == 0; k++)
-            if (rows[k].v)
-                rc = tf_h5_write_matrix(grp, rows[k].name, TF_H5_DOUBLE, rows[k].v, nc, g->grid,
-                                        err);
+        for (int k = 0; k < TF_FOLD_H5_CURVES && rc == 0; k++)
+            if (curves[k])
+                rc = tf_h5_write_matrix(grp, tf_fold_h5_curve_names[k], TF_H5_DOUBLE, curves[k],
+                                        nc, g->grid, err);
     }
     if (rc == 0)
         rc = save_changes(grp, g, err);
@@ -163,71 +113,24 @@ static int save_group(int64_t region, const tf_fold_region *r, const tf_fold_gro
     return rc;
 }
 
-/* The instance table as columns. */
+/* The instance table as columns, and their counters' deltas [N][C]. */
 static int save_instances(int64_t region, const tf_fold_region *r, tf_error *err)
 {
     int64_t grp;
-    int rc = tf_h5_group_create(region, "instances", &grp, err);
-    if (rc < 0)
-        return rc;
-    size_t n = r->ninstances;
-    int64_t *icol = malloc((n + 1) * sizeof *icol);
-    uint64_t *ucol = malloc((n + 1) * sizeof *ucol);
-    double *dcol = malloc((n + 1) * sizeof *dcol);
-    if (!icol || !ucol || !dcol) {
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory writing the instances");
-        goto done;
-    }
-#define INT_COLUMN(name, expr)                                                       \
-    do {                                                                             \
-        for (size_t i = 0; i < n; i++)                                               \
-            icol[i] = (int64_t)(r->instances[i].expr);                               \
-        if (rc == 0)                                                                 \
-            rc = tf_h5_write_array(grp, name, TF_H5_INT64, icol, n, err);            \
-    } while (0)
-#define UINT_COLUMN(name, expr)                                                      \
-    do {                                                                             \
-        for (size_t i = 0; i < n; i++)                                               \
-            ucol[i] = r->instances[i].expr;                                          \
-        if (rc == 0)                                                                 \
-            rc = tf_h5_write_array(grp, name, TF_H5_UINT64, ucol, n, err);           \
-    } while (0)
-    INT_COLUMN("process", proc);
-    INT_COLUMN("thread", thread);
-    UINT_COLUMN("tid", tid);
-    UINT_COLUMN("begin_ns", begin);
-    UINT_COLUMN("end_ns", end);
-    UINT_COLUMN("duration_ns", duration);
-    INT_COLUMN("status", status);
-    INT_COLUMN("reason", reason);
-    INT_COLUMN("group", group);
-    UINT_COLUMN("samples", samples);
-    INT_COLUMN("threads", threads);
-    /* what the threads say, spelt out for readers of the file */
-    INT_COLUMN("scope", threads > 1 ? TF_REGION_SCOPE_PROCESS : TF_REGION_SCOPE_THREAD);
-#undef INT_COLUMN
-#undef UINT_COLUMN
-    for (size_t i = 0; i < n; i++)
-        dcol[i] = r->instances[i].score;
+    int rc = tf_fold_h5_table_write(region, &tf_fold_instance_h5, r->instances, r->ninstances,
+                                    &grp, err);
     if (rc == 0)
-        rc = tf_h5_write_array(grp, "score", TF_H5_DOUBLE, dcol, n, err);
-    if (rc == 0)
-        rc = tf_h5_write_matrix(grp, "counter_delta", TF_H5_UINT64, r->counter_delta, n,
-                                r->ncounters, err);
-done:
-    free(icol);
-    free(ucol);
-    free(dcol);
+        rc = tf_h5_write_matrix(grp, "counter_delta", TF_H5_UINT64, r->counter_delta,
+                                r->ninstances, r->ncounters, err);
     tf_h5_close(grp);
     return rc;
 }
 
 static int save_region(int64_t file, uint32_t index, const tf_fold_region *r, tf_error *err)
 {
-    char path[64];
-    snprintf(path, sizeof path, "region/%u", index);
+    char path[TF_FOLD_H5_PATH];
     int64_t grp;
-    int rc = tf_h5_group_create(file, path, &grp, err);
+    int rc = tf_h5_group_create(file, tf_fold_h5_region_path(path, index), &grp, err);
     if (rc < 0)
         return rc;
     if ((rc = tf_h5_attr_write_string(grp, "name", r->name, err)) == 0 &&
@@ -248,7 +151,7 @@ static int save_region(int64_t file, uint32_t index, const tf_fold_region *r, tf
                                   r->ncounters, err)) == 0)
         rc = save_instances(grp, r, err);
     for (uint32_t g = 0; g < r->ngroups && rc == 0; g++)
-        rc = save_group(grp, r, &r->groups[g], err);
+        rc = save_group(file, index, r, &r->groups[g], err);
     tf_h5_close(grp);
     return rc;
 }

@@ -216,6 +216,12 @@ void tf_h5_close(int64_t id)
 
 /* ---- groups --------------------------------------------------------------- */
 
+bool tf_h5_attr_exists(int64_t obj, const char *name)
+{
+    tf_h5_silence();
+    return H5Aexists((hid_t)obj, name) > 0;
+}
+
 bool tf_h5_exists(int64_t loc, const char *path)
 {
     tf_h5_silence();

@@ -40,6 +40,8 @@ void tf_h5_close(int64_t id);
 
 /* True when loc has an object at path ("a/b/c", each level checked). */
 bool tf_h5_exists(int64_t loc, const char *path);
+/* True when obj has the attribute name (files of earlier versions lack some). */
+bool tf_h5_attr_exists(int64_t obj, const char *name);
 /* Creates path and any missing parent groups; *group (may be NULL) gets the
  * opened last group, to close with tf_h5_close. */
 int tf_h5_group_create(int64_t loc, const char *path, int64_t *group, tf_error *err);

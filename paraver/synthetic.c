@@ -11,10 +11,12 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/fold_h5.h"
 #include "formats/h5util.h"
 #include "formats/trace_input.h"
 #include "formats/prv_fields.h"
@@ -263,59 +265,71 @@ static int phases_of_analysis(synthetic *sy, synthetic_thread *st, const tf_anal
     return rc < 0 ? rc : top > 0;
 }
 
+/* The columns of the stored analysis that the phases need. */
+typedef struct stored_phases {
+    int64_t *parent, *routine, *line;
+    double  *x0, *x1;
+    char   **function, **file;   /* the routines' (one block each) */
+} stored_phases;
+
+#define STORED(col, member) \
+    { col, TF_FOLD_H5_COLUMN, offsetof(stored_phases, member), NULL, NULL }
+static const tf_fold_h5_field stored_phase_columns[] = {
+    STORED("parent", parent), STORED("x_begin", x0), STORED("x_end", x1),
+    STORED("routine", routine), STORED("line", line),
+};
+static const tf_fold_h5_field stored_routine_columns[] = {
+    STORED("function", function), STORED("file", file),
+};
+static const tf_fold_h5_binding stored_phases_h5 =
+    TF_FOLD_H5_BINDING(tf_fold_h5_phases, stored_phase_columns, 0);
+static const tf_fold_h5_binding stored_routines_h5 =
+    TF_FOLD_H5_BINDING(tf_fold_h5_routines, stored_routine_columns, 0);
+
 /* The same from what the analysis wrote into fold.h5
  * (/region/R/group/G/analysis/phases and routines, docs/fold-format.md):
  * 0 too when the file has no analysis. */
 static int analysis_phases_h5(synthetic *sy, synthetic_thread *st, uint32_t r, uint32_t g,
                               tf_error *err)
 {
-    char path[96];
-    snprintf(path, sizeof path, "region/%" PRIu32 "/group/%" PRIu32 "/analysis", r, g);
+    char path[TF_FOLD_H5_PATH];
+    tf_fold_h5_group_path(path, r, g, TF_FOLD_H5_ANALYSIS);
     if (sy->file < 0 || !tf_h5_exists(sy->file, path))
         return 0;
-    int64_t an = -1, ph = -1, ro = -1;
-    int64_t *parent = NULL, *routine = NULL, *line = NULL;
-    double *x0 = NULL, *x1 = NULL;
-    char **fn = NULL, **file = NULL;
-    size_t n = 0, nr = 0, k, cols;
+    int64_t an = -1;
+    stored_phases c = { 0 };
+    size_t n = SIZE_MAX, nr = SIZE_MAX;
     tf_analysis_phase *phases = NULL;
     tf_analysis_routine *routines = NULL;
     int rc;
     if ((rc = tf_h5_group_open(sy->file, path, &an, err)) == 0 &&
-        (rc = tf_h5_group_open(an, "phases", &ph, err)) == 0 &&
-        (rc = tf_h5_group_open(an, "routines", &ro, err)) == 0 &&
-        (rc = tf_h5_read_array(ph, "parent", TF_H5_INT64, (void **)&parent, &n, &cols, err)) == 0 &&
-        (rc = tf_h5_read_array(ph, "x_begin", TF_H5_DOUBLE, (void **)&x0, &k, &cols, err)) == 0 &&
-        (rc = tf_h5_read_array(ph, "x_end", TF_H5_DOUBLE, (void **)&x1, &k, &cols, err)) == 0 &&
-        (rc = tf_h5_read_array(ph, "routine", TF_H5_INT64, (void **)&routine, &k, &cols, err)) == 0 &&
-        (rc = tf_h5_read_array(ph, "line", TF_H5_INT64, (void **)&line, &k, &cols, err)) == 0 &&
-        (rc = tf_h5_read_strings(ro, "function", &fn, &nr, err)) == 0)
-        rc = tf_h5_read_strings(ro, "file", &file, &k, err);
+        (rc = tf_fold_h5_table_read(an, &stored_phases_h5, &c, &n, NULL, err)) == 0)
+        rc = tf_fold_h5_table_read(an, &stored_routines_h5, &c, &nr, NULL, err);
     if (rc == 0 && (!(phases = calloc(n + 1, sizeof *phases)) ||
                     !(routines = calloc(nr + 1, sizeof *routines))))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < n; i++)
         phases[i] = (tf_analysis_phase){
-            .parent = parent[i] < 0 ? TF_ANALYSIS_NONE : (uint32_t)parent[i], .x0 = x0[i], .x1 = x1[i],
-            .routine = routine[i] < 0 || (size_t)routine[i] >= nr ? TF_ANALYSIS_NONE
-                                                                   : (uint32_t)routine[i],
-            .line = line[i] > 0 && line[i] <= UINT32_MAX ? (uint32_t)line[i] : 0,
+            .parent = c.parent[i] < 0 ? TF_ANALYSIS_NONE : (uint32_t)c.parent[i],
+            .x0 = c.x0[i], .x1 = c.x1[i],
+            .routine = c.routine[i] < 0 || (size_t)c.routine[i] >= nr ? TF_ANALYSIS_NONE
+                                                                       : (uint32_t)c.routine[i],
+            .line = c.line[i] > 0 && c.line[i] <= UINT32_MAX ? (uint32_t)c.line[i] : 0,
         };
     for (size_t i = 0; rc == 0 && i < nr; i++)
-        routines[i] = (tf_analysis_routine){ .function = fn[i], .file = file[i] };
+        routines[i] = (tf_analysis_routine){ .function = c.function[i],
+                                             .file = c.file ? c.file[i] : "" };
     if (rc == 0)
         rc = phases_of_analysis(sy, st, phases, n, routines, nr, err);
     free(phases);
     free(routines);
-    free(parent);
-    free(x0);
-    free(x1);
-    free(routine);
-    free(line);
-    free(fn);
-    free(file);
-    tf_h5_close(ro);
-    tf_h5_close(ph);
+    free(c.parent);
+    free(c.x0);
+    free(c.x1);
+    free(c.routine);
+    free(c.line);
+    free(c.function);
+    free(c.file);
     tf_h5_close(an);
     return rc;
 }

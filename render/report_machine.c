@@ -1,41 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Reading /machine of fold.h5. */
+/* Reading /machine of fold.h5 (formats/fold_h5.h). */
 #include "config.h"
 
-#include <stdlib.h>
-
-#include "formats/h5util.h"
+#include "formats/fold_h5.h"
 #include "report_machine.h"
-
-/* size_bytes, hit_ns, miss_penalty_ns, associativity (calibrate's profile) */
-#define LEVEL_COLUMNS 4
 
 int tf_report_machine_read(const char *fold_path, tf_report *r, tf_error *err)
 {
-    int64_t file = -1;
-    int rc = tf_h5_file_open(fold_path, false, &file, err);
-    if (rc < 0 || !tf_h5_exists(file, "machine/levels")) {
-        tf_h5_close(file);
+    double bytes[TF_REPORT_CACHES];
+    size_t n = 0;
+    int rc = tf_fold_h5_machine_read_caches(fold_path, bytes, TF_REPORT_CACHES, &n, err);
+    if (rc < 0 || n == 0)
         return rc;
-    }
-    double *rows = NULL;
-    size_t n = 0, cols = 0;
-    rc = tf_h5_read_array(file, "machine/levels", TF_H5_DOUBLE, (void **)&rows, &n, &cols, err);
-    if (rc == 0 && (n > TF_REPORT_CACHES || (n && cols != LEVEL_COLUMNS)))
-        rc = tf_h5_fail(err, TF_ERR_FORMAT, file, "machine/levels",
-                        "expected at most %d rows of %d columns, found %zu x %zu",
-                        TF_REPORT_CACHES, LEVEL_COLUMNS, n, cols);
-    for (size_t k = 0; rc == 0 && k < n; k++)
-        if (!(rows[k * LEVEL_COLUMNS] > 0) ||
-            (k && rows[k * LEVEL_COLUMNS] <= rows[(k - 1) * LEVEL_COLUMNS]))
-            rc = tf_h5_fail(err, TF_ERR_FORMAT, file, "machine/levels",
-                            "cache sizes must be positive and increasing (row %zu)", k);
-    for (size_t i = 0; rc == 0 && i < r->npages; i++) {
+    for (size_t i = 0; i < r->npages; i++) {
         r->pages[i].ncaches = n;
         for (size_t k = 0; k < n; k++)
-            r->pages[i].cache_bytes[k] = rows[k * LEVEL_COLUMNS];
+            r->pages[i].cache_bytes[k] = bytes[k];
     }
-    free(rows);
-    tf_h5_close(file);
-    return rc;
+    return 0;
 }
