@@ -118,7 +118,8 @@ int tf_fold_team_fit(const tf_fold_team *team, const tf_fold_team_cloud *spread,
 int tf_fold_team_gather(const tf_fold_team *team, tf_fold_input *in, tf_error *err);
 
 /* What the leader tells every member of the fold, each taking its points
- * alike: the recording's cost (r->observer_*, tf_fold_observer_apply);
+ * alike: the recording's cost (r->observer_* and r's CPU-time counter,
+ * tf_fold_observer_apply);
  * the members rows[0..n) of group g of ngroups (tf_fold_members_gather,
  * the groups in order); those of them that group g keeps (keep[i], of its
  * n members: tf_fold_members_compact). */

@@ -33,9 +33,14 @@ static int send_all(const tf_fold_team *t, const struct team_request *q,
 int tf_fold_team_observer(const tf_fold_team *team, const tf_fold_region *r, tf_error *err)
 {
     struct team_request q = { .command = COMMAND_OBSERVER, .ncounters = r->ncounters };
+    /* the CPU-time column by the leader, whose region has the counters'
+     * names (a member's share's were the trace's, closed by now); every
+     * share has the same columns */
+    int32_t cpu = tf_fold_cpu_time_counter(r);
     tf_team_part parts[] = { { r->observer_events, r->ncounters * sizeof(double) },
-                             { &r->observer_ns, sizeof r->observer_ns } };
-    return send_all(team, &q, parts, 2, err);
+                             { &r->observer_ns, sizeof r->observer_ns },
+                             { &cpu, sizeof cpu } };
+    return send_all(team, &q, parts, 3, err);
 }
 
 int tf_fold_team_group(const tf_fold_team *team, uint32_t g, uint32_t ngroups,
@@ -131,8 +136,6 @@ int tf_team_own_share(tf_fold_team *t, tf_fold_input *share, tf_error *err)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the share");
     for (size_t i = 0; i < own->all.n; i++)
         own->all.rows[i] = (uint32_t)i;
-    /* the region gets no names: the share's are its */
-    own->cpu_time = tf_fold_cpu_time_column(in->counter_names, in->ncounters);
     int rc = tf_fold_region_instances(&own->region, in, err);
     /* The region has the instances now; the share keeps only which share
      * each instance is in. */
@@ -176,11 +179,16 @@ static int serve_observer(const tf_fold_team *t, struct tf_fold_team_own *own,
         !(r->observer_events = calloc(r->ncounters + 1, sizeof *r->observer_events)))
         return tf_fail(err, TF_ERR_INTERNAL, "the recording's cost of %u counters, of %u",
                        q->ncounters, r->ncounters);
+    int32_t cpu;
     tf_team_part parts[] = { { r->observer_events, r->ncounters * sizeof(double) },
-                             { &r->observer_ns, sizeof r->observer_ns } };
-    if (t->recvv(t->ctx, 0, parts, 2) < 0)
+                             { &r->observer_ns, sizeof r->observer_ns },
+                             { &cpu, sizeof cpu } };
+    if (t->recvv(t->ctx, 0, parts, 3) < 0)
         return tf_team_lost(err);
-    tf_fold_observer_apply(r, own->cpu_time, own->all.first, &own->all.points);
+    if (cpu < -1 || cpu >= (int32_t)r->ncounters)
+        return tf_fail(err, TF_ERR_INTERNAL, "the CPU-time counter %d of %u", (int)cpu,
+                       r->ncounters);
+    tf_fold_observer_apply(r, cpu, own->all.first, &own->all.points);
     /* The instances were for the cost only (a few dozen bytes each, of
      * every share's). */
     tf_fold_region_clear(r);

@@ -50,8 +50,6 @@ struct tf_fold_team_own {
                                 * instances to `region`) */
     tf_fold_region region;     /* its instances, until the recording's cost
                                 * is out of its points */
-    int cpu_time;              /* the region's CPU-time counter, -1 when none
-                                * (tf_fold_observer_apply) */
     tf_fold_members all;       /* every instance's points, until the groups take them */
     tf_fold_members *groups;   /* [ngroups] each group's members and their points */
     uint32_t ngroups;
