@@ -23,7 +23,8 @@ bool tf_fold_is_cpu_time(const char *name)
     return false;
 }
 
-int tf_fold_cpu_time_column(const char *const *names, uint32_t n)
+/* The column of names[0..n) that counts the thread's CPU time. */
+static int cpu_time_column(const char *const *names, uint32_t n)
 {
     for (size_t k = 0; k < NCPU_TIME_NAMES; k++)
         for (uint32_t c = 0; c < n; c++)
@@ -34,7 +35,7 @@ int tf_fold_cpu_time_column(const char *const *names, uint32_t n)
 
 int tf_fold_cpu_time_counter(const tf_fold_region *r)
 {
-    return tf_fold_cpu_time_column((const char *const *)r->counter_names, r->ncounters);
+    return cpu_time_column((const char *const *)r->counter_names, r->ncounters);
 }
 
 /* Instance i's CPU share, NaN when it has none. */

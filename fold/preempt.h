@@ -27,10 +27,8 @@
 /* Whether a counter of that name counts the thread's CPU time in ns
  * (task-clock, cpu-clock). */
 bool tf_fold_is_cpu_time(const char *name);
-/* The column of names[0..n) that counts the thread's CPU time in ns
- * (task-clock, else cpu-clock), -1 when none; tf_fold_cpu_time_counter
- * is r's. */
-int tf_fold_cpu_time_column(const char *const *names, uint32_t n);
+/* The counter of r that counts the thread's CPU time in ns (task-clock,
+ * else cpu-clock), -1 when none. */
 int tf_fold_cpu_time_counter(const tf_fold_region *r);
 
 /* Marks r's used preempted instances with reason TF_FOLD_REASON_PREEMPTED:
