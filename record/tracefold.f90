@@ -70,8 +70,10 @@ contains
         character(kind=c_char), intent(out) :: buf(name_max + 1)
         integer :: n, i
         n = len(name)
+        ! by code (32, a blank): gfortran compares characters through its
+        ! runtime's _gfortran_string_len_trim, one call per character
         do while (n > 0)
-            if (name(n:n) /= ' ') exit
+            if (iachar(name(n:n)) /= 32) exit
             n = n - 1
         end do
         n = min(n, name_max)
