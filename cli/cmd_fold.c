@@ -538,8 +538,11 @@ static void *open_traces(void *arg)
     const char *spec = op->c->o.region;
     tf_error_clear(&op->err);
     op->rc = tf_input_open_set(op->c->traces, op->c->ntraces, &op->tr, &op->err);
-    if (op->rc == 0)
-        op->rc = choose_region(op->tr, spec, &op->region, &op->chosen, &op->err);
+    /* a trace that cannot be opened (missing: TF_ERR_NOTFOUND) is no
+     * routine to look for */
+    if (op->rc < 0)
+        return NULL;
+    op->rc = choose_region(op->tr, spec, &op->region, &op->chosen, &op->err);
     if (op->rc == -TF_ERR_DATA && !spec) {
         /* no region repeats: the iteration from the samples */
         op->rc = find_iteration(op, NULL);

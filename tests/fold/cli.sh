@@ -104,6 +104,9 @@ done
 touch "$tmp/file"
 expect_exit 1 'cannot create' "$tf" fold -q -o "$tmp/file/sub" "$tmp/run.h5"
 expect_exit 1 'nosuch\.h5' "$tf" fold -q "$tmp/nosuch.h5"
+# with a region (its name is also looked for as a routine when no region
+# has it: not in a trace that did not open)
+expect_exit 1 'nosuch\.h5' "$tf" fold -q -r iteration "$tmp/nosuch.h5"
 
 # Fewer than 2 usable instances.
 "$tf" synth -q -o "$tmp/one.h5" --iterations 1 --outliers 0 || exit 1
