@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "fold/preempt.h"
 #include "fold/rate_check.h"
 
 static double curve_at(const tf_analysis_counter *c, double x)
@@ -55,30 +56,30 @@ static const char *const scheduling_names[] = {
     "task-clock", "cpu-clock", "context-switches", "cs", "cpu-migrations", "migrations", NULL,
 };
 
-/* The thread's CPU-time counters, in ns (fold/preempt.h's). */
-static const char *const cpu_time_names[] = { "task-clock", "cpu-clock", NULL };
-
 /* Leaves out phase ph's rates beyond what a thread can do: a CPU-time
  * counter past TF_RATE_MAX_CPU_SHARE CPU-seconds per second, instructions
  * and cycles past TF_RATE_MAX_IPC instructions per cycle. */
 static void drop_impossible(tf_analysis_phase *ph, const tf_analysis_counter *counters, size_t ncounters,
                             double seconds, size_t ins, size_t cyc)
 {
-    /* the CPU share said is the first CPU-time counter's, task-clock
-     * before cpu-clock */
+    /* the CPU share said is that of the preferred CPU-time counter
+     * (fold/preempt.h: task-clock before cpu-clock) */
     ph->cpu_share = NAN;
-    for (size_t t = 0; cpu_time_names[t]; t++)
-        for (size_t c = 0; c < ncounters; c++) {
-            const tf_analysis_counter *cc = &counters[c];
-            if (strcasecmp(cc->name, cpu_time_names[t]))
-                continue;
-            double events = cc->mean_total * (curve_at(cc, ph->x1) - curve_at(cc, ph->x0));
-            double share = events / seconds / 1e9;
-            if (isnan(ph->cpu_share))
-                ph->cpu_share = share;
-            if (share > TF_RATE_MAX_CPU_SHARE)
-                ph->per_unit[c] = NAN;
+    int said_rank = -1;
+    for (size_t c = 0; c < ncounters; c++) {
+        const tf_analysis_counter *cc = &counters[c];
+        int rank = tf_fold_cpu_time_rank(cc->name);
+        if (rank < 0)
+            continue;
+        double events = cc->mean_total * (curve_at(cc, ph->x1) - curve_at(cc, ph->x0));
+        double share = events / seconds / 1e9;
+        if (said_rank < 0 || rank < said_rank) {
+            ph->cpu_share = share;
+            said_rank = rank;
         }
+        if (share > TF_RATE_MAX_CPU_SHARE)
+            ph->per_unit[c] = NAN;
+    }
     ph->ipc_dropped = ins != SIZE_MAX && cyc != SIZE_MAX && ph->ipc > TF_RATE_MAX_IPC;
     if (ph->ipc_dropped) {
         ph->ipc = ph->mips = NAN;

@@ -2,40 +2,30 @@
 /* The CPU share of each instance and the preempted ones (preempt.h). */
 #include "preempt.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <strings.h>
 
 #include "robust.h"
 #include "formats/trace.h"
 
-/* task-clock first: the kernel's own count of the thread's time (cpu-clock
- * is a timer's) */
-static const char *const cpu_time_names[] = { "task-clock", "cpu-clock" };
-#define NCPU_TIME_NAMES (sizeof cpu_time_names / sizeof cpu_time_names[0])
-
 bool tf_fold_is_cpu_time(const char *name)
 {
-    for (size_t k = 0; k < NCPU_TIME_NAMES; k++)
-        if (!strcasecmp(name, cpu_time_names[k]))
-            return true;
-    return false;
-}
-
-/* The column of names[0..n) that counts the thread's CPU time. */
-static int cpu_time_column(const char *const *names, uint32_t n)
-{
-    for (size_t k = 0; k < NCPU_TIME_NAMES; k++)
-        for (uint32_t c = 0; c < n; c++)
-            if (!strcasecmp(names[c], cpu_time_names[k]))
-                return (int)c;
-    return -1;
+    return tf_fold_cpu_time_rank(name) >= 0;
 }
 
 int tf_fold_cpu_time_counter(const tf_fold_region *r)
 {
-    return cpu_time_column((const char *const *)r->counter_names, r->ncounters);
+    int best = -1, best_rank = INT_MAX;
+    for (uint32_t c = 0; c < r->ncounters; c++) {
+        int rank = tf_fold_cpu_time_rank(r->counter_names[c]);
+        if (rank >= 0 && rank < best_rank) {
+            best = (int)c;
+            best_rank = rank;
+        }
+    }
+    return best;
 }
 
 /* Instance i's CPU share, NaN when it has none. */

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <strings.h>
 
 #include "fold_result.h"
 
@@ -27,6 +28,16 @@
 /* Whether a counter of that name counts the thread's CPU time in ns
  * (task-clock, cpu-clock). */
 bool tf_fold_is_cpu_time(const char *name);
+/* The preference of a CPU-time counter of that name: 0 for task-clock (the
+ * kernel's own count of the thread's time), 1 for cpu-clock (a timer's),
+ * -1 for any other counter.  Inline: analysis/ says the same CPU share
+ * without linking the fold's library. */
+static inline int tf_fold_cpu_time_rank(const char *name)
+{
+    if (!strcasecmp(name, "task-clock"))
+        return 0;
+    return strcasecmp(name, "cpu-clock") ? -1 : 1;
+}
 /* The counter of r that counts the thread's CPU time in ns (task-clock,
  * else cpu-clock), -1 when none. */
 int tf_fold_cpu_time_counter(const tf_fold_region *r);
