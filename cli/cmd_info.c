@@ -2,7 +2,8 @@
 /* `tracefold info`: what a trace holds, as text for people or JSON for
  * scripts.  Everything is gathered first (samples are streamed to count
  * them), then printed, so a trace that fails half-way prints nothing but the
- * error. */
+ * error.  It reads the trace through the installed reader API
+ * (include/tracefold/read.h): what it prints is what a program gets. */
 #include "config.h"
 
 #include <getopt.h>
@@ -14,11 +15,10 @@
 
 #include "args.h"
 #include "commands.h"
-#include "extract/instances.h"
 #include "msg.h"
-#include "extract/object_names.h"
-#include "formats/trace_input.h"
 #include "common/tf_escape.h"
+#include "extract/alloc_site.h"
+#include "tracefold/read.h"
 
 #define SAMPLE_CHUNK 65536
 #define TEXT_OBJECTS_SHOWN 20
@@ -53,23 +53,31 @@ static void usage(FILE *out)
             "Exit status: 0 success, 1 unreadable or malformed trace, 2 wrong command line.\n");
 }
 
-/* A process's data objects as listed: their names (object_names.h) and
- * which are left out. */
-struct process_objects {
-    tf_object_naming naming;     /* names and routines per object of the trace's table */
-    bool    *hidden;             /* per object: a system library's static */
-    size_t   nhidden;
+static int out_of_memory(tracefold_error *err, const char *doing)
+{
+    err->code = TRACEFOLD_ERR_NOMEM;
+    snprintf(err->message, sizeof err->message, "out of memory %s", doing);
+    return -TRACEFOLD_ERR_NOMEM;
+}
+
+/* What the summary shows of one process. */
+struct process_summary {
+    tracefold_process  proc;
+    tracefold_thread  *threads;       /* [proc.nthreads] */
+    const char       **counters;      /* [proc.ncounters] names */
+    tracefold_object  *objects;       /* [proc.nobjects] */
+    bool              *hidden;        /* per object: the system's, and not --all-objects */
+    size_t             nhidden;
 };
 
-/* What the summary needs beyond the trace's own tables. */
+/* What the summary needs beyond what the reader hands out on demand. */
 struct summary {
+    tracefold_trace_info info;
     uint64_t samples[NSAMPLE_KINDS];
     uint64_t first, last;        /* time span of events and samples */
     bool     any_time;
-    tf_region_stats *regions;
-    size_t   nregions;
-    struct process_objects *objects;   /* per process */
-    uint32_t nprocesses;
+    struct process_summary *processes;   /* [info.nprocesses] */
+    tracefold_region *regions;           /* [info.nregions] */
 };
 
 static void widen_span(struct summary *s, uint64_t first, uint64_t last)
@@ -81,41 +89,33 @@ static void widen_span(struct summary *s, uint64_t first, uint64_t last)
     s->any_time = true;
 }
 
-static uint64_t total_samples(const tf_trace *tr)
-{
-    uint64_t n = 0;
-    for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
-        const tf_process *proc = tf_trace_process(tr, p);
-        for (uint32_t t = 0; t < proc->nthreads; t++)
-            n += proc->threads[t].nsamples;
-    }
-    return n;
-}
-
 /* Streams every thread's samples once: the counts by kind and the time span
  * need them all, and reading also checks their order. */
-static int count_samples(tf_trace *tr, struct summary *s, tf_error *err)
+static int count_samples(tracefold_trace *tr, struct summary *s, tracefold_error *err)
 {
-    tf_sample *buf = malloc(SAMPLE_CHUNK * sizeof *buf);
+    uint64_t total = 0, done = 0;
+    for (uint32_t p = 0; p < s->info.nprocesses; p++)
+        for (uint32_t t = 0; t < s->processes[p].proc.nthreads; t++)
+            total += s->processes[p].threads[t].nsamples;
+    tracefold_sample *buf = malloc(SAMPLE_CHUNK * sizeof *buf);
     if (!buf)
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory reading samples");
-    uint64_t total = total_samples(tr), done = 0;
+        return out_of_memory(err, "reading samples");
     int rc = 0;
-    for (uint32_t p = 0; p < tf_trace_nprocesses(tr) && rc == 0; p++) {
-        const tf_process *proc = tf_trace_process(tr, p);
-        for (uint32_t t = 0; t < proc->nthreads && rc == 0; t++) {
-            tf_sample_cursor *c;
-            if ((rc = tf_samples_open(tr, p, t, &c, err)) < 0)
+    for (uint32_t p = 0; p < s->info.nprocesses && rc == 0; p++) {
+        for (uint32_t t = 0; t < s->processes[p].proc.nthreads && rc == 0; t++) {
+            tracefold_samples *c;
+            if ((rc = tracefold_samples_open(tr, p, t, &c, err)) < 0)
                 break;
             size_t n;
-            while ((rc = tf_samples_read(c, buf, NULL, SAMPLE_CHUNK, &n, err)) == 0 && n > 0) {
+            while ((rc = tracefold_samples_read(c, buf, NULL, SAMPLE_CHUNK, &n, err)) == 0 &&
+                   n > 0) {
                 for (size_t i = 0; i < n; i++)
                     s->samples[buf[i].kind < SAMPLE_OTHER ? buf[i].kind : SAMPLE_OTHER]++;
                 widen_span(s, buf[0].time, buf[n - 1].time);
                 done += n;
                 tf_progress("info: samples", done, total);
             }
-            tf_samples_close(c);
+            tracefold_samples_close(c);
         }
     }
     tf_progress_done();
@@ -123,93 +123,77 @@ static int count_samples(tf_trace *tr, struct summary *s, tf_error *err)
     return rc;
 }
 
-/* The file a static variable belongs to: the file-backed mapping that
- * starts last at or below its address (the part of a .bss beyond the
- * file's end is an anonymous mapping right after the file's own); "" in
- * none. */
-static const char *static_file(const tf_trace *tr, const tf_process *p, uint64_t addr)
+/* Process p's threads and counters, and room for its objects; the threads'
+ * events widen the time span. */
+static int summarise_process(tracefold_trace *tr, uint32_t p, struct summary *s,
+                             tracefold_error *err)
 {
-    const tf_module *best = NULL;
-    for (size_t i = 0; i < p->nmodules; i++) {
-        const tf_module *m = &p->modules[i];
-        if (m->start <= addr && tf_trace_string(tr, m->path)[0] == '/' &&
-            (!best || m->start > best->start))
-            best = m;
-    }
-    return best ? tf_trace_string(tr, best->path) : "";
-}
-
-/* The names of a process's objects, and unless all is set, which are the
- * static variables of system libraries.  Heap objects are named from
- * their allocation stacks where the trace has no call site. */
-static int list_objects(const tf_trace *tr, uint32_t proc, bool all, const tf_alloc_rules *rules,
-                        struct process_objects *po, tf_error *err)
-{
-    const tf_process *p = tf_trace_process(tr, proc);
-    if (!p->nobjects)
-        return 0;
-    bool unnamed_heap = false;
-    for (size_t i = 0; i < p->nobjects && !unnamed_heap; i++) {
-        const tf_object *o = &p->objects[i];
-        unnamed_heap = o->stack_len && !tf_trace_string(tr, o->callsite)[0] &&
-                       !tf_trace_string(tr, o->name)[0];
-    }
-    tf_symbolizer *sym = NULL;
-    tf_error ignored;
-    /* without a symboliser (no modules) such objects keep a neutral name */
-    if (unnamed_heap && tf_symbolizer_for_process(&sym, tr, proc, NULL, &ignored) < 0)
-        sym = NULL;
-    int rc = tf_object_names(tr, proc, sym, rules, &po->naming, err);
-    tf_symbolizer_free(sym);
+    struct process_summary *ps = &s->processes[p];
+    int rc = tracefold_process_get(tr, p, &ps->proc, err);
     if (rc < 0)
         return rc;
-    if (!(po->hidden = calloc(p->nobjects, sizeof *po->hidden)))
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory listing the data objects");
-    for (size_t i = 0; i < p->nobjects && !all; i++) {
-        const tf_object *o = &p->objects[i];
-        /* a small block's one frame: where it was allocated */
-        bool small = o->kind == TF_OBJECT_SMALL && o->stack_len && o->stack < p->nframes;
-        po->hidden[i] = (o->kind == TF_OBJECT_STATIC &&
-                         tf_system_library(static_file(tr, p, o->start))) ||
-                        (small && tf_system_library(static_file(tr, p, p->frames[o->stack])));
-        po->nhidden += po->hidden[i];
+    ps->threads = calloc(ps->proc.nthreads + 1, sizeof *ps->threads);
+    ps->counters = calloc(ps->proc.ncounters + 1, sizeof *ps->counters);
+    ps->objects = calloc(ps->proc.nobjects + 1, sizeof *ps->objects);
+    ps->hidden = calloc(ps->proc.nobjects + 1, sizeof *ps->hidden);
+    if (!ps->threads || !ps->counters || !ps->objects || !ps->hidden)
+        return out_of_memory(err, "listing the data objects");
+    for (uint32_t t = 0; t < ps->proc.nthreads && rc == 0; t++)
+        if ((rc = tracefold_thread_get(tr, p, t, &ps->threads[t], err)) == 0 &&
+            ps->threads[t].nevents)
+            widen_span(s, ps->threads[t].first_event, ps->threads[t].last_event);
+    for (uint32_t c = 0; c < ps->proc.ncounters && rc == 0; c++) {
+        tracefold_counter counter;
+        if ((rc = tracefold_counter_get(tr, p, c, &counter, err)) == 0)
+            ps->counters[c] = counter.name;
     }
-    return 0;
+    return rc;
+}
+
+/* Process p's objects, and unless all is set, which are the system's. */
+static int list_objects(tracefold_trace *tr, uint32_t p, bool all, struct process_summary *ps,
+                        tracefold_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < ps->proc.nobjects && rc == 0; i++) {
+        rc = tracefold_object_get(tr, p, i, &ps->objects[i], err);
+        ps->hidden[i] = !all && ps->objects[i].system;
+        ps->nhidden += ps->hidden[i];
+    }
+    return rc;
 }
 
 static void summary_free(struct summary *s)
 {
-    for (uint32_t p = 0; s->objects && p < s->nprocesses; p++) {
-        tf_object_naming_free(&s->objects[p].naming);
-        free(s->objects[p].hidden);
+    for (uint32_t p = 0; s->processes && p < s->info.nprocesses; p++) {
+        free(s->processes[p].threads);
+        free(s->processes[p].counters);
+        free(s->processes[p].objects);
+        free(s->processes[p].hidden);
     }
-    free(s->objects);
+    free(s->processes);
     free(s->regions);
 }
 
-static int summarise(tf_trace *tr, bool all_objects, const tf_alloc_rules *rules,
-                     struct summary *s, tf_error *err)
+static int summarise(tracefold_trace *tr, bool all_objects, struct summary *s,
+                     tracefold_error *err)
 {
     memset(s, 0, sizeof *s);
-    for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
-        const tf_process *proc = tf_trace_process(tr, p);
-        for (uint32_t t = 0; t < proc->nthreads; t++) {
-            const tf_thread *th = &proc->threads[t];
-            if (th->nevents)
-                widen_span(s, th->events[0].time, th->events[th->nevents - 1].time);
-        }
-    }
-    int rc = count_samples(tr, s, err);
-    if (rc < 0)
+    tracefold_trace_get_info(tr, &s->info);
+    s->processes = calloc(s->info.nprocesses + 1, sizeof *s->processes);
+    s->regions = calloc(s->info.nregions + 1, sizeof *s->regions);
+    if (!s->processes || !s->regions)
+        return out_of_memory(err, "listing the processes");
+    int rc = 0;
+    for (uint32_t p = 0; p < s->info.nprocesses && rc == 0; p++)
+        rc = summarise_process(tr, p, s, err);
+    if (rc < 0 || (rc = count_samples(tr, s, err)) < 0)
         return rc;
-    s->nprocesses = tf_trace_nprocesses(tr);
-    if (!(s->objects = calloc(s->nprocesses + 1, sizeof *s->objects)))
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory listing the data objects");
-    for (uint32_t p = 0; p < s->nprocesses && rc == 0; p++)
-        rc = list_objects(tr, p, all_objects, rules, &s->objects[p], err);
-    if (rc < 0)
-        return rc;
-    return tf_region_stats_compute(tr, &s->regions, &s->nregions, err);
+    for (uint32_t p = 0; p < s->info.nprocesses && rc == 0; p++)
+        rc = list_objects(tr, p, all_objects, &s->processes[p], err);
+    for (size_t i = 0; i < s->info.nregions && rc == 0; i++)
+        rc = tracefold_region_get(tr, i, &s->regions[i], err);
+    return rc;
 }
 
 /* ---- text --------------------------------------------------------------- */
@@ -244,9 +228,9 @@ static const char *human_bytes(uint64_t b, char *buf, size_t size)
     return buf;
 }
 
-static const char *object_kind(uint8_t kind)
+static const char *object_kind(int kind)
 {
-    return kind < sizeof object_kind_names / sizeof object_kind_names[0]
+    return kind >= 0 && (size_t)kind < sizeof object_kind_names / sizeof object_kind_names[0]
                ? object_kind_names[kind] : "unknown";
 }
 
@@ -281,28 +265,28 @@ static void put_line(FILE *out, const char *label, const char *s)
     fputc('\n', out);
 }
 
-static void print_text_objects(FILE *out, const tf_process *proc,
-                               const struct process_objects *po)
+static void print_text_objects(FILE *out, const struct process_summary *ps)
 {
     char b[32];
-    if (!proc->nobjects)
+    size_t nobjects = ps->proc.nobjects;
+    if (!nobjects)
         return;
-    size_t listed = proc->nobjects - po->nhidden, shown = 0;
+    size_t listed = nobjects - ps->nhidden, shown = 0;
     fprintf(out, "  data objects: %zu", listed);
-    if (po->nhidden)
+    if (ps->nhidden)
         fprintf(out, " (and %zu static variable%s and small blocks of system libraries and the "
-                     "recorder, not listed: --all-objects)", po->nhidden,
-                po->nhidden == 1 ? "" : "s");
+                     "recorder, not listed: --all-objects)", ps->nhidden,
+                ps->nhidden == 1 ? "" : "s");
     fputc('\n', out);
-    for (size_t i = 0; i < proc->nobjects && shown < TEXT_OBJECTS_SHOWN; i++) {
-        if (po->hidden[i])
+    for (size_t i = 0; i < nobjects && shown < TEXT_OBJECTS_SHOWN; i++) {
+        if (ps->hidden[i])
             continue;
-        const tf_object *o = &proc->objects[i];
+        const tracefold_object *o = &ps->objects[i];
         fprintf(out, "    #%u %-6s ", o->id, object_kind(o->kind));
-        put_string(out, po->naming.names[i], 24);
+        put_string(out, o->name, 24);
         fprintf(out, " 0x%" PRIx64 " %s", o->start, human_bytes(o->size, b, sizeof b));
-        if (po->naming.routines[i][0])
-            put_field(out, " in ", po->naming.routines[i]);
+        if (o->routine[0])
+            put_field(out, " in ", o->routine);
         fputc('\n', out);
         shown++;
     }
@@ -310,31 +294,31 @@ static void print_text_objects(FILE *out, const tf_process *proc,
         fprintf(out, "    ... and %zu more (--json lists them all)\n", listed - shown);
 }
 
-static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
+static void print_text(FILE *out, const struct summary *s)
 {
-    const tf_trace_meta *m = tf_trace_get_meta(tr);
+    const tracefold_trace_info *m = &s->info;
     char b1[32], b2[32], b3[32], b4[32];
-    put_line(out, "trace:       ", tf_input_source(tr));
+    put_line(out, "trace:       ", m->path);
     fprintf(out, "complete:    %s\n",
-            tf_trace_complete(tr) ? "yes" : "no (the recording was interrupted: killed, or "
-                                            "its disk full; what was written is readable)");
+            m->complete ? "yes" : "no (the recording was interrupted: killed, or "
+                                  "its disk full; what was written is readable)");
     put_line(out, "producer:    ", m->producer);
     put_line(out, "host:        ", m->host);
     put_line(out, "command:     ", m->command_line);
     put_line(out, "clock:       ", m->clock);
     print_start_time(out, m->start_time);
-    if (tf_trace_alloc_wrappers(tr)[0])
-        put_line(out, "allocation wrappers (recorded): ", tf_trace_alloc_wrappers(tr));
+    if (m->alloc_wrappers[0])
+        put_line(out, "allocation wrappers (recorded): ", m->alloc_wrappers);
     if (s->any_time)
         fprintf(out, "time span:   %s (from %" PRIu64 " to %" PRIu64 " ns)\n",
                 human_time(s->last - s->first, b1, sizeof b1), s->first, s->last);
     else
         fprintf(out, "time span:   empty (no events, no samples)\n");
 
-    uint32_t np = tf_trace_nprocesses(tr);
-    fprintf(out, "\nprocesses: %u\n", np);
-    for (uint32_t p = 0; p < np; p++) {
-        const tf_process *proc = tf_trace_process(tr, p);
+    fprintf(out, "\nprocesses: %u\n", m->nprocesses);
+    for (uint32_t p = 0; p < m->nprocesses; p++) {
+        const struct process_summary *ps = &s->processes[p];
+        const tracefold_process *proc = &ps->proc;
         fprintf(out, "process %u: pid %" PRId64, p, proc->pid);
         if (proc->rank >= 0)
             fprintf(out, ", rank %d of %d", proc->rank, proc->nranks);
@@ -343,12 +327,12 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
         fputc('\n', out);
         fprintf(out, "  counters: %u", proc->ncounters);
         for (uint32_t c = 0; c < proc->ncounters; c++)
-            put_field(out, c ? ", " : " (", tf_trace_string(tr, proc->counters[c].name));
+            put_field(out, c ? ", " : " (", ps->counters[c]);
         fprintf(out, "%s\n", proc->ncounters ? ")" : "");
         fprintf(out, "  modules: %zu, symbols: %zu\n", proc->nmodules, proc->nsymbols);
         fprintf(out, "  threads: %u\n", proc->nthreads);
         for (uint32_t t = 0; t < proc->nthreads; t++) {
-            const tf_thread *th = &proc->threads[t];
+            const tracefold_thread *th = &ps->threads[t];
             fprintf(out, "    thread %u: tid %" PRIu64 ", %zu events, %zu samples", t, th->tid,
                     th->nevents, th->nsamples);
             if (th->dropped_events || th->dropped_samples)
@@ -356,26 +340,27 @@ static void print_text(FILE *out, const tf_trace *tr, const struct summary *s)
                         PRIu64 " samples)", th->dropped_events, th->dropped_samples);
             fputc('\n', out);
         }
-        if (proc->small_past_cap || proc->small_ring_full)
+        if (proc->small_blocks_past_cap || proc->small_blocks_ring_full)
             fprintf(out, "  small blocks not attributed by the recorder: %" PRIu64 " (%" PRIu64
                     " past the small-block log's %" PRIu64 ", option small-blocks; %" PRIu64
                     " allocated faster than the writer took them)\n",
-                    proc->small_past_cap + proc->small_ring_full, proc->small_past_cap,
-                    proc->small_cap, proc->small_ring_full);
-        print_text_objects(out, proc, &s->objects[p]);
+                    proc->small_blocks_past_cap + proc->small_blocks_ring_full,
+                    proc->small_blocks_past_cap, proc->small_blocks_cap,
+                    proc->small_blocks_ring_full);
+        print_text_objects(out, ps);
     }
 
-    fprintf(out, "\nregions: %zu\n", s->nregions);
-    if (s->nregions)
+    fprintf(out, "\nregions: %zu\n", m->nregions);
+    if (m->nregions)
         fprintf(out, "  %-24s %10s %10s %12s %12s %12s %12s\n", "name", "instances",
                 "incomplete", "median", "min", "max", "total");
-    for (size_t i = 0; i < s->nregions; i++) {
-        const tf_region_stats *r = &s->regions[i];
+    for (size_t i = 0; i < m->nregions; i++) {
+        const tracefold_region *r = &s->regions[i];
         fputs("  ", out);
-        put_string(out, tf_trace_string(tr, r->region), 24);
-        fprintf(out, " %10zu %10zu %12s %12s %12s %12s\n", r->count, r->incomplete,
-                human_time(r->median, b1, sizeof b1), human_time(r->min, b2, sizeof b2),
-                human_time(r->max, b3, sizeof b3), human_time(r->total, b4, sizeof b4));
+        put_string(out, r->name, 24);
+        fprintf(out, " %10zu %10zu %12s %12s %12s %12s\n", r->ninstances, r->incomplete,
+                human_time(r->median_ns, b1, sizeof b1), human_time(r->min_ns, b2, sizeof b2),
+                human_time(r->max_ns, b3, sizeof b3), human_time(r->total_ns, b4, sizeof b4));
     }
 
     uint64_t all = 0;
@@ -397,9 +382,9 @@ static void json_field(FILE *out, const char *indent, const char *key, const cha
     fputs(",\n", out);
 }
 
-static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc,
-                         const struct process_objects *po)
+static void json_process(FILE *out, const struct process_summary *ps)
 {
+    const tracefold_process *proc = &ps->proc;
     fprintf(out, "    {\"pid\": %" PRId64 ", \"rank\": %d, \"nranks\": %d,\n", proc->pid,
             proc->rank, proc->nranks);
     json_field(out, "     ", "host", proc->host);
@@ -407,7 +392,7 @@ static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc,
     fputs("     \"counters\": [", out);
     for (uint32_t c = 0; c < proc->ncounters; c++) {
         fputs(c ? ", " : "", out);
-        tf_escape_json(out, tf_trace_string(tr, proc->counters[c].name));
+        tf_escape_json(out, ps->counters[c]);
     }
     fprintf(out, "],\n     \"modules\": %zu, \"symbols\": %zu,\n", proc->nmodules,
             proc->nsymbols);
@@ -415,45 +400,45 @@ static void json_process(FILE *out, const tf_trace *tr, const tf_process *proc,
     for (uint32_t t = 0; t < proc->nthreads; t++)
         fprintf(out, "%s\n       {\"tid\": %" PRIu64 ", \"events\": %zu, \"samples\": %zu, "
                      "\"dropped_events\": %" PRIu64 ", \"dropped_samples\": %" PRIu64 "}",
-                t ? "," : "", proc->threads[t].tid, proc->threads[t].nevents,
-                proc->threads[t].nsamples, proc->threads[t].dropped_events,
-                proc->threads[t].dropped_samples);
+                t ? "," : "", ps->threads[t].tid, ps->threads[t].nevents,
+                ps->threads[t].nsamples, ps->threads[t].dropped_events,
+                ps->threads[t].dropped_samples);
     fprintf(out, "],\n     \"small_blocks_cap\": %" PRIu64 ", \"small_blocks_past_cap\": %" PRIu64
                  ", \"small_blocks_ring_full\": %" PRIu64 ",",
-            proc->small_cap, proc->small_past_cap, proc->small_ring_full);
-    fprintf(out, "\n     \"objects_not_listed\": %zu,\n     \"objects\": [", po->nhidden);
+            proc->small_blocks_cap, proc->small_blocks_past_cap, proc->small_blocks_ring_full);
+    fprintf(out, "\n     \"objects_not_listed\": %zu,\n     \"objects\": [", ps->nhidden);
     const char *sep = "";
     for (size_t i = 0; i < proc->nobjects; i++) {
-        if (po->hidden[i])
+        if (ps->hidden[i])
             continue;
-        const tf_object *o = &proc->objects[i];
+        const tracefold_object *o = &ps->objects[i];
         fprintf(out, "%s\n       {\"id\": %u, \"kind\": \"%s\", \"start\": %" PRIu64
                      ", \"size\": %" PRIu64 ", \"label\": ",
                 sep, o->id, object_kind(o->kind), o->start, o->size);
-        tf_escape_json(out, po->naming.names[i]);
+        tf_escape_json(out, o->name);
         fputs(", \"routine\": ", out);
-        tf_escape_json(out, po->naming.routines[i]);
+        tf_escape_json(out, o->routine);
         fputs(", \"name\": ", out);
-        tf_escape_json(out, tf_trace_string(tr, o->name));
+        tf_escape_json(out, o->recorded_name);
         fputs(", \"callsite\": ", out);
-        tf_escape_json(out, tf_trace_string(tr, o->callsite));
+        tf_escape_json(out, o->callsite);
         fputc('}', out);
         sep = ",";
     }
     fputs("]}", out);
 }
 
-static void print_json(FILE *out, const tf_trace *tr, const struct summary *s)
+static void print_json(FILE *out, const struct summary *s)
 {
-    const tf_trace_meta *m = tf_trace_get_meta(tr);
+    const tracefold_trace_info *m = &s->info;
     fputs("{\n", out);
-    json_field(out, "  ", "trace", tf_input_source(tr));
-    fprintf(out, "  \"complete\": %s,\n", tf_trace_complete(tr) ? "true" : "false");
+    json_field(out, "  ", "trace", m->path);
+    fprintf(out, "  \"complete\": %s,\n", m->complete ? "true" : "false");
     json_field(out, "  ", "producer", m->producer);
     json_field(out, "  ", "host", m->host);
     json_field(out, "  ", "command_line", m->command_line);
     json_field(out, "  ", "clock", m->clock);
-    json_field(out, "  ", "alloc_wrappers", tf_trace_alloc_wrappers(tr));
+    json_field(out, "  ", "alloc_wrappers", m->alloc_wrappers);
     fprintf(out, "  \"start_time_ns\": %" PRIu64 ",\n", m->start_time);
     if (s->any_time)
         fprintf(out, "  \"time_span\": {\"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64
@@ -463,19 +448,19 @@ static void print_json(FILE *out, const tf_trace *tr, const struct summary *s)
         fputs("  \"time_span\": null,\n", out);
 
     fputs("  \"processes\": [\n", out);
-    for (uint32_t p = 0; p < tf_trace_nprocesses(tr); p++) {
+    for (uint32_t p = 0; p < m->nprocesses; p++) {
         fputs(p ? ",\n" : "", out);
-        json_process(out, tr, tf_trace_process(tr, p), &s->objects[p]);
+        json_process(out, &s->processes[p]);
     }
     fputs("\n  ],\n  \"regions\": [", out);
-    for (size_t i = 0; i < s->nregions; i++) {
-        const tf_region_stats *r = &s->regions[i];
+    for (size_t i = 0; i < m->nregions; i++) {
+        const tracefold_region *r = &s->regions[i];
         fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-        tf_escape_json(out, tf_trace_string(tr, r->region));
+        tf_escape_json(out, r->name);
         fprintf(out, ", \"instances\": %zu, \"incomplete\": %zu, \"total_ns\": %" PRIu64
                      ", \"median_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
                      ", \"max_ns\": %" PRIu64 "}",
-                r->count, r->incomplete, r->total, r->median, r->min, r->max);
+                r->ninstances, r->incomplete, r->total_ns, r->median_ns, r->min_ns, r->max_ns);
     }
     fputs("\n  ],\n  \"samples\": {", out);
     uint64_t all = 0;
@@ -523,29 +508,31 @@ int tf_cmd_info(int argc, char **argv)
         goto usage_error;
     }
 
-    tf_error err;
-    tf_error_clear(&err);
-    tf_trace *tr;
-    if (tf_input_open(argv[optind], &tr, &err) < 0) {
-        free(rules.wrappers);
-        return tf_msg_fail(&err);
-    }
-    struct summary s;
-    int rc = summarise(tr, all_objects, &rules, &s, &err);
-    if (rc == 0) {
+    tracefold_error err = { 0 };
+    tracefold_trace *tr = NULL;
+    struct summary s = { 0 };
+    int rc = tracefold_trace_open(argv[optind], &tr, &err);
+    if (rc == 0)
+        rc = tracefold_trace_set_alloc_wrappers(tr, rules.wrappers, rules.nwrappers, &err);
+    if (rc == 0 && (rc = summarise(tr, all_objects, &s, &err)) == 0) {
         if (json)
-            print_json(stdout, tr, &s);
+            print_json(stdout, &s);
         else
-            print_text(stdout, tr, &s);
+            print_text(stdout, &s);
         if (fflush(stdout) != 0 || ferror(stdout)) {
-            tf_fail(&err, TF_ERR_IO, "standard output: write error");
-            rc = -TF_ERR_IO;
+            err.code = TRACEFOLD_ERR_IO;
+            snprintf(err.message, sizeof err.message, "standard output: write error");
+            rc = -TRACEFOLD_ERR_IO;
         }
     }
     summary_free(&s);
-    tf_input_close(tr);
+    tracefold_trace_close(tr);
     free(rules.wrappers);
-    return rc < 0 ? tf_msg_fail(&err) : TF_EXIT_OK;
+    if (rc < 0) {
+        tf_msg_error("%s", err.message[0] ? err.message : tracefold_status_text(err.code));
+        return TF_EXIT_FAILURE;
+    }
+    return TF_EXIT_OK;
 usage_error:
     free(rules.wrappers);
     return TF_EXIT_USAGE;

@@ -254,3 +254,29 @@ done:
     tf_object_naming_free(&out);
     return rc;
 }
+
+/* The file an address of the process belongs to: the file-backed mapping
+ * that starts last at or below it (the part of a .bss beyond the file's
+ * end is an anonymous mapping right after the file's own); "" in none. */
+static const char *mapped_file(const tf_trace *tr, const tf_process *p, uint64_t addr)
+{
+    const tf_module *best = NULL;
+    for (size_t i = 0; i < p->nmodules; i++) {
+        const tf_module *m = &p->modules[i];
+        if (m->start <= addr && tf_trace_string(tr, m->path)[0] == '/' &&
+            (!best || m->start > best->start))
+            best = m;
+    }
+    return best ? tf_trace_string(tr, best->path) : "";
+}
+
+bool tf_object_is_system(const tf_trace *tr, uint32_t proc, size_t i)
+{
+    const tf_process *p = tf_trace_process(tr, proc);
+    const tf_object *o = &p->objects[i];
+    if (o->kind == TF_OBJECT_STATIC)
+        return tf_system_library(mapped_file(tr, p, o->start));
+    /* a small block's one frame: where it was allocated */
+    return o->kind == TF_OBJECT_SMALL && o->stack_len && o->stack < p->nframes &&
+           tf_system_library(mapped_file(tr, p, p->frames[o->stack]));
+}

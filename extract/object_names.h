@@ -5,6 +5,7 @@
 #ifndef TF_EXTRACT_OBJECT_NAMES_H
 #define TF_EXTRACT_OBJECT_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,5 +45,11 @@ typedef struct tf_object_naming {
 int  tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
                      const tf_alloc_rules *rules, tf_object_naming *out, tf_error *err);
 void tf_object_naming_free(tf_object_naming *naming);
+
+/* Whether object i of process proc is the system's rather than the
+ * program's: a static variable of a system library or of the recorder
+ * (tf_system_library), or small blocks allocated from one.  `tracefold
+ * info` lists them only when asked. */
+bool tf_object_is_system(const tf_trace *tr, uint32_t proc, size_t i);
 
 #endif

@@ -16,6 +16,8 @@ struct tracefold_trace {
     tracefold_instance **instances;    /* [nregions], each found on first use */
     size_t          *ninstances;       /* [nregions] */
     tf_object_naming *object_names;    /* [nprocesses], each made on first use */
+    tf_alloc_rules   alloc_rules;      /* tracefold_trace_set_alloc_wrappers's */
+    char           **wrapper_names;    /* the copies alloc_rules.wrappers points to */
 };
 
 /* Checks a process (and, unless thread is UINT32_MAX, a thread) index;

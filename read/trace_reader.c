@@ -7,11 +7,13 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "extract/object_names.h"
 #include "read_error.h"
 #include "read_trace.h"
 #include "extract/symbolize.h"
+#include "formats/trace_input.h"
 
 int tracefold_trace_open(const char *path, tracefold_trace **out, tracefold_error *err)
 {
@@ -19,7 +21,7 @@ int tracefold_trace_open(const char *path, tracefold_trace **out, tracefold_erro
     tracefold_trace *t = calloc(1, sizeof *t);
     if (!t)
         return tf_read_fail(err, TF_ERR_NOMEM, "%s: out of memory opening the trace", path);
-    if (tf_trace_open(&t->trace, path, &e) < 0 ||
+    if (tf_input_open(path, &t->trace, &e) < 0 ||
         tf_region_stats_compute(t->trace, &t->regions, &t->nregions, &e) < 0)
         goto fail;
     t->instances = calloc(t->nregions + 1, sizeof *t->instances);
@@ -48,8 +50,12 @@ void tracefold_trace_close(tracefold_trace *t)
     free(t->ninstances);
     free(t->object_names);
     free(t->regions);
+    for (size_t i = 0; i < t->alloc_rules.nwrappers; i++)
+        free(t->wrapper_names[i]);
+    free(t->wrapper_names);
+    free(t->alloc_rules.wrappers);
     if (t->trace)
-        tf_trace_close(t->trace);
+        tf_input_close(t->trace);
     free(t);
 }
 
@@ -57,7 +63,7 @@ void tracefold_trace_get_info(const tracefold_trace *t, tracefold_trace_info *in
 {
     const tf_trace_meta *m = tf_trace_get_meta(t->trace);
     *info = (tracefold_trace_info){
-        .path = tf_trace_path(t->trace),
+        .path = tf_input_source(t->trace),
         .producer = m->producer,
         .host = m->host,
         .command_line = m->command_line,
@@ -66,6 +72,7 @@ void tracefold_trace_get_info(const tracefold_trace *t, tracefold_trace_info *in
         .complete = tf_trace_complete(t->trace),
         .nprocesses = tf_trace_nprocesses(t->trace),
         .nregions = t->nregions,
+        .alloc_wrappers = tf_trace_alloc_wrappers(t->trace),
     };
 }
 
@@ -102,6 +109,10 @@ int tracefold_process_get(const tracefold_trace *t, uint32_t process, tracefold_
         .ncounters = p->ncounters,
         .nobjects = p->nobjects,
         .nmodules = p->nmodules,
+        .nsymbols = p->nsymbols,
+        .small_blocks_cap = p->small_cap,
+        .small_blocks_past_cap = p->small_past_cap,
+        .small_blocks_ring_full = p->small_ring_full,
     };
     return 0;
 }
@@ -141,6 +152,8 @@ int tracefold_thread_get(const tracefold_trace *t, uint32_t process, uint32_t th
         .nsamples = th->nsamples,
         .dropped_events = th->dropped_events,
         .dropped_samples = th->dropped_samples,
+        .first_event = th->nevents ? th->events[0].time : 0,
+        .last_event = th->nevents ? th->events[th->nevents - 1].time : 0,
     };
     return 0;
 }
@@ -220,7 +233,8 @@ static int object_names(tracefold_trace *t, uint32_t process, tracefold_error *e
     tf_error e;
     if (tf_symbolizer_for_process(&sym, t->trace, process, NULL, &e) < 0)
         sym = NULL;   /* no modules: such objects keep a neutral name */
-    int rc = tf_object_names(t->trace, process, sym, NULL, &t->object_names[process], &e);
+    int rc = tf_object_names(t->trace, process, sym, &t->alloc_rules, &t->object_names[process],
+                             &e);
     tf_symbolizer_free(sym);
     return rc < 0 ? tf_read_error(err, &e) : 0;
 }
@@ -246,6 +260,38 @@ int tracefold_object_get(tracefold_trace *t, uint32_t process, size_t object,
         .alloc_time = o->alloc_time,
         .free_time = o->free_time,
         .name = t->object_names[process].names[object],
+        .routine = t->object_names[process].routines[object],
+        .recorded_name = tf_trace_string(t->trace, o->name),
+        .callsite = tf_trace_string(t->trace, o->callsite),
+        .system = tf_object_is_system(t->trace, process, object),
     };
+    return 0;
+}
+
+int tracefold_trace_set_alloc_wrappers(tracefold_trace *t, const char *const *names, size_t n,
+                                       tracefold_error *err)
+{
+    const char *path = tf_input_source(t->trace);
+    for (uint32_t p = 0; p < tf_trace_nprocesses(t->trace); p++)
+        if (t->object_names[p].names)
+            return tf_read_fail(err, TF_ERR_USAGE, "%s: allocation wrappers set after its "
+                                "objects were named", path);
+    size_t old = t->alloc_rules.nwrappers;
+    char **copies = realloc(t->wrapper_names, (old + n + 1) * sizeof *copies);
+    if (copies)
+        t->wrapper_names = copies;
+    const char **views = realloc(t->alloc_rules.wrappers, (old + n + 1) * sizeof *views);
+    if (views)
+        t->alloc_rules.wrappers = views;
+    if (!copies || !views)
+        return tf_read_fail(err, TF_ERR_NOMEM, "%s: out of memory for the allocation wrappers",
+                            path);
+    for (size_t i = 0; i < n; i++) {
+        if (!(t->wrapper_names[old + i] = strdup(names[i])))
+            return tf_read_fail(err, TF_ERR_NOMEM, "%s: out of memory for the allocation "
+                                "wrappers", path);
+        t->alloc_rules.wrappers[old + i] = t->wrapper_names[old + i];
+        t->alloc_rules.nwrappers++;
+    }
     return 0;
 }

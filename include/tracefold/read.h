@@ -68,11 +68,14 @@ typedef struct tracefold_trace_info {
     int         complete;       /**< 0 when the recording was interrupted */
     uint32_t    nprocesses;
     size_t      nregions;       /**< region names with at least one begin */
+    const char *alloc_wrappers; /**< the routines the recorder was told allocate for
+                                     their callers, comma-separated; "" none */
 } tracefold_trace_info;
 
-/** Opens a tracefold HDF5 trace (docs/trace-format.md), validating it as
- * `tracefold info` does.  A Paraver trace is converted first with
- * `tracefold paraver` or read by `tracefold info` itself. */
+/** Opens a tracefold HDF5 trace (docs/trace-format.md), or a Paraver
+ * trace (.prv, .prv.gz, with its .pcf and .row beside it) converted to a
+ * temporary HDF5 trace that closing removes, validating it as `tracefold
+ * info` does.  tracefold_trace_info's path is the path given. */
 int  tracefold_trace_open(const char *path, tracefold_trace **trace, tracefold_error *err);
 /** Frees the trace and everything it handed out (NULL is fine). */
 void tracefold_trace_close(tracefold_trace *trace);
@@ -89,6 +92,11 @@ typedef struct tracefold_process {
     uint32_t    ncounters;
     size_t      nobjects;
     size_t      nmodules;
+    size_t      nsymbols;       /**< symbols of its modules recorded in the trace */
+    /** Small blocks (docs/trace-format.md, "Small blocks"): the size of the
+     * recorder's small-block log, and the blocks it could not attribute,
+     * allocated past that size or faster than the writer took them. */
+    uint64_t    small_blocks_cap, small_blocks_past_cap, small_blocks_ring_full;
 } tracefold_process;
 
 int tracefold_process_get(const tracefold_trace *trace, uint32_t process,
@@ -113,6 +121,8 @@ typedef struct tracefold_thread {
     size_t   nsamples;
     uint64_t dropped_events;    /**< lost by the recorder, its buffer full */
     uint64_t dropped_samples;
+    uint64_t first_event, last_event;   /**< ns, the times of its first and last
+                                             events; 0 when nevents is 0 */
 } tracefold_thread;
 
 int tracefold_thread_get(const tracefold_trace *trace, uint32_t process, uint32_t thread,
@@ -177,6 +187,7 @@ void tracefold_samples_close(tracefold_samples *samples);
 enum tracefold_object_kind {
     TRACEFOLD_OBJECT_HEAP = 0, TRACEFOLD_OBJECT_STATIC = 1, TRACEFOLD_OBJECT_USER = 2,
     TRACEFOLD_OBJECT_STACK = 3, TRACEFOLD_OBJECT_MMAP = 4,
+    TRACEFOLD_OBJECT_SMALL = 5,     /**< the small blocks of one call site, as one object */
 };
 
 /** A data object: a heap allocation, a static variable, a named region. */
@@ -187,10 +198,26 @@ typedef struct tracefold_object {
     uint64_t    alloc_time;     /**< ns; 0 for statics */
     uint64_t    free_time;      /**< ns; UINT64_MAX when alive at the end */
     const char *name;           /**< the name `tracefold info` and the fold give it */
+    const char *routine;        /**< the routine that allocated it (a heap object named
+                                     from its allocation stack), else "" */
+    const char *recorded_name;  /**< the name the recorder gave it (a static's variable, a
+                                     user region's name), else "" */
+    const char *callsite;       /**< the call site the recorder gave it, else "" */
+    int         system;         /**< 1: the system's, not the program's: a static of a
+                                     system library or the recorder, or small blocks
+                                     allocated there (`tracefold info` hides them) */
 } tracefold_object;
 
 int tracefold_object_get(tracefold_trace *trace, uint32_t process, size_t object,
                          tracefold_object *out, tracefold_error *err);
+
+/** Names heap objects allocated through these n routines of the program
+ * (wrappers of malloc) by their callers, as `tracefold info
+ * --alloc-wrapper NAME` does, with those the trace names (alloc_wrappers
+ * above).  Call it before the first tracefold_object_get of the trace;
+ * the names are copied. */
+int tracefold_trace_set_alloc_wrappers(tracefold_trace *trace, const char *const *names,
+                                       size_t n, tracefold_error *err);
 
 /* ---- fold results ----------------------------------------------------- */
 

@@ -3,7 +3,8 @@
 # <tracefold/read.h>, libtracefold-read and tracefold-read.pc in place;
 # examples/read_trace.c builds with `pkg-config --cflags --libs
 # tracefold-read` against the staged tree, and what it reads from bundled
-# traces is what `tracefold info` says of them; from a fold result, what
+# traces, and from a Paraver trace it converts, is what `tracefold info`
+# says of them; from a fold result, what
 # `tracefold fold` wrote in instances.csv.  Errors come back as values
 # naming the file.
 set -u
@@ -89,6 +90,8 @@ PY
 for t in fixture.h5 paraver-import.h5; do
     compare_info "$src/tests/fuzz/corpus/trace/$t"
 done
+# A Paraver trace, converted on opening (tests/data/extrae/README.md)
+compare_info "$src/tests/data/extrae/444.namd.prv.gz"
 
 # A fold result, against the instances.csv written with it.
 trace=$src/tests/fuzz/corpus/trace/fixture.h5
