@@ -2,23 +2,24 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # examples/row_sweep recorded and folded: a matrix stored as one small
-# allocation per row (2000 rows of 1 KiB, below the 32 KiB heap threshold),
-# swept up then down every iteration (issue 29, "small allocations").
+# allocation per row (8000 rows of 256 bytes, below the 32 KiB heap
+# threshold, allocated among other small objects that come and go), swept
+# up then down every iteration (issue 29, "small allocations").
 # Always: the trace holds the rows as small blocks of one call site, the
-# user's row_sweep.c line, 2000 of them.  With memory samples: the rows are
-# one object of kind small named by that line, with 2000 allocations, in
+# user's row_sweep.c line, 8000 of them.  With memory samples: the rows are
+# one object of kind small named by that line, with 8000 allocations, in
 # objects.csv and fold.h5; on a machine that gives the program most of a
 # CPU, its streams go up in the first sub-phase and down in the second.
 # With --small-blocks 100 the log fills: the writer says so, and only 100
 # blocks are attributed.
 . "${top_srcdir:?run by make check}/tests/examples/lib.sh"
 period=500us
-record_example software "$tmp/r.h5" row_sweep -r 2000 -c 128 -i 150
+record_example software "$tmp/r.h5" row_sweep -i 1000
 site=$(call_site row_sweep.c 'a block per row')
 # info --json: one line per object; the small ones of the rows' site.
 "$tf" info --json "$tmp/r.h5" > "$tmp/info.json" || bad "info exited $?"
 rows=$(grep -c "\"kind\": \"small\".*\"label\": \"$site\"" "$tmp/info.json")
-[ "$rows" -eq 2000 ] || bad "info: $rows small blocks at $site, expected 2000"
+[ "$rows" -eq 8000 ] || bad "info: $rows small blocks at $site, expected 8000"
 
 # A log too small: said once, the trace still complete.
 "$tf" record -o "$tmp/full.h5" --small-blocks 100 --mem-sampler none -- \
@@ -33,8 +34,8 @@ memory_checks_possible "$tmp/r.h5"
 "$tf" fold -q "$tmp/r.h5" --region iteration -o "$tmp/fold" || bad "fold exited $?"
 check_layout "$tmp/fold"
 got=$(csv "$tmp/fold/objects.csv" object kind allocations | awk -F, -v o="$site" '$1 == o')
-[ "$got" = "$site,small,2000" ] ||
-    bad "objects.csv: got '$got', expected the rows as '$site,small,2000'"
+[ "$got" = "$site,small,8000" ] ||
+    bad "objects.csv: got '$got', expected the rows as '$site,small,8000'"
 py=$(h5py_python)
 if [ -n "$py" ]; then
     saved=$("$py" -c '
@@ -44,7 +45,8 @@ strings = lambda d: bytes(d[:]).decode().split("\0")[:-1]   # NUL-terminated, on
 i = strings(o["name"]).index(sys.argv[2])
 print(o["allocations"][i], strings(o["routine"])[i])' "$tmp/fold/fold.h5" "$site") ||
         bad "fold.h5 has no allocations or routine for $site"
-    [ "$saved" = "2000 main" ] || bad "fold.h5: $site saved as '$saved', expected '2000 main'"
+    [ "$saved" = "8000 allocate_rows" ] ||
+        bad "fold.h5: $site saved as '$saved', expected '8000 allocate_rows'"
 fi
 memory_checks_possible "$tmp/r.h5" "$tmp/fold"
 # The rows' streams in the order of the phases, DIRECTION each.

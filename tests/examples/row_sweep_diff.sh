@@ -2,22 +2,26 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test-lock: alone (timings of a recorded program: tests/harness/test_lock.sh)
 # The loop of issue 33 on examples/row_sweep: its matrix a row per
-# allocation (2000 blocks of 1 KiB, below the heap threshold: one object
-# of kind small) against the same rows as slices of one allocation (-C).
-# With memory samples: the advice "many small allocations" on the first
-# fold names the rows' call site and its 2000 blocks, and none on the
-# second.  Always: diff's ratio of the iterations within 15 % of the ratio
-# of the program's own median iterations (on a busy machine a ratio off
-# skips, lib.sh timing_verdict); each fold against itself no significant
-# change.
+# allocation (8000 blocks of 256 bytes, below the heap threshold: one
+# object of kind small), the rows scattered over the heap among other
+# objects as a real code's setup leaves them, against the same rows as
+# slices of one allocation (-C), everything else the same.  With memory
+# samples: the advice "many small allocations" on the first fold names
+# the rows' call site and its 8000 blocks, and none on the second.
+# Always: the program's own median iteration at most 0.9 of the scattered
+# rows' with one allocation (the gain the advice promises; 0.59-0.70 in
+# eight recorded runs, docs/examples.md), diff's ratio of the iterations significant
+# and within 15 % of the program's ratio (on a busy machine a check of
+# these timings that fails skips, lib.sh timing_verdict); each fold
+# against itself no significant change.
 . "${top_srcdir:?run by make check}/tests/examples/lib.sh"
 if [ "${TF_SANITIZERS:-no}" = yes ]; then
     echo "SKIP: sanitizer build: the instrumented programs' timings are not the ones checked (normal build checks this)"
     exit 77
 fi
 period=500us
-record_example software "$tmp/rows.h5" row_sweep -i 150
-record_example software "$tmp/one.h5" row_sweep -i 150 -C
+record_example software "$tmp/rows.h5" row_sweep -i 1000
+record_example software "$tmp/one.h5" row_sweep -i 1000 -C
 for v in rows one; do
     "$tf" fold -q "$tmp/$v.h5" --region iteration -o "$tmp/$v" || { echo "FAIL: fold $v"; exit 1; }
 done
@@ -26,10 +30,15 @@ diff_itself "$tmp/rows" "$tmp/one"
 cat "$tmp/diff/diff.csv"
 median() { awk '$1 == "median_ms" { print $2 }' "$tmp/$1.txt"; }
 expected=$(awk -v a="$(median rows)" -v b="$(median one)" 'BEGIN { print b / a }')
-total=$(csv "$tmp/diff/diff.csv" phase ratio | awk -F, '$1 == "total" { print $2 }')
-echo "iteration: diff's ratio $total, the program's $expected ($(median rows) -> $(median one) ms)"
+row=$(csv "$tmp/diff/diff.csv" phase ratio significant | grep '^total,')
+total=$(echo "$row" | cut -d, -f2)
+echo "iteration: diff's ratio ${total:-none}, the program's $expected ($(median rows) -> $(median one) ms)"
 off=0
-within 15 "$total" "$expected" || off="iteration ratio $total not within 15 % of the program's $expected"
+awk -v e="$expected" 'BEGIN { exit !(e <= 0.9) }' ||
+    off="one allocation not faster: the program's ratio $expected, above 0.9"
+case $row in total,?*,yes) ;; *) [ "$off" != 0 ] || off="no significant change of the iteration: '$row'" ;; esac
+[ "$off" != 0 ] || within 15 "$total" "$expected" ||
+    off="iteration ratio $total not within 15 % of the program's $expected"
 
 # the advice needs memory samples (the timings above do not)
 nmem=$(memory_samples "$tmp/rows.h5")
@@ -38,7 +47,7 @@ if [ "$nmem" -gt 0 ]; then
     row=$(awk -F, -v s="$site" 'NR > 1 && $4 == s && $5 == "many small allocations"' \
           "$tmp/rows/advice.csv" | head -n1)
     case $row in
-    *"2000 blocks from call site $site, 1.0 KiB each on average"*) ;;
+    *"8000 blocks from call site $site, 0.2 KiB each on average"*) ;;
     *) bad "rows: no advice to allocate the rows of $site as one: $(cat "$tmp/rows/advice.csv")" ;;
     esac
     grep -q 'many small allocations' "$tmp/one/advice.csv" && bad "one allocation: advice after the change"
