@@ -83,6 +83,16 @@ static double kib(double bytes)
     return bytes / 1024;
 }
 
+/* A block's size as evidence: bytes below a KiB, where "0.2 KiB" would
+ * hide a 256-byte row. */
+static void block_size_text(char *buf, size_t size, double bytes)
+{
+    if (bytes < 1024)
+        snprintf(buf, size, "%.0f B", bytes);
+    else
+        snprintf(buf, size, "%.1f KiB", kib(bytes));
+}
+
 static int add(struct rules *r, uint32_t phase, uint32_t object, const char *finding,
                const char *suggestion, double gain, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
@@ -303,11 +313,12 @@ static int small_allocations(struct rules *r, uint32_t k, size_t *count, struct 
         double share = (double)refs / (double)mem;
         if (blocks < TF_ADVICE_MIN_BLOCKS || share < TF_ADVICE_MIN_STREAM_SHARE)
             continue;
-        char each[64];
+        char each[64], block[32];
+        block_size_text(block, sizeof block, below_threshold ? bytes / (double)blocks : largest);
         if (below_threshold)
-            snprintf(each, sizeof each, "%.1f KiB each on average", kib(bytes / (double)blocks));
+            snprintf(each, sizeof each, "%s each on average", block);
         else
-            snprintf(each, sizeof each, "at most %.1f KiB each", kib(largest));
+            snprintf(each, sizeof each, "at most %s each", block);
         if (add(r, k, cand[i].object, "many small allocations",
                 "one contiguous allocation for the blocks of this call site (an array of rows "
                 "rather than a row per allocation), walked as one stream",

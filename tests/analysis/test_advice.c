@@ -273,22 +273,29 @@ static void small_blocks_one_object(void **state)
     tf_analysis a;
     size_t n;
     unsigned untried;
-    static const size_t cases[] = { 2000, 8 };   /* rows; 8: too few blocks */
+    /* rows and their size; 8 rows: too few blocks */
+    static const struct { size_t rows, bytes; const char *evidence; } cases[] = {
+        { 2000, 1024, "2000 blocks from call site rows.c:12:15, 1.0 KiB each on average, "
+                      "2000.0 KiB together" },
+        /* below a KiB in bytes, not "0.2 KiB" */
+        { 2000, 256, "2000 blocks from call site rows.c:12:15, 256 B each on average, "
+                     "500.0 KiB together" },
+        { 8, 1024, NULL },
+    };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        size_t rows = cases[c];
+        size_t rows = cases[c].rows;
         start(&a);
         add_phase(&a, 0.1, 0.9);
         add_loads(&a, add_object(&a, "rows.c:30:9", TF_OBJECT_HEAP, 1 << 20, 1), 0, 1, 100);
-        add_loads(&a, add_object(&a, "rows.c:12:15", TF_OBJECT_SMALL, rows * 1024, rows), 0.1, 0.9,
-                  240);
+        add_loads(&a, add_object(&a, "rows.c:12:15", TF_OBJECT_SMALL, rows * cases[c].bytes, rows),
+                  0.1, 0.9, 240);
         tf_analysis_advice *list = advise(&a, NULL, &n, &untried);
         const tf_analysis_advice *ad = find(list, n, "many small allocations");
         if (rows < TF_ADVICE_MIN_BLOCKS) {
             assert_null(ad);
         } else {
             assert_non_null(ad);
-            assert_non_null(strstr(ad->evidence, "2000 blocks from call site rows.c:12:15, 1.0 "
-                                                 "KiB each on average, 2000.0 KiB together"));
+            assert_non_null(strstr(ad->evidence, cases[c].evidence));
             /* 240 of the phase's 240 + 80 memory samples, over 0.8 of the iteration */
             assert_true(fabs(ad->expected_gain - 0.8 * 240.0 / 320.0) < 1e-9);
         }

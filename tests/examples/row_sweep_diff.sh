@@ -47,7 +47,7 @@ if [ "$nmem" -gt 0 ]; then
     row=$(awk -F, -v s="$site" 'NR > 1 && $4 == s && $5 == "many small allocations"' \
           "$tmp/rows/advice.csv" | head -n1)
     case $row in
-    *"8000 blocks from call site $site, 0.2 KiB each on average"*) ;;
+    *"8000 blocks from call site $site, 256 B each on average"*) ;;
     *) bad "rows: no advice to allocate the rows of $site as one: $(cat "$tmp/rows/advice.csv")" ;;
     esac
     grep -q 'many small allocations' "$tmp/one/advice.csv" && bad "one allocation: advice after the change"
