@@ -291,6 +291,71 @@ static void call_site(Dwarf_Die *cudie, Dwarf_Die *inlined, tf_sym_frame *f)
     }
 }
 
+/* The inlined subroutines around pc inside subprogram sub, through its
+ * lexical blocks, and sub: the function scopes innermost first, as
+ * dwarf_getscopes_die gives them; their number, 0 without memory. */
+static int inlined_chain(Dwarf_Die *sub, Dwarf_Addr pc, Dwarf_Die **out)
+{
+    size_t n = 0, cap = 4;
+    Dwarf_Die *v = malloc(cap * sizeof *v), cur = *sub, child;
+    if (!v)
+        return 0;
+    v[n++] = *sub;
+    bool deeper = true;
+    while (deeper && dwarf_child(&cur, &child) == 0) {
+        deeper = false;
+        do {
+            int tag = dwarf_tag(&child);
+            if ((tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block) ||
+                dwarf_haspc(&child, pc) <= 0)
+                continue;
+            if (tag == DW_TAG_inlined_subroutine) {
+                if (n == cap) {
+                    Dwarf_Die *g = realloc(v, 2 * cap * sizeof *v);
+                    if (!g) {
+                        free(v);
+                        return 0;
+                    }
+                    v = g;
+                    cap *= 2;
+                }
+                v[n++] = child;
+            }
+            cur = child;
+            deeper = true;
+            break;
+        } while (dwarf_siblingof(&child, &child) == 0);
+    }
+    for (size_t i = 0; i < n / 2; i++) {
+        Dwarf_Die t = v[i];
+        v[i] = v[n - 1 - i];
+        v[n - 1 - i] = t;
+    }
+    *out = v;
+    return (int)n;
+}
+
+/* The function scopes around pc in a procedure of a Fortran module:
+ * gfortran nests them in the module's DW_TAG_module, where
+ * dwarf_getscopes (elfutils 0.188) does not look, so without this a
+ * module procedure had its ELF symbol's linkage name
+ * (__jacobi_kernels_MOD_jacobi_sweep) and no inlined frames. */
+static int module_scopes(Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die **out)
+{
+    Dwarf_Die mod, die;
+    if (dwarf_child(cudie, &mod) != 0)
+        return 0;
+    do {
+        if (dwarf_tag(&mod) != DW_TAG_module || dwarf_child(&mod, &die) != 0)
+            continue;
+        do {
+            if (dwarf_tag(&die) == DW_TAG_subprogram && dwarf_haspc(&die, pc) > 0)
+                return inlined_chain(&die, pc, out);
+        } while (dwarf_siblingof(&die, &die) == 0);
+    } while (dwarf_siblingof(&mod, &mod) == 0);
+    return 0;
+}
+
 /* Frames from the DWARF scopes around ip (innermost first).  Returns the
  * number of frames, 0 when the module has no debug information for ip. */
 static uint32_t dwarf_frames(Dwfl_Module *mod, uint64_t ip, tf_sym_frame **out)
@@ -319,6 +384,8 @@ static uint32_t dwarf_frames(Dwfl_Module *mod, uint64_t ip, tf_sym_frame **out)
             nchain = dwarf_getscopes_die(&scopes[i], &chain);
     }
     free(scopes);
+    if (nchain <= 0)
+        nchain = module_scopes(cudie, ip - bias, &chain);
     uint32_t nf = 0;
     tf_sym_frame *f = malloc(((nchain > 0 ? (size_t)nchain : 0) + 1) * sizeof *f);
     if (!f) {

@@ -72,8 +72,9 @@ awk -F, 'NR > 1 && ($8 ~ /tracefold/ || $9 ~ /(^|\/)tracefold\.f90$/) { bad = 1 
     "$tmp/ffold/phases.csv" || fail "a phase in the tracefold module's code"
 grep -E 'tracefold\.f90|__tracefold_MOD' "$tmp/ffold/summary.md" &&
     fail "summary.md names the tracefold module's code"
-# the routine by its name or its linkage name, as the compiler's DWARF has it
-awk -F, -v lines="^($flines)\$" 'NR > 1 && $8 ~ /(^|_MOD_)mark_steps$/ && $10 ~ lines { found = 1 }
+# the routine by its source name (DWARF: inside its DW_TAG_module), not
+# its linkage name __recorder_calls_f_steps_MOD_mark_steps
+awk -F, -v lines="^($flines)\$" 'NR > 1 && $8 == "mark_steps" && $10 ~ lines { found = 1 }
          END { exit !found }' "$tmp/ffold/phases.csv" ||
     fail "the module's calls are not given to mark_steps at line $flines"
 "$tf" paraver -q -o "$tmp/fraw.prv" "$tmp/f.h5" || fail "paraver (Fortran) exit status $?"
