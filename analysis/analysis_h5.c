@@ -13,8 +13,10 @@
 #include "formats/fold_h5.h"
 #include "formats/h5util.h"
 
-#define FIELD(col, mem, type, member) { col, TF_FOLD_H5_##mem, offsetof(type, member), NULL, NULL }
-#define NAMED(col, type, member, fn) { col, TF_FOLD_H5_NAMED, offsetof(type, member), fn, NULL }
+#define FIELD(col, mem, type, member) \
+    { col, TF_FOLD_H5_##mem, offsetof(type, member), NULL, NULL, NULL, 0 }
+#define NAMED(col, type, member, fn) \
+    { col, TF_FOLD_H5_NAMED, offsetof(type, member), fn, NULL, NULL, 0 }
 
 static const tf_fold_h5_field routine_fields[] = {
     FIELD("function", TEXT, tf_analysis_routine, function),
@@ -94,6 +96,19 @@ static const tf_fold_h5_binding levels = TF_FOLD_H5_BINDING(tf_fold_h5_levels, l
 static const tf_fold_h5_binding advice = TF_FOLD_H5_BINDING(tf_fold_h5_advice, advice_fields,
                                                             sizeof(tf_analysis_advice));
 
+static const tf_fold_h5_field analysis_fields[] = {
+    FIELD("mean_duration_ns", F64, tf_analysis, duration_ns),
+    FIELD("samples_folded", SIZE, tf_analysis, nfolded),
+    FIELD("samples_analysed", SIZE, tf_analysis, nsamples),
+};
+static const tf_fold_h5_binding analysis_attrs =
+    TF_FOLD_H5_BINDING(tf_fold_h5_analysis, analysis_fields, sizeof(tf_analysis));
+static const tf_fold_h5_field phase_attr_fields[] = {
+    FIELD("per_instruction", BOOL, tf_analysis, per_instruction),
+};
+static const tf_fold_h5_binding phase_attrs =
+    TF_FOLD_H5_BINDING(tf_fold_h5_phases, phase_attr_fields, sizeof(tf_analysis));
+
 /* The four columns, a slab at a time within each part of the points: a
  * column of millions of points is tens of MB, and the four together were
  * a tenth of the fold's peak memory. */
@@ -162,7 +177,7 @@ static int write_points(const tf_analysis *a, int64_t g, size_t npoints, tf_erro
 static int write_phase_rates(const tf_analysis *a, int64_t sub, tf_error *err)
 {
     size_t n = a->nphases;
-    int rc = tf_h5_attr_write_int64(sub, "per_instruction", a->per_instruction, err);
+    int rc = tf_fold_h5_attrs_write(sub, &phase_attrs, a, err);
     if (rc || !a->ncounters)
         return rc;
     double *pu = malloc((n * a->ncounters + 1) * sizeof *pu);
@@ -171,11 +186,11 @@ static int write_phase_rates(const tf_analysis *a, int64_t sub, tf_error *err)
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < a->ncounters; k++)
             pu[i * a->ncounters + k] = a->phases[i].per_unit ? a->phases[i].per_unit[k] : NAN;
-    rc = tf_h5_write_matrix(sub, "per_unit", TF_H5_DOUBLE, pu, n, a->ncounters, err);
+    rc = tf_fold_h5_dataset_write(sub, &tf_fold_h5_phases, "per_unit", pu, n, a->ncounters, err);
     free(pu);
     if (!rc)
-        rc = tf_h5_write_strings(sub, "counter_names", (const char *const *)a->counter_names,
-                                 a->ncounters, err);
+        rc = tf_fold_h5_dataset_write(sub, &tf_fold_h5_phases, "counter_names", a->counter_names,
+                                      a->ncounters, 0, err);
     return rc;
 }
 
@@ -191,8 +206,8 @@ static int write_cost_modes(const tf_analysis *a, int64_t sub, tf_error *err)
         for (unsigned m = 0; m < TF_ANALYSIS_MAX_MODES; m++)
             modes[i * TF_ANALYSIS_MAX_MODES + m] =
                 m < a->levels[i].nmodes ? a->levels[i].modes[m] : NAN;
-    int rc = tf_h5_write_matrix(sub, "cost_modes", TF_H5_DOUBLE, modes, n, TF_ANALYSIS_MAX_MODES,
-                                err);
+    int rc = tf_fold_h5_dataset_write(sub, &tf_fold_h5_levels, "cost_modes", modes, n,
+                                      TF_ANALYSIS_MAX_MODES, err);
     free(modes);
     return rc;
 }
@@ -202,11 +217,7 @@ int tf_analysis_write_h5(const tf_analysis *a, int64_t loc, size_t npoints, tf_e
     int64_t g = -1, sub = -1;
     int rc = tf_h5_group_create(loc, TF_FOLD_H5_ANALYSIS, &g, err);
     if (!rc)
-        rc = tf_h5_attr_write_double(g, "mean_duration_ns", a->duration_ns, err);
-    if (!rc)
-        rc = tf_h5_attr_write_int64(g, "samples_folded", (int64_t)a->nfolded, err);
-    if (!rc)
-        rc = tf_h5_attr_write_int64(g, "samples_analysed", (int64_t)a->nsamples, err);
+        rc = tf_fold_h5_attrs_write(g, &analysis_attrs, a, err);
     if (!rc)
         rc = tf_fold_h5_table_write(g, &routines, a->routines, a->nroutines, NULL, err);
     if (!rc)

@@ -273,7 +273,7 @@ typedef struct stored_phases {
 } stored_phases;
 
 #define STORED(col, member) \
-    { col, TF_FOLD_H5_COLUMN, offsetof(stored_phases, member), NULL, NULL }
+    { col, TF_FOLD_H5_COLUMN, offsetof(stored_phases, member), NULL, NULL, NULL, 0 }
 static const tf_fold_h5_field stored_phase_columns[] = {
     STORED("parent", parent), STORED("x_begin", x0), STORED("x_end", x1),
     STORED("routine", routine), STORED("line", line),

@@ -13,7 +13,7 @@
 #include "report_analysis.h"
 
 #define COLUMN(col, member) { col, TF_FOLD_H5_COLUMN, offsetof(tf_report_analysis, member), \
-                             NULL, NULL }
+                             NULL, NULL, NULL, 0 }
 #define TABLE(tbl, list) TF_FOLD_H5_BINDING(tbl, list, 0)
 
 /* The columns the report uses, each table's read into the arrays of
