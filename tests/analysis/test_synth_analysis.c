@@ -22,6 +22,7 @@
 #include "analysis/analysis_h5.h"
 #include "analysis/analysis_run.h"
 #include "analysis/from_fold.h"
+#include "formats/fold_h5.h"
 #include "formats/h5util.h"
 #include "extract/instances.h"
 #include "tests/fold/points_fixture.h"
@@ -445,8 +446,10 @@ static void files_written(void **state)
     char h5[200];
     snprintf(h5, sizeof h5, "%s/fold.h5", out);
     int64_t file, grp;
+    char path[TF_FOLD_H5_PATH];
     assert_int_equal(tf_h5_file_create(h5, &file, NULL), 0);
-    assert_int_equal(tf_h5_group_create(file, "region/0/group/0", &grp, NULL), 0);
+    assert_int_equal(tf_h5_group_create(file, tf_fold_h5_group_path(path, 0, 0, NULL), &grp,
+                                        NULL), 0);
     tf_h5_close(grp);
     tf_h5_close(file);
     tf_error err;
@@ -480,8 +483,14 @@ static void files_written(void **state)
     assert_int_equal(tf_h5_file_open(h5, false, &file, NULL), 0);
     int64_t *object;
     size_t n, cols;
-    assert_int_equal(tf_h5_read_array(file, "region/0/group/0/analysis/points/object",
-                                      TF_H5_INT64, (void **)&object, &n, &cols, NULL), 0);
+    int64_t points;
+    assert_int_equal(tf_h5_group_open(file, tf_fold_h5_group_path(path, 0, 0, TF_FOLD_H5_ANALYSIS),
+                                      &grp, NULL), 0);
+    assert_int_equal(tf_h5_group_open(grp, TF_FOLD_H5_POINTS, &points, NULL), 0);
+    assert_int_equal(tf_h5_read_array(points, "object", TF_H5_INT64, (void **)&object, &n, &cols,
+                                      NULL), 0);
+    tf_h5_close(points);
+    tf_h5_close(grp);
     assert_int_equal(n, fx->grp.points.n);
     size_t mapped = 0, memory = 0;
     for (size_t i = 0; i < n; i++) {

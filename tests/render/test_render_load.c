@@ -21,6 +21,7 @@
 
 #include "analysis/analysis_run.h"
 #include "fold/fold_result.h"
+#include "formats/fold_h5.h"
 #include "formats/trace.h"
 #include "render/report_load.h"
 #include "report_fixture.h"
@@ -195,13 +196,26 @@ static hid_t mem_fold_copy(const char *name, char *copy, size_t len)
     return f;
 }
 
+/* The path of dataset `name` of region 0, group 0 (below: NULL, or a
+ * group inside it such as TF_FOLD_H5_ANALYSIS), as fold.h5's schema
+ * spells it. */
+static const char *group_dataset(char buf[TF_FOLD_H5_PATH * 2], const char *below,
+                                 const char *name)
+{
+    char group[TF_FOLD_H5_PATH];
+    snprintf(buf, TF_FOLD_H5_PATH * 2, "%s%s%s", tf_fold_h5_group_path(group, 0, 0, below),
+             name ? "/" : "", name ? name : "");
+    return buf;
+}
+
 /* A copy of the mem fold without its analysis group (as written by a fold
  * without the analysis step): the report then has analysis/ analyse the
  * trace, which gives the report of the fold with its analysis. */
 static void fold_without_analysis(char *copy, size_t len)
 {
     hid_t f = mem_fold_copy("noanalysis.h5", copy, len);
-    assert_true(H5Ldelete(f, "region/0/group/0/analysis", H5P_DEFAULT) >= 0);
+    char path[TF_FOLD_H5_PATH * 2];
+    assert_true(H5Ldelete(f, group_dataset(path, TF_FOLD_H5_ANALYSIS, NULL), H5P_DEFAULT) >= 0);
     H5Fclose(f);
 }
 
@@ -260,7 +274,9 @@ static void test_bandwidth_without_rates(void **state)
         skip();
     char copy[512];
     hid_t f = mem_fold_copy("norates.h5", copy, sizeof copy);
-    hid_t d = H5Dopen2(f, "region/0/group/0/rate", H5P_DEFAULT);
+    char path[TF_FOLD_H5_PATH * 2];
+    hid_t d = H5Dopen2(f, group_dataset(path, NULL, tf_fold_h5_curve_names[TF_FOLD_H5_RATE]),
+                       H5P_DEFAULT);
     assert_true(d >= 0);
     hid_t space = H5Dget_space(d);
     hssize_t n = H5Sget_simple_extent_npoints(space);
@@ -366,11 +382,14 @@ static void test_malformed_analysis_refused(void **state)
     char copy[512];
     /* points/routine replaced by a column of the wrong length. */
     hid_t f = mem_fold_copy("badanalysis.h5", copy, sizeof copy);
-    assert_true(H5Ldelete(f, "region/0/group/0/analysis/points/routine", H5P_DEFAULT) >= 0);
+    char routine[TF_FOLD_H5_PATH * 2], object_path[TF_FOLD_H5_PATH * 2];
+    group_dataset(routine, TF_FOLD_H5_ANALYSIS, TF_FOLD_H5_POINTS "/routine");
+    group_dataset(object_path, TF_FOLD_H5_ANALYSIS, TF_FOLD_H5_POINTS "/object");
+    assert_true(H5Ldelete(f, routine, H5P_DEFAULT) >= 0);
     hsize_t dims[1] = {3};
     long long rows[3] = {0, 0, 0};
     hid_t space = H5Screate_simple(1, dims, NULL);
-    hid_t d = H5Dcreate2(f, "region/0/group/0/analysis/points/routine", H5T_STD_I64LE, space,
+    hid_t d = H5Dcreate2(f, routine, H5T_STD_I64LE, space,
                          H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     assert_true(d >= 0);
     assert_true(H5Dwrite(d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
@@ -388,7 +407,7 @@ static void test_malformed_analysis_refused(void **state)
     /* The last point's object out of the table: found as the columns are
      * read a slab at a time, naming the row. */
     f = mem_fold_copy("badobject.h5", copy, sizeof copy);
-    d = H5Dopen2(f, "region/0/group/0/analysis/points/object", H5P_DEFAULT);
+    d = H5Dopen2(f, object_path, H5P_DEFAULT);
     assert_true(d >= 0);
     space = H5Dget_space(d);
     hsize_t n;
