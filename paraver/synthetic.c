@@ -16,12 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/fold_h5.h"
-#include "formats/h5util.h"
 #include "formats/trace_input.h"
 #include "formats/prv_fields.h"
 #include "formats/prv_index.h"
 #include "symbols.h"
+#include "analysis/analysis_h5.h"
 #include "synthetic.h"
 #include "formats/prv_types.h"
 #include "formats/prv_writer.h"
@@ -96,7 +95,6 @@ struct tf_prv_synthetic {
     tf_trace       *opened;       /* tr when opened here */
     char           *unnamed;      /* why the folded trace could not be opened, or NULL */
     char           *fold_h5;
-    int64_t         file;         /* fold.h5, for the analysis's phases; -1 when not open */
     const tf_analysis_set *analyses;  /* the same in memory, or NULL */
     const tf_trace *tr;           /* the folded trace, for symbols and objects; may be NULL */
     const tf_fold_team *team;     /* whose members hold parts of the points, or NULL */
@@ -253,9 +251,10 @@ static int phases_of_analysis(synthetic *sy, synthetic_thread *st, const tf_anal
             const tf_analysis_routine *ro = &routines[ph->routine];
             rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, ro->function,
                               &st->phase_fn[t], err);
-            const char *base = strrchr(ro->file, '/');
+            const char *file = ro->file ? ro->file : "";   /* NULL: not recorded */
+            const char *base = strrchr(file, '/');
             char label[600];
-            snprintf(label, sizeof label, "%" PRIu32 " (%s)", ph->line, base ? base + 1 : ro->file);
+            snprintf(label, sizeof label, "%" PRIu32 " (%s)", ph->line, base ? base + 1 : file);
             if (rc == 0 && ph->line > 0)
                 rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label,
                                   &st->phase_line[t], err);
@@ -265,72 +264,19 @@ static int phases_of_analysis(synthetic *sy, synthetic_thread *st, const tf_anal
     return rc < 0 ? rc : top > 0;
 }
 
-/* The columns of the stored analysis that the phases need. */
-typedef struct stored_phases {
-    int64_t *parent, *routine, *line;
-    double  *x0, *x1;
-    char   **function, **file;   /* the routines' (one block each) */
-} stored_phases;
-
-#define STORED(col, member) \
-    { col, TF_FOLD_H5_COLUMN, offsetof(stored_phases, member), NULL, NULL, NULL, 0 }
-static const tf_fold_h5_field stored_phase_columns[] = {
-    STORED("parent", parent), STORED("x_begin", x0), STORED("x_end", x1),
-    STORED("routine", routine), STORED("line", line),
-};
-static const tf_fold_h5_field stored_routine_columns[] = {
-    STORED("function", function), STORED("file", file),
-};
-static const tf_fold_h5_binding stored_phases_h5 =
-    TF_FOLD_H5_BINDING(tf_fold_h5_phases, stored_phase_columns, 0);
-static const tf_fold_h5_binding stored_routines_h5 =
-    TF_FOLD_H5_BINDING(tf_fold_h5_routines, stored_routine_columns, 0);
-
-/* The same from what the analysis wrote into fold.h5
- * (/region/R/group/G/analysis/phases and routines, docs/fold-format.md):
- * 0 too when the file has no analysis. */
+/* The same from the analysis fold.h5 stores (analysis/analysis_h5.h): 0
+ * too when the file has none. */
 static int analysis_phases_h5(synthetic *sy, synthetic_thread *st, uint32_t r, uint32_t g,
                               tf_error *err)
 {
-    char path[TF_FOLD_H5_PATH];
-    tf_fold_h5_group_path(path, r, g, TF_FOLD_H5_ANALYSIS);
-    if (sy->file < 0 || !tf_h5_exists(sy->file, path))
-        return 0;
-    int64_t an = -1;
-    stored_phases c = { 0 };
-    size_t n = SIZE_MAX, nr = SIZE_MAX;
-    tf_analysis_phase *phases = NULL;
-    tf_analysis_routine *routines = NULL;
-    int rc;
-    if ((rc = tf_h5_group_open(sy->file, path, &an, err)) == 0 &&
-        (rc = tf_fold_h5_table_read(an, &stored_phases_h5, &c, &n, NULL, err)) == 0)
-        rc = tf_fold_h5_table_read(an, &stored_routines_h5, &c, &nr, NULL, err);
-    if (rc == 0 && (!(phases = calloc(n + 1, sizeof *phases)) ||
-                    !(routines = calloc(nr + 1, sizeof *routines))))
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        phases[i] = (tf_analysis_phase){
-            .parent = c.parent[i] < 0 ? TF_ANALYSIS_NONE : (uint32_t)c.parent[i],
-            .x0 = c.x0[i], .x1 = c.x1[i],
-            .routine = c.routine[i] < 0 || (size_t)c.routine[i] >= nr ? TF_ANALYSIS_NONE
-                                                                       : (uint32_t)c.routine[i],
-            .line = c.line[i] > 0 && c.line[i] <= UINT32_MAX ? (uint32_t)c.line[i] : 0,
-        };
-    for (size_t i = 0; rc == 0 && i < nr; i++)
-        routines[i] = (tf_analysis_routine){ .function = c.function[i],
-                                             .file = c.file ? c.file[i] : "" };
-    if (rc == 0)
-        rc = phases_of_analysis(sy, st, phases, n, routines, nr, err);
-    free(phases);
-    free(routines);
-    free(c.parent);
-    free(c.x0);
-    free(c.x1);
-    free(c.routine);
-    free(c.line);
-    free(c.function);
-    free(c.file);
-    tf_h5_close(an);
+    tf_analysis stored;
+    bool present;
+    int rc = tf_analysis_read_h5(sy->fold_h5, r, g, &stored, &present, err);
+    if (rc == 0 && present)
+        rc = phases_of_analysis(sy, st, stored.phases, stored.nphases, stored.routines,
+                                stored.nroutines, err);
+    if (present)
+        tf_analysis_clear(&stored);
     return rc;
 }
 
@@ -1187,7 +1133,6 @@ static void synthetic_free(synthetic *sy)
     free(sy->th);
     free(sy->recs);
     tf_prv_objects_free(&sy->objects);
-    tf_h5_close(sy->file);
     tf_prv_symbols_free(&sy->sym);
     tf_input_close(sy->opened);
     free(sy->unnamed);
@@ -1207,7 +1152,6 @@ int tf_prv_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
         free(sy);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
     }
-    sy->file = -1;
     sy->res = res;
     sy->team = team;
     int rc = res ? 0 : tf_fold_result_load(fold_h5, &sy->loaded, err);
@@ -1248,9 +1192,7 @@ int tf_prv_synthetic_end(tf_prv_synthetic *sy, const tf_analysis_set *analyses, 
                          tf_error *err)
 {
     sy->analyses = analyses;
-    int rc = analyses ? 0 : tf_h5_file_open(sy->fold_h5, false, &sy->file, err);
-    if (rc == 0)
-        rc = synthetic_finish(sy, threads, err);
+    int rc = synthetic_finish(sy, threads, err);
     synthetic_free(sy);
     return rc;
 }
