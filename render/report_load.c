@@ -19,6 +19,7 @@
 #include "report_tables.h"
 #include "common/tf_hash.h"
 #include "formats/trace.h"
+#include "formats/trace_input.h"
 
 /* Counters whose per-instruction ratio belongs on the left axis: misses
  * (generic names, and PAPI's *_DCM, *_ICM, *_TCM, *_LDM, *_STM). */
@@ -862,7 +863,8 @@ int tf_report_load_result(const tf_fold_result *fr, const char *fold_path, tf_re
 
 /* The folded trace of a fold.h5 without analysis, analysed by analysis/
  * with the default parameters, every group at once: fold.h5 names the
- * trace; when it has moved, a file of that name beside fold.h5 is read.
+ * trace (a tracefold trace, or a Paraver trace converted again); when it
+ * has moved, a file of that name beside fold.h5 is read.
  * On failure *set stays empty, and why says why (the code panel's note). */
 static void analyse_loaded(const tf_fold_result *fr, const char *fold_path, tf_trace **tr,
                            tf_analysis_set *set, char *why, size_t len)
@@ -873,13 +875,14 @@ static void analyse_loaded(const tf_fold_result *fr, const char *fold_path, tf_t
         snprintf(why, len, "the fold file names no trace");
         return;
     }
-    if (tf_trace_open(tr, trace, &err) < 0) {
+    /* a Paraver trace is converted again, as `tracefold fold` did */
+    if (tf_input_open(trace, tr, &err) < 0) {
         const char *base = strrchr(trace, '/'), *dir = strrchr(fold_path, '/');
         char alt[4096];
         snprintf(alt, sizeof alt, "%.*s%s", dir ? (int)(dir - fold_path + 1) : 0, fold_path,
                  base ? base + 1 : trace);
         tf_error err2 = {0};
-        if (strcmp(alt, trace) == 0 || tf_trace_open(tr, alt, &err2) < 0) {
+        if (strcmp(alt, trace) == 0 || tf_input_open(alt, tr, &err2) < 0) {
             *tr = NULL;
             snprintf(why, len, "no code lines or objects: %s", err.msg);
             return;
@@ -935,7 +938,7 @@ static int load_pages(const tf_fold_result *fr, const tf_analysis_set *analyses,
         rc = tf_fail(err, TF_ERR_DATA, "%s: no folded region in this file", fold_path);
     tf_analysis_set_free(&own);
     if (tr)
-        tf_trace_close(tr);
+        tf_input_close(tr);
     return rc;
 }
 
