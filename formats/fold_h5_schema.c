@@ -120,7 +120,8 @@ static const tf_fold_h5_column routine_columns[] = {
 };
 static const tf_fold_h5_column object_columns[] = {
     TEXT("name"), TEXT("kind"), U64("size_bytes"), F64("share"), I64("loads"), I64("stores"),
-    I64("allocations"), TEXT("routine"),
+    /* absent from folds written before the families of objects */
+    { "allocations", TF_FOLD_H5_INT64, true }, { "routine", TF_FOLD_H5_STRINGS, true },
 };
 static const tf_fold_h5_column window_columns[] = {
     F64("x_begin"), F64("x_end"), I64("routine"), I64("line"), F64("share"),
