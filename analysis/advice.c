@@ -103,8 +103,8 @@ static int add(struct rules *r, uint32_t phase, uint32_t object, const char *fin
     tf_analysis_advice *s = next_slot(&r->out);
     if (!s)
         return -1;
-    *s = (tf_analysis_advice){ .phase = phase, .object = object, .finding = finding,
-                               .expected_gain = gain };
+    *s = (tf_analysis_advice){ .phase = phase, .object = object, .expected_gain = gain };
+    snprintf(s->finding, sizeof s->finding, "%s", finding);
     snprintf(s->suggestion, sizeof s->suggestion, "%s", suggestion);
     va_list ap;
     va_start(ap, fmt);

@@ -61,7 +61,7 @@ enum tf_analysis_rule {
 
 typedef struct tf_analysis_advice {
     uint32_t    phase, object;      /* indexes in the analysis */
-    const char *finding;            /* "column walk" */
+    char        finding[48];        /* "column walk" */
     char        suggestion[224];    /* "loop interchange (or ...)", with its figures */
     char        evidence[384];
     /* Upper bound of the share of the iteration the change can save: the

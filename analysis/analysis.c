@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "analysis_steps.h"
-#include "from_fold.h"
 #include "formats/trace.h"
 
 void tf_analysis_params_default(tf_analysis_params *p)
@@ -84,7 +83,8 @@ void tf_analysis_clear(tf_analysis *a)
     }
     free(a->objects);
     free(a->samples);
-    tf_analysis_locator_free(a->locator);
+    if (a->places)
+        a->places->free(a->places);
     for (size_t c = 0; c < a->ncounters; c++)
         free(a->counter_names[c]);
     free(a->counter_names);
@@ -99,16 +99,52 @@ void tf_analysis_clear(tf_analysis *a)
     memset(a, 0, sizeof *a);
 }
 
+int tf_analysis_point_places(const tf_analysis *a, const struct tf_fold_points *part,
+                              size_t first, size_t at, size_t n,
+                              const tf_analysis_point_columns *c, tf_error *err)
+{
+    if (a->places)
+        return a->places->columns(a->places, part, first, at, n, c, err);
+    for (size_t k = 0; k < n; k++) {
+        c->routine[k] = c->object[k] = -1;
+        c->line[k] = 0;
+        c->offset[k] = 0;
+    }
+    return 0;
+}
+
+static const char *const pattern_names[] = { "linear", "strided", "random", "fixed", "sparse" };
+static const char *const stride_from_names[] = { "", "samples", "code" };
+static const char *const object_kind_names[] = { "heap", "static", "user", "stack", "mmap",
+                                                 "small" };
+#define COUNT(list) (sizeof list / sizeof *list)
+
+static int parse(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return (int)i;
+    return -1;
+}
+
 const char *tf_analysis_pattern_name(uint8_t pattern)
 {
-    static const char *const names[] = { "linear", "strided", "random", "fixed", "sparse" };
-    return pattern < sizeof names / sizeof *names ? names[pattern] : "unknown";
+    return pattern < COUNT(pattern_names) ? pattern_names[pattern] : "unknown";
+}
+
+int tf_analysis_pattern_parse(const char *name)
+{
+    return parse(pattern_names, COUNT(pattern_names), name);
 }
 
 const char *tf_analysis_stride_from_name(uint8_t from)
 {
-    static const char *const names[] = { "", "samples", "code" };
-    return from < sizeof names / sizeof *names ? names[from] : "unknown";
+    return from < COUNT(stride_from_names) ? stride_from_names[from] : "unknown";
+}
+
+int tf_analysis_stride_from_parse(const char *name)
+{
+    return parse(stride_from_names, COUNT(stride_from_names), name);
 }
 
 const char *tf_analysis_level_name(uint8_t level)
@@ -117,11 +153,17 @@ const char *tf_analysis_level_name(uint8_t level)
     static const char *const names[] = { "uncached", "L1", "LFB", "L2", "L3", "remote_cache_1",
                                          "remote_cache_2", "DRAM", "remote_DRAM_1",
                                          "remote_DRAM_2" };
-    return level < sizeof names / sizeof *names ? names[level] : "unknown";
+    return level < COUNT(names) ? names[level] : "unknown";
 }
 
 const char *tf_analysis_object_kind_name(uint8_t kind)
 {
-    static const char *const names[] = { "heap", "static", "user", "stack", "mmap", "small" };
-    return kind < sizeof names / sizeof *names ? names[kind] : "unknown";
+    return kind < COUNT(object_kind_names) ? object_kind_names[kind] : "unknown";
+}
+
+int tf_analysis_object_kind_parse(const char *name)
+{
+    /* addresses in no known object: TF_ANALYSIS_OBJECT_UNKNOWN, named "unknown" */
+    return strcmp(name, "unknown") ? parse(object_kind_names, COUNT(object_kind_names), name)
+                                   : TF_ANALYSIS_OBJECT_UNKNOWN;
 }

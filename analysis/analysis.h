@@ -200,10 +200,37 @@ typedef struct tf_analysis_params {
 
 void tf_analysis_params_default(tf_analysis_params *p);
 
-/* Where tf_analysis_from_fold's folded points lie in the code and in the
- * address space, kept for fold.h5's per-point columns (from_fold.h). */
-struct tf_analysis_locator;
 struct tf_analysis_advice;
+struct tf_fold_points;
+
+/* fold.h5's per-point columns of an analysis (docs/fold-format.md,
+ * analysis/points), n elements each. */
+typedef struct tf_analysis_point_columns {
+    int32_t  *routine;   /* row in routines, -1 when not symbolised */
+    int32_t  *line;      /* source line, 0 when unknown */
+    int32_t  *object;    /* row in objects, -1 without a data address */
+    uint64_t *offset;    /* offset in the object, 0 without one */
+} tf_analysis_point_columns;
+
+/* Where the folded points of the analysed group lie, in the code and in
+ * the address space: every point's columns, given by whoever made the
+ * analysis, so that each address is looked up once per run.  An analysis
+ * worked out in memory keeps the code caches and object maps it looked
+ * the points up in (from_fold.c); one read back from fold.h5, the columns
+ * stored there (analysis_h5.c).  The analysis owns it. */
+typedef struct tf_analysis_places tf_analysis_places;
+struct tf_analysis_places {
+    size_t   npoints;    /* the group's folded points it places */
+    unsigned needs;      /* the columns (TF_FOLD_COL_*, fold/fold_result.h) of a part of
+                            the points that columns() reads */
+    /* The columns of points [at, at + n) of part (whose first point is
+     * point `first` of the group; NULL: n points without a place), into
+     * c (room for n in each). */
+    int  (*columns)(const tf_analysis_places *pl, const struct tf_fold_points *part,
+                    size_t first, size_t at, size_t n, const tf_analysis_point_columns *c,
+                    tf_error *err);
+    void (*free)(tf_analysis_places *pl);
+};
 
 /* The analysis of one region (and group). */
 typedef struct tf_analysis {
@@ -217,7 +244,7 @@ typedef struct tf_analysis {
     size_t   nsamples;   tf_analysis_sample  *samples;   /* sorted by x */
     size_t   nfolded;    /* the folded samples (with a time) the samples were
                             chosen from: nsamples when all were */
-    struct tf_analysis_locator *locator;  /* NULL unless from tf_analysis_from_fold */
+    tf_analysis_places *places;   /* NULL: no point has a place */
     size_t   ncounters;  char **counter_names;
     uint32_t *rate_dropped;   /* [ncounters]: grid points whose rate the fold left out as
                                  impossible (fold/rate_check.h); NULL when not known */
@@ -259,9 +286,20 @@ bool tf_analysis_is_scheduling(const char *name);
  * ("[libgomp.so.1]" for a module's unnamed code). */
 bool tf_analysis_is_waiting_routine(const char *function);
 
+/* The columns of points [at, at + n) of part as tf_analysis_places
+ * gives them, or, without places, those of points without a place. */
+int tf_analysis_point_places(const tf_analysis *a, const struct tf_fold_points *part,
+                              size_t first, size_t at, size_t n,
+                              const tf_analysis_point_columns *c, tf_error *err);
+
+/* The names of enum values as fold.h5 and the tables store them, and back
+ * (-1: not a name of the list). */
 const char *tf_analysis_pattern_name(uint8_t pattern);
 const char *tf_analysis_stride_from_name(uint8_t from);
 const char *tf_analysis_level_name(uint8_t level);
 const char *tf_analysis_object_kind_name(uint8_t kind);
+int tf_analysis_pattern_parse(const char *name);
+int tf_analysis_stride_from_parse(const char *name);
+int tf_analysis_object_kind_parse(const char *name);
 
 #endif

@@ -52,8 +52,7 @@ int tf_analysis_save(const tf_analysis_set *set, const tf_fold_result *res, cons
             int64_t grp;
             if ((rc = tf_h5_group_open(file, tf_fold_h5_group_path(name, r, g, NULL), &grp, err)))
                 break;
-            rc = tf_analysis_write_h5(&set->list[k], grp,
-                                      tf_fold_group_npoints(&res->regions[r].groups[g]), err);
+            rc = tf_analysis_write_h5(&set->list[k], &res->regions[r].groups[g], grp, err);
             tf_h5_close(grp);
         }
     tf_h5_close(file);

@@ -19,7 +19,7 @@ typedef struct tf_analysis_set {
 /* Analyses every group of every region of res (folded from tr) into set.
  * debug_dir (may be NULL): where binaries and debug files are found by
  * build-id; params NULL: the defaults.  Reads no HDF5 file.  res and tr
- * must outlive the set's locators (until tf_analysis_set_free). */
+ * must outlive the set's places (until tf_analysis_set_free). */
 int tf_analysis_run_groups(const tf_trace *tr, const tf_fold_result *res, const char *debug_dir,
                            const tf_analysis_params *params, tf_analysis_set *set, tf_error *err);
 
@@ -30,9 +30,9 @@ int tf_analysis_save(const tf_analysis_set *set, const tf_fold_result *res, cons
                      tf_error *err);
 
 /* Frees the analyses' samples (by far their largest part) once saved;
- * their phases, routines and tables stay, and so do their locators, which
- * give the places of their points again (tf_analysis_point_columns_fill)
- * to the report. */
+ * their phases, routines and tables stay, and so do their places, which
+ * give where their points lie again (tf_analysis_point_places) to the
+ * report and the synthetic trace. */
 void tf_analysis_set_drop_samples(tf_analysis_set *set);
 
 void tf_analysis_set_free(tf_analysis_set *set);

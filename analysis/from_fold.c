@@ -130,13 +130,15 @@ struct process_tools {
     bool             ready;
 };
 
-/* The tools of the processes once the analysis is worked out: their
+/* The places of the points (tf_analysis_places), which are the tools of
+ * the processes once the analysis is worked out: their
  * symbolisers freed (the synthetic trace's end symbolises on another
  * thread meanwhile, and libdw is not known to be thread-safe), their code
  * caches and object maps kept, which hold every folded point's place. */
-struct tf_analysis_locator {
+struct locator {
+    tf_analysis_places base;
     const tf_fold_region *region;
-    uint32_t group, nproc;
+    uint32_t nproc;
     struct process_tools *tools;
 };
 
@@ -376,6 +378,37 @@ static int place_part(void *arg, const tf_fold_points *pts, size_t first, tf_err
     return 0;
 }
 
+/* The columns of points again from the code caches and object maps of
+ * tf_analysis_from_fold (every lookup a hit: no symboliser is called,
+ * nothing interned), so that they can be written a slab at a time. */
+static int locator_columns(const tf_analysis_places *pl, const tf_fold_points *part,
+                           size_t first, size_t at, size_t n, const tf_analysis_point_columns *c,
+                           tf_error *err)
+{
+    (void)first;
+    (void)err;
+    const struct locator *l = (const struct locator *)pl;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = at + k;
+        struct place w = { .routine = TF_ANALYSIS_NONE, .object = TF_ANALYSIS_NONE };
+        const tf_fold_instance *in = part ? &l->region->instances[part->instance[i]] : NULL;
+        if (in && !isnan(part->x[i]) && in->proc < l->nproc && l->tools[in->proc].ready)
+            place_of(&l->tools[in->proc], NULL, part, i, in, clamped_x(part->x[i]), &w, NULL);
+        c->routine[k] = w.routine == TF_ANALYSIS_NONE ? -1 : (int32_t)w.routine;
+        c->line[k] = w.line <= INT32_MAX ? (int32_t)w.line : 0;
+        c->object[k] = w.object == TF_ANALYSIS_NONE ? -1 : (int32_t)w.object;
+        c->offset[k] = w.offset;   /* 0 without an object (place_of) */
+    }
+    return 0;
+}
+
+static void locator_free(tf_analysis_places *pl)
+{
+    struct locator *l = (struct locator *)pl;
+    tools_free(l->tools, l->nproc);
+    free(l);
+}
+
 int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_region *reg,
                           uint32_t g, const char *debug_dir, const tf_analysis_params *params,
                           tf_error *err)
@@ -446,14 +479,18 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
         a->rate_dropped = dropped;
         dropped = NULL;
     }
-    if (rc == 0 && !(a->locator = malloc(sizeof *a->locator)))
+    struct locator *l = rc == 0 ? malloc(sizeof *l) : NULL;
+    if (rc == 0 && !l)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory analysing region %s", reg->name);
     if (rc == 0) {
         for (uint32_t p = 0; p < np; p++) {
             tf_symbolizer_free(tools[p].sym);
             tools[p].sym = NULL;
         }
-        *a->locator = (struct tf_analysis_locator){ reg, g, np, tools };
+        *l = (struct locator){ { tf_fold_group_npoints(grp), TF_FOLD_COL_SAMPLE, locator_columns,
+                                 locator_free },
+                               reg, np, tools };
+        a->places = &l->base;
         tools = NULL;
     }
 done:
@@ -467,37 +504,4 @@ done:
     if (rc)
         tf_analysis_clear(a);
     return rc;
-}
-
-int tf_analysis_each_point_part(const tf_analysis *a, tf_fold_part_fn fn, void *arg, tf_error *err)
-{
-    const struct tf_analysis_locator *l = a->locator;
-    return l ? tf_fold_group_each_part(&l->region->groups[l->group], TF_FOLD_COL_SAMPLE, fn, arg,
-                                       err)
-             : 0;
-}
-
-void tf_analysis_point_columns_fill(const tf_analysis *a, const tf_fold_points *part, size_t at,
-                                    size_t n, const tf_analysis_point_columns *c)
-{
-    const struct tf_analysis_locator *l = a->locator;
-    for (size_t k = 0; k < n; k++) {
-        size_t i = at + k;
-        struct place pl = { .routine = TF_ANALYSIS_NONE, .object = TF_ANALYSIS_NONE };
-        const tf_fold_instance *in = l && part ? &l->region->instances[part->instance[i]] : NULL;
-        if (in && !isnan(part->x[i]) && in->proc < l->nproc && l->tools[in->proc].ready)
-            place_of(&l->tools[in->proc], NULL, part, i, in, clamped_x(part->x[i]), &pl, NULL);
-        c->routine[k] = pl.routine == TF_ANALYSIS_NONE ? -1 : (int32_t)pl.routine;
-        c->line[k] = pl.line <= INT32_MAX ? (int32_t)pl.line : 0;
-        c->object[k] = pl.object == TF_ANALYSIS_NONE ? -1 : (int32_t)pl.object;
-        c->offset[k] = pl.offset;   /* 0 without an object (place_of) */
-    }
-}
-
-void tf_analysis_locator_free(struct tf_analysis_locator *l)
-{
-    if (!l)
-        return;
-    tools_free(l->tools, l->nproc);
-    free(l);
 }

@@ -2,12 +2,14 @@
 /* Reads fold.h5 back into a tf_fold_result, checking the format name, the
  * version and the shape of every dataset against the counts the file
  * declares, so that a damaged or foreign file fails with the dataset named
- * instead of being read out of bounds later.  The paths, the instance and
- * change-point tables and the points go through formats/fold_h5.h, the
- * attributes and curves through formats/h5util.h. */
+ * instead of being read out of bounds later.  Every path, attribute,
+ * table and dataset goes through the schema of formats/fold_h5.h; the
+ * checks here are those of the values (counts within what the file
+ * declares). */
 #include "fold_result.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,57 +20,25 @@
 #include "formats/h5util.h"
 #include "result_h5.h"
 
-/* Reads loc/name as `type`, requiring rows × cols (cols 0: 1-D, or a
- * matrix of no columns). */
-static int read_shaped(int64_t loc, const char *name, enum tf_h5_type type, size_t rows,
-                       size_t cols, void **data, tf_error *err)
+/* A count read from attribute `name`: -1 to max. */
+static int check_count(int64_t loc, const char *name, int64_t v, int64_t max, tf_error *err)
 {
-    size_t r, c;
-    int rc = tf_h5_read_array(loc, name, type, data, &r, &c, err);
-    if (rc < 0)
-        return rc;
-    /* An empty 2-D dataset may come back as rows x 0. */
-    if (r != rows || (c != cols && rows * cols != 0)) {
-        free(*data);
-        *data = NULL;
-        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name,
-                          "expected %zu x %zu values, found %zu x %zu", rows, cols, r, c);
-    }
+    if (v < -1 || v > max)
+        return tf_h5_fail(err, TF_ERR_FORMAT, loc, NULL, "attribute '%s' out of range: %lld",
+                          name, (long long)v);
     return 0;
 }
 
-/* An attribute that files of earlier versions leave out: 0 then. */
-static int optional_double(int64_t loc, const char *name, double *v, tf_error *err)
-{
-    *v = 0;
-    return tf_h5_attr_exists(loc, name) ? tf_h5_attr_read_double(loc, name, v, err) : 0;
-}
-
-static int read_count(int64_t loc, const char *name, int64_t max, int64_t *v, tf_error *err)
-{
-    int rc = tf_h5_attr_read_int64(loc, name, v, err);
-    if (rc == 0 && (*v < -1 || *v > max))
-        return tf_h5_fail(err, TF_ERR_FORMAT, loc, NULL, "attribute '%s' out of range: %lld",
-                          name, (long long)*v);
-    return rc;
-}
-
-/* A string table (tf_h5_read_strings) into individually allocated copies; *n is the
- * count expected (SIZE_MAX: any) and gets the count read. */
+/* A string dataset of t [*count] (SIZE_MAX: any; gets the count read)
+ * into individually allocated copies. */
 static int read_names(int64_t loc, const char *name, size_t *count, char ***out, tf_error *err)
 {
     char **block;
-    size_t got;
-    int rc = tf_h5_read_strings(loc, name, &block, &got, err);
+    int rc = tf_fold_h5_dataset_read(loc, &tf_fold_h5_region, name, count, 0, (void **)&block,
+                                     err);
     if (rc < 0)
         return rc;
-    size_t n = *count == SIZE_MAX ? got : *count;
-    *count = got;
-    if (got != n) {
-        free(block);
-        return tf_h5_fail(err, TF_ERR_FORMAT, loc, name, "expected %zu strings, found %zu", n,
-                          got);
-    }
+    size_t n = *count;
     *out = calloc(n + 1, sizeof **out);
     for (size_t i = 0; *out && i < n; i++)
         if (!((*out)[i] = strdup(block[i])))
@@ -91,12 +61,13 @@ static int load_points(int64_t grp, size_t n, uint32_t nc, tf_fold_points *p, tf
 
 static int load_changes(int64_t grp, tf_fold_group *g, uint32_t nc, tf_error *err)
 {
-    size_t n = SIZE_MAX, cols;
+    size_t n = SIZE_MAX, nb = SIZE_MAX;
     int rc = tf_fold_h5_table_read(grp, &tf_fold_change_h5, &g->changes, &n, NULL, err);
     int64_t ch = -1;
-    if (rc == 0 && (rc = tf_h5_group_open(grp, tf_fold_h5_changes.group, &ch, err)) == 0)
-        rc = tf_h5_read_array(ch, "boundaries", TF_H5_DOUBLE, (void **)&g->boundaries,
-                              &g->nboundaries, &cols, err);
+    if (rc == 0 && (rc = tf_h5_group_open(grp, tf_fold_h5_changes.group, &ch, err)) == 0 &&
+        (rc = tf_fold_h5_dataset_read(ch, &tf_fold_h5_changes, "boundaries", &nb, 0,
+                                      (void **)&g->boundaries, err)) == 0)
+        g->nboundaries = nb;
     for (size_t k = 0; rc == 0 && k < n; k++)
         if (g->changes[k].counter >= nc)
             rc = tf_h5_fail(err, TF_ERR_FORMAT, ch, "counter", "counter index %u out of range",
@@ -104,6 +75,13 @@ static int load_changes(int64_t grp, tf_fold_group *g, uint32_t nc, tf_error *er
     g->nchanges = rc == 0 ? n : 0;
     tf_h5_close(ch);
     return rc;
+}
+
+/* A [rows] (cols 0) or [rows][cols] dataset of a group. */
+static int read_group_data(int64_t grp, const char *name, size_t rows, size_t cols, void *data,
+                           tf_error *err)
+{
+    return tf_fold_h5_dataset_read(grp, &tf_fold_h5_group, name, &rows, cols, data, err);
 }
 
 /* The rates dropped as impossible, per counter: absent from the files
@@ -114,11 +92,9 @@ static int load_rate_dropped(int64_t grp, uint32_t nc, uint32_t grid, tf_fold_gr
     g->rate_dropped = calloc(nc + 1, sizeof *g->rate_dropped);
     if (!g->rate_dropped)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    if (!tf_h5_exists(grp, "rate_dropped"))
-        return 0;
     int64_t *v = NULL;
-    int rc = read_shaped(grp, "rate_dropped", TF_H5_INT64, nc, 0, (void **)&v, err);
-    for (uint32_t c = 0; rc == 0 && c < nc; c++) {
+    int rc = read_group_data(grp, "rate_dropped", nc, 0, &v, err);
+    for (uint32_t c = 0; rc == 0 && v && c < nc; c++) {
         if (v[c] < 0 || v[c] > (int64_t)grid)
             rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "rate_dropped",
                             "%" PRId64 " grid points dropped of %u", v[c], grid);
@@ -139,23 +115,24 @@ static int load_group(int64_t file, uint32_t region_index, uint32_t index,
     if (rc < 0)
         return rc;
     uint32_t nc = r->ncounters;
-    int64_t v, points = 0, *ci = NULL;
+    int64_t *ci = NULL;
+    tf_fold_group_attrs a = { 0 };
     g->index = index;
     g->grid = grid;
-    if ((rc = read_count(grp, "instances", (int64_t)r->ninstances, &v, err)) == 0)
-        g->instances = (uint32_t)v;
-    if (rc == 0 && (rc = read_count(grp, "instructions", (int64_t)nc - 1, &v, err)) == 0)
-        g->instructions = (int32_t)v;
-    if (rc == 0)
-        rc = read_count(grp, "points", INT64_MAX, &points, err);
-    if (rc == 0 && (rc = tf_h5_attr_read_double(grp, "mean_duration_ns", &g->mean_duration_ns,
-                                                err)) == 0 &&
-        (rc = tf_h5_attr_read_double(grp, "duration_lo_ns", &g->duration_lo_ns, err)) == 0 &&
-        (rc = tf_h5_attr_read_double(grp, "duration_hi_ns", &g->duration_hi_ns, err)) == 0 &&
-        (rc = read_shaped(grp, "counter_instances", TF_H5_INT64, nc, 0, (void **)&ci, err)) == 0 &&
-        (rc = read_shaped(grp, "mean_total", TF_H5_DOUBLE, nc, 0, (void **)&g->mean_total,
-                          err)) == 0 &&
-        (rc = read_shaped(grp, "x", TF_H5_DOUBLE, grid, 0, (void **)&g->x, err)) == 0) {
+    if ((rc = tf_fold_h5_attrs_read(grp, &tf_fold_group_h5, &a, NULL, err)) == 0 &&
+        (rc = check_count(grp, "instances", a.instances, (int64_t)r->ninstances, err)) == 0 &&
+        (rc = check_count(grp, "instructions", a.instructions, (int64_t)nc - 1, err)) == 0)
+        rc = check_count(grp, "points", a.points, INT64_MAX, err);
+    if (rc == 0) {
+        g->instances = (uint32_t)a.instances;
+        g->instructions = (int32_t)a.instructions;
+        g->mean_duration_ns = a.mean_duration_ns;
+        g->duration_lo_ns = a.duration_lo_ns;
+        g->duration_hi_ns = a.duration_hi_ns;
+    }
+    if (rc == 0 && (rc = read_group_data(grp, "counter_instances", nc, 0, &ci, err)) == 0 &&
+        (rc = read_group_data(grp, "mean_total", nc, 0, &g->mean_total, err)) == 0 &&
+        (rc = read_group_data(grp, "x", grid, 0, &g->x, err)) == 0) {
         g->counter_instances = calloc(nc + 1, sizeof *g->counter_instances);
         if (!g->counter_instances)
             rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
@@ -168,14 +145,15 @@ static int load_group(int64_t file, uint32_t region_index, uint32_t index,
     /* the ratio only with an instructions counter */
     int ncurves = g->instructions < 0 ? TF_FOLD_H5_RATIO : TF_FOLD_H5_CURVES;
     for (int k = 0; k < ncurves && rc == 0; k++)
-        rc = read_shaped(grp, tf_fold_h5_curve_names[k], TF_H5_DOUBLE, nc, grid,
-                         (void **)curves[k], err);
+        rc = read_group_data(grp, tf_fold_h5_curve_names[k], nc, grid, curves[k], err);
+    if (rc == 0 && g->instructions >= 0 && !g->ratio)
+        rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "ratio", "missing with an instructions counter");
     if (rc == 0)
         rc = load_rate_dropped(grp, nc, grid, g, err);
     if (rc == 0)
         rc = load_changes(grp, g, nc, err);
     if (rc == 0)
-        rc = load_points(grp, (size_t)points, nc, &g->points, err);
+        rc = load_points(grp, (size_t)a.points, nc, &g->points, err);
     for (size_t k = 0; rc == 0 && k < g->points.n; k++)
         if (g->points.instance[k] >= r->ninstances)
             rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, "points/instance",
@@ -201,8 +179,8 @@ static int load_instances(int64_t region, tf_fold_region *r, tf_error *err)
                             "row %zu: %u threads", i, r->instances[i].threads);
     int64_t grp;
     if (rc == 0 && (rc = tf_h5_group_open(region, tf_fold_h5_instances.group, &grp, err)) == 0) {
-        rc = read_shaped(grp, "counter_delta", TF_H5_UINT64, n, r->ncounters,
-                         (void **)&r->counter_delta, err);
+        rc = tf_fold_h5_dataset_read(grp, &tf_fold_h5_instances, "counter_delta", &n,
+                                     r->ncounters, (void **)&r->counter_delta, err);
         tf_h5_close(grp);
     }
     return rc;
@@ -216,37 +194,37 @@ static int load_region(int64_t file, uint32_t index, uint32_t grid, tf_fold_regi
     int rc = tf_h5_group_open(file, tf_fold_h5_region_path(path, index), &grp, err);
     if (rc < 0)
         return rc;
-    int64_t v;
+    tf_fold_region_attrs a = { 0 };
     size_t nc = SIZE_MAX;
-    if ((rc = tf_h5_attr_read_string(grp, "name", &r->name, err)) == 0 &&
+    /* the recording's cost is absent from the files of versions before it: 0 */
+    if ((rc = tf_fold_h5_attrs_read(grp, &tf_fold_region_h5, &a, NULL, err)) == 0 &&
         (rc = read_names(grp, "counter_names", &nc, &r->counter_names, err)) == 0)
         r->ncounters = (uint32_t)nc;
+    r->name = a.name;
     if (rc == 0)
         rc = read_names(grp, "counter_units", &nc, &r->counter_units, err);
-    int64_t counts[4] = { 0 };
+    const int64_t counts[4] = { a.instances, a.used, a.excluded, a.incomplete };
     static const char *const count_names[] = { "instances", "used", "excluded", "incomplete" };
     for (size_t k = 0; k < 4 && rc == 0; k++)
-        rc = read_count(grp, count_names[k], INT64_MAX, &counts[k], err);
+        rc = check_count(grp, count_names[k], counts[k], INT64_MAX, err);
     r->ninstances = (size_t)counts[0];
     r->used = (size_t)counts[1];
     r->excluded = (size_t)counts[2];
     r->incomplete = (size_t)counts[3];
     if (rc == 0)
         rc = load_instances(grp, r, err);
-    /* The recording's cost: absent from the files of versions before it */
+    r->observer_ns = a.observer_ns;
+    r->observer_spread_ns = a.observer_spread_ns;
+    size_t ne = r->ncounters;
     if (rc == 0)
-        rc = optional_double(grp, "observer_ns", &r->observer_ns, err);
-    if (rc == 0)
-        rc = optional_double(grp, "observer_spread_ns", &r->observer_spread_ns, err);
-    if (rc == 0 && tf_h5_exists(grp, "observer_events"))
-        rc = read_shaped(grp, "observer_events", TF_H5_DOUBLE, r->ncounters, 0,
-                         (void **)&r->observer_events, err);
-    if (rc == 0 && (rc = read_count(grp, "groups", 1 << 20, &v, err)) == 0) {
-        r->groups = calloc((size_t)v + 1, sizeof *r->groups);
+        rc = tf_fold_h5_dataset_read(grp, &tf_fold_h5_region, "observer_events", &ne, 0,
+                                     (void **)&r->observer_events, err);
+    if (rc == 0 && (rc = check_count(grp, "groups", a.groups, 1 << 20, err)) == 0) {
+        r->groups = calloc((size_t)a.groups + 1, sizeof *r->groups);
         if (!r->groups)
             rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
         else
-            r->ngroups = (uint32_t)v;
+            r->ngroups = (uint32_t)a.groups;
     }
     for (uint32_t g = 0; g < r->ngroups && rc == 0; g++)
         rc = load_group(file, index, g, r, grid, &r->groups[g], err);
@@ -257,43 +235,41 @@ static int load_region(int64_t file, uint32_t index, uint32_t grid, tf_fold_regi
 static int load_params(int64_t file, tf_fold_params *p, tf_error *err)
 {
     int64_t grp;
-    int rc = tf_h5_group_open(file, "parameters", &grp, err);
+    int rc = tf_h5_group_open(file, tf_fold_h5_parameters.group, &grp, err);
     if (rc < 0)
         return rc;
-    char *filter = NULL, *groups = NULL;
-    int64_t grid = 0, bootstrap = 0;
-    if ((rc = tf_h5_attr_read_string(grp, "filter", &filter, err)) == 0 &&
-        (rc = tf_h5_attr_read_double(grp, "filter_k", &p->filter_k, err)) == 0 &&
-        (rc = tf_h5_attr_read_double(grp, "shape_k", &p->shape_k, err)) == 0 &&
-        (rc = tf_h5_attr_read_string(grp, "groups", &groups, err)) == 0 &&
-        (rc = read_count(grp, "grid", 1 << 24, &grid, err)) == 0 &&
-        (rc = read_count(grp, "bootstrap", 1 << 24, &bootstrap, err)) == 0 &&
-        (rc = tf_h5_attr_read_double(grp, "confidence", &p->confidence, err)) == 0 &&
-        (rc = tf_h5_attr_read_uint64(grp, "seed", &p->seed, err)) == 0 &&
-        (rc = tf_h5_attr_read_double(grp, "min_change", &p->min_change, err)) == 0) {
-        int f = tf_fold_filter_parse(filter);
-        if (f < 0 || grid < 2)
+    tf_fold_params_attrs a = { 0 };
+    if ((rc = tf_fold_h5_attrs_read(grp, &tf_fold_params_h5, &a, NULL, err)) == 0 &&
+        (rc = check_count(grp, "grid", a.grid, 1 << 24, err)) == 0 &&
+        (rc = check_count(grp, "bootstrap", a.bootstrap, 1 << 24, err)) == 0) {
+        p->filter_k = a.filter_k;
+        p->shape_k = a.shape_k;
+        p->confidence = a.confidence;
+        p->seed = a.seed;
+        p->min_change = a.min_change;
+        int f = tf_fold_filter_parse(a.filter);
+        if (f < 0 || a.grid < 2)
             rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, NULL, "invalid filter '%s' or grid %lld",
-                            filter, (long long)grid);
+                            a.filter, (long long)a.grid);
         p->filter = f < 0 ? TF_FILTER_ROBUST : (enum tf_fold_filter)f;
-        int by = tf_fold_group_by_parse(groups);
+        int by = tf_fold_group_by_parse(a.groups);
         p->group_by = by > 0 ? (enum tf_fold_group_by)by : TF_GROUP_BY_DURATION;
-        p->groups = by > 0 ? 1 : strcmp(groups, "auto") ? (uint32_t)strtoul(groups, NULL, 10) : 0;
-        p->grid = (uint32_t)grid;
-        p->bootstrap = (uint32_t)bootstrap;
+        p->groups = by > 0 ? 1 : strcmp(a.groups, "auto") ? (uint32_t)strtoul(a.groups, NULL, 10)
+                                                          : 0;
+        p->grid = (uint32_t)a.grid;
+        p->bootstrap = (uint32_t)a.bootstrap;
     }
     /* --region-scope as asked: auto in files written before it */
-    char *scope = NULL;
-    if (rc == 0 && tf_h5_attr_exists(grp, "region_scope") &&
-        (rc = tf_h5_attr_read_string(grp, "region_scope", &scope, err)) == 0) {
-        int sc = tf_region_scope_parse(scope);
+    if (rc == 0 && a.region_scope) {
+        int sc = tf_region_scope_parse(a.region_scope);
         if (sc < 0)
-            rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, NULL, "invalid region_scope '%s'", scope);
+            rc = tf_h5_fail(err, TF_ERR_FORMAT, grp, NULL, "invalid region_scope '%s'",
+                            a.region_scope);
         p->region_scope = sc < 0 ? TF_REGION_SCOPE_AUTO : (enum tf_region_scope)sc;
     }
-    free(scope);
-    free(filter);
-    free(groups);
+    free(a.region_scope);
+    free(a.filter);
+    free(a.groups);
     tf_h5_close(grp);
     return rc;
 }
@@ -306,42 +282,52 @@ int tf_fold_result_load(const char *path, tf_fold_result **out, tf_error *err)
     if (rc < 0)
         return rc;
     tf_fold_result *r = calloc(1, sizeof *r);
-    char *format = NULL;
-    int64_t version = 0, nregions = 0;
+    tf_fold_root_attrs a = { 0 };
     if (!r) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((rc = tf_h5_attr_read_string(file, "format", &format, err)) < 0)
+    /* the format, then the version, before the rest: another file's
+     * attributes are not ours (result_h5.h binds them in this order) */
+    tf_fold_h5_binding format = tf_fold_root_h5, version = format, rest = format;
+    format.nfields = version.nfields = 1;
+    version.fields += 1;
+    rest.fields += 2;
+    rest.nfields -= 2;
+    if ((rc = tf_fold_h5_attrs_read(file, &format, &a, NULL, err)) < 0)
         goto done;
-    if (strcmp(format, TF_FOLD_FORMAT)) {
+    if (strcmp(a.format, TF_FOLD_FORMAT)) {
         rc = tf_fail(err, TF_ERR_FORMAT, "%s: not a fold file (format '%s', expected '%s')",
-                     path, format, TF_FOLD_FORMAT);
+                     path, a.format, TF_FOLD_FORMAT);
         goto done;
     }
-    if ((rc = tf_h5_attr_read_int64(file, "version", &version, err)) < 0)
+    if ((rc = tf_fold_h5_attrs_read(file, &version, &a, NULL, err)) < 0)
         goto done;
-    if (version < TF_FOLD_OLDEST_VERSION || version > TF_FOLD_VERSION) {
+    if (a.version < TF_FOLD_OLDEST_VERSION || a.version > TF_FOLD_VERSION) {
         rc = tf_fail(err, TF_ERR_VERSION, "%s: fold format version %lld, this build reads %d "
-                     "to %d", path, (long long)version, TF_FOLD_OLDEST_VERSION,
+                     "to %d", path, (long long)a.version, TF_FOLD_OLDEST_VERSION,
                      TF_FOLD_VERSION);
         goto done;
     }
-    if ((rc = tf_h5_attr_read_string(file, "producer", &r->producer, err)) < 0 ||
-        (rc = tf_h5_attr_read_string(file, "trace", &r->trace, err)) < 0 ||
-        (rc = read_count(file, "regions", 1 << 20, &nregions, err)) < 0 ||
+    if ((rc = tf_fold_h5_attrs_read(file, &rest, &a, NULL, err)) < 0 ||
+        (rc = check_count(file, "regions", a.regions, 1 << 20, err)) < 0 ||
         (rc = load_params(file, &r->params, err)) < 0)
         goto done;
-    r->regions = calloc((size_t)nregions + 1, sizeof *r->regions);
+    r->producer = a.producer;
+    r->trace = a.trace;
+    a.producer = a.trace = NULL;
+    r->regions = calloc((size_t)a.regions + 1, sizeof *r->regions);
     if (!r->regions) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
         goto done;
     }
-    r->nregions = (uint32_t)nregions;
+    r->nregions = (uint32_t)a.regions;
     for (uint32_t i = 0; i < r->nregions && rc == 0; i++)
         rc = load_region(file, i, r->params.grid, &r->regions[i], err);
 done:
-    free(format);
+    free(a.format);
+    free(a.producer);
+    free(a.trace);
     tf_h5_close(file);
     if (rc < 0) {
         tf_fold_result_free(r);

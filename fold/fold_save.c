@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Writes a fold result to fold.h5 (layout: docs/fold-format.md): the
- * paths, the instance table and the folded points through
- * formats/fold_h5.h, the attributes, curves and change points through
- * formats/h5util.h. */
+/* Writes a fold result to fold.h5 (layout: docs/fold-format.md), every
+ * path, attribute, table and dataset through the schema of
+ * formats/fold_h5.h. */
 #include "fold_result.h"
 
 #include <math.h>
@@ -59,9 +58,45 @@ static int save_changes(int64_t group, const tf_fold_group *g, tf_error *err)
     int rc = tf_fold_h5_table_write(group, &tf_fold_change_h5, g->changes, g->nchanges, &ch,
                                     err);
     if (rc == 0)
-        rc = tf_h5_write_array(ch, "boundaries", TF_H5_DOUBLE, g->boundaries, g->nboundaries,
-                               err);
+        rc = tf_fold_h5_dataset_write(ch, &tf_fold_h5_changes, "boundaries", g->boundaries,
+                                      g->nboundaries, 0, err);
     tf_h5_close(ch);
+    return rc;
+}
+
+/* A group's attributes, its vectors [C] and [G], and its curves [C][G]. */
+static int save_curves(int64_t grp, const tf_fold_region *r, const tf_fold_group *g,
+                       tf_error *err)
+{
+    uint32_t nc = r->ncounters;
+    int64_t *ci = malloc((2 * (size_t)nc + 1) * sizeof *ci), *dropped = ci + nc;
+    if (!ci)
+        return tf_fail(err, TF_ERR_NOMEM, "out of memory writing the fold");
+    for (uint32_t c = 0; c < nc; c++) {
+        ci[c] = g->counter_instances[c];
+        dropped[c] = g->rate_dropped ? g->rate_dropped[c] : 0;
+    }
+    const tf_fold_group_attrs attrs = {
+        .index = g->index, .instances = g->instances,
+        .points = (int64_t)tf_fold_group_npoints(g), .instructions = g->instructions,
+        .mean_duration_ns = g->mean_duration_ns, .duration_lo_ns = g->duration_lo_ns,
+        .duration_hi_ns = g->duration_hi_ns,
+    };
+    const tf_fold_h5_table *t = &tf_fold_h5_group;
+    int rc;
+    if ((rc = tf_fold_h5_attrs_write(grp, &tf_fold_group_h5, &attrs, err)) == 0 &&
+        (rc = tf_fold_h5_dataset_write(grp, t, "counter_instances", ci, nc, 0, err)) == 0 &&
+        (rc = tf_fold_h5_dataset_write(grp, t, "mean_total", g->mean_total, nc, 0, err)) == 0 &&
+        (rc = tf_fold_h5_dataset_write(grp, t, "rate_dropped", dropped, nc, 0, err)) == 0)
+        rc = tf_fold_h5_dataset_write(grp, t, "x", g->x, g->grid, 0, err);
+    const double *curves[TF_FOLD_H5_CURVES] = {
+        g->curve, g->curve_lo, g->curve_hi, g->rate, g->rate_lo, g->rate_hi, g->ratio,
+    };
+    for (int k = 0; k < TF_FOLD_H5_CURVES && rc == 0; k++)
+        if (curves[k])
+            rc = tf_fold_h5_dataset_write(grp, t, tf_fold_h5_curve_names[k], curves[k], nc,
+                                          g->grid, err);
+    free(ci);
     return rc;
 }
 
@@ -74,41 +109,11 @@ static int save_group(int64_t file, uint32_t region, const tf_fold_region *r,
                                 err);
     if (rc < 0)
         return rc;
-    uint32_t nc = r->ncounters;
-    int64_t *ci = malloc((2 * (size_t)nc + 1) * sizeof *ci), *dropped = ci + nc;
-    if (!ci) {
-        tf_h5_close(grp);
-        return tf_fail(err, TF_ERR_NOMEM, "out of memory writing the fold");
-    }
-    for (uint32_t c = 0; c < nc; c++) {
-        ci[c] = g->counter_instances[c];
-        dropped[c] = g->rate_dropped ? g->rate_dropped[c] : 0;
-    }
-    const double *curves[TF_FOLD_H5_CURVES] = {
-        g->curve, g->curve_lo, g->curve_hi, g->rate, g->rate_lo, g->rate_hi, g->ratio,
-    };
-    if ((rc = tf_h5_attr_write_int64(grp, "index", g->index, err)) == 0 &&
-        (rc = tf_h5_attr_write_int64(grp, "instances", g->instances, err)) == 0 &&
-        (rc = tf_h5_attr_write_double(grp, "mean_duration_ns", g->mean_duration_ns, err)) == 0 &&
-        (rc = tf_h5_attr_write_double(grp, "duration_lo_ns", g->duration_lo_ns, err)) == 0 &&
-        (rc = tf_h5_attr_write_double(grp, "duration_hi_ns", g->duration_hi_ns, err)) == 0 &&
-        (rc = tf_h5_attr_write_int64(grp, "points", (int64_t)tf_fold_group_npoints(g), err)) ==
-            0 &&
-        (rc = tf_h5_attr_write_int64(grp, "instructions", g->instructions, err)) == 0 &&
-        (rc = tf_h5_write_array(grp, "counter_instances", TF_H5_INT64, ci, nc, err)) == 0 &&
-        (rc = tf_h5_write_array(grp, "mean_total", TF_H5_DOUBLE, g->mean_total, nc, err)) == 0 &&
-        (rc = tf_h5_write_array(grp, "rate_dropped", TF_H5_INT64, dropped, nc, err)) == 0 &&
-        (rc = tf_h5_write_array(grp, "x", TF_H5_DOUBLE, g->x, g->grid, err)) == 0) {
-        for (int k = 0; k < TF_FOLD_H5_CURVES && rc == 0; k++)
-            if (curves[k])
-                rc = tf_h5_write_matrix(grp, tf_fold_h5_curve_names[k], TF_H5_DOUBLE, curves[k],
-                                        nc, g->grid, err);
-    }
+    rc = save_curves(grp, r, g, err);
     if (rc == 0)
         rc = save_changes(grp, g, err);
     if (rc == 0)
-        rc = save_points(grp, g, nc, err);
-    free(ci);
+        rc = save_points(grp, g, r->ncounters, err);
     tf_h5_close(grp);
     return rc;
 }
@@ -120,8 +125,8 @@ static int save_instances(int64_t region, const tf_fold_region *r, tf_error *err
     int rc = tf_fold_h5_table_write(region, &tf_fold_instance_h5, r->instances, r->ninstances,
                                     &grp, err);
     if (rc == 0)
-        rc = tf_h5_write_matrix(grp, "counter_delta", TF_H5_UINT64, r->counter_delta,
-                                r->ninstances, r->ncounters, err);
+        rc = tf_fold_h5_dataset_write(grp, &tf_fold_h5_instances, "counter_delta",
+                                      r->counter_delta, r->ninstances, r->ncounters, err);
     tf_h5_close(grp);
     return rc;
 }
@@ -133,22 +138,21 @@ static int save_region(int64_t file, uint32_t index, const tf_fold_region *r, tf
     int rc = tf_h5_group_create(file, tf_fold_h5_region_path(path, index), &grp, err);
     if (rc < 0)
         return rc;
-    if ((rc = tf_h5_attr_write_string(grp, "name", r->name, err)) == 0 &&
-        (rc = tf_h5_attr_write_int64(grp, "instances", (int64_t)r->ninstances, err)) == 0 &&
-        (rc = tf_h5_attr_write_int64(grp, "used", (int64_t)r->used, err)) == 0 &&
-        (rc = tf_h5_attr_write_int64(grp, "excluded", (int64_t)r->excluded, err)) == 0 &&
-        (rc = tf_h5_attr_write_int64(grp, "incomplete", (int64_t)r->incomplete, err)) == 0 &&
-        (rc = tf_h5_attr_write_int64(grp, "groups", r->ngroups, err)) == 0 &&
-        (rc = tf_h5_attr_write_double(grp, "observer_ns", r->observer_ns, err)) == 0 &&
-        (rc = tf_h5_attr_write_double(grp, "observer_spread_ns", r->observer_spread_ns, err)) ==
-            0 &&
+    const tf_fold_region_attrs attrs = {
+        .name = r->name, .instances = (int64_t)r->ninstances, .used = (int64_t)r->used,
+        .excluded = (int64_t)r->excluded, .incomplete = (int64_t)r->incomplete,
+        .groups = r->ngroups, .observer_ns = r->observer_ns,
+        .observer_spread_ns = r->observer_spread_ns,
+    };
+    const tf_fold_h5_table *t = &tf_fold_h5_region;
+    if ((rc = tf_fold_h5_attrs_write(grp, &tf_fold_region_h5, &attrs, err)) == 0 &&
         /* without a measure (a result loaded from an earlier file): zeros */
-        (rc = tf_h5_write_array(grp, "observer_events", TF_H5_DOUBLE, r->observer_events,
-                                r->ncounters, err)) == 0 &&
-        (rc = tf_h5_write_strings(grp, "counter_names", (const char *const *)r->counter_names,
-                                  r->ncounters, err)) == 0 &&
-        (rc = tf_h5_write_strings(grp, "counter_units", (const char *const *)r->counter_units,
-                                  r->ncounters, err)) == 0)
+        (rc = tf_fold_h5_dataset_write(grp, t, "observer_events", r->observer_events,
+                                       r->ncounters, 0, err)) == 0 &&
+        (rc = tf_fold_h5_dataset_write(grp, t, "counter_names", r->counter_names, r->ncounters,
+                                       0, err)) == 0 &&
+        (rc = tf_fold_h5_dataset_write(grp, t, "counter_units", r->counter_units, r->ncounters,
+                                       0, err)) == 0)
         rc = save_instances(grp, r, err);
     for (uint32_t g = 0; g < r->ngroups && rc == 0; g++)
         rc = save_group(file, index, r, &r->groups[g], err);
@@ -159,7 +163,7 @@ static int save_region(int64_t file, uint32_t index, const tf_fold_region *r, tf
 static int save_params(int64_t file, const tf_fold_params *p, tf_error *err)
 {
     int64_t grp;
-    int rc = tf_h5_group_create(file, "parameters", &grp, err);
+    int rc = tf_h5_group_create(file, tf_fold_h5_parameters.group, &grp, err);
     if (rc < 0)
         return rc;
     char groups[16];
@@ -170,17 +174,14 @@ static int save_params(int64_t file, const tf_fold_params *p, tf_error *err)
     else
         snprintf(groups, sizeof groups, "%u", p->groups);
     const char *filter = tf_fold_filter_name(p->filter);
-    if ((rc = tf_h5_attr_write_string(grp, "filter", filter ? filter : "?", err)) == 0 &&
-        (rc = tf_h5_attr_write_double(grp, "filter_k", p->filter_k, err)) == 0 &&
-        (rc = tf_h5_attr_write_double(grp, "shape_k", p->shape_k, err)) == 0 &&
-        (rc = tf_h5_attr_write_string(grp, "groups", groups, err)) == 0 &&
-        (rc = tf_h5_attr_write_int64(grp, "grid", p->grid, err)) == 0 &&
-        (rc = tf_h5_attr_write_int64(grp, "bootstrap", p->bootstrap, err)) == 0 &&
-        (rc = tf_h5_attr_write_double(grp, "confidence", p->confidence, err)) == 0 &&
-        (rc = tf_h5_attr_write_uint64(grp, "seed", p->seed, err)) == 0 &&
-        (rc = tf_h5_attr_write_string(grp, "region_scope", tf_region_scope_name(p->region_scope),
-                                      err)) == 0)
-        rc = tf_h5_attr_write_double(grp, "min_change", p->min_change, err);
+    const tf_fold_params_attrs attrs = {
+        .filter = (char *)(filter ? filter : "?"), .groups = groups,
+        .region_scope = (char *)tf_region_scope_name(p->region_scope),
+        .filter_k = p->filter_k, .shape_k = p->shape_k, .confidence = p->confidence,
+        .min_change = p->min_change, .grid = p->grid, .bootstrap = p->bootstrap,
+        .seed = p->seed,
+    };
+    rc = tf_fold_h5_attrs_write(grp, &tf_fold_params_h5, &attrs, err);
     tf_h5_close(grp);
     return rc;
 }
@@ -191,11 +192,11 @@ int tf_fold_result_save(const tf_fold_result *r, const char *path, tf_error *err
     int rc = tf_h5_file_create(path, &file, err);
     if (rc < 0)
         return rc;
-    if ((rc = tf_h5_attr_write_string(file, "format", TF_FOLD_FORMAT, err)) == 0 &&
-        (rc = tf_h5_attr_write_int64(file, "version", TF_FOLD_VERSION, err)) == 0 &&
-        (rc = tf_h5_attr_write_string(file, "producer", r->producer, err)) == 0 &&
-        (rc = tf_h5_attr_write_string(file, "trace", r->trace, err)) == 0 &&
-        (rc = tf_h5_attr_write_int64(file, "regions", r->nregions, err)) == 0)
+    const tf_fold_root_attrs attrs = {
+        .format = (char *)TF_FOLD_FORMAT, .version = TF_FOLD_VERSION, .producer = r->producer,
+        .trace = r->trace, .regions = r->nregions,
+    };
+    if ((rc = tf_fold_h5_attrs_write(file, &tf_fold_root_h5, &attrs, err)) == 0)
         rc = save_params(file, &r->params, err);
     for (uint32_t i = 0; i < r->nregions && rc == 0; i++)
         rc = save_region(file, i, &r->regions[i], err);

@@ -51,13 +51,38 @@ typedef struct tf_fold_h5_column {
                                         * (rows) or NULL (columns) */
 } tf_fold_h5_column;
 
+/* A dataset of a group that is not a column of its table: a vector or a
+ * row-major matrix whose extents the caller knows (the counters, the
+ * grid, the rows of the table). */
+typedef struct tf_fold_h5_dataset {
+    const char            *name;
+    enum tf_fold_h5_stored type;
+    unsigned               rank;       /* 1 or 2 */
+    bool                   optional;   /* absent from files written before it, or written
+                                        * only where it has a meaning (a ratio needs an
+                                        * instructions counter) */
+} tf_fold_h5_dataset;
+
+/* A group of fold.h5: the columns of its table (none for a group that is
+ * not a table, such as the root or a region), its attributes (scalars of
+ * a stored type; TF_FOLD_H5_STRINGS: one string) and its other
+ * datasets. */
 typedef struct tf_fold_h5_table {
-    const char              *group;   /* below the region's or group's group */
-    const tf_fold_h5_column *columns;
-    size_t                   ncolumns;
-    bool                     optional;   /* the whole group absent from earlier files */
+    const char               *group;   /* below the region's or group's group; for a group
+                                        * that is not a table, its path as docs name it */
+    const tf_fold_h5_column  *columns;
+    size_t                    ncolumns;
+    bool                      optional;   /* the whole group absent from earlier files */
+    const tf_fold_h5_column  *attrs;
+    size_t                    nattrs;
+    const tf_fold_h5_dataset *datasets;
+    size_t                    ndatasets;
 } tf_fold_h5_table;
 
+/* The groups that are not tables: the root /, /parameters, /region/<r>,
+ * /region/<r>/group/<g>, its analysis, and /machine (the profile). */
+extern const tf_fold_h5_table tf_fold_h5_root, tf_fold_h5_parameters, tf_fold_h5_region,
+    tf_fold_h5_group, tf_fold_h5_analysis, tf_fold_h5_machine_profile;
 /* /region/<r>/instances, /region/<r>/group/<g>/changes */
 extern const tf_fold_h5_table tf_fold_h5_instances, tf_fold_h5_changes;
 /* /region/<r>/group/<g>/analysis/... */
@@ -70,9 +95,10 @@ enum tf_fold_h5_mem {
     TF_FOLD_H5_U8, TF_FOLD_H5_U16, TF_FOLD_H5_U32, TF_FOLD_H5_I32, TF_FOLD_H5_INT,
     TF_FOLD_H5_U64, TF_FOLD_H5_I64, TF_FOLD_H5_SIZE, TF_FOLD_H5_BOOL, TF_FOLD_H5_F64,
     TF_FOLD_H5_INDEX,       /* uint32_t, UINT32_MAX (none) stored as -1 */
-    TF_FOLD_H5_TEXT,        /* char * (NULL stored as "") */
-    TF_FOLD_H5_TEXT_ARRAY,  /* char[] inside the struct */
-    TF_FOLD_H5_NAMED,       /* uint8_t enum stored as the text `name` gives (write only) */
+    TF_FOLD_H5_TEXT,        /* char * (NULL stored as ""; read: malloc'ed) */
+    TF_FOLD_H5_TEXT_ARRAY,  /* char[size] inside the struct */
+    TF_FOLD_H5_NAMED,       /* uint8_t enum stored as the text `name` gives, read back
+                             * through `parse` (without one: write only) */
     TF_FOLD_H5_COMPUTED,    /* int64_t from `value` of the whole row (write only) */
     /* one array per column: the member at offset is a pointer to the
      * column in its stored type (int64_t *, uint64_t *, double *, or
@@ -87,6 +113,8 @@ typedef struct tf_fold_h5_field {
     size_t              offset;
     const char *(*name)(uint8_t value);       /* TF_FOLD_H5_NAMED */
     int64_t (*value)(const void *row);        /* TF_FOLD_H5_COMPUTED */
+    int (*parse)(const char *name);           /* TF_FOLD_H5_NAMED: the value, -1 none */
+    size_t size;                              /* TF_FOLD_H5_TEXT_ARRAY: the array's */
 } tf_fold_h5_field;
 
 typedef struct tf_fold_h5_binding {
@@ -114,6 +142,34 @@ int tf_fold_h5_table_write(int64_t loc, const tf_fold_h5_binding *b, const void 
  * gets bit k set when the optional column of field k is absent. */
 int tf_fold_h5_table_read(int64_t loc, const tf_fold_h5_binding *b, void *dest, size_t *n,
                           uint32_t *missing, tf_error *err);
+
+/* The attributes of the group at obj (the table's attrs) from the one
+ * struct at row, every attribute bound (as the columns of a table). */
+int tf_fold_h5_attrs_write(int64_t obj, const tf_fold_h5_binding *b, const void *row,
+                           tf_error *err);
+/* The bound attributes of the group at obj into the struct at row
+ * (strings malloc'ed, the caller's also on failure), each checked to fit
+ * its member; *missing (may be NULL) gets bit k set when the optional
+ * attribute of field k is absent (its member left as it was). */
+int tf_fold_h5_attrs_read(int64_t obj, const tf_fold_h5_binding *b, void *row,
+                          uint32_t *missing, tf_error *err);
+
+/* The dataset `name` of group t; NULL, with an internal error naming it,
+ * when t declares none (a caller's slip, not a damaged file). */
+const tf_fold_h5_dataset *tf_fold_h5_dataset_of(int64_t loc, const tf_fold_h5_table *t,
+                                                const char *name, tf_error *err);
+/* Writes dataset `name` of group t (one of t's datasets) at loc: rows
+ * values (cols 0) or a rows x cols matrix of the dataset's stored type
+ * (strings: const char *const *). */
+int tf_fold_h5_dataset_write(int64_t loc, const tf_fold_h5_table *t, const char *name,
+                             const void *data, size_t rows, size_t cols, tf_error *err);
+/* Reads dataset `name` of group t at loc into *data, malloc'ed (strings:
+ * char ** into one block), requiring *rows values (SIZE_MAX: any; set to
+ * the count read), or *rows x cols (a matrix without rows or columns may
+ * come back as rows x 0); *data NULL and 0 returned when an optional
+ * dataset is absent. */
+int tf_fold_h5_dataset_read(int64_t loc, const tf_fold_h5_table *t, const char *name,
+                            size_t *rows, size_t cols, void **data, tf_error *err);
 
 /* ---- a group's curves: [C][G] matrices of /region/<r>/group/<g> ----------- */
 

@@ -4,6 +4,7 @@
  * 1-D dataset through formats/h5util.h. */
 #include "fold_h5.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,23 +124,71 @@ int tf_fold_h5_table_write(int64_t loc, const tf_fold_h5_binding *b, const void 
     return rc;
 }
 
+int tf_fold_h5_attrs_write(int64_t obj, const tf_fold_h5_binding *b, const void *row,
+                           tf_error *err)
+{
+    const tf_fold_h5_table *t = b->table;
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < t->nattrs; k++) {
+        const tf_fold_h5_column *a = &t->attrs[k];
+        const tf_fold_h5_field *f = field_of(b, a->name);
+        if (!f || !storable(f->mem, a->type))
+            return tf_h5_fail(err, TF_ERR_INTERNAL, obj, NULL, "attribute '%s' %s", a->name,
+                              f ? "bound to a member of another type" : "not bound");
+        const char *r = row;
+        switch (a->type) {
+        case TF_FOLD_H5_STRINGS:
+            rc = tf_h5_attr_write_string(obj, a->name, text_of(f, r), err);
+            break;
+        case TF_FOLD_H5_DOUBLE:
+            rc = tf_h5_attr_write_double(obj, a->name, *(const double *)(r + f->offset), err);
+            break;
+        case TF_FOLD_H5_UINT64:
+            rc = tf_h5_attr_write_uint64(obj, a->name, (uint64_t)integer_of(f, r), err);
+            break;
+        default:
+            rc = tf_h5_attr_write_int64(obj, a->name, integer_of(f, r), err);
+            break;
+        }
+    }
+    return rc;
+}
+
+int tf_fold_h5_dataset_write(int64_t loc, const tf_fold_h5_table *t, const char *name,
+                             const void *data, size_t rows, size_t cols, tf_error *err)
+{
+    const tf_fold_h5_dataset *d = tf_fold_h5_dataset_of(loc, t, name, err);
+    if (!d)
+        return -TF_ERR_INTERNAL;
+    if (d->rank == 1 && cols)
+        return tf_h5_fail(err, TF_ERR_INTERNAL, loc, name, "a vector, written with %zu columns",
+                          cols);
+    if (d->type == TF_FOLD_H5_STRINGS)
+        return tf_h5_write_strings(loc, name, data, rows, err);
+    return d->rank == 2 ? tf_h5_write_matrix(loc, name, h5_type[d->type], data, rows, cols, err)
+                        : tf_h5_write_array(loc, name, h5_type[d->type], data, rows, err);
+}
+
+#define MACHINE(col, mem, member) \
+    { col, TF_FOLD_H5_##mem, offsetof(tf_fold_h5_machine, member), NULL, NULL, NULL, 0 }
+static const tf_fold_h5_field machine_fields[] = {
+    MACHINE("source", TEXT, source), MACHINE("line_bytes", I64, line_bytes),
+    MACHINE("page_bytes", I64, page_bytes), MACHINE("memory_ns", F64, memory_ns),
+};
+static const tf_fold_h5_binding machine_binding =
+    TF_FOLD_H5_BINDING(tf_fold_h5_machine_profile, machine_fields, sizeof(tf_fold_h5_machine));
+
 int tf_fold_h5_machine_write(const char *path, const tf_fold_h5_machine *m, tf_error *err)
 {
     int64_t file = -1, group = -1;
     int rc = tf_h5_file_open(path, true, &file, err);
     if (rc == 0)
-        rc = tf_h5_group_create(file, "machine", &group, err);
+        rc = tf_h5_group_create(file, tf_fold_h5_machine_profile.group, &group, err);
     if (rc == 0)
-        rc = tf_h5_attr_write_string(group, "source", m->source, err);
+        rc = tf_fold_h5_attrs_write(group, &machine_binding, m, err);
     if (rc == 0)
-        rc = tf_h5_attr_write_int64(group, "line_bytes", m->line_bytes, err);
-    if (rc == 0)
-        rc = tf_h5_attr_write_int64(group, "page_bytes", m->page_bytes, err);
-    if (rc == 0)
-        rc = tf_h5_attr_write_double(group, "memory_ns", m->memory_ns, err);
-    if (rc == 0)
-        rc = tf_h5_write_matrix(group, "levels", TF_H5_DOUBLE, m->levels, m->nlevels,
-                                TF_FOLD_H5_LEVEL_COLUMNS, err);
+        rc = tf_fold_h5_dataset_write(group, &tf_fold_h5_machine_profile, "levels", m->levels,
+                                      m->nlevels, TF_FOLD_H5_LEVEL_COLUMNS, err);
     tf_h5_close(group);
     tf_h5_close(file);
     return rc;

@@ -16,12 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/fold_h5.h"
-#include "formats/h5util.h"
 #include "formats/trace_input.h"
 #include "formats/prv_fields.h"
 #include "formats/prv_index.h"
 #include "symbols.h"
+#include "analysis/analysis_h5.h"
 #include "synthetic.h"
 #include "formats/prv_types.h"
 #include "formats/prv_writer.h"
@@ -96,7 +95,6 @@ struct tf_prv_synthetic {
     tf_trace       *opened;       /* tr when opened here */
     char           *unnamed;      /* why the folded trace could not be opened, or NULL */
     char           *fold_h5;
-    int64_t         file;         /* fold.h5, for the analysis's phases; -1 when not open */
     const tf_analysis_set *analyses;  /* the same in memory, or NULL */
     const tf_trace *tr;           /* the folded trace, for symbols and objects; may be NULL */
     const tf_fold_team *team;     /* whose members hold parts of the points, or NULL */
@@ -163,29 +161,19 @@ static bool site_waits(const tf_prv_source *src)
         && tf_analysis_is_waiting_routine(module);
 }
 
-/* Routine and line values of an instruction address of the folded trace,
- * and whether its routine waits for other threads (waiting may be NULL). */
-static int site_of(synthetic *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t *line,
-                   bool *waiting, tf_error *err)
+/* The cached values of (proc, ip): *v NULL for an address that names
+ * nothing, else its slot, *added when new (the caller names it). */
+static int site_slot(synthetic *sy, uint32_t proc, uint64_t ip, uint64_t **v, bool *added,
+                     tf_error *err)
 {
-    bool ignored;
-    waiting = waiting ? waiting : &ignored;
-    *fn = *line = 1;
-    *waiting = false;
+    *v = NULL;
+    *added = false;
     if (!sy->tr || !ip || proc >= tf_trace_nprocesses(sy->tr) || ip == UINT64_MAX)
         return 0;
     uint32_t k;
-    bool added;
-    if (tf_prv_index_get(&sy->site_index[proc], ip, &k, &added) < 0)
+    if (tf_prv_index_get(&sy->site_index[proc], ip, &k, added) < 0)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    uint64_t *v = sy->site_values + SITE_VALUES * (size_t)k;
-    if (!added) {
-        *fn = v[0];
-        *line = v[1];
-        *waiting = v[2];
-        return 0;
-    }
-    if (k >= sy->capsites) {
+    if (*added && k >= sy->capsites) {
         size_t cap = 2 * (size_t)k + 256;
         uint64_t *nv = realloc(sy->site_values, SITE_VALUES * cap * sizeof *nv);
         if (!nv)
@@ -193,22 +181,78 @@ static int site_of(synthetic *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint
         sy->site_values = nv;
         sy->capsites = cap;
     }
-    tf_prv_source src;
-    int rc = tf_prv_symbols_resolve(&sy->sym, proc, ip, false, &src, err);
-    if (rc == 0 && *src.function)
-        rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, src.function, fn, err);
-    if (rc == 0 && src.line) {
+    *v = sy->site_values + SITE_VALUES * (size_t)k;
+    return 0;
+}
+
+/* A new site's values from its routine, file and line, into v. */
+static int site_name(synthetic *sy, const tf_prv_source *src, uint64_t *v, tf_error *err)
+{
+    uint64_t fn = 1, line = 1;
+    int rc = *src->function ? intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, src->function,
+                                           &fn, err)
+                            : 0;
+    if (rc == 0 && src->line) {
         char label[600];
-        const char *base = strrchr(src.file, '/');
-        snprintf(label, sizeof label, "%" PRIu32 " (%s)", src.line, base ? base + 1 : src.file);
-        rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label, line, err);
+        const char *base = strrchr(src->file, '/');
+        snprintf(label, sizeof label, "%" PRIu32 " (%s)", src->line, base ? base + 1 : src->file);
+        rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label, &line, err);
     }
-    *waiting = site_waits(&src);
-    v = sy->site_values + SITE_VALUES * (size_t)k;
-    v[0] = *fn;
-    v[1] = *line;
-    v[2] = *waiting;
+    v[0] = fn;
+    v[1] = line;
+    v[2] = site_waits(src);
     return rc;
+}
+
+/* Routine and line values of an instruction address of the folded trace,
+ * and whether its routine waits for other threads (waiting may be NULL):
+ * named when first seen through the folded trace's symbols (a fold.h5
+ * without an analysis; else the analysis named every site, name_sites). */
+static int site_of(synthetic *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t *line,
+                   bool *waiting, tf_error *err)
+{
+    uint64_t *v;
+    bool added;
+    int rc = site_slot(sy, proc, ip, &v, &added, err);
+    if (rc == 0 && added) {
+        tf_prv_source src;
+        if ((rc = tf_prv_symbols_resolve(&sy->sym, proc, ip, false, &src, err)) == 0)
+            rc = site_name(sy, &src, v, err);
+    }
+    *fn = v ? v[0] : 1;
+    *line = v ? v[1] : 1;
+    if (waiting)
+        *waiting = v && v[2];
+    return rc;
+}
+
+/* The same named from routine row `routine` (-1: none) and line of the
+ * analysis an, where the analysis looked the address up: a routine it
+ * names "[module]" (a module's unnamed code, without a file) is the
+ * module, as tf_prv_symbols_resolve names it. */
+static int site_from_analysis(synthetic *sy, uint32_t proc, uint64_t ip, const tf_analysis *an,
+                              int32_t routine, int32_t line, tf_error *err)
+{
+    uint64_t *v;
+    bool added;
+    int rc = site_slot(sy, proc, ip, &v, &added, err);
+    if (rc < 0 || !added)
+        return rc;
+    tf_prv_source src = { "", "", 0 };
+    char module[300];
+    if (routine >= 0) {
+        const tf_analysis_routine *ro = &an->routines[routine];
+        size_t len = strlen(ro->function);
+        src.file = ro->file ? ro->file : "";
+        src.function = ro->function;
+        if (!*src.file && len > 2 && ro->function[0] == '[' && ro->function[len - 1] == ']' &&
+            len < sizeof module) {
+            snprintf(module, sizeof module, "%.*s", (int)len - 2, ro->function + 1);
+            src.function = module;
+        }
+        src.line = line > 0 ? (uint32_t)line : 0;
+    }
+    return site_name(sy, &src, v, err);
 }
 
 static uint64_t fixed(double v, double scale)
@@ -253,9 +297,10 @@ static int phases_of_analysis(synthetic *sy, synthetic_thread *st, const tf_anal
             const tf_analysis_routine *ro = &routines[ph->routine];
             rc = intern_label(&sy->fn_labels, &sy->nfn, &sy->capfn, ro->function,
                               &st->phase_fn[t], err);
-            const char *base = strrchr(ro->file, '/');
+            const char *file = ro->file ? ro->file : "";   /* NULL: not recorded */
+            const char *base = strrchr(file, '/');
             char label[600];
-            snprintf(label, sizeof label, "%" PRIu32 " (%s)", ph->line, base ? base + 1 : ro->file);
+            snprintf(label, sizeof label, "%" PRIu32 " (%s)", ph->line, base ? base + 1 : file);
             if (rc == 0 && ph->line > 0)
                 rc = intern_label(&sy->line_labels, &sy->nline, &sy->capline, label,
                                   &st->phase_line[t], err);
@@ -263,75 +308,6 @@ static int phases_of_analysis(synthetic *sy, synthetic_thread *st, const tf_anal
         t++;
     }
     return rc < 0 ? rc : top > 0;
-}
-
-/* The columns of the stored analysis that the phases need. */
-typedef struct stored_phases {
-    int64_t *parent, *routine, *line;
-    double  *x0, *x1;
-    char   **function, **file;   /* the routines' (one block each) */
-} stored_phases;
-
-#define STORED(col, member) \
-    { col, TF_FOLD_H5_COLUMN, offsetof(stored_phases, member), NULL, NULL }
-static const tf_fold_h5_field stored_phase_columns[] = {
-    STORED("parent", parent), STORED("x_begin", x0), STORED("x_end", x1),
-    STORED("routine", routine), STORED("line", line),
-};
-static const tf_fold_h5_field stored_routine_columns[] = {
-    STORED("function", function), STORED("file", file),
-};
-static const tf_fold_h5_binding stored_phases_h5 =
-    TF_FOLD_H5_BINDING(tf_fold_h5_phases, stored_phase_columns, 0);
-static const tf_fold_h5_binding stored_routines_h5 =
-    TF_FOLD_H5_BINDING(tf_fold_h5_routines, stored_routine_columns, 0);
-
-/* The same from what the analysis wrote into fold.h5
- * (/region/R/group/G/analysis/phases and routines, docs/fold-format.md):
- * 0 too when the file has no analysis. */
-static int analysis_phases_h5(synthetic *sy, synthetic_thread *st, uint32_t r, uint32_t g,
-                              tf_error *err)
-{
-    char path[TF_FOLD_H5_PATH];
-    tf_fold_h5_group_path(path, r, g, TF_FOLD_H5_ANALYSIS);
-    if (sy->file < 0 || !tf_h5_exists(sy->file, path))
-        return 0;
-    int64_t an = -1;
-    stored_phases c = { 0 };
-    size_t n = SIZE_MAX, nr = SIZE_MAX;
-    tf_analysis_phase *phases = NULL;
-    tf_analysis_routine *routines = NULL;
-    int rc;
-    if ((rc = tf_h5_group_open(sy->file, path, &an, err)) == 0 &&
-        (rc = tf_fold_h5_table_read(an, &stored_phases_h5, &c, &n, NULL, err)) == 0)
-        rc = tf_fold_h5_table_read(an, &stored_routines_h5, &c, &nr, NULL, err);
-    if (rc == 0 && (!(phases = calloc(n + 1, sizeof *phases)) ||
-                    !(routines = calloc(nr + 1, sizeof *routines))))
-        rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        phases[i] = (tf_analysis_phase){
-            .parent = c.parent[i] < 0 ? TF_ANALYSIS_NONE : (uint32_t)c.parent[i],
-            .x0 = c.x0[i], .x1 = c.x1[i],
-            .routine = c.routine[i] < 0 || (size_t)c.routine[i] >= nr ? TF_ANALYSIS_NONE
-                                                                       : (uint32_t)c.routine[i],
-            .line = c.line[i] > 0 && c.line[i] <= UINT32_MAX ? (uint32_t)c.line[i] : 0,
-        };
-    for (size_t i = 0; rc == 0 && i < nr; i++)
-        routines[i] = (tf_analysis_routine){ .function = c.function[i],
-                                             .file = c.file ? c.file[i] : "" };
-    if (rc == 0)
-        rc = phases_of_analysis(sy, st, phases, n, routines, nr, err);
-    free(phases);
-    free(routines);
-    free(c.parent);
-    free(c.x0);
-    free(c.x1);
-    free(c.routine);
-    free(c.line);
-    free(c.function);
-    free(c.file);
-    tf_h5_close(an);
-    return rc;
 }
 
 /* The routines and lines of phase `phase`'s points, counted. */
@@ -400,42 +376,72 @@ static int boundary_phases(synthetic *sy, synthetic_thread *st, tf_error *err)
     return rc;
 }
 
+/* The point columns, a slab of this many points at a time. */
+enum { SITE_SLAB = 65536 };
+
 struct sites_pass {
     synthetic *sy;
     const synthetic_thread *st;
+    const tf_analysis *an;          /* NULL: the folded trace's symbols */
+    tf_analysis_point_columns c;    /* room for SITE_SLAB */
 };
 
 static int name_part_sites(void *arg, const tf_fold_points *pts, size_t first, tf_error *err)
 {
-    (void)first;
     const struct sites_pass *sp = arg;
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < pts->n; i++) {
-        uint64_t fn, line;
-        rc = site_of(sp->sy, sp->st->region->instances[pts->instance[i]].proc, pts->ip[i], &fn,
-                     &line, NULL, err);
+    for (size_t at = 0; rc == 0 && at < pts->n; at += SITE_SLAB) {
+        size_t len = pts->n - at < SITE_SLAB ? pts->n - at : SITE_SLAB;
+        if (sp->an)
+            rc = tf_analysis_point_places(sp->an, pts, first, at, len, &sp->c, err);
+        for (size_t i = at; rc == 0 && i < at + len; i++) {
+            uint32_t proc = sp->st->region->instances[pts->instance[i]].proc;
+            uint64_t fn, line;
+            rc = sp->an ? site_from_analysis(sp->sy, proc, pts->ip[i], sp->an,
+                                             sp->c.routine[i - at], sp->c.line[i - at], err)
+                        : site_of(sp->sy, proc, pts->ip[i], &fn, &line, NULL, err);
+        }
     }
     return rc;
 }
 
 /* Names the sites of a thread's points, before any phase: phases and
- * samples share the values, numbered in order of first use. */
-static int name_sites(synthetic *sy, const synthetic_thread *st, tf_error *err)
+ * samples share the values, numbered in order of first use.  With the
+ * group's analysis (an), each address is named where the analysis looked
+ * it up (its places), not looked up again. */
+static int name_sites(synthetic *sy, const synthetic_thread *st, const tf_analysis *an,
+                      tf_error *err)
 {
-    struct sites_pass sp = { sy, st };
-    return tf_fold_group_each_part(st->group, TF_FOLD_COL_INSTANCE | TF_FOLD_COL_IP,
-                                   name_part_sites, &sp, err);
+    struct sites_pass sp = { sy, st, an, { 0 } };
+    unsigned columns = TF_FOLD_COL_INSTANCE | TF_FOLD_COL_IP;
+    int rc = 0;
+    if (an) {
+        columns |= an->places ? an->places->needs : 0;
+        sp.c = (tf_analysis_point_columns){ malloc(SITE_SLAB * sizeof *sp.c.routine),
+                                            malloc(SITE_SLAB * sizeof *sp.c.line),
+                                            malloc(SITE_SLAB * sizeof *sp.c.object),
+                                            malloc(SITE_SLAB * sizeof *sp.c.offset) };
+        if (!sp.c.routine || !sp.c.line || !sp.c.object || !sp.c.offset)
+            rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    }
+    if (rc == 0)
+        rc = tf_fold_group_each_part(st->group, columns, name_part_sites, &sp, err);
+    free(sp.c.routine);
+    free(sp.c.line);
+    free(sp.c.object);
+    free(sp.c.offset);
+    return rc;
 }
 
-/* Thread t's phases, from its analysis (in memory, or in fold.h5), or from
- * the group's change points without one; each labelled in the .pcf. */
-static int build_phases(synthetic *sy, synthetic_thread *st, uint32_t thread, tf_error *err)
+/* Thread t's phases, from its analysis an (in memory, or read from
+ * fold.h5), or from the group's change points without one; each labelled
+ * in the .pcf. */
+static int build_phases(synthetic *sy, synthetic_thread *st, uint32_t thread,
+                        const tf_analysis *an, tf_error *err)
 {
-    const tf_analysis *an = sy->analyses && thread < sy->analyses->n
-                                ? &sy->analyses->list[thread] : NULL;
     int rc = an ? phases_of_analysis(sy, st, an->phases, an->nphases, an->routines,
                                      an->nroutines, err)
-                : analysis_phases_h5(sy, st, st->region_index, st->group_index, err);
+                : 0;
     if (rc == 0)
         rc = boundary_phases(sy, st, err);
     for (uint32_t ph = 0; rc >= 0 && ph < st->nphases; ph++) {
@@ -1140,12 +1146,30 @@ static int synthetic_objects(synthetic *sy, tf_error *err)
  * order, and the files closed into place. */
 static int synthetic_finish(synthetic *sy, unsigned threads, tf_error *err)
 {
-    int rc = synthetic_objects(sy, err);
+    /* each thread's analysis: in memory, or the one fold.h5 stores (an
+     * HDF5 call), read once for its sites and its phases */
+    const tf_analysis **an = calloc(sy->nth + 1, sizeof *an);
+    tf_analysis *stored = sy->analyses ? NULL : calloc(sy->nth + 1, sizeof *stored);
+    int rc = an && (sy->analyses || stored) ? synthetic_objects(sy, err)
+                                            : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    for (uint32_t t = 0; rc == 0 && t < sy->nth; t++) {
+        bool present = false;
+        if (sy->analyses)
+            an[t] = t < sy->analyses->n ? &sy->analyses->list[t] : NULL;
+        else if ((rc = tf_analysis_read_h5(sy->fold_h5, sy->th[t].region_index,
+                                           sy->th[t].group_index, &stored[t], &present,
+                                           err)) == 0 && present)
+            an[t] = &stored[t];
+    }
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)
-        rc = name_sites(sy, &sy->th[t], err);
+        rc = name_sites(sy, &sy->th[t], an[t], err);
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)
-        if ((rc = build_phases(sy, &sy->th[t], t, err)) == 0)
+        if ((rc = build_phases(sy, &sy->th[t], t, an[t], err)) == 0)
             rc = thread_small(&sy->th[t], err);
+    for (uint32_t t = 0; stored && t < sy->nth; t++)
+        tf_analysis_clear(&stored[t]);
+    free(stored);
+    free(an);
     if (rc == 0)
         rc = emit_merged(sy, threads, err);
     if (rc == 0)
@@ -1187,7 +1211,6 @@ static void synthetic_free(synthetic *sy)
     free(sy->th);
     free(sy->recs);
     tf_prv_objects_free(&sy->objects);
-    tf_h5_close(sy->file);
     tf_prv_symbols_free(&sy->sym);
     tf_input_close(sy->opened);
     free(sy->unnamed);
@@ -1207,7 +1230,6 @@ int tf_prv_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
         free(sy);
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
     }
-    sy->file = -1;
     sy->res = res;
     sy->team = team;
     int rc = res ? 0 : tf_fold_result_load(fold_h5, &sy->loaded, err);
@@ -1248,9 +1270,7 @@ int tf_prv_synthetic_end(tf_prv_synthetic *sy, const tf_analysis_set *analyses, 
                          tf_error *err)
 {
     sy->analyses = analyses;
-    int rc = analyses ? 0 : tf_h5_file_open(sy->fold_h5, false, &sy->file, err);
-    if (rc == 0)
-        rc = synthetic_finish(sy, threads, err);
+    int rc = synthetic_finish(sy, threads, err);
     synthetic_free(sy);
     return rc;
 }

@@ -10,17 +10,16 @@
 
 #include "analysis/analysis.h"
 #include "analysis/analysis_run.h"
-#include "analysis/from_fold.h"
 #include "fold/fold_result.h"
 #include "fold/fold_steps.h"
 #include "report_load.h"
 #include "time_units.h"
-#include "report_analysis.h"
+#include "analysis/analysis_h5.h"
 #include "report_machine.h"
-#include "report_from_analysis.h"
 #include "report_tables.h"
 #include "common/tf_hash.h"
 #include "formats/trace.h"
+#include "formats/trace_input.h"
 
 /* Counters whose per-instruction ratio belongs on the left axis: misses
  * (generic names, and PAPI's *_DCM, *_ICM, *_TCM, *_LDM, *_STM). */
@@ -335,21 +334,21 @@ static int cpu_rates(tf_report_page *p, const tf_fold_region *reg, const tf_fold
 
 /* The summed bandwidth of phase k's linear streams, or of its nearest
  * enclosing phase that has some (MB/s); NaN when none has any. */
-static double phase_bandwidth(const tf_report_analysis *an, size_t k)
+static double phase_bandwidth(const tf_analysis *an, size_t k)
 {
     for (size_t depth = 0; depth < an->nphases; depth++) {
         double bw = 0;
         bool any = false;
         for (size_t s = 0; s < an->nstreams; s++)
-            if (an->stream_phase[s] == (int64_t)k && isfinite(an->stream_bandwidth[s])) {
-                bw += an->stream_bandwidth[s];
+            if (an->streams[s].phase == k && isfinite(an->streams[s].bandwidth)) {
+                bw += an->streams[s].bandwidth;
                 any = true;
             }
         if (any)
             return bw;
-        if (an->phase_parent[k] < 0 || (size_t)an->phase_parent[k] >= an->nphases)
+        if (an->phases[k].parent >= an->nphases)   /* TF_ANALYSIS_NONE: the top */
             return NAN;
-        k = (size_t)an->phase_parent[k];
+        k = an->phases[k].parent;
     }
     return NAN;
 }
@@ -360,7 +359,7 @@ static double phase_bandwidth(const tf_report_analysis *an, size_t k)
  * its linear access streams (docs/algorithms.md, "Bytes and bandwidth"),
  * as steps over the phases drawn (p->phases, in time order), with gaps
  * where a phase has none (random or sparse references). */
-static int bandwidth_rates(tf_report_page *p, const tf_report_analysis *an, tf_error *err)
+static int bandwidth_rates(tf_report_page *p, const tf_analysis *an, tf_error *err)
 {
     if (p->nrates || p->mips || p->nphases == 0 || an->nstreams == 0)
         return 0;
@@ -414,12 +413,16 @@ static int by_count_desc(const void *a, const void *b, void *counts)
     return n[x] < n[y] ? 1 : n[x] > n[y] ? -1 : (x > y) - (x < y);
 }
 
-/* The page's routines: those of names[0..n) with code samples, in the order
- * of their sample counts (so the most frequent get the clearest colours);
- * code points and phases are renumbered accordingly. */
-static int routines(tf_report_page *p, const char *const *names, const char *const *files,
-                    size_t n, tf_error *err)
+/* The page's routines: those of the analysis with code samples, in the
+ * order of their sample counts (so the most frequent get the clearest
+ * colours); code points and phases are renumbered accordingly.  Their
+ * files where the analysis has them (not in folds written before). */
+static int routines(tf_report_page *p, const tf_analysis *an, tf_error *err)
 {
+    size_t n = an->nroutines;
+    bool files = true;
+    for (size_t i = 0; i < n; i++)
+        files &= an->routines[i].file != NULL;
     size_t *counts = calloc(n ? n : 1, sizeof *counts);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order), *rank = malloc((n ? n : 1) * sizeof *rank);
     p->routines = calloc(n ? n : 1, sizeof *p->routines);
@@ -439,8 +442,10 @@ static int routines(tf_report_page *p, const char *const *names, const char *con
     qsort_r(order, n, sizeof *order, by_count_desc, counts);
     for (size_t i = 0; i < n && counts[order[i]] > 0; i++) {
         rank[order[i]] = (uint32_t)i;
-        if (!(p->routines[p->nroutines++] = tf_report_strdup("%s", names[order[i]])) ||
-            (files && !(p->routine_files[i] = tf_report_strdup("%s", files[order[i]])))) {
+        if (!(p->routines[p->nroutines++] =
+                  tf_report_strdup("%s", an->routines[order[i]].function)) ||
+            (files &&
+             !(p->routine_files[i] = tf_report_strdup("%s", an->routines[order[i]].file)))) {
             rc = tf_fail(err, TF_ERR_NOMEM, "report: no memory for routine names");
             goto done;
         }
@@ -560,48 +565,24 @@ static int points_without_analysis(tf_report_page *p, const tf_fold_group *g, co
     return 0;
 }
 
-/* The analysis of the group a page draws: its tables, and where its
- * points' columns come from: fold.h5, or the analysis in memory (that
- * `tracefold fold` has just worked out, or that the report worked out for
- * a fold.h5 without one), whose caches and object maps give them again
- * without a symbol lookup (tf_analysis_point_columns_fill). */
-typedef struct page_analysis {
-    tf_report_analysis tables;
-    const tf_analysis *memory;   /* NULL: the columns are in fold.h5 */
-} page_analysis;
-
 /* The point columns, a slab of this many points at a time: whole, they
  * are 20 bytes a point. */
 enum { COLUMN_SLAB = 65536 };
 
 typedef tf_analysis_point_columns column_slab;
 
-/* The columns of points [at, at + len) of part pt, whose first is point
- * `first` of the group: from fold.h5 those asked for (code: routine and
- * line too), from memory all four. */
-static int point_columns(const page_analysis *pa, const tf_fold_points *pt, size_t first,
-                         size_t at, size_t len, const column_slab *c, bool code, tf_error *err)
+/* The columns of a part that the points' places are worked out from
+ * (tf_analysis_places.needs), with those the report reads itself. */
+static unsigned place_columns(const tf_analysis *an, unsigned read)
 {
-    if (pa->memory) {
-        tf_analysis_point_columns_fill(pa->memory, pt, at, len, c);
-        return 0;
-    }
-    return tf_report_analysis_points(&pa->tables, first + at, len, code ? c->routine : NULL,
-                                     code ? c->line : NULL, c->object, c->offset, err);
-}
-
-/* The columns of a part that the points' places are worked out from in
- * memory (tf_analysis_point_columns_fill), or that the report reads. */
-static unsigned place_columns(const page_analysis *pa, unsigned read)
-{
-    return pa->memory ? TF_FOLD_COL_SAMPLE : read;
+    return an->places ? an->places->needs | read : read;
 }
 
 /* Objects of the analysis (addresses in no known object left out).  An
  * object keeps its absolute addresses when all its references agree on
  * where it starts (one process), else it is drawn by offsets. */
 struct object_starts {
-    const page_analysis *pa;
+    const tf_analysis *an;
     const column_slab *col;
     uint64_t *start;
     bool *seen, *relative;
@@ -612,7 +593,7 @@ static int object_starts_part(void *arg, const tf_fold_points *pt, size_t first,
     const struct object_starts *os = arg;
     for (size_t at = 0; at < pt->n; at += COLUMN_SLAB) {
         size_t len = pt->n - at < COLUMN_SLAB ? pt->n - at : COLUMN_SLAB;
-        int rc = point_columns(os->pa, pt, first, at, len, os->col, false, err);
+        int rc = tf_analysis_point_places(os->an, pt, first, at, len, os->col, err);
         if (rc < 0)
             return rc;
         for (size_t i = at; i < at + len; i++) {
@@ -630,10 +611,9 @@ static int object_starts_part(void *arg, const tf_fold_points *pt, size_t first,
 }
 
 static int objects_from_analysis(tf_report_page *p, const tf_fold_group *g,
-                                 const page_analysis *pa, const column_slab *col,
+                                 const tf_analysis *an, const column_slab *col,
                                  uint32_t *map, bool *relative, tf_error *err)
 {
-    const tf_report_analysis *an = &pa->tables;
     uint64_t *start = malloc((an->nobjects ? an->nobjects : 1) * sizeof *start);
     bool *seen = calloc(an->nobjects ? an->nobjects : 1, sizeof *seen);
     p->objects = calloc(an->nobjects ? an->nobjects : 1, sizeof *p->objects);
@@ -644,8 +624,8 @@ static int objects_from_analysis(tf_report_page *p, const tf_fold_group *g,
     }
     for (size_t k = 0; k < an->nobjects; k++)
         relative[k] = false;
-    struct object_starts os = { pa, col, start, seen, relative };
-    if (tf_fold_group_each_part(g, place_columns(pa, TF_FOLD_COL_KIND | TF_FOLD_COL_ADDR),
+    struct object_starts os = { an, col, start, seen, relative };
+    if (tf_fold_group_each_part(g, place_columns(an, TF_FOLD_COL_KIND | TF_FOLD_COL_ADDR),
                                 object_starts_part, &os, err) < 0) {
         free(start);
         free(seen);
@@ -654,13 +634,14 @@ static int objects_from_analysis(tf_report_page *p, const tf_fold_group *g,
     int rc = 0;
     for (size_t k = 0; k < an->nobjects && rc == 0; k++) {
         map[k] = TF_REPORT_NONE;
-        if (!strcmp(an->object_kinds[k], "unknown"))
+        const char *kind = tf_analysis_object_kind_name(an->objects[k].kind);
+        if (!strcmp(kind, "unknown"))
             continue;
         tf_report_object *o = &p->objects[p->nobjects];
-        o->name = tf_report_strdup("%s", an->object_names[k]);
-        o->kind = tf_report_strdup("%s", an->object_kinds[k]);
+        o->name = tf_report_strdup("%s", an->objects[k].name);
+        o->kind = tf_report_strdup("%s", kind);
         o->start = seen[k] && !relative[k] ? start[k] : 0;
-        o->size = an->object_size[k];
+        o->size = an->objects[k].size;
         map[k] = (uint32_t)p->nobjects++;
         if (!o->name || !o->kind)
             rc = tf_fail(err, TF_ERR_NOMEM, "report: no memory for object names");
@@ -678,7 +659,7 @@ static int by_start(const void *a, const void *b)
 
 struct analysis_points {
     tf_report_page *p;
-    const page_analysis *pa;
+    const tf_analysis *an;
     const column_slab *col;
     const uint32_t *map;
     const bool *relative;
@@ -687,9 +668,9 @@ struct analysis_points {
 };
 
 /* Whether routine r (an analysis row, -1 none) waits for other threads. */
-static bool waits(const tf_report_analysis *an, int32_t r)
+static bool waits(const tf_analysis *an, int32_t r)
 {
-    return r >= 0 && an->routine_waiting && an->routine_waiting[r] == 1;
+    return r >= 0 && an->routines[r].waiting;
 }
 
 /* Points [at, at + len) of part pt, whose first is point `first` of the
@@ -702,7 +683,7 @@ static void analysis_points_slab(struct analysis_points *ap, const tf_fold_point
     for (size_t i = at; i < at + len; i++) {
         size_t j = i - at;
         bool timer = pt->kind[i] == TF_SAMPLE_TIMER,
-             waiting = timer && waits(&ap->pa->tables, c->routine[j]);
+             waiting = timer && waits(ap->an, c->routine[j]);
         ap->timed += timer && c->routine[j] >= 0;
         ap->waited += waiting;
         if (!tf_chosen(first + i, ap->threshold))
@@ -735,7 +716,7 @@ static int analysis_points_part(void *arg, const tf_fold_points *pt, size_t firs
     struct analysis_points *ap = arg;
     for (size_t at = 0; at < pt->n; at += COLUMN_SLAB) {
         size_t len = pt->n - at < COLUMN_SLAB ? pt->n - at : COLUMN_SLAB;
-        int rc = point_columns(ap->pa, pt, first, at, len, ap->col, true, err);
+        int rc = tf_analysis_point_places(ap->an, pt, first, at, len, ap->col, err);
         if (rc < 0)
             return rc;
         analysis_points_slab(ap, pt, first, at, len);
@@ -745,12 +726,12 @@ static int analysis_points_part(void *arg, const tf_fold_points *pt, size_t firs
 
 /* Code lines, objects and phases from the fold's own analysis. */
 static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
-                                const page_analysis *pa, tf_error *err)
+                                const tf_analysis *an, tf_error *err)
 {
-    const tf_report_analysis *an = &pa->tables;
-    if (an->npoints != tf_fold_group_npoints(g))
+    size_t npoints = an->places ? an->places->npoints : tf_fold_group_npoints(g);
+    if (npoints != tf_fold_group_npoints(g))
         return tf_fail(err, TF_ERR_FORMAT, "analysis of group %u: %zu points for %zu folded points",
-                       g->index, an->npoints, tf_fold_group_npoints(g));
+                       g->index, npoints, tf_fold_group_npoints(g));
     size_t ntimer;
     uint64_t threshold;
     if (points_alloc(p, g, &threshold, &ntimer, err) < 0)
@@ -765,11 +746,12 @@ static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
         .offset = malloc(COLUMN_SLAB * sizeof *col.offset),
     };
     int rc = map && relative && col.routine && col.line && col.object && col.offset
-                 ? objects_from_analysis(p, g, pa, &col, map, relative, err)
+                 ? objects_from_analysis(p, g, an, &col, map, relative, err)
                  : tf_fail(err, TF_ERR_NOMEM, "report: no memory for object maps");
-    struct analysis_points ap = { p, pa, &col, map, relative, threshold, 0, 0 };
+    struct analysis_points ap = { p, an, &col, map, relative, threshold, 0, 0 };
     if (rc == 0)
-        rc = tf_fold_group_each_part(g, TF_FOLD_COL_SAMPLE, analysis_points_part, &ap, err);
+        rc = tf_fold_group_each_part(g, place_columns(an, TF_FOLD_COL_SAMPLE),
+                                     analysis_points_part, &ap, err);
     p->waiting_share = ap.timed ? (double)ap.waited / (double)ap.timed : 0;
     free(map);
     free(relative);
@@ -792,30 +774,28 @@ static int points_from_analysis(tf_report_page *p, const tf_fold_group *g,
         return tf_fail(err, TF_ERR_NOMEM, "report: no memory for %zu phases", an->nphases);
     }
     for (size_t k = 0; k < an->nphases; k++)
-        if (an->phase_parent[k] >= 0 && (size_t)an->phase_parent[k] < an->nphases)
-            split[an->phase_parent[k]] = true;
+        if (an->phases[k].parent < an->nphases)
+            split[an->phases[k].parent] = true;
     for (size_t k = 0; k < an->nphases; k++)
         if (!split[k]) {
+            const tf_analysis_phase *from = &an->phases[k];
             tf_report_phase *ph = &p->phases[p->nphases++];
             *ph = (tf_report_phase){
-                .x0 = an->phase_x0[k], .x1 = an->phase_x1[k],
-                .routine = an->phase_routine[k] >= 0 ? (uint32_t)an->phase_routine[k]
-                                                     : TF_REPORT_NONE,
-                .line = an->phase_line[k] > 0 ? (uint32_t)an->phase_line[k] : 0,
+                .x0 = from->x0, .x1 = from->x1,
+                .routine = from->routine != TF_ANALYSIS_NONE ? from->routine : TF_REPORT_NONE,
+                .line = from->line,
                 .bandwidth = phase_bandwidth(an, k)};
-            snprintf(ph->label, sizeof ph->label, "%s", an->phase_label[k]);
+            snprintf(ph->label, sizeof ph->label, "%.*s", (int)sizeof ph->label - 1, from->label);
         }
     free(split);
     qsort(p->phases, p->nphases, sizeof *p->phases, by_start);
-    return routines(p, (const char *const *)an->routines, (const char *const *)an->routine_files,
-                    an->nroutines, err);
+    return routines(p, an, err);
 }
 
 static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_region *reg,
-                     const tf_fold_group *g, const page_analysis *pa, const char *why,
+                     const tf_fold_group *g, const tf_analysis *an, const char *why,
                      const char *counters, tf_error *err)
 {
-    const tf_report_analysis *an = pa ? &pa->tables : NULL;
     p->title = reg->ngroups > 1
                    ? tf_report_strdup("region %s, group %u of %u", reg->name, g->index + 1, reg->ngroups)
                    : tf_report_strdup("region %s", reg->name);
@@ -838,7 +818,7 @@ static int page_fill(tf_report_page *p, const tf_fold_result *fr, const tf_fold_
     if (rc == 0)
         rc = rates(p, reg, g, counters, err);
     if (rc == 0)
-        rc = pa ? points_from_analysis(p, g, pa, err) : points_without_analysis(p, g, why, err);
+        rc = an ? points_from_analysis(p, g, an, err) : points_without_analysis(p, g, why, err);
     if (rc == 0 && an && !counters)
         rc = bandwidth_rates(p, an, err);
     if (rc == 0 && !counters)
@@ -883,7 +863,8 @@ int tf_report_load_result(const tf_fold_result *fr, const char *fold_path, tf_re
 
 /* The folded trace of a fold.h5 without analysis, analysed by analysis/
  * with the default parameters, every group at once: fold.h5 names the
- * trace; when it has moved, a file of that name beside fold.h5 is read.
+ * trace (a tracefold trace, or a Paraver trace converted again); when it
+ * has moved, a file of that name beside fold.h5 is read.
  * On failure *set stays empty, and why says why (the code panel's note). */
 static void analyse_loaded(const tf_fold_result *fr, const char *fold_path, tf_trace **tr,
                            tf_analysis_set *set, char *why, size_t len)
@@ -894,13 +875,14 @@ static void analyse_loaded(const tf_fold_result *fr, const char *fold_path, tf_t
         snprintf(why, len, "the fold file names no trace");
         return;
     }
-    if (tf_trace_open(tr, trace, &err) < 0) {
+    /* a Paraver trace is converted again, as `tracefold fold` did */
+    if (tf_input_open(trace, tr, &err) < 0) {
         const char *base = strrchr(trace, '/'), *dir = strrchr(fold_path, '/');
         char alt[4096];
         snprintf(alt, sizeof alt, "%.*s%s", dir ? (int)(dir - fold_path + 1) : 0, fold_path,
                  base ? base + 1 : trace);
         tf_error err2 = {0};
-        if (strcmp(alt, trace) == 0 || tf_trace_open(tr, alt, &err2) < 0) {
+        if (strcmp(alt, trace) == 0 || tf_input_open(alt, tr, &err2) < 0) {
             *tr = NULL;
             snprintf(why, len, "no code lines or objects: %s", err.msg);
             return;
@@ -930,35 +912,33 @@ static int load_pages(const tf_fold_result *fr, const tf_analysis_set *analyses,
         const tf_fold_region *reg = &fr->regions[i];
         for (uint32_t k = 0; k < reg->ngroups && rc == 0; k++, at++) {
             const tf_fold_group *g = &reg->groups[k];
-            page_analysis pa = { .memory = analyses && at < analyses->n ? &analyses->list[at] : NULL };
+            const tf_analysis *an = analyses && at < analyses->n ? &analyses->list[at] : NULL;
+            tf_analysis stored;
             bool have = false;
-            if (!analyses)
-                rc = tf_report_analysis_read(fold_path, i, k, &pa.tables, &have, err);
+            if (!analyses && (rc = tf_analysis_read_h5(fold_path, i, k, &stored, &have, err)) == 0 &&
+                have)
+                an = &stored;
             /* Without the fold's analysis, the trace is analysed once, for all. */
             if (rc == 0 && !analyses && !have && !analysed) {
                 analyse_loaded(fr, fold_path, &tr, &own, why, sizeof why);
                 analysed = true;
             }
             if (rc == 0 && !analyses && !have && at < own.n)
-                pa.memory = &own.list[at];
-            if (rc == 0 && pa.memory &&
-                (rc = tf_report_analysis_from(pa.memory, tf_fold_group_npoints(g), &pa.tables,
-                                              err)) == 0)
-                have = true;
+                an = &own.list[at];
             tf_report_page *p;
             if (rc == 0)
                 rc = tf_report_add_page(r, &p, err);
             if (rc == 0)
-                rc = page_fill(p, fr, reg, g, have ? &pa : NULL, why, counters, err);
+                rc = page_fill(p, fr, reg, g, an, why, counters, err);
             if (have)
-                tf_report_analysis_free(&pa.tables);
+                tf_analysis_clear(&stored);
         }
     }
     if (rc == 0 && r->npages == 0)
         rc = tf_fail(err, TF_ERR_DATA, "%s: no folded region in this file", fold_path);
     tf_analysis_set_free(&own);
     if (tr)
-        tf_trace_close(tr);
+        tf_input_close(tr);
     return rc;
 }
 

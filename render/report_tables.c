@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report_tables.h"
+#include "analysis/advice.h"
 #include "formats/trace.h"
 
 #define MAX_RATE_COLUMNS 3
@@ -171,12 +172,12 @@ static const char *direction_name(int64_t d)
     return d > 0 ? "up" : d < 0 ? "down" : "-";
 }
 
-static int streams(tf_report_page *p, const tf_report_analysis *an, tf_error *err)
+static int streams(tf_report_page *p, const tf_analysis *an, tf_error *err)
 {
     /* Streams of fewer than a handful of samples say nothing: left out. */
     size_t nrows = 0;
     for (size_t i = 0; an && i < an->nstreams; i++)
-        nrows += strcmp(an->stream_pattern[i], "sparse") != 0;
+        nrows += an->streams[i].pattern != TF_ANALYSIS_PATTERN_SPARSE;
     tf_report_table *t = &p->tables[TF_REPORT_TABLE_STREAMS];
     if (tf_report_table_init(t, "Access streams (per phase and object, per thread)", 8, nrows,
                              err) < 0)
@@ -192,19 +193,20 @@ static int streams(tf_report_page *p, const tf_report_analysis *an, tf_error *er
         t->note = tf_report_strdup("no phase has enough memory samples on one object");
     size_t r = 0;
     for (size_t i = 0; an && i < an->nstreams; i++) {
-        if (!strcmp(an->stream_pattern[i], "sparse"))
+        const tf_analysis_stream *s = &an->streams[i];
+        if (s->pattern == TF_ANALYSIS_PATTERN_SPARSE)
             continue;
         char **row = &t->cells[r++ * 8];
-        double bw = an->stream_bandwidth[i];
-        row[0] = tf_report_strdup("%s", an->phase_label[an->stream_phase[i]]);
-        row[1] = tf_report_strdup("%s", an->object_names[an->stream_object[i]]);
-        row[2] = tf_report_strdup("%s", an->stream_pattern[i]);
-        row[3] = tf_report_strdup("%s", direction_name(an->stream_direction[i]));
-        row[4] = an->stream_stride[i] ? tf_report_strdup("%lld", (long long)an->stream_stride[i])
-                                       : tf_report_strdup("-");
-        row[5] = tf_report_strdup("%lld", (long long)an->stream_count[i]);
-        row[6] = isfinite(bw) ? tf_report_strdup("%.0f", bw) : tf_report_strdup("-");
-        row[7] = tf_report_strdup("%lld", (long long)an->stream_samples[i]);
+        row[0] = tf_report_strdup("%s", an->phases[s->phase].label);
+        row[1] = tf_report_strdup("%s", an->objects[s->object].name);
+        row[2] = tf_report_strdup("%s", tf_analysis_pattern_name(s->pattern));
+        row[3] = tf_report_strdup("%s", direction_name(s->direction));
+        row[4] = s->stride ? tf_report_strdup("%lld", (long long)s->stride)
+                           : tf_report_strdup("-");
+        row[5] = tf_report_strdup("%u", s->streams);
+        row[6] = isfinite(s->bandwidth) ? tf_report_strdup("%.0f", s->bandwidth)
+                                        : tf_report_strdup("-");
+        row[7] = tf_report_strdup("%zu", s->samples);
         for (int j = 0; j < 8; j++)
             if (!row[j])
                 return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the stream table");
@@ -214,7 +216,7 @@ static int streams(tf_report_page *p, const tf_report_analysis *an, tf_error *er
 
 /* The advice of the analysis (docs/algorithms.md, "Advice"), strongest
  * first; its evidence is in advice.csv and summary.md. */
-static int advice(tf_report_page *p, const tf_report_analysis *an, tf_error *err)
+static int advice(tf_report_page *p, const tf_analysis *an, tf_error *err)
 {
     size_t nrows = an ? an->nadvice : 0;
     tf_report_table *t = &p->tables[TF_REPORT_TABLE_ADVICE];
@@ -233,11 +235,12 @@ static int advice(tf_report_page *p, const tf_report_analysis *an, tf_error *err
                                    "docs/algorithms.md)");
     for (size_t i = 0; i < nrows; i++) {
         char **row = &t->cells[i * 5];
-        row[0] = tf_report_strdup("%s", an->phase_label[an->advice_phase[i]]);
-        row[1] = tf_report_strdup("%s", an->object_names[an->advice_object[i]]);
-        row[2] = tf_report_strdup("%s", an->advice_finding[i]);
-        row[3] = tf_report_strdup("%s", an->advice_suggestion[i]);
-        row[4] = tf_report_strdup("%.1f", 100 * an->advice_gain[i]);
+        const tf_analysis_advice *v = &an->advice[i];
+        row[0] = tf_report_strdup("%s", an->phases[v->phase].label);
+        row[1] = tf_report_strdup("%s", an->objects[v->object].name);
+        row[2] = tf_report_strdup("%s", v->finding);
+        row[3] = tf_report_strdup("%s", v->suggestion);
+        row[4] = tf_report_strdup("%.1f", 100 * v->expected_gain);
         for (int j = 0; j < 5; j++)
             if (!row[j])
                 return tf_fail(err, TF_ERR_NOMEM, "report: no memory for the advice table");
@@ -245,7 +248,7 @@ static int advice(tf_report_page *p, const tf_report_analysis *an, tf_error *err
     return 0;
 }
 
-int tf_report_tables_fill(tf_report_page *p, const tf_report_analysis *an, tf_error *err)
+int tf_report_tables_fill(tf_report_page *p, const tf_analysis *an, tf_error *err)
 {
     int rc = phases(p, err);
     if (rc == 0)

@@ -6,7 +6,7 @@
 #ifndef TF_RENDER_REPORT_TABLES_H
 #define TF_RENDER_REPORT_TABLES_H
 
-#include "report_analysis.h"
+#include "analysis/analysis.h"
 #include "report_model.h"
 
 /* Objects listed in the table of data objects. */
@@ -14,6 +14,6 @@
 
 /* an: the fold's analysis of the page's group, NULL when there is none
  * (the stream table then says so). */
-int tf_report_tables_fill(tf_report_page *p, const tf_report_analysis *an, tf_error *err);
+int tf_report_tables_fill(tf_report_page *p, const tf_analysis *an, tf_error *err);
 
 #endif

@@ -22,6 +22,7 @@
 #include "analysis/analysis_h5.h"
 #include "analysis/analysis_run.h"
 #include "analysis/from_fold.h"
+#include "formats/fold_h5.h"
 #include "formats/h5util.h"
 #include "extract/instances.h"
 #include "tests/fold/points_fixture.h"
@@ -298,6 +299,32 @@ static void phases_objects_streams(void **state)
     tf_analysis_clear(&a);
 }
 
+/* The places of the points pts (the group's, whole) that b gives in two
+ * slabs of odd sizes are those a gives at once; returns how many have a
+ * routine. */
+static size_t same_places(const tf_analysis *a, const tf_analysis *b, const tf_fold_points *pts)
+{
+    size_t n = pts->n, cut = n / 3 + 1, placed = 0;
+    int32_t *i32 = malloc(6 * n * sizeof *i32);
+    uint64_t *u64 = malloc(2 * n * sizeof *u64);
+    tf_analysis_point_columns c_a = { i32, i32 + n, i32 + 2 * n, u64 };
+    tf_analysis_point_columns c_b = { i32 + 3 * n, i32 + 4 * n, i32 + 5 * n, u64 + n };
+    tf_analysis_point_columns tail = { c_b.routine + cut, c_b.line + cut, c_b.object + cut,
+                                       c_b.offset + cut };
+    tf_error err;
+    if (tf_analysis_point_places(a, pts, 0, 0, n, &c_a, &err) ||
+        tf_analysis_point_places(b, pts, 0, 0, cut, &c_b, &err) ||
+        tf_analysis_point_places(b, pts, 0, cut, n - cut, &tail, &err))
+        fail_msg("%s", err.msg);
+    assert_memory_equal(i32, i32 + 3 * n, 3 * n * sizeof *i32);
+    assert_memory_equal(u64, u64 + n, n * sizeof *u64);
+    for (size_t i = 0; i < n; i++)
+        placed += c_a.routine[i] >= 0;
+    free(i32);
+    free(u64);
+    return placed;
+}
+
 /* With --analysis-samples a quarter of the points: about that many are
  * analysed, the truth is still found within the same bounds, and fold.h5's
  * per-point columns, which cover every point, are those of the full
@@ -321,28 +348,10 @@ static void a_quarter_of_the_samples(void **state)
     assert_true(fabs((double)part.nsamples - want) <= 5 * sd);
     check_truth(fx, &part);
     /* fold.h5 writes them in slabs: two of odd sizes here */
-    int32_t *i32 = malloc(6 * n * sizeof *i32);
-    uint64_t *u64 = malloc(2 * n * sizeof *u64);
-    tf_analysis_point_columns c_all = { i32, i32 + n, i32 + 2 * n, u64 };
-    tf_analysis_point_columns c_part = { i32 + 3 * n, i32 + 4 * n, i32 + 5 * n, u64 + n };
-    const tf_fold_points *pts = &fx->grp.points;
-    tf_analysis_point_columns_fill(&all, pts, 0, n, &c_all);
-    size_t cut = n / 3 + 1;
-    tf_analysis_point_columns_fill(&part, pts, 0, cut, &c_part);
-    tf_analysis_point_columns tail = { c_part.routine + cut, c_part.line + cut, c_part.object + cut,
-                                       c_part.offset + cut };
-    tf_analysis_point_columns_fill(&part, pts, cut, n - cut, &tail);
-    assert_memory_equal(i32, i32 + 3 * n, 3 * n * sizeof *i32);
-    assert_memory_equal(u64, u64 + n, n * sizeof *u64);
-    size_t placed = 0;
-    for (size_t i = 0; i < n; i++)
-        placed += c_all.routine[i] >= 0;
-    assert_true(placed > n / 2);
+    assert_true(same_places(&all, &part, &fx->grp.points) > n / 2);
     /* the routines and objects the columns index are the same tables */
     assert_int_equal(part.nroutines, all.nroutines);
     assert_int_equal(part.nobjects, all.nobjects);
-    free(i32);
-    free(u64);
     tf_analysis_clear(&all);
     tf_analysis_clear(&part);
 }
@@ -356,7 +365,7 @@ static void point_columns_of(const struct fixture *fx, const tf_analysis *a, con
     snprintf(path, sizeof path, "%s/%s", fx->dir, name);
     int64_t file;
     tf_error err;
-    if (tf_h5_file_create(path, &file, &err) || tf_analysis_write_h5(a, file, n, &err))
+    if (tf_h5_file_create(path, &file, &err) || tf_analysis_write_h5(a, &fx->grp, file, &err))
         fail_msg("%s", err.msg);
     static const char *const names[4] = { "analysis/points/routine", "analysis/points/line",
                                           "analysis/points/object", "analysis/points/offset" };
@@ -421,6 +430,70 @@ static void points_in_parts(void **state)
     tf_analysis_clear(&cut);
 }
 
+/* The analysis read back from fold.h5 is the one written: its tables, and
+ * its points' places read from the file a slab at a time are those worked
+ * out in memory. */
+static void read_back(void **state)
+{
+    struct fixture *fx = *state;
+    tf_analysis mem, back;
+    tf_error err;
+    char path[256], group[TF_FOLD_H5_PATH];
+    snprintf(path, sizeof path, "%s/back.h5", fx->dir);
+    int64_t file, grp;
+    if (tf_analysis_from_fold(&mem, fx->tr, &fx->reg, 0, NULL, NULL, &err) ||
+        tf_h5_file_create(path, &file, &err) ||
+        tf_h5_group_create(file, tf_fold_h5_group_path(group, 0, 0, NULL), &grp, &err) ||
+        tf_analysis_write_h5(&mem, &fx->grp, grp, &err))
+        fail_msg("%s", err.msg);
+    tf_h5_close(grp);
+    tf_h5_close(file);
+    bool present;
+    if (tf_analysis_read_h5(path, 0, 0, &back, &present, &err))
+        fail_msg("%s", err.msg);
+    assert_true(present);
+    assert_int_equal(back.nroutines, mem.nroutines);
+    for (size_t i = 0; i < mem.nroutines; i++) {
+        assert_string_equal(back.routines[i].function, mem.routines[i].function);
+        assert_string_equal(back.routines[i].file, mem.routines[i].file);
+        assert_int_equal(back.routines[i].waiting, mem.routines[i].waiting);
+    }
+    assert_int_equal(back.nobjects, mem.nobjects);
+    for (size_t i = 0; i < mem.nobjects; i++) {
+        assert_string_equal(back.objects[i].name, mem.objects[i].name);
+        assert_int_equal(back.objects[i].kind, mem.objects[i].kind);
+        assert_int_equal(back.objects[i].size, mem.objects[i].size);
+    }
+    assert_int_equal(back.nphases, mem.nphases);
+    for (size_t i = 0; i < mem.nphases; i++) {
+        assert_string_equal(back.phases[i].label, mem.phases[i].label);
+        assert_int_equal(back.phases[i].parent, mem.phases[i].parent);
+        assert_int_equal(back.phases[i].routine, mem.phases[i].routine);
+        assert_true(back.phases[i].x0 == mem.phases[i].x0);
+    }
+    assert_int_equal(back.nstreams, mem.nstreams);
+    for (size_t i = 0; i < mem.nstreams; i++) {
+        assert_int_equal(back.streams[i].pattern, mem.streams[i].pattern);
+        assert_int_equal(back.streams[i].stride_from, mem.streams[i].stride_from);
+        assert_int_equal(back.streams[i].stride, mem.streams[i].stride);
+    }
+    assert_int_equal(back.nlevels, mem.nlevels);
+    for (size_t i = 0; i < mem.nlevels; i++)
+        assert_int_equal(back.levels[i].nmodes, mem.levels[i].nmodes);
+    assert_int_equal(back.nadvice, mem.nadvice);
+    assert_int_equal(back.ncounters, mem.ncounters);
+    /* the places, from the file, in slabs */
+    assert_non_null(back.places);
+    assert_int_equal(back.places->npoints, fx->grp.points.n);
+    same_places(&mem, &back, &fx->grp.points);
+    tf_analysis_clear(&back);
+    tf_analysis_clear(&mem);
+    /* a group without an analysis: none, no error */
+    if (tf_analysis_read_h5(path, 0, 1, &back, &present, &err))
+        fail_msg("%s", err.msg);
+    assert_false(present);
+}
+
 static void first_line(const char *dir, const char *name, char *buf, size_t size, size_t *rows)
 {
     char path[256];
@@ -445,8 +518,10 @@ static void files_written(void **state)
     char h5[200];
     snprintf(h5, sizeof h5, "%s/fold.h5", out);
     int64_t file, grp;
+    char path[TF_FOLD_H5_PATH];
     assert_int_equal(tf_h5_file_create(h5, &file, NULL), 0);
-    assert_int_equal(tf_h5_group_create(file, "region/0/group/0", &grp, NULL), 0);
+    assert_int_equal(tf_h5_group_create(file, tf_fold_h5_group_path(path, 0, 0, NULL), &grp,
+                                        NULL), 0);
     tf_h5_close(grp);
     tf_h5_close(file);
     tf_error err;
@@ -480,8 +555,14 @@ static void files_written(void **state)
     assert_int_equal(tf_h5_file_open(h5, false, &file, NULL), 0);
     int64_t *object;
     size_t n, cols;
-    assert_int_equal(tf_h5_read_array(file, "region/0/group/0/analysis/points/object",
-                                      TF_H5_INT64, (void **)&object, &n, &cols, NULL), 0);
+    int64_t points;
+    assert_int_equal(tf_h5_group_open(file, tf_fold_h5_group_path(path, 0, 0, TF_FOLD_H5_ANALYSIS),
+                                      &grp, NULL), 0);
+    assert_int_equal(tf_h5_group_open(grp, TF_FOLD_H5_POINTS, &points, NULL), 0);
+    assert_int_equal(tf_h5_read_array(points, "object", TF_H5_INT64, (void **)&object, &n, &cols,
+                                      NULL), 0);
+    tf_h5_close(points);
+    tf_h5_close(grp);
     assert_int_equal(n, fx->grp.points.n);
     size_t mapped = 0, memory = 0;
     for (size_t i = 0; i < n; i++) {
@@ -499,6 +580,7 @@ int main(void)
         cmocka_unit_test(phases_objects_streams),
         cmocka_unit_test(a_quarter_of_the_samples),
         cmocka_unit_test(points_in_parts),
+        cmocka_unit_test(read_back),
         cmocka_unit_test(files_written),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

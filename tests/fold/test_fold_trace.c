@@ -25,6 +25,7 @@
 #include "fold/fold_engine.h"
 #include "extract/fold_input.h"
 #include "fold/fold_result.h"
+#include "formats/fold_h5.h"
 #include "formats/h5util.h"
 #include "fold/observer.h"
 #include "points_fixture.h"
@@ -254,8 +255,10 @@ static void test_multiplexed_and_roundtrip(void **state)
     /* y is a 2 x 0 matrix; files written before 2026-12-03 stored it as 2
      * zeros, 1-D, and still load */
     int64_t file, pts;
+    char path[TF_FOLD_H5_PATH];
     if (tf_h5_file_open(saved, true, &file, &err) < 0 ||
-        tf_h5_group_open(file, "region/0/group/0/points", &pts, &err) < 0)
+        tf_h5_group_open(file, tf_fold_h5_group_path(path, 0, 0, TF_FOLD_H5_POINTS), &pts,
+                         &err) < 0)
         fail_msg("%s", err.msg);
     size_t rows, cols;
     void *y;
@@ -401,8 +404,9 @@ static void test_short_region(void **state)
     tf_fold_result_free(back);
     /* a file whose costs do not match its counters is refused, naming them */
     int64_t file, region;
+    char path[TF_FOLD_H5_PATH];
     if (tf_h5_file_open(saved, true, &file, &err) < 0 ||
-        tf_h5_group_open(file, "region/0", &region, &err) < 0)
+        tf_h5_group_open(file, tf_fold_h5_region_path(path, 0), &region, &err) < 0)
         fail_msg("%s", err.msg);
     assert_true(H5Ldelete((hid_t)region, "observer_events", H5P_DEFAULT) >= 0);
     double two[2] = { 1, 2 };

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -104,4 +105,14 @@ char *tf_test_namd_plain(void)
     if (!copy_namd(".prv.gz", ".prv") || !copy_namd(".pcf", ".pcf") || !copy_namd(".row", ".row"))
         return NULL;
     return tf_test_path("444.namd.prv");
+}
+
+int tf_test_sh(const char *fmt, ...)
+{
+    char cmd[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return system(cmd);
 }

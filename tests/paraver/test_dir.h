@@ -11,6 +11,8 @@ extern char *tf_test_dir;
 
 int tf_test_dir_setup(void **state);
 int tf_test_dir_teardown(void **state);
+/* Runs the shell command that fmt makes; its system() status. */
+int tf_test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* tf_test_dir/name, malloc'ed. */
 char *tf_test_path(const char *name);
 /* Entries in the folder, to check that nothing was left behind. */

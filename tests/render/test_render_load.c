@@ -21,6 +21,7 @@
 
 #include "analysis/analysis_run.h"
 #include "fold/fold_result.h"
+#include "formats/fold_h5.h"
 #include "formats/trace.h"
 #include "render/report_load.h"
 #include "report_fixture.h"
@@ -109,7 +110,8 @@ static void assert_same_pages(const tf_report *a, const tf_report *b)
         assert_int_equal(p->nphases, q->nphases);
         assert_int_equal(p->nobjects, q->nobjects);
         assert_int_equal(p->ninstances, q->ninstances);
-        assert_true(p->ncode > 0 && p->nmem > 0);
+        /* not empty: code points, and memory points unless the trace has none */
+        assert_true(p->ncode > 0 && (p->nmem > 0 || p->mem_missing));
         assert_memory_equal(p->code, q->code, p->ncode * sizeof *p->code);
         assert_memory_equal(p->mem, q->mem, p->nmem * sizeof *p->mem);
         for (size_t i = 0; i < p->nphases; i++) {
@@ -182,17 +184,35 @@ static void test_no_memory_samples(void **state)
     tf_report_free(&r);
 }
 
-/* A copy NAME of the mem fold, opened for writing (the caller changes it
- * and closes it); its path in copy. */
-static hid_t mem_fold_copy(const char *name, char *copy, size_t len)
+/* A copy NAME of the fold of trace `of`, opened for writing (the caller
+ * changes it and closes it); its path in copy. */
+static hid_t fold_copy(const char *of, const char *name, char *copy, size_t len)
 {
     char path[512];
-    fold_path(path, sizeof path, "mem");
+    fold_path(path, sizeof path, of);
     snprintf(copy, len, "%s/%s", tmpdir, name);
     assert_int_equal(sh("cp '%s' '%s'", path, copy), 0);
     hid_t f = H5Fopen(copy, H5F_ACC_RDWR, H5P_DEFAULT);
     assert_true(f >= 0);
     return f;
+}
+
+/* The same of the mem fold. */
+static hid_t mem_fold_copy(const char *name, char *copy, size_t len)
+{
+    return fold_copy("mem", name, copy, len);
+}
+
+/* The path of dataset `name` of region 0, group 0 (below: NULL, or a
+ * group inside it such as TF_FOLD_H5_ANALYSIS), as fold.h5's schema
+ * spells it. */
+static const char *group_dataset(char buf[TF_FOLD_H5_PATH * 2], const char *below,
+                                 const char *name)
+{
+    char group[TF_FOLD_H5_PATH];
+    snprintf(buf, TF_FOLD_H5_PATH * 2, "%s%s%s", tf_fold_h5_group_path(group, 0, 0, below),
+             name ? "/" : "", name ? name : "");
+    return buf;
 }
 
 /* A copy of the mem fold without its analysis group (as written by a fold
@@ -201,7 +221,8 @@ static hid_t mem_fold_copy(const char *name, char *copy, size_t len)
 static void fold_without_analysis(char *copy, size_t len)
 {
     hid_t f = mem_fold_copy("noanalysis.h5", copy, len);
-    assert_true(H5Ldelete(f, "region/0/group/0/analysis", H5P_DEFAULT) >= 0);
+    char path[TF_FOLD_H5_PATH * 2];
+    assert_true(H5Ldelete(f, group_dataset(path, TF_FOLD_H5_ANALYSIS, NULL), H5P_DEFAULT) >= 0);
     H5Fclose(f);
 }
 
@@ -221,6 +242,34 @@ static void test_from_trace_without_analysis(void **state)
     assert_true(p->nroutines >= 2);
     assert_true(p->nphases >= 2);
     assert_true(p->nobjects > 0);
+    assert_same_pages(&r, &s);
+    tf_report_free(&r);
+    tf_report_free(&s);
+}
+
+/* The same for a fold of a Paraver trace (Extrae's 444.namd): the trace
+ * it names is converted again and analysed, as `tracefold fold` did (it
+ * was reported as not an HDF5 file, the pages without code lines). */
+static void test_paraver_source_without_analysis(void **state)
+{
+    (void)state;
+    const char *tf = getenv("TRACEFOLD"), *top = getenv("top_srcdir");
+    if (!tf || !top)
+        skip();
+    assert_int_equal(sh("'%s' fold -q '%s/tests/data/extrae/444.namd.prv.gz' -o '%s/namd.fold'",
+                        tf, top, tmpdir), 0);
+    char path[512], stored[512], name[TF_FOLD_H5_PATH * 2];
+    hid_t f = fold_copy("namd", "namd-noanalysis.h5", path, sizeof path);
+    assert_true(H5Ldelete(f, group_dataset(name, TF_FOLD_H5_ANALYSIS, NULL), H5P_DEFAULT) >= 0);
+    H5Fclose(f);
+    fold_path(stored, sizeof stored, "namd");
+    tf_report r, s;
+    tf_error err = {0};
+    if (tf_report_load(path, &r, &err) < 0 || tf_report_load(stored, &s, &err) < 0)
+        fail_msg("%s", err.msg);
+    if (r.pages[0].code_missing)
+        fail_msg("no code lines: %s", r.pages[0].code_missing);
+    assert_true(r.pages[0].ncode > 0);
     assert_same_pages(&r, &s);
     tf_report_free(&r);
     tf_report_free(&s);
@@ -260,7 +309,9 @@ static void test_bandwidth_without_rates(void **state)
         skip();
     char copy[512];
     hid_t f = mem_fold_copy("norates.h5", copy, sizeof copy);
-    hid_t d = H5Dopen2(f, "region/0/group/0/rate", H5P_DEFAULT);
+    char path[TF_FOLD_H5_PATH * 2];
+    hid_t d = H5Dopen2(f, group_dataset(path, NULL, tf_fold_h5_curve_names[TF_FOLD_H5_RATE]),
+                       H5P_DEFAULT);
     assert_true(d >= 0);
     hid_t space = H5Dget_space(d);
     hssize_t n = H5Sget_simple_extent_npoints(space);
@@ -366,11 +417,14 @@ static void test_malformed_analysis_refused(void **state)
     char copy[512];
     /* points/routine replaced by a column of the wrong length. */
     hid_t f = mem_fold_copy("badanalysis.h5", copy, sizeof copy);
-    assert_true(H5Ldelete(f, "region/0/group/0/analysis/points/routine", H5P_DEFAULT) >= 0);
+    char routine[TF_FOLD_H5_PATH * 2], object_path[TF_FOLD_H5_PATH * 2];
+    group_dataset(routine, TF_FOLD_H5_ANALYSIS, TF_FOLD_H5_POINTS "/routine");
+    group_dataset(object_path, TF_FOLD_H5_ANALYSIS, TF_FOLD_H5_POINTS "/object");
+    assert_true(H5Ldelete(f, routine, H5P_DEFAULT) >= 0);
     hsize_t dims[1] = {3};
     long long rows[3] = {0, 0, 0};
     hid_t space = H5Screate_simple(1, dims, NULL);
-    hid_t d = H5Dcreate2(f, "region/0/group/0/analysis/points/routine", H5T_STD_I64LE, space,
+    hid_t d = H5Dcreate2(f, routine, H5T_STD_I64LE, space,
                          H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     assert_true(d >= 0);
     assert_true(H5Dwrite(d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
@@ -388,7 +442,7 @@ static void test_malformed_analysis_refused(void **state)
     /* The last point's object out of the table: found as the columns are
      * read a slab at a time, naming the row. */
     f = mem_fold_copy("badobject.h5", copy, sizeof copy);
-    d = H5Dopen2(f, "region/0/group/0/analysis/points/object", H5P_DEFAULT);
+    d = H5Dopen2(f, object_path, H5P_DEFAULT);
     assert_true(d >= 0);
     space = H5Dget_space(d);
     hsize_t n;
@@ -439,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_result_in_memory),
         cmocka_unit_test(test_no_memory_samples),
         cmocka_unit_test(test_from_trace_without_analysis),
+        cmocka_unit_test(test_paraver_source_without_analysis),
         cmocka_unit_test(test_trace_moved_away),
         cmocka_unit_test(test_bandwidth_without_rates),
         cmocka_unit_test(test_processes_by_offset),
