@@ -37,8 +37,10 @@ int tf_fit_counter(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
  * put, with out's rows; then each pass adds instances [a, b) in order, x
  * and y holding their points (from instance a's first), until
  * tf_fit_next_pass says no pass more is needed (0; 1: another pass, with
- * the same runs).  Adding to a fit that needs no pass more does nothing.
- * The result is tf_fit_counter's, bit for bit. */
+ * the same runs), after at most TF_FIT_PASSES passes.  Adding to a fit
+ * that needs no pass more does nothing.  The result is tf_fit_counter's,
+ * bit for bit. */
+#define TF_FIT_PASSES 3
 typedef struct tf_fit_stream tf_fit_stream;
 int  tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
                   const tf_fit_options *o, tf_fit_output *out, tf_fit_stream **st,

@@ -15,8 +15,8 @@
  * order all ranks follow, sender then owner, so that these blocking
  * transfers never wait on one another in a ring), then starts at once
  * the sends of all its runs of points (at most RUN_POINTS each, whole
- * instances) for each of the owners' counters, twice (the fit's two
- * passes), and the owners take them up in the cloud's order as they fit.
+ * instances) for each of the owners' counters, TF_FIT_PASSES times (the
+ * fit's passes), and the owners take them up in the cloud's order as they fit.
  * The owners then send the leader their results.  A
  * failure of an owner's own (memory) lets it go on with the transfers, so
  * that no rank is left waiting, and comes back as its result. */
@@ -275,7 +275,7 @@ static int start_sends(const tf_fold_team *t, const struct layout *l, const stru
     size_t room = 0;
     if (l->offset[l->me + 1] > l->offset[l->me])
         for (size_t i = s->lo; i < s->hi; i = run_end(s->first, i, s->hi))
-            room += 2 * (size_t)owners * kmost;
+            room += TF_FIT_PASSES * (size_t)owners * kmost;
     sd->n = 0;
     if (!(sd->started = malloc((room + 1) * sizeof *sd->started)))
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for a fit's transfers");
@@ -283,7 +283,7 @@ static int start_sends(const tf_fold_team *t, const struct layout *l, const stru
         return 0;
     size_t base = s->first[s->lo];
     for (uint32_t q = 0; q < kmost; q++)
-        for (int pass = 0; pass < 2; pass++)
+        for (int pass = 0; pass < TF_FIT_PASSES; pass++)
             for (size_t i = s->lo, j; i < s->hi; i = j) {
                 j = run_end(s->first, i, s->hi);
                 size_t at = s->first[i] - base, n = s->first[j] - s->first[i];
@@ -333,8 +333,8 @@ static int owner_pass(const tf_fold_team *t, const struct layout *l, const struc
 
 /* A rank's whole side of a fit's points: the validity, then its sends,
  * all started, then, as an owner, its counters one after another, each
- * in two passes (the runs are sent twice whatever the owners need: a fit
- * that needs one pass ignores the second).  ow: this rank's fits, NULL
+ * in TF_FIT_PASSES passes (the runs are sent that many times whatever
+ * the owners need: a fit that needs fewer ignores the others).  ow: this rank's fits, NULL
  * when it owns none; first: the cloud's starts (an owner's; a sender-only
  * rank's NULL).  Without room for the runs an owner cannot go on with the
  * others: that is an error of the team (the ranks abort). */
@@ -349,7 +349,7 @@ static int exchange(const tf_fold_team *t, const struct layout *l, const struct 
         rc = start_sends(t, l, s, &sd, err);
     for (uint32_t q = 0; ow && q < ow->k && rc == 0; q++) {
         owner_begin(ow, q);
-        for (int pass = 0; pass < 2 && rc == 0; pass++) {
+        for (int pass = 0; pass < TF_FIT_PASSES && rc == 0; pass++) {
             rc = owner_pass(t, l, s, first, ow, q, err);
             owner_pass_done(ow);
         }

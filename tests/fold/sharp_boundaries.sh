@@ -25,8 +25,11 @@ for seed in 1 2 3 4; do
 done
 
 # Poisson sampling at the same rate, the harder case (a phase often holds
-# one or two samples): the same targets, on seeds 1-10.
-for seed in 1 2 3 4 5 6 7 8 9 10; do
+# one or two samples): the same targets, on seeds 1-10, and on 18, 20 and
+# 25, whose dTLB curves missed the curve's bar (0.2510, 0.27 and 0.33 %)
+# when the instances left untrusted were filled with the first pass's
+# shape (docs/algorithms.md, "The fit").
+for seed in 1 2 3 4 5 6 7 8 9 10 18 20 25; do
     fold_case "poisson$seed" --scenario sharp --outliers 0.06 --seed "$seed" --poisson \
         --no-memory || continue
     expect "poisson$seed" curve_max_err le 0.0025
