@@ -376,6 +376,7 @@ struct tf_fit_stream {
     bool widen;                    /* the final band is widened to it */
     unsigned char *trusted, *mask;
     size_t *count;
+    double *grid_x;                /* the grid points (tf_grid_points) */
 };
 
 static void stream_free(tf_fit_stream *st)
@@ -395,6 +396,7 @@ static void stream_free(tf_fit_stream *st)
     free(st->shape);
     free(st->trusted);
     free(st->count);
+    free(st->grid_x);
     free(st);
 }
 
@@ -434,8 +436,9 @@ int tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     st->shape = malloc((3 * g + 3 * (nb + 1)) * sizeof *st->shape);
     st->trusted = malloc(2 * g);
     st->count = malloc(g * sizeof *st->count);
+    st->grid_x = malloc(g * sizeof *st->grid_x);
     bool ok = st->rep && st->unit && st->unit_key && st->bins && st->values && st->shape &&
-              st->trusted && st->count && sums_alloc(&st->all, g) == 0;
+              st->trusted && st->count && st->grid_x && sums_alloc(&st->all, g) == 0;
     for (uint32_t b = 0; ok && b < nrep; b++)
         ok = sums_alloc(&st->rep[b], g) == 0;
     for (size_t u = 0; ok && nrep > 0 && u < st->nunits; u++)
@@ -458,6 +461,7 @@ int tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     st->segment_n = st->segment_sum + nb + 1;
     memset(st->segment_sum, 0, 2 * (nb + 1) * sizeof *st->segment_sum);
     st->mask = st->trusted + g;
+    tf_grid_points(g, st->grid_x);
     *stream = st;
     return 0;
 }
@@ -517,7 +521,7 @@ int tf_fit_add(tf_fit_stream *st, size_t a, size_t b, const float *x, const floa
                                     first_pass ? NULL : st->segment_slope, &st->scratch,
                                     &st->pl) < 0)
             return tf_fail(err, TF_ERR_NOMEM, "out of memory rebuilding instance curves");
-        tf_polyline_on_grid(&st->pl, g, st->values, st->slopes, st->trusted);
+        tf_polyline_on_grid(&st->pl, g, st->grid_x, st->values, st->slopes, st->trusted);
         if (!first_pass)
             impute_untrusted(&st->pl, g, st->shape, st->shape_slope, st->model,
                              st->model_slope, st->values, st->slopes,
