@@ -169,27 +169,21 @@ static void sums_add(struct sums *s, struct sums *u, size_t g, const double *v,
     }
 }
 
-/* s += w · u (a bootstrap unit's sums into a replicate).  Replicates ×
- * units × 5 grid arrays: a billion multiply-adds for 8 counters whatever
- * the number of samples, so written for GCC's -O2 to vectorise: restrict
- * pointers and two elements a step (its "very cheap" cost model leaves
- * scalar a loop that needs an alias check or an epilogue; scalar, the
- * loop's speed also hung on where it fell in the binary).  Each element
- * is computed as before, so the bands are bit for bit the same. */
-static void sums_merge(struct sums *s, double w, const struct sums *u, size_t g)
+/* acc[j] += w · src[j], j < n: a bootstrap unit's row into a replicate's.
+ * Replicates × units × 5 grid rows: a billion multiply-adds for 8
+ * counters whatever the number of samples, so written for GCC's -O2 to
+ * vectorise: restrict pointers and two elements a step (its "very cheap"
+ * cost model leaves scalar a loop that needs an alias check or an
+ * epilogue). */
+static void row_merge(double *restrict acc, double w, const double *restrict src, size_t n)
 {
-    double *restrict dst = s->tv;           /* the five arrays are one block */
-    const double *restrict src = u->tv;
-    size_t n = 5 * g, j = 0;
+    size_t j = 0;
     for (; j + 2 <= n; j += 2) {
-        dst[j] += w * src[j];
-        dst[j + 1] += w * src[j + 1];
+        acc[j] += w * src[j];
+        acc[j + 1] += w * src[j + 1];
     }
     for (; j < n; j++)
-        dst[j] += w * src[j];
-    s->w += w * u->w;
-    s->t += w * u->t;
-    s->d += w * u->d;
+        acc[j] += w * src[j];
 }
 
 /* Trusted means where coverage allows, means of all elsewhere (mask = 1). */
@@ -299,25 +293,98 @@ static void fill_nan(double *v, size_t n)
         v[j] = NAN;
 }
 
-/* Bands from the replicates: estimate + quantile(replicate) - center. */
-static int bands(const struct sums *rep, uint32_t nrep, size_t g, const tf_fit_options *o,
-                 const double *center_curve, const double *center_slope, tf_fit_output *out)
+/* Grid points of a replicate's rows summed at a time: the units' rows of
+ * one tile (5 x TILE x units doubles, 320 KB for 128 units) stay in the
+ * L2 cache while every replicate is summed from them, and the replicate's
+ * own rows (5 x TILE) in L1. */
+#define TILE 64
+
+/* The bootstrap replicates' curves and slopes (cb, rb: rows of g, the
+ * *kept ones whose weights are positive).  Replicate b is the sum of the
+ * units u weighed by their Poisson counts w(b, u) > 0, in the order of u,
+ * each element as dst += w · src from 0: the same sums whatever the
+ * order of the loops around them, summed a tile of grid points at a time
+ * and turned into curves at once, so that no replicate's full sums are
+ * ever stored. */
+static int replicate_rows(const struct sums *unit, const uint32_t *unit_key, size_t nu,
+                          size_t g, const tf_fit_options *o, double *cb, double *rb,
+                          uint32_t *kept)
 {
+    uint32_t nrep = o->bootstrap;
+    uint32_t *ui = malloc(((size_t)nrep * nu + 1) * sizeof *ui), *nw = NULL;
+    double *uw = malloc(((size_t)nrep * nu + 1) * sizeof *uw);
+    struct sums *rep = calloc(nrep + 1, sizeof *rep);
+    double *acc = malloc(5 * TILE * sizeof *acc);
+    if (ui && uw && rep && acc)
+        nw = calloc(nrep + 1, sizeof *nw);
+    if (!nw) {
+        free(ui);
+        free(uw);
+        free(rep);
+        free(acc);
+        return -1;
+    }
+    /* Each replicate's units and weights, and its weight, total and
+     * duration. */
+    *kept = 0;
+    for (uint32_t b = 0; b < nrep; b++) {
+        uint32_t *bu = ui + (size_t)b * nu;
+        double *bw = uw + (size_t)b * nu;
+        for (size_t u = 0; u < nu; u++) {
+            unsigned w = unit[u].w > 0 ? poisson1(o->seed, b, unit_key[u]) : 0;
+            if (!w)
+                continue;
+            bu[nw[b]] = (uint32_t)u;
+            bw[nw[b]++] = w;
+            rep[b].w += w * unit[u].w;
+            rep[b].t += w * unit[u].t;
+            rep[b].d += w * unit[u].d;
+        }
+    }
+    for (size_t j0 = 0; j0 < g; j0 += TILE) {
+        size_t n = g - j0 < TILE ? g - j0 : TILE;
+        uint32_t k = 0;
+        for (uint32_t b = 0; b < nrep; b++) {
+            if (rep[b].w <= 0 || rep[b].d <= 0)
+                continue;
+            memset(acc, 0, 5 * TILE * sizeof *acc);
+            for (uint32_t q = 0; q < nw[b]; q++) {
+                const double *src = unit[ui[(size_t)b * nu + q]].tv + j0;
+                double w = uw[(size_t)b * nu + q];
+                for (size_t row = 0; row < 5; row++)
+                    row_merge(acc + row * TILE, w, src + row * g, n);
+            }
+            struct sums tile = { .tv = acc, .ts = acc + TILE, .tw = acc + 2 * TILE,
+                                 .av = acc + 3 * TILE, .as = acc + 4 * TILE, .w = rep[b].w,
+                                 .t = rep[b].t, .d = rep[b].d };
+            double *c = cb + (size_t)k * g + j0, *r = rb + (size_t)k * g + j0;
+            sums_estimate(&tile, n, c, r, NULL);
+            double scale = rep[b].t / (rep[b].d * 1e-9);
+            for (size_t j = 0; j < n; j++)
+                r[j] *= scale;
+            k++;
+        }
+        *kept = k;
+    }
+    free(ui);
+    free(uw);
+    free(nw);
+    free(rep);
+    free(acc);
+    return 0;
+}
+
+/* Bands from the replicates of the units (unit_key: their keys, nu of
+ * them): estimate + quantile(replicate) - center. */
+static int bands(const struct sums *unit, const uint32_t *unit_key, size_t nu, size_t g,
+                 const tf_fit_options *o, const double *center_curve,
+                 const double *center_slope, tf_fit_output *out)
+{
+    uint32_t nrep = o->bootstrap, kept = 0;
     double *cb = malloc(((size_t)nrep * g + 1) * sizeof *cb);
     double *rb = malloc(((size_t)nrep * g + 1) * sizeof *rb);
     double *work = malloc((nrep + 1) * sizeof *work);
-    int rc = cb && rb && work ? 0 : -1;
-    uint32_t kept = 0;
-    for (uint32_t b = 0; rc == 0 && b < nrep; b++) {
-        if (rep[b].w <= 0 || rep[b].d <= 0)
-            continue;
-        double *c = cb + (size_t)kept * g, *r = rb + (size_t)kept * g;
-        sums_estimate(&rep[b], g, c, r, NULL);
-        double scale = rep[b].t / (rep[b].d * 1e-9);
-        for (size_t j = 0; j < g; j++)
-            r[j] *= scale;
-        kept++;
-    }
+    int rc = cb && rb && work ? replicate_rows(unit, unit_key, nu, g, o, cb, rb, &kept) : -1;
     double lo_q = (1 - o->confidence) / 2, hi_q = 1 - lo_q;
     for (size_t j = 0; rc == 0 && kept > 1 && j < g; j++) {
         for (uint32_t b = 0; b < kept; b++)
@@ -410,7 +477,7 @@ struct tf_fit_stream {
     tf_fit_output *out;
     int pass;                 /* 1, 2, or 0 once done */
     size_t k;                 /* valid instances met in this pass */
-    struct sums all, *rep, *unit;
+    struct sums all, *unit;
     uint32_t *unit_key;
     struct tf_stats *bins;
     tf_polyline scratch, pl;
@@ -430,9 +497,6 @@ static void stream_free(tf_fit_stream *st)
     tf_polyline_free(&st->scratch);
     tf_polyline_free(&st->pl);
     free(st->all.tv);
-    for (uint32_t b = 0; st->rep && b < st->o.bootstrap; b++)
-        free(st->rep[b].tv);
-    free(st->rep);
     for (size_t u = 0; st->unit && u < st->nunits; u++)
         free(st->unit[u].tv);
     free(st->unit);
@@ -474,7 +538,6 @@ int tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     }
     uint32_t nrep = o->bootstrap;
     st->nunits = out->instances <= MAX_UNITS ? out->instances : MAX_UNITS;
-    st->rep = calloc(nrep + 1, sizeof *st->rep);
     st->unit = calloc(st->nunits + 1, sizeof *st->unit);
     st->unit_key = malloc((st->nunits + 1) * sizeof *st->unit_key);
     st->bins = calloc(st->nbins + 1, sizeof *st->bins);
@@ -483,10 +546,8 @@ int tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     st->trusted = malloc(2 * g);
     st->count = malloc(g * sizeof *st->count);
     st->grid_x = malloc(g * sizeof *st->grid_x);
-    bool ok = st->rep && st->unit && st->unit_key && st->bins && st->values && st->shape &&
+    bool ok = st->unit && st->unit_key && st->bins && st->values && st->shape &&
               st->trusted && st->count && st->grid_x && sums_alloc(&st->all, g) == 0;
-    for (uint32_t b = 0; ok && b < nrep; b++)
-        ok = sums_alloc(&st->rep[b], g) == 0;
     for (size_t u = 0; ok && nrep > 0 && u < st->nunits; u++)
         ok = sums_alloc(&st->unit[u], g) == 0;
     if (!ok) {
@@ -660,24 +721,12 @@ static void segment_slopes(tf_fit_stream *st)
     }
 }
 
-/* The bootstrap replicates from the units of the pass. */
-static void replicates(tf_fit_stream *st)
-{
-    for (uint32_t b = 0; b < st->o.bootstrap; b++)
-        for (size_t u = 0; u < st->nunits; u++) {
-            unsigned w = st->unit[u].w > 0 ? poisson1(st->o.seed, b, st->unit_key[u]) : 0;
-            if (w)
-                sums_merge(&st->rep[b], w, &st->unit[u], st->g);
-        }
-}
-
 /* The bands and rates once the last pass is in. */
 static int finish(tf_fit_stream *st, tf_error *err)
 {
     size_t g = st->g;
     uint32_t nrep = st->o.bootstrap;
     tf_fit_output *out = st->out;
-    replicates(st);
     double n = st->all.w;
     out->mean_total = st->all.t / n;
     out->mean_duration_ns = st->all.d / n;
@@ -686,8 +735,8 @@ static int finish(tf_fit_stream *st, tf_error *err)
         out->rate[j] = (st->slopes[j] > 0 ? st->slopes[j] : 0) * scale;
         st->center_slope[j] *= scale;
     }
-    if (nrep > 1 &&
-        bands(st->rep, nrep, g, &st->o, st->center_curve, st->center_slope, out) < 0)
+    if (nrep > 1 && bands(st->unit, st->unit_key, st->nunits, g, &st->o, st->center_curve,
+                          st->center_slope, out) < 0)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the bootstrap bands");
     for (size_t j = 0; st->widen && nrep > 1 && j < g; j++) {
         out->curve_lo[j] = fmax(fmin(out->curve_lo[j], out->curve[j] + st->first_lo[j]), 0);
@@ -723,16 +772,13 @@ int tf_fit_next_pass(tf_fit_stream *st, tf_error *err)
      * final curve band is widened to it. */
     if (st->o.bootstrap > 1) {
         fill_nan(st->out->rate, g);   /* rates come with the last pass */
-        replicates(st);
-        if (bands(st->rep, st->o.bootstrap, g, &st->o, st->center_curve, st->center_slope,
-                  st->out) < 0)
+        if (bands(st->unit, st->unit_key, st->nunits, g, &st->o, st->center_curve,
+                  st->center_slope, st->out) < 0)
             return tf_fail(err, TF_ERR_NOMEM, "out of memory for the bootstrap bands");
         for (size_t j = 0; j < g; j++) {
             st->first_lo[j] = st->out->curve_lo[j] - st->out->curve[j];
             st->first_hi[j] = st->out->curve_hi[j] - st->out->curve[j];
         }
-        for (uint32_t b = 0; b < st->o.bootstrap; b++)
-            sums_clear(&st->rep[b], g);
         st->widen = true;
     }
     /* Second pass: changes rebuilt with the segments' mean slopes where an
