@@ -169,21 +169,43 @@ static void sums_add(struct sums *s, struct sums *u, size_t g, const double *v,
     }
 }
 
-/* acc[j] += w · src[j], j < n: a bootstrap unit's row into a replicate's.
- * Replicates × units × 5 grid rows: a billion multiply-adds for 8
- * counters whatever the number of samples, so written for GCC's -O2 to
- * vectorise: restrict pointers and two elements a step (its "very cheap"
- * cost model leaves scalar a loop that needs an alias check or an
- * epilogue). */
-static void row_merge(double *restrict acc, double w, const double *restrict src, size_t n)
+/* acc[j] = sum over q < nq of w[q] · src[q][off + j], j < n: a tile of a
+ * bootstrap replicate's row from its units' rows.  Replicates × units × 5
+ * grid rows: a billion multiply-adds for 8 counters whatever the number
+ * of samples, so eight grid points a step are summed over all the units
+ * in registers (two doubles in each, GCC's vector extension) and stored
+ * once.  Each element is summed from 0 in the order of q, a product then
+ * a sum (no fused multiply-add at the default flags), as dst += w · src
+ * over the units one by one would. */
+static void row_combine(double *restrict acc, size_t n, const double *const *src, size_t off,
+                        const double *w, uint32_t nq)
 {
     size_t j = 0;
-    for (; j + 2 <= n; j += 2) {
-        acc[j] += w * src[j];
-        acc[j + 1] += w * src[j + 1];
+    for (; j + 8 <= n; j += 8) {
+        tf_fit_pair a0 = { 0, 0 }, a1 = a0, a2 = a0, a3 = a0;
+        for (uint32_t q = 0; q < nq; q++) {
+            const double *p = src[q] + off + j;
+            tf_fit_pair wq = { w[q], w[q] }, x0, x1, x2, x3;
+            memcpy(&x0, p, sizeof x0);
+            memcpy(&x1, p + 2, sizeof x1);
+            memcpy(&x2, p + 4, sizeof x2);
+            memcpy(&x3, p + 6, sizeof x3);
+            a0 += wq * x0;
+            a1 += wq * x1;
+            a2 += wq * x2;
+            a3 += wq * x3;
+        }
+        memcpy(acc + j, &a0, sizeof a0);
+        memcpy(acc + j + 2, &a1, sizeof a1);
+        memcpy(acc + j + 4, &a2, sizeof a2);
+        memcpy(acc + j + 6, &a3, sizeof a3);
     }
-    for (; j < n; j++)
-        acc[j] += w * src[j];
+    for (; j < n; j++) {
+        double a = 0;
+        for (uint32_t q = 0; q < nq; q++)
+            a += w[q] * src[q][off + j];
+        acc[j] = a;
+    }
 }
 
 /* Trusted means where coverage allows, means of all elsewhere (mask = 1). */
@@ -295,15 +317,14 @@ static void fill_nan(double *v, size_t n)
 
 /* Grid points of a replicate's rows summed at a time: the units' rows of
  * one tile (5 x TILE x units doubles, 320 KB for 128 units) stay in the
- * L2 cache while every replicate is summed from them, and the replicate's
- * own rows (5 x TILE) in L1. */
+ * L2 cache while every replicate is summed from them. */
 #define TILE 64
 
 /* The bootstrap replicates' curves and slopes (cb, rb: rows of g, the
  * *kept ones whose weights are positive).  Replicate b is the sum of the
- * units u weighed by their Poisson counts w(b, u) > 0, in the order of u,
- * each element as dst += w · src from 0: the same sums whatever the
- * order of the loops around them, summed a tile of grid points at a time
+ * units u weighed by their Poisson counts w(b, u) > 0, in the order of u
+ * (row_combine): the same sums whatever the order of the loops around
+ * them, summed a tile of grid points at a time
  * and turned into curves at once, so that no replicate's full sums are
  * ever stored. */
 static int replicate_rows(const struct sums *unit, const uint32_t *unit_key, size_t nu,
@@ -311,7 +332,8 @@ static int replicate_rows(const struct sums *unit, const uint32_t *unit_key, siz
                           uint32_t *kept)
 {
     uint32_t nrep = o->bootstrap;
-    uint32_t *ui = malloc(((size_t)nrep * nu + 1) * sizeof *ui), *nw = NULL;
+    const double **ui = malloc(((size_t)nrep * nu + 1) * sizeof *ui);
+    uint32_t *nw = NULL;
     double *uw = malloc(((size_t)nrep * nu + 1) * sizeof *uw);
     struct sums *rep = calloc(nrep + 1, sizeof *rep);
     double *acc = malloc(5 * TILE * sizeof *acc);
@@ -328,13 +350,13 @@ static int replicate_rows(const struct sums *unit, const uint32_t *unit_key, siz
      * duration. */
     *kept = 0;
     for (uint32_t b = 0; b < nrep; b++) {
-        uint32_t *bu = ui + (size_t)b * nu;
+        const double **bu = ui + (size_t)b * nu;
         double *bw = uw + (size_t)b * nu;
         for (size_t u = 0; u < nu; u++) {
             unsigned w = unit[u].w > 0 ? poisson1(o->seed, b, unit_key[u]) : 0;
             if (!w)
                 continue;
-            bu[nw[b]] = (uint32_t)u;
+            bu[nw[b]] = unit[u].tv;
             bw[nw[b]++] = w;
             rep[b].w += w * unit[u].w;
             rep[b].t += w * unit[u].t;
@@ -347,13 +369,9 @@ static int replicate_rows(const struct sums *unit, const uint32_t *unit_key, siz
         for (uint32_t b = 0; b < nrep; b++) {
             if (rep[b].w <= 0 || rep[b].d <= 0)
                 continue;
-            memset(acc, 0, 5 * TILE * sizeof *acc);
-            for (uint32_t q = 0; q < nw[b]; q++) {
-                const double *src = unit[ui[(size_t)b * nu + q]].tv + j0;
-                double w = uw[(size_t)b * nu + q];
-                for (size_t row = 0; row < 5; row++)
-                    row_merge(acc + row * TILE, w, src + row * g, n);
-            }
+            for (size_t row = 0; row < 5; row++)
+                row_combine(acc + row * TILE, n, ui + (size_t)b * nu, row * g + j0,
+                            uw + (size_t)b * nu, nw[b]);
             struct sums tile = { .tv = acc, .ts = acc + TILE, .tw = acc + 2 * TILE,
                                  .av = acc + 3 * TILE, .as = acc + 4 * TILE, .w = rep[b].w,
                                  .t = rep[b].t, .d = rep[b].d };
