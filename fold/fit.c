@@ -87,6 +87,9 @@ static unsigned poisson1(uint64_t seed, uint32_t replicate, uint32_t row)
     return k;
 }
 
+/* Two doubles in one SSE2 register: GCC's and Clang's vector extension. */
+typedef double tf_fit_pair __attribute__((vector_size(16)));
+
 /* Weighted sums over instances at each grid point: trusted values, slopes
  * and weights; all values and slopes; weight, total and duration. */
 struct sums {
@@ -107,43 +110,102 @@ static int sums_alloc(struct sums *s, size_t g)
     return 0;
 }
 
-static void sums_add(struct sums *s, double w, size_t g, const double *v, const double *sl,
-                     const unsigned char *tr, double total, double duration)
+/* p[0..1] += r */
+static inline void pair_add(double *p, tf_fit_pair r)
 {
-    for (size_t j = 0; j < g; j++) {
-        double wt = tr[j] ? w : 0;   /* a select, not a branch (GCC -O2 keeps it scalar) */
-        s->av[j] += w * v[j];
-        s->as[j] += w * sl[j];
-        s->tv[j] += wt * v[j];
-        s->ts[j] += wt * sl[j];
-        s->tw[j] += wt;
-    }
-    s->w += w;
-    s->t += w * total;
-    s->d += w * duration;
+    tf_fit_pair a;
+    memcpy(&a, p, sizeof a);
+    a += r;
+    memcpy(p, &a, sizeof a);
 }
 
-/* s += w · u (a bootstrap unit's sums into a replicate).  Replicates ×
- * units × 5 grid arrays: a billion multiply-adds for 8 counters whatever
- * the number of samples, so written for GCC's -O2 to vectorise: restrict
- * pointers and two elements a step (its "very cheap" cost model leaves
- * scalar a loop that needs an alias check or an epilogue; scalar, the
- * loop's speed also hung on where it fell in the binary).  Each element
- * is computed as before, so the bands are bit for bit the same. */
-static void sums_merge(struct sums *s, double w, const struct sums *u, size_t g)
+/* Two grid points (j, j + 1) of a sums' rows += an instance's (x, y:
+ * value and slope; tx, ty, t: those of a trusted point and its weight,
+ * else 0). */
+static inline void sums_add_pair(struct sums *s, size_t j, tf_fit_pair x, tf_fit_pair y,
+                          tf_fit_pair tx, tf_fit_pair ty, tf_fit_pair t)
 {
-    double *restrict dst = s->tv;           /* the five arrays are one block */
-    const double *restrict src = u->tv;
-    size_t n = 5 * g, j = 0;
-    for (; j + 2 <= n; j += 2) {
-        dst[j] += w * src[j];
-        dst[j + 1] += w * src[j + 1];
+    pair_add(s->av + j, x);
+    pair_add(s->as + j, y);
+    pair_add(s->tv + j, tx);
+    pair_add(s->ts + j, ty);
+    pair_add(s->tw + j, t);
+}
+
+/* An instance (weight 1) into the sums s and, unless NULL, u (its
+ * bootstrap unit's).  This runs instances x G x counters x passes times:
+ * one pass over the instance's rows serves both sums, two grid points a
+ * step in the vector type (GCC's -O2 leaves the loop with its select
+ * scalar), each element computed as the scalar code would (the same
+ * products and sums, no fused multiply-add), so the sums are bit for bit
+ * the same. */
+static void sums_add(struct sums *s, struct sums *u, size_t g, const double *v,
+                     const double *sl, const unsigned char *tr, double total, double duration)
+{
+    size_t j = 0;
+    for (; j + 2 <= g; j += 2) {
+        tf_fit_pair x, y, t = { tr[j] ? 1.0 : 0, tr[j + 1] ? 1.0 : 0 };
+        memcpy(&x, v + j, sizeof x);
+        memcpy(&y, sl + j, sizeof y);
+        tf_fit_pair tx = t * x, ty = t * y;
+        sums_add_pair(s, j, x, y, tx, ty, t);
+        if (u)
+            sums_add_pair(u, j, x, y, tx, ty, t);
     }
-    for (; j < n; j++)
-        dst[j] += w * src[j];
-    s->w += w * u->w;
-    s->t += w * u->t;
-    s->d += w * u->d;
+    struct sums *both[] = { s, u };
+    for (size_t k = 0; k < 2 && both[k]; k++) {
+        struct sums *d = both[k];
+        if (j < g) {   /* an odd G's last point */
+            double t = tr[j] ? 1.0 : 0;
+            d->av[j] += v[j];
+            d->as[j] += sl[j];
+            d->tv[j] += t * v[j];
+            d->ts[j] += t * sl[j];
+            d->tw[j] += t;
+        }
+        d->w += 1;
+        d->t += total;
+        d->d += duration;
+    }
+}
+
+/* acc[j] = sum over q < nq of w[q] · src[q][off + j], j < n: a tile of a
+ * bootstrap replicate's row from its units' rows.  Replicates × units × 5
+ * grid rows: a billion multiply-adds for 8 counters whatever the number
+ * of samples, so eight grid points a step are summed over all the units
+ * in registers (two doubles in each, GCC's vector extension) and stored
+ * once.  Each element is summed from 0 in the order of q, a product then
+ * a sum (no fused multiply-add at the default flags), as dst += w · src
+ * over the units one by one would. */
+static void row_combine(double *restrict acc, size_t n, const double *const *src, size_t off,
+                        const double *w, uint32_t nq)
+{
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        tf_fit_pair a0 = { 0, 0 }, a1 = a0, a2 = a0, a3 = a0;
+        for (uint32_t q = 0; q < nq; q++) {
+            const double *p = src[q] + off + j;
+            tf_fit_pair wq = { w[q], w[q] }, x0, x1, x2, x3;
+            memcpy(&x0, p, sizeof x0);
+            memcpy(&x1, p + 2, sizeof x1);
+            memcpy(&x2, p + 4, sizeof x2);
+            memcpy(&x3, p + 6, sizeof x3);
+            a0 += wq * x0;
+            a1 += wq * x1;
+            a2 += wq * x2;
+            a3 += wq * x3;
+        }
+        memcpy(acc + j, &a0, sizeof a0);
+        memcpy(acc + j + 2, &a1, sizeof a1);
+        memcpy(acc + j + 4, &a2, sizeof a2);
+        memcpy(acc + j + 6, &a3, sizeof a3);
+    }
+    for (; j < n; j++) {
+        double a = 0;
+        for (uint32_t q = 0; q < nq; q++)
+            a += w[q] * src[q][off + j];
+        acc[j] = a;
+    }
 }
 
 /* Trusted means where coverage allows, means of all elsewhere (mask = 1). */
@@ -253,25 +315,94 @@ static void fill_nan(double *v, size_t n)
         v[j] = NAN;
 }
 
-/* Bands from the replicates: estimate + quantile(replicate) - center. */
-static int bands(const struct sums *rep, uint32_t nrep, size_t g, const tf_fit_options *o,
-                 const double *center_curve, const double *center_slope, tf_fit_output *out)
+/* Grid points of a replicate's rows summed at a time: the units' rows of
+ * one tile (5 x TILE x units doubles, 320 KB for 128 units) stay in the
+ * L2 cache while every replicate is summed from them. */
+#define TILE 64
+
+/* The bootstrap replicates' curves and slopes (cb, rb: rows of g, the
+ * *kept ones whose weights are positive).  Replicate b is the sum of the
+ * units u weighed by their Poisson counts w(b, u) > 0, in the order of u
+ * (row_combine): the same sums whatever the order of the loops around
+ * them, summed a tile of grid points at a time
+ * and turned into curves at once, so that no replicate's full sums are
+ * ever stored. */
+static int replicate_rows(const struct sums *unit, const uint32_t *unit_key, size_t nu,
+                          size_t g, const tf_fit_options *o, double *cb, double *rb,
+                          uint32_t *kept)
 {
+    uint32_t nrep = o->bootstrap;
+    const double **ui = malloc(((size_t)nrep * nu + 1) * sizeof *ui);
+    uint32_t *nw = NULL;
+    double *uw = malloc(((size_t)nrep * nu + 1) * sizeof *uw);
+    struct sums *rep = calloc(nrep + 1, sizeof *rep);
+    double *acc = malloc(5 * TILE * sizeof *acc);
+    if (ui && uw && rep && acc)
+        nw = calloc(nrep + 1, sizeof *nw);
+    if (!nw) {
+        free(ui);
+        free(uw);
+        free(rep);
+        free(acc);
+        return -1;
+    }
+    /* Each replicate's units and weights, and its weight, total and
+     * duration. */
+    *kept = 0;
+    for (uint32_t b = 0; b < nrep; b++) {
+        const double **bu = ui + (size_t)b * nu;
+        double *bw = uw + (size_t)b * nu;
+        for (size_t u = 0; u < nu; u++) {
+            unsigned w = unit[u].w > 0 ? poisson1(o->seed, b, unit_key[u]) : 0;
+            if (!w)
+                continue;
+            bu[nw[b]] = unit[u].tv;
+            bw[nw[b]++] = w;
+            rep[b].w += w * unit[u].w;
+            rep[b].t += w * unit[u].t;
+            rep[b].d += w * unit[u].d;
+        }
+    }
+    for (size_t j0 = 0; j0 < g; j0 += TILE) {
+        size_t n = g - j0 < TILE ? g - j0 : TILE;
+        uint32_t k = 0;
+        for (uint32_t b = 0; b < nrep; b++) {
+            if (rep[b].w <= 0 || rep[b].d <= 0)
+                continue;
+            for (size_t row = 0; row < 5; row++)
+                row_combine(acc + row * TILE, n, ui + (size_t)b * nu, row * g + j0,
+                            uw + (size_t)b * nu, nw[b]);
+            struct sums tile = { .tv = acc, .ts = acc + TILE, .tw = acc + 2 * TILE,
+                                 .av = acc + 3 * TILE, .as = acc + 4 * TILE, .w = rep[b].w,
+                                 .t = rep[b].t, .d = rep[b].d };
+            double *c = cb + (size_t)k * g + j0, *r = rb + (size_t)k * g + j0;
+            sums_estimate(&tile, n, c, r, NULL);
+            double scale = rep[b].t / (rep[b].d * 1e-9);
+            for (size_t j = 0; j < n; j++)
+                r[j] *= scale;
+            k++;
+        }
+        *kept = k;
+    }
+    free(ui);
+    free(uw);
+    free(nw);
+    free(rep);
+    free(acc);
+    return 0;
+}
+
+/* Bands from the replicates of the units (unit_key: their keys, nu of
+ * them): estimate + quantile(replicate) - center. */
+static int bands(const struct sums *unit, const uint32_t *unit_key, size_t nu, size_t g,
+                 const tf_fit_options *o, const double *center_curve,
+                 const double *center_slope, tf_fit_output *out)
+{
+    uint32_t nrep = o->bootstrap, kept = 0;
     double *cb = malloc(((size_t)nrep * g + 1) * sizeof *cb);
     double *rb = malloc(((size_t)nrep * g + 1) * sizeof *rb);
     double *work = malloc((nrep + 1) * sizeof *work);
-    int rc = cb && rb && work ? 0 : -1;
-    uint32_t kept = 0;
-    for (uint32_t b = 0; rc == 0 && b < nrep; b++) {
-        if (rep[b].w <= 0 || rep[b].d <= 0)
-            continue;
-        double *c = cb + (size_t)kept * g, *r = rb + (size_t)kept * g;
-        sums_estimate(&rep[b], g, c, r, NULL);
-        double scale = rep[b].t / (rep[b].d * 1e-9);
-        for (size_t j = 0; j < g; j++)
-            r[j] *= scale;
-        kept++;
-    }
+    int rc = cb && rb && work ? replicate_rows(unit, unit_key, nu, g, o, cb, rb, &kept) : -1;
     double lo_q = (1 - o->confidence) / 2, hi_q = 1 - lo_q;
     for (size_t j = 0; rc == 0 && kept > 1 && j < g; j++) {
         for (uint32_t b = 0; b < kept; b++)
@@ -364,7 +495,7 @@ struct tf_fit_stream {
     tf_fit_output *out;
     int pass;                 /* 1, 2, 3, or 0 once done */
     size_t k;                 /* valid instances met in this pass */
-    struct sums all, known, *rep, *unit;   /* known: the second pass's */
+    struct sums all, known, *unit;   /* known: the second pass's */
     uint32_t *unit_key;
     struct tf_stats *bins;
     tf_polyline scratch, pl;
@@ -376,6 +507,7 @@ struct tf_fit_stream {
     bool widen;                    /* the final band is widened to it */
     unsigned char *trusted, *mask;
     size_t *count;
+    double *grid_x;                /* the grid points (tf_grid_points) */
 };
 
 static void stream_free(tf_fit_stream *st)
@@ -384,9 +516,6 @@ static void stream_free(tf_fit_stream *st)
     tf_polyline_free(&st->pl);
     free(st->all.tv);
     free(st->known.tv);
-    for (uint32_t b = 0; st->rep && b < st->o.bootstrap; b++)
-        free(st->rep[b].tv);
-    free(st->rep);
     for (size_t u = 0; st->unit && u < st->nunits; u++)
         free(st->unit[u].tv);
     free(st->unit);
@@ -396,6 +525,7 @@ static void stream_free(tf_fit_stream *st)
     free(st->shape);
     free(st->trusted);
     free(st->count);
+    free(st->grid_x);
     free(st);
 }
 
@@ -427,7 +557,6 @@ int tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     }
     uint32_t nrep = o->bootstrap;
     st->nunits = out->instances <= MAX_UNITS ? out->instances : MAX_UNITS;
-    st->rep = calloc(nrep + 1, sizeof *st->rep);
     st->unit = calloc(st->nunits + 1, sizeof *st->unit);
     st->unit_key = malloc((st->nunits + 1) * sizeof *st->unit_key);
     st->bins = calloc(st->nbins + 1, sizeof *st->bins);
@@ -435,11 +564,10 @@ int tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     st->shape = malloc((3 * g + 3 * (nb + 1)) * sizeof *st->shape);
     st->trusted = malloc(2 * g);
     st->count = malloc(g * sizeof *st->count);
-    bool ok = st->rep && st->unit && st->unit_key && st->bins && st->values && st->shape &&
-              st->trusted && st->count && sums_alloc(&st->all, g) == 0 &&
+    st->grid_x = malloc(g * sizeof *st->grid_x);
+    bool ok = st->unit && st->unit_key && st->bins && st->values && st->shape &&
+              st->trusted && st->count && st->grid_x && sums_alloc(&st->all, g) == 0 &&
               sums_alloc(&st->known, g) == 0;
-    for (uint32_t b = 0; ok && b < nrep; b++)
-        ok = sums_alloc(&st->rep[b], g) == 0;
     for (size_t u = 0; ok && nrep > 0 && u < st->nunits; u++)
         ok = sums_alloc(&st->unit[u], g) == 0;
     if (!ok) {
@@ -460,6 +588,7 @@ int tf_fit_begin(const tf_fold_cloud *cl, const double *boundaries, size_t nb,
     st->segment_n = st->segment_sum + nb + 1;
     memset(st->segment_sum, 0, 2 * (nb + 1) * sizeof *st->segment_sum);
     st->mask = st->trusted + g;
+    tf_grid_points(g, st->grid_x);
     *stream = st;
     return 0;
 }
@@ -519,27 +648,27 @@ int tf_fit_add(tf_fit_stream *st, size_t a, size_t b, const float *x, const floa
                                     first_pass ? NULL : st->segment_slope, &st->scratch,
                                     &st->pl) < 0)
             return tf_fail(err, TF_ERR_NOMEM, "out of memory rebuilding instance curves");
-        tf_polyline_on_grid(&st->pl, g, st->values, st->slopes, st->trusted);
+        tf_polyline_on_grid(&st->pl, g, st->grid_x, st->values, st->slopes, st->trusted);
         if (shaping) {   /* only the mean of what the instances rebuild */
-            sums_add(&st->known, 1, g, st->values, st->slopes, st->trusted, 0, 0);
+            sums_add(&st->known, NULL, g, st->values, st->slopes, st->trusted, 0, 0);
             continue;
         }
         if (!first_pass)
             impute_untrusted(&st->pl, g, st->shape, st->shape_slope, st->model,
                              st->model_slope, st->values, st->slopes,
                              st->trusted);
-        sums_add(&st->all, 1, g, st->values, st->slopes, st->trusted, cl->total[i],
+        struct sums *unit = NULL;
+        if (st->o.bootstrap > 0) {
+            /* The unit: the instance itself, or its block (keyed by its row,
+             * so that an instance weighs the same in every counter). */
+            bool own = st->nunits == st->out->instances;
+            size_t u = own ? st->k : (size_t)(mix(cl->rows[i]) % st->nunits);
+            st->unit_key[u] = own ? cl->rows[i] : (uint32_t)u;
+            unit = &st->unit[u];
+            st->k++;
+        }
+        sums_add(&st->all, unit, g, st->values, st->slopes, st->trusted, cl->total[i],
                  cl->duration[i]);
-        if (st->o.bootstrap == 0)
-            continue;
-        /* The unit: the instance itself, or its block (keyed by its row, so
-         * that an instance weighs the same in every counter). */
-        bool own = st->nunits == st->out->instances;
-        size_t u = own ? st->k : (size_t)(mix(cl->rows[i]) % st->nunits);
-        st->unit_key[u] = own ? cl->rows[i] : (uint32_t)u;
-        sums_add(&st->unit[u], 1, g, st->values, st->slopes, st->trusted, cl->total[i],
-                 cl->duration[i]);
-        st->k++;
     }
     return 0;
 }
@@ -616,24 +745,12 @@ static void segment_slopes(tf_fit_stream *st)
     }
 }
 
-/* The bootstrap replicates from the units of the pass. */
-static void replicates(tf_fit_stream *st)
-{
-    for (uint32_t b = 0; b < st->o.bootstrap; b++)
-        for (size_t u = 0; u < st->nunits; u++) {
-            unsigned w = st->unit[u].w > 0 ? poisson1(st->o.seed, b, st->unit_key[u]) : 0;
-            if (w)
-                sums_merge(&st->rep[b], w, &st->unit[u], st->g);
-        }
-}
-
 /* The bands and rates once the last pass is in. */
 static int finish(tf_fit_stream *st, tf_error *err)
 {
     size_t g = st->g;
     uint32_t nrep = st->o.bootstrap;
     tf_fit_output *out = st->out;
-    replicates(st);
     double n = st->all.w;
     out->mean_total = st->all.t / n;
     out->mean_duration_ns = st->all.d / n;
@@ -642,8 +759,8 @@ static int finish(tf_fit_stream *st, tf_error *err)
         out->rate[j] = (st->slopes[j] > 0 ? st->slopes[j] : 0) * scale;
         st->center_slope[j] *= scale;
     }
-    if (nrep > 1 &&
-        bands(st->rep, nrep, g, &st->o, st->center_curve, st->center_slope, out) < 0)
+    if (nrep > 1 && bands(st->unit, st->unit_key, st->nunits, g, &st->o, st->center_curve,
+                          st->center_slope, out) < 0)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the bootstrap bands");
     for (size_t j = 0; st->widen && nrep > 1 && j < g; j++) {
         out->curve_lo[j] = fmax(fmin(out->curve_lo[j], out->curve[j] + st->first_lo[j]), 0);
@@ -707,16 +824,13 @@ int tf_fit_next_pass(tf_fit_stream *st, tf_error *err)
      * final curve band is widened to it. */
     if (st->o.bootstrap > 1) {
         fill_nan(st->out->rate, g);   /* rates come with the last pass */
-        replicates(st);
-        if (bands(st->rep, st->o.bootstrap, g, &st->o, st->center_curve, st->center_slope,
-                  st->out) < 0)
+        if (bands(st->unit, st->unit_key, st->nunits, g, &st->o, st->center_curve,
+                  st->center_slope, st->out) < 0)
             return tf_fail(err, TF_ERR_NOMEM, "out of memory for the bootstrap bands");
         for (size_t j = 0; j < g; j++) {
             st->first_lo[j] = st->out->curve_lo[j] - st->out->curve[j];
             st->first_hi[j] = st->out->curve_hi[j] - st->out->curve[j];
         }
-        for (uint32_t b = 0; b < st->o.bootstrap; b++)
-            sums_clear(&st->rep[b], g);
         st->widen = true;
     }
     /* Second pass: changes rebuilt with the segments' mean slopes where an

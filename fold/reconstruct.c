@@ -231,19 +231,38 @@ int tf_reconstruct_instance(const float *x, const float *y, size_t n, const doub
     return 0;
 }
 
-void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, double *value, double *slope,
-                         unsigned char *trusted)
+void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, const double *grid_x,
+                         double *value, double *slope, unsigned char *trusted)
 {
+    /* The piece's slope is computed once per piece, not per grid point:
+     * the same division on the same operands, so the same values, without
+     * a division's latency at each of the G points. */
     size_t s = 0;
+    double x0 = pl->x[0], x1 = pl->x[1], y0 = pl->y[0], y1 = pl->y[1];
+    double sl = x1 > x0 ? (y1 - y0) / (x1 - x0) : 0;
+    unsigned char tr = pl->trusted[0];
     for (size_t g = 0; g < grid; g++) {
-        double xg = (double)g / (double)(grid - 1);
-        while (s + 2 < pl->n && pl->x[s + 1] <= xg)
-            s++;
-        double x0 = pl->x[s], x1 = pl->x[s + 1], y0 = pl->y[s], y1 = pl->y[s + 1];
-        double sl = x1 > x0 ? (y1 - y0) / (x1 - x0) : 0;
+        double xg = grid_x[g];
+        if (s + 2 < pl->n && pl->x[s + 1] <= xg) {
+            do
+                s++;
+            while (s + 2 < pl->n && pl->x[s + 1] <= xg);
+            x0 = pl->x[s];
+            x1 = pl->x[s + 1];
+            y0 = pl->y[s];
+            y1 = pl->y[s + 1];
+            sl = x1 > x0 ? (y1 - y0) / (x1 - x0) : 0;
+            tr = pl->trusted[s];
+        }
         double v = y0 + sl * (xg - x0);
         value[g] = v < y0 ? y0 : v > y1 ? y1 : v;
         slope[g] = sl;
-        trusted[g] = pl->trusted[s];
+        trusted[g] = tr;
     }
+}
+
+void tf_grid_points(size_t grid, double *grid_x)
+{
+    for (size_t g = 0; g < grid; g++)
+        grid_x[g] = (double)g / (double)(grid - 1);
 }

@@ -29,9 +29,13 @@ int tf_reconstruct_instance(const float *x, const float *y, size_t n, const doub
                             size_t nb, double window, const double *segment_slope,
                             tf_polyline *scratch, tf_polyline *pl);
 
-/* Value, slope and trust of the polyline at the G grid points j/(G-1)
- * (the slope and trust of the piece on the right of a vertex). */
-void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, double *value, double *slope,
-                         unsigned char *trusted);
+/* The G grid points j/(G-1), into grid_x[G]. */
+void tf_grid_points(size_t grid, double *grid_x);
+
+/* Value, slope and trust of the polyline at the G grid points grid_x
+ * (tf_grid_points; the slope and trust of the piece on the right of a
+ * vertex). */
+void tf_polyline_on_grid(const tf_polyline *pl, size_t grid, const double *grid_x,
+                         double *value, double *slope, unsigned char *trusted);
 
 #endif

@@ -149,16 +149,17 @@ static void test_reconstruct_kink(void **state)
     for (size_t k = 0; k < pl.n; k++)
         found |= fabs(pl.x[k] - 0.43) < 1e-5;
     assert_true(found);
-    double v[101], s[101];
+    double v[101], s[101], gx[101];
     unsigned char t[101];
-    tf_polyline_on_grid(&pl, 101, v, s, t);
+    tf_grid_points(101, gx);
+    tf_polyline_on_grid(&pl, 101, gx, v, s, t);
     for (int j = 0; j < 101; j++) {
         assert_near(v[j], kinked(j / 100.0, 0.4, 0.43), 1e-5);
         assert_true(t[j]);
     }
     /* Without the boundary the chord cuts the corner. */
     assert_int_equal(tf_reconstruct_instance(x, y, 9, NULL, 0, 0.015, NULL, &scratch, &pl), 0);
-    tf_polyline_on_grid(&pl, 101, v, s, t);
+    tf_polyline_on_grid(&pl, 101, gx, v, s, t);
     assert_true(fabs(v[43] - kinked(0.43, 0.4, 0.43)) > 1e-3);
     tf_polyline_free(&scratch);
     tf_polyline_free(&pl);
@@ -186,20 +187,21 @@ static void test_reconstruct_by_segments(void **state)
     double bd[] = { 0.3, 0.5 }, right = (1 - three_phases(0.497)) / (1 - 0.497);
     double good[] = { 1, 0.1, right }, wrong[] = { 1, 0.5, right };
     tf_polyline scratch = { 0 }, pl = { 0 };
-    double v[101], s[101];
+    double v[101], s[101], gx[101];
     unsigned char t[101];
+    tf_grid_points(101, gx);
     assert_int_equal(tf_reconstruct_instance(x, y, 7, bd, 2, 0.015, NULL, &scratch, &pl), 0);
-    tf_polyline_on_grid(&pl, 101, v, s, t);
+    tf_polyline_on_grid(&pl, 101, gx, v, s, t);
     assert_false(t[25]);
     assert_false(t[45]);
     assert_int_equal(tf_reconstruct_instance(x, y, 7, bd, 2, 0.015, good, &scratch, &pl), 0);
-    tf_polyline_on_grid(&pl, 101, v, s, t);
+    tf_polyline_on_grid(&pl, 101, gx, v, s, t);
     for (int j = 0; j < 101; j++) {
         assert_near(v[j], three_phases(j / 100.0), 1e-5);
         assert_true(t[j]);
     }
     assert_int_equal(tf_reconstruct_instance(x, y, 7, bd, 2, 0.015, wrong, &scratch, &pl), 0);
-    tf_polyline_on_grid(&pl, 101, v, s, t);
+    tf_polyline_on_grid(&pl, 101, gx, v, s, t);
     assert_false(t[25]);
     tf_polyline_free(&scratch);
     tf_polyline_free(&pl);
