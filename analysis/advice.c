@@ -12,6 +12,7 @@
 
 #include "advice.h"
 #include "analysis_steps.h"
+#include "walk_passes.h"
 #include "common/tf_array.h"
 #include "formats/trace.h"
 
@@ -148,54 +149,187 @@ static double stream_bytes(const tf_analysis *a, const tf_analysis_stream *st)
 }
 
 /* A walk the code steps by a constant stride whose sampled offsets show no
- * order: it repeats faster than the sampling, so the phase walks the
- * object again and again (docs/algorithms.md, "Strides from the code"). */
+ * order at the fold's resolution: the phase walks the object again and
+ * again (docs/algorithms.md, "Strides from the code"). */
 static bool walked_again(const tf_analysis_stream *st, double ordered_r2)
 {
     return st->stride_from == TF_ANALYSIS_STRIDE_CODE && st->ordered_r2 < ordered_r2 &&
            st->pattern != TF_ANALYSIS_PATTERN_SPARSE && st->pattern != TF_ANALYSIS_PATTERN_FIXED;
 }
 
-/* Working set past a cache level, reused -> blocking (H&P ch. 5.2,
- * "blocking").  The phase's objects take more than the cache; an object
- * walked again and again in the phase then comes from the next level each
- * time.  Tiles of TF_ADVICE_TILE_SHARE of the cache, shared among the
- * phase's objects, keep the re-walked part there. */
-static int working_set(struct rules *r, uint32_t k)
+/* A stream of the phase, with what the reuse distance needs of it. */
+struct walk {
+    const tf_analysis_stream *st;
+    double         footprint;   /* bytes: swept or spanned, at most the object */
+    bool           again;       /* walked again (walked_again) */
+    tf_walk_passes passes;      /* of a walk walked again */
+};
+
+/* Bytes stream w touches while another walk makes one pass of `pass_ns`,
+ * in a phase of `phase_ns`: all its footprint when it too is walked again
+ * faster than the sampling (the two cannot be told apart) or spans its
+ * range at random; the part of a slower walk's pass, or of an ordered
+ * sweep, that fits in that time. */
+static double touched_during(const struct walk *w, double pass_ns, double phase_ns)
+{
+    double part;
+    if (w->again)
+        part = w->passes.pass_ns > 0 ? pass_ns / w->passes.pass_ns : 1;
+    else if (w->st->pattern == TF_ANALYSIS_PATTERN_RANDOM)
+        part = 1;
+    else
+        part = pass_ns / phase_ns;
+    return w->footprint * (part < 1 ? part : 1);
+}
+
+/* Share of phase ph's memory samples on the source lines where object o
+ * is referenced (its routine's, when its samples have no line): the
+ * loop's references, which wait for o's loads whether or not a sample
+ * lands on those loads.  *mem gets the phase's memory samples. */
+static double loop_share(const tf_analysis *a, const tf_analysis_phase *ph, uint32_t o,
+                         size_t *mem)
+{
+    enum { MAX_LINES = 32 };
+    struct code_line { uint32_t routine, line; } lines[MAX_LINES];
+    size_t nlines = 0, in_loop = 0;
+    size_t lo = tf_analysis_lower_index(a, ph->x0), hi = tf_analysis_end_index(a, ph->x1);
+    for (size_t i = lo; i < hi && nlines < MAX_LINES; i++) {
+        const tf_analysis_sample *s = &a->samples[i];
+        if (s->kind == TF_SAMPLE_TIMER || s->object != o)
+            continue;
+        size_t j = 0;
+        while (j < nlines && (lines[j].routine != s->routine || lines[j].line != s->line))
+            j++;
+        if (j == nlines)
+            lines[nlines++] = (struct code_line){ s->routine, s->line };
+    }
+    *mem = 0;
+    for (size_t i = lo; i < hi; i++) {
+        const tf_analysis_sample *s = &a->samples[i];
+        if (s->kind == TF_SAMPLE_TIMER)
+            continue;
+        ++*mem;
+        for (size_t j = 0; j < nlines; j++)
+            if (lines[j].routine == s->routine && (lines[j].line == s->line || !lines[j].line)) {
+                in_loop++;
+                break;
+            }
+    }
+    return *mem ? (double)in_loop / (double)*mem : 0;
+}
+
+/* The largest level from L2 on that `bytes` exceed, -1 when none. */
+static int level_exceeded(const tf_analysis_machine *m, double bytes)
+{
+    int level = -1;
+    for (unsigned l = 1; l < m->nlevels; l++)
+        if (m->cache_bytes[l] > 0 && bytes > m->cache_bytes[l])
+            level = (int)l;
+    return level;
+}
+
+/* Latency of a load from beyond cache level l minus one from l; 0 when
+ * the profile lacks either. */
+static double latency_beyond(const tf_analysis_machine *m, int l)
+{
+    double next = (unsigned)l + 1 < m->nlevels ? m->hit_ns[l + 1] : m->memory_ns;
+    return next > m->hit_ns[l] && m->hit_ns[l] > 0 ? next - m->hit_ns[l] : 0;
+}
+
+/* What the rule measured of one walk walked again. */
+struct reuse {
+    const struct walk *w;
+    double pass_ns;        /* its pass: measured, or at most the sampling interval */
+    double distance, others;   /* bytes between two uses of a line; of them, other streams' */
+    int    level;
+    double share;          /* its loop's share of the phase's memory samples */
+    size_t mem;
+    double lines_per_latency;  /* resolved passes: lines moved per latency beyond the level */
+};
+
+/* Reuse distance past a cache level -> blocking (H&P ch. 5.2,
+ * "blocking"; docs/algorithms.md, "Reuse distance past a cache").  An
+ * object walked again and again uses each line of its footprint at least
+ * once a pass: between two uses the program touches that footprint and
+ * what the phase's other streams touch during a pass.  Past a cache,
+ * every pass brings the footprint in again from beyond it.  A pass
+ * shorter than the sampling interval (walk_passes.h) repeats at least
+ * that often; a longer one, which the samples resolve, may use each line
+ * many times a pass (a blocked product's output, walked once per tile),
+ * and counts only when it moves its lines as fast as a walk waiting for
+ * them does: TF_ADVICE_LINES_IN_FLIGHT per latency of the level beyond. */
+static bool reuse_of(struct rules *r, uint32_t k, const struct walk *w, size_t nw,
+                     size_t i, double interval, struct reuse *out)
 {
     const tf_analysis *a = r->a;
     const tf_analysis_machine *m = r->m;
     const tf_analysis_phase *ph = &a->phases[k];
-    double span = span_of(ph), ws = 0;
-    size_t nobj = 0, again = 0, mem;
+    double phase_ns = span_of(ph) * a->duration_ns;
+    bool resolved = w[i].passes.pass_ns > 0;
+    *out = (struct reuse){ .w = &w[i], .pass_ns = resolved ? w[i].passes.pass_ns : interval };
+    for (size_t j = 0; j < nw; j++)
+        if (j != i)
+            out->others += touched_during(&w[j], out->pass_ns, phase_ns);
+    out->distance = w[i].footprint + out->others;
+    if ((out->level = level_exceeded(m, out->distance)) < 0)
+        return false;
+    out->share = loop_share(a, ph, w[i].st->object, &out->mem);
+    if (out->share < TF_ADVICE_MIN_STREAM_SHARE)
+        return false;
+    if (!resolved)
+        return true;
+    out->lines_per_latency = w[i].footprint / (double)r->p->line_bytes *
+                             latency_beyond(m, out->level) / out->pass_ns;
+    return out->lines_per_latency >= TF_ADVICE_LINES_IN_FLIGHT;
+}
+
+static int reuse_distance(struct rules *r, uint32_t k, struct walk *w)
+{
+    const tf_analysis *a = r->a;
+    const tf_analysis_machine *m = r->m;
+    const tf_analysis_phase *ph = &a->phases[k];
+    double span = span_of(ph);
+    if (span < TF_ADVICE_MIN_PHASE_SPAN || !(a->duration_ns > 0))
+        return 0;
+    size_t nw = 0;
     uint64_t elem = 0;
-    const tf_analysis_stream *most = NULL;
+    bool any = false;
+    tf_error e;   /* out of memory only, which the caller reports */
     for (size_t s = 0; s < a->nstreams; s++) {
         const tf_analysis_stream *st = &a->streams[s];
         if (st->phase != k || st->object >= a->nobjects)
             continue;
-        ws += stream_bytes(a, st);
-        nobj++;
+        w[nw] = (struct walk){ .st = st, .footprint = stream_bytes(a, st),
+                               .again = walked_again(st, r->p->ordered_r2) };
+        if (w[nw].again && tf_walk_passes_of(a, st, w[nw].footprint, &w[nw].passes, &e) < 0)
+            return -1;
+        any |= w[nw].again;
         if (st->stride > 0 && st->stride <= r->p->line_bytes && (!elem || st->stride < elem))
             elem = st->stride;
-        if (walked_again(st, r->p->ordered_r2)) {
-            again += st->samples;
-            if (!most || st->samples > most->samples)
-                most = st;
-        }
+        nw++;
     }
-    if (!most || span < TF_ADVICE_MIN_PHASE_SPAN || !(mem = phase_memory_samples(a, ph)))
+    if (!any)
         return 0;
-    double share = (double)again / (double)mem;
-    share = share > 1 ? 1 : share;
-    /* the largest level from L2 on that the working set exceeds */
-    int level = -1;
-    for (unsigned l = 1; l < m->nlevels; l++)
-        if (m->cache_bytes[l] > 0 && ws > m->cache_bytes[l])
-            level = (int)l;
-    if (level < 0 || share < TF_ADVICE_MIN_STREAM_SHARE)
+    /* the phase's sampling interval, which a pass not resolved is shorter than */
+    tf_analysis_stream all = { .phase = k, .object = TF_ANALYSIS_NONE };
+    tf_walk_passes sampling;
+    if (tf_walk_passes_of(a, &all, 1, &sampling, &e) < 0)
+        return -1;
+    double interval = sampling.gap_ns > 0 ? sampling.gap_ns : span * a->duration_ns;
+    struct reuse best = { 0 }, cand;
+    for (size_t i = 0; i < nw; i++)
+        if (w[i].again && reuse_of(r, k, w, nw, i, interval, &cand) &&
+            (!best.w || cand.share > best.share ||
+             (cand.share == best.share && cand.distance > best.distance)))
+            best = cand;
+    if (!best.w)
         return 0;
-    double cache = m->cache_bytes[level], tile = TF_ADVICE_TILE_SHARE * cache / (double)nobj;
+    /* tiles that bring the bytes between two uses within TF_ADVICE_TILE_SHARE
+     * of the cache, each stream keeping its part of them */
+    const struct walk *bw = best.w;
+    const char *name = a->objects[bw->st->object].name;
+    double cache = m->cache_bytes[best.level],
+           tile = TF_ADVICE_TILE_SHARE * cache * bw->footprint / best.distance;
     char block[96] = "";
     if (elem)
         snprintf(block, sizeof block, " (%.0f x %.0f elements of %llu B)",
@@ -203,16 +337,31 @@ static int working_set(struct rules *r, uint32_t k)
                  (unsigned long long)elem);
     char suggestion[200];
     snprintf(suggestion, sizeof suggestion,
-             "blocking (tiling) for L%d: tiles of at most %.0f KiB per object%s", level + 1,
-             kib(tile), block);
-    return add(r, k, most->object, "working set past a cache", suggestion,
-               span * share * latency_factor(m),
-               "working set %.0f KiB over %zu objects, above L%d's %.0f KiB (profile); %s walked "
-               "again and again (stride %llu B from the code, R2 %.2f: the walk repeats faster "
-               "than the sampling): %.0f %% of the phase's %zu memory samples; phase %.1f %% of "
-               "the iteration",
-               kib(ws), nobj, level + 1, kib(cache), a->objects[most->object].name,
-               (unsigned long long)most->stride, most->ordered_r2, 100 * share, mem, 100 * span);
+             "blocking (tiling) for L%d: tiles of at most %.0f KiB of %s%s, each used in full "
+             "before the next", best.level + 1, kib(tile), name, block);
+    const tf_walk_passes *wp = &bw->passes;
+    char passes[160];
+    if (wp->pass_ns > 0)
+        snprintf(passes, sizeof passes, "a pass every %.2f ms (%zu successive samples, "
+                 "KS %.2f from uniform), %.0f lines per %.0f ns beyond L%d",
+                 wp->pass_ns / 1e6, wp->pairs, wp->ks_distance, best.lines_per_latency,
+                 latency_beyond(m, best.level), best.level + 1);
+    else if (wp->pairs >= TF_WALK_MIN_PAIRS)
+        snprintf(passes, sizeof passes, "faster than the sampling: %zu successive samples "
+                 "%.0f us apart land anywhere in it (KS %.2f from uniform)", wp->pairs,
+                 wp->gap_ns / 1e3, wp->ks_distance);
+    else
+        snprintf(passes, sizeof passes, "faster than the fold resolves (%zu successive samples, "
+                 "too few to time a pass)", wp->pairs);
+    return add(r, k, bw->st->object, "reuse distance past a cache", suggestion,
+               span * best.share * latency_factor(m),
+               "reuse distance %.0f KiB, above L%d's %.0f KiB (profile): %s walked again over "
+               "%.0f KiB (stride %llu B from the code, R2 %.2f), %s; other streams %.0f KiB a "
+               "pass; its loop %.0f %% of the phase's %zu memory samples; phase %.1f %% of the "
+               "iteration",
+               kib(best.distance), best.level + 1, kib(cache), name, kib(bw->footprint),
+               (unsigned long long)bw->st->stride, bw->st->ordered_r2, passes, kib(best.others),
+               100 * best.share, best.mem, 100 * span);
 }
 
 /* The length of an object's name without its family suffix "#N" (the
@@ -521,12 +670,13 @@ int tf_analysis_advice_find(const tf_analysis *a, const tf_analysis_params *para
     bool caches = m && m->nlevels >= 2 && m->nlevels <= TF_ANALYSIS_MAX_CACHES,
          llc = m && m->nlevels >= 1 && m->nlevels <= TF_ANALYSIS_MAX_CACHES && m->memory_ns > 0,
          tlb = m && m->page_bytes > 0 && m->tlb_reach_bytes > 0;
-    *untried = (caches ? 0 : TF_ANALYSIS_RULE_WORKING_SET) | (llc ? 0 : TF_ANALYSIS_RULE_RANDOM_LARGE) |
+    *untried = (caches ? 0 : TF_ANALYSIS_RULE_REUSE_DISTANCE) | (llc ? 0 : TF_ANALYSIS_RULE_RANDOM_LARGE) |
                (tlb ? 0 : TF_ANALYSIS_RULE_TLB_REACH);
     struct rules r = { a, params, m, { 0 } };
     size_t *count = malloc((a->nobjects + 1) * sizeof *count);
     struct block *cand = malloc((a->nobjects + 1) * sizeof *cand);
-    int rc = count && cand ? 0 : -1;
+    struct walk *walks = malloc((a->nstreams + 1) * sizeof *walks);
+    int rc = count && cand && walks ? 0 : -1;
     for (size_t s = 0; !rc && s < a->nstreams; s++) {
         const tf_analysis_stream *st = &a->streams[s];
         rc = column_walk(&r, st);
@@ -539,7 +689,7 @@ int tf_analysis_advice_find(const tf_analysis *a, const tf_analysis_params *para
         if (!is_leaf(a, k))
             continue;
         if (caches)
-            rc = working_set(&r, k);
+            rc = reuse_distance(&r, k, walks);
         if (!rc)
             rc = small_allocations(&r, k, count, cand);
     }
@@ -547,6 +697,7 @@ int tf_analysis_advice_find(const tf_analysis *a, const tf_analysis_params *para
         rc = temporaries(&r);
     free(count);
     free(cand);
+    free(walks);
     if (rc) {
         free(r.out.v);
         return tf_fail(err, TF_ERR_NOMEM, "advice for region %s: out of memory", a->region);
@@ -564,7 +715,7 @@ int tf_analysis_advice_find(const tf_analysis *a, const tf_analysis_params *para
 void tf_analysis_advice_untried_text(unsigned untried, char *buf, size_t size)
 {
     static const struct { unsigned rule; const char *what; } lacks[] = {
-        { TF_ANALYSIS_RULE_WORKING_SET, "working set past a cache (the cache sizes)" },
+        { TF_ANALYSIS_RULE_REUSE_DISTANCE, "reuse distance past a cache (the cache sizes)" },
         { TF_ANALYSIS_RULE_RANDOM_LARGE,
           "random over a large object (the last-level cache's size and the memory latency)" },
         { TF_ANALYSIS_RULE_TLB_REACH,

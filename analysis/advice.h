@@ -20,10 +20,18 @@
 /* Rule "column walk": a strided stream whose stride spans at least this many
  * cache lines: each reference brings in a line of which it uses one element. */
 #define TF_ADVICE_STRIDE_LINES 8
-/* Rule "working set": the tiles of the phase's objects take at most this
- * share of the cache they are blocked for (the rest for everything else,
- * and conflict misses: H&P ch. 5.2 blocks well below the capacity). */
+/* Rule "reuse distance": the tiles it suggests bring the bytes touched
+ * between two uses of a line to at most this share of the cache they are
+ * blocked for (the rest for everything else, and conflict misses: H&P
+ * ch. 5.2 blocks well below the capacity). */
 #define TF_ADVICE_TILE_SHARE 0.5
+/* Rule "reuse distance": a walk whose passes the samples resolve counts
+ * when it moves at least this many lines of its footprint per latency of
+ * the level beyond the cache: as fast as a walk that waits for its lines
+ * with the line fill buffers of a core in use (10 to 12 on Intel's cores,
+ * Intel's optimization manual; more on AMD's).  A slower pass spends most
+ * of its time on other work than fetching its footprint. */
+#define TF_ADVICE_LINES_IN_FLIGHT 10
 /* Rule "small allocations": at least this many blocks of one call site,
  * each at most TF_ADVICE_SMALL_BYTES, touched in one phase. */
 #define TF_ADVICE_MIN_BLOCKS 16
@@ -52,7 +60,7 @@
 /* The rules, as bits of tf_analysis.advice_untried. */
 enum tf_analysis_rule {
     TF_ANALYSIS_RULE_COLUMN_WALK = 1u << 0,
-    TF_ANALYSIS_RULE_WORKING_SET = 1u << 1,
+    TF_ANALYSIS_RULE_REUSE_DISTANCE = 1u << 1,
     TF_ANALYSIS_RULE_SMALL_ALLOCATIONS = 1u << 2,
     TF_ANALYSIS_RULE_RANDOM_LARGE = 1u << 3,
     TF_ANALYSIS_RULE_TLB_REACH = 1u << 4,
@@ -63,7 +71,7 @@ typedef struct tf_analysis_advice {
     uint32_t    phase, object;      /* indexes in the analysis */
     char        finding[48];        /* "column walk" */
     char        suggestion[224];    /* "loop interchange (or ...)", with its figures */
-    char        evidence[384];
+    char        evidence[512];
     /* Upper bound of the share of the iteration the change can save: the
      * time spent on the references the rule is about, cut by the latency
      * difference between the levels where the profile gives them. */

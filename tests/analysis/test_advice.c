@@ -170,45 +170,204 @@ static void column_walk(void **state)
     tf_analysis_clear(&a);
 }
 
-static void working_set(void **state)
+/* A fixed-seed uniform number in [0, 1). */
+static double uniform(uint64_t *state)
+{
+    *state = *state * 6364136223846793005u + 1442695040888963407u;
+    return (double)(*state >> 11) * 0x1.0p-53;
+}
+
+/* How a simulated object's offsets move within an instance (x in [0, 1)). */
+enum model {
+    SWEEP,      /* once over the phase, up */
+    AGAIN,      /* walked again far faster than the sampling: anywhere at any time */
+    PASSES,     /* `passes` sweeps up over the phase */
+    STAIRS,     /* `passes` tiles one after the other, each walked again fast */
+};
+
+typedef struct sim_object {
+    const char *name;
+    uint64_t    size;
+    enum model  model;
+    double      passes;
+    double      weight;     /* share of the memory samples */
+    uint32_t    line;       /* source line of its references */
+    int32_t     stride;     /* from the code */
+} sim_object;
+
+/* `instances` instances of `duration_ns` (one phase, the whole iteration),
+ * each with `per_instance` memory samples of one thread, evenly spaced with
+ * a jitter, in the order the thread took them. */
+static void simulate(tf_analysis *a, const sim_object *obj, size_t nobj, size_t instances,
+                     size_t per_instance, double duration_ns)
+{
+    start(a);
+    a->duration_ns = duration_ns;
+    add_phase(a, 0, 1);
+    for (size_t o = 0; o < nobj; o++)
+        add_object(a, obj[o].name, TF_OBJECT_HEAP, obj[o].size, 1);
+    uint64_t rng = 42;
+    uint32_t point = 0;
+    for (size_t in = 0; in < instances; in++)
+        for (size_t j = 0; j < per_instance; j++) {
+            double x = ((double)j + uniform(&rng)) / (double)per_instance, pick = uniform(&rng);
+            size_t o = 0;
+            while (o + 1 < nobj && pick >= obj[o].weight) {
+                pick -= obj[o].weight;
+                o++;
+            }
+            double size = (double)obj[o].size, at = 0;
+            switch (obj[o].model) {
+            case SWEEP:  at = x * size; break;
+            case AGAIN:  at = uniform(&rng) * size; break;
+            case PASSES: at = fmod(x * obj[o].passes, 1) * size; break;
+            case STAIRS: at = (floor(x * obj[o].passes) + uniform(&rng)) / obj[o].passes * size;
+                         break;
+            }
+            a->samples = grow(a->samples, a->nsamples, sizeof *a->samples);
+            a->samples[a->nsamples++] = (tf_analysis_sample){
+                .x = x, .offset = (uint64_t)at, .routine = 0, .line = obj[o].line,
+                .object = (uint32_t)o, .point = point++, .code_stride = obj[o].stride,
+                .kind = TF_SAMPLE_LOAD, .level = TF_LEVEL_UNKNOWN };
+            a->objects[o].refs++;
+            a->objects[o].loads++;
+        }
+}
+
+/* A stream of object o in phase 0 with its samples, as the analysis
+ * finds it: ordered (R2 `r2`, up) or walked again. */
+static void sim_stream(tf_analysis *a, uint32_t o, uint8_t pattern, double r2)
+{
+    size_t i = 0;
+    while (a->samples[i].object != o)
+        i++;
+    add_stream(a, (tf_analysis_stream){ .phase = 0, .object = o, .samples = a->objects[o].refs,
+                                        .direction = pattern == TF_ANALYSIS_PATTERN_RANDOM ? 0 : 1,
+                                        .stride = (uint64_t)a->samples[i].code_stride,
+                                        .stride_from = TF_ANALYSIS_STRIDE_CODE,
+                                        .pattern = pattern, .ordered_r2 = r2,
+                                        .bytes = (double)a->objects[o].size });
+}
+
+/* matmul_vec's mm_ikj with N = 512 (two doubles an instruction): x swept
+ * once, z walked again for every row of x, far faster than the 0.5 ms
+ * sampling; both on the line of the inner loop.  z_weight: z's share of
+ * the memory samples (the stores to x that wait for its loads take most). */
+static void ikj(tf_analysis *a, uint64_t n, double z_weight)
+{
+    const sim_object obj[] = {
+        { "matmul.c:174:17", n * n * 8, SWEEP, 1, 1 - z_weight, 96, 16 },
+        { "matmul.c:175:17", n * n * 8, AGAIN, 0, z_weight, 96, 16 },
+    };
+    simulate(a, obj, 2, 10, 200, 1e8);
+    sim_stream(a, 0, TF_ANALYSIS_PATTERN_LINEAR, 0.99);
+    sim_stream(a, 1, TF_ANALYSIS_PATTERN_RANDOM, 0.02);
+}
+
+/* Its blocked product, tiles of 128 x 128: z's tiles one after the
+ * other (ordered), each walked again for every row of x; x walked once
+ * per tile, 16 passes of 6.25 ms, each of its lines used 128 times a
+ * pass. */
+static void blocked(tf_analysis *a)
+{
+    const sim_object obj[] = {
+        { "matmul.c:174:17", 512 * 512 * 8, PASSES, 16, 0.86, 96, 16 },
+        { "matmul.c:175:17", 512 * 512 * 8, STAIRS, 16, 0.14, 96, 16 },
+    };
+    simulate(a, obj, 2, 10, 200, 1e8);
+    sim_stream(a, 0, TF_ANALYSIS_PATTERN_RANDOM, 0.07);
+    sim_stream(a, 1, TF_ANALYSIS_PATTERN_LINEAR, 0.95);
+}
+
+/* examples/membench -w: a 16 MiB array swept 50 times in an iteration of
+ * duration_ns, one double per line, 1000 samples an instance. */
+static void sweeps(tf_analysis *a, double duration_ns)
+{
+    const sim_object array[] = { { "membench.c:75:17", 16 << 20, PASSES, 50, 1, 40, 64 } };
+    simulate(a, array, 1, 4, 1000, duration_ns);
+    sim_stream(a, 0, TF_ANALYSIS_PATTERN_RANDOM, 0.1);
+}
+
+static void reuse_distance(void **state)
 {
     tf_analysis a;
     size_t n;
     unsigned untried;
-    /* 3 x 512 KiB, past the L2 of 512 KiB, z walked again and again */
-    matmul(&a, 256, 8, 0.05);
+    /* z (2 MiB) walked again faster than the sampling, past the L2 of
+     * 512 KiB: its successive samples land anywhere in it */
+    ikj(&a, 512, 0.4);
     tf_analysis_advice *list = advise(&a, &zen, &n, &untried);
     assert_int_equal(untried, 0);
-    const tf_analysis_advice *ad = find(list, n, "working set past a cache");
+    const tf_analysis_advice *ad = find(list, n, "reuse distance past a cache");
     assert_non_null(ad);
-    assert_int_equal(ad->object, 2);
-    /* tiles of half the L2 shared by 3 objects: 85 KiB, 104 x 104 doubles */
-    assert_non_null(strstr(ad->suggestion, "for L2: tiles of at most 85 KiB per object "
-                                           "(104 x 104 elements of 8 B)"));
-    assert_non_null(strstr(ad->evidence, "working set 1536 KiB over 3 objects, above L2's 512 KiB"));
-    assert_true(fabs(ad->expected_gain - 0.6 * (1 - 1.0 / 100)) < 1e-9);
+    assert_int_equal(ad->object, 1);
+    assert_non_null(strstr(ad->evidence, "above L2's 512 KiB (profile): matmul.c:175:17 walked "
+                                         "again over 2048 KiB (stride 16 B from the code, R2 "
+                                         "0.02), faster than the sampling: "));
+    /* x's sweep adds the part it covers in a sampling interval (0.5 ms of
+     * 100 ms): 10 KiB; tiles of half the L2 */
+    assert_non_null(strstr(ad->evidence, "reuse distance 2058 KiB"));
+    assert_non_null(strstr(ad->suggestion, "for L2: tiles of at most 255 KiB of matmul.c:175:17 "
+                                           "(127 x 127 elements of 16 B)"));
+    /* z and x on the inner loop's line: all of the phase's samples */
+    assert_non_null(strstr(ad->evidence, "its loop 100 % of the phase's 2000 memory samples"));
+    assert_true(fabs(ad->expected_gain - (1 - 1.0 / 100)) < 1e-9);
     free(list);
     tf_analysis_clear(&a);
-    /* blocked: the walks over z are ordered within the fold's resolution */
-    matmul(&a, 256, 8, 0.97);
+    /* z with 3 % of the samples (matmul_vec at N = 512: 2-4 %), the
+     * stores to x on its line holding the rest: its loop's share counts */
+    ikj(&a, 512, 0.03);
     list = advise(&a, &zen, &n, &untried);
-    assert_null(find(list, n, "working set past a cache"));
+    assert_non_null((ad = find(list, n, "reuse distance past a cache")));
+    assert_int_equal(ad->object, 1);
+    assert_non_null(strstr(ad->evidence, "its loop 100 % of the phase's 2000 memory samples"));
     free(list);
     tf_analysis_clear(&a);
-    /* N = 128: 3 x 128 KiB fit the L2 */
-    matmul(&a, 128, 8, 0.05);
+    /* with 0.5 %, too few pairs to time its passes: the fold's lack of
+     * order stands */
+    ikj(&a, 512, 0.005);
     list = advise(&a, &zen, &n, &untried);
-    assert_null(find(list, n, "working set past a cache"));
+    assert_non_null((ad = find(list, n, "reuse distance past a cache")));
+    assert_non_null(strstr(ad->evidence, "too few to time a pass"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* N = 128: 128 KiB and the sweep's part fit the L2 */
+    ikj(&a, 128, 0.4);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "reuse distance past a cache"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* blocked: x walked again, but in passes the samples resolve, which
+     * move 0.04 of a line per 8 ns beyond L2: not bound by fetching x */
+    blocked(&a);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "reuse distance past a cache"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* a 16 MiB array swept 50 times in 100 ms, sampled every 0.1 ms: the
+     * passes resolved (2 ms), 262144 lines each, 11.5 per 88 ns beyond
+     * L3: as fast as a walk waiting for its lines */
+    sweeps(&a, 1e8);
+    list = advise(&a, &zen, &n, &untried);
+    assert_non_null((ad = find(list, n, "reuse distance past a cache")));
+    assert_non_null(strstr(ad->evidence, "reuse distance 16384 KiB, above L3's 4096 KiB"));
+    assert_non_null(strstr(ad->evidence, "a pass every 2.0"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* the same sweeps 16 times slower: lines used many times a pass */
+    sweeps(&a, 16e8);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "reuse distance past a cache"));
     free(list);
     tf_analysis_clear(&a);
     /* no profile: not tried, and said so */
-    matmul(&a, 256, 8, 0.05);
+    ikj(&a, 512, 0.4);
     list = advise(&a, NULL, &n, &untried);
-    assert_null(find(list, n, "working set past a cache"));
-    assert_true(untried & TF_ANALYSIS_RULE_WORKING_SET);
+    assert_null(find(list, n, "reuse distance past a cache"));
+    assert_true(untried & TF_ANALYSIS_RULE_REUSE_DISTANCE);
     char text[512];
     tf_analysis_advice_untried_text(untried, text, sizeof text);
-    assert_non_null(strstr(text, "working set past a cache (the cache sizes)"));
+    assert_non_null(strstr(text, "reuse distance past a cache (the cache sizes)"));
     assert_non_null(strstr(text, "--machine"));
     free(list);
     tf_analysis_clear(&a);
@@ -492,7 +651,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(column_walk),
-        cmocka_unit_test(working_set),
+        cmocka_unit_test(reuse_distance),
         cmocka_unit_test(small_allocations),
         cmocka_unit_test(small_blocks_one_object),
         cmocka_unit_test(random_large),

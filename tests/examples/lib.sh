@@ -177,3 +177,37 @@ timing_verdict() {
     fi
     bad "$off (${busy:-the runs had a whole CPU and few preemptions})"
 }
+
+# advice_off FOLD_DIR WHAT: the advice in FOLD_DIR is not what the test
+# expects (WHAT says how).  On a run too busy to judge (too_busy) that is
+# no verdict: most instances preempted are left out of the fold, and with
+# them the memory samples a rule needs (a run of prefetch with 12 of 16
+# instances preempted had no stream at all), and the sweeps of those left
+# blur; advice_verdict then skips.  Otherwise a failure.
+advice_off() {
+    busy=$(too_busy "$1")
+    if [ -n "$busy" ]; then
+        echo "${1##*/}: $2, on a busy machine ($busy)"
+        advice_busy=$busy
+    else
+        bad "${1##*/}: $2: $(cat "$1/advice.csv")"
+    fi
+}
+
+# advice_verdict: after every other check, skips (exit 77) when advice_off
+# met a busy run, unless something failed.
+advice_verdict() {
+    [ -n "${advice_busy:-}" ] || return 0
+    [ $fails -eq 0 ] || exit 1
+    echo "SKIP: too busy a machine to judge the advice ($advice_busy)"
+    exit 77
+}
+
+# cache_levels PROFILE: the cache levels of a calibrate profile, empty
+# without h5dump.  A quick profile timed on a busy machine may lack L2
+# (calibrate.sh checks the levels against sysfs), and the rules on the
+# caches then have nothing to compare with.
+cache_levels() {
+    command -v h5dump >/dev/null || return 0
+    h5dump -d /levels "$1" | grep -c '^ *([0-9]*,0):'
+}

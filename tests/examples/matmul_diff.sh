@@ -15,7 +15,10 @@
 # of their timings within 15 % (a kernel of 60-120 ms is preempted often
 # on a busy machine: with fewer than 2 of its instances left to fold, the
 # test skips).  Each fold compared with itself reports no significant
-# change.  On a machine too busy to
+# change.  Folded with a quick calibrate profile, mm_ikj's fold advises
+# blocking for z (its reuse distance, all of z, past L2) and mm_blocked's
+# gives no such advice (docs/algorithms.md, "Reuse distance past a cache").
+# On a machine too busy to
 # time the runs (too_busy, lib.sh: less than 90 % of a CPU, or iterations
 # preempted) the fold's mean (which leaves out the preempted iterations)
 # and the program's (which keeps them) part: a ratio off by more than 15 %
@@ -56,9 +59,11 @@ echo "iteration: diff's ratio $total, the program's $expected"
 within 15 "$total" "$expected" || off="iteration ratio $total not within 15 % of the program's $expected"
 # mm_ikj -> mm_blocked, vectorised: the two kernels' own regions of one
 # run, compared as two regions that do the same work
-record_example none "$tmp/vec.h5" matmul_vec -n 512 -b 128 -i 12 -v mm_ikj,mm_blocked
+"$tf" calibrate -q --quick --max-size 2M -o "$tmp/machine.h5" || { echo "FAIL: calibrate"; exit 1; }
+record_example software "$tmp/vec.h5" matmul_vec -n 512 -b 128 -i 12 -v mm_ikj,mm_blocked
 for v in mm_ikj mm_blocked; do
-    "$tf" fold -q "$tmp/vec.h5" --region $v -o "$tmp/vec-$v" 2>"$tmp/vec-$v.err" && continue
+    "$tf" fold -q "$tmp/vec.h5" --region $v --machine "$tmp/machine.h5" -o "$tmp/vec-$v" \
+        2>"$tmp/vec-$v.err" && continue
     cat "$tmp/vec-$v.err"
     if [ $fails -eq 0 ] && grep -q 'usable instance' "$tmp/vec-$v.err"; then
         echo "SKIP: vectorised $v: too few instances left by the preemptions of a busy machine"
@@ -75,5 +80,26 @@ echo "mm_ikj -> mm_blocked (vectorised, N = 512): diff's ratio and significance 
 ratio=$(echo "$blocked" | cut -d, -f2)
 within 15 "$ratio" "$expected" || off="mm_ikj -> mm_blocked ratio $ratio not within 15 % of the program's $expected"
 diff_itself "$tmp/before" "$tmp/after" "$tmp/vec-mm_ikj" "$tmp/vec-mm_blocked"
+# the advice on the vectorised pair: blocking for z on mm_ikj, none on
+# mm_blocked; it needs memory samples and a profile with L2
+z=$(call_site matmul.c '\*z = malloc')
+nmem=$(memory_samples "$tmp/vec.h5") levels=$(cache_levels "$tmp/machine.h5")
+if [ "$nmem" -gt 0 ] && [ "${levels:-2}" -ge 2 ]; then
+    # object, finding, then the suggestion (quoted: it holds commas)
+    blocking=$(grep -F "$z,reuse distance past a cache," "$tmp/vec-mm_ikj/advice.csv")
+    echo "mm_ikj (vectorised): ${blocking:-no blocking advice}"
+    case $blocking in
+    "") advice_off "$tmp/vec-mm_ikj" "no blocking advice for z ($z)" ;;
+    *"$z,reuse distance past a cache,\"blocking (tiling) for L"*)
+        echo "$blocking" | grep -q 'reuse distance [0-9]* KiB, above L' ||
+            bad "mm_ikj: the advice does not give the reuse distance" ;;
+    *) bad "mm_ikj: the advice for z does not suggest blocking: $blocking" ;;
+    esac
+    grep -F 'reuse distance past a cache' "$tmp/vec-mm_blocked/advice.csv" &&
+        advice_off "$tmp/vec-mm_blocked" "blocking advice on the blocked product"
+fi
 timing_verdict "$off" "$tmp/before" "$tmp/after" "$tmp/vec-mm_ikj" "$tmp/vec-mm_blocked"
+advice_verdict
+[ "$nmem" -gt 0 ] || { echo "SKIP: $tmp/vec.h5 has no memory samples: the advice not checked"; exit 77; }
+[ "${levels:-2}" -ge 2 ] || { echo "SKIP: the quick profile has $levels cache level(s), no L2: the advice not checked"; exit 77; }
 [ $fails -eq 0 ]

@@ -63,16 +63,7 @@ if [ "$nmem" -gt 0 ] && [ -z "$untried" ]; then
     after=$(advice "random over a large object" gather_prefetched)
     echo "random over a large object: bound ${before:-none} before, ${after:-none} after"
     if [ -z "$before" ]; then
-        # on a busy machine most instances are preempted and left out of
-        # the fold, and with them the memory samples the rule needs (a run
-        # with 12 of 16 preempted had no stream at all): no verdict
-        busy=$(too_busy "$tmp/gather")
-        if [ -n "$busy" ]; then
-            echo "gather: no advice 'random over a large object' on a busy machine ($busy)"
-            advice_busy=$busy
-        else
-            bad "gather: no advice 'random over a large object': $(cat "$tmp/gather/advice.csv")"
-        fi
+        advice_off "$tmp/gather" "no advice 'random over a large object'"
     else
         grep -q 'random over a large object,"software prefetch' "$tmp/gather/advice.csv" ||
             bad "gather: the advice does not suggest a software prefetch"
@@ -82,6 +73,6 @@ if [ "$nmem" -gt 0 ] && [ -z "$untried" ]; then
 fi
 timing_verdict "$off" "$tmp/gather" "$tmp/gather_prefetched"
 [ $fails -eq 0 ] || exit 1
-[ -z "${advice_busy:-}" ] || { echo "SKIP: too busy a machine to judge the advice ($advice_busy)"; exit 77; }
+advice_verdict
 [ "$nmem" -gt 0 ] || { echo "SKIP: $tmp/gather.h5 has no memory samples: the advice not checked"; exit 77; }
 [ -z "$untried" ] || { echo "SKIP: the quick profile lacks a figure, the advice not checked: $untried"; exit 77; }
