@@ -8,6 +8,7 @@
 
 #include "analysis_steps.h"
 #include "walk_passes.h"
+#include "common/tf_sort.h"
 #include "formats/trace.h"
 
 /* One sample of the walk, in the order the thread took it. */
@@ -25,20 +26,6 @@ static int by_thread_order(const void *pa, const void *pb)
     return (p->point > q->point) - (p->point < q->point);
 }
 
-static int by_value(const void *pa, const void *pb)
-{
-    double x = *(const double *)pa, y = *(const double *)pb;
-    return (x > y) - (x < y);
-}
-
-
-/* The median of v[0..n), n > 0 (reorders v).  fold/robust.c has one, in
- * a library linked after this one. */
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double footprint,
                       tf_walk_passes *out, tf_error *err)
@@ -76,7 +63,7 @@ int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double
         if (v[i].group == v[i - 1].group && v[i].x > v[i - 1].x)
             gap[ngap++] = (v[i].x - v[i - 1].x) * a->duration_ns;
     if (ngap) {
-        double limit = TF_WALK_MAX_GAP * median(gap, ngap);
+        double limit = TF_WALK_MAX_GAP * tf_median_sorted(gap, ngap);
         ngap = 0;
         for (size_t i = 1; i < n; i++) {
             double dt = (v[i].x - v[i - 1].x) * a->duration_ns;
@@ -94,14 +81,14 @@ int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double
     out->pairs = ngap;
     if (ngap) {
         /* Kolmogorov-Smirnov distance of the advances from uniform */
-        qsort(advance, ngap, sizeof *advance, by_value);
+        tf_sort_double(advance, ngap);
         for (size_t i = 0; i < ngap; i++) {
             double below = advance[i] - (double)i / (double)ngap,
                    above = (double)(i + 1) / (double)ngap - advance[i];
             out->ks_distance = fmax(out->ks_distance, fmax(below, above));
         }
-        double speed_median = median(speed, ngap);
-        out->gap_ns = median(gap, ngap);
+        double speed_median = tf_median_sorted(speed, ngap);
+        out->gap_ns = tf_median_sorted(gap, ngap);
         /* the slowest walk the advances allow (a faster one would alias
          * onto them too); one seen not to move has passes without end */
         if (ngap >= TF_WALK_MIN_PAIRS && out->ks_distance > TF_WALK_KS_1PC / sqrt((double)ngap))

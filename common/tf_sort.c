@@ -75,3 +75,20 @@ bool tf_sort_u64(uint64_t *key, uint32_t *payload, size_t n)
     free(ptmp);
     return true;
 }
+
+static int double_order(const void *pa, const void *pb)
+{
+    double x = *(const double *)pa, y = *(const double *)pb;
+    return (x > y) - (x < y);
+}
+
+void tf_sort_double(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, double_order);
+}
+
+double tf_median_sorted(double *v, size_t n)
+{
+    tf_sort_double(v, n);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}

@@ -19,4 +19,10 @@ bool tf_sort_u32(uint32_t *v, size_t n);
  * False when out of memory (both unchanged). */
 bool tf_sort_u64(uint64_t *key, uint32_t *payload, size_t n);
 
+/* Sorts v[0..n) ascending (qsort: a NaN sorts as equal to everything). */
+void tf_sort_double(double *v, size_t n);
+/* The median of v[0..n), n > 0, the mean of the two middle values for an
+ * even n; sorts v. */
+double tf_median_sorted(double *v, size_t n);
+
 #endif

@@ -25,6 +25,7 @@
 
 #include "symbolize.h"
 #include "common/tf_array.h"
+#include "common/tf_sort.h"
 
 #define BATCH 8192
 
@@ -191,17 +192,6 @@ static int by_pair_time(const void *pa, const void *pb)
     return (p->time > q->time) - (p->time < q->time);
 }
 
-static int by_double(const void *pa, const void *pb)
-{
-    double p = *(const double *)pa, q = *(const double *)pb;
-    return (p > q) - (p < q);
-}
-
-static double median_of(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, by_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* A pair's boundaries, doubles merged: times and clocks [0..*n) rewritten
  * in place; returns the median span on the clock (0 with fewer than 2
@@ -212,7 +202,7 @@ static double boundaries(uint64_t *times, uint64_t *clocks, size_t *n, double *g
         return 0;
     for (size_t k = 1; k < *n; k++)
         gaps[k - 1] = (double)(clocks[k] - clocks[k - 1]);
-    double m0 = median_of(gaps, *n - 1);
+    double m0 = tf_median_sorted(gaps, *n - 1);
     size_t kept = 1;
     for (size_t k = 1; k < *n; k++)
         if ((double)(clocks[k] - clocks[kept - 1]) >= 0.5 * m0) {
@@ -224,7 +214,7 @@ static double boundaries(uint64_t *times, uint64_t *clocks, size_t *n, double *g
         return 0;
     for (size_t k = 1; k < kept; k++)
         gaps[k - 1] = (double)(clocks[k] - clocks[k - 1]);
-    return median_of(gaps, kept - 1);
+    return tf_median_sorted(gaps, kept - 1);
 }
 
 /* The changes[from, from + n) into times and clocks. */
