@@ -9,7 +9,7 @@
 # and the writer (tracefold record itself).  Prints every run, the medians
 # and the median of the paired ratios recorded / plain.
 # Usage: sh bench/record_cpu.sh [BUILDDIR]
-#   (env: REPS=5 CXX_ITER=80000 OMP_ITER=1000 OMP_NUM_THREADS=2
+#   (env: REPS=5 CXX_ITER=200000 OMP_ITER=3500 OMP_NUM_THREADS=2
 #    BASE=OTHER_BUILDDIR: the recorded modes also with that build's
 #    tracefold and libtracefold, in the same rotation, to compare two
 #    versions on the same machine state
@@ -42,8 +42,13 @@ modes="plain default 1ms${BASE:+ base-default base-1ms}"
 for rep in $(seq "$reps"); do
     for prog in cxx_iter omp_loop; do
         case $prog in
-        cxx_iter) args=${CXX_ITER:-80000};;
-        omp_loop) args=${OMP_ITER:-1000};;
+        # About 5 s of CPU each on the project's VM: a recorded run pays
+        # a fixed start and stop (50-100 ms of CPU, bench/RESULTS.md,
+        # "Recorder: start and stop") and, with the default small-blocks
+        # cap, a fixed cost for the blocks the writer keeps; on a 2 s
+        # program either alone is over the 1 % bar.
+        cxx_iter) args=${CXX_ITER:-200000};;
+        omp_loop) args=${OMP_ITER:-3500};;
         esac
         # Rotate the order each repetition so that drifts in the machine's
         # load favour no mode.

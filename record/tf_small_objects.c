@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/tf_memory.h"
 #include "tf_small_log.h"
 #include "tf_writer.h"
 
@@ -72,6 +74,31 @@ static bool map_log(tf_wsmall *ws, const char *proc_file)
     return true;
 }
 
+/* Room for the blocks to come, backed by huge pages (tf_malloc_large): a
+ * million blocks are 32 MiB, twice that while they are sorted, and on the
+ * project's VM their first touch in 4 KiB pages was a quarter of the
+ * writer's CPU on an allocation-heavy program (bench/RESULTS.md, "CPU
+ * time on real-code patterns").  At once room for the log's cap, up to
+ * GROW_AT_ONCE bytes: memory is touched only as blocks come, so a log
+ * that keeps few costs no more, and one that fills is not copied as it
+ * grows; past that, four times as many each time. */
+#define GROW_AT_ONCE ((size_t)64 << 20)
+static bool grow(tf_wsmall *ws, uint64_t cap)
+{
+    size_t c = ws->cap ? 4 * ws->cap : GROW_AT_ONCE / sizeof *ws->v;
+    if (c > cap && cap > ws->cap)
+        c = (size_t)cap;
+    struct block *v = tf_malloc_large(c * sizeof *v);
+    if (!v)
+        return false;
+    if (ws->n)
+        memcpy(v, ws->v, ws->n * sizeof *v);
+    free(ws->v);
+    ws->v = v;
+    ws->cap = c;
+    return true;
+}
+
 int tf_wsmall_drain(tf_wsmall **wsp, const char *proc_file, uint64_t now, tf_error *err)
 {
     if (!*wsp && !(*wsp = calloc(1, sizeof **wsp)))
@@ -96,14 +123,12 @@ int tf_wsmall_drain(tf_wsmall **wsp, const char *proc_file, uint64_t now, tf_err
                 atomic_store_explicit(&ws->h->full, 1, memory_order_relaxed);
                 break;
             }
-            if (ws->n == ws->cap) {
-                size_t c = ws->cap ? 2 * ws->cap : 4096;
-                struct block *v = realloc(ws->v, c * sizeof *v);
-                if (!v)
-                    return tf_fail(err, TF_ERR_NOMEM, "small-block log (%zu blocks)", ws->n);
-                ws->v = v;
-                ws->cap = c;
-            }
+            if (ws->n == ws->cap && !grow(ws, cap))
+                return tf_fail(err, TF_ERR_NOMEM, "small-block log (%zu blocks)", ws->n);
+            /* The entries were written on the program's CPU: their lines
+             * come from another core's cache, so ask for them well ahead
+             * (8 entries, 4 lines) and let the misses overlap. */
+            __builtin_prefetch(&r->e[(tail + 8) % TF_SMALL_RING]);
             const tf_small_entry *e = &r->e[tail % TF_SMALL_RING];
             ws->v[ws->n] = (struct block){ e->addr, e->time, e->size, e->ret };
             ws->n++;
@@ -120,53 +145,90 @@ void tf_wsmall_unlink(const char *proc_file)
     unlink(path);
 }
 
-/* Byte k of a block's sort key: bytes 0-7 its time, 8-15 its address,
- * least significant first. */
-static unsigned key_byte(const struct block *b, unsigned k)
+/* One digit of the sort key: `bits` bits from bit `shift` of the field
+ * at byte `field` of a block (its time or its address). */
+struct digit {
+    size_t   field;
+    unsigned shift, bits;
+};
+
+#define DIGIT_BITS_MAX 11    /* 2048 counters of a pass: 16 KiB, in the L1 cache */
+#define DIGITS_MAX     12    /* 6 of 11 bits per 64-bit field */
+
+static size_t digit_of(const struct block *b, const struct digit *d)
 {
-    return (unsigned)((k < 8 ? b->time >> (8 * k) : b->addr >> (8 * (k - 8))) & 0xff);
+    uint64_t f;
+    memcpy(&f, (const unsigned char *)b + d->field, sizeof f);
+    return (size_t)((f >> d->shift) & ((1u << d->bits) - 1));
+}
+
+/* The digits covering the bits in which a field's values differ (mask:
+ * the OR of every value XOR the first), from the lowest: as few passes
+ * of at most DIGIT_BITS_MAX bits as cover them, of even widths. */
+static unsigned plan_digits(struct digit *d, size_t field, uint64_t mask)
+{
+    if (!mask)
+        return 0;
+    unsigned lo = (unsigned)__builtin_ctzll(mask), hi = 64 - (unsigned)__builtin_clzll(mask);
+    unsigned passes = (hi - lo + DIGIT_BITS_MAX - 1) / DIGIT_BITS_MAX;
+    unsigned bits = (hi - lo + passes - 1) / passes;
+    for (unsigned k = 0; k < passes; k++) {
+        unsigned shift = lo + k * bits;
+        d[k] = (struct digit){ field, shift, hi - shift < bits ? hi - shift : bits };
+    }
+    return passes;
 }
 
 /* Orders the blocks by address, then time, then the order taken: a least
- * significant digit radix sort, one stable counting pass per byte of the
- * key (Knuth, TAOCP vol. 3, 5.2.5), the counts of every byte taken in one
- * read.  A byte that every block shares (the high bytes of heap addresses
- * and of times since the start) needs no pass, nor does the time when the
- * blocks were taken in time order (one thread's).  A million blocks sort
- * in a quarter to a third of the CPU time of qsort(3) with a comparison
- * function, which sorted them through an array of pointers and was, with
- * its copies, a third of the writer's CPU on an allocation-heavy program
- * (bench/RESULTS.md, "CPU time on real-code patterns").  The result is in
- * *v (tmp: room for n blocks, swapped with *v when the result ends there). */
-static void sort_blocks(struct block **v, struct block **tmp, size_t n)
+ * significant digit radix sort, one stable counting pass per digit of the
+ * key (Knuth, TAOCP vol. 3, 5.2.5), the counts of every digit taken in
+ * one read.  Only the bits in which the blocks differ are digits (heap
+ * addresses share their high bits and, 16-byte aligned, their low four;
+ * times since the start their high bits), in digits of up to 11 bits
+ * (two passes where bytes took three for the addresses of an
+ * allocation-heavy program's heap), and the time needs none when the
+ * blocks were taken in time order (one thread's).  The result is in *v
+ * (tmp: room for n blocks, swapped with *v when the result ends there);
+ * false when out of memory (*v unchanged). */
+static bool sort_blocks(struct block **v, struct block **tmp, size_t n)
 {
-    size_t count[16][256];
-    memset(count, 0, sizeof count);
+    if (n < 2)
+        return true;
+    const struct block *b = *v;
+    uint64_t tmask = 0, amask = 0;
     bool in_time_order = true;
-    for (size_t i = 0; i < n; i++) {
-        const struct block *b = &(*v)[i];
-        in_time_order &= i == 0 || b[-1].time <= b->time;
-        for (unsigned k = 0; k < 8; k++) {
-            count[k][(b->time >> (8 * k)) & 0xff]++;
-            count[8 + k][(b->addr >> (8 * k)) & 0xff]++;
-        }
+    for (size_t i = 1; i < n; i++) {
+        tmask |= b[i].time ^ b[0].time;
+        amask |= b[i].addr ^ b[0].addr;
+        in_time_order &= b[i - 1].time <= b[i].time;
     }
-    for (unsigned k = in_time_order ? 8 : 0; k < 16; k++) {
-        if (count[k][key_byte(&(*v)[0], k)] == n)
-            continue;
+    struct digit d[DIGITS_MAX];
+    unsigned nd = in_time_order ? 0 : plan_digits(d, offsetof(struct block, time), tmask);
+    nd += plan_digits(d + nd, offsetof(struct block, addr), amask);
+    if (!nd)
+        return true;
+    size_t (*count)[1u << DIGIT_BITS_MAX] = calloc(nd, sizeof *count);
+    if (!count)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < nd; k++)
+            count[k][digit_of(&b[i], &d[k])]++;
+    for (unsigned k = 0; k < nd; k++) {
         size_t pos = 0;
-        for (unsigned d = 0; d < 256; d++) {
-            size_t c = count[k][d];
-            count[k][d] = pos;
+        for (size_t x = 0; x < (1u << d[k].bits); x++) {
+            size_t c = count[k][x];
+            count[k][x] = pos;
             pos += c;
         }
         const struct block *src = *v;
+        struct block *dst = *tmp;
         for (size_t i = 0; i < n; i++)
-            (*tmp)[count[k][key_byte(&src[i], k)]++] = src[i];
-        struct block *t = *v;
-        *v = *tmp;
-        *tmp = t;
+            dst[count[k][digit_of(&src[i], &d[k])]++] = src[i];
+        *tmp = *v;
+        *v = dst;
     }
+    free(count);
+    return true;
 }
 
 /* The distinct call sites, each with its frame's index: an open-addressing
@@ -216,7 +278,7 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_writer *w, uint32_t p
     struct site_table sites = { calloc(512, sizeof *sites.key), malloc(512 * sizeof *sites.rank),
                                 512, 0 };
     uint64_t *rets = malloc(k * sizeof *rets);
-    struct block *tmp = malloc(k * sizeof *tmp);
+    struct block *tmp = tf_malloc_large(k * sizeof *tmp);
     tf_object *out = malloc(BATCH * sizeof *out);
     int rc = 0;
     if (!sites.key || !sites.rank || !rets || !tmp || !out) {
@@ -245,7 +307,10 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_writer *w, uint32_t p
     uint64_t first = 0;
     if ((rc = tf_writer_append_frames(w, proc, UINT32_MAX, rets, nrets, &first, err)))
         goto done;
-    sort_blocks(&ws->v, &tmp, k);
+    if (!sort_blocks(&ws->v, &tmp, k)) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "small-block log of %zu blocks", k);
+        goto done;
+    }
     ws->cap = k;   /* *v may be tmp now */
     const struct block *v = ws->v;
     size_t nout = 0;
