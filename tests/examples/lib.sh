@@ -163,6 +163,14 @@ too_busy() {
     done
 }
 
+# timing_off WHY: a check that rests on the runs' timings missed (diff's
+# ratio off the program's, a change not significant); every miss is kept
+# in $off (0: none yet, set by the test before its first timing check)
+# for timing_verdict.
+timing_off() {
+    if [ "$off" = 0 ]; then off=$1; else off="$off; $1"; fi
+}
+
 # timing_verdict OFF FOLD_DIR...: OFF (0, or why diff's ratio is off the
 # program's) fails the test, unless the runs were too busy to time
 # (too_busy) and nothing else failed: then the test skips (exit 77).

@@ -62,16 +62,16 @@ expected=$(awk -v a="$a" -v b="$b" 'BEGIN { print b / a }')
 row=$(csv "$tmp/diff/diff.csv" phase ratio significant | awk -F, '$1 == "total"')
 ratio=$(echo "$row" | cut -d, -f2)
 echo "program's timings: $a -> $b ms (tile $tile KiB); diff's ratio $ratio, the program's $expected"
+off=0
 case $row in
 *,yes) ;;
-*) bad "the iteration not significantly faster: '$row'" ;;
+*) timing_off "the iteration not significantly faster: '$row'" ;;
 esac
-off=0
-within 15 "$ratio" "$expected" || off="ratio $ratio not within 15 % of the program's $expected"
+within 15 "$ratio" "$expected" || timing_off "ratio $ratio not within 15 % of the program's $expected"
 # the advice's bound on the saving holds what the program measured
 gain=${advice##*,}
 awk -v g="$gain" -v r="$expected" 'BEGIN { exit !(1 - r <= g) }' ||
-    off="bound $gain below the saving the program measured, 1 - $expected"
+    timing_off "bound $gain below the saving the program measured, 1 - $expected"
 diff_itself "$tmp/before" "$tmp/after"
 timing_verdict "$off" "$tmp/before" "$tmp/after"
 advice_verdict

@@ -44,10 +44,11 @@ row=$(csv "$tmp/diff/diff.csv" phase ratio significant | grep '^total,')
 ratio=$(echo "$row" | cut -d, -f2)
 echo "gather -> gather_prefetched: diff's ratio ${ratio:-none}, the program's $expected"
 off=0
-awk -v e="$expected" 'BEGIN { exit !(e < 1) }' || off="the program's prefetched gather not faster ($expected)"
-case $row in total,?*,yes) ;; *) off="no significant change of the iteration: '$row'" ;; esac
-[ "$off" != 0 ] || within 15 "$ratio" "$expected" ||
-    off="iteration ratio $ratio not within 15 % of the program's $expected"
+awk -v e="$expected" 'BEGIN { exit !(e < 1) }' ||
+    timing_off "the program's prefetched gather not faster ($expected)"
+case $row in total,?*,yes) ;; *) timing_off "no significant change of the iteration: '$row'" ;; esac
+within 15 "$ratio" "$expected" ||
+    timing_off "iteration ratio $ratio not within 15 % of the program's $expected"
 
 # the advice needs memory samples (the timings above do not) and the
 # profile's last-level cache and memory latency

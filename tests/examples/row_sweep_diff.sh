@@ -35,10 +35,10 @@ total=$(echo "$row" | cut -d, -f2)
 echo "iteration: diff's ratio ${total:-none}, the program's $expected ($(median rows) -> $(median one) ms)"
 off=0
 awk -v e="$expected" 'BEGIN { exit !(e <= 0.9) }' ||
-    off="one allocation not faster: the program's ratio $expected, above 0.9"
-case $row in total,?*,yes) ;; *) [ "$off" != 0 ] || off="no significant change of the iteration: '$row'" ;; esac
-[ "$off" != 0 ] || within 15 "$total" "$expected" ||
-    off="iteration ratio $total not within 15 % of the program's $expected"
+    timing_off "one allocation not faster: the program's ratio $expected, above 0.9"
+case $row in total,?*,yes) ;; *) timing_off "no significant change of the iteration: '$row'" ;; esac
+within 15 "$total" "$expected" ||
+    timing_off "iteration ratio $total not within 15 % of the program's $expected"
 
 # the advice needs memory samples (the timings above do not)
 nmem=$(memory_samples "$tmp/rows.h5")
