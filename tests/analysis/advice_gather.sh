@@ -64,6 +64,20 @@ for finding in "random over a large object" "pages beyond the TLB's reach"; do
         bad "sorted: advice '$finding' after the change as strong as before: $after"
 done
 
+# Paraver input: the gather exported as a raw Paraver trace (Extrae's
+# events for the samples' addresses and the data objects) and folded from
+# it gives the same findings on the same object (which the export names
+# object@PROCESS.ID: it carries no call site)
+"$tf" paraver -q -o "$tmp/gather.prv" "$tmp/gather.h5" || bad "paraver export exited $?"
+"$tf" fold -q "$tmp/gather.prv" --machine "$tmp/m.h5" -o "$tmp/gather-prv" ||
+    bad "fold of the Paraver trace exited $?"
+awk -F, 'NR > 1 && $4 ~ /^advice_app\.c:/ { print $5 }' "$tmp/gather/advice.csv" |
+while read -r finding; do
+    awk -F, -v f="$finding" 'NR > 1 && $4 ~ /^object@/ && $5 == f { found = 1 } END { exit !found }' \
+        "$tmp/gather-prv/advice.csv" ||
+        { echo "FAIL: Paraver input: no '$finding': $(cat "$tmp/gather-prv/advice.csv")"; exit 1; }
+done || bad "the advice from the Paraver trace differs"
+
 "$tf" fold -q "$tmp/gather.h5" -o "$tmp/plain" || bad "fold without the profile exited $?"
 findings plain | grep -q 'random over a large object\|TLB' && bad "advice that needs the profile without it"
 grep -q "^Not tried, for want of the machine profile.*random over a large object" "$tmp/plain/summary.md" ||
