@@ -44,7 +44,7 @@
  * (or, empty, at the next flush or the close, and closed again), so that
  * only the tables being written are held open: a Paraver header declaring
  * 4000 threads without records took 131 MB to convert with every table
- * created and held from the start (bench/RESULTS.md, "Paraver import"). */
+ * created and held from the start (bench/RESULTS.md, "Paraver"). */
 typedef struct table {
     hid_t    dset;       /* -1 while not open */
     hid_t    mem_type;   /* built when opened; owned unless a predefined type */
