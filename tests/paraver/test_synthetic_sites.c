@@ -62,8 +62,10 @@ static void sites_from_the_analysis(void **state)
     assert_true(n >= 2);
     char **renamed = calloc(n, sizeof *renamed);
     for (size_t i = 0; i < n; i++) {
-        renamed[i] = malloc(strlen(names[i]) + 9);
-        sprintf(renamed[i], "renamed_%s", names[i]);
+        size_t size = strlen(names[i]) + sizeof "renamed_";
+        renamed[i] = malloc(size);
+        assert_non_null(renamed[i]);
+        snprintf(renamed[i], size, "renamed_%s", names[i]);
     }
     assert_true(H5Ldelete((hid_t)routines, "function", H5P_DEFAULT) >= 0);
     if (tf_h5_write_strings(routines, "function", (const char *const *)renamed, n, &err) < 0)
