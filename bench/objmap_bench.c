@@ -72,7 +72,7 @@ static tf_object object_at(const struct layout *l, size_t i)
 
 /* The region's instances and, in each, SAMPLES loads in the blocks
  * allocated in it (in the long-lived arrays when it has none). */
-static int write_thread(tf_writer *w, uint32_t proc, uint32_t thread, uint32_t region,
+static int write_thread(tf_trace_out *w, uint32_t proc, uint32_t thread, uint32_t region,
                         const struct layout *l, tf_error *err)
 {
     int rc = 0;
@@ -88,9 +88,9 @@ static int write_thread(tf_writer *w, uint32_t proc, uint32_t thread, uint32_t r
                                 .addr = o.start + 8, .kind = TF_SAMPLE_LOAD,
                                 .level = TF_LEVEL_UNKNOWN, .flags = TF_SAMPLE_SOFTWARE };
         }
-        if (!(rc = tf_writer_append_events(w, proc, thread, &enter, NULL, 1, err)) &&
-            !(rc = tf_writer_append_samples(w, proc, thread, s, NULL, SAMPLES, err)))
-            rc = tf_writer_append_events(w, proc, thread, &exit, NULL, 1, err);
+        if (!(rc = tf_trace_out_append_events(w, proc, thread, &enter, NULL, 1, err)) &&
+            !(rc = tf_trace_out_append_samples(w, proc, thread, s, NULL, SAMPLES, err)))
+            rc = tf_trace_out_append_events(w, proc, thread, &exit, NULL, 1, err);
     }
     return rc;
 }
@@ -101,30 +101,30 @@ static int write_trace(const char *path, struct layout *l, tf_error *err)
                            .producer = "objmap_bench" };
     tf_process_desc d = { .pid = 1, .rank = -1, .executable = "/bench", .host = "bench",
                           .build_id = "" };
-    tf_writer *w;
+    tf_trace_out *w;
     uint32_t proc, thread, region;
-    if (tf_writer_create(&w, path, &meta, 0, err) < 0)
+    if (tf_trace_out_create(&w, path, &meta, 0, err) < 0)
         return -1;
-    int rc = tf_writer_add_process(w, &d, &proc, err);
+    int rc = tf_trace_out_add_process(w, &d, &proc, err);
     if (!rc)
-        rc = tf_writer_add_thread(w, proc, 1, &thread, err);
+        rc = tf_trace_out_add_thread(w, proc, 1, &thread, err);
     if (!rc)
-        rc = tf_writer_intern(w, "iteration", &region, err);
+        rc = tf_trace_out_intern(w, "iteration", &region, err);
     for (int s = 0; s < SITES + 2 && !rc; s++) {
         char name[32];
         snprintf(name, sizeof name, "bench.c:%d:5", 10 + s);
-        rc = tf_writer_intern(w, name, &l->site[s], err);
+        rc = tf_trace_out_intern(w, name, &l->site[s], err);
     }
     tf_object batch[4096];
     for (size_t i = 0; i < l->n + LONG_LIVED && !rc; i += sizeof batch / sizeof batch[0]) {
         size_t m = 0;
         for (; m < sizeof batch / sizeof batch[0] && i + m < l->n + LONG_LIVED; m++)
             batch[m] = object_at(l, i + m);
-        rc = tf_writer_append_objects(w, proc, batch, m, err);
+        rc = tf_trace_out_append_objects(w, proc, batch, m, err);
     }
     if (!rc)
         rc = write_thread(w, proc, thread, region, l, err);
-    int crc = tf_writer_close(w, rc ? NULL : err);
+    int crc = tf_trace_out_close(w, rc ? NULL : err);
     return rc ? rc : crc;
 }
 

@@ -15,7 +15,7 @@
 
 #include "formats/prv_reader.h"
 #include "formats/prv_types.h"
-#include "formats/prv_writer.h"
+#include "formats/prv_out.h"
 
 #define THREADS 4
 #define SAMPLES_PER_ITER 700
@@ -47,12 +47,12 @@ static uint64_t next_rand(void)
 }
 
 /* The trace being generated, removed when generation fails. */
-static tf_prv_writer *writing;
+static tf_prv_out *writing;
 
 static void die(const tf_error *err)
 {
     fprintf(stderr, "paraver_bench: %s\n", err->msg);
-    tf_prv_writer_abort(writing);
+    tf_prv_out_abort(writing);
     exit(1);
 }
 
@@ -67,11 +67,11 @@ static void generate(const char *path, uint64_t target_bytes)
     uint32_t cpus = THREADS;
     tf_prv_header h = {.nnodes = 1, .node_cpus = &cpus, .ncpus = THREADS, .nappls = 1,
                        .appls = &appl, .unit_ns = 1};
-    tf_prv_writer *w;
-    if (tf_prv_writer_create(&w, path, &h, &err) < 0)
+    tf_prv_out *w;
+    if (tf_prv_out_create(&w, path, &h, &err) < 0)
         die(&err);
     writing = w;
-    tf_pcf *pcf = tf_prv_writer_pcf(w);
+    tf_pcf *pcf = tf_prv_out_pcf(w);
     static const uint32_t counters[6] = {42000050, 42000059, 42000055, 42000000, 42000007, 42000008};
     static const char *const names[6] = {"(PAPI_TOT_INS) Instr completed", "(PAPI_TOT_CYC) Total cycles",
                                          "(PAPI_BR_INS) Branches", "(PAPI_L1_DCM) L1D misses",
@@ -98,7 +98,7 @@ static void generate(const char *path, uint64_t target_bytes)
         if (tf_pcf_add_value(pcf, TF_PRV_SAMPLED_LINE, v, label, &err) < 0)
             die(&err);
     }
-    tf_row *row = tf_prv_writer_row(w);
+    tf_row *row = tf_prv_out_row(w);
     for (int t = 0; t < THREADS; t++) {
         snprintf(label, sizeof label, "THREAD 1.1.%d", t + 1);
         if (tf_row_add(row, TF_ROW_THREAD, label, &err) < 0)
@@ -149,7 +149,7 @@ static void generate(const char *path, uint64_t target_bytes)
         it++;
     }
     writing = NULL;
-    if (tf_prv_writer_close(w, &err) < 0)
+    if (tf_prv_out_close(w, &err) < 0)
         die(&err);
 }
 

@@ -112,28 +112,28 @@ static int write_trace(const char *path, size_t n, tf_error *err)
     tf_process_desc d = { .pid = 1, .rank = -1, .ncounters = NCOUNTERS, .counter_names = names };
     tf_sample *s = malloc(BATCH * sizeof *s);
     uint64_t *c = malloc(BATCH * NCOUNTERS * sizeof *c), time = 0, counters[NCOUNTERS] = { 0 };
-    tf_writer *w = NULL;
+    tf_trace_out *w = NULL;
     uint32_t p, t;
     int rc = !s || !c ? tf_fail(err, TF_ERR_NOMEM, "out of memory") : 0;
-    if (rc == 0 && (rc = tf_writer_create(&w, path, &meta, 0, err)) == 0 &&
-        (rc = tf_writer_add_process(w, &d, &p, err)) == 0)
-        rc = tf_writer_add_thread(w, p, 1, &t, err);
-    /* Generating the samples is not the writer's cost: only appends count. */
+    if (rc == 0 && (rc = tf_trace_out_create(&w, path, &meta, 0, err)) == 0 &&
+        (rc = tf_trace_out_add_process(w, &d, &p, err)) == 0)
+        rc = tf_trace_out_add_thread(w, p, 1, &t, err);
+    /* Generating the samples is not the output's cost: only appends count. */
     span spent = { 0, 0 };
     for (size_t done = 0; rc == 0 && done < n; done += BATCH) {
         size_t m = n - done < BATCH ? n - done : BATCH;
         make_batch(s, c, m, &time, counters);
         span t0 = now();
-        rc = tf_writer_append_samples(w, p, t, s, c, m, err);
+        rc = tf_trace_out_append_samples(w, p, t, s, c, m, err);
         add(&spent, since(t0));
     }
     span t0 = now();
     if (rc == 0) {
-        rc = tf_writer_close(w, err);
+        rc = tf_trace_out_close(w, err);
         w = NULL;
     }
     add(&spent, since(t0));
-    tf_writer_abort(w);
+    tf_trace_out_abort(w);
     free(s);
     free(c);
     if (rc == 0)

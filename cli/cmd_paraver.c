@@ -25,7 +25,7 @@
 #include "formats/prv_check.h"
 #include "formats/prv_export.h"
 #include "formats/prv_import.h"
-#include "formats/prv_writer.h"
+#include "formats/prv_out.h"
 #include "common/tf_output.h"
 
 static void usage(FILE *out)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A file written from start to end through large buffers, optionally by a
- * thread of its own (write-behind): the writer fills one buffer while the
+ * thread of its own (write-behind): the caller fills one buffer while the
  * other goes to the kernel.  For outputs of hundreds of megabytes made of
  * short records (Paraver traces), whose copy into the page cache costs as
  * much as formatting them.  One thread writes; not for signal handlers. */

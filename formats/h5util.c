@@ -1146,7 +1146,7 @@ static uint64_t extent_limit(hid_t dset, char *why, size_t whylen)
                      "%" PRIu64 " (damaged file?)", stored, (uint64_t)file_size);
         /* libhdf5 reads a chunk never written as the fill value, which no
          * byte of the file pays for: every chunk of the extent must be
-         * stored (the writers store them all, even a run of one value). */
+         * stored (tracefold's outputs store them all, even a run of one value). */
         else if (!why[0] && (space < 0 || H5Dget_num_chunks(dset, space, &nchunks) < 0))
             snprintf(why, whylen, "cannot read its chunk index");
         else if (!why[0] && nchunks < needed)

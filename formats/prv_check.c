@@ -9,7 +9,7 @@
 #include "prv_pcf.h"
 #include "prv_reader.h"
 #include "prv_row.h"
-#include "prv_writer.h"
+#include "prv_out.h"
 
 /* A set of (type, value) keys already checked, so each is looked up once. */
 typedef struct seen {

@@ -9,7 +9,7 @@
 #include "prv_fields.h"
 #include "prv_mpi.h"
 #include "prv_types.h"
-#include "prv_writer.h"
+#include "prv_out.h"
 #include "recorder_code.h"
 #include "strtab.h"
 
@@ -49,7 +49,7 @@ typedef struct tstream {
 
 typedef struct exporter {
     tf_trace            *tr;
-    tf_prv_writer       *w;
+    tf_prv_out       *w;
     tf_pcf              *pcf;
     tf_prv_symbolize_fn  symbolize;
     void                *arg;
@@ -538,7 +538,7 @@ static int build_header(exporter *ex, tf_prv_header *h, tf_error *err)
     for (uint32_t n = 0; n < h->nnodes; n++)
         h->ncpus += h->node_cpus[n];
     /* Names: nodes by host, CPUs by node, threads by process and thread id. */
-    tf_row *row = tf_prv_writer_row(ex->w);
+    tf_row *row = tf_prv_out_row(ex->w);
     int rc = 0;
     char name[600];
     uint32_t *cpu_next = calloc(h->nnodes ? h->nnodes : 1, sizeof *cpu_next);
@@ -744,25 +744,25 @@ int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn sy
     ex.symbols = calloc(np, sizeof *ex.symbols);
     ex.recorder = calloc(np, sizeof *ex.recorder);
     int rc = ex.ts && ex.heap && ex.ctype && ex.symbols && ex.recorder ? 0 : nomem(err);
-    /* The writer needs the header first: a temporary empty one gives way to
+    /* The Paraver output needs the header first: a temporary empty one gives way to
      * the real one as soon as the streams are named. */
     tf_prv_header h = {0};
     tf_prv_task one_task = {1, 1};
     tf_prv_appl one_appl = {1, &one_task};
     tf_prv_header placeholder = {.nappls = 1, .appls = &one_appl};
     if (rc == 0)
-        rc = tf_prv_writer_create(&ex.w, out_path, &placeholder, err);
+        rc = tf_prv_out_create(&ex.w, out_path, &placeholder, err);
     if (rc < 0) {
         free_exporter(&ex);
         return rc;
     }
-    ex.pcf = tf_prv_writer_pcf(ex.w);
+    ex.pcf = tf_prv_out_pcf(ex.w);
     if ((rc = build_header(&ex, &h, err)) == 0 && (rc = fixed_labels(&ex, err)) == 0 &&
         (rc = tf_prv_mpi_build(tr, &ex.mpi, err)) == 0 &&
         (rc = tf_prv_mpi_labels(ex.pcf, has_calls(&ex.mpi), err)) == 0 &&
         (rc = tf_prv_objects_init_named(&ex.objects, ex.pcf, tr, object_names, err)) == 0 &&
         (rc = setup_streams(&ex, err)) == 0)
-        rc = tf_prv_writer_set_header(ex.w, &h, err);
+        rc = tf_prv_out_set_header(ex.w, &h, err);
     for (uint32_t i = 0; i < ex.nts; i++)
         ex.heap[ex.nheap++] = i;
     for (uint32_t i = ex.nheap / 2; rc == 0 && i-- > 0;)
@@ -780,9 +780,9 @@ int tf_prv_export_raw(tf_trace *tr, const char *out_path, tf_prv_symbolize_fn sy
         rc = sampled_labels(&ex, err);
     tf_prv_header_free(&h);
     if (rc == 0)
-        rc = tf_prv_writer_close(ex.w, err);
+        rc = tf_prv_out_close(ex.w, err);
     else
-        tf_prv_writer_abort(ex.w);
+        tf_prv_out_abort(ex.w);
     free_exporter(&ex);
     return rc;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What the raw and the synthetic Paraver writers share: building a
+/* What the raw and the synthetic Paraver exports share: building a
  * record's TYPE:VALUE pairs, the pairs of a memory reference, the Paraver
  * types of counters, and the labels of the types and values they use. */
 #ifndef TF_PRV_FIELDS_H

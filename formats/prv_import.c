@@ -17,7 +17,7 @@
 #include "prv_reader.h"
 #include "prv_row.h"
 #include "prv_types.h"
-#include "prv_writer.h"
+#include "prv_out.h"
 
 /* Synthetic instruction addresses, one per distinct (routine, line) of the
  * sampled callers, so that samples carry ordinary call stacks and the
@@ -30,7 +30,7 @@
 
 /* The spool: pass one turns text into binary tracefold records, learning the
  * counters, regions and call sites on the way; pass two, which knows them
- * all (the trace writer needs the counters of a process up front), streams
+ * all (the trace output needs the counters of a process up front), streams
  * the spool into the trace. */
 enum { SPOOL_EVENT = 0, SPOOL_SAMPLE = 1 };
 
@@ -432,7 +432,7 @@ typedef struct wbatch {
 
 typedef struct pass_two {
     importer  *im;
-    tf_writer *w;
+    tf_trace_out *w;
     wbatch    *b;
     uint32_t  *region_sid;
 } pass_two;
@@ -444,17 +444,17 @@ static int flush_thread(pass_two *p2, uint32_t t, tf_error *err)
     uint32_t proc = im->thread_proc[t], local = im->thread_local[t];
     int rc = 0;
     if (b->nev) {
-        rc = tf_writer_append_events(p2->w, proc, local, b->ev, b->ev_rows, b->nev, err);
+        rc = tf_trace_out_append_events(p2->w, proc, local, b->ev, b->ev_rows, b->nev, err);
         b->nev = 0;
     }
     if (rc == 0 && b->ns) {
         uint64_t first = 0;
         if (b->nframes)
-            rc = tf_writer_append_frames(p2->w, proc, local, b->frames, b->nframes, &first, err);
+            rc = tf_trace_out_append_frames(p2->w, proc, local, b->frames, b->nframes, &first, err);
         for (size_t i = 0; rc == 0 && i < b->ns; i++)
             b->s[i].stack += first;
         if (rc == 0)
-            rc = tf_writer_append_samples(p2->w, proc, local, b->s, b->s_rows, b->ns, err);
+            rc = tf_trace_out_append_samples(p2->w, proc, local, b->s, b->s_rows, b->ns, err);
         b->ns = b->nframes = 0;
     }
     return rc;
@@ -585,10 +585,10 @@ static int add_processes(pass_two *p2, tf_error *err)
                 .build_id = "", .ncounters = im->ncounters, .counter_names = cn,
             };
             uint32_t pid;
-            rc = tf_writer_add_process(p2->w, &d, &pid, err);
+            rc = tf_trace_out_add_process(p2->w, &d, &pid, err);
             for (uint32_t th = 0; rc == 0 && th < ap->tasks[k].nthreads; th++) {
                 uint32_t tid;
-                rc = tf_writer_add_thread(p2->w, pid, th + 1, &tid, err);
+                rc = tf_trace_out_add_thread(p2->w, pid, th + 1, &tid, err);
             }
         }
     }
@@ -622,11 +622,11 @@ static int add_symbols(pass_two *p2, tf_error *err)
             snprintf(file, sizeof file, "%.*s", (int)(strrchr(ll, ')') - (ll + used)), ll + used);
         sym[i] = (tf_symbol){.start = SYNTH_IP_BASE + i * SYNTH_IP_STEP,
                              .end = SYNTH_IP_BASE + (i + 1) * SYNTH_IP_STEP, .line = lineno};
-        if ((rc = tf_writer_intern(p2->w, fn, &sym[i].function, err)) == 0)
-            rc = tf_writer_intern(p2->w, file, &sym[i].file, err);
+        if ((rc = tf_trace_out_intern(p2->w, fn, &sym[i].function, err)) == 0)
+            rc = tf_trace_out_intern(p2->w, file, &sym[i].file, err);
     }
     for (uint32_t p = 0; rc == 0 && p < im->nprocs; p++)
-        rc = tf_writer_append_symbols(p2->w, p, sym, n, err);
+        rc = tf_trace_out_append_symbols(p2->w, p, sym, n, err);
     free(sym);
     return rc;
 }
@@ -650,7 +650,7 @@ static int intern_regions(pass_two *p2, char ***names_out, tf_error *err)
             names[i] = NULL;
             return nomem(im, err);
         }
-        int rc = tf_writer_intern(p2->w, names[i], &p2->region_sid[i], err);
+        int rc = tf_trace_out_intern(p2->w, names[i], &p2->region_sid[i], err);
         if (rc < 0)
             return rc;
     }
@@ -661,7 +661,7 @@ static int write_paraver_group(pass_two *p2, char **names, tf_error *err)
 {
     importer *im = p2->im;
     int64_t g;
-    int rc = tf_h5_group_create(tf_writer_file(p2->w), TF_PRV_IMPORT_GROUP, &g, err);
+    int rc = tf_h5_group_create(tf_trace_out_file(p2->w), TF_PRV_IMPORT_GROUP, &g, err);
     if (rc < 0)
         return rc;
     rc = tf_h5_attr_write_string(g, "source", im->prv_path, err);
@@ -715,7 +715,7 @@ static int pass_two_run(importer *im, const char *h5_path, tf_error *err)
         meta.host = "";
     pass_two p2 = {.im = im};
     char **names = NULL;
-    int rc = tf_writer_create(&p2.w, h5_path, &meta, TF_WRITER_ATOMIC, err);
+    int rc = tf_trace_out_create(&p2.w, h5_path, &meta, TF_TRACE_OUT_ATOMIC, err);
     if (rc < 0)
         return rc;
     p2.b = calloc(im->nthreads, sizeof *p2.b);
@@ -731,13 +731,14 @@ static int pass_two_run(importer *im, const char *h5_path, tf_error *err)
         rc = add_symbols(&p2, err);
     for (uint32_t p = 0; rc == 0 && p < im->nprocs; p++)
         if (im->procs[p].nobjects)
-            rc = tf_writer_append_objects(p2.w, p, im->procs[p].objects, im->procs[p].nobjects, err);
+            rc = tf_trace_out_append_objects(p2.w, p, im->procs[p].objects, im->procs[p].nobjects,
+                                             err);
     if (rc == 0)
         rc = write_paraver_group(&p2, names, err);
     if (rc == 0)
-        rc = tf_writer_close(p2.w, err);
+        rc = tf_trace_out_close(p2.w, err);
     else
-        tf_writer_abort(p2.w);
+        tf_trace_out_abort(p2.w);
     for (size_t i = 0; names && i < im->region_map.n; i++)
         free(names[i]);
     free(names);

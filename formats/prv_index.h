@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Dense indices for 64-bit keys (event values, addresses), assigned in
  * order of first appearance, and the growable arrays that hold what they
- * index: the Paraver importer and writers number regions, call sites and
+ * index: the Paraver importer and exports number regions, call sites and
  * addresses with them. */
 #ifndef TF_PRV_INDEX_H
 #define TF_PRV_INDEX_H

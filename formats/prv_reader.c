@@ -42,7 +42,7 @@ struct tf_prv_reader {
 __attribute__((format(printf, 3, 4)))
 static int bad_record(tf_prv_reader *r, tf_error *err, const char *fmt, ...);
 
-/* Every writer of Paraver traces ends each line with a newline: a last line
+/* Every program that writes Paraver traces ends each line with a newline: a last line
  * without one is what is left of a file cut short.  Lenient reading skips
  * it like any other bad record. */
 static int unterminated(tf_prv_reader *r, size_t have, tf_error *err)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Interned strings of a trace: id -> string and string -> id, shared by the
- * writer (interning) and the reader (lookups).  Internal to formats/. */
+ * trace output (interning) and the reader (lookups).  Internal to formats/. */
 #ifndef TF_STRTAB_H
 #define TF_STRTAB_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The tracefold HDF5 trace, format version 2: the in-memory records, a
- * writer and a streaming reader.  The file layout is documented for users in
+/* The tracefold HDF5 trace, format version 2: the in-memory records, the
+ * trace output and a streaming reader.  The file layout is documented for users in
  * docs/trace-format.md; this header is the contract between the stages that
  * produce traces (record/, synth/, the Paraver importer) and those that read
  * them (extract/, fold/, the CLI).
@@ -153,73 +153,73 @@ typedef struct tf_process_desc {
     const uint8_t *counter_kinds;       /* may be NULL: hardware */
 } tf_process_desc;
 
-/* ---- writer --------------------------------------------------------------
+/* ---- output --------------------------------------------------------------
  * Appends go to chunked, deflate-compressed, unlimited datasets; nothing is
  * held in memory beyond the caller's batch.  Times within a thread must not
- * decrease (events and samples separately): the writer refuses them. */
+ * decrease (events and samples separately): the output refuses them. */
 
-typedef struct tf_writer tf_writer;
+typedef struct tf_trace_out tf_trace_out;
 
-enum tf_writer_flags {
-    /* Write to PATH.tmp-PID and rename to PATH on close; tf_writer_abort
+enum tf_trace_out_flags {
+    /* Write to PATH.tmp-PID and rename to PATH on close; tf_trace_out_abort
      * removes the temporary file.  For producers that must never leave a
      * half-written file that looks complete (synth, import). */
-    TF_WRITER_ATOMIC = 1u << 0,
+    TF_TRACE_OUT_ATOMIC = 1u << 0,
 };
 
-int  tf_writer_create(tf_writer **w, const char *path, const tf_trace_meta *meta,
-                      unsigned flags, tf_error *err);
-/* Interns s and stores its id; ids are stable for the writer's lifetime. */
-int  tf_writer_intern(tf_writer *w, const char *s, uint32_t *id, tf_error *err);
-int  tf_writer_add_process(tf_writer *w, const tf_process_desc *d, uint32_t *proc,
-                           tf_error *err);
-int  tf_writer_add_thread(tf_writer *w, uint32_t proc, uint64_t tid, uint32_t *thread,
-                          tf_error *err);
-/* counters: n rows of the process's ncounters values, or NULL (none read). */
-int  tf_writer_append_events(tf_writer *w, uint32_t proc, uint32_t thread,
-                             const tf_event *ev, const uint64_t *counters, size_t n,
-                             tf_error *err);
-int  tf_writer_append_samples(tf_writer *w, uint32_t proc, uint32_t thread,
-                              const tf_sample *s, const uint64_t *counters, size_t n,
+int  tf_trace_out_create(tf_trace_out **w, const char *path, const tf_trace_meta *meta,
+                         unsigned flags, tf_error *err);
+/* Interns s and stores its id; ids are stable for the output's lifetime. */
+int  tf_trace_out_intern(tf_trace_out *w, const char *s, uint32_t *id, tf_error *err);
+int  tf_trace_out_add_process(tf_trace_out *w, const tf_process_desc *d, uint32_t *proc,
                               tf_error *err);
+int  tf_trace_out_add_thread(tf_trace_out *w, uint32_t proc, uint64_t tid, uint32_t *thread,
+                             tf_error *err);
+/* counters: n rows of the process's ncounters values, or NULL (none read). */
+int  tf_trace_out_append_events(tf_trace_out *w, uint32_t proc, uint32_t thread,
+                                const tf_event *ev, const uint64_t *counters, size_t n,
+                                tf_error *err);
+int  tf_trace_out_append_samples(tf_trace_out *w, uint32_t proc, uint32_t thread,
+                                 const tf_sample *s, const uint64_t *counters, size_t n,
+                                 tf_error *err);
 /* Call-stack frames (instruction addresses, innermost first). *first gets
  * the index of ips[0], to store in tf_sample.stack.  thread = UINT32_MAX
  * appends to the process frames used by objects. */
-int  tf_writer_append_frames(tf_writer *w, uint32_t proc, uint32_t thread,
-                             const uint64_t *ips, size_t n, uint64_t *first,
-                             tf_error *err);
-int  tf_writer_append_objects(tf_writer *w, uint32_t proc, const tf_object *o, size_t n,
-                              tf_error *err);
-int  tf_writer_append_modules(tf_writer *w, uint32_t proc, const tf_module *m, size_t n,
-                              tf_error *err);
-int  tf_writer_append_symbols(tf_writer *w, uint32_t proc, const tf_symbol *s, size_t n,
-                              tf_error *err);
+int  tf_trace_out_append_frames(tf_trace_out *w, uint32_t proc, uint32_t thread,
+                                const uint64_t *ips, size_t n, uint64_t *first,
+                                tf_error *err);
+int  tf_trace_out_append_objects(tf_trace_out *w, uint32_t proc, const tf_object *o, size_t n,
+                                 tf_error *err);
+int  tf_trace_out_append_modules(tf_trace_out *w, uint32_t proc, const tf_module *m, size_t n,
+                                 tf_error *err);
+int  tf_trace_out_append_symbols(tf_trace_out *w, uint32_t proc, const tf_symbol *s, size_t n,
+                                 tf_error *err);
 /* Records of the thread the producer lost so far (its buffer was full):
  * stored as the thread's dropped_events and dropped_samples attributes,
  * replacing earlier values; durable at the next flush. */
-int  tf_writer_set_dropped(tf_writer *w, uint32_t proc, uint32_t thread, uint64_t events,
-                           uint64_t samples, tf_error *err);
+int  tf_trace_out_set_dropped(tf_trace_out *w, uint32_t proc, uint32_t thread, uint64_t events,
+                              uint64_t samples, tf_error *err);
 /* The routines of the program that allocate for their callers, named when
  * recording (record option alloc-wrapper), comma-separated: stored as the
  * root's alloc_wrappers attribute, for readers naming heap objects by call
  * site (extract/alloc_site.h). */
-int  tf_writer_set_alloc_wrappers(tf_writer *w, const char *names, tf_error *err);
+int  tf_trace_out_set_alloc_wrappers(tf_trace_out *w, const char *names, tf_error *err);
 /* Blocks below heap-threshold the producer logged but could not
  * attribute: past_cap beyond the log's cap, ring_full refused by a full
  * thread ring; stored as the process's small_blocks_* attributes. */
-int  tf_writer_set_small_lost(tf_writer *w, uint32_t proc, uint64_t cap, uint64_t past_cap,
-                              uint64_t ring_full, tf_error *err);
+int  tf_trace_out_set_small_lost(tf_trace_out *w, uint32_t proc, uint64_t cap, uint64_t past_cap,
+                                 uint64_t ring_full, tf_error *err);
 /* Makes everything appended so far readable by another process, even if
  * this one is killed afterwards (strings included). */
-int  tf_writer_flush(tf_writer *w, tf_error *err);
+int  tf_trace_out_flush(tf_trace_out *w, tf_error *err);
 /* The HDF5 file id (hid_t), for producers that add their own groups
  * (e.g. synth's /truth) with formats/h5util.h. */
-int64_t tf_writer_file(tf_writer *w);
+int64_t tf_trace_out_file(tf_trace_out *w);
 /* Writes the remaining strings, marks the trace complete, closes (and
  * renames, when atomic).  Frees w even on error. */
-int  tf_writer_close(tf_writer *w, tf_error *err);
-/* Closes without completing; an atomic writer removes its temporary file. */
-void tf_writer_abort(tf_writer *w);
+int  tf_trace_out_close(tf_trace_out *w, tf_error *err);
+/* Closes without completing; an atomic output removes its temporary file. */
+void tf_trace_out_abort(tf_trace_out *w);
 
 /* ---- reader --------------------------------------------------------------
  * tf_trace_open validates the file (format name, version, required groups

@@ -41,7 +41,7 @@ typedef struct conversion {
     char      source[4096];    /* the .prv as the user named it */
     char      dir[4096];
     char      file[4400];
-    char      partial[4480];   /* the trace writer's name while it writes */
+    char      partial[4480];   /* the trace output's name while it writes */
 } conversion;
 
 static conversion conversions[MAX_CONVERSIONS];

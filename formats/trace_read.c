@@ -175,7 +175,7 @@ static int string_ref(const tf_trace *tr, hid_t loc, const char *table, const ch
 
 /* ---- processes and threads ------------------------------------------------ */
 
-/* Members of a group named 0..n-1, as the writer makes them. */
+/* Members of a group named 0..n-1, as the trace output makes them. */
 static int count_members(hid_t loc, const char *name, uint32_t *n, tf_error *err)
 {
     hid_t g;
@@ -475,7 +475,7 @@ static int read_strings(tf_trace *tr, tf_error *err)
                        tr->path, TF_DSET_STRINGS);
     for (size_t i = 0; i < tr->nstrings; i++) {
         uint32_t id;
-        /* A duplicate keeps its first id, as the writer would have. */
+        /* A duplicate keeps its first id, as the trace output would have. */
         if (!tf_strtab_find(&tr->index, tr->strings[i], &id) &&
             !tf_strtab_add(&tr->index, tr->strings[i], &id))
             return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory for the strings", tr->path);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The layout of a version-2 trace, defined once for the writer and the
+/* The layout of a version-2 trace, defined once for the output and the
  * reader: group, dataset and attribute names, and the record tables as data
  * (field name, place in the C struct, width), from which both the HDF5
  * compound types and the packing code are derived.  Internal to formats/;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The trace writer: every table is an appendable, chunked, compressed
+/* The trace output: every table is an appendable, chunked, compressed
  * dataset; HDF5's chunk cache holds the chunk being filled, so small batches
  * cost no re-compression until a flush.  Small appends are also staged in
  * memory, up to a quarter of a chunk's rows, and written at a flush, at
@@ -74,7 +74,7 @@ typedef struct wprocess {
     uint32_t nthreads, cap;
 } wprocess;
 
-struct tf_writer {
+struct tf_trace_out {
     char     *path;        /* the name users know; used in messages */
     char     *file_path;   /* what HDF5 writes: path, or the temporary name */
     bool      atomic;
@@ -237,7 +237,7 @@ static int table_append(hid_t file, table *t, const void *rows, size_t n, tf_err
 }
 
 /* Packs records in batches of PACK_ROWS and appends them. */
-static int table_append_records(tf_writer *w, table *t, const tf_table_schema *s,
+static int table_append_records(tf_trace_out *w, table *t, const tf_table_schema *s,
                                 uint32_t ncounters, const void *records,
                                 const uint64_t *counters, size_t n, tf_error *err)
 {
@@ -264,7 +264,7 @@ static int table_append_records(tf_writer *w, table *t, const tf_table_schema *s
 
 /* ---- strings -------------------------------------------------------------- */
 
-int tf_writer_intern(tf_writer *w, const char *s, uint32_t *id, tf_error *err)
+int tf_trace_out_intern(tf_trace_out *w, const char *s, uint32_t *id, tf_error *err)
 {
     if (!s)
         s = "";
@@ -278,7 +278,7 @@ int tf_writer_intern(tf_writer *w, const char *s, uint32_t *id, tf_error *err)
 
 /* Appends the strings interned since the last call, each followed by its
  * zero byte (docs/trace-format.md, "Strings"), in one write. */
-static int write_new_strings(tf_writer *w, tf_error *err)
+static int write_new_strings(tf_trace_out *w, tf_error *err)
 {
     size_t total = 0;
     for (size_t i = w->strings_written; i < w->strings.n; i++)
@@ -303,7 +303,7 @@ static int write_new_strings(tf_writer *w, tf_error *err)
 
 /* ---- creation ------------------------------------------------------------- */
 
-static hid_t writer_fapl(bool atomic)
+static hid_t out_fapl(bool atomic)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0)
@@ -335,7 +335,7 @@ static hid_t writer_fapl(bool atomic)
     return fapl;
 }
 
-static hid_t writer_fcpl(void)
+static hid_t out_fcpl(void)
 {
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
     /* Space freed by a rewritten chunk is never reused, so nothing the last
@@ -347,7 +347,7 @@ static hid_t writer_fcpl(void)
     return fcpl;
 }
 
-static int write_root_attributes(tf_writer *w, const tf_trace_meta *meta, tf_error *err)
+static int write_root_attributes(tf_trace_out *w, const tf_trace_meta *meta, tf_error *err)
 {
     int rc;
     if ((rc = tf_h5_attr_write_string(w->file, TF_ATTR_FORMAT, TF_TRACE_FORMAT, err)) < 0 ||
@@ -364,7 +364,7 @@ static int write_root_attributes(tf_writer *w, const tf_trace_meta *meta, tf_err
     return 0;
 }
 
-static void writer_free(tf_writer *w)
+static void out_free(tf_trace_out *w)
 {
     for (uint32_t p = 0; p < w->nprocs; p++) {
         wprocess *proc = &w->procs[p];
@@ -391,18 +391,18 @@ static void writer_free(tf_writer *w)
     free(w);
 }
 
-int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *meta,
-                     unsigned flags, tf_error *err)
+int tf_trace_out_create(tf_trace_out **out, const char *path, const tf_trace_meta *meta,
+                        unsigned flags, tf_error *err)
 {
     tf_h5_silence();
     *out = NULL;
-    tf_writer *w = calloc(1, sizeof *w);
+    tf_trace_out *w = calloc(1, sizeof *w);
     if (!w)
         return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
     w->file = -1;
     table_declare(&w->strings_table, "", TF_DSET_STRINGS, NULL, 0, H5T_STD_U8LE);
     tf_strtab_init(&w->strings);
-    w->atomic = flags & TF_WRITER_ATOMIC;
+    w->atomic = flags & TF_TRACE_OUT_ATOMIC;
     w->path = strdup(path);
     if (w->path && w->atomic) {
         size_t len = strlen(path) + 32;
@@ -414,10 +414,10 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
     }
     uint32_t empty;
     if (!w->path || !w->file_path || !tf_strtab_add(&w->strings, "", &empty)) {
-        writer_free(w);
+        out_free(w);
         return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
     }
-    hid_t fapl = writer_fapl(w->atomic), fcpl = writer_fcpl();
+    hid_t fapl = out_fapl(w->atomic), fcpl = out_fcpl();
     errno = 0;
     /* Written in place, a trace replaces only what the output rule let
      * --force replace; anything created at its name since the check
@@ -433,7 +433,7 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
     if (w->file < 0) {
         int rc = tf_fail(err, TF_ERR_IO, "%s: cannot create the trace: %s", w->file_path,
                          saved ? strerror(saved) : "HDF5 refused it");
-        writer_free(w);
+        out_free(w);
         return rc;
     }
     hid_t group = -1;
@@ -444,7 +444,7 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
         rc = tf_h5_group_create(w->file, TF_GROUP_PROCESS, &group, err);
     tf_h5_close(group);
     if (rc < 0) {
-        tf_writer_abort(w);
+        tf_trace_out_abort(w);
         return rc;
     }
     *out = w;
@@ -453,7 +453,7 @@ int tf_writer_create(tf_writer **out, const char *path, const tf_trace_meta *met
 
 /* ---- processes and threads ------------------------------------------------ */
 
-static int check_process(tf_writer *w, uint32_t proc, tf_error *err)
+static int check_process(tf_trace_out *w, uint32_t proc, tf_error *err)
 {
     if (proc < w->nprocs)
         return 0;
@@ -461,7 +461,7 @@ static int check_process(tf_writer *w, uint32_t proc, tf_error *err)
                    proc, w->nprocs);
 }
 
-static int check_thread(tf_writer *w, uint32_t proc, uint32_t thread, tf_error *err)
+static int check_thread(tf_trace_out *w, uint32_t proc, uint32_t thread, tf_error *err)
 {
     int rc = check_process(w, proc, err);
     if (rc < 0 || thread < w->procs[proc].nthreads)
@@ -470,7 +470,7 @@ static int check_thread(tf_writer *w, uint32_t proc, uint32_t thread, tf_error *
                    " (%" PRIu32 " added)", w->path, proc, thread, w->procs[proc].nthreads);
 }
 
-static int write_counters(tf_writer *w, uint32_t index, wprocess *p, const tf_process_desc *d,
+static int write_counters(tf_trace_out *w, uint32_t index, wprocess *p, const tf_process_desc *d,
                           tf_error *err)
 {
     tf_counter_desc descs[TF_MAX_COUNTERS];
@@ -478,8 +478,8 @@ static int write_counters(tf_writer *w, uint32_t index, wprocess *p, const tf_pr
         const char *unit = d->counter_units && d->counter_units[c] ? d->counter_units[c]
                                                                     : "events";
         int rc;
-        if ((rc = tf_writer_intern(w, d->counter_names[c], &descs[c].name, err)) < 0 ||
-            (rc = tf_writer_intern(w, unit, &descs[c].unit, err)) < 0)
+        if ((rc = tf_trace_out_intern(w, d->counter_names[c], &descs[c].name, err)) < 0 ||
+            (rc = tf_trace_out_intern(w, unit, &descs[c].unit, err)) < 0)
             return rc;
         descs[c].kind = d->counter_kinds ? d->counter_kinds[c] : TF_COUNTER_HARDWARE;
     }
@@ -487,7 +487,7 @@ static int write_counters(tf_writer *w, uint32_t index, wprocess *p, const tf_pr
                                 d->ncounters, err);
 }
 
-static int create_process_group(tf_writer *w, uint32_t index, wprocess *p,
+static int create_process_group(tf_trace_out *w, uint32_t index, wprocess *p,
                                 const tf_process_desc *d, tf_error *err)
 {
     char name[64];
@@ -508,8 +508,8 @@ static int create_process_group(tf_writer *w, uint32_t index, wprocess *p,
     return rc;
 }
 
-int tf_writer_add_process(tf_writer *w, const tf_process_desc *d, uint32_t *proc,
-                          tf_error *err)
+int tf_trace_out_add_process(tf_trace_out *w, const tf_process_desc *d, uint32_t *proc,
+                             tf_error *err)
 {
     if (d->ncounters > TF_MAX_COUNTERS)
         return tf_fail(err, TF_ERR_USAGE, "%s: %" PRIu32 " counters, at most %d are supported",
@@ -548,7 +548,7 @@ int tf_writer_add_process(tf_writer *w, const tf_process_desc *d, uint32_t *proc
 }
 
 /* Creates (or opens) the group /process/<proc>/thread/<thread>. */
-static int thread_group(tf_writer *w, uint32_t proc, uint32_t thread, bool create, hid_t *g,
+static int thread_group(tf_trace_out *w, uint32_t proc, uint32_t thread, bool create, hid_t *g,
                         tf_error *err)
 {
     char name[96];
@@ -558,8 +558,8 @@ static int thread_group(tf_writer *w, uint32_t proc, uint32_t thread, bool creat
                   : tf_h5_group_open(w->file, name, g, err);
 }
 
-int tf_writer_add_thread(tf_writer *w, uint32_t proc, uint64_t tid, uint32_t *thread,
-                         tf_error *err)
+int tf_trace_out_add_thread(tf_trace_out *w, uint32_t proc, uint64_t tid, uint32_t *thread,
+                            tf_error *err)
 {
     int rc = check_process(w, proc, err);
     if (rc < 0)
@@ -599,7 +599,7 @@ int tf_writer_add_thread(tf_writer *w, uint32_t proc, uint64_t tid, uint32_t *th
 
 /* Appends a batch of a thread's events or samples (what), refusing it
  * whole when a time goes backwards; *last is the thread's latest time. */
-static int append_timed(tf_writer *w, uint32_t proc, uint32_t thread, const char *what,
+static int append_timed(tf_trace_out *w, uint32_t proc, uint32_t thread, const char *what,
                         table *t, const tf_table_schema *s, uint64_t *last, const void *records,
                         const uint64_t *counters, size_t n, tf_error *err)
 {
@@ -621,8 +621,8 @@ static int append_timed(tf_writer *w, uint32_t proc, uint32_t thread, const char
     return rc;
 }
 
-int tf_writer_append_events(tf_writer *w, uint32_t proc, uint32_t thread, const tf_event *ev,
-                            const uint64_t *counters, size_t n, tf_error *err)
+int tf_trace_out_append_events(tf_trace_out *w, uint32_t proc, uint32_t thread, const tf_event *ev,
+                               const uint64_t *counters, size_t n, tf_error *err)
 {
     int rc = check_thread(w, proc, thread, err);
     if (rc < 0)
@@ -644,8 +644,8 @@ int tf_writer_append_events(tf_writer *w, uint32_t proc, uint32_t thread, const 
                         ev, counters, n, err);
 }
 
-int tf_writer_set_dropped(tf_writer *w, uint32_t proc, uint32_t thread, uint64_t events,
-                          uint64_t samples, tf_error *err)
+int tf_trace_out_set_dropped(tf_trace_out *w, uint32_t proc, uint32_t thread, uint64_t events,
+                             uint64_t samples, tf_error *err)
 {
     int rc = check_thread(w, proc, thread, err);
     if (rc < 0)
@@ -659,13 +659,13 @@ int tf_writer_set_dropped(tf_writer *w, uint32_t proc, uint32_t thread, uint64_t
     return rc;
 }
 
-int tf_writer_set_alloc_wrappers(tf_writer *w, const char *names, tf_error *err)
+int tf_trace_out_set_alloc_wrappers(tf_trace_out *w, const char *names, tf_error *err)
 {
     return tf_h5_attr_write_string(w->file, TF_ATTR_ALLOC_WRAPPERS, names, err) < 0 ? -1 : 0;
 }
 
-int tf_writer_set_small_lost(tf_writer *w, uint32_t proc, uint64_t cap, uint64_t past_cap,
-                             uint64_t ring_full, tf_error *err)
+int tf_trace_out_set_small_lost(tf_trace_out *w, uint32_t proc, uint64_t cap, uint64_t past_cap,
+                                uint64_t ring_full, tf_error *err)
 {
     int rc = check_process(w, proc, err);
     if (rc < 0)
@@ -682,8 +682,8 @@ int tf_writer_set_small_lost(tf_writer *w, uint32_t proc, uint64_t cap, uint64_t
     return rc;
 }
 
-int tf_writer_append_samples(tf_writer *w, uint32_t proc, uint32_t thread, const tf_sample *s,
-                             const uint64_t *counters, size_t n, tf_error *err)
+int tf_trace_out_append_samples(tf_trace_out *w, uint32_t proc, uint32_t thread, const tf_sample *s,
+                                const uint64_t *counters, size_t n, tf_error *err)
 {
     int rc = check_thread(w, proc, thread, err);
     if (rc < 0)
@@ -706,8 +706,8 @@ int tf_writer_append_samples(tf_writer *w, uint32_t proc, uint32_t thread, const
                         &t->last_sample, s, counters, n, err);
 }
 
-int tf_writer_append_frames(tf_writer *w, uint32_t proc, uint32_t thread, const uint64_t *ips,
-                            size_t n, uint64_t *first, tf_error *err)
+int tf_trace_out_append_frames(tf_trace_out *w, uint32_t proc, uint32_t thread, const uint64_t *ips,
+                               size_t n, uint64_t *first, tf_error *err)
 {
     int rc = thread == UINT32_MAX ? check_process(w, proc, err)
                                   : check_thread(w, proc, thread, err);
@@ -721,7 +721,7 @@ int tf_writer_append_frames(tf_writer *w, uint32_t proc, uint32_t thread, const 
 }
 
 /* String ids in the records must have been interned already. */
-static int check_strings(tf_writer *w, uint32_t proc, const tf_table_schema *s,
+static int check_strings(tf_trace_out *w, uint32_t proc, const tf_table_schema *s,
                          const void *records, size_t n, uint64_t first_row, tf_error *err)
 {
     size_t row;
@@ -734,7 +734,7 @@ static int check_strings(tf_writer *w, uint32_t proc, const tf_table_schema *s,
                    s->name, first_row + row, field, id, w->strings.n);
 }
 
-static int append_process_records(tf_writer *w, uint32_t proc, table *t,
+static int append_process_records(tf_trace_out *w, uint32_t proc, table *t,
                                   const tf_table_schema *s, const void *records, size_t n,
                                   tf_error *err)
 {
@@ -742,8 +742,8 @@ static int append_process_records(tf_writer *w, uint32_t proc, table *t,
     return rc < 0 ? rc : table_append_records(w, t, s, 0, records, NULL, n, err);
 }
 
-int tf_writer_append_objects(tf_writer *w, uint32_t proc, const tf_object *o, size_t n,
-                             tf_error *err)
+int tf_trace_out_append_objects(tf_trace_out *w, uint32_t proc, const tf_object *o, size_t n,
+                                tf_error *err)
 {
     int rc = check_process(w, proc, err);
     if (rc < 0)
@@ -764,16 +764,16 @@ int tf_writer_append_objects(tf_writer *w, uint32_t proc, const tf_object *o, si
     return append_process_records(w, proc, &p->objects, &tf_schema_objects, o, n, err);
 }
 
-int tf_writer_append_modules(tf_writer *w, uint32_t proc, const tf_module *m, size_t n,
-                             tf_error *err)
+int tf_trace_out_append_modules(tf_trace_out *w, uint32_t proc, const tf_module *m, size_t n,
+                                tf_error *err)
 {
     int rc = check_process(w, proc, err);
     return rc < 0 ? rc : append_process_records(w, proc, &w->procs[proc].modules,
                                                  &tf_schema_modules, m, n, err);
 }
 
-int tf_writer_append_symbols(tf_writer *w, uint32_t proc, const tf_symbol *s, size_t n,
-                             tf_error *err)
+int tf_trace_out_append_symbols(tf_trace_out *w, uint32_t proc, const tf_symbol *s, size_t n,
+                                tf_error *err)
 {
     int rc = check_process(w, proc, err);
     return rc < 0 ? rc : append_process_records(w, proc, &w->procs[proc].symbols,
@@ -783,7 +783,7 @@ int tf_writer_append_symbols(tf_writer *w, uint32_t proc, const tf_symbol *s, si
 /* ---- flush and close ------------------------------------------------------ */
 
 /* Calls fn on every table of the trace, in one order, up to an error. */
-static int each_table(tf_writer *w, int (*fn)(hid_t, table *, tf_error *), tf_error *err)
+static int each_table(tf_trace_out *w, int (*fn)(hid_t, table *, tf_error *), tf_error *err)
 {
     int rc = fn(w->file, &w->strings_table, err);
     for (uint32_t i = 0; rc == 0 && i < w->nprocs; i++) {
@@ -804,7 +804,7 @@ static int each_table(tf_writer *w, int (*fn)(hid_t, table *, tf_error *), tf_er
 /* Everything into the file: the strings interned since the last time, the
  * staged rows, and the tables that have had no rows yet (empty), so that
  * the file on disk has every table the format names. */
-static int write_all(tf_writer *w, tf_error *err)
+static int write_all(tf_trace_out *w, tf_error *err)
 {
     int rc = write_new_strings(w, err);
     if (rc == 0)
@@ -812,7 +812,7 @@ static int write_all(tf_writer *w, tf_error *err)
     return rc == 0 ? each_table(w, table_settle, err) : rc;
 }
 
-int tf_writer_flush(tf_writer *w, tf_error *err)
+int tf_trace_out_flush(tf_trace_out *w, tf_error *err)
 {
     int rc = write_all(w, err);
     if (rc < 0)
@@ -822,18 +822,18 @@ int tf_writer_flush(tf_writer *w, tf_error *err)
     return 0;
 }
 
-int64_t tf_writer_file(tf_writer *w)
+int64_t tf_trace_out_file(tf_trace_out *w)
 {
     return w->file;
 }
 
-int tf_writer_close(tf_writer *w, tf_error *err)
+int tf_trace_out_close(tf_trace_out *w, tf_error *err)
 {
     int rc = write_all(w, err);
     if (rc == 0)
         rc = tf_h5_attr_write_int64(w->file, TF_ATTR_COMPLETE, 1, err);
     if (rc < 0) {
-        tf_writer_abort(w);
+        tf_trace_out_abort(w);
         return rc;
     }
     hid_t file = w->file;
@@ -842,7 +842,7 @@ int tf_writer_close(tf_writer *w, tf_error *err)
     char *path = w->path, *file_path = w->file_path;
     bool atomic = w->atomic;
     w->path = w->file_path = NULL;
-    writer_free(w);
+    out_free(w);
     if (H5Fclose(file) < 0)
         rc = tf_fail(err, TF_ERR_IO, "%s: cannot write the trace to disk", file_path);
     if (rc == 0 && atomic)
@@ -854,7 +854,7 @@ int tf_writer_close(tf_writer *w, tf_error *err)
     return rc;
 }
 
-void tf_writer_abort(tf_writer *w)
+void tf_trace_out_abort(tf_trace_out *w)
 {
     if (!w)
         return;
@@ -862,5 +862,5 @@ void tf_writer_abort(tf_writer *w)
         unlink(w->file_path);
     else if (w->file >= 0)   /* an honest incomplete trace: its strings resolve */
         write_all(w, NULL);
-    writer_free(w);
+    out_free(w);
 }

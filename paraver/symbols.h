@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Routines and lines of code addresses for the Paraver writers: one
+/* Routines and lines of code addresses for the Paraver exports: one
  * symboliser per process of a trace, made when first needed (the trace's
  * own symbols table first, then the binaries' debug information). */
 #ifndef TF_PARAVER_SYMBOLS_H
@@ -34,7 +34,7 @@ int tf_prv_symbols_resolve(void *arg, uint32_t proc, uint64_t ip, bool return_ad
 
 /* The names of every process's data objects (extract/object_names.h), with
  * their symbolisers: (*names)[p][i] for object i of process p, the labels
- * the Paraver writers give (tf_prv_objects_init_named); freed with
+ * the Paraver exports give (tf_prv_objects_init_named); freed with
  * tf_prv_symbols_object_names_free. */
 int  tf_prv_symbols_object_names(tf_prv_symbols *sb, char ****names, tf_error *err);
 void tf_prv_symbols_object_names_free(tf_prv_symbols *sb, char ***names);

@@ -23,7 +23,7 @@
 #include "analysis/analysis_h5.h"
 #include "synthetic.h"
 #include "formats/prv_types.h"
-#include "formats/prv_writer.h"
+#include "formats/prv_out.h"
 #include "common/tf_handoff.h"
 #include "common/tf_memory.h"
 
@@ -99,7 +99,7 @@ struct tf_prv_synthetic {
     const tf_trace *tr;           /* the folded trace, for symbols and objects; may be NULL */
     const tf_fold_team *team;     /* whose members hold parts of the points, or NULL */
     tf_prv_symbols  sym;
-    tf_prv_writer  *w;
+    tf_prv_out  *w;
     tf_pcf         *pcf;
     synthetic_thread   *th;
     uint32_t        nth;
@@ -868,17 +868,17 @@ typedef struct write_batch {
 /* With threads, the records are built on one thread (the sites, phases and
  * counter increments, in order) and formatted on another (the kernel's copy
  * into the page cache on a third), two batches in turn, so that the
- * writer's state and the builder's stay each on its own thread. */
+ * output's state and the builder's stay each on its own thread. */
 typedef struct write_pipe {
     tf_handoff     h;
     write_batch   *b;                   /* [2] */
-    tf_prv_writer *w;
-    int            rc;                  /* the writer's, with err */
+    tf_prv_out *w;
+    int            rc;                  /* the writing thread's, with err */
     tf_error       err;
 } write_pipe;
 
 /* Writes batch b's records and empties it. */
-static int write_batch_records(tf_prv_writer *w, write_batch *b, tf_error *err)
+static int write_batch_records(tf_prv_out *w, write_batch *b, tf_error *err)
 {
     int rc = 0;
     for (size_t i = 0; i < b->n && rc == 0; i++) {
@@ -890,7 +890,7 @@ static int write_batch_records(tf_prv_writer *w, write_batch *b, tf_error *err)
     return rc;
 }
 
-static void *batch_writer(void *arg)
+static void *write_batches(void *arg)
 {
     write_pipe *wp = arg;
     for (unsigned k = 0; tf_handoff_take(&wp->h, k); k ^= 1) {
@@ -901,8 +901,8 @@ static void *batch_writer(void *arg)
     return NULL;
 }
 
-/* Batch k is built: handed over to the writer, waiting for the other batch
- * to be empty (1 when the writer failed: its error in the pipe), or written
+/* Batch k is built: handed over to the writing thread, waiting for the other batch
+ * to be empty (1 when writing failed: its error in the pipe), or written
  * here (0 or the error). */
 static int flush_batch(write_pipe *wp, unsigned k, bool piped, tf_error *err)
 {
@@ -925,11 +925,11 @@ static int emit_merged(synthetic *sy, unsigned threads, tf_error *err)
     }
     tf_handoff_init(&wp.h);
     pthread_t thread;
-    bool piped = threads > 1 && pthread_create(&thread, NULL, batch_writer, &wp) == 0;
+    bool piped = threads > 1 && pthread_create(&thread, NULL, write_batches, &wp) == 0;
     /* The kernel's copy of the text into the page cache, as long as the
      * formatting, on a third thread. */
     if (piped)
-        tf_prv_writer_write_behind(sy->w);
+        tf_prv_out_write_behind(sy->w);
     unsigned k = 0;
     int rc = sources_start(sy, err);
     while (rc == 0) {
@@ -1058,7 +1058,7 @@ static int synthetic_values(synthetic *sy, tf_error *err)
     return rc;
 }
 
-/* The part that needs no analysis: the writer, the labels of the types,
+/* The part that needs no analysis: the Paraver output, the labels of the types,
  * the names, and every thread's points ordered by time.  No HDF5
  * call and no symbol lookup, so it may run beside the analysis. */
 static int synthetic_prepare(synthetic *sy, const char *out, tf_error *err)
@@ -1083,11 +1083,11 @@ static int synthetic_prepare(synthetic *sy, const char *out, tf_error *err)
                        .appls = &appl, .unit_ns = 1, .end_time = end};
     if (!sy->th)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
-    int rc = tf_prv_writer_create(&sy->w, out, &h, err);
+    int rc = tf_prv_out_create(&sy->w, out, &h, err);
     if (rc < 0)
         return rc;
-    sy->pcf = tf_prv_writer_pcf(sy->w);
-    tf_row *row = tf_prv_writer_row(sy->w);
+    sy->pcf = tf_prv_out_pcf(sy->w);
+    tf_row *row = tf_prv_out_row(sy->w);
     rc = synthetic_labels(sy, err);
     size_t npoints = 0, k = 0;
     for (uint32_t r = 0; rc == 0 && r < res->nregions; r++)
@@ -1175,7 +1175,7 @@ static int synthetic_finish(synthetic *sy, unsigned threads, tf_error *err)
     if (rc == 0)
         rc = synthetic_values(sy, err);
     if (rc == 0) {
-        rc = tf_prv_writer_close(sy->w, err);
+        rc = tf_prv_out_close(sy->w, err);
         sy->w = NULL;
     }
     return rc;
@@ -1183,7 +1183,7 @@ static int synthetic_finish(synthetic *sy, unsigned threads, tf_error *err)
 static void synthetic_free(synthetic *sy)
 {
     if (sy->w)
-        tf_prv_writer_abort(sy->w);
+        tf_prv_out_abort(sy->w);
     for (uint32_t t = 0; sy->th && t < sy->nth; t++) {
         free(sy->th[t].ctype);
         free(sy->th[t].carry_total);

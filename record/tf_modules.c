@@ -88,7 +88,7 @@ static int remember(tf_module_set *set, uint64_t start, uint64_t end, uint64_t o
 }
 
 /* Appends the unknown file mappings listed in f; *seen counts the lines. */
-static int add_mappings(tf_writer *w, uint32_t proc, int64_t pid, FILE *f, const char *skip,
+static int add_mappings(tf_trace_out *w, uint32_t proc, int64_t pid, FILE *f, const char *skip,
                         tf_module_set *set, tf_wobjects *objs, size_t *seen, tf_error *err)
 {
     char line[4096 + 256];
@@ -115,9 +115,9 @@ static int add_mappings(tf_writer *w, uint32_t proc, int64_t pid, FILE *f, const
         bool first = cached_build_id(set, path, build_id, sizeof build_id);
         tf_module m = {.start = start, .end = end, .offset = off};
         if ((first && (rc = tf_wobjects_static_file(objs, w, proc, path, start, err))) ||
-            (rc = tf_writer_intern(w, path, &m.path, err)) ||
-            (rc = tf_writer_intern(w, build_id, &m.build_id, err)) ||
-            (rc = tf_writer_append_modules(w, proc, &m, 1, err)))
+            (rc = tf_trace_out_intern(w, path, &m.path, err)) ||
+            (rc = tf_trace_out_intern(w, build_id, &m.build_id, err)) ||
+            (rc = tf_trace_out_append_modules(w, proc, &m, 1, err)))
             break;
         if (remember(set, start, end, off, path, build_id))
             rc = tf_fail(err, TF_ERR_NOMEM, "modules of process %" PRId64, pid);
@@ -125,7 +125,7 @@ static int add_mappings(tf_writer *w, uint32_t proc, int64_t pid, FILE *f, const
     return rc;
 }
 
-int tf_modules_update(tf_writer *w, uint32_t proc, int64_t pid, const char *saved, size_t len,
+int tf_modules_update(tf_trace_out *w, uint32_t proc, int64_t pid, const char *saved, size_t len,
                       const char *skip, tf_module_set **knownp, tf_wobjects *objs,
                       tf_error *err)
 {

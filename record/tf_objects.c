@@ -132,7 +132,7 @@ static int grow(tf_wobjects *o, tf_error *err)
 }
 
 /* Queues object x (stack_len frames in frames) for the next flush. */
-static int emit(tf_wobjects *o, tf_writer *w, uint32_t proc, const tf_object *x,
+static int emit(tf_wobjects *o, tf_trace_out *w, uint32_t proc, const tf_object *x,
                 const uint64_t *frames, tf_error *err)
 {
     if (o->nout == BATCH) {
@@ -148,25 +148,25 @@ static int emit(tf_wobjects *o, tf_writer *w, uint32_t proc, const tf_object *x,
     return 0;
 }
 
-int tf_wobjects_flush(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *err)
+int tf_wobjects_flush(tf_wobjects *o, tf_trace_out *w, uint32_t proc, tf_error *err)
 {
     uint64_t first = 0;
     int rc = 0;
     if (o->nframes)
-        rc = tf_writer_append_frames(w, proc, UINT32_MAX, o->frames, o->nframes, &first, err);
+        rc = tf_trace_out_append_frames(w, proc, UINT32_MAX, o->frames, o->nframes, &first, err);
     for (size_t i = 0; i < o->nout; i++)
         if (o->out[i].stack_len)
             o->out[i].stack += first;
         else
             o->out[i].stack = 0;
     if (!rc && o->nout)
-        rc = tf_writer_append_objects(w, proc, o->out, o->nout, err);
+        rc = tf_trace_out_append_objects(w, proc, o->out, o->nout, err);
     o->nout = o->nframes = 0;
     o->norphans = 0;
     return rc;
 }
 
-int tf_wobjects_add(tf_wobjects *o, tf_writer *w, uint32_t proc, const tf_object *x,
+int tf_wobjects_add(tf_wobjects *o, tf_trace_out *w, uint32_t proc, const tf_object *x,
                     tf_error *err)
 {
     static const uint64_t no_frames[1];
@@ -176,7 +176,7 @@ int tf_wobjects_add(tf_wobjects *o, tf_writer *w, uint32_t proc, const tf_object
     return emit(o, w, proc, &y, no_frames, err);
 }
 
-int tf_wobjects_end(tf_wobjects *o, tf_writer *w, uint32_t proc, uint64_t start,
+int tf_wobjects_end(tf_wobjects *o, tf_trace_out *w, uint32_t proc, uint64_t start,
                     uint64_t time, tf_error *err)
 {
     live *l = find(o, start);
@@ -191,7 +191,7 @@ int tf_wobjects_end(tf_wobjects *o, tf_writer *w, uint32_t proc, uint64_t start,
     return rc;
 }
 
-int tf_wobjects_begin(tf_wobjects *o, tf_writer *w, uint32_t proc, uint8_t kind,
+int tf_wobjects_begin(tf_wobjects *o, tf_trace_out *w, uint32_t proc, uint8_t kind,
                       uint64_t start, uint64_t end, uint64_t time, const uint64_t *frames,
                       uint32_t nframes, tf_error *err)
 {
@@ -227,7 +227,7 @@ int tf_wobjects_begin(tf_wobjects *o, tf_writer *w, uint32_t proc, uint8_t kind,
     return 0;
 }
 
-int tf_wobjects_finish(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *err)
+int tf_wobjects_finish(tf_wobjects *o, tf_trace_out *w, uint32_t proc, tf_error *err)
 {
     int rc = 0;
     for (size_t i = 0; !rc && i < o->cap; i++)
@@ -239,7 +239,7 @@ int tf_wobjects_finish(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *er
     return rc ? rc : tf_wobjects_flush(o, w, proc, err);
 }
 
-int tf_wobjects_static_file(tf_wobjects *o, tf_writer *w, uint32_t proc, const char *path,
+int tf_wobjects_static_file(tf_wobjects *o, tf_trace_out *w, uint32_t proc, const char *path,
                             uint64_t map_start, tf_error *err)
 {
     tf_error ignored;
@@ -256,7 +256,7 @@ int tf_wobjects_static_file(tf_wobjects *o, tf_writer *w, uint32_t proc, const c
             tf_object x = {.start = list.objects[i].start, .size = list.objects[i].size,
                            .alloc_time = 0, .free_time = TF_NOTIME,
                            .kind = TF_OBJECT_STATIC};
-            rc = tf_writer_intern(w, list.objects[i].name, &x.name, err);
+            rc = tf_trace_out_intern(w, list.objects[i].name, &x.name, err);
             if (!rc)
                 rc = tf_wobjects_add(o, w, proc, &x, err);
         }

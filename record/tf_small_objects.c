@@ -269,7 +269,7 @@ static bool site_grow(struct site_table *t)
     return true;
 }
 
-static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_writer *w, uint32_t proc,
+static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_trace_out *w, uint32_t proc,
                          uint64_t mono0, tf_error *err)
 {
     size_t k = ws->n;
@@ -305,7 +305,7 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_writer *w, uint32_t p
         b->ret = sites.rank[j];
     }
     uint64_t first = 0;
-    if ((rc = tf_writer_append_frames(w, proc, UINT32_MAX, rets, nrets, &first, err)))
+    if ((rc = tf_trace_out_append_frames(w, proc, UINT32_MAX, rets, nrets, &first, err)))
         goto done;
     if (!sort_blocks(&ws->v, &tmp, k)) {
         rc = tf_fail(err, TF_ERR_NOMEM, "small-block log of %zu blocks", k);
@@ -323,7 +323,7 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_writer *w, uint32_t p
                                    .id = tf_wobjects_new_id(o), .stack_len = 1,
                                    .kind = TF_OBJECT_SMALL };
         if (nout == BATCH || i + 1 == k) {
-            rc = tf_writer_append_objects(w, proc, out, nout, err);
+            rc = tf_trace_out_append_objects(w, proc, out, nout, err);
             nout = 0;
         }
     }
@@ -336,7 +336,7 @@ done:
     return rc;
 }
 
-int tf_wsmall_finish(tf_wsmall **wsp, const char *proc_file, tf_wobjects *o, tf_writer *w,
+int tf_wsmall_finish(tf_wsmall **wsp, const char *proc_file, tf_wobjects *o, tf_trace_out *w,
                      uint32_t proc, uint64_t mono0, tf_small_lost *lost, tf_error *err)
 {
     *lost = (tf_small_lost){ 0 };

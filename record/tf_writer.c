@@ -6,7 +6,7 @@
  * flush interval, at most 50 ms, while it holds a kernel ring (the kernel
  * wakes nobody), else a quarter of the flush interval, for the processes
  * killed without a word; every flush interval it makes the traces durable
- * (tf_writer_flush).  A process's trace is created once its counter columns
+ * (tf_trace_out_flush).  A process's trace is created once its counter columns
  * are fixed: at its first region, when it ends, when a buffer is a quarter
  * full, or ten flush intervals after its start.  A process is finished when
  * it says so (exit, exec) or when it is gone (killed): its buffers are still
@@ -54,7 +54,7 @@ typedef struct wproc {
     tf_shm_process *shm;
     size_t   size;
     int      pidfd;                 /* the process, to see it end (pidfd_open(2)), or -1 */
-    tf_writer *w;
+    tf_trace_out *w;
     uint32_t proc;
     bool     open, done, failed;
     uint32_t ncols, nuser;
@@ -185,7 +185,7 @@ static void report(const wproc *p, const tf_error *err, const char *outcome)
 }
 
 /* A trace cut short is kept if it reads (marked incomplete: it was not
- * closed by tf_writer_close), removed otherwise, so that nothing is left
+ * closed by tf_trace_out_close), removed otherwise, so that nothing is left
  * that tracefold cannot open. */
 static const char *keep_if_readable(const char *path)
 {
@@ -209,7 +209,7 @@ static void fail(wproc *p, const tf_error *err)
     tf_session_answered(p->shm);
     const char *outcome = "";
     if (p->w) {
-        tf_writer_abort(p->w);
+        tf_trace_out_abort(p->w);
         tf_reserve_release(&p->reserve);
         outcome = keep_if_readable(p->sum.path);
     }
@@ -248,7 +248,7 @@ static int sync_strings(wproc *p, tf_error *err)
         if (!m)
             return tf_fail(err, TF_ERR_NOMEM, "string table");
         p->string_map = m;
-        int rc = tf_writer_intern(p->w, str, &p->string_map[p->nstrings], err);
+        int rc = tf_trace_out_intern(p->w, str, &p->string_map[p->nstrings], err);
         if (rc)
             return rc;
         p->nstrings++;
@@ -364,12 +364,12 @@ static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
     };
     int rc = tf_trace_name_prepare(p->sum.path, s->opt.force, tf_h5_is_trace, err);
     if (rc == 0)
-        rc = tf_writer_create(&p->w, p->sum.path, &meta, 0, err);
+        rc = tf_trace_out_create(&p->w, p->sum.path, &meta, 0, err);
     if (rc)
         return rc;
     /* named now, used when the trace is folded (extract/alloc_site.h) */
     if (strcmp(s->opt.alloc_wrapper, "none") &&
-        (rc = tf_writer_set_alloc_wrappers(p->w, s->opt.alloc_wrapper, err)))
+        (rc = tf_trace_out_set_alloc_wrappers(p->w, s->opt.alloc_wrapper, err)))
         return rc;
     p->open = true;
     if ((rc = tf_reserve_open(&p->reserve, p->sum.path, reserve_size(&s->opt), err)) ||
@@ -382,7 +382,7 @@ static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
         .host = sh->host, .build_id = build_id, .ncounters = p->ncols,
         .counter_names = names, .counter_units = units, .counter_kinds = kinds,
     };
-    if ((rc = tf_writer_add_process(p->w, &d, &p->proc, err)) ||
+    if ((rc = tf_trace_out_add_process(p->w, &d, &p->proc, err)) ||
         (rc = tf_wobjects_create(&p->objects, err)))
         return rc;
     atomic_store(&sh->writer, TF_WRITER_OPEN);
@@ -475,8 +475,8 @@ static int drain_events(tf_rec_session *s, wproc *p, wthread *t, tf_error *err)
             ne++;
         }
         if (!rc && ne)
-            rc = tf_writer_append_events(p->w, p->proc, t->index, s->events,
-                                         p->ncols ? s->counters : NULL, ne, err);
+            rc = tf_trace_out_append_events(p->w, p->proc, t->index, s->events,
+                                            p->ncols ? s->counters : NULL, ne, err);
         if (rc)
             return rc;
         atomic_store_explicit(&r->tail, tail, memory_order_release);
@@ -503,13 +503,13 @@ static int batch_flush(sample_batch *b)
     if (!b->rc && b->n) {
         uint64_t first = 0;
         if (b->nf)
-            b->rc = tf_writer_append_frames(p->w, p->proc, b->t->index, s->frames, b->nf, &first,
-                                            b->err);
+            b->rc = tf_trace_out_append_frames(p->w, p->proc, b->t->index, s->frames, b->nf, &first,
+                                               b->err);
         for (size_t i = 0; i < b->n; i++)
             s->samples[i].stack += first;
         if (!b->rc)
-            b->rc = tf_writer_append_samples(p->w, p->proc, b->t->index, s->samples,
-                                             p->ncols ? s->counters : NULL, b->n, b->err);
+            b->rc = tf_trace_out_append_samples(p->w, p->proc, b->t->index, s->samples,
+                                                p->ncols ? s->counters : NULL, b->n, b->err);
         if (!b->rc)
             p->sum.samples += b->n;
     }
@@ -645,7 +645,7 @@ static int store_dropped(wproc *p, wthread *t, tf_error *err)
         return 0;
     t->dropped_events = ev;
     t->dropped_samples = sm;
-    return tf_writer_set_dropped(p->w, p->proc, t->index, ev, sm, err);
+    return tf_trace_out_set_dropped(p->w, p->proc, t->index, ev, sm, err);
 }
 
 /* Empties every ring of p into its trace (or discards, when failed). */
@@ -658,7 +658,7 @@ static int drain(tf_rec_session *s, wproc *p, tf_error *err)
         if (!t->buf)
             continue;
         if (t->index == UINT32_MAX) {
-            rc = tf_writer_add_thread(p->w, p->proc, p->shm->threads[i].tid, &t->index, err);
+            rc = tf_trace_out_add_thread(p->w, p->proc, p->shm->threads[i].tid, &t->index, err);
             if (rc)
                 break;
             p->sum.threads++;
@@ -724,8 +724,8 @@ static void finish(tf_rec_session *s, wproc *p)
                        tf_wsmall_finish(&p->small, p->path, p->objects, p->w, p->proc,
                                         p->shm->mono0, &lost, &err) ||
                        ((lost.over || lost.ring) &&
-                        tf_writer_set_small_lost(p->w, p->proc, lost.cap, lost.over, lost.ring,
-                                                 &err)) ||
+                        tf_trace_out_set_small_lost(p->w, p->proc, lost.cap, lost.over, lost.ring,
+                                                    &err)) ||
                        tf_wobjects_finish(p->objects, p->w, p->proc, &err)))
         fail(p, &err);
     tf_wsmall_free(p->small);
@@ -740,7 +740,7 @@ static void finish(tf_rec_session *s, wproc *p)
         discard(p);
     remove_files(p);
     if (!p->failed) {
-        int rc = tf_writer_close(p->w, &err);
+        int rc = tf_trace_out_close(p->w, &err);
         p->w = NULL;
         tf_reserve_release(&p->reserve);
         if (rc) {
@@ -894,7 +894,7 @@ static size_t tick(tf_rec_session *s, bool flush_due, bool look)
         bool flush = flush_due || req != atomic_load(&p->shm->flush_done);
         if (tf_reserve_renew(&p->reserve, p->sum.path, &err) || drain(s, p, &err) ||
             (flush && (update_modules(s, p, &err) ||
-                       tf_writer_flush(p->w, &err)))) {
+                       tf_trace_out_flush(p->w, &err)))) {
             fail(p, &err);
             continue;
         }

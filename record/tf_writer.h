@@ -69,20 +69,20 @@ typedef struct tf_wobjects tf_wobjects;
 int  tf_wobjects_create(tf_wobjects **o, tf_error *err);
 void tf_wobjects_destroy(tf_wobjects *o);
 uint32_t tf_wobjects_new_id(tf_wobjects *o);
-int  tf_wobjects_add(tf_wobjects *o, tf_writer *w, uint32_t proc, const tf_object *x,
+int  tf_wobjects_add(tf_wobjects *o, tf_trace_out *w, uint32_t proc, const tf_object *x,
                      tf_error *err);
-int  tf_wobjects_begin(tf_wobjects *o, tf_writer *w, uint32_t proc, uint8_t kind,
+int  tf_wobjects_begin(tf_wobjects *o, tf_trace_out *w, uint32_t proc, uint8_t kind,
                        uint64_t start, uint64_t end, uint64_t time, const uint64_t *frames,
                        uint32_t nframes, tf_error *err);
-int  tf_wobjects_end(tf_wobjects *o, tf_writer *w, uint32_t proc, uint64_t start,
+int  tf_wobjects_end(tf_wobjects *o, tf_trace_out *w, uint32_t proc, uint64_t start,
                      uint64_t time, tf_error *err);
 /* The static variables of an ELF file whose lowest mapping starts at
  * map_start (nothing for a file that is not ELF). */
-int  tf_wobjects_static_file(tf_wobjects *o, tf_writer *w, uint32_t proc, const char *path,
+int  tf_wobjects_static_file(tf_wobjects *o, tf_trace_out *w, uint32_t proc, const char *path,
                              uint64_t map_start, tf_error *err);
-int  tf_wobjects_flush(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *err);
+int  tf_wobjects_flush(tf_wobjects *o, tf_trace_out *w, uint32_t proc, tf_error *err);
 /* Writes the objects still alive (free_time TF_NOTIME), then flushes. */
-int  tf_wobjects_finish(tf_wobjects *o, tf_writer *w, uint32_t proc, tf_error *err);
+int  tf_wobjects_finish(tf_wobjects *o, tf_trace_out *w, uint32_t proc, tf_error *err);
 
 /* tf_small_objects.c: the process's small-block log (tf_small_log.h),
  * beside its control file proc_file.  drain: takes what the threads'
@@ -98,7 +98,7 @@ typedef struct tf_small_lost {
     uint64_t ring;          /* blocks a full ring refused (the writer behind) */
 } tf_small_lost;
 int  tf_wsmall_drain(tf_wsmall **ws, const char *proc_file, uint64_t now, tf_error *err);
-int  tf_wsmall_finish(tf_wsmall **ws, const char *proc_file, tf_wobjects *o, tf_writer *w,
+int  tf_wsmall_finish(tf_wsmall **ws, const char *proc_file, tf_wobjects *o, tf_trace_out *w,
                       uint32_t proc, uint64_t mono0, tf_small_lost *lost, tf_error *err);
 void tf_wsmall_free(tf_wsmall *ws);
 void tf_wsmall_unlink(const char *proc_file);
@@ -109,7 +109,7 @@ void tf_wsmall_unlink(const char *proc_file);
  * is gone, those of its last copy, saved (len bytes, not NUL-terminated).
  * Paths under skip (the session directory) are left out. */
 typedef struct tf_module_set tf_module_set;
-int  tf_modules_update(tf_writer *w, uint32_t proc, int64_t pid, const char *saved, size_t len,
+int  tf_modules_update(tf_trace_out *w, uint32_t proc, int64_t pid, const char *saved, size_t len,
                        const char *skip, tf_module_set **known, tf_wobjects *objs,
                        tf_error *err);
 void tf_modules_free(tf_module_set *known);

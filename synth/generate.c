@@ -38,7 +38,7 @@ struct layout {
 struct gen {
     const tf_synth_options *o;
     const tf_synth_scenario *sc;
-    tf_writer *w;
+    tf_trace_out *w;
     tf_synth_truth *truth;
     uint32_t K, C;
     uint32_t region;
@@ -75,8 +75,8 @@ struct gen {
 
 static int flush_events(struct gen *g, tf_error *err)
 {
-    int rc = g->nev ? tf_writer_append_events(g->w, g->proc, g->thread, g->ev, g->ev_counters,
-                                              g->nev, err)
+    int rc = g->nev ? tf_trace_out_append_events(g->w, g->proc, g->thread, g->ev, g->ev_counters,
+                                                 g->nev, err)
                     : 0;
     g->nev = 0;
     return rc;
@@ -84,8 +84,8 @@ static int flush_events(struct gen *g, tf_error *err)
 
 static int flush_samples(struct gen *g, tf_error *err)
 {
-    int rc = g->nsmp ? tf_writer_append_samples(g->w, g->proc, g->thread, g->smp,
-                                                g->smp_counters, g->nsmp, err)
+    int rc = g->nsmp ? tf_trace_out_append_samples(g->w, g->proc, g->thread, g->smp,
+                                                   g->smp_counters, g->nsmp, err)
                      : 0;
     g->nsmp = 0;
     return rc;
@@ -424,8 +424,8 @@ static int write_code(struct gen *g, const struct layout *l, uint64_t image_end,
     size_t n = 0;
     int rc;
     sym[n] = (tf_symbol){.start = l->code, .end = l->code + SYMBOL_BYTES, .line = 30};
-    if ((rc = tf_writer_intern(g->w, "main", &sym[n].function, err)) < 0 ||
-        (rc = tf_writer_intern(g->w, "main.c", &sym[n].file, err)) < 0)
+    if ((rc = tf_trace_out_intern(g->w, "main", &sym[n].function, err)) < 0 ||
+        (rc = tf_trace_out_intern(g->w, "main.c", &sym[n].file, err)) < 0)
         return rc;
     n++;
     for (uint32_t k = 0; k < g->K; k++) {
@@ -434,17 +434,17 @@ static int write_code(struct gen *g, const struct layout *l, uint64_t image_end,
             uint64_t start = l->code + CODE_BLOCK * (k + 1) + SYMBOL_BYTES * m;
             sym[n] = (tf_symbol){.start = start, .end = start + SYMBOL_BYTES,
                                  .line = ph->line + m};
-            if ((rc = tf_writer_intern(g->w, ph->routine, &sym[n].function, err)) < 0 ||
-                (rc = tf_writer_intern(g->w, ph->file, &sym[n].file, err)) < 0)
+            if ((rc = tf_trace_out_intern(g->w, ph->routine, &sym[n].function, err)) < 0 ||
+                (rc = tf_trace_out_intern(g->w, ph->file, &sym[n].file, err)) < 0)
                 return rc;
         }
     }
-    if ((rc = tf_writer_append_symbols(g->w, g->proc, sym, n, err)) < 0)
+    if ((rc = tf_trace_out_append_symbols(g->w, g->proc, sym, n, err)) < 0)
         return rc;
     tf_module mod = {.start = l->code, .end = image_end};
-    if ((rc = tf_writer_intern(g->w, EXECUTABLE, &mod.path, err)) < 0)
+    if ((rc = tf_trace_out_intern(g->w, EXECUTABLE, &mod.path, err)) < 0)
         return rc;
-    return tf_writer_append_modules(g->w, g->proc, &mod, 1, err);
+    return tf_trace_out_append_modules(g->w, g->proc, &mod, 1, err);
 }
 
 static int write_objects(struct gen *g, const struct layout *l, tf_error *err)
@@ -461,11 +461,11 @@ static int write_objects(struct gen *g, const struct layout *l, tf_error *err)
             .kind = so->kind,
         };
         int rc;
-        if ((rc = tf_writer_intern(g->w, so->name, &obj[i].name, err)) < 0 ||
-            (rc = tf_writer_intern(g->w, so->callsite, &obj[i].callsite, err)) < 0)
+        if ((rc = tf_trace_out_intern(g->w, so->name, &obj[i].name, err)) < 0 ||
+            (rc = tf_trace_out_intern(g->w, so->callsite, &obj[i].callsite, err)) < 0)
             return rc;
     }
-    return tf_writer_append_objects(g->w, g->proc, obj, g->sc->nobjects, err);
+    return tf_trace_out_append_objects(g->w, g->proc, obj, g->sc->nobjects, err);
 }
 
 static int write_process(struct gen *g, uint32_t p, tf_error *err)
@@ -487,7 +487,7 @@ static int write_process(struct gen *g, uint32_t p, tf_error *err)
         .ncounters = g->C,
         .counter_names = counter_names,
     };
-    int rc = tf_writer_add_process(g->w, &d, &g->proc, err);
+    int rc = tf_trace_out_add_process(g->w, &d, &g->proc, err);
     if (rc < 0)
         return rc;
 
@@ -500,7 +500,7 @@ static int write_process(struct gen *g, uint32_t p, tf_error *err)
     if (o->memory && (rc = write_objects(g, &l, err)) < 0)
         return rc;
     for (uint32_t t = 0; t < o->threads; t++) {
-        if ((rc = tf_writer_add_thread(g->w, g->proc, (uint64_t)pid + t, &g->thread, err)) < 0)
+        if ((rc = tf_trace_out_add_thread(g->w, g->proc, (uint64_t)pid + t, &g->thread, err)) < 0)
             return rc;
         g->thread_index = t;
         if ((rc = gen_thread(g, err)) < 0)
@@ -579,23 +579,23 @@ int tf_synth_write(const tf_synth_options *o, const char *path, bool overwrite,
     if ((rc = alloc_buffers(&g, err)) < 0 ||
         (rc = tf_synth_truth_create(&g.truth, o, g.sc, err)) < 0)
         goto done;
-    if ((rc = tf_writer_create(&g.w, path, &meta, TF_WRITER_ATOMIC, err)) < 0)
+    if ((rc = tf_trace_out_create(&g.w, path, &meta, TF_TRACE_OUT_ATOMIC, err)) < 0)
         goto done;
-    if ((rc = tf_writer_intern(g.w, o->region, &g.region, err)) < 0)
+    if ((rc = tf_trace_out_intern(g.w, o->region, &g.region, err)) < 0)
         goto done;
     for (uint32_t k = 0; k < g.K && o->nested; k++)
-        if ((rc = tf_writer_intern(g.w, g.sc->phases[k].name, &g.phase_region[k], err)) < 0)
+        if ((rc = tf_trace_out_intern(g.w, g.sc->phases[k].name, &g.phase_region[k], err)) < 0)
             goto done;
     for (uint32_t p = 0; p < o->processes; p++)
         if ((rc = write_process(&g, p, err)) < 0)
             goto done;
-    if ((rc = tf_synth_truth_write(g.truth, tf_writer_file(g.w), err)) < 0)
+    if ((rc = tf_synth_truth_write(g.truth, tf_trace_out_file(g.w), err)) < 0)
         goto done;
-    rc = tf_writer_close(g.w, err);
+    rc = tf_trace_out_close(g.w, err);
     g.w = NULL;
 done:
     if (g.w)
-        tf_writer_abort(g.w);
+        tf_trace_out_abort(g.w);
     tf_synth_truth_free(g.truth);
     free_buffers(&g);
     return rc;

@@ -31,30 +31,30 @@
 
 static char target[4096], trace_path[64];
 
-static uint32_t intern(tf_writer *w, const char *s)
+static uint32_t intern(tf_trace_out *w, const char *s)
 {
     uint32_t id;
-    assert_int_equal(tf_writer_intern(w, s, &id, NULL), 0);
+    assert_int_equal(tf_trace_out_intern(w, s, &id, NULL), 0);
     return id;
 }
 
 /* Process p: every data address shifted by p·0x5000 (ASLR). */
-static void add_process(tf_writer *w, uint32_t p, uint64_t code_start, uint64_t code_end,
+static void add_process(tf_trace_out *w, uint32_t p, uint64_t code_start, uint64_t code_end,
                         uint64_t return_address)
 {
     tf_process_desc d = { .pid = 100 + p, .rank = -1, .executable = target, .host = "test",
                           .build_id = "" };
     uint32_t proc, thread;
-    assert_int_equal(tf_writer_add_process(w, &d, &proc, NULL), 0);
-    assert_int_equal(tf_writer_add_thread(w, proc, 100 + p, &thread, NULL), 0);
+    assert_int_equal(tf_trace_out_add_process(w, &d, &proc, NULL), 0);
+    assert_int_equal(tf_trace_out_add_thread(w, proc, 100 + p, &thread, NULL), 0);
     uint64_t shift = p * 0x5000ull;
     tf_module m[2] = { { code_start, code_end, 0, intern(w, target), intern(w, "") },
                        { STACK_TOP - 0x21000 + shift, STACK_TOP + shift, 0, intern(w, "[stack]"),
                          intern(w, "") } };
-    assert_int_equal(tf_writer_append_modules(w, proc, m, 2, NULL), 0);
+    assert_int_equal(tf_trace_out_append_modules(w, proc, m, 2, NULL), 0);
     uint64_t first;
-    assert_int_equal(tf_writer_append_frames(w, proc, UINT32_MAX, &return_address, 1, &first,
-                                             NULL), 0);
+    assert_int_equal(tf_trace_out_append_frames(w, proc, UINT32_MAX, &return_address, 1, &first,
+                                                NULL), 0);
     uint32_t none = intern(w, "");
     tf_object o[] = {
         /* a block freed at 200, its address reused at 300 */
@@ -98,7 +98,7 @@ static void add_process(tf_writer *w, uint32_t p, uint64_t code_start, uint64_t 
         { 0x80000000 + shift, 4096, 10, TF_NOTIME, 0, 17, none, intern(w, "between.c:2"), 0,
           TF_OBJECT_HEAP },
     };
-    assert_int_equal(tf_writer_append_objects(w, proc, o, sizeof o / sizeof *o, NULL), 0);
+    assert_int_equal(tf_trace_out_append_objects(w, proc, o, sizeof o / sizeof *o, NULL), 0);
 }
 
 static const char *lookup(tf_analysis_objmap *m, tf_analysis *a, uint64_t addr, uint64_t t,
@@ -116,13 +116,13 @@ static void objects_by_address_and_lifetime(void **state)
     uint64_t code_start = layout.start, code_end = layout.end, outer = layout.outer;
     tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = "test", .command_line = "test",
                            .producer = "test_objmap" };
-    tf_writer *w;
+    tf_trace_out *w;
     tf_error err;
-    if (tf_writer_create(&w, trace_path, &meta, 0, &err))
+    if (tf_trace_out_create(&w, trace_path, &meta, 0, &err))
         fail_msg("%s", err.msg);
     add_process(w, 0, code_start, code_end, outer + 8);
     add_process(w, 1, code_start, code_end, outer + 8);
-    assert_int_equal(tf_writer_close(w, NULL), 0);
+    assert_int_equal(tf_trace_out_close(w, NULL), 0);
     tf_trace *tr;
     assert_int_equal(tf_trace_open(&tr, trace_path, NULL), 0);
     tf_analysis a = { 0 };
@@ -202,13 +202,13 @@ static void random_run_against_a_scan(void **state)
     const uint64_t base = 0x90000000ull, slot_bytes = 4096;
     tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = "test", .command_line = "test",
                            .producer = "test_objmap" };
-    tf_writer *w;
-    assert_int_equal(tf_writer_create(&w, trace_path, &meta, 0, NULL), 0);
+    tf_trace_out *w;
+    assert_int_equal(tf_trace_out_create(&w, trace_path, &meta, 0, NULL), 0);
     tf_process_desc d = { .pid = 7, .rank = -1, .executable = target, .host = "test",
                           .build_id = "" };
     uint32_t proc, thread;
-    assert_int_equal(tf_writer_add_process(w, &d, &proc, NULL), 0);
-    assert_int_equal(tf_writer_add_thread(w, proc, 7, &thread, NULL), 0);
+    assert_int_equal(tf_trace_out_add_process(w, &d, &proc, NULL), 0);
+    assert_int_equal(tf_trace_out_add_thread(w, proc, 7, &thread, NULL), 0);
     static tf_object o[ALLOCS + USERS];
     uint32_t none = intern(w, ""), site[9];
     for (int k = 0; k < 9; k++) {
@@ -250,8 +250,8 @@ static void random_run_against_a_scan(void **state)
                             u % 2 ? a0 + (end / 3) : TF_NOTIME, 0, (uint32_t)n + 1,
                             site[u], none, 0, TF_OBJECT_USER };
     }
-    assert_int_equal(tf_writer_append_objects(w, proc, o, n, NULL), 0);
-    assert_int_equal(tf_writer_close(w, NULL), 0);
+    assert_int_equal(tf_trace_out_append_objects(w, proc, o, n, NULL), 0);
+    assert_int_equal(tf_trace_out_close(w, NULL), 0);
     tf_trace *tr;
     assert_int_equal(tf_trace_open(&tr, trace_path, NULL), 0);
     tf_object_naming naming;

@@ -437,21 +437,21 @@ static void test_members_without_counters(void **state)
 static void write_processes(const char *path, uint64_t shift)
 {
     tf_error err;
-    tf_writer *w;
+    tf_trace_out *w;
     tf_trace_meta meta = { "CLOCK_MONOTONIC", "test", "test_fold_team", "test", 0 };
-    assert_int_equal(tf_writer_create(&w, path, &meta, 0, &err), 0);
+    assert_int_equal(tf_trace_out_create(&w, path, &meta, 0, &err), 0);
     const char *names[] = { "cycles", "instructions" };
     for (uint32_t p = 0; p < 5; p++) {
         uint32_t nc = p % 2 ? 1 : 2, proc, region, other;
         tf_process_desc d = { .pid = 10 + p, .rank = (int32_t)p, .executable = "app",
                               .host = "test", .build_id = "", .ncounters = nc,
                               .counter_names = names + (p == 1) };
-        assert_int_equal(tf_writer_add_process(w, &d, &proc, &err), 0);
-        assert_int_equal(tf_writer_intern(w, "main", &region, &err), 0);
-        assert_int_equal(tf_writer_intern(w, "other", &other, &err), 0);
+        assert_int_equal(tf_trace_out_add_process(w, &d, &proc, &err), 0);
+        assert_int_equal(tf_trace_out_intern(w, "main", &region, &err), 0);
+        assert_int_equal(tf_trace_out_intern(w, "other", &other, &err), 0);
         for (uint32_t t = 0; t < 1 + p % 2; t++) {
             uint32_t thread;
-            assert_int_equal(tf_writer_add_thread(w, proc, 100 + t, &thread, &err), 0);
+            assert_int_equal(tf_trace_out_add_thread(w, proc, 100 + t, &thread, &err), 0);
             for (uint64_t k = 0; k < 30; k++) {
                 uint64_t begin = k * 1000000 + p * 777 + shift;
                 tf_event ev[4] = { { begin, region, 0, TF_EVENT_ENTER },
@@ -465,7 +465,7 @@ static void write_processes(const char *path, uint64_t shift)
                 size_t nev = k < 10 ? 4 : 2;
                 if (nev == 2)
                     ev[1] = ev[3], memcpy(ec + nc, ec + 3 * nc, nc * sizeof *ec);
-                assert_int_equal(tf_writer_append_events(w, proc, thread, ev, ec, nev, &err), 0);
+                assert_int_equal(tf_trace_out_append_events(w, proc, thread, ev, ec, nev, &err), 0);
                 tf_sample s[9];
                 uint64_t sc[18];
                 for (size_t j = 0; j < 9; j++) {
@@ -475,11 +475,11 @@ static void write_processes(const char *path, uint64_t shift)
                     for (uint32_t c = 0; c < nc; c++)
                         sc[j * nc + c] = s[j].time * (c + 2) + j * j;
                 }
-                assert_int_equal(tf_writer_append_samples(w, proc, thread, s, sc, 9, &err), 0);
+                assert_int_equal(tf_trace_out_append_samples(w, proc, thread, s, sc, 9, &err), 0);
             }
         }
     }
-    assert_int_equal(tf_writer_close(w, &err), 0);
+    assert_int_equal(tf_trace_out_close(w, &err), 0);
 }
 
 /* write_processes into a new file named from the template path, opened;

@@ -52,21 +52,21 @@ static bool has_instructions(uint64_t k)
 }
 
 /* A new trace at path of one process and one thread with the counters
- * names[0..nc), and the region name interned: its writer, ids in *proc,
+ * names[0..nc), and the region name interned: its trace output, ids in *proc,
  * *thread, *region. */
-static tf_writer *one_thread_trace(const char *path, const char *const *names, uint32_t nc,
-                                   const char *name, uint32_t *proc, uint32_t *thread,
-                                   uint32_t *region)
+static tf_trace_out *one_thread_trace(const char *path, const char *const *names, uint32_t nc,
+                                      const char *name, uint32_t *proc, uint32_t *thread,
+                                      uint32_t *region)
 {
     tf_error err;
-    tf_writer *w;
+    tf_trace_out *w;
     tf_trace_meta meta = { "CLOCK_MONOTONIC", "test", "test_fold_trace", "test", 0 };
-    assert_int_equal(tf_writer_create(&w, path, &meta, 0, &err), 0);
+    assert_int_equal(tf_trace_out_create(&w, path, &meta, 0, &err), 0);
     tf_process_desc d = { .pid = 1, .rank = -1, .executable = "app", .host = "test",
                           .build_id = "", .ncounters = nc, .counter_names = names };
-    assert_int_equal(tf_writer_add_process(w, &d, proc, &err), 0);
-    assert_int_equal(tf_writer_add_thread(w, *proc, 1, thread, &err), 0);
-    assert_int_equal(tf_writer_intern(w, name, region, &err), 0);
+    assert_int_equal(tf_trace_out_add_process(w, &d, proc, &err), 0);
+    assert_int_equal(tf_trace_out_add_thread(w, *proc, 1, thread, &err), 0);
+    assert_int_equal(tf_trace_out_intern(w, name, region, &err), 0);
     return w;
 }
 
@@ -75,7 +75,7 @@ static void write_trace(const char *path)
     tf_error err;
     const char *names[] = { "instructions", "cycles" };
     uint32_t proc, thread, region;
-    tf_writer *w = one_thread_trace(path, names, 2, "main", &proc, &thread, &region);
+    tf_trace_out *w = one_thread_trace(path, names, 2, "main", &proc, &thread, &region);
     for (uint64_t k = 0; k <= ITERATIONS; k++) {
         uint64_t begin = k * DURATION;
         /* The last iteration never ends. */
@@ -89,7 +89,7 @@ static void write_trace(const char *path)
             ec[2 * e] = has_instructions(k) ? instructions_at(ev[e].time) : TF_NOVALUE;
             ec[2 * e + 1] = ev[e].time * 3;
         }
-        assert_int_equal(tf_writer_append_events(w, proc, thread, ev, ec, nev, &err), 0);
+        assert_int_equal(tf_trace_out_append_events(w, proc, thread, ev, ec, nev, &err), 0);
         tf_sample s[SAMPLES];
         uint64_t sc[2 * SAMPLES];
         for (size_t j = 0; j < SAMPLES; j++) {
@@ -105,9 +105,9 @@ static void write_trace(const char *path)
         for (size_t j = 1; j < SAMPLES; j++)
             if (s[j].time <= s[j - 1].time)
                 s[j].time = s[j - 1].time + 1;
-        assert_int_equal(tf_writer_append_samples(w, proc, thread, s, sc, SAMPLES, &err), 0);
+        assert_int_equal(tf_trace_out_append_samples(w, proc, thread, s, sc, SAMPLES, &err), 0);
     }
-    assert_int_equal(tf_writer_close(w, &err), 0);
+    assert_int_equal(tf_trace_out_close(w, &err), 0);
 }
 
 /* The trace write(trace) writes into a new temporary file (trace: its
@@ -343,21 +343,21 @@ static void write_short_trace(const char *path)
     tf_error err;
     const char *names[] = { "cycles" };
     uint32_t proc, thread, region;
-    tf_writer *w = one_thread_trace(path, names, 1, "short", &proc, &thread, &region);
+    tf_trace_out *w = one_thread_trace(path, names, 1, "short", &proc, &thread, &region);
     for (uint64_t k = 0; k < INSTANCES; k++) {
         uint64_t begin = k * 1000000, sampled = k % 4 == 0;
         uint64_t end = begin + LENGTH + spread(k, JITTER) + sampled * COST;
         tf_event ev[2] = { { begin, region, 0, TF_EVENT_ENTER }, { end, region, 0, TF_EVENT_EXIT } };
         uint64_t ec[2] = { begin * 3, end * 3 };
-        assert_int_equal(tf_writer_append_events(w, proc, thread, ev, ec, 2, &err), 0);
+        assert_int_equal(tf_trace_out_append_events(w, proc, thread, ev, ec, 2, &err), 0);
         if (!sampled)
             continue;
         tf_sample s = { .time = begin + offset_of(k) + COST / 2, .ip = 0x400000,
                         .kind = TF_SAMPLE_TIMER, .level = TF_LEVEL_UNKNOWN };
         uint64_t sc = s.time * 3;
-        assert_int_equal(tf_writer_append_samples(w, proc, thread, &s, &sc, 1, &err), 0);
+        assert_int_equal(tf_trace_out_append_samples(w, proc, thread, &s, &sc, 1, &err), 0);
     }
-    assert_int_equal(tf_writer_close(w, &err), 0);
+    assert_int_equal(tf_trace_out_close(w, &err), 0);
 }
 
 static void test_short_region(void **state)

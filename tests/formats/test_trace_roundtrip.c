@@ -142,22 +142,22 @@ static void fixture_version_1(void **state)
 static void empty_tables(void **state)
 {
     char *path = fixture_path(fixture_dir, "empty.h5");
-    tf_writer *w;
-    OK(tf_writer_create(&w, path, &meta, 0, err));
+    tf_trace_out *w;
+    OK(tf_trace_out_create(&w, path, &meta, 0, err));
     tf_process_desc bare = { .pid = 1, .rank = -1 };
     tf_process_desc counted = { .pid = 2, .rank = -1, .ncounters = 2,
                                 .counter_names = (const char *const[]){ "a", "b" } };
     uint32_t p0, p1, t0, t1, region;
-    OK(tf_writer_add_process(w, &bare, &p0, err));
-    OK(tf_writer_add_process(w, &counted, &p1, err));
-    OK(tf_writer_add_thread(w, p0, 7, &t0, err));
-    OK(tf_writer_add_thread(w, p1, 8, &t1, err));
-    OK(tf_writer_intern(w, "loop", &region, err));
+    OK(tf_trace_out_add_process(w, &bare, &p0, err));
+    OK(tf_trace_out_add_process(w, &counted, &p1, err));
+    OK(tf_trace_out_add_thread(w, p0, 7, &t0, err));
+    OK(tf_trace_out_add_thread(w, p1, 8, &t1, err));
+    OK(tf_trace_out_intern(w, "loop", &region, err));
     tf_event ev[2] = { { .time = 5, .value = region, .kind = TF_EVENT_ENTER },
                        { .time = 9, .value = region, .kind = TF_EVENT_EXIT } };
-    OK(tf_writer_append_events(w, p1, t1, ev, NULL, 2, err));
-    OK(tf_writer_append_events(w, p0, t0, ev, NULL, 0, err));
-    OK(tf_writer_close(w, err));
+    OK(tf_trace_out_append_events(w, p1, t1, ev, NULL, 2, err));
+    OK(tf_trace_out_append_events(w, p0, t0, ev, NULL, 0, err));
+    OK(tf_trace_out_close(w, err));
 
     tf_trace *tr = reopen(path);
     assert_int_equal(tf_trace_nprocesses(tr), 2);
@@ -183,27 +183,27 @@ static void extreme_values(void **state)
     char *path = fixture_path(fixture_dir, "extreme.h5");
     tf_trace_meta big = meta;
     big.start_time = UINT64_MAX;
-    tf_writer *w;
-    OK(tf_writer_create(&w, path, &big, 0, err));
+    tf_trace_out *w;
+    OK(tf_trace_out_create(&w, path, &big, 0, err));
     tf_process_desc lo = { .pid = INT64_MIN, .rank = INT32_MIN, .nranks = INT32_MAX,
                            .ncounters = 1, .counter_names = (const char *const[]){ "x" },
                            .counter_kinds = (const uint8_t[]){ TF_COUNTER_USER } };
     tf_process_desc hi = { .pid = INT64_MAX, .rank = INT32_MAX, .nranks = INT32_MAX };
     uint32_t p0, p1, t0;
-    OK(tf_writer_add_process(w, &lo, &p0, err));
-    OK(tf_writer_add_process(w, &hi, &p1, err));
-    OK(tf_writer_add_thread(w, p0, UINT64_MAX, &t0, err));
+    OK(tf_trace_out_add_process(w, &lo, &p0, err));
+    OK(tf_trace_out_add_process(w, &hi, &p1, err));
+    OK(tf_trace_out_add_thread(w, p0, UINT64_MAX, &t0, err));
     /* stack_len is 16 bits: a full-length stack needs that many frames. */
     size_t nframes = UINT16_MAX;
     uint64_t *ips = malloc(nframes * sizeof *ips), first;
     for (size_t i = 0; i < nframes; i++)
         ips[i] = UINT64_MAX - i;
-    OK(tf_writer_append_frames(w, p0, t0, ips, nframes, &first, err));
+    OK(tf_trace_out_append_frames(w, p0, t0, ips, nframes, &first, err));
     tf_event ev[2] = { { .time = 0, .value = UINT64_MAX, .type = UINT32_MAX,
                          .kind = TF_EVENT_USER },
                        { .time = UINT64_MAX, .value = 0, .type = 0, .kind = TF_EVENT_USER } };
     uint64_t evc[2] = { 0, UINT64_MAX - 1 };
-    OK(tf_writer_append_events(w, p0, t0, ev, evc, 2, err));
+    OK(tf_trace_out_append_events(w, p0, t0, ev, evc, 2, err));
     tf_sample s[2] = {
         { .time = 0, .ip = UINT64_MAX, .addr = UINT64_MAX, .data_source = UINT64_MAX,
           .stack = first, .stack_len = UINT16_MAX, .weight = UINT32_MAX, .kind = TF_SAMPLE_RMW,
@@ -211,15 +211,15 @@ static void extreme_values(void **state)
         { .time = UINT64_MAX },
     };
     uint64_t sc[2] = { UINT64_MAX, 0 };
-    OK(tf_writer_append_samples(w, p0, t0, s, sc, 2, err));
+    OK(tf_trace_out_append_samples(w, p0, t0, s, sc, 2, err));
     tf_object o = { .start = UINT64_MAX, .size = UINT64_MAX, .alloc_time = UINT64_MAX,
                     .free_time = UINT64_MAX, .id = UINT32_MAX, .kind = TF_OBJECT_MMAP };
-    OK(tf_writer_append_objects(w, p0, &o, 1, err));
+    OK(tf_trace_out_append_objects(w, p0, &o, 1, err));
     tf_module m = { .start = UINT64_MAX, .end = UINT64_MAX, .offset = UINT64_MAX };
-    OK(tf_writer_append_modules(w, p0, &m, 1, err));
+    OK(tf_trace_out_append_modules(w, p0, &m, 1, err));
     tf_symbol sym = { .start = 0, .end = UINT64_MAX, .line = UINT32_MAX };
-    OK(tf_writer_append_symbols(w, p0, &sym, 1, err));
-    OK(tf_writer_close(w, err));
+    OK(tf_trace_out_append_symbols(w, p0, &sym, 1, err));
+    OK(tf_trace_out_close(w, err));
 
     tf_trace *tr = reopen(path);
     assert_int_equal(tf_trace_get_meta(tr)->start_time, UINT64_MAX);
@@ -271,16 +271,16 @@ static void check_long_strings(const char *file, int version)
     tf_trace_meta lm = meta;
     lm.command_line = cmd;
     tf_process_desc d = { .pid = 1, .rank = -1, .executable = exe, .host = "ü-host ✓" };
-    tf_writer *w;
+    tf_trace_out *w;
     uint32_t p, id, utf;
-    OK(tf_writer_create(&w, path, &lm, 0, err));
-    OK(tf_writer_add_process(w, &d, &p, err));
-    OK(tf_writer_intern(w, name, &id, err));
-    OK(tf_writer_intern(w, "λ-région", &utf, err));
+    OK(tf_trace_out_create(&w, path, &lm, 0, err));
+    OK(tf_trace_out_add_process(w, &d, &p, err));
+    OK(tf_trace_out_intern(w, name, &id, err));
+    OK(tf_trace_out_intern(w, "λ-région", &utf, err));
     uint32_t again;
-    OK(tf_writer_intern(w, name, &again, err));
+    OK(tf_trace_out_intern(w, name, &again, err));
     assert_int_equal(again, id);
-    OK(tf_writer_close(w, err));
+    OK(tf_trace_out_close(w, err));
     if (version == 1)
         to_v1(path);
 
@@ -311,22 +311,22 @@ static void many_processes_and_threads(void **state)
 {
     enum { PROCS = 12, THREADS = 9 };
     char *path = fixture_path(fixture_dir, "many.h5");
-    tf_writer *w;
-    OK(tf_writer_create(&w, path, &meta, 0, err));
+    tf_trace_out *w;
+    OK(tf_trace_out_create(&w, path, &meta, 0, err));
     for (uint32_t p = 0; p < PROCS; p++) {
         tf_process_desc d = { .pid = 1000 + p, .rank = (int32_t)p, .nranks = PROCS,
                               .ncounters = 1, .counter_names = (const char *const[]){ "c" } };
         uint32_t proc, thread;
-        OK(tf_writer_add_process(w, &d, &proc, err));
+        OK(tf_trace_out_add_process(w, &d, &proc, err));
         assert_int_equal(proc, p);
         for (uint32_t t = 0; t < THREADS; t++) {
-            OK(tf_writer_add_thread(w, proc, 10 * p + t, &thread, err));
+            OK(tf_trace_out_add_thread(w, proc, 10 * p + t, &thread, err));
             tf_sample s = { .time = p * 100 + t };
             uint64_t v = p * 1000 + t;
-            OK(tf_writer_append_samples(w, proc, thread, &s, &v, 1, err));
+            OK(tf_trace_out_append_samples(w, proc, thread, &s, &v, 1, err));
         }
     }
-    OK(tf_writer_close(w, err));
+    OK(tf_trace_out_close(w, err));
     tf_trace *tr = reopen(path);
     assert_int_equal(tf_trace_nprocesses(tr), PROCS);
     for (uint32_t p = 0; p < PROCS; p++) {
@@ -348,18 +348,18 @@ static void many_processes_and_threads(void **state)
 
 /* 8 counters make 113-byte rows and chunks of a few hundred rows: batches
  * of 1..13 rows cross many chunk boundaries, and flushes in between make
- * the writer rewrite partial chunks. */
+ * the trace output rewrite partial chunks. */
 static void small_batches(void **state)
 {
     enum { N = 20000, NC = 8 };
     char *path = fixture_path(fixture_dir, "batches.h5");
     static const char *const names[NC] = { "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7" };
     tf_process_desc d = { .pid = 1, .rank = -1, .ncounters = NC, .counter_names = names };
-    tf_writer *w;
+    tf_trace_out *w;
     uint32_t p, t;
-    OK(tf_writer_create(&w, path, &meta, 0, err));
-    OK(tf_writer_add_process(w, &d, &p, err));
-    OK(tf_writer_add_thread(w, p, 1, &t, err));
+    OK(tf_trace_out_create(&w, path, &meta, 0, err));
+    OK(tf_trace_out_add_process(w, &d, &p, err));
+    OK(tf_trace_out_add_thread(w, p, 1, &t, err));
     tf_sample *s = calloc(N, sizeof *s);
     uint64_t *c = malloc(N * NC * sizeof *c);
     for (size_t i = 0; i < N; i++) {
@@ -372,12 +372,12 @@ static void small_batches(void **state)
     for (size_t i = 0; i < N; i += batch, batch = batch % 13 + 1) {
         size_t n = N - i < batch ? N - i : batch;
         uint64_t frame = i, first;
-        OK(tf_writer_append_samples(w, p, t, s + i, c + i * NC, n, err));
-        OK(tf_writer_append_frames(w, p, t, &frame, 1, &first, err));
+        OK(tf_trace_out_append_samples(w, p, t, s + i, c + i * NC, n, err));
+        OK(tf_trace_out_append_frames(w, p, t, &frame, 1, &first, err));
         if (i % 4999 < batch)
-            OK(tf_writer_flush(w, err));
+            OK(tf_trace_out_flush(w, err));
     }
-    OK(tf_writer_close(w, err));
+    OK(tf_trace_out_close(w, err));
 
     tf_trace *tr = reopen(path);
     tf_sample *r = calloc(N, sizeof *r);

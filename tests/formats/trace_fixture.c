@@ -92,7 +92,7 @@ const fixture_strings fixture_hostile_strings = {
     .counters = { "instr\tuctions", "cy\x1b[5mcles", "L1D, \"misses\"\r" },
 };
 
-static int write_thread(tf_writer *w, uint32_t proc, uint32_t thread, uint32_t region,
+static int write_thread(tf_trace_out *w, uint32_t proc, uint32_t thread, uint32_t region,
                         tf_error *err)
 {
     tf_event ev[FIXTURE_EVENTS];
@@ -104,7 +104,7 @@ static int write_thread(tf_writer *w, uint32_t proc, uint32_t thread, uint32_t r
             evc[i * FIXTURE_COUNTERS + c] = 100u * (uint64_t)i + (uint64_t)c;
     }
     uint64_t ips[2] = { 0x401000, 0x401100 }, first;
-    int rc = tf_writer_append_frames(w, proc, thread, ips, 2, &first, err);
+    int rc = tf_trace_out_append_frames(w, proc, thread, ips, 2, &first, err);
     if (rc < 0)
         return rc;
     tf_sample s[FIXTURE_SAMPLES];
@@ -117,9 +117,9 @@ static int write_thread(tf_writer *w, uint32_t proc, uint32_t thread, uint32_t r
         for (int c = 0; c < FIXTURE_COUNTERS; c++)
             sc[i * FIXTURE_COUNTERS + c] = 10u * (uint64_t)i + (uint64_t)c;
     }
-    if ((rc = tf_writer_append_events(w, proc, thread, ev, evc, FIXTURE_EVENTS, err)) < 0)
+    if ((rc = tf_trace_out_append_events(w, proc, thread, ev, evc, FIXTURE_EVENTS, err)) < 0)
         return rc;
-    return tf_writer_append_samples(w, proc, thread, s, sc, FIXTURE_SAMPLES, err);
+    return tf_trace_out_append_samples(w, proc, thread, s, sc, FIXTURE_SAMPLES, err);
 }
 
 int fixture_write(const char *path, unsigned flags, tf_error *err)
@@ -137,17 +137,17 @@ int fixture_write_strings(const char *path, unsigned flags, const fixture_string
                              .executable = str->executable, .host = str->host,
                              .build_id = "abcdef", .ncounters = FIXTURE_COUNTERS,
                              .counter_names = str->counters };
-    tf_writer *w;
-    int rc = tf_writer_create(&w, path, &meta, flags, err);
+    tf_trace_out *w;
+    int rc = tf_trace_out_create(&w, path, &meta, flags, err);
     if (rc < 0)
         return rc;
     uint32_t proc, thread, region, heap;
-    if ((rc = tf_writer_add_process(w, &desc, &proc, err)) < 0 ||
-        (rc = tf_writer_intern(w, str->region, &region, err)) < 0 ||
-        (rc = tf_writer_intern(w, str->object, &heap, err)) < 0)
+    if ((rc = tf_trace_out_add_process(w, &desc, &proc, err)) < 0 ||
+        (rc = tf_trace_out_intern(w, str->region, &region, err)) < 0 ||
+        (rc = tf_trace_out_intern(w, str->object, &heap, err)) < 0)
         goto fail;
     uint64_t alloc_stack[3] = { 0x401050, 0x401010, 0x400f00 }, first;
-    if ((rc = tf_writer_append_frames(w, proc, UINT32_MAX, alloc_stack, 3, &first, err)) < 0)
+    if ((rc = tf_trace_out_append_frames(w, proc, UINT32_MAX, alloc_stack, 3, &first, err)) < 0)
         goto fail;
     tf_module mod = { .start = 0x400000, .end = 0x500000, .path = region };
     tf_object obj = { .start = 0x7f0000001000, .size = 1 << 20, .alloc_time = 10,
@@ -155,16 +155,16 @@ int fixture_write_strings(const char *path, unsigned flags, const fixture_string
                       .stack = first, .stack_len = 3 };
     tf_symbol sym = { .start = 0x401000, .end = 0x401200, .function = region, .file = heap,
                       .line = 42 };
-    if ((rc = tf_writer_append_modules(w, proc, &mod, 1, err)) < 0 ||
-        (rc = tf_writer_append_objects(w, proc, &obj, 1, err)) < 0 ||
-        (rc = tf_writer_append_symbols(w, proc, &sym, 1, err)) < 0)
+    if ((rc = tf_trace_out_append_modules(w, proc, &mod, 1, err)) < 0 ||
+        (rc = tf_trace_out_append_objects(w, proc, &obj, 1, err)) < 0 ||
+        (rc = tf_trace_out_append_symbols(w, proc, &sym, 1, err)) < 0)
         goto fail;
     for (int t = 0; t < FIXTURE_THREADS; t++)
-        if ((rc = tf_writer_add_thread(w, proc, 100 + (uint64_t)t, &thread, err)) < 0 ||
+        if ((rc = tf_trace_out_add_thread(w, proc, 100 + (uint64_t)t, &thread, err)) < 0 ||
             (rc = write_thread(w, proc, thread, region, err)) < 0)
             goto fail;
-    return tf_writer_close(w, err);
+    return tf_trace_out_close(w, err);
 fail:
-    tf_writer_abort(w);
+    tf_trace_out_abort(w);
     return rc;
 }

@@ -50,7 +50,7 @@ const char *fixture_error_mismatch(int rc, const tf_error *err, int code,
 char *fixture_path(const char *dir, const char *name);
 
 /* HDF5 identifiers still open in the process (files, groups, datasets,
- * types, attributes): 0 after every trace or writer is closed, on success
+ * types, attributes): 0 after every trace or output is closed, on success
  * and failure paths alike. */
 long fixture_open_hdf5_ids(void);
 

@@ -69,7 +69,7 @@ static bool attrs_to_vlen(hid_t obj)
     return true;
 }
 
-/* A string table as the version-1 writer made it: an unlimited, chunked,
+/* A string table as the version-1 output made it: an unlimited, chunked,
  * shuffled and deflated table of variable-length strings. */
 static bool table_to_vlen(hid_t file, const char *name)
 {

@@ -20,8 +20,9 @@ int main(int argc, char **argv)
     const char *out = argv[argc - 1];
     tf_error err = { 0 };
     char why[1200];
-    int rc = hostile ? fixture_write_strings(out, TF_WRITER_ATOMIC, &fixture_hostile_strings, &err)
-                     : fixture_write(out, TF_WRITER_ATOMIC, &err);
+    int rc = hostile
+                 ? fixture_write_strings(out, TF_TRACE_OUT_ATOMIC, &fixture_hostile_strings, &err)
+                 : fixture_write(out, TF_TRACE_OUT_ATOMIC, &err);
     if (rc < 0) {
         fprintf(stderr, "write_fixture_trace: %s\n", err.msg);
         return 1;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Regenerates the seed corpus in tests/fuzz/corpus/ from a build tree:
 #   sh tests/fuzz/make_seeds.sh BUILDDIR
-# HDF5 seeds are written by the project's own writers (the formats tests'
+# HDF5 seeds are written by the project itself (the formats tests'
 # fixture trace, a small synthetic trace, its fold, a Paraver import); the
 # Paraver seeds are the small traces below and an export of the synthetic
 # trace, packed as fuzz_prv takes them (FLAGS PRV NUL PCF NUL ROW); the

@@ -133,22 +133,22 @@ static void test_namd_round_trip(void **state)
 static void make_trace(const char *path)
 {
     tf_error err;
-    tf_writer *w;
+    tf_trace_out *w;
     tf_trace_meta meta = {"CLOCK_MONOTONIC", "host-a", "./app", "test", 0};
-    assert_int_equal(tf_writer_create(&w, path, &meta, 0, &err), 0);
+    assert_int_equal(tf_trace_out_create(&w, path, &meta, 0, &err), 0);
     const char *names[] = {"instructions", "cycles", "my_counter"};
     uint32_t outer, inner, site;
-    assert_int_equal(tf_writer_intern(w, "outer", &outer, &err), 0);
-    assert_int_equal(tf_writer_intern(w, "inner", &inner, &err), 0);
-    assert_int_equal(tf_writer_intern(w, "app.c:12", &site, &err), 0);
+    assert_int_equal(tf_trace_out_intern(w, "outer", &outer, &err), 0);
+    assert_int_equal(tf_trace_out_intern(w, "inner", &inner, &err), 0);
+    assert_int_equal(tf_trace_out_intern(w, "app.c:12", &site, &err), 0);
     for (int pi = 0; pi < 2; pi++) {
         tf_process_desc d = {.pid = 100 + pi, .rank = pi, .nranks = 2, .executable = "/bin/app",
                              .host = pi ? "host-b" : "host-a", .build_id = "",
                              .ncounters = 3, .counter_names = names};
         uint32_t proc, th;
-        assert_int_equal(tf_writer_add_process(w, &d, &proc, &err), 0);
+        assert_int_equal(tf_trace_out_add_process(w, &d, &proc, &err), 0);
         for (int ti = 0; ti < 2; ti++) {
-            assert_int_equal(tf_writer_add_thread(w, proc, 1000 + ti, &th, &err), 0);
+            assert_int_equal(tf_trace_out_add_thread(w, proc, 1000 + ti, &th, &err), 0);
             tf_event ev[] = {
                 {10, outer, 0, TF_EVENT_ENTER}, {20, inner, 0, TF_EVENT_ENTER},
                 {25, 7, 1234, TF_EVENT_USER}, {30, inner, 0, TF_EVENT_EXIT},
@@ -158,7 +158,7 @@ static void make_trace(const char *path)
                 100, 200, 1, 150, 260, TF_NOVALUE, TF_NOVALUE, TF_NOVALUE, TF_NOVALUE,
                 300, 420, 5, 500, 800, 9,
             };
-            if (tf_writer_append_events(w, proc, th, ev, rows, 5, &err) < 0)
+            if (tf_trace_out_append_events(w, proc, th, ev, rows, 5, &err) < 0)
                 fail_msg("%s", err.msg);
             tf_sample s[] = {
                 {.time = 22, .ip = 0x401000, .kind = TF_SAMPLE_TIMER, .level = TF_LEVEL_UNKNOWN},
@@ -171,23 +171,23 @@ static void make_trace(const char *path)
                                 TF_NOVALUE, TF_NOVALUE, TF_NOVALUE};
             uint64_t frames[] = {0x401000, 0x402010};  /* the caller: a return address */
             uint64_t first;
-            assert_int_equal(tf_writer_append_frames(w, proc, th, frames, 2, &first, &err), 0);
+            assert_int_equal(tf_trace_out_append_frames(w, proc, th, frames, 2, &first, &err), 0);
             s[0].stack = first;
             s[0].stack_len = 2;
-            if (tf_writer_append_samples(w, proc, th, s, srows, 3, &err) < 0)
+            if (tf_trace_out_append_samples(w, proc, th, s, srows, 3, &err) < 0)
                 fail_msg("%s", err.msg);
         }
         tf_object o = {.start = 0x7f0000001000, .size = 4096, .alloc_time = 12, .free_time = 35,
                        .id = 0, .callsite = site, .kind = TF_OBJECT_HEAP};
-        assert_int_equal(tf_writer_append_objects(w, proc, &o, 1, &err), 0);
+        assert_int_equal(tf_trace_out_append_objects(w, proc, &o, 1, &err), 0);
         uint32_t fk, fm, file;
-        assert_int_equal(tf_writer_intern(w, "kernel", &fk, &err), 0);
-        assert_int_equal(tf_writer_intern(w, "main", &fm, &err), 0);
-        assert_int_equal(tf_writer_intern(w, "/src/app.c", &file, &err), 0);
+        assert_int_equal(tf_trace_out_intern(w, "kernel", &fk, &err), 0);
+        assert_int_equal(tf_trace_out_intern(w, "main", &fm, &err), 0);
+        assert_int_equal(tf_trace_out_intern(w, "/src/app.c", &file, &err), 0);
         tf_symbol sym[] = {{0x401000, 0x401100, fk, file, 12}, {0x402000, 0x402100, fm, file, 40}};
-        assert_int_equal(tf_writer_append_symbols(w, proc, sym, 2, &err), 0);
+        assert_int_equal(tf_trace_out_append_symbols(w, proc, sym, 2, &err), 0);
     }
-    if (tf_writer_close(w, &err) < 0)
+    if (tf_trace_out_close(w, &err) < 0)
         fail_msg("%s", err.msg);
 }
 

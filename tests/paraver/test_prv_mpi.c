@@ -62,9 +62,9 @@ static char *make_trace(void)
 {
     char *path = tf_test_path("mpi.h5");
     tf_error err;
-    tf_writer *w;
+    tf_trace_out *w;
     tf_trace_meta meta = {"CLOCK_MONOTONIC", "host", "./app", "test", 0};
-    if (tf_writer_create(&w, path, &meta, 0, &err) < 0)
+    if (tf_trace_out_create(&w, path, &meta, 0, &err) < 0)
         fail_msg("%s", err.msg);
     const tf_event *ev[] = {rank0, rank1};
     size_t nev[] = {sizeof rank0 / sizeof rank0[0], sizeof rank1 / sizeof rank1[0]};
@@ -72,12 +72,12 @@ static char *make_trace(void)
         tf_process_desc d = {.pid = 100 + r, .rank = r, .nranks = 2, .executable = "/bin/app",
                              .host = "host", .build_id = ""};
         uint32_t proc, th;
-        if (tf_writer_add_process(w, &d, &proc, &err) < 0 ||
-            tf_writer_add_thread(w, proc, 1000 + r, &th, &err) < 0 ||
-            tf_writer_append_events(w, proc, th, ev[r], NULL, nev[r], &err) < 0)
+        if (tf_trace_out_add_process(w, &d, &proc, &err) < 0 ||
+            tf_trace_out_add_thread(w, proc, 1000 + r, &th, &err) < 0 ||
+            tf_trace_out_append_events(w, proc, th, ev[r], NULL, nev[r], &err) < 0)
             fail_msg("%s", err.msg);
     }
-    if (tf_writer_close(w, &err) < 0)
+    if (tf_trace_out_close(w, &err) < 0)
         fail_msg("%s", err.msg);
     return path;
 }

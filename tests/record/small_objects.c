@@ -98,7 +98,7 @@ static void check_log(uint64_t base, uint64_t spread, uint64_t tspread, size_t p
 
     tf_error err;
     tf_error_clear(&err);
-    tf_writer *w = NULL;
+    tf_trace_out *w = NULL;
     tf_trace_meta meta = { .clock = "CLOCK_MONOTONIC", .host = "h", .command_line = "c",
                            .producer = "test" };
     tf_process_desc d = { .pid = 1, .rank = -1, .executable = "x", .host = "h", .build_id = "" };
@@ -106,13 +106,13 @@ static void check_log(uint64_t base, uint64_t spread, uint64_t tspread, size_t p
     tf_wobjects *o = NULL;
     tf_wsmall *ws = NULL;
     tf_small_lost lost;
-    assert_int_equal(tf_writer_create(&w, trace, &meta, 0, &err), 0);
-    assert_int_equal(tf_writer_add_process(w, &d, &p, &err), 0);
+    assert_int_equal(tf_trace_out_create(&w, trace, &meta, 0, &err), 0);
+    assert_int_equal(tf_trace_out_add_process(w, &d, &p, &err), 0);
     assert_int_equal(tf_wobjects_create(&o, &err), 0);
     assert_int_equal(tf_wsmall_drain(&ws, proc, mono0 + 1, &err), 0);
     assert_int_equal(tf_wsmall_finish(&ws, proc, o, w, p, mono0, &lost, &err), 0);
     assert_int_equal(tf_wobjects_finish(o, w, p, &err), 0);
-    assert_int_equal(tf_writer_close(w, &err), 0);
+    assert_int_equal(tf_trace_out_close(w, &err), 0);
     tf_wobjects_destroy(o);
     assert_int_equal(lost.over + lost.ring, 0);
 

@@ -12,7 +12,7 @@ int main(int argc, char **argv)
         return 2;
     }
     tf_error err;
-    tf_writer *w;
+    tf_trace_out *w;
     tf_trace_meta meta = {.clock = "CLOCK_MONOTONIC", .host = "h", .command_line = "app",
                           .producer = "make_interrupted"};
     uint32_t loop, proc, thread;
@@ -26,21 +26,21 @@ int main(int argc, char **argv)
         {.time = 700, .kind = TF_EVENT_ENTER},
     };
     uint64_t counters[5] = {10, 30, 30, 70, 70};
-    if (tf_writer_create(&w, argv[1], &meta, 0, &err) < 0)
+    if (tf_trace_out_create(&w, argv[1], &meta, 0, &err) < 0)
         goto fail;
-    if (tf_writer_intern(w, "loop", &loop, &err) < 0 ||
-        tf_writer_add_process(w, &d, &proc, &err) < 0 ||
-        tf_writer_add_thread(w, proc, 7, &thread, &err) < 0)
+    if (tf_trace_out_intern(w, "loop", &loop, &err) < 0 ||
+        tf_trace_out_add_process(w, &d, &proc, &err) < 0 ||
+        tf_trace_out_add_thread(w, proc, 7, &thread, &err) < 0)
         goto fail_open;
     for (int i = 0; i < 5; i++)
         ev[i].value = loop;
-    if (tf_writer_append_events(w, proc, thread, ev, counters, 5, &err) < 0 ||
-        tf_writer_flush(w, &err) < 0)
+    if (tf_trace_out_append_events(w, proc, thread, ev, counters, 5, &err) < 0 ||
+        tf_trace_out_flush(w, &err) < 0)
         goto fail_open;
-    tf_writer_abort(w);
+    tf_trace_out_abort(w);
     return 0;
 fail_open:
-    tf_writer_abort(w);
+    tf_trace_out_abort(w);
 fail:
     fprintf(stderr, "make_interrupted: %s\n", err.msg);
     return 1;

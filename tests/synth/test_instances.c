@@ -58,26 +58,26 @@ struct fixture {
 static int write_trace(struct fixture *f)
 {
     tf_error err;
-    tf_writer *w;
+    tf_trace_out *w;
     tf_trace_meta meta = {.clock = "test", .host = "h", .command_line = "test",
                           .producer = "test_instances"};
-    if (tf_writer_create(&w, f->path, &meta, 0, &err) < 0) {
+    if (tf_trace_out_create(&w, f->path, &meta, 0, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         return -1;
     }
     for (int r = 0; r < NREGIONS; r++)
-        if (tf_writer_intern(w, region_names[r], &f->id[r], &err) < 0)
+        if (tf_trace_out_intern(w, region_names[r], &f->id[r], &err) < 0)
             goto fail;
     uint32_t procs[2];
     for (int p = 0; p < 2; p++) {
         tf_process_desc d = {.pid = 100 + p, .rank = -1, .executable = "x", .host = "h",
                              .build_id = ""};
-        if (tf_writer_add_process(w, &d, &procs[p], &err) < 0)
+        if (tf_trace_out_add_process(w, &d, &procs[p], &err) < 0)
             goto fail;
     }
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         uint32_t th;
-        if (tf_writer_add_thread(w, procs[cases[c].proc], 1000 + c, &th, &err) < 0)
+        if (tf_trace_out_add_thread(w, procs[cases[c].proc], 1000 + c, &th, &err) < 0)
             goto fail;
         tf_event ev[16];
         for (size_t i = 0; i < cases[c].n; i++) {
@@ -86,17 +86,17 @@ static int write_trace(struct fixture *f)
                                .value = e->region < 0 ? 42 : f->id[e->region],
                                .type = e->region < 0 ? 7 : 0};
         }
-        if (tf_writer_append_events(w, procs[cases[c].proc], th, ev, NULL, cases[c].n, &err) < 0)
+        if (tf_trace_out_append_events(w, procs[cases[c].proc], th, ev, NULL, cases[c].n, &err) < 0)
             goto fail;
     }
-    if (tf_writer_close(w, &err) < 0) {
+    if (tf_trace_out_close(w, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         return -1;
     }
     return 0;
 fail:
     fprintf(stderr, "%s\n", err.msg);
-    tf_writer_abort(w);
+    tf_trace_out_abort(w);
     return -1;
 }
 

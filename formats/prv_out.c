@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "prv_writer.h"
+#include "prv_out.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,7 +20,7 @@ typedef struct type_field {
     char     text[11];
 } type_field;
 
-struct tf_prv_writer {
+struct tf_prv_out {
     char         *path, *tmp_path, *body_path;
     char         *pcf_path, *pcf_tmp, *row_path, *row_tmp;
     tf_outfile   *body;
@@ -95,13 +95,13 @@ static int copy_header(tf_prv_header *dst, const tf_prv_header *src)
     return 0;
 }
 
-int tf_prv_writer_create(tf_prv_writer **out, const char *path, const tf_prv_header *hdr,
-                         tf_error *err)
+int tf_prv_out_create(tf_prv_out **out, const char *path, const tf_prv_header *hdr,
+                      tf_error *err)
 {
     *out = NULL;
     if (hdr->nappls == 0)
         return tf_fail(err, TF_ERR_INTERNAL, "%s: a Paraver trace needs an application", path);
-    tf_prv_writer *w = calloc(1, sizeof *w);
+    tf_prv_out *w = calloc(1, sizeof *w);
     if (!w)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory");
     int rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
@@ -126,11 +126,11 @@ int tf_prv_writer_create(tf_prv_writer **out, const char *path, const tf_prv_hea
     *out = w;
     return 0;
 fail:
-    tf_prv_writer_abort(w);
+    tf_prv_out_abort(w);
     return rc;
 }
 
-int tf_prv_writer_set_header(tf_prv_writer *w, const tf_prv_header *hdr, tf_error *err)
+int tf_prv_out_set_header(tf_prv_out *w, const tf_prv_header *hdr, tf_error *err)
 {
     if (w->records)
         return tf_fail(err, TF_ERR_INTERNAL, "%s: header replaced after records", w->path);
@@ -144,15 +144,15 @@ int tf_prv_writer_set_header(tf_prv_writer *w, const tf_prv_header *hdr, tf_erro
     return 0;
 }
 
-void tf_prv_writer_write_behind(tf_prv_writer *w)
+void tf_prv_out_write_behind(tf_prv_out *w)
 {
     tf_outfile_write_behind(w->body);
 }
 
-tf_pcf *tf_prv_writer_pcf(tf_prv_writer *w) { return w->pcf; }
-tf_row *tf_prv_writer_row(tf_prv_writer *w) { return &w->row; }
+tf_pcf *tf_prv_out_pcf(tf_prv_out *w) { return w->pcf; }
+tf_row *tf_prv_out_row(tf_prv_out *w) { return &w->row; }
 
-static void writer_free(tf_prv_writer *w)
+static void out_free(tf_prv_out *w)
 {
     tf_prv_header_free(&w->hdr);
     tf_pcf_free(w->pcf);
@@ -168,7 +168,7 @@ static void writer_free(tf_prv_writer *w)
     free(w);
 }
 
-void tf_prv_writer_abort(tf_prv_writer *w)
+void tf_prv_out_abort(tf_prv_out *w)
 {
     if (!w)
         return;
@@ -177,14 +177,14 @@ void tf_prv_writer_abort(tf_prv_writer *w)
     for (size_t i = 0; i < sizeof tmps / sizeof tmps[0]; i++)
         if (tmps[i])
             unlink(tmps[i]);
-    writer_free(w);
+    out_free(w);
 }
 
 static char *put_field(char *p, uint64_t v);
 
 /* The field text of an event type, noting the type as written; NULL when
  * out of memory (err filled). */
-static const type_field *type_text(tf_prv_writer *w, uint32_t type, tf_error *err)
+static const type_field *type_text(tf_prv_out *w, uint32_t type, tf_error *err)
 {
     static const type_field zero = {0, 2, ":0"};
     if (type == 0) {
@@ -278,7 +278,7 @@ static char *put_object(char *p, const tf_prv_object *o)
 }
 
 /* put_object through the text of the last object written. */
-static char *put_record_object(tf_prv_writer *w, char *p, const tf_prv_object *o)
+static char *put_record_object(tf_prv_out *w, char *p, const tf_prv_object *o)
 {
     if (!w->obj_len || memcmp(&w->last_obj, o, sizeof *o)) {
         w->last_obj = *o;
@@ -303,13 +303,13 @@ static bool is_gz(const char *path)
     return n > 3 && !strcmp(path + n - 3, ".gz");
 }
 
-static void format_header(const tf_prv_writer *w, FILE *mem);
+static void format_header(const tf_prv_out *w, FILE *mem);
 
 /* An uncompressed trace whose end time is given up front gets its header at
  * the start of the body, which then becomes the .prv itself: no copy of a
  * body of hundreds of MB.  Should a record end later, closing copies the
  * records behind a corrected header after all. */
-static void start_body(tf_prv_writer *w)
+static void start_body(tf_prv_out *w)
 {
     w->header_end = w->end_time;
     char *text = NULL;
@@ -323,7 +323,7 @@ static void start_body(tf_prv_writer *w)
     free(text);
 }
 
-int tf_prv_write(tf_prv_writer *w, const tf_prv_record *rec, tf_error *err)
+int tf_prv_write(tf_prv_out *w, const tf_prv_record *rec, tf_error *err)
 {
     if (w->records == 0 && w->end_time && !is_gz(w->path))
         start_body(w);
@@ -394,7 +394,7 @@ int tf_prv_write(tf_prv_writer *w, const tf_prv_record *rec, tf_error *err)
     return 0;
 }
 
-static int check_labels(tf_prv_writer *w, tf_error *err)
+static int check_labels(tf_prv_out *w, tf_error *err)
 {
     for (size_t i = 0; i < w->captypes; i++)
         if (w->types[i].type && !tf_pcf_type_label(w->pcf, w->types[i].type))
@@ -406,7 +406,7 @@ static int check_labels(tf_prv_writer *w, tf_error *err)
     return 0;
 }
 
-static void format_header(const tf_prv_writer *w, FILE *mem)
+static void format_header(const tf_prv_out *w, FILE *mem)
 {
     const tf_prv_header *h = &w->hdr;
     char date[64];
@@ -435,7 +435,7 @@ static void format_header(const tf_prv_writer *w, FILE *mem)
         fprintf(mem, "%s\n", h->comms[i]);
 }
 
-static int write_side(const char *tmp, tf_prv_writer *w, bool pcf, tf_error *err)
+static int write_side(const char *tmp, tf_prv_out *w, bool pcf, tf_error *err)
 {
     FILE *f = fopen(tmp, "w");
     if (!f)
@@ -448,7 +448,7 @@ static int write_side(const char *tmp, tf_prv_writer *w, bool pcf, tf_error *err
 
 /* The final .prv: header, then the body copied behind it, through zlib when
  * the name ends in .gz. */
-static int write_prv(tf_prv_writer *w, tf_error *err)
+static int write_prv(tf_prv_out *w, tf_error *err)
 {
     char *text = NULL;
     size_t len = 0;
@@ -500,7 +500,7 @@ out:
     return rc;
 }
 
-int tf_prv_writer_close(tf_prv_writer *w, tf_error *err)
+int tf_prv_out_close(tf_prv_out *w, tf_error *err)
 {
     int rc = check_labels(w, err);
     if (rc == 0)
@@ -525,10 +525,10 @@ int tf_prv_writer_close(tf_prv_writer *w, tf_error *err)
     if (rc == 0)
         rc = tf_output_commit(direct ? w->body_path : w->tmp_path, w->path, err);
     if (rc < 0) {
-        tf_prv_writer_abort(w);
+        tf_prv_out_abort(w);
         return rc;
     }
     unlink(w->body_path);
-    writer_free(w);
+    out_free(w);
     return 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The Paraver writer: write -> read round trip with identical records (on
+/* The Paraver output: write -> read round trip with identical records (on
  * the real Extrae trace and on a generated one, plain and gzip), refusal of
  * unsorted records and of unlabelled types, no files left behind on abort,
  * and the decimal fields against printf's at every digit count. */
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "formats/prv_reader.h"
-#include "formats/prv_writer.h"
+#include "formats/prv_out.h"
 #include "test_dir.h"
 
 static bool same_record(const tf_prv_record *a, const tf_prv_record *b)
@@ -47,8 +47,8 @@ static void round_trip(const char *src, const char *out)
     tf_error err;
     tf_prv_reader *r;
     assert_int_equal(tf_prv_open(&r, src, false, &err), 0);
-    tf_prv_writer *w;
-    assert_int_equal(tf_prv_writer_create(&w, out, tf_prv_get_header(r), &err), 0);
+    tf_prv_out *w;
+    assert_int_equal(tf_prv_out_create(&w, out, tf_prv_get_header(r), &err), 0);
     tf_prv_record rec;
     int rc;
     size_t n = 0;
@@ -56,15 +56,15 @@ static void round_trip(const char *src, const char *out)
         for (size_t i = 0; rec.kind == TF_PRV_EVENT && i < rec.npairs; i++) {
             char label[32];
             snprintf(label, sizeof label, "type %u", rec.pairs[i].type);
-            assert_int_equal(tf_pcf_add_type(tf_prv_writer_pcf(w), rec.pairs[i].type, 0, label, &err), 0);
+            assert_int_equal(tf_pcf_add_type(tf_prv_out_pcf(w), rec.pairs[i].type, 0, label, &err), 0);
         }
         if (tf_prv_write(w, &rec, &err) < 0)
             fail_msg("%s", err.msg);
         n++;
     }
     assert_int_equal(rc, 0);
-    assert_int_equal(tf_row_add(tf_prv_writer_row(w), TF_ROW_THREAD, "THREAD 1.1.1", &err), 0);
-    if (tf_prv_writer_close(w, &err) < 0)
+    assert_int_equal(tf_row_add(tf_prv_out_row(w), TF_ROW_THREAD, "THREAD 1.1.1", &err), 0);
+    if (tf_prv_out_close(w, &err) < 0)
         fail_msg("%s", err.msg);
     tf_prv_close(r);
 
@@ -145,8 +145,8 @@ static void test_refusals(void **state)
     uint32_t cpus = 1;
     tf_prv_header h = {.nnodes = 1, .node_cpus = &cpus, .ncpus = 1, .nappls = 1, .appls = &appl};
     tf_error err;
-    tf_prv_writer *w;
-    assert_int_equal(tf_prv_writer_create(&w, out, &h, &err), 0);
+    tf_prv_out *w;
+    assert_int_equal(tf_prv_out_create(&w, out, &h, &err), 0);
     tf_prv_pair pair = {100, 1};
     tf_prv_record rec = {.kind = TF_PRV_EVENT, .obj = {1, 1, 1, 1}, .time = 10, .npairs = 1,
                          .pairs = &pair};
@@ -159,12 +159,12 @@ static void test_refusals(void **state)
     assert_true(tf_prv_write(w, &rec, &err) < 0);
     assert_non_null(strstr(err.msg, "not in the header"));
     /* Type 100 was never labelled: closing must fail and leave nothing. */
-    assert_true(tf_prv_writer_close(w, &err) < 0);
+    assert_true(tf_prv_out_close(w, &err) < 0);
     assert_non_null(strstr(err.msg, "event type 100 has no label"));
     assert_int_equal(tf_test_dir_entries(), before);
 }
 
-/* Every field the writer formats itself, at each number of digits (10^k - 1
+/* Every field the output formats itself, at each number of digits (10^k - 1
  * and 10^k), at the extremes, and values above 2^63 as negatives; the
  * object and the types change between records so that none of their
  * cached texts is reused wrongly. */
@@ -198,8 +198,8 @@ static void test_number_fields(void **state)
             v[j - 1] = t;
         }
     tf_error err;
-    tf_prv_writer *w;
-    assert_int_equal(tf_prv_writer_create(&w, out, &h, &err), 0);
+    tf_prv_out *w;
+    assert_int_equal(tf_prv_out_create(&w, out, &h, &err), 0);
     char (*expect)[160] = calloc(nv, sizeof *expect);
     assert_non_null(expect);
     for (size_t i = 0; i < nv; i++) {
@@ -213,14 +213,14 @@ static void test_number_fields(void **state)
         assert_int_equal(tf_prv_write(w, &rec, &err), 0);
         char label[32];
         snprintf(label, sizeof label, "type %" PRIu32, type);
-        assert_int_equal(tf_pcf_add_type(tf_prv_writer_pcf(w), type, 0, label, &err), 0);
+        assert_int_equal(tf_pcf_add_type(tf_prv_out_pcf(w), type, 0, label, &err), 0);
         snprintf(expect[i], sizeof expect[i],
                  "2:%" PRIu32 ":1:%" PRIu32 ":%" PRIu32 ":%" PRIu64 ":%" PRIu32 ":%" PRId64
                  ":7:%" PRId64, obj.cpu, obj.task, obj.thread, v[i], type, (int64_t)v[i],
                  (int64_t)v[nv - 1 - i]);
     }
-    assert_int_equal(tf_pcf_add_type(tf_prv_writer_pcf(w), 7, 0, "seven", &err), 0);
-    assert_int_equal(tf_prv_writer_close(w, &err), 0);
+    assert_int_equal(tf_pcf_add_type(tf_prv_out_pcf(w), 7, 0, "seven", &err), 0);
+    assert_int_equal(tf_prv_out_close(w, &err), 0);
     FILE *f = fopen(out, "r");
     assert_non_null(f);
     char line[256];
