@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The analysis' tables bound to its structs for the writer of fold.h5's
+/* The analysis' tables bound to its structs for the output of fold.h5's
  * tables (formats/fold_h5.h, which names their columns); the per-point
  * columns, the phases' rates and the levels' cost modes beside them. */
 #include "analysis_h5.h"

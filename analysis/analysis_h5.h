@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The analysis in fold.h5: a group `analysis` inside a region's group (see
  * docs/fold-format.md, "Phases, code lines and the address space"), its
- * tables bound once to tf_analysis's structs for both the writer and the
+ * tables bound once to tf_analysis's structs for both the output and the
  * reader of formats/fold_h5.h. */
 #ifndef TF_ANALYSIS_ANALYSIS_H5_H
 #define TF_ANALYSIS_ANALYSIS_H5_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The layout of fold.h5 (docs/fold-format.md), defined once: the paths of
  * its groups, its tables as data (group, column names, stored types,
- * which columns files of earlier versions lack) and the one writer and
+ * which columns files of earlier versions lack) and the one output and
  * one reader of those tables, so that no module spells a path or a
  * column of fold.h5 itself.
  *
@@ -10,7 +10,7 @@
  * its own structs by name (tf_fold_h5_binding: where each column's value
  * lives in memory), either one struct per row (the fold's instances, the
  * analysis' phases) or one array per column (the report's analysis).  The
- * writer writes every column of the table, failing when the binding lacks
+ * output writes every column of the table, failing when the binding lacks
  * one; the reader reads the bound columns, each of the length of the
  * first, and fails naming the dataset when one is missing (unless files
  * of earlier versions lack it), not 1-D, or of another length. */
@@ -188,10 +188,10 @@ extern const char *const tf_fold_h5_curve_names[TF_FOLD_H5_CURVES];
  * level (uint8_t), weight (uint32_t), y (float, [C][P]). */
 enum { TF_FOLD_H5_POINT_COLUMNS = 8 };
 
-/* Creates loc/points for n points of nc counters and opens the writer of
+/* Creates loc/points for n points of nc counters and opens the slab output of
  * each column (formats/h5util.h, tf_h5_slabs: written a part at a time,
  * closed by the caller; those not opened are NULL).  *group gets the
- * points' group, which the caller closes after the writers (a column's
+ * points' group, which the caller closes after the outputs (a column's
  * dataset is created at its first write). */
 int tf_fold_h5_points_open(int64_t loc, size_t n, uint32_t nc,
                            tf_h5_slabs *slabs[TF_FOLD_H5_POINT_COLUMNS], int64_t *group,
@@ -209,7 +209,7 @@ enum tf_fold_h5_analysis_point { TF_FOLD_H5_POINT_ROUTINE, TF_FOLD_H5_POINT_LINE
                                  TF_FOLD_H5_POINT_OBJECT, TF_FOLD_H5_POINT_OFFSET,
                                  TF_FOLD_H5_ANALYSIS_POINT_COLUMNS };
 
-/* Creates loc/points for n points and opens the writer of each column,
+/* Creates loc/points for n points and opens the slab output of each column,
  * as tf_fold_h5_points_open. */
 int tf_fold_h5_analysis_points_open(int64_t loc, size_t n,
                                     tf_h5_slabs *slabs[TF_FOLD_H5_ANALYSIS_POINT_COLUMNS],

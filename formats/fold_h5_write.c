@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The writer of fold.h5's tables (fold_h5.h): each column gathered from
+/* The output of fold.h5's tables (fold_h5.h): each column gathered from
  * the rows into one scratch column of its stored type, then written as a
  * 1-D dataset through formats/h5util.h. */
 #include "fold_h5.h"

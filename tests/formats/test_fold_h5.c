@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The writer and reader of fold.h5's tables (formats/fold_h5.h): rows come
+/* The output and reader of fold.h5's tables (formats/fold_h5.h): rows come
  * back as written, and a damaged table (a column missing, of another
  * length or 2-D, a value too large for its member) is refused naming the
  * dataset, while the columns that earlier files lack read as absent. */
@@ -173,7 +173,7 @@ static void earlier_files_read(void **state)
     remove(path);
 }
 
-/* The writer refuses a binding that leaves a column of the table out. */
+/* The output refuses a binding that leaves a column of the table out. */
 static void incomplete_binding_refused(void **state)
 {
     (void)state;
@@ -244,7 +244,7 @@ static void attributes_round_trip(void **state)
     if (!strstr(err.msg, "attribute 'groups'") || !strstr(err.msg, "300"))
         fail_msg("'%s' does not name the attribute and its value", err.msg);
     free(out.name);
-    /* a binding that leaves an attribute out is refused by the writer */
+    /* a binding that leaves an attribute out is refused by the output */
     tf_fold_h5_binding short_binding = region_attrs;
     short_binding.nfields--;
     assert_int_equal(tf_fold_h5_attrs_write(file, &short_binding, &in, &err), -TF_ERR_INTERNAL);
