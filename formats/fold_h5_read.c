@@ -135,10 +135,21 @@ static int scatter(int64_t grp, const tf_fold_h5_column *c, const tf_fold_h5_fie
     return rc;
 }
 
+/* Frees the strings that the TEXT members of rows[0..nrows) got, on a
+ * read that failed after some columns were scattered. */
+static void free_row_text(const tf_fold_h5_binding *b, char *rows, size_t nrows)
+{
+    for (size_t k = 0; rows && k < b->nfields; k++)
+        if (b->fields[k].mem == TF_FOLD_H5_TEXT)
+            for (size_t i = 0; i < nrows; i++)
+                free(*(char **)(rows + i * b->row_size + b->fields[k].offset));
+}
+
 static int read_fields(int64_t grp, const tf_fold_h5_binding *b, void *dest, size_t *n,
                        uint32_t *missing, tf_error *err)
 {
     char *rows = NULL;
+    size_t nrows = 0;   /* rows allocated (calloc: their strings NULL) */
     int rc = 0;
     for (size_t k = 0; rc == 0 && k < b->nfields; k++) {
         const tf_fold_h5_field *f = &b->fields[k];
@@ -159,7 +170,7 @@ static int read_fields(int64_t grp, const tf_fold_h5_binding *b, void *dest, siz
             *(void **)((char *)dest + f->offset) = data;
             continue;
         }
-        if (!rows && !(rows = calloc(*n + 1, b->row_size)))
+        if (!rows && (nrows = *n, !(rows = calloc(*n + 1, b->row_size))))
             rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu rows", *n);
         else
             rc = scatter(grp, c, f, data, rows, b->row_size, *n, err);
@@ -171,6 +182,7 @@ static int read_fields(int64_t grp, const tf_fold_h5_binding *b, void *dest, siz
         if (rc == 0 && !rows && !(rows = calloc(*n + 1, b->row_size)))
             rc = tf_fail(err, TF_ERR_NOMEM, "out of memory for %zu rows", *n);
         if (rc < 0) {
+            free_row_text(b, rows, nrows);
             free(rows);
             rows = NULL;
         }
