@@ -192,14 +192,35 @@ static int apply_config_file(void)
     return 0;
 }
 
+/* Time 0 on both clocks at once: the trace's start_time (real) is what
+ * aligns the traces of several processes, whose times count from mono0.
+ * A preemption between two plain reads would shift every time of this
+ * process against the others' by its length (a CI run under load showed
+ * an MPI message received 12 ms before it was sent), so the real clock is
+ * read between two monotonic reads, again until they are at most 20 us
+ * apart (16 tries at most), and the tightest pair is kept, mono0 at its
+ * middle. */
+static void clock_zero(uint64_t *mono0, uint64_t *real0)
+{
+    uint64_t spread = UINT64_MAX;
+    for (int k = 0; k < 16 && spread > 20000; k++) {
+        struct timespec rt;
+        uint64_t before = tf_now();
+        clock_gettime(CLOCK_REALTIME, &rt);
+        uint64_t after = tf_now();
+        if (after - before < spread) {
+            spread = after - before;
+            *mono0 = before + spread / 2;
+            *real0 = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+        }
+    }
+}
+
 static int create_control(void)
 {
-    /* Time 0 on both clocks at once: the trace's start_time (real) is what
-     * aligns the traces of several processes, whose times count from mono0;
-     * the file work below can take milliseconds on a loaded machine. */
-    uint64_t mono0 = tf_now();
-    struct timespec rt;
-    clock_gettime(CLOCK_REALTIME, &rt);
+    /* the file work below can take milliseconds on a loaded machine */
+    uint64_t mono0 = 0, real0 = 0;
+    clock_zero(&mono0, &real0);
     snprintf(tf_rec_g.proc_path, sizeof tf_rec_g.proc_path, "%.4000s/" TF_SESSION_PROC_PREFIX "%d-%llx",
              tf_rec_g.session, (int)getpid(), (unsigned long long)mono0);
     snprintf(tf_rec_g.wake_path, sizeof tf_rec_g.wake_path, "%.4000s/" TF_SESSION_WAKE,
@@ -219,7 +240,7 @@ static int create_control(void)
     tf_shm_process *p = m;
     p->size = size;
     p->mono0 = mono0;
-    p->real0 = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+    p->real0 = real0;
     p->buffer_bytes = (uint32_t)tf_rec_g.opt.buffer_size;
     p->stack_depth = tf_rec_g.opt.stack_depth;
     atomic_store(&p->state, TF_PROC_RUNNING);
