@@ -19,6 +19,8 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
+#include "tests/paraver/test_dir.h"
+
 #include "analysis/analysis_run.h"
 #include "fold/fold_result.h"
 #include "formats/fold_h5.h"
@@ -28,16 +30,6 @@
 
 static char tmpdir[] = "/tmp/tf-render-load-XXXXXX";
 static bool have_folds;
-
-static int sh(const char *fmt, ...)
-{
-    char cmd[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    return system(cmd);
-}
 
 static void fold_path(char *buf, size_t len, const char *name)
 {
@@ -191,7 +183,7 @@ static hid_t fold_copy(const char *of, const char *name, char *copy, size_t len)
     char path[512];
     fold_path(path, sizeof path, of);
     snprintf(copy, len, "%s/%s", tmpdir, name);
-    assert_int_equal(sh("cp '%s' '%s'", path, copy), 0);
+    assert_int_equal(tf_test_sh("cp '%s' '%s'", path, copy), 0);
     hid_t f = H5Fopen(copy, H5F_ACC_RDWR, H5P_DEFAULT);
     assert_true(f >= 0);
     return f;
@@ -256,7 +248,7 @@ static void test_paraver_source_without_analysis(void **state)
     const char *tf = getenv("TRACEFOLD"), *top = getenv("top_srcdir");
     if (!tf || !top)
         skip();
-    assert_int_equal(sh("'%s' fold -q '%s/tests/data/extrae/444.namd.prv.gz' -o '%s/namd.fold'",
+    assert_int_equal(tf_test_sh("'%s' fold -q '%s/tests/data/extrae/444.namd.prv.gz' -o '%s/namd.fold'",
                         tf, top, tmpdir), 0);
     char path[512], stored[512], name[TF_FOLD_H5_PATH * 2];
     hid_t f = fold_copy("namd", "namd-noanalysis.h5", path, sizeof path);
@@ -281,11 +273,11 @@ static void test_trace_moved_away(void **state)
         skip();
     char path[512];
     fold_without_analysis(path, sizeof path);
-    assert_int_equal(sh("mv '%s/mem.h5' '%s/elsewhere.h5'", tmpdir, tmpdir), 0);
+    assert_int_equal(tf_test_sh("mv '%s/mem.h5' '%s/elsewhere.h5'", tmpdir, tmpdir), 0);
     tf_report r;
     tf_error err = {0};
     int rc = tf_report_load(path, &r, &err);
-    assert_int_equal(sh("mv '%s/elsewhere.h5' '%s/mem.h5'", tmpdir, tmpdir), 0);
+    assert_int_equal(tf_test_sh("mv '%s/elsewhere.h5' '%s/mem.h5'", tmpdir, tmpdir), 0);
     if (rc < 0)
         fail_msg("%s", err.msg);
     const tf_report_page *p = &r.pages[0];
@@ -470,7 +462,7 @@ static int setup(void **state)
     if (tf_fixture_tmpdir_make(tmpdir))
         return -1;
     have_folds = tf &&
-        sh("'%s' synth -q -o '%s/mem.h5' --iterations 80 --seed 3 && "
+        tf_test_sh("'%s' synth -q -o '%s/mem.h5' --iterations 80 --seed 3 && "
            "'%s' fold -q '%s/mem.h5' -o '%s/mem.fold' && "
            "'%s' synth -q -o '%s/nomem.h5' --iterations 40 --no-memory && "
            "'%s' fold -q '%s/nomem.h5' -o '%s/nomem.fold' && "
