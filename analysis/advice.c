@@ -228,12 +228,16 @@ static int level_exceeded(const tf_analysis_machine *m, double bytes)
     return level;
 }
 
-/* Latency of a load from beyond cache level l minus one from l; 0 when
- * the profile lacks either. */
-static double latency_beyond(const tf_analysis_machine *m, int l)
+/* ns per line of a sequential walk served from beyond cache level l:
+ * the profile's line walk at its largest size above that cache and at
+ * most `bytes` (the reuse distance); 0 when it walked none. */
+static double line_walk_beyond(const tf_analysis_machine *m, int l, double bytes)
 {
-    double next = (unsigned)l + 1 < m->nlevels ? m->hit_ns[l + 1] : m->memory_ns;
-    return next > m->hit_ns[l] && m->hit_ns[l] > 0 ? next - m->hit_ns[l] : 0;
+    double ns = 0;
+    for (unsigned i = 0; i < m->nline_walk; i++)
+        if (m->line_walk_bytes[i] > m->cache_bytes[l] && m->line_walk_bytes[i] <= bytes)
+            ns = m->line_walk_ns[i];
+    return ns;
 }
 
 /* What the rule measured of one walk walked again. */
@@ -244,7 +248,8 @@ struct reuse {
     int    level;
     double share;          /* its loop's share of the phase's memory samples */
     size_t mem;
-    double lines_per_latency;  /* resolved passes: lines moved per latency beyond the level */
+    double line_ns;        /* resolved passes: a line from beyond the level (line walk) */
+    double fetch_share;    /* resolved passes: of a pass, fetching the footprint at that pace */
 };
 
 /* Reuse distance past a cache level -> blocking (H&P ch. 5.2,
@@ -256,8 +261,9 @@ struct reuse {
  * shorter than the sampling interval (walk_passes.h) repeats at least
  * that often; a longer one, which the samples resolve, may use each line
  * many times a pass (a blocked product's output, walked once per tile),
- * and counts only when it moves its lines as fast as a walk waiting for
- * them does: TF_ADVICE_LINES_IN_FLIGHT per latency of the level beyond. */
+ * and counts only when fetching the footprint from beyond the level, at
+ * the pace of the profile's line walk, takes TF_ADVICE_MIN_FETCH_SHARE
+ * of a pass or more. */
 static bool reuse_of(struct rules *r, uint32_t k, const struct walk *w, size_t nw,
                      size_t i, double interval, struct reuse *out)
 {
@@ -266,6 +272,12 @@ static bool reuse_of(struct rules *r, uint32_t k, const struct walk *w, size_t n
     const tf_analysis_phase *ph = &a->phases[k];
     double phase_ns = span_of(ph) * a->duration_ns;
     bool resolved = w[i].passes.pass_ns > 0;
+    /* too few pairs to time its passes, and a trend the fold sees (a
+     * blocked product's tiles one after the other: R2 of 0.85 from 10
+     * samples): its passes may be local, over far less than the span */
+    if (!resolved && w[i].passes.pairs < TF_WALK_MIN_PAIRS &&
+        w[i].st->ordered_r2 >= r->p->trend_r2)
+        return false;
     *out = (struct reuse){ .w = &w[i], .pass_ns = resolved ? w[i].passes.pass_ns : interval };
     for (size_t j = 0; j < nw; j++)
         if (j != i)
@@ -278,9 +290,9 @@ static bool reuse_of(struct rules *r, uint32_t k, const struct walk *w, size_t n
         return false;
     if (!resolved)
         return true;
-    out->lines_per_latency = w[i].footprint / (double)r->p->line_bytes *
-                             latency_beyond(m, out->level) / out->pass_ns;
-    return out->lines_per_latency >= TF_ADVICE_LINES_IN_FLIGHT;
+    out->line_ns = line_walk_beyond(m, out->level, out->distance);
+    out->fetch_share = w[i].footprint / (double)r->p->line_bytes * out->line_ns / out->pass_ns;
+    return out->fetch_share >= TF_ADVICE_MIN_FETCH_SHARE;
 }
 
 static int reuse_distance(struct rules *r, uint32_t k, struct walk *w)
@@ -340,16 +352,17 @@ static int reuse_distance(struct rules *r, uint32_t k, struct walk *w)
              "blocking (tiling) for L%d: tiles of at most %.0f KiB of %s%s, each used in full "
              "before the next", best.level + 1, kib(tile), name, block);
     const tf_walk_passes *wp = &bw->passes;
-    char passes[160];
+    char passes[240];
     if (wp->pass_ns > 0)
-        snprintf(passes, sizeof passes, "a pass every %.2f ms (%zu successive samples, "
-                 "KS %.2f from uniform), %.0f lines per %.0f ns beyond L%d",
-                 wp->pass_ns / 1e6, wp->pairs, wp->ks_distance, best.lines_per_latency,
-                 latency_beyond(m, best.level), best.level + 1);
+        snprintf(passes, sizeof passes, "a pass every %.2f ms (%zu successive samples lined "
+                 "up at %.2f), its %.0f lines at %.2f ns each beyond L%d (the profile's line "
+                 "walk) %.0f %% of it", wp->pass_ns / 1e6, wp->pairs, wp->coherence,
+                 bw->footprint / (double)r->p->line_bytes, best.line_ns, best.level + 1,
+                 100 * best.fetch_share);
     else if (wp->pairs >= TF_WALK_MIN_PAIRS)
         snprintf(passes, sizeof passes, "faster than the sampling: %zu successive samples "
-                 "%.0f us apart land anywhere in it (KS %.2f from uniform)", wp->pairs,
-                 wp->gap_ns / 1e3, wp->ks_distance);
+                 "%.0f us apart line up with no pass (at best %.2f)", wp->pairs,
+                 wp->gap_ns / 1e3, wp->coherence);
     else
         snprintf(passes, sizeof passes, "faster than the fold resolves (%zu successive samples, "
                  "too few to time a pass)", wp->pairs);

@@ -26,12 +26,12 @@
  * ch. 5.2 blocks well below the capacity). */
 #define TF_ADVICE_TILE_SHARE 0.5
 /* Rule "reuse distance": a walk whose passes the samples resolve counts
- * when it moves at least this many lines of its footprint per latency of
- * the level beyond the cache: as fast as a walk that waits for its lines
- * with the line fill buffers of a core in use (10 to 12 on Intel's cores,
- * Intel's optimization manual; more on AMD's).  A slower pass spends most
- * of its time on other work than fetching its footprint. */
-#define TF_ADVICE_LINES_IN_FLIGHT 10
+ * when fetching its footprint from beyond the cache takes at least this
+ * share of a pass, each line at the pace of the profile's sequential walk
+ * from there (the fastest a line comes, prefetched): a walk that spends
+ * less on it does other work (a blocked product's output, each line used
+ * many times a pass), and blocking saves it little. */
+#define TF_ADVICE_MIN_FETCH_SHARE 0.25
 /* Rule "small allocations": at least this many blocks of one call site,
  * each at most TF_ADVICE_SMALL_BYTES, touched in one phase. */
 #define TF_ADVICE_MIN_BLOCKS 16

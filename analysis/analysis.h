@@ -160,6 +160,7 @@ typedef struct tf_analysis_level {
 /* The figures of a machine profile (tracefold calibrate, `fold --machine`)
  * that the advice rules use; 0 where the profile has none. */
 #define TF_ANALYSIS_MAX_CACHES 6
+#define TF_ANALYSIS_MAX_WALK 64
 typedef struct tf_analysis_machine {
     unsigned nlevels;
     double   cache_bytes[TF_ANALYSIS_MAX_CACHES];   /* L1 first */
@@ -167,6 +168,10 @@ typedef struct tf_analysis_machine {
     double   memory_ns;                       /* beyond the last cache */
     double   page_bytes;
     double   tlb_reach_bytes, tlb_miss_ns;
+    /* a sequential walk, one load a line (calibrate's stride of a line):
+     * ns per load against the bytes walked, ascending; 0 points: none */
+    unsigned nline_walk;
+    double   line_walk_bytes[TF_ANALYSIS_MAX_WALK], line_walk_ns[TF_ANALYSIS_MAX_WALK];
 } tf_analysis_machine;
 
 /* The default of tf_analysis_params.max_samples: 48 MB of samples, enough for

@@ -27,6 +27,68 @@ static int by_thread_order(const void *pa, const void *pb)
 }
 
 
+/* Mean cosine of the pairs' misfit to passes of frequency f (passes per
+ * ns): a walk at a steady speed advances by the part of a pass its gap
+ * leaves over, frac(gap × f), so the misfits gather at 0 for its f. */
+static double lined_up(const double *gap, const double *advance, size_t n, double f)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += cos(2 * M_PI * (advance[i] - gap[i] * f));
+    return sum / (double)n;
+}
+
+/* Times the passes from pairs (gap, advance), filling out's pass_ns,
+ * coherence and candidates; `scratch` holds n doubles.  The frequencies
+ * from 0 (a walk that does not move) to TF_WALK_MAX_PASSES per median gap
+ * are tried a tenth of a pass at the longest gap apart; pairs whose gaps
+ * span a range R tell apart frequencies about 1 / R apart, which makes
+ * the number of independent candidates. */
+static void time_passes(const double *gap, const double *advance, size_t n, double *scratch,
+                        tf_walk_passes *out)
+{
+    double shortest = INFINITY, longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        shortest = fmin(shortest, gap[i]);
+        longest = fmax(longest, gap[i]);
+        scratch[i] = gap[i];
+    }
+    out->gap_ns = tf_median_sorted(scratch, n);
+    if (n < TF_WALK_MIN_PAIRS)
+        return;
+    double f_max = TF_WALK_MAX_PASSES / out->gap_ns, step = 0.1 / longest, best_f = 0;
+    out->candidates = fmax(1, f_max * (longest - shortest));
+    out->coherence = -1;
+    for (double f = 0; f <= f_max; f += step) {
+        double c = lined_up(gap, advance, n, f);
+        if (c > out->coherence) {
+            out->coherence = c;
+            best_f = f;
+        }
+    }
+    /* then the peak around the best, by golden-section search: the mean
+     * cosine is smooth, one peak within a step */
+    double lo = fmax(0, best_f - step), hi = best_f + step;
+    const double g = (sqrt(5) - 1) / 2;
+    for (int i = 0; i < 48; i++) {
+        double f1 = hi - g * (hi - lo), f2 = lo + g * (hi - lo);
+        if (lined_up(gap, advance, n, f1) < lined_up(gap, advance, n, f2))
+            lo = f1;
+        else
+            hi = f2;
+    }
+    double c = lined_up(gap, advance, n, (lo + hi) / 2);
+    if (c > out->coherence) {
+        out->coherence = c;
+        best_f = (lo + hi) / 2;
+    }
+    /* Under no walk the misfits are uniform: their mean cosine has mean 0
+     * and variance 1 / (2n), and exceeds c with probability at most
+     * exp(-n c^2); at 1 % over all the candidates. */
+    if (out->coherence > sqrt(log(out->candidates / 0.01) / (double)n))
+        out->pass_ns = best_f > 0 ? 1 / best_f : INFINITY;
+}
+
 int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double footprint,
                       tf_walk_passes *out, tf_error *err)
 {
@@ -35,17 +97,17 @@ int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double
         return 0;
     const tf_analysis_phase *ph = &a->phases[st->phase];
     size_t lo = tf_analysis_lower_index(a, ph->x0), hi = tf_analysis_end_index(a, ph->x1), n = 0;
-    struct visit *v = malloc((hi > lo ? hi - lo : 1) * sizeof *v);
-    /* per candidate pair: its gap (ns), then its speed (bytes per ns) and
-     * its advance (share of the footprint) */
-    double *gap = malloc((hi > lo ? hi - lo : 1) * sizeof *gap),
-           *speed = malloc((hi > lo ? hi - lo : 1) * sizeof *speed),
-           *advance = malloc((hi > lo ? hi - lo : 1) * sizeof *advance);
-    if (!v || !gap || !speed || !advance) {
+    size_t cap = hi > lo ? hi - lo : 1;
+    struct visit *v = malloc(cap * sizeof *v);
+    /* per candidate pair: its gap (ns) and its advance (share of the
+     * footprint); scratch for the median gap */
+    double *gap = malloc(cap * sizeof *gap), *advance = malloc(cap * sizeof *advance),
+           *scratch = malloc(cap * sizeof *scratch);
+    if (!v || !gap || !advance || !scratch) {
         free(v);
         free(gap);
-        free(speed);
         free(advance);
+        free(scratch);
         return tf_fail(err, TF_ERR_NOMEM, "walk passes of region %s: out of memory", a->region);
     }
     for (size_t i = lo; i < hi; i++) {
@@ -61,42 +123,26 @@ int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double
     size_t ngap = 0;
     for (size_t i = 1; i < n; i++)
         if (v[i].group == v[i - 1].group && v[i].x > v[i - 1].x)
-            gap[ngap++] = (v[i].x - v[i - 1].x) * a->duration_ns;
-    if (ngap) {
-        double limit = TF_WALK_MAX_GAP * tf_median_sorted(gap, ngap);
-        ngap = 0;
-        for (size_t i = 1; i < n; i++) {
-            double dt = (v[i].x - v[i - 1].x) * a->duration_ns;
-            if (v[i].group != v[i - 1].group || !(dt > 0) || dt > limit)
-                continue;
-            /* the advance along the walk, modulo its footprint: a walk that
-             * ended a pass and began the next still advanced */
-            double d = fmod((v[i].offset - v[i - 1].offset) * v[i - 1].direction, footprint);
-            d += d < 0 ? footprint : 0;
-            advance[ngap] = d / footprint;
-            gap[ngap] = dt;
-            speed[ngap++] = d / dt;
-        }
+            scratch[ngap++] = (v[i].x - v[i - 1].x) * a->duration_ns;
+    double limit = ngap ? TF_WALK_MAX_GAP * tf_median_sorted(scratch, ngap) : 0;
+    ngap = 0;
+    for (size_t i = 1; i < n; i++) {
+        double dt = (v[i].x - v[i - 1].x) * a->duration_ns;
+        if (v[i].group != v[i - 1].group || !(dt > 0) || dt > limit)
+            continue;
+        /* the advance along the walk, modulo its footprint: a walk that
+         * ended a pass and began the next still advanced */
+        double d = fmod((v[i].offset - v[i - 1].offset) * v[i - 1].direction, footprint);
+        d += d < 0 ? footprint : 0;
+        advance[ngap] = d / footprint;
+        gap[ngap++] = dt;
     }
     out->pairs = ngap;
-    if (ngap) {
-        /* Kolmogorov-Smirnov distance of the advances from uniform */
-        tf_sort_double(advance, ngap);
-        for (size_t i = 0; i < ngap; i++) {
-            double below = advance[i] - (double)i / (double)ngap,
-                   above = (double)(i + 1) / (double)ngap - advance[i];
-            out->ks_distance = fmax(out->ks_distance, fmax(below, above));
-        }
-        double speed_median = tf_median_sorted(speed, ngap);
-        out->gap_ns = tf_median_sorted(gap, ngap);
-        /* the slowest walk the advances allow (a faster one would alias
-         * onto them too); one seen not to move has passes without end */
-        if (ngap >= TF_WALK_MIN_PAIRS && out->ks_distance > TF_WALK_KS_1PC / sqrt((double)ngap))
-            out->pass_ns = speed_median > 0 ? footprint / speed_median : INFINITY;
-    }
+    if (ngap)
+        time_passes(gap, advance, ngap, scratch, out);
     free(v);
     free(gap);
-    free(speed);
     free(advance);
+    free(scratch);
     return 0;
 }

@@ -10,26 +10,27 @@
 
 #include "analysis.h"
 
-/* A walk's passes are resolved when at least this many pairs of successive
- * samples ... */
+/* A walk's passes are timed from at least this many pairs of successive
+ * samples: the pass whose frequency lines up their advances best (each
+ * the part of a pass its gap leaves over), when it does so beyond chance
+ * at 1 % (walk_passes.c, time_passes).  A walk much faster than the gaps
+ * lines up with no frequency the pairs can tell apart. */
 #define TF_WALK_MIN_PAIRS 16
-/* ... advance along the walk (modulo its footprint) in a way that a walk
- * much faster than their gaps would not: their Kolmogorov-Smirnov
- * distance from the uniform distribution exceeds this over the square
- * root of their number (the 1 % level, asymptotically).  A fast walk puts
- * the second sample anywhere in the footprint; a slow one a little
- * further on; one about as fast as the gaps at the part of a pass they
- * leave over, which is no more uniform. */
-#define TF_WALK_KS_1PC 1.63
+/* The fastest walk tried: this many passes per median gap.  Beyond it,
+ * the walk's speed would have to hold within a few % over a gap for its
+ * passes to line up, which a walk sharing caches and a core does not. */
+#define TF_WALK_MAX_PASSES 8
 /* Pairs further apart than this many times their median gap straddle
  * two instances (or a preemption) and are left out. */
 #define TF_WALK_MAX_GAP 4
 
 typedef struct tf_walk_passes {
     size_t pairs;        /* successive samples of the walk in one thread and instance */
-    double ks_distance;  /* of their advances (share of the footprint) from uniform */
+    double coherence;    /* of their advances with the best pass (mean cosine of the
+                            misfits, 1: all lined up); 0: fewer than TF_WALK_MIN_PAIRS */
+    double candidates;   /* independent passes tried */
     double gap_ns;       /* median time between the two samples of a pair; 0: no pair */
-    double pass_ns;      /* resolved: the footprint over the median speed of the pairs
+    double pass_ns;      /* resolved: the pass that lines up the pairs' advances
                             (INFINITY: the pairs do not move); 0: not resolved (faster
                             than the sampling, or too few pairs) */
 } tf_walk_passes;

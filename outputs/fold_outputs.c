@@ -130,6 +130,16 @@ static void machine_figures(const tf_cal_profile *p, tf_analysis_machine *m)
         m->cache_bytes[l] = p->levels[l].size_bytes;
         m->hit_ns[l] = p->levels[l].hit_ns;
     }
+    /* the stride of a line, its largest sizes where it has more points */
+    for (int k = 0; k < p->nstrides; k++)
+        if (p->line_bytes > 0 && p->stride_bytes[k] == p->line_bytes) {
+            const tf_cal_curve *c = &p->stride[k];
+            size_t first = c->n > TF_ANALYSIS_MAX_WALK ? c->n - TF_ANALYSIS_MAX_WALK : 0;
+            for (size_t i = first; i < c->n; i++, m->nline_walk++) {
+                m->line_walk_bytes[m->nline_walk] = c->bytes[i];
+                m->line_walk_ns[m->nline_walk] = c->ns[i];
+            }
+        }
 }
 
 /* Writes the result into a temporary sibling of outdir and renames it.

@@ -20,7 +20,9 @@
 #include "formats/trace.h"
 
 /* A machine like the AMD Zen 3 VM the tests run on: 32 KiB, 512 KiB and
- * 4 MiB caches, 100 ns to memory, 4 KiB pages, a TLB reaching 256 KiB. */
+ * 4 MiB caches, 100 ns to memory, 4 KiB pages, a TLB reaching 256 KiB; a
+ * sequential walk takes 0.3 ns a line in L1, 0.5 in L2, 1 in L3 and 2.5
+ * from memory (25 GB/s). */
 static const tf_analysis_machine zen = {
     .nlevels = 3,
     .cache_bytes = { 32 * 1024, 512 * 1024, 4 * 1024 * 1024 },
@@ -29,6 +31,9 @@ static const tf_analysis_machine zen = {
     .page_bytes = 4096,
     .tlb_reach_bytes = 256 * 1024,
     .tlb_miss_ns = 9,
+    .nline_walk = 5,
+    .line_walk_bytes = { 16 << 10, 256 << 10, 2 << 20, 8 << 20, 64 << 20 },
+    .line_walk_ns = { 0.3, 0.5, 1.0, 2.5, 2.5 },
 };
 
 static void *grow(void *p, size_t n, size_t size)
@@ -279,6 +284,26 @@ static void blocked(tf_analysis *a)
     sim_stream(a, 1, TF_ANALYSIS_PATTERN_LINEAR, 0.95);
 }
 
+/* The same product as matmul_vec runs it (a kernel of 26.6 ms, one
+ * sample every 0.5 ms): a pass of x lasts 1.66 ms, about the 1.5 ms
+ * between two samples of x (a third of the samples, y's sweep and z's
+ * tiles the rest).  The gaps vary by whole timer periods, so the advances
+ * mod x's footprint spread over all of it, as a walk faster than the
+ * sampling would; they line up with x's passes only (CI, 2026-12-07: the
+ * rule took them for such a walk). */
+static void blocked_sampled_coarsely(tf_analysis *a, double z_weight)
+{
+    const sim_object obj[] = {
+        { "matmul.c:174:17", 512 * 512 * 8, PASSES, 16, 0.35, 96, 16 },
+        { "matmul.c:175:17", 512 * 512 * 8, STAIRS, 16, z_weight, 96, 16 },
+        { "matmul.c:173:20", 512 * 512 * 8, SWEEP, 1, 0.65 - z_weight, 94, 8 },
+    };
+    simulate(a, obj, 3, 12, 53, 26.6e6);
+    sim_stream(a, 0, TF_ANALYSIS_PATTERN_RANDOM, 0.01);
+    sim_stream(a, 1, TF_ANALYSIS_PATTERN_LINEAR, 0.85);
+    sim_stream(a, 2, TF_ANALYSIS_PATTERN_LINEAR, 0.99);
+}
+
 /* examples/membench -w: a 16 MiB array swept 50 times in an iteration of
  * duration_ns, one double per line, 1000 samples an instance. */
 static void sweeps(tf_analysis *a, double duration_ns)
@@ -338,20 +363,36 @@ static void reuse_distance(void **state)
     free(list);
     tf_analysis_clear(&a);
     /* blocked: x walked again, but in passes the samples resolve, which
-     * move 0.04 of a line per 8 ns beyond L2: not bound by fetching x */
+     * would fetch x's 32768 lines in 0.5 % of a pass (1 ns a line beyond
+     * L2): not bound by fetching x */
     blocked(&a);
     list = advise(&a, &zen, &n, &untried);
     assert_null(find(list, n, "reuse distance past a cache"));
     free(list);
     tf_analysis_clear(&a);
+    /* sampled as coarsely as x's passes: timed all the same (1.66 ms) */
+    blocked_sampled_coarsely(&a, 0.1);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "reuse distance past a cache"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* with z's tiles (2 MiB spanned) sampled too rarely to time them: the
+     * fold orders them (R2 0.85), so their passes may be local */
+    blocked_sampled_coarsely(&a, 0.01);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "reuse distance past a cache"));
+    free(list);
+    tf_analysis_clear(&a);
     /* a 16 MiB array swept 50 times in 100 ms, sampled every 0.1 ms: the
-     * passes resolved (2 ms), 262144 lines each, 11.5 per 88 ns beyond
-     * L3: as fast as a walk waiting for its lines */
+     * passes resolved (2 ms), 262144 lines each, 2.5 ns a line beyond
+     * L3: fetching them takes a third of a pass */
     sweeps(&a, 1e8);
     list = advise(&a, &zen, &n, &untried);
     assert_non_null((ad = find(list, n, "reuse distance past a cache")));
     assert_non_null(strstr(ad->evidence, "reuse distance 16384 KiB, above L3's 4096 KiB"));
-    assert_non_null(strstr(ad->evidence, "a pass every 2.0"));
+    assert_non_null(strstr(ad->evidence, "a pass every 2.00 ms"));
+    assert_non_null(strstr(ad->evidence, "its 262144 lines at 2.50 ns each beyond L3 (the "
+                                         "profile's line walk) 33 % of it"));
     free(list);
     tf_analysis_clear(&a);
     /* the same sweeps 16 times slower: lines used many times a pass */

@@ -16,10 +16,10 @@
 # on a busy machine: with fewer than 2 of its instances left to fold, the
 # test skips).  Each fold compared with itself reports no significant
 # change.  Folded with a quick calibrate profile, mm_ikj's fold advises
-# blocking for z (its reuse distance, all of z, past L2); mm_blocked's
-# should give no such advice but sometimes does (a known false positive,
-# said, not failed; docs/algorithms.md, "Reuse distance past a cache").
-# On a machine too busy to
+# blocking for z (its reuse distance, all of z, past L2), unless z has too
+# few samples for a stream (the software sampler lands on the stores to
+# x; the test then skips); mm_blocked's gives no such advice
+# (docs/algorithms.md, "Reuse distance past a cache").  On a machine too busy to
 # time the runs (too_busy, lib.sh: less than 90 % of a CPU, or iterations
 # preempted) the fold's mean (which leaves out the preempted iterations)
 # and the program's (which keeps them) part: a ratio off by more than 15 %
@@ -61,7 +61,11 @@ within 15 "$total" "$expected" || timing_off "iteration ratio $total not within 
 # mm_ikj -> mm_blocked, vectorised: the two kernels' own regions of one
 # run, compared as two regions that do the same work
 "$tf" calibrate -q --quick --max-size 2M -o "$tmp/machine.h5" || { echo "FAIL: calibrate"; exit 1; }
-record_example software "$tmp/vec.h5" matmul_vec -n 512 -b 128 -i 12 -v mm_ikj,mm_blocked
+# 30 iterations: z's loads get 2-4 % of the samples (the software
+# sampler lands on the stores to x), and with 12 iterations their 8-20
+# samples left too few pairs to time z's passes (walk_passes.h) in most
+# runs; with 30, 29-95 samples, 21-60 pairs in 9 runs of 10
+record_example software "$tmp/vec.h5" matmul_vec -n 512 -b 128 -i 30 -v mm_ikj,mm_blocked
 for v in mm_ikj mm_blocked; do
     "$tf" fold -q "$tmp/vec.h5" --region $v --machine "$tmp/machine.h5" -o "$tmp/vec-$v" \
         2>"$tmp/vec-$v.err" && continue
@@ -90,24 +94,29 @@ if [ "$nmem" -gt 0 ] && [ "${levels:-2}" -ge 2 ]; then
     blocking=$(grep -F "$z,reuse distance past a cache," "$tmp/vec-mm_ikj/advice.csv")
     echo "mm_ikj (vectorised): ${blocking:-no blocking advice}"
     case $blocking in
-    "") advice_off "$tmp/vec-mm_ikj" "no blocking advice for z ($z)" ;;
+    "") if grep -q ",$z," "$tmp/vec-mm_ikj/streams.csv"; then
+            advice_off "$tmp/vec-mm_ikj" "no blocking advice for z ($z)"
+        else
+            # the software sampler lands on the stores to x (the
+            # instruction that waits): z had too few samples for a stream,
+            # evidence too weak for any rule (1 run in 12 on this VM)
+            z_unseen="z ($z) with too few samples for a stream: $(grep -F "| $z |" "$tmp/vec-mm_ikj/summary.md" | head -n1)"
+        fi ;;
     *"$z,reuse distance past a cache,\"blocking (tiling) for L"*)
         echo "$blocking" | grep -q 'reuse distance [0-9]* KiB, above L' ||
             bad "mm_ikj: the advice does not give the reuse distance" ;;
     *) bad "mm_ikj: the advice for z does not suggest blocking: $blocking" ;;
     esac
-    # Not asserted: the rule can fire on the blocked product too, taking
-    # x (walked again once per row of tiles, each line used within its
-    # tile) for a whole-object walk faster than the sampling; seen on a
-    # run with a whole CPU (CI, 2026-12-07: x's 113 samples 1.45 ms apart
-    # uniform over it, bound 0.917 against mm_ikj's 0.925).  A known
-    # false positive of the reuse-distance estimate (docs/algorithms.md;
-    # issue 33 open): said, not failed.
+    # none on the blocked product: x walked again once per tile, its
+    # passes (1.7 ms) about as long as the gaps between its samples, timed
+    # and found to fetch x in a small share of each (CI, 2026-12-07, took
+    # them for a walk faster than the sampling); z's tiles, in order
     grep -F 'reuse distance past a cache' "$tmp/vec-mm_blocked/advice.csv" &&
-        echo "known false positive: blocking advice on the blocked product"
+        advice_off "$tmp/vec-mm_blocked" "blocking advice on the blocked product"
 fi
 timing_verdict "$off" "$tmp/before" "$tmp/after" "$tmp/vec-mm_ikj" "$tmp/vec-mm_blocked"
 advice_verdict
+[ -z "${z_unseen:-}" ] || { [ $fails -eq 0 ] || exit 1; echo "SKIP: the blocking advice on mm_ikj not judged: $z_unseen"; exit 77; }
 [ "$nmem" -gt 0 ] || { echo "SKIP: $tmp/vec.h5 has no memory samples: the advice not checked"; exit 77; }
 [ "${levels:-2}" -ge 2 ] || { echo "SKIP: the quick profile has $levels cache level(s), no L2: the advice not checked"; exit 77; }
 [ $fails -eq 0 ]

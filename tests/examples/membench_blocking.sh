@@ -37,13 +37,9 @@ if [ -z "$advice" ]; then
         { echo "SKIP: no blocking advice; the quick profile has $levels cache level(s), no L2"; exit 77; }
     busy=$(too_busy "$tmp/before")
     [ -z "$busy" ] || { echo "SKIP: no blocking advice for x ($x) on a busy machine ($busy)"; exit 77; }
-    # Not busy, and still none: the reuse-distance rule's timing of the
-    # passes is not yet reliable on this machine (CI, 2026-12-07: none on
-    # a run that kept its instances; issue 33 open).  Said with what the
-    # fold saw of x, and not failed: the checks after need the advice.
     echo "x's streams: $(grep -F "$x" "$tmp/before/streams.csv")"
-    echo "SKIP: the reuse-distance rule gave no blocking advice for x ($x) on a run it could judge (a known weakness, issue 33)"
-    exit 77
+    echo "FAIL: no blocking advice for x ($x) on a run it could judge: $(cat "$tmp/before/advice.csv")"
+    exit 1
 fi
 # the evidence: the reuse distance (the bytes of x's 16 MiB the passes
 # sweep between two uses of a line) above the profile's L2 or a larger level
