@@ -10,7 +10,9 @@
 # the rows' call site and its 8000 blocks, and none on the second.
 # Always: the program's own median iteration at most 0.9 of the scattered
 # rows' with one allocation (the gain the advice promises; 0.59-0.70 in
-# eight recorded runs, docs/examples.md), diff's ratio of the iterations significant
+# eight recorded runs, docs/examples.md; when the recorded pair misses it
+# but unrecorded pairs keep it, the host disturbed the runs: skipped),
+# diff's ratio of the iterations significant
 # and within 15 % of the program's ratio (on a busy machine a check of
 # these timings that fails skips, lib.sh timing_verdict); each fold
 # against itself no significant change.
@@ -34,8 +36,34 @@ row=$(csv "$tmp/diff/diff.csv" phase ratio significant | grep '^total,')
 total=$(echo "$row" | cut -d, -f2)
 echo "iteration: diff's ratio ${total:-none}, the program's $expected ($(median rows) -> $(median one) ms)"
 off=0
-awk -v e="$expected" 'BEGIN { exit !(e <= 0.9) }' ||
-    timing_off "one allocation not faster: the program's ratio $expected, above 0.9"
+# The premise, one allocation faster, is the program's; an iteration of
+# 0.3 ms bound by the memory shows the host's other work (CI, 2026-12-07:
+# the recorded pair 0.282 -> 0.356 ms, with a whole CPU and diff's ratio
+# within 3 % of the program's).  When the recorded pair says otherwise, the
+# two layouts are timed again unrecorded, three pairs in turn (the median
+# of their medians): if those keep the premise, the recorded pair was
+# disturbed and the test skips; if not, the example lost it and fails.
+unrecorded_ratio() {
+    for i in 1 2 3; do
+        for v in rows one; do
+            flag=; [ $v = one ] && flag=-C
+            TRACEFOLD_AUTOSTART=no "$examples/row_sweep" -i 1000 $flag 2>/dev/null |
+                awk -v v=$v '$1 == "median_ms" { print v, $2 }'
+        done
+    done | awk '{ t[$1, ++n[$1]] = $2 }
+                function med(v,  a, b, c) { a = t[v, 1]; b = t[v, 2]; c = t[v, 3]
+                    return a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b)) }
+                END { if (n["rows"] == 3 && n["one"] == 3) print med("one") / med("rows") }'
+}
+if ! awk -v e="$expected" 'BEGIN { exit !(e <= 0.9) }'; then
+    again=$(unrecorded_ratio)
+    if [ -n "$again" ] && awk -v e="$again" 'BEGIN { exit !(e <= 0.9) }'; then
+        disturbed="the recorded pair's ratio $expected, above 0.9, unrecorded pairs' $again"
+        echo "$disturbed"
+    else
+        timing_off "one allocation not faster: the program's ratio $expected, above 0.9 (unrecorded: ${again:-not timed})"
+    fi
+fi
 case $row in total,?*,yes) ;; *) timing_off "no significant change of the iteration: '$row'" ;; esac
 within 15 "$total" "$expected" ||
     timing_off "iteration ratio $total not within 15 % of the program's $expected"
@@ -54,4 +82,5 @@ if [ "$nmem" -gt 0 ]; then
 fi
 timing_verdict "$off" "$tmp/rows" "$tmp/one"
 [ $fails -eq 0 ] || exit 1
+[ -z "${disturbed:-}" ] || { echo "SKIP: the host disturbed the recorded runs: $disturbed"; exit 77; }
 [ "$nmem" -gt 0 ] || { echo "SKIP: $tmp/rows.h5 has no memory samples: the advice not checked"; exit 77; }
