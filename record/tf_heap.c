@@ -35,6 +35,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tf_rec.h"
@@ -54,6 +55,9 @@ static tf_small_head *_Atomic small_log;
 static __thread const void *new_caller __attribute__((tls_model("initial-exec")));
 /* The calling thread's ring in the log, NULL until its first small block. */
 static __thread tf_small_ring *small_ring __attribute__((tls_model("initial-exec")));
+/* The ring's tail when this thread last waited for the writer in vain
+ * (small_ring_wait); UINT64_MAX: it has not. */
+static __thread uint64_t small_stuck_tail __attribute__((tls_model("initial-exec"))) = UINT64_MAX;
 
 static struct {
     void *(*malloc)(size_t);
@@ -185,6 +189,35 @@ static tf_small_ring *small_ring_of_thread(void)
     return small_ring = &tf_small_rings(h)[t->slot];
 }
 
+/* A thread whose ring is full waits for the writer in naps of this many
+ * ns, up to TF_SMALL_WAIT_NS in all. */
+#define TF_SMALL_NAP_NS  50000
+#define TF_SMALL_WAIT_NS 20000000
+
+/* The ring full: a burst of allocations outran the writer (300 000 small
+ * blocks in a row lost 60 % of them on the project's VM, a C++ code's
+ * setup or a row-per-allocation matrix as many).  Rather than lose the
+ * block, the thread pokes the writer and waits until it has taken some,
+ * up to TF_SMALL_WAIT_NS; the program slows to the writer's pace for the
+ * burst.  A writer that took nothing during a whole wait (stopped,
+ * starved, or gone) is not waited for again until it has.  True when the
+ * ring has room. */
+static bool small_ring_wait(tf_small_ring *r, uint64_t head)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+    if (tail == small_stuck_tail)
+        return false;
+    tf_session_poke(tf_rec_g.session);
+    for (long waited = 0; waited < TF_SMALL_WAIT_NS; waited += TF_SMALL_NAP_NS) {
+        struct timespec nap = { 0, TF_SMALL_NAP_NS };
+        nanosleep(&nap, NULL);
+        if (head - atomic_load_explicit(&r->tail, memory_order_acquire) < TF_SMALL_RING)
+            return true;
+    }
+    small_stuck_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+    return false;
+}
+
 /* Logs block [p, p + size) allocated from ret.  Not async-signal-safe, as
  * malloc is not: a signal handler that allocates anyway can at worst spoil
  * one entry, whose index is in the ring whatever happens. */
@@ -202,7 +235,7 @@ static inline void small_block(const void *p, size_t size, const void *ret)
     }
     uint64_t i = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint64_t used = i - atomic_load_explicit(&r->tail, memory_order_acquire);
-    if (used >= TF_SMALL_RING) {
+    if (used >= TF_SMALL_RING && !small_ring_wait(r, i)) {
         atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed);
         return;
     }
@@ -229,6 +262,7 @@ void tf_heap_clock(uint64_t now)
 static void small_log_forget(void)
 {
     small_ring = NULL;
+    small_stuck_tail = UINT64_MAX;
     atomic_store(&small_log, NULL);
 }
 

@@ -19,8 +19,9 @@
 #define TF_SMALL_LOG_MAGIC  0x33676f6c6c616d73ull   /* "smallog3" */
 /* Entries of each thread's ring (512 KiB, touched once): a quarter of it
  * pokes the writer, which then has 12 Ki more allocations' time to take
- * them; a longer burst than the writer can follow loses blocks, counted
- * and said at the end. */
+ * them; a full ring makes the thread wait for the writer, a bounded time
+ * (tf_heap.c, small_ring_wait), and the blocks it then refuses are
+ * counted and said at the end. */
 #define TF_SMALL_RING       16384
 
 typedef struct tf_small_entry {
