@@ -157,10 +157,23 @@ static bool walked_again(const tf_analysis_stream *st, double ordered_r2)
            st->pattern != TF_ANALYSIS_PATTERN_SPARSE && st->pattern != TF_ANALYSIS_PATTERN_FIXED;
 }
 
+/* Bytes of the lines a walk over `span` bytes with `stride` touches: all
+ * of them for a stride up to a line, else one line a stride.  A column
+ * walk (a Fortran loop whose inner index is the second, a C loop whose
+ * inner index is the first) spans the whole array each pass but touches
+ * a line of each column: the next pass uses the same lines, at a reuse
+ * distance of those lines, not of the array. */
+static double lines_touched(double span, uint64_t stride, uint64_t line)
+{
+    return stride > line && line > 0 ? span * (double)line / (double)stride : span;
+}
+
 /* A stream of the phase, with what the reuse distance needs of it. */
 struct walk {
     const tf_analysis_stream *st;
-    double         footprint;   /* bytes: swept or spanned, at most the object */
+    double         span;        /* bytes: swept or spanned, at most the object */
+    double         footprint;   /* bytes of the lines a pass touches: the span, or one
+                                   line a stride when the stride is longer */
     bool           again;       /* walked again (walked_again) */
     tf_walk_passes passes;      /* of a walk walked again */
 };
@@ -311,9 +324,10 @@ static int reuse_distance(struct rules *r, uint32_t k, struct walk *w)
         const tf_analysis_stream *st = &a->streams[s];
         if (st->phase != k || st->object >= a->nobjects)
             continue;
-        w[nw] = (struct walk){ .st = st, .footprint = stream_bytes(a, st),
+        w[nw] = (struct walk){ .st = st, .span = stream_bytes(a, st),
                                .again = walked_again(st, r->p->ordered_r2) };
-        if (w[nw].again && tf_walk_passes_of(a, st, w[nw].footprint, &w[nw].passes, &e) < 0)
+        w[nw].footprint = lines_touched(w[nw].span, st->stride, r->p->line_bytes);
+        if (w[nw].again && tf_walk_passes_of(a, st, w[nw].span, &w[nw].passes, &e) < 0)
             return -1;
         any |= w[nw].again;
         if (st->stride > 0 && st->stride <= r->p->line_bytes && (!elem || st->stride < elem))
@@ -366,13 +380,18 @@ static int reuse_distance(struct rules *r, uint32_t k, struct walk *w)
     else
         snprintf(passes, sizeof passes, "faster than the fold resolves (%zu successive samples, "
                  "too few to time a pass)", wp->pairs);
+    char over[64];
+    int len = snprintf(over, sizeof over, "%.0f KiB", kib(bw->span));
+    if (bw->footprint < bw->span)
+        snprintf(over + len, sizeof over - (size_t)len, ", %.0f KiB of lines a pass",
+                 kib(bw->footprint));
     return add(r, k, bw->st->object, "reuse distance past a cache", suggestion,
                span * best.share * latency_factor(m),
                "reuse distance %.0f KiB, above L%d's %.0f KiB (profile): %s walked again over "
-               "%.0f KiB (stride %llu B from the code, R2 %.2f), %s; other streams %.0f KiB a "
+               "%s (stride %llu B from the code, R2 %.2f), %s; other streams %.0f KiB a "
                "pass; its loop %.0f %% of the phase's %zu memory samples; phase %.1f %% of the "
                "iteration",
-               kib(best.distance), best.level + 1, kib(cache), name, kib(bw->footprint),
+               kib(best.distance), best.level + 1, kib(cache), name, over,
                (unsigned long long)bw->st->stride, bw->st->ordered_r2, passes, kib(best.others),
                100 * best.share, best.mem, 100 * span);
 }

@@ -304,6 +304,17 @@ static void blocked_sampled_coarsely(tf_analysis *a, double z_weight)
     sim_stream(a, 2, TF_ANALYSIS_PATTERN_LINEAR, 0.99);
 }
 
+/* A Fortran loop nest whose inner index is the second (a(i,j), j inner)
+ * over 1024 x 1024 doubles: each pass over j spans the 8 MiB array but
+ * touches a line of each column, 1024 lines (64 KiB), which the next
+ * pass over j uses again. */
+static void column_sweeps(tf_analysis *a)
+{
+    const sim_object array[] = { { "colwalk.f90:8:18", 8 << 20, AGAIN, 0, 1, 15, 8192 } };
+    simulate(a, array, 1, 10, 200, 1e8);
+    sim_stream(a, 0, TF_ANALYSIS_PATTERN_STRIDED, 0.0);
+}
+
 /* examples/membench -w: a 16 MiB array swept 50 times in an iteration of
  * duration_ns, one double per line, 1000 samples an instance. */
 static void sweeps(tf_analysis *a, double duration_ns)
@@ -366,6 +377,13 @@ static void reuse_distance(void **state)
      * would fetch x's 32768 lines in 0.5 % of a pass (1 ns a line beyond
      * L2): not bound by fetching x */
     blocked(&a);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "reuse distance past a cache"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* a column walk: its passes span 8 MiB, but the lines they use again
+     * hold 64 KiB, within L2 (loop interchange is the advice there) */
+    column_sweeps(&a);
     list = advise(&a, &zen, &n, &untried);
     assert_null(find(list, n, "reuse distance past a cache"));
     free(list);
