@@ -256,7 +256,7 @@ static double line_walk_beyond(const tf_analysis_machine *m, int l, double bytes
 /* What the rule measured of one walk walked again. */
 struct reuse {
     const struct walk *w;
-    double pass_ns;        /* its pass: measured, or at most the sampling interval */
+    double pass_ns;        /* its pass, measured; 0: faster than the sampling */
     double distance, others;   /* bytes between two uses of a line; of them, other streams' */
     int    level;
     double share;          /* its loop's share of the phase's memory samples */
@@ -271,14 +271,18 @@ struct reuse {
  * once a pass: between two uses the program touches that footprint and
  * what the phase's other streams touch during a pass.  Past a cache,
  * every pass brings the footprint in again from beyond it.  A pass
- * shorter than the sampling interval (walk_passes.h) repeats at least
- * that often; a longer one, which the samples resolve, may use each line
+ * shorter than the sampling interval (walk_passes.h) is known to be no
+ * longer than that: what the others touch meanwhile is not known to be
+ * more than nothing, and its reuse distance is its footprint alone (a
+ * 256-byte vector used for every row of a matrix is not past a cache,
+ * whatever the rows stream in an interval).  A longer one, which the
+ * samples resolve, may use each line
  * many times a pass (a blocked product's output, walked once per tile),
  * and counts only when fetching the footprint from beyond the level, at
  * the pace of the profile's line walk, takes TF_ADVICE_MIN_FETCH_SHARE
  * of a pass or more. */
 static bool reuse_of(struct rules *r, uint32_t k, const struct walk *w, size_t nw,
-                     size_t i, double interval, struct reuse *out)
+                     size_t i, struct reuse *out)
 {
     const tf_analysis *a = r->a;
     const tf_analysis_machine *m = r->m;
@@ -291,8 +295,8 @@ static bool reuse_of(struct rules *r, uint32_t k, const struct walk *w, size_t n
     if (!resolved && w[i].passes.pairs < TF_WALK_MIN_PAIRS &&
         w[i].st->ordered_r2 >= r->p->trend_r2)
         return false;
-    *out = (struct reuse){ .w = &w[i], .pass_ns = resolved ? w[i].passes.pass_ns : interval };
-    for (size_t j = 0; j < nw; j++)
+    *out = (struct reuse){ .w = &w[i], .pass_ns = w[i].passes.pass_ns };
+    for (size_t j = 0; resolved && j < nw; j++)
         if (j != i)
             out->others += touched_during(&w[j], out->pass_ns, phase_ns);
     out->distance = w[i].footprint + out->others;
@@ -336,15 +340,9 @@ static int reuse_distance(struct rules *r, uint32_t k, struct walk *w)
     }
     if (!any)
         return 0;
-    /* the phase's sampling interval, which a pass not resolved is shorter than */
-    tf_analysis_stream all = { .phase = k, .object = TF_ANALYSIS_NONE };
-    tf_walk_passes sampling;
-    if (tf_walk_passes_of(a, &all, 1, &sampling, &e) < 0)
-        return -1;
-    double interval = sampling.gap_ns > 0 ? sampling.gap_ns : span * a->duration_ns;
     struct reuse best = { 0 }, cand;
     for (size_t i = 0; i < nw; i++)
-        if (w[i].again && reuse_of(r, k, w, nw, i, interval, &cand) &&
+        if (w[i].again && reuse_of(r, k, w, nw, i, &cand) &&
             (!best.w || cand.share > best.share ||
              (cand.share == best.share && cand.distance > best.distance)))
             best = cand;

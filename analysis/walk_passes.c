@@ -112,7 +112,7 @@ int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double
     }
     for (size_t i = lo; i < hi; i++) {
         const tf_analysis_sample *s = &a->samples[i];
-        if (s->kind == TF_SAMPLE_TIMER || (st->object != TF_ANALYSIS_NONE && s->object != st->object))
+        if (s->kind == TF_SAMPLE_TIMER || s->object != st->object)
             continue;
         int dir = s->code_stride > 0 ? 1 : s->code_stride < 0 ? -1 : st->direction < 0 ? -1 : 1;
         v[n++] = (struct visit){ s->group, s->point, s->x, (double)s->offset, dir };

@@ -36,9 +36,8 @@ typedef struct tf_walk_passes {
 } tf_walk_passes;
 
 /* The passes of stream st (of analysis a, samples sorted by x) over a
- * footprint of `footprint` bytes; needs a->duration_ns.  A stream whose
- * object is TF_ANALYSIS_NONE stands for all the memory samples of its
- * phase: its gap_ns is then the phase's sampling interval. */
+ * footprint of `footprint` bytes (the range its offsets span); needs
+ * a->duration_ns. */
 int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double footprint,
                       tf_walk_passes *out, tf_error *err);
 
