@@ -89,7 +89,7 @@ static int open_event(struct perf_event_attr *a, uint64_t config, int group)
     return (int)syscall(SYS_perf_event_open, a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* --group: the counter group, as record/tf_counters.c opens the software
+/* --group: the counter group, as record/lib/tf_counters.c opens the software
  * fallback; returns its leader. */
 static int open_counter_group(void)
 {
@@ -117,7 +117,7 @@ static int start_bare_timer(void)
     a.sample_period = (unsigned long)bare_period;
     a.wakeup_events = 1;
     int group = -1;
-    if (bare_group) {   /* as record/tf_sampler_perf.c */
+    if (bare_group) {   /* as record/lib/tf_sampler_perf.c */
         group = open_counter_group();
         a.sample_type = PERF_SAMPLE_READ;
         a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |

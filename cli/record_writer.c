@@ -27,7 +27,7 @@
 #include "msg.h"
 #include "extract/sampling_advice.h"
 #include "record/tf_options.h"
-#include "record/tf_writer.h"
+#include "record/writer/tf_writer.h"
 
 static pid_t child_pid;
 

@@ -22,7 +22,7 @@ enum tf_mem_choice { TF_MEMS_AUTO, TF_MEMS_PEBS, TF_MEMS_IBS, TF_MEMS_SOFTWARE, 
 
 /* The numbers first, the strings last: the sampling handler reads a few of
  * the numbers (stats, unwind, stack_depth, jitter_pct), which then share a
- * cache line with the recorder's other state (tf_rec of record/tf_rec.h). */
+ * cache line with the recorder's other state (tf_rec of record/lib/tf_rec.h). */
 typedef struct tf_options {
     uint64_t period_ns;
     uint32_t jitter_pct;

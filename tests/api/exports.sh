@@ -2,7 +2,7 @@
 # The installed libraries export their public API and nothing else (issue
 # 32): libtracefold, which runs inside the recorded program, exports the
 # functions of tracefold.h and tracefold_mpi.h and the C library functions
-# it interposes (record/libtracefold.map says why those must stay); the
+# it interposes (record/lib/libtracefold.map says why those must stay); the
 # MPI layer exports the MPI functions it wraps; libtracefold-read exports
 # the functions of <tracefold/read.h>.  An internal tf_* name in a
 # program's namespace could clash with the program's own or another tool's.
@@ -31,7 +31,7 @@ check_exact() {
     [ -z "$missing" ] || fail "$(basename "$1") does not export: $(echo $missing)"
 }
 
-# The interposed functions: the same list as record/libtracefold.map.
+# The interposed functions: the same list as record/lib/libtracefold.map.
 interposed="malloc calloc realloc free posix_memalign aligned_alloc memalign valloc mmap munmap
 _Znwm _Znam _ZnwmRKSt9nothrow_t _ZnamRKSt9nothrow_t
 pthread_create sigaction signal execve execvpe execv execvp execl execlp execle

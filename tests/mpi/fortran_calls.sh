@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # MPI calls of a Fortran program (`use mpi`) recorded as a C program's are:
 # Open MPI's Fortran layer calls the C PMPI_ entries directly, so only
-# libtracefold-mpi's Fortran entry points (record/tf_mpi_calls_fortran.c)
+# libtracefold-mpi's Fortran entry points (record/lib/tf_mpi_calls_fortran.c)
 # see them.  tests/mpi/fortran_ring.f90 on 4 ranks: each rank's ten calls,
 # their partners (its two neighbours) and bytes; exported together, the
 # twelve messages as communication records with their tags (a receive

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "record/tf_rec.h"
+#include "record/lib/tf_rec.h"
 
 /* tf_intern.c's only dependency on the rest of the library. */
 tf_rec tf_rec_g;

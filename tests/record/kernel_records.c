@@ -24,7 +24,7 @@
 
 #include "record/mem/ea_decode.h"
 #include "record/mem/perf_records.h"
-#include "record/tf_writer.h"
+#include "record/writer/tf_writer.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_READ | \
                      PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)

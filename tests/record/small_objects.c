@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The writer's side of the small-block log (record/tf_small_objects.c)
+/* The writer's side of the small-block log (record/writer/tf_small_objects.c)
  * against a reference: a log file written here as the library writes it
  * (tf_small_log.h: several threads' rings, blocks reused at a few
  * addresses, times not in order across the rings, equal times, addresses
@@ -23,7 +23,7 @@
 
 #include "formats/trace.h"
 #include "record/tf_small_log.h"
-#include "record/tf_writer.h"
+#include "record/writer/tf_writer.h"
 
 #define RINGS 3
 

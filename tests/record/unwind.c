@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The sampling handler's call stacks (record/tf_unwind.c) against
+/* The sampling handler's call stacks (record/lib/tf_unwind.c) against
  * libunwind's own unw_step walk, sample by sample: from a profiling timer
  * signal, over code with and without frame pointers, a frame of variable
  * size (a VLA), an over-aligned frame, deep recursion and the C library's
@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "record/tf_rec.h"
+#include "record/lib/tf_rec.h"
 
 /* tf_unwind.c's only dependency on the rest of the library. */
 tf_rec tf_rec_g;

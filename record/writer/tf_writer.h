@@ -10,8 +10,8 @@
 #include <sys/types.h>
 
 #include "common/tf_error.h"
-#include "tf_options.h"
-#include "tf_session.h"
+#include "record/tf_options.h"
+#include "record/tf_session.h"
 #include "formats/trace.h"
 
 typedef struct tf_rec_session tf_rec_session;

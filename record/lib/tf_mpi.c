@@ -56,7 +56,7 @@ void tf_mpi_started(void)
     find_layout(&l);
     tracefold_init();
     /* Through the public API: libtracefold exports nothing else
-     * (record/libtracefold.map). */
+     * (record/lib/libtracefold.map). */
     int calls = tracefold_mpi_rank(l.rank, l.size);
     if (calls < 0)
         return;

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "record/mem/elf_objects.h"
-#include "tf_session.h"
+#include "record/tf_session.h"
 #include "tf_writer.h"
 
 /* Static variables smaller than this are left out: a table of every

@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "tf_rec.h"
-#include "tf_small_log.h"
+#include "record/tf_small_log.h"
 #include "formats/trace.h"
 
 /* Smallest block recorded; 0 while not recording. */

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "record/mem/pfm_load.h"
-#include "tf_counter_values.h"
+#include "record/tf_counter_values.h"
 #include "tf_rec.h"
 
 #define TF_GROUP_HW 4

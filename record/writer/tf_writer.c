@@ -31,8 +31,8 @@
 #include <unistd.h>
 
 
-#include "tf_session.h"
-#include "tf_trace_name.h"
+#include "record/tf_session.h"
+#include "record/tf_trace_name.h"
 #include "formats/h5_probe.h"
 #include "tf_writer.h"
 

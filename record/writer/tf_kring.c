@@ -31,7 +31,7 @@
 
 #include "record/mem/ea_decode.h"
 #include "record/mem/perf_records.h"
-#include "tf_counter_values.h"
+#include "record/tf_counter_values.h"
 #include "common/tf_hash.h"
 #include "tf_writer.h"
 

@@ -14,8 +14,8 @@
 #include <ucontext.h>
 
 #include "common/tf_error.h"
-#include "tf_options.h"
-#include "tf_session.h"
+#include "record/tf_options.h"
+#include "record/tf_session.h"
 
 #define TF_MAX_GROUPS 4
 

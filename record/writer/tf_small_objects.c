@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "common/tf_memory.h"
-#include "tf_small_log.h"
+#include "record/tf_small_log.h"
 #include "tf_writer.h"
 
 #define BATCH 4096
