@@ -37,6 +37,10 @@
 #define TF_TRACE_SHUFFLE 1
 #endif
 #define MIN_CHUNK_ROWS 16
+/* A table created as the trace closes with at most this many bytes is
+ * stored without shuffle and deflate: each chunk compressed costs zlib's
+ * set-up (a 256 KiB state), far more than a few hundred bytes saved. */
+#define TINY_TABLE_BYTES 4096
 /* Records packed per H5Dwrite, which bounds the scratch buffer. */
 #define PACK_ROWS 8192
 
@@ -58,6 +62,7 @@ typedef struct table {
     uint64_t written;    /* in the dataset */
     unsigned char *stage;   /* staged rows (memory layout), allocated at first use */
     size_t   staged, stage_cap;   /* rows */
+    bool     last;       /* the trace is closing: no more rows will come */
     char     path[80];   /* in the file: "/process/P/thread/T/samples" at most */
 } table;
 
@@ -103,6 +108,13 @@ static void table_close(table *t)
     t->staged = 0;
 }
 
+/* Rows of a chunk of rows of `row` bytes. */
+static hsize_t chunk_rows(size_t row)
+{
+    hsize_t chunk = TF_TRACE_CHUNK_BYTES / (row ? row : 1);
+    return chunk < MIN_CHUNK_ROWS ? MIN_CHUNK_ROWS : chunk;
+}
+
 /* Describes group/name, a table of schema s (with ncounters counters), or
  * when s is NULL a column of the predefined file type `column`; nothing is
  * created yet. */
@@ -113,9 +125,19 @@ static void table_declare(table *t, const char *group, const char *name,
                   .ncounters = ncounters,
                   .row_size = s ? tf_schema_row_size(s, ncounters) : H5Tget_size(column) };
     snprintf(t->path, sizeof t->path, "%s/%s", group, name);
+    /* A quarter of a chunk (chunk_rows, with the row in memory, which is
+     * no shorter than the packed one in the file): four appends where
+     * there were tens, for a quarter more memory than the chunk cache's
+     * (docs/trace-format.md, "Writing, flushing and crashes"). */
+    t->stage_cap = chunk_rows(t->row_size) / 4;
 }
 
-/* Opens the table, creating it (empty, unlimited) the first time. */
+/* Opens the table, creating it (empty, unlimited) the first time: in
+ * chunks of TF_TRACE_CHUNK_BYTES, or, created as the trace closes, of the
+ * rows it has (at least MIN_CHUNK_ROWS).  A short run's tables are each a
+ * few rows, and a partial chunk is compressed whole: 64 KiB chunks made
+ * the close of a recorded /bin/true's trace 5 ms of deflate (bench/
+ * RESULTS.md, "Recorder: start and stop"). */
 static int table_open(hid_t file, table *t, tf_error *err)
 {
     if (t->dset >= 0)
@@ -132,21 +154,18 @@ static int table_open(hid_t file, table *t, tf_error *err)
         return tf_h5_fail(err, TF_ERR_INTERNAL, file, t->path, "cannot build the record type");
     }
     size_t file_row = H5Tget_size(file_type);
-    hsize_t chunk = TF_TRACE_CHUNK_BYTES / (file_row ? file_row : 1);
-    if (chunk < MIN_CHUNK_ROWS)
-        chunk = MIN_CHUNK_ROWS;
-    /* A quarter of a chunk: four appends where there were tens, for a
-     * quarter more memory than the chunk cache's (docs/trace-format.md,
-     * "Writing, flushing and crashes"). */
-    t->stage_cap = (size_t)chunk / 4;
+    hsize_t chunk = chunk_rows(file_row);
+    if (t->last && t->rows < chunk)
+        chunk = t->rows > MIN_CHUNK_ROWS ? t->rows : MIN_CHUNK_ROWS;
+    bool filtered = !t->last || chunk * file_row > TINY_TABLE_BYTES;
     hsize_t zero = 0, unlimited = H5S_UNLIMITED;
     hid_t space = H5Screate_simple(1, &zero, &unlimited);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
     bool ok = space >= 0 && dcpl >= 0 && dapl >= 0 &&
               H5Pset_chunk(dcpl, 1, &chunk) >= 0 &&
-              (!TF_TRACE_SHUFFLE || H5Pset_shuffle(dcpl) >= 0) &&
-              (!TF_TRACE_DEFLATE || H5Pset_deflate(dcpl, TF_TRACE_DEFLATE) >= 0) &&
+              (!TF_TRACE_SHUFFLE || !filtered || H5Pset_shuffle(dcpl) >= 0) &&
+              (!TF_TRACE_DEFLATE || !filtered || H5Pset_deflate(dcpl, TF_TRACE_DEFLATE) >= 0) &&
               /* No fill pass over new chunks. */
               H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
               /* Room for the chunk being filled and two more: fully written
@@ -203,32 +222,35 @@ static int table_write(table *t, const void *rows, size_t n, tf_error *err)
     return 0;
 }
 
-/* Writes the staged rows into the dataset (which exists: rows came). */
+/* Writes the staged rows into the dataset, opening (or creating) it. */
 static int table_drain(hid_t file, table *t, tf_error *err)
 {
-    (void)file;
     if (!t->staged)
         return 0;
-    int rc = table_write(t, t->stage, t->staged, err);
+    int rc = table_open(file, t, err);
+    if (rc == 0)
+        rc = table_write(t, t->stage, t->staged, err);
     if (rc == 0)
         t->staged = 0;
     return rc;
 }
 
-/* Opens the table (creating it at its first rows) and stages or writes. */
+/* Stages the rows, or writes them (opening or creating the table) when
+ * they do not fit the stage.  A table whose rows all fit the stage until
+ * the trace closes is created then, chunked to them (table_open). */
 static int table_append(hid_t file, table *t, const void *rows, size_t n, tf_error *err)
 {
     if (!n)
         return 0;
-    int rc = table_open(file, t, err);
-    if (rc == 0 && t->staged + n > t->stage_cap)
+    int rc = 0;
+    if (t->staged + n > t->stage_cap)
         rc = table_drain(file, t, err);
     if (rc == 0 && n < t->stage_cap && !t->stage)
         t->stage = malloc(t->stage_cap * t->row_size);   /* without it: written at once */
     if (rc == 0 && n < t->stage_cap && t->stage) {
         memcpy(t->stage + t->staged * t->row_size, rows, n * t->row_size);
         t->staged += n;
-    } else if (rc == 0) {
+    } else if (rc == 0 && (rc = table_open(file, t, err)) == 0) {
         rc = table_write(t, rows, n, err);
     }
     if (rc == 0)
@@ -827,9 +849,20 @@ int64_t tf_trace_out_file(tf_trace_out *w)
     return w->file;
 }
 
+/* Marks the table's rows as all in (the trace is closing). */
+static int table_last(hid_t file, table *t, tf_error *err)
+{
+    (void)file;
+    (void)err;
+    t->last = true;
+    return 0;
+}
+
 int tf_trace_out_close(tf_trace_out *w, tf_error *err)
 {
-    int rc = write_all(w, err);
+    int rc = each_table(w, table_last, err);
+    if (rc == 0)
+        rc = write_all(w, err);
     if (rc == 0)
         rc = tf_h5_attr_write_int64(w->file, TF_ATTR_COMPLETE, 1, err);
     if (rc < 0) {
