@@ -169,6 +169,10 @@ enum tf_trace_out_flags {
 
 int  tf_trace_out_create(tf_trace_out **w, const char *path, const tf_trace_meta *meta,
                          unsigned flags, tf_error *err);
+/* Gives the trace another name (the recorder's writer creates it before
+ * the process's MPI rank, which names it, may be known): renamed on disk
+ * now, or at the close for an atomic output. */
+int  tf_trace_out_rename(tf_trace_out *w, const char *path, tf_error *err);
 /* Interns s and stores its id; ids are stable for the output's lifetime. */
 int  tf_trace_out_intern(tf_trace_out *w, const char *s, uint32_t *id, tf_error *err);
 int  tf_trace_out_add_process(tf_trace_out *w, const tf_process_desc *d, uint32_t *proc,

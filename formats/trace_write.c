@@ -858,6 +858,30 @@ static int table_last(hid_t file, table *t, tf_error *err)
     return 0;
 }
 
+int tf_trace_out_rename(tf_trace_out *w, const char *path, tf_error *err)
+{
+    char *name = strdup(path), *file = w->atomic ? w->file_path : strdup(path);
+    if (!name || !file) {
+        free(name);
+        if (file != w->file_path)
+            free(file);
+        return tf_fail(err, TF_ERR_NOMEM, "%s: out of memory", path);
+    }
+    if (!w->atomic && rename(w->file_path, path) < 0) {
+        int e = errno;
+        free(name);
+        free(file);
+        return tf_fail(err, TF_ERR_IO, "%s: cannot rename the trace to %s: %s", w->file_path,
+                       path, strerror(e));
+    }
+    if (!w->atomic)
+        free(w->file_path);
+    free(w->path);
+    w->path = name;
+    w->file_path = file;
+    return 0;
+}
+
 int tf_trace_out_close(tf_trace_out *w, tf_error *err)
 {
     int rc = each_table(w, table_last, err);

@@ -57,6 +57,7 @@ typedef struct wproc {
     tf_trace_out *w;
     uint32_t proc;
     bool     open, done, failed;
+    bool     named;                 /* its trace's name taken (create_trace), for good */
     uint32_t ncols, nuser;
     uint64_t strings_pos;
     uint32_t *string_map;           /* local id - 1 -> trace string id */
@@ -142,10 +143,10 @@ int tf_rec_session_create(tf_rec_session **out, const char *dir, const tf_option
 
 /* ---- file names ---- */
 
-static bool name_taken(const tf_rec_session *s, const char *path)
+static bool name_taken(const tf_rec_session *s, const wproc *self, const char *path)
 {
     for (size_t i = 0; i < s->nprocs; i++)
-        if (s->procs[i]->open && !strcmp(s->procs[i]->sum.path, path))
+        if (s->procs[i] != self && s->procs[i]->named && !strcmp(s->procs[i]->sum.path, path))
             return true;
     return false;
 }
@@ -153,15 +154,16 @@ static bool name_taken(const tf_rec_session *s, const char *path)
 /* Expands the output pattern for process p (tf_trace_name.h); a name
  * already used in this session (a pattern without %p and a fork or exec)
  * gets -PID, then a counter, inserted before its extension. */
-static void trace_name(const tf_rec_session *s, const tf_shm_process *p, char *buf, size_t size)
+static void trace_name(const tf_rec_session *s, const wproc *self, char *buf, size_t size)
 {
+    const tf_shm_process *p = self->shm;
     tf_trace_name_vars v = { .pid = p->pid, .rank = p->rank, .nranks = p->nranks,
                              .host = p->host, .exe = p->exe };
     char out[1024];
     tf_trace_name_expand(s->opt.output, &v, out, sizeof out);
     size_t k = strlen(out);
     snprintf(buf, size, "%s", out);
-    for (int n = 1; name_taken(s, buf) && n < 1000; n++) {
+    for (int n = 1; name_taken(s, self, buf) && n < 1000; n++) {
         const char *dot = strrchr(out, '.');
         const char *slash = strrchr(out, '/');
         int stem = dot && (!slash || dot > slash) ? (int)(dot - out) : (int)k;
@@ -324,10 +326,56 @@ static uint64_t reserve_size(const tf_options *o)
     return 2 * o->buffer_size > min ? 2 * o->buffer_size : min;
 }
 
-/* Fixes the counter columns and creates the trace file. */
+/* Names and creates the process's trace file: as soon as the writer finds
+ * the process, before it is due to open the trace (open_trace), so that
+ * HDF5's set-up of the file overlaps the program's run (3.5 ms of a
+ * recorded /bin/true's 24 were that set-up after the program's exit).
+ * The name needs only what the process published with its control file
+ * (pid, rank, host, executable). */
+static int create_trace(tf_rec_session *s, wproc *p, tf_error *err)
+{
+    tf_shm_process *sh = p->shm;
+    sh->exe[sizeof sh->exe - 1] = sh->cmdline[sizeof sh->cmdline - 1] = '\0';
+    sh->host[sizeof sh->host - 1] = '\0';
+    trace_name(s, p, p->sum.path, sizeof p->sum.path);
+    p->named = true;
+    p->sum.pid = sh->pid;
+    tf_trace_meta meta = {
+        .clock = "CLOCK_MONOTONIC", .host = sh->host, .command_line = sh->cmdline,
+        .producer = s->producer, .start_time = sh->real0,
+    };
+    int rc = tf_trace_name_prepare(p->sum.path, s->opt.force, tf_h5_is_trace, err);
+    if (rc == 0)
+        rc = tf_trace_out_create(&p->w, p->sum.path, &meta, 0, err);
+    if (rc)
+        return rc;
+    /* named now, used when the trace is folded (extract/alloc_site.h) */
+    if (strcmp(s->opt.alloc_wrapper, "none") &&
+        (rc = tf_trace_out_set_alloc_wrappers(p->w, s->opt.alloc_wrapper, err)))
+        return rc;
+    if ((rc = tf_reserve_open(&p->reserve, p->sum.path, reserve_size(&s->opt), err)) ||
+        (rc = tf_reserve_renew(&p->reserve, p->sum.path, err)))
+        return rc;
+    return 0;
+}
+
+/* Fixes the counter columns and adds the process to its trace, created
+ * first if it is not yet. */
 static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
 {
     tf_shm_process *sh = p->shm;
+    int rc;
+    if (!p->w && (rc = create_trace(s, p, err)))
+        return rc;
+    /* Created before the process's MPI layer gave its rank (a launcher
+     * whose variables tf_launcher.c does not know): named by it now. */
+    char name[sizeof p->sum.path];
+    trace_name(s, p, name, sizeof name);
+    if (strcmp(name, p->sum.path) &&
+        ((rc = tf_trace_name_prepare(name, s->opt.force, tf_h5_is_trace, err)) ||
+         (rc = tf_trace_out_rename(p->w, name, err))))
+        return rc;   /* the reservation holds the file, whatever its name */
+    snprintf(p->sum.path, sizeof p->sum.path, "%s", name);
     uint32_t word = atomic_fetch_or(&sh->user_word, TF_USER_FROZEN);
     for (int i = 0; (word & TF_USER_BUSY) && i < 1000; i++) {
         struct timespec ts = {0, 100000};
@@ -354,27 +402,7 @@ static int open_trace(tf_rec_session *s, wproc *p, tf_error *err)
         units[nbase + i] = "events";
         kinds[nbase + i] = TF_COUNTER_USER;
     }
-    sh->exe[sizeof sh->exe - 1] = sh->cmdline[sizeof sh->cmdline - 1] = '\0';
-    sh->host[sizeof sh->host - 1] = '\0';
-    trace_name(s, sh, p->sum.path, sizeof p->sum.path);
-    p->sum.pid = sh->pid;
-    tf_trace_meta meta = {
-        .clock = "CLOCK_MONOTONIC", .host = sh->host, .command_line = sh->cmdline,
-        .producer = s->producer, .start_time = sh->real0,
-    };
-    int rc = tf_trace_name_prepare(p->sum.path, s->opt.force, tf_h5_is_trace, err);
-    if (rc == 0)
-        rc = tf_trace_out_create(&p->w, p->sum.path, &meta, 0, err);
-    if (rc)
-        return rc;
-    /* named now, used when the trace is folded (extract/alloc_site.h) */
-    if (strcmp(s->opt.alloc_wrapper, "none") &&
-        (rc = tf_trace_out_set_alloc_wrappers(p->w, s->opt.alloc_wrapper, err)))
-        return rc;
     p->open = true;
-    if ((rc = tf_reserve_open(&p->reserve, p->sum.path, reserve_size(&s->opt), err)) ||
-        (rc = tf_reserve_renew(&p->reserve, p->sum.path, err)))
-        return rc;
     char build_id[96];
     tf_build_id(sh->exe, build_id, sizeof build_id);
     tf_process_desc d = {
@@ -878,6 +906,11 @@ static size_t tick(tf_rec_session *s, bool flush_due, bool look)
                        now_ns() - p->shm->mono0 > 10 * s->opt.flush_ns ||
                        atomic_load(&p->shm->flush_req) != atomic_load(&p->shm->flush_done);
             take_kernels(s, p);
+            /* after the kernel rings, which the program's threads wait for */
+            if (!p->w && create_trace(s, p, &err)) {
+                fail(p, &err);
+                continue;
+            }
             for (uint32_t k = 0; !due && k < p->nthreads; k++)
                 due = p->threads[k].buf && (ring_quarter_full(&p->threads[k].buf->events) ||
                                             ring_quarter_full(&p->threads[k].buf->samples) ||
