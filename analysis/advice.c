@@ -565,15 +565,20 @@ static int random_large(struct rules *r, const tf_analysis_stream *st)
 /* A stream over more pages than the TLB holds, with few references per
  * page -> huge pages.  Each reference can then miss the TLB; huge pages
  * cover the range with a few entries.  Bound: the references' time times
- * the part of one that a TLB miss can be, miss / (miss + L1 hit). */
+ * the part of one that a TLB miss can be, miss / (miss + L1 hit).  A
+ * stream random at the fold's resolution whose instruction steps by a
+ * constant stride is a walk walked again (walked_again), not random
+ * references: page / stride references a page, as a strided stream has
+ * (matmul_vec's mm_ikj walks z a row at a time, 256 references a page). */
 static int tlb_reach(struct rules *r, const tf_analysis_stream *st)
 {
     const tf_analysis_machine *m = r->m;
     double page = m->page_bytes, range = stream_bytes(r->a, st);
-    bool sparse_pages = (st->pattern == TF_ANALYSIS_PATTERN_RANDOM &&
-                         st->samples >= TF_ADVICE_MIN_RANDOM_SAMPLES) ||
-                        (st->pattern == TF_ANALYSIS_PATTERN_STRIDED &&
-                         (double)st->stride * TF_ADVICE_REFS_PER_PAGE >= page);
+    bool stepped = st->stride_from == TF_ANALYSIS_STRIDE_CODE && st->stride > 0;
+    bool sparse_pages = stepped || st->pattern == TF_ANALYSIS_PATTERN_STRIDED
+                            ? (double)st->stride * TF_ADVICE_REFS_PER_PAGE >= page
+                            : st->pattern == TF_ANALYSIS_PATTERN_RANDOM &&
+                                  st->samples >= TF_ADVICE_MIN_RANDOM_SAMPLES;
     size_t mem = 0;
     if (!sparse_pages || range <= m->tlb_reach_bytes)
         return 0;
@@ -583,7 +588,7 @@ static int tlb_reach(struct rules *r, const tf_analysis_stream *st)
     double part = m->tlb_miss_ns > 0 && m->hit_ns[0] > 0
                       ? m->tlb_miss_ns / (m->tlb_miss_ns + m->hit_ns[0]) : 1;
     char per_page[64];
-    if (st->pattern == TF_ANALYSIS_PATTERN_RANDOM)
+    if (!stepped && st->pattern == TF_ANALYSIS_PATTERN_RANDOM)
         snprintf(per_page, sizeof per_page, "random");
     else
         snprintf(per_page, sizeof per_page, "stride %llu B, %.1f references per page",

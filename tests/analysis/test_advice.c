@@ -363,6 +363,9 @@ static void reuse_distance(void **state)
     /* z and x on the inner loop's line: all of the phase's samples */
     assert_non_null(strstr(ad->evidence, "its loop 100 % of the phase's 2000 memory samples"));
     assert_true(fabs(ad->expected_gain - (1 - 1.0 / 100)) < 1e-9);
+    /* z random at the fold's resolution, but walked a row at a time (16 B
+     * steps from the code): 256 references a page, no TLB advice */
+    assert_null(find(list, n, "pages beyond the TLB's reach"));
     free(list);
     tf_analysis_clear(&a);
     /* z with 3 % of the samples (matmul_vec at N = 512: 2-4 %), the
@@ -409,6 +412,9 @@ static void reuse_distance(void **state)
     column_sweeps(&a);
     list = advise(&a, &zen, &n, &untried);
     assert_null(find(list, n, "reuse distance past a cache"));
+    /* but a page a reference, across 2048 pages: huge pages */
+    assert_non_null((ad = find(list, n, "pages beyond the TLB's reach")));
+    assert_non_null(strstr(ad->evidence, "stride 8192 B, 0.5 references per page over 8192 KiB"));
     free(list);
     tf_analysis_clear(&a);
     /* sampled as coarsely as x's passes: timed all the same (1.66 ms) */
