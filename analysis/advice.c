@@ -324,6 +324,9 @@ static int reuse_distance(struct rules *r, uint32_t k, struct walk *w)
     uint64_t elem = 0;
     bool any = false;
     tf_error e;   /* out of memory only, which the caller reports */
+    double interval;   /* the sampler's, whose aliases the passes' timing settles */
+    if (tf_walk_sampling_interval(a, k, &interval, &e) < 0)
+        return -1;
     for (size_t s = 0; s < a->nstreams; s++) {
         const tf_analysis_stream *st = &a->streams[s];
         if (st->phase != k || st->object >= a->nobjects)
@@ -331,7 +334,7 @@ static int reuse_distance(struct rules *r, uint32_t k, struct walk *w)
         w[nw] = (struct walk){ .st = st, .span = stream_bytes(a, st),
                                .again = walked_again(st, r->p->ordered_r2) };
         w[nw].footprint = lines_touched(w[nw].span, st->stride, r->p->line_bytes);
-        if (w[nw].again && tf_walk_passes_of(a, st, w[nw].span, &w[nw].passes, &e) < 0)
+        if (w[nw].again && tf_walk_passes_of(a, st, w[nw].span, interval, &w[nw].passes, &e) < 0)
             return -1;
         any |= w[nw].again;
         if (st->stride > 0 && st->stride <= r->p->line_bytes && (!elem || st->stride < elem))

@@ -18,6 +18,16 @@ struct visit {
     int      direction;   /* of the sample's instruction's loop, else the stream's */
 };
 
+/* What the passes are timed from: the pairs (gap, ns; advance, share of
+ * the footprint), the walk's samples, and the phase's sampling interval. */
+struct walk_input {
+    const double *gap, *advance;
+    size_t npairs;
+    const struct visit *v;
+    size_t nv;
+    double footprint, duration_ns, interval;
+};
+
 static int by_thread_order(const void *pa, const void *pb)
 {
     const struct visit *p = pa, *q = pb;
@@ -44,9 +54,62 @@ static double lined_up(const double *gap, const double *advance, size_t n, doubl
  * are tried a tenth of a pass at the longest gap apart; pairs whose gaps
  * span a range R tell apart frequencies about 1 / R apart, which makes
  * the number of independent candidates. */
-static void time_passes(const double *gap, const double *advance, size_t n, double *scratch,
-                        tf_walk_passes *out)
+/* The walk's samples folded onto m passes an iteration: the length of
+ * the mean of exp(2 pi i (position - m x)), position the sample's share of
+ * the footprint along the walk, x its place in the folded iteration.  A
+ * walk phase-locked to the iteration (a blocked product's 16 tile passes)
+ * lines up at its m whatever the sampler's period; one far faster than
+ * the fold resolves, at none. */
+static double folded_coherence(const struct visit *v, size_t n, double footprint, double m)
 {
+    double c = 0, s = 0;
+    for (size_t i = 0; i < n; i++) {
+        double pos = fmod(v[i].offset * v[i].direction, footprint) / footprint;
+        c += cos(2 * M_PI * (pos - m * v[i].x));
+        s += sin(2 * M_PI * (pos - m * v[i].x));
+    }
+    return n ? hypot(c, s) / (double)n : 0;
+}
+
+/* A sampler whose gaps are whole sampling intervals T cannot tell the
+ * pass's frequency f from its aliases f + k/T: the pairs line up at all
+ * of them alike, but for the sampler's jitter (matmul_vec's z, passes of
+ * 87 us sampled every 0.5 ms with a whole CPU, lined up at an alias of
+ * 0.67 ms, and got no advice).  When the aliases next to the best line up
+ * nearly as well (within the noise of the mean cosine, 1/sqrt(2n)), the
+ * fold decides: the alias whose passes an iteration line up the folded
+ * samples (Rayleigh test at 1 % over the aliases tried), else none (a
+ * walk faster than the fold resolves): 0. */
+static double settle_alias(const struct walk_input *in, double best_f, double coherence)
+{
+    double T = in->interval, margin = 1 / sqrt(2.0 * (double)in->npairs);
+    if (!(T > 0))
+        return best_f;
+    bool up = lined_up(in->gap, in->advance, in->npairs, best_f + 1 / T) >= coherence - margin,
+         down = best_f - 1 / T > 0 &&
+                lined_up(in->gap, in->advance, in->npairs, best_f - 1 / T) >= coherence - margin;
+    if (!up && !down)
+        return best_f;
+    double f = best_f, top = 0;
+    unsigned tried = 0;
+    for (int k = -TF_WALK_ALIASES; k <= TF_WALK_ALIASES; k++) {
+        double fk = best_f + k / T;
+        if (!(fk > 0))
+            continue;
+        tried++;
+        double r = folded_coherence(in->v, in->nv, in->footprint, fk * in->duration_ns);
+        if (r > top) {
+            top = r;
+            f = fk;
+        }
+    }
+    return (double)in->nv * top * top > log(tried / 0.01) ? f : 0;
+}
+
+static void time_passes(const struct walk_input *in, double *scratch, tf_walk_passes *out)
+{
+    const double *gap = in->gap, *advance = in->advance;
+    size_t n = in->npairs;
     double shortest = INFINITY, longest = 0;
     for (size_t i = 0; i < n; i++) {
         shortest = fmin(shortest, gap[i]);
@@ -85,12 +148,57 @@ static void time_passes(const double *gap, const double *advance, size_t n, doub
     /* Under no walk the misfits are uniform: their mean cosine has mean 0
      * and variance 1 / (2n), and exceeds c with probability at most
      * exp(-n c^2); at 1 % over all the candidates. */
-    if (out->coherence > sqrt(log(out->candidates / 0.01) / (double)n))
-        out->pass_ns = best_f > 0 ? 1 / best_f : INFINITY;
+    if (!(out->coherence > sqrt(log(out->candidates / 0.01) / (double)n)))
+        return;
+    if (best_f > 0 && !((best_f = settle_alias(in, best_f, out->coherence)) > 0))
+        return;   /* aliases the fold does not settle: faster than the sampling */
+    out->pass_ns = best_f > 0 ? 1 / best_f : INFINITY;
+}
+
+/* Successive samples of a thread in a phase (visits sorted by thread and
+ * order): their gaps, later in the iteration (the same instance, unless
+ * an instance's end lies between), into gap[]; returns how many. */
+static size_t successive_gaps(const struct visit *v, size_t n, double duration_ns, double *gap)
+{
+    size_t ngap = 0;
+    for (size_t i = 1; i < n; i++)
+        if (v[i].group == v[i - 1].group && v[i].x > v[i - 1].x)
+            gap[ngap++] = (v[i].x - v[i - 1].x) * duration_ns;
+    return ngap;
+}
+
+int tf_walk_sampling_interval(const tf_analysis *a, uint32_t phase, double *interval,
+                              tf_error *err)
+{
+    *interval = 0;
+    if (phase >= a->nphases || !(a->duration_ns > 0))
+        return 0;
+    const tf_analysis_phase *ph = &a->phases[phase];
+    size_t lo = tf_analysis_lower_index(a, ph->x0), hi = tf_analysis_end_index(a, ph->x1), n = 0;
+    size_t cap = hi > lo ? hi - lo : 1;
+    struct visit *v = malloc(cap * sizeof *v);
+    double *gap = malloc(cap * sizeof *gap);
+    if (!v || !gap) {
+        free(v);
+        free(gap);
+        return tf_fail(err, TF_ERR_NOMEM, "sampling interval of region %s: out of memory",
+                       a->region);
+    }
+    for (size_t i = lo; i < hi; i++)
+        if (a->samples[i].kind != TF_SAMPLE_TIMER)
+            v[n++] = (struct visit){ a->samples[i].group, a->samples[i].point, a->samples[i].x,
+                                     0, 1 };
+    qsort(v, n, sizeof *v, by_thread_order);
+    size_t ngap = successive_gaps(v, n, a->duration_ns, gap);
+    if (ngap)
+        *interval = tf_median_sorted(gap, ngap);
+    free(v);
+    free(gap);
+    return 0;
 }
 
 int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double footprint,
-                      tf_walk_passes *out, tf_error *err)
+                      double interval, tf_walk_passes *out, tf_error *err)
 {
     *out = (tf_walk_passes){ 0 };
     if (st->phase >= a->nphases || !(footprint > 0) || !(a->duration_ns > 0))
@@ -120,10 +228,7 @@ int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double
     qsort(v, n, sizeof *v, by_thread_order);
     /* successive samples of a thread, later in the iteration: the same
      * instance, unless the gap shows an instance's end between them */
-    size_t ngap = 0;
-    for (size_t i = 1; i < n; i++)
-        if (v[i].group == v[i - 1].group && v[i].x > v[i - 1].x)
-            scratch[ngap++] = (v[i].x - v[i - 1].x) * a->duration_ns;
+    size_t ngap = successive_gaps(v, n, a->duration_ns, scratch);
     double limit = ngap ? TF_WALK_MAX_GAP * tf_median_sorted(scratch, ngap) : 0;
     ngap = 0;
     for (size_t i = 1; i < n; i++) {
@@ -138,8 +243,9 @@ int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double
         gap[ngap++] = dt;
     }
     out->pairs = ngap;
+    struct walk_input in = { gap, advance, ngap, v, n, footprint, a->duration_ns, interval };
     if (ngap)
-        time_passes(gap, advance, ngap, scratch, out);
+        time_passes(&in, scratch, out);
     free(v);
     free(gap);
     free(advance);

@@ -20,6 +20,10 @@
  * the walk's speed would have to hold within a few % over a gap for its
  * passes to line up, which a walk sharing caches and a core does not. */
 #define TF_WALK_MAX_PASSES 8
+/* Aliases of the best pass's frequency tried on each side when the
+ * sampler's whole intervals leave them undecided (walk_passes.c,
+ * settle_alias). */
+#define TF_WALK_ALIASES 8
 /* Pairs further apart than this many times their median gap straddle
  * two instances (or a preemption) and are left out. */
 #define TF_WALK_MAX_GAP 4
@@ -35,10 +39,16 @@ typedef struct tf_walk_passes {
                             than the sampling, or too few pairs) */
 } tf_walk_passes;
 
+/* The phase's sampling interval: the median gap between successive
+ * memory samples of a thread (0 when it has none). */
+int tf_walk_sampling_interval(const tf_analysis *a, uint32_t phase, double *interval,
+                              tf_error *err);
+
 /* The passes of stream st (of analysis a, samples sorted by x) over a
- * footprint of `footprint` bytes (the range its offsets span); needs
+ * footprint of `footprint` bytes (the range its offsets span), sampled
+ * every `interval` ns (tf_walk_sampling_interval; 0: unknown); needs
  * a->duration_ns. */
 int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double footprint,
-                      tf_walk_passes *out, tf_error *err);
+                      double interval, tf_walk_passes *out, tf_error *err);
 
 #endif

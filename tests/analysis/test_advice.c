@@ -188,6 +188,9 @@ enum model {
     AGAIN,      /* walked again far faster than the sampling: anywhere at any time */
     PASSES,     /* `passes` sweeps up over the phase */
     STAIRS,     /* `passes` tiles one after the other, each walked again fast */
+    DRIFTING,   /* `passes` sweeps up, from where the instance starts it: a walk
+                   too fast for its passes to keep their place from one
+                   instance to the next */
 };
 
 typedef struct sim_object {
@@ -203,6 +206,11 @@ typedef struct sim_object {
 /* `instances` instances of `duration_ns` (one phase, the whole iteration),
  * each with `per_instance` memory samples of one thread, evenly spaced with
  * a jitter, in the order the thread took them. */
+/* How much of its slot (an instance's duration over its samples) a
+ * sample's time may move: 1, anywhere in it; near 0, a timer that ticks
+ * on time, its gaps whole periods (a sampler with a whole CPU). */
+static double sim_jitter = 1;
+
 static void simulate(tf_analysis *a, const sim_object *obj, size_t nobj, size_t instances,
                      size_t per_instance, double duration_ns)
 {
@@ -213,9 +221,11 @@ static void simulate(tf_analysis *a, const sim_object *obj, size_t nobj, size_t 
         add_object(a, obj[o].name, TF_OBJECT_HEAP, obj[o].size, 1);
     uint64_t rng = 42;
     uint32_t point = 0;
-    for (size_t in = 0; in < instances; in++)
+    for (size_t in = 0; in < instances; in++) {
+        double start = uniform(&rng);   /* where a DRIFTING walk starts the instance */
         for (size_t j = 0; j < per_instance; j++) {
-            double x = ((double)j + uniform(&rng)) / (double)per_instance, pick = uniform(&rng);
+            double x = ((double)j + 0.5 + sim_jitter * (uniform(&rng) - 0.5)) / (double)per_instance,
+                   pick = uniform(&rng);
             size_t o = 0;
             while (o + 1 < nobj && pick >= obj[o].weight) {
                 pick -= obj[o].weight;
@@ -226,6 +236,7 @@ static void simulate(tf_analysis *a, const sim_object *obj, size_t nobj, size_t 
             case SWEEP:  at = x * size; break;
             case AGAIN:  at = uniform(&rng) * size; break;
             case PASSES: at = fmod(x * obj[o].passes, 1) * size; break;
+            case DRIFTING: at = fmod(start + x * obj[o].passes, 1) * size; break;
             case STAIRS: at = (floor(x * obj[o].passes) + uniform(&rng)) / obj[o].passes * size;
                          break;
             }
@@ -237,6 +248,7 @@ static void simulate(tf_analysis *a, const sim_object *obj, size_t nobj, size_t 
             a->objects[o].refs++;
             a->objects[o].loads++;
         }
+    }
 }
 
 /* A stream of object o in phase 0 with its samples, as the analysis
@@ -318,6 +330,23 @@ static void small_vector(tf_analysis *a)
     sim_stream(a, 1, TF_ANALYSIS_PATTERN_LINEAR, 0.99);
 }
 
+/* matmul_vec's mm_ikj as a steady walk (z: 512 passes of 87 us in an
+ * instance of 44.6 ms), sampled every 0.5 ms by a timer that ticks on
+ * time: z's 10 % of the samples are whole periods apart, and its pairs
+ * line up at every alias of 87 us modulo the period. */
+static void ikj_on_time(tf_analysis *a)
+{
+    const sim_object obj[] = {
+        { "matmul.c:174:17", 512 * 512 * 8, SWEEP, 1, 0.9, 96, 16 },
+        { "matmul.c:175:17", 512 * 512 * 8, DRIFTING, 512, 0.1, 96, 16 },
+    };
+    sim_jitter = 0.02;
+    simulate(a, obj, 2, 30, 89, 44.6e6);
+    sim_jitter = 1;
+    sim_stream(a, 0, TF_ANALYSIS_PATTERN_LINEAR, 0.99);
+    sim_stream(a, 1, TF_ANALYSIS_PATTERN_RANDOM, 0.02);
+}
+
 /* A Fortran loop nest whose inner index is the second (a(i,j), j inner)
  * over 1024 x 1024 doubles: each pass over j spans the 8 MiB array but
  * touches a line of each column, 1024 lines (64 KiB), which the next
@@ -395,6 +424,23 @@ static void reuse_distance(void **state)
      * would fetch x's 32768 lines in 0.5 % of a pass (1 ns a line beyond
      * L2): not bound by fetching x */
     blocked(&a);
+    list = advise(&a, &zen, &n, &untried);
+    assert_null(find(list, n, "reuse distance past a cache"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* sampled on time, z's pairs line up at an alias of its passes too,
+     * which the fold does not: faster than the sampling, advised (CI,
+     * 2026-12-07: timed at an alias, no advice) */
+    ikj_on_time(&a);
+    list = advise(&a, &zen, &n, &untried);
+    assert_non_null((ad = find(list, n, "reuse distance past a cache")));
+    assert_non_null(strstr(ad->evidence, "faster than the sampling"));
+    free(list);
+    tf_analysis_clear(&a);
+    /* the blocked product sampled on time: its 16 passes settled by the fold */
+    sim_jitter = 0.02;
+    blocked_sampled_coarsely(&a, 0.1);
+    sim_jitter = 1;
     list = advise(&a, &zen, &n, &untried);
     assert_null(find(list, n, "reuse distance past a cache"));
     free(list);

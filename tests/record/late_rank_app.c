@@ -16,7 +16,7 @@ int main(int argc, char **argv)
     /* long enough for the writer to find the process and create its trace */
     struct timespec nap = { 0, 100000000 };
     nanosleep(&nap, NULL);
-    tracefold_mpi_rank(atoi(argv[1]), atoi(argv[2]));
+    tracefold_mpi_rank((int)strtol(argv[1], NULL, 10), (int)strtol(argv[2], NULL, 10));
     tracefold_region_begin("iteration");
     tracefold_region_end("iteration");
     return 0;
