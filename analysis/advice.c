@@ -289,11 +289,11 @@ static bool reuse_of(struct rules *r, uint32_t k, const struct walk *w, size_t n
     const tf_analysis_phase *ph = &a->phases[k];
     double phase_ns = span_of(ph) * a->duration_ns;
     bool resolved = w[i].passes.pass_ns > 0;
-    /* too few pairs to time its passes, and a trend the fold sees (a
-     * blocked product's tiles one after the other: R2 of 0.85 from 10
-     * samples): its passes may be local, over far less than the span */
-    if (!resolved && w[i].passes.pairs < TF_WALK_MIN_PAIRS &&
-        w[i].st->ordered_r2 >= r->p->trend_r2)
+    /* passes not timed, and a trend the fold sees (a blocked product's
+     * tiles one after the other: R2 of 0.85 from 10 samples, 0.86 from
+     * 17): its passes may be local, over far less than the span, which
+     * is then no evidence of their footprint */
+    if (!resolved && w[i].st->ordered_r2 >= r->p->trend_r2)
         return false;
     *out = (struct reuse){ .w = &w[i], .pass_ns = w[i].passes.pass_ns };
     for (size_t j = 0; resolved && j < nw; j++)
