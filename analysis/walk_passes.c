@@ -167,6 +167,24 @@ static size_t successive_gaps(const struct visit *v, size_t n, double duration_n
     return ngap;
 }
 
+/* The memory samples of a[lo, hi) into v, in each thread's order: all of
+ * them, or object o's (with their instruction's loop direction, else the
+ * stream's, `direction`); returns how many. */
+static size_t thread_visits(const tf_analysis *a, size_t lo, size_t hi, uint32_t o,
+                            int direction, struct visit *v)
+{
+    size_t n = 0;
+    for (size_t i = lo; i < hi; i++) {
+        const tf_analysis_sample *s = &a->samples[i];
+        if (s->kind == TF_SAMPLE_TIMER || (o != TF_ANALYSIS_NONE && s->object != o))
+            continue;
+        int dir = s->code_stride > 0 ? 1 : s->code_stride < 0 ? -1 : direction < 0 ? -1 : 1;
+        v[n++] = (struct visit){ s->group, s->point, s->x, (double)s->offset, dir };
+    }
+    qsort(v, n, sizeof *v, by_thread_order);
+    return n;
+}
+
 int tf_walk_sampling_interval(const tf_analysis *a, uint32_t phase, double *interval,
                               tf_error *err)
 {
@@ -174,7 +192,7 @@ int tf_walk_sampling_interval(const tf_analysis *a, uint32_t phase, double *inte
     if (phase >= a->nphases || !(a->duration_ns > 0))
         return 0;
     const tf_analysis_phase *ph = &a->phases[phase];
-    size_t lo = tf_analysis_lower_index(a, ph->x0), hi = tf_analysis_end_index(a, ph->x1), n = 0;
+    size_t lo = tf_analysis_lower_index(a, ph->x0), hi = tf_analysis_end_index(a, ph->x1);
     size_t cap = hi > lo ? hi - lo : 1;
     struct visit *v = malloc(cap * sizeof *v);
     double *gap = malloc(cap * sizeof *gap);
@@ -184,11 +202,7 @@ int tf_walk_sampling_interval(const tf_analysis *a, uint32_t phase, double *inte
         return tf_fail(err, TF_ERR_NOMEM, "sampling interval of region %s: out of memory",
                        a->region);
     }
-    for (size_t i = lo; i < hi; i++)
-        if (a->samples[i].kind != TF_SAMPLE_TIMER)
-            v[n++] = (struct visit){ a->samples[i].group, a->samples[i].point, a->samples[i].x,
-                                     0, 1 };
-    qsort(v, n, sizeof *v, by_thread_order);
+    size_t n = thread_visits(a, lo, hi, TF_ANALYSIS_NONE, 1, v);
     size_t ngap = successive_gaps(v, n, a->duration_ns, gap);
     if (ngap)
         *interval = tf_median_sorted(gap, ngap);
@@ -204,7 +218,7 @@ int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double
     if (st->phase >= a->nphases || !(footprint > 0) || !(a->duration_ns > 0))
         return 0;
     const tf_analysis_phase *ph = &a->phases[st->phase];
-    size_t lo = tf_analysis_lower_index(a, ph->x0), hi = tf_analysis_end_index(a, ph->x1), n = 0;
+    size_t lo = tf_analysis_lower_index(a, ph->x0), hi = tf_analysis_end_index(a, ph->x1);
     size_t cap = hi > lo ? hi - lo : 1;
     struct visit *v = malloc(cap * sizeof *v);
     /* per candidate pair: its gap (ns) and its advance (share of the
@@ -218,14 +232,7 @@ int tf_walk_passes_of(const tf_analysis *a, const tf_analysis_stream *st, double
         free(scratch);
         return tf_fail(err, TF_ERR_NOMEM, "walk passes of region %s: out of memory", a->region);
     }
-    for (size_t i = lo; i < hi; i++) {
-        const tf_analysis_sample *s = &a->samples[i];
-        if (s->kind == TF_SAMPLE_TIMER || s->object != st->object)
-            continue;
-        int dir = s->code_stride > 0 ? 1 : s->code_stride < 0 ? -1 : st->direction < 0 ? -1 : 1;
-        v[n++] = (struct visit){ s->group, s->point, s->x, (double)s->offset, dir };
-    }
-    qsort(v, n, sizeof *v, by_thread_order);
+    size_t n = thread_visits(a, lo, hi, st->object, st->direction, v);
     /* successive samples of a thread, later in the iteration: the same
      * instance, unless the gap shows an instance's end between them */
     size_t ngap = successive_gaps(v, n, a->duration_ns, scratch);
