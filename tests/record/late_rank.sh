@@ -18,4 +18,18 @@ unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE PMIX_RANK SLUR
 "$tf" record -q -o "$tmp/out-r%r.h5" -- "$app" 3 4 2>"$tmp/err" || fail "record %r exited $?: $(cat "$tmp/err")"
 [ -f "$tmp/out-r3.h5" ] || fail "no out-r3.h5: $(ls "$tmp")"
 [ -e "$tmp/out-r0.h5" ] && fail "out-r0.h5 left beside out-r3.h5"
+# The name the rank gives taken by a file of the user's: refused with
+# its name, record exits 1, the file untouched; the trace created under
+# the first name is kept, empty and marked incomplete, as a trace that
+# could not be written is (full_disk.sh).
+rm -f "$tmp"/out*.h5
+echo "user data" >"$tmp/out.0003.h5"
+"$tf" record -q -o "$tmp/out.h5" -- "$app" 3 4 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || fail "taken name: exit status $rc, expected 1: $(cat "$tmp/err")"
+grep -q "out.0003.h5: exists (use --force" "$tmp/err" || fail "taken name: message: $(cat "$tmp/err")"
+[ "$(cat "$tmp/out.0003.h5")" = "user data" ] || fail "taken name: the user's file changed"
+grep -q "the trace written so far is kept, marked incomplete" "$tmp/err" ||
+    fail "taken name: does not say what became of the trace: $(cat "$tmp/err")"
+"$tf" info "$tmp/out.h5" | grep -q "complete: *no" || fail "taken name: out.h5 not marked incomplete"
 exit 0
