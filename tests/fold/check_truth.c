@@ -19,9 +19,18 @@
  *   band_coverage      share of the truth's grid points where the true
  *                      curve lies within the fitted curve's band, worst
  *                      counter (0 when the fold has no bands)
+ *   change_rate_err    mean |fitted − true| rate within the ±2 % windows
+ *                      around the true boundaries where the counter's rate
+ *                      changes by half or more, relative to the size of
+ *                      the change, worst counter
+ *   rate_band_coverage_near, rate_band_coverage_far
+ *                      share of the grid where the rate band holds the
+ *                      true rate, within the ±2 % windows and outside
+ *                      them, worst counter
  *
- * plus per-counter lines "curve_max_err.NAME", "rate_mean_rel_err.NAME" and
- * "band_coverage.NAME". */
+ * plus per-counter lines "curve_max_err.NAME", "rate_mean_rel_err.NAME",
+ * "band_coverage.NAME", "change_rate_err.NAME", "rate_band_coverage_near.NAME"
+ * and "rate_band_coverage_far.NAME". */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +103,24 @@ static bool near_boundary(const struct truth *t, double x)
     return false;
 }
 
+/* The size of the change of a true rate row (on the truth's grid) at the
+ * true boundary within WINDOW of x: |rate after − rate before|, read just
+ * outside the window; 0 when x is near none or the counter's change there
+ * is less than half its larger rate (a change of another counter). */
+static double change_size(const struct truth *t, const double *row, double x)
+{
+    for (size_t k = 1; k + 1 < t->nb; k++) {
+        if (fabs(x - t->boundaries[k]) > WINDOW)
+            continue;
+        double a = t->boundaries[k] - 1.5 * WINDOW, b = t->boundaries[k] + 1.5 * WINDOW;
+        size_t ja = (size_t)fmax(0, a * (double)(t->grid - 1));
+        size_t jb = (size_t)fmin((double)(t->grid - 1), b * (double)(t->grid - 1));
+        double step = fabs(row[jb] - row[ja]);
+        return step >= 0.5 * fmax(row[ja], row[jb]) ? step : 0;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -110,7 +137,8 @@ int main(int argc, char **argv)
     }
     const tf_fold_region *r = &res->regions[0];
     const tf_fold_group *g = &r->groups[0];
-    double curve_worst = 0, rate_worst = 0, mean_worst = 0, cover_worst = 1;
+    double curve_worst = 0, rate_worst = 0, mean_worst = 0, cover_worst = 1, change_worst = 0;
+    double rate_far_worst = 1, rate_near_worst = 1;
     for (size_t tc = 0; tc < t.nc; tc++) {
         uint32_t c = 0;
         while (c < r->ncounters && strcmp(r->counter_names[c], t.names[tc]))
@@ -124,14 +152,31 @@ int main(int argc, char **argv)
         const double *curve = g->curve + (size_t)c * g->grid, *rate = g->rate + (size_t)c * g->grid;
         const double *lo = g->curve_lo + (size_t)c * g->grid;
         const double *hi = g->curve_hi + (size_t)c * g->grid;
+        const double *rlo = g->rate_lo + (size_t)c * g->grid;
+        const double *rhi = g->rate_hi + (size_t)c * g->grid;
         double cmax = 0, rsum = 0;
-        size_t rn = 0, covered = 0;
+        size_t rn = 0, covered = 0, rcov_far = 0, rn_far = 0, rcov_near = 0, rn_near = 0;
+        double tsum = 0;
+        size_t tn = 0;
         for (size_t j = 0; j < t.grid; j++) {
             double x = t.x[j], truth = t.curve[tc * t.grid + j];
             cmax = fmax(cmax, fabs(at(curve, g->grid, x) - truth));
             /* a band of NaN covers nothing: the comparison is false */
             covered += at(lo, g->grid, x) <= truth && truth <= at(hi, g->grid, x);
             double tr = t.rate[tc * t.grid + j];
+            bool rin = at(rlo, g->grid, x) <= tr && tr <= at(rhi, g->grid, x);
+            if (near_boundary(&t, x)) {
+                rcov_near += rin;
+                rn_near++;
+                double step = change_size(&t, t.rate + tc * t.grid, x);
+                if (step > 0) {
+                    tsum += fabs(at(rate, g->grid, x) - tr) / step;
+                    tn++;
+                }
+            } else {
+                rcov_far += rin;
+                rn_far++;
+            }
             if (!near_boundary(&t, x) && tr > 0) {
                 rsum += fabs(at(rate, g->grid, x) - tr) / tr;
                 rn++;
@@ -142,6 +187,15 @@ int main(int argc, char **argv)
                t.names[tc], rerr);
         double cover = (double)covered / (double)t.grid;
         printf("band_coverage.%s %.6g\n", t.names[tc], cover);
+        double terr = tn ? tsum / (double)tn : 0;
+        printf("change_rate_err.%s %.6g\n", t.names[tc], terr);
+        change_worst = fmax(change_worst, terr);
+        double rfar = rn_far ? (double)rcov_far / (double)rn_far : 1.0;
+        double rnear = rn_near ? (double)rcov_near / (double)rn_near : 1.0;
+        printf("rate_band_coverage_far.%s %.6g\nrate_band_coverage_near.%s %.6g\n", t.names[tc],
+               rfar, t.names[tc], rnear);
+        rate_far_worst = fmin(rate_far_worst, rfar);
+        rate_near_worst = fmin(rate_near_worst, rnear);
         cover_worst = fmin(cover_worst, cover);
         curve_worst = fmax(curve_worst, cmax);
         rate_worst = fmax(rate_worst, rerr);
@@ -226,6 +280,9 @@ int main(int argc, char **argv)
     printf("mean_rate_rel_err %.6g\n", mean_worst);
     printf("ratio_mean_rel_err %.6g\n", ratio_worst);
     printf("band_coverage %.6g\n", cover_worst);
+    printf("change_rate_err %.6g\n", change_worst);
+    printf("rate_band_coverage_near %.6g\nrate_band_coverage_far %.6g\n", rate_near_worst,
+           rate_far_worst);
     tf_fold_result_free(res);
     free_truth(&t);
     return 0;
