@@ -129,16 +129,40 @@ static double crossing(const tf_polyline *r, size_t k, double sl, double sr)
     return (r->y[k + 1] - r->y[k] - sr * r->x[k + 1] + sl * r->x[k]) / (sl - sr);
 }
 
-/* Intervals [j, end) of r bent at the crossing of the lines of slopes sl
- * (before) and sr (after), where it falls inside one of them; straight
- * otherwise or when the slopes are nearly equal. */
+/* Intervals [j, end) of r, near one boundary, bent at the crossing of the
+ * lines of slopes sl (before) and sr (after) in the interval that holds
+ * the change; straight otherwise or when the slopes are nearly equal.
+ * An interval without the change has the slope of its side, and the lines
+ * cross at its end, or just inside it when the other side's line is not
+ * the instance's own (a segment's mean slope, 3 % off the instance's
+ * rate): bent there too, an interval of the fast side just past the change
+ * took the slow slope over a quarter of a % of the iteration, and the mean
+ * rate dipped by 1.5 % at the window's edge (periodic sampling, sharp
+ * scenario).  The change's interval is the one whose chord slope lies
+ * deepest between sl and sr (its share t of the way, away from 0 and 1);
+ * the others' shares are the instance's rate's distance from the mean
+ * slope over the change's size.  When even the deepest is shallow (below
+ * SHALLOW_SHARE), which interval holds the change is not clear, and every
+ * interval the lines cross inside is bent. */
+#define SHALLOW_SHARE 0.1
 static void bend(const tf_polyline *r, size_t j, size_t end, double sl, double sr, bool trusted,
                  tf_polyline *pl)
 {
     bool lines = fabs(sl - sr) > PARALLEL * fmax(sl, sr);
+    size_t at = end;
+    double deepest = 0;
+    for (size_t k = j; lines && k < end; k++) {
+        double xc = crossing(r, k, sl, sr);
+        double t = (slope(r, k) - sl) / (sr - sl), depth = fmin(t, 1 - t);
+        if (xc > r->x[k] && xc < r->x[k + 1] && depth > deepest) {
+            deepest = depth;
+            at = k;
+        }
+    }
+    bool all = deepest < SHALLOW_SHARE;
     for (size_t k = j; k < end; k++) {
         double ax = r->x[k], ay = r->y[k], bx = r->x[k + 1], by = r->y[k + 1];
-        if (lines) {
+        if (lines && (k == at || all)) {
             double xc = crossing(r, k, sl, sr);
             if (xc > ax && xc < bx) {
                 double yc = ay + sl * (xc - ax);

@@ -207,6 +207,46 @@ static void test_reconstruct_by_segments(void **state)
     tf_polyline_free(&pl);
 }
 
+/* Slow (0.2), fast (3) from 0.503, then 1 from 0.68, not normalised. */
+static double slow_fast_slow(double x)
+{
+    return x <= 0.503 ? 0.2 * x
+           : x <= 0.68 ? 0.2 * 0.503 + 3 * (x - 0.503)
+                       : 0.2 * 0.503 + 3 * (0.68 - 0.503) + (x - 0.68);
+}
+
+/* A mean slope 3 % above the instance's fast rate stands in for the
+ * clean interval the instance lacks after the change at 0.5 and before the
+ * one at 0.68 (the interval between is near both): the lines then cross
+ * inside the fast intervals next to each change too, and only the
+ * interval that holds the change is bent; the fast intervals keep their
+ * own chord (bent as well, they took the slow slope over their first or
+ * last 0.3 % and the mean rate dipped at the window's edge). */
+static void test_reconstruct_one_bend(void **state)
+{
+    (void)state;
+    const float x[] = { 0.3f, 0.45f, 0.514f, 0.59f, 0.67f, 0.75f, 0.9f };
+    double f1 = slow_fast_slow(1);
+    float y[7];
+    for (int k = 0; k < 7; k++)
+        y[k] = (float)(slow_fast_slow(x[k]) / f1);
+    double bd[] = { 0.5, 0.68 }, mean[] = { 0.2 / f1, 3.1 / f1, 1 / f1 };
+    tf_polyline scratch = { 0 }, pl = { 0 };
+    double v[1001], s[1001], gx[1001];
+    unsigned char t[1001];
+    tf_grid_points(1001, gx);
+    assert_int_equal(tf_reconstruct_instance(x, y, 7, bd, 2, 0.015, mean, &scratch, &pl), 0);
+    tf_polyline_on_grid(&pl, 1001, gx, v, s, t);
+    for (int j = 514; j <= 670; j++)   /* the fast intervals: their own chords */
+        assert_near(s[j], 3 / f1, 1e-4);
+    for (int j = 514; j <= 670; j += 4)
+        assert_near(v[j], slow_fast_slow(j / 1000.0) / f1, 1e-5);
+    assert_near(s[490], 0.2 / f1, 1e-4);   /* before the first change */
+    assert_near(s[760], 1 / f1, 1e-4);     /* after the second */
+    tf_polyline_free(&scratch);
+    tf_polyline_free(&pl);
+}
+
 /* A cloud of ni instances, kink at c + shift (shifts spread over ±1 %),
  * m samples each at staggered positions. */
 struct cloud_data {
@@ -344,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_reconstruct_kink),
         cmocka_unit_test(test_reconstruct_by_segments),
+        cmocka_unit_test(test_reconstruct_one_bend),
         cmocka_unit_test(test_changepoints),
         cmocka_unit_test(test_changepoint_settle),
         cmocka_unit_test(test_fit_counter),
