@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/mem/elf_objects.h"
+#include "record/writer/elf_objects.h"
 #include "record/tf_session.h"
 #include "tf_writer.h"
 

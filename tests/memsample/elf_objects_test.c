@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "record/mem/elf_objects.h"
+#include "record/writer/elf_objects.h"
 
 /* Arrays of known sizes: .bss global, .bss file-local, .data, .rodata.
  * Referenced from main so that the linker keeps them. */

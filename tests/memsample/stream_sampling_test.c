@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "record/mem/ea_decode.h"
-#include "record/mem/elf_objects.h"
+#include "record/writer/elf_objects.h"
 
 #define NELEM         (2u << 20)      /* 16 MiB arrays of 8-byte elements */
 #define PERIOD_NS     250000

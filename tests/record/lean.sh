@@ -9,7 +9,9 @@
 # only when it needs them (docs/recorder.md, "Start and stop"): never when
 # it does not record, capstone not with kernel capture, where the writer
 # decodes, and libpfm4 not for the kernel's generic events (the default
-# counters).
+# counters); libelf (and the zlib it brings) never: the library reads ELF
+# symbol tables with <elf.h> alone, the static objects' reader is the
+# writer's.
 . "$top_srcdir/tests/record/lib.sh"
 heavy='libmpi|libopen-pal|libopen-rte|libcairo|libpango|libglib|libgobject|libfontconfig|libharfbuzz|libxml2|libicu'
 # The sanitizer build links its runtimes (with libstdc++, libm, libgcc_s)
@@ -51,7 +53,7 @@ writer_maps() {   # OUT RECORD-ARGS...
 writer_maps "$tmp/plain.maps" -o "$tmp/a.h5"
 printf '<tracefold>\n  <period>2ms</period>\n</tracefold>\n' > "$tmp/c.xml"
 writer_maps "$tmp/config.maps" -c "$tmp/c.xml" -o "$tmp/b.h5"
-lazy='libcapstone|libpfm'
+lazy='libcapstone|libpfm|libelf|libz\.'
 env LD_PRELOAD="$bd/record/.libs/libtracefold.so" TRACEFOLD_AUTOSTART=no \
     cat /proc/self/maps > "$tmp/off.maps" || fail "library preloaded, off: exit status $?"
 grep -q libtracefold "$tmp/off.maps" || fail "library preloaded, off: not loaded"
@@ -61,6 +63,7 @@ loaded=$(grep -Eo "[^/ ]*($lazy)[^/ ]*" "$tmp/off.maps" | sort -u | tr '\n' ' ')
     fail "record --capture kernel: exit status $?"
 grep -q libtracefold "$tmp/rec.maps" || fail "record --capture kernel: library not loaded"
 ! grep -q libcapstone "$tmp/rec.maps" || fail "record --capture kernel: the program loaded capstone"
+! grep -Eq 'libelf|libz\.' "$tmp/rec.maps" || fail "record: the program loaded libelf or zlib"
 # The default counters (and their software fallback) are the kernel's
 # generic events, encoded without libpfm4; a name only libpfm4 knows still
 # goes through it and is recorded under the name given.
