@@ -44,4 +44,22 @@ for seed in 1 2 3 4 5 6 7 8 9 10 18 20 25; do
     expect "poisson$seed" outlier_recall ge 0.95
     expect "poisson$seed" ordinary_kept ge 0.95
 done
+# The truth traces are Extrae's format: the same targets through a
+# Paraver trace of the same synth traces (tracefold paraver, then fold of
+# the .prv), both samplings.
+for run in "sharp 1" "sharp 2" "poisson 1 --poisson" "poisson 3 --poisson"; do
+    set -- $run
+    name=prv_$1$2
+    seed=$2
+    shift 2
+    fold_case_paraver "$name" --scenario sharp --outliers 0.06 --seed "$seed" --no-memory "$@" ||
+        continue
+    expect "$name" curve_max_err le 0.0025
+    expect "$name" rate_mean_rel_err le 0.02
+    expect "$name" band_coverage ge 0.93
+    expect "$name" change_max_dist le 0.01
+    expect "$name" change_spurious le 0
+    expect "$name" outlier_recall ge 0.95
+    expect "$name" ordinary_kept ge 0.95
+done
 exit $fail

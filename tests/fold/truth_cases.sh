@@ -27,6 +27,20 @@ fold_case() {
         { echo "FAIL: $name: check"; fail=1; return 1; }
 }
 
+# fold_case_paraver NAME SYNTH-OPTIONS: the same through the Paraver
+# format: the synth trace written as a Paraver trace (tracefold paraver),
+# the .prv folded, compared with the truth of the synth trace.
+fold_case_paraver() {
+    name=$1
+    shift
+    "$tf" synth -q -o "$tmp/$name.h5" "$@" || { echo "FAIL: $name: synth"; fail=1; return 1; }
+    "$tf" paraver -q -o "$tmp/$name.prv" "$tmp/$name.h5" ||
+        { echo "FAIL: $name: paraver"; fail=1; return 1; }
+    "$tf" fold -q -o "$tmp/$name.fold" "$tmp/$name.prv" || { echo "FAIL: $name: fold"; fail=1; return 1; }
+    "$check" "$tmp/$name.h5" "$tmp/$name.fold/fold.h5" > "$tmp/$name.metrics" ||
+        { echo "FAIL: $name: check"; fail=1; return 1; }
+}
+
 metric() {
     awk -v m="$2" '$1 == m { print $2 }' "$tmp/$1.metrics"
 }
