@@ -5,32 +5,24 @@
  * file is complete, so a failed run leaves nothing that looks finished. */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/analysis.h"
-#include "analysis/phase_level.h"
 #include "args.h"
 #include "commands.h"
 #include "fold/fold_csv.h"
 #include "fold/fold_engine.h"
-#include "calibrate/hierarchy.h"
 #include "fold/fold_group_by.h"
-#include "extract/fold_input.h"
 #include "fold/fold_team_start.h"
-#include "extract/instances.h"
-#include "extract/iteration_find.h"
 #include "msg.h"
 #include "formats/trace_input.h"
+#include "outputs/fold_job.h"
 #include "outputs/fold_outputs.h"
-#include "paraver/synthetic.h"
 #include "common/tf_launcher.h"
 #include "common/tf_output.h"
 #include "common/tf_parallel.h"
@@ -284,64 +276,6 @@ static char *default_outdir(const char *trace)
     return out;
 }
 
-/* The region to fold: the one asked for, or the repeated region covering
- * the most time, its instances in *chosen (0 for one asked for).  Lists
- * the regions when the name is unknown. */
-static int choose_region(tf_trace *tr, const char *spec, uint32_t *region, size_t *chosen,
-                         tf_error *err)
-{
-    *chosen = 0;
-    tf_region_stats *st;
-    size_t n;
-    int rc = tf_region_stats_compute(tr, &st, &n, err);
-    if (rc < 0)
-        return rc;
-    if (!spec) {
-        const tf_region_stats *main_region = tf_region_stats_main(st, n);
-        if (main_region) {
-            *region = main_region->region;
-            *chosen = main_region->count;
-            free(st);
-            return 0;
-        }
-        free(st);
-        return tf_fail(err, TF_ERR_DATA, "%s: no region repeats (at least 2 complete "
-                       "instances are needed to fold)", tf_input_source(tr));
-    }
-    char *name;
-    if ((rc = tf_input_region_name(tr, spec, &name, err)) < 0) {
-        free(st);
-        return rc;
-    }
-    uint32_t id;
-    bool found = tf_trace_find_string(tr, name, &id);
-    size_t k = 0;
-    while (found && k < n && st[k].region != id)
-        k++;
-    if (found && k < n) {
-        *region = id;
-        free(name);
-        free(st);
-        return 0;
-    }
-    char list[768] = "";
-    size_t at = 0;
-    for (k = 0; k < n && at < sizeof list - 64; k++)
-        at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%zu)", k ? ", " : "",
-                               tf_trace_string(tr, st[k].region), st[k].count);
-    if (k < n)
-        snprintf(list + at, sizeof list - at, ", ...");
-    /* Most often the run was recorded without marking it: say how to. */
-    rc = tf_fail(err, TF_ERR_NOTFOUND, "%s: no region '%s'; regions (instances): %s; to get "
-                 "one, record again with `tracefold record --region FUNCTION -- PROGRAM` (each "
-                 "call of FUNCTION is an instance, no source change) or mark the iteration "
-                 "with tracefold_region_begin/end (docs/recorder.md)",
-                 tf_input_source(tr), name, n ? list : "none");
-    free(name);
-    free(st);
-    return rc;
-}
-
 /* OUTDIR against the rule for existing outputs, before the work: the
  * traces, the machine profile and the debug folder are the inputs. */
 static int check_outdir(const char *outdir, char *const *traces, size_t ntraces,
@@ -499,71 +433,6 @@ struct fold_command {
     size_t ntraces;
 };
 
-/* The traces opened and the region chosen.  Started as several ranks, a
- * process opens them on a thread of its own while MPI starts: MPI_Init
- * waits for the launcher and the other ranks most of its time (0.3 s of
- * wall-clock, 0.08 s of CPU, under mpirun -np 2 on two CPUs), which the
- * opening (0.25 s of a 64-process trace) fills (bench/RESULTS.md,
- * "Waits that sleep; MPI started while the traces open").  Alone, a
- * process opens them when the fold asks, once the output directory is
- * known to be usable. */
-struct opening {
-    const struct fold_command *c;
-    bool wanted, threaded, done;
-    pthread_t thread;
-    tf_trace *tr;
-    uint32_t region;
-    size_t chosen;              /* choose_region's */
-    tf_iteration_found found;   /* without a region: the iteration found */
-    tf_region_given given;      /* its instances, when found.instances */
-    int rc;
-    tf_error err;
-};
-
-/* The iteration from the samples, when no region is marked (or the one
- * beginning in routine `function`, asked for with --region). */
-static int find_iteration(struct opening *op, const char *function)
-{
-    int rc = tf_iteration_find(op->tr, function, op->c->o.debug_dir, &op->found, &op->err);
-    if (rc < 0)
-        return rc;
-    const tf_iteration_candidate *c = &op->found.candidates[op->found.chosen];
-    op->given = (tf_region_given){ c->function, op->found.instances, op->found.ninstances };
-    return 0;
-}
-
-static void *open_traces(void *arg)
-{
-    struct opening *op = arg;
-    const char *spec = op->c->o.region;
-    tf_error_clear(&op->err);
-    op->rc = tf_input_open_set(op->c->traces, op->c->ntraces, &op->tr, &op->err);
-    /* a trace that cannot be opened (missing: TF_ERR_NOTFOUND) is no
-     * routine to look for */
-    if (op->rc < 0)
-        return NULL;
-    op->rc = choose_region(op->tr, spec, &op->region, &op->chosen, &op->err);
-    if (op->rc == -TF_ERR_DATA && !spec) {
-        /* no region repeats: the iteration from the samples */
-        op->rc = find_iteration(op, NULL);
-        if (op->rc == -TF_ERR_NOTFOUND) {
-            char why[sizeof op->err.msg];
-            snprintf(why, sizeof why, "%s", op->err.msg);
-            op->rc = tf_fail(&op->err, TF_ERR_NOTFOUND, "%s, and no region repeats: mark the "
-                             "iteration, without changing the program, with 'tracefold record "
-                             "--region FUNC', or with tracefold_region_begin/end around the "
-                             "loop's body (docs/recorder.md)", why);
-        }
-    } else if (op->rc == -TF_ERR_NOTFOUND && spec) {
-        /* not a region: perhaps the routine an iteration found begins in */
-        tf_error region_err = op->err;
-        op->rc = find_iteration(op, spec);
-        if (op->rc < 0)
-            op->err = region_err;
-    }
-    return NULL;
-}
-
 /* The candidates of an iteration looked for; `folded` marks the chosen. */
 static void candidate_notes(const tf_iteration_found *f, bool folded)
 {
@@ -590,44 +459,22 @@ static void found_notes(const tf_iteration_found *f)
 
 /* The opening's result (opened now when no thread did it), and the note
  * of a region chosen for the user, said only now that the fold goes on. */
-static int opening_wait(struct opening *op, tf_error *err)
+static int opening_wait(tf_fold_opening *op, tf_error *err)
 {
-    if (op->threaded) {
-        pthread_join(op->thread, NULL);
-        op->threaded = false;
-    } else if (!op->done) {
-        open_traces(op);
-    }
-    op->done = true;
-    if (op->rc < 0 && op->found.ncandidates)
+    int rc = tf_fold_opening_wait(op, err);
+    if (rc < 0 && op->found.ncandidates)
         candidate_notes(&op->found, false);
-    if (op->rc < 0)
-        *err = op->err;
-    else if (op->found.instances)
+    else if (rc == 0 && op->found.instances)
         found_notes(&op->found);
-    else if (op->chosen)
+    else if (rc == 0 && op->chosen)
         tf_msg_note("folding region '%s' (%zu instances): the repeated region that covers "
                     "the most time; choose another with --region",
                     tf_trace_string(op->tr, op->region), op->chosen);
-    return op->rc;
-}
-
-/* The namer of --phase-level for the opened traces, as *naming (*n NULL,
- * and *naming untouched, at the innermost level, the default). */
-static int phase_namer_open(const struct fold_options *o, const tf_trace *tr, tf_phase_namer **n,
-                            tf_extract_namer *naming, tf_error *err)
-{
-    *n = NULL;
-    if (o->phase_level.kind == TF_PHASE_LEVEL_INNERMOST)
-        return 0;
-    int rc = tf_phase_namer_create(n, tr, &o->phase_level, o->debug_dir, err);
-    if (rc == 0)
-        *naming = (tf_extract_namer){ tf_phase_namer_name, *n };
     return rc;
 }
 
 /* The fold, led by this process when team is not NULL. */
-static int fold(const struct fold_command *c, struct opening *op, tf_fold_team *team)
+static int fold(const struct fold_command *c, tf_fold_opening *op, tf_fold_team *team)
 {
     if (c->parsed > 0)
         usage(stdout);
@@ -647,106 +494,41 @@ static int fold(const struct fold_command *c, struct opening *op, tf_fold_team *
     tf_error_clear(&err);
     tf_fold_result *res = NULL;
     bool exists;
-    tf_cal_profile *profile = NULL;
     if (team)
         team->read_alone = !ranks_share_reading(c->traces, c->ntraces);
     int rc = check_outdir(outdir, c->traces, c->ntraces, o, &exists, &err);
-    /* the profile after the opening: both are HDF5, which one thread
-     * at a time may call */
     if (rc == 0)
         rc = opening_wait(op, &err);
-    if (rc == 0 && o->machine && !(profile = malloc(sizeof *profile)))
-        rc = tf_fail(&err, TF_ERR_NOMEM, "%s: no memory for the profile", o->machine);
-    if (rc == 0 && o->machine)
-        rc = tf_cal_profile_load(profile, o->machine, &err);
-    tf_trace *tr = op->tr;
-    tf_fold_params with_given = *p;
-    if (op->found.instances)
-        with_given.given = &op->given;
-    tf_phase_namer *namer = NULL;
-    tf_extract_namer naming;
-    if (rc == 0 && (rc = phase_namer_open(o, tr, &namer, &naming, &err)) == 0 && namer)
-        with_given.namer = &naming;
     if (rc == 0)
-        rc = tf_fold_trace(tr, op->region, &with_given, team, show_progress, NULL, &res, &err);
-    tf_phase_namer_free(namer);
+        rc = tf_fold_job_run(op, p, team,
+                             (tf_fold_outputs){
+                                 .outdir = outdir, .replace = exists,
+                                 .threads = output_threads(p, team), .analysis = &o->analysis,
+                                 .debug_dir = o->debug_dir, .machine = o->machine,
+                                 .warn = say_warning, .note = say_note},
+                             show_progress, &res, &err);
     tf_progress_done();
-    /* The outputs name the trace the user gave, not its temporary
-     * conversion, which is gone once the fold ends. */
-    if (rc == 0 && strcmp(res->trace, tf_input_source(tr)) != 0) {
-        char *source = strdup(tf_input_source(tr));
-        if (!source) {
-            rc = tf_fail(&err, TF_ERR_NOMEM, "out of memory");
-        } else {
-            free(res->trace);
-            res->trace = source;
-        }
-    }
-    if (rc == 0)
-        rc = tf_fold_outputs_write(&(tf_fold_outputs){
-                                       .tr = tr, .res = res, .team = team, .outdir = outdir,
-                                       .replace = exists, .threads = output_threads(p, team),
-                                       .analysis = &o->analysis, .debug_dir = o->debug_dir,
-                                       .profile = profile, .machine = o->machine,
-                                       .warn = say_warning, .note = say_note},
-                                   &err);
     int status = TF_EXIT_OK;
     if (rc < 0)
         status = tf_msg_fail(&err);
     else
         report(res, outdir);
     tf_fold_result_free(res);
-    free(profile);
     free(outdir);
     return status;
 }
 
-/* A member's reading stops when rank 0 has ended the team meanwhile. */
-static int leader_ended(void *team, uint64_t done, uint64_t total)
+/* A member of the team (a rank other than 0): its share, without a word
+ * (rank 0 speaks for the team) until it serves rank 0 (tf_fold_job_serve). */
+static int serve(const struct fold_command *c, tf_fold_opening *op, bool wanted,
+                 tf_fold_team *team)
 {
-    return tf_fold_team_ended(team) != 0;
-}
-
-/* A member of the team (a rank other than 0): reads its share of the
- * samples as rank 0 reads its own, from the same command line and without
- * a word (rank 0 speaks for the team), closes the trace (the share keeps
- * no pointer into it that the team uses), then serves rank 0 until it ends
- * the team.  Whatever stops it reading is handed to rank 0 in place of
- * the share.  Of a Paraver trace it reads nothing, and only fits. */
-static int serve(const struct fold_command *c, struct opening *op, tf_fold_team *team)
-{
-    tf_error share_err, err;
-    tf_error_clear(&share_err);
+    tf_error parse_err, err;
+    tf_error_clear(&parse_err);
     tf_error_clear(&err);
-    tf_fold_input share;
-    memset(&share, 0, sizeof share);
-    int rc = c->parsed == 0 ? 0 : tf_fail(&share_err, TF_ERR_USAGE, "no fold asked for");
-    if (op->wanted) {
-        rc = opening_wait(op, &share_err);
-        tf_extract_share mine = { (unsigned)team->rank, (unsigned)team->size };
-        tf_phase_namer *namer = NULL;
-        tf_extract_namer naming;
-        if (rc == 0)
-            rc = phase_namer_open(&c->o, op->tr, &namer, &naming, &share_err);
-        if (rc == 0)
-            rc = tf_fold_input_extract(op->tr, op->region, c->p.region_scope,
-                                       op->found.instances ? &op->given : NULL,
-                                       namer ? &naming : NULL, tf_fold_threads(&c->p, team),
-                                       mine, leader_ended, team, &share, &share_err);
-        tf_phase_namer_free(namer);
-        if (op->tr)
-            tf_input_close(op->tr);
-        op->tr = NULL;
-    }
+    int failed = c->parsed == 0 ? 0 : tf_fail(&parse_err, TF_ERR_USAGE, "no fold asked for");
     tf_msg_set_silent(false);
-    /* The leader's synthetic trace asks for this rank's points in order. */
-    tf_prv_synthetic_member *synthetic = tf_prv_synthetic_member_new();
-    tf_fold_team_handler handler = { tf_prv_synthetic_member_call, synthetic };
-    int status = synthetic ? tf_fold_team_serve(team, op->wanted ? &share : NULL, rc,
-                                                &share_err, &handler, &err)
-                           : tf_fail(&err, TF_ERR_NOMEM, "out of memory");
-    tf_prv_synthetic_member_free(synthetic);
-    tf_fold_input_free(&share);
+    int status = tf_fold_job_serve(wanted ? op : NULL, &c->p, team, failed, &parse_err, &err);
     if (status < 0) {
         tf_msg_error("rank %d: %s", team->rank, err.msg);
         tf_fold_team_abort(team);
@@ -770,12 +552,11 @@ int tf_cmd_fold(int argc, char **argv)
     c.traces = argv + optind;
     c.ntraces = c.parsed == 0 ? (size_t)(argc - optind) : 0;
     /* A member reads nothing of a Paraver trace (rank 0 converts it). */
-    struct opening op = {
-        .c = &c,
-        .wanted = c.parsed == 0 && (!member || ranks_share_reading(c.traces, c.ntraces)),
-    };
-    op.threaded = ranks && op.wanted &&
-                  pthread_create(&op.thread, NULL, open_traces, &op) == 0;
+    bool wanted = c.parsed == 0 && (!member || ranks_share_reading(c.traces, c.ntraces));
+    tf_fold_job_input in = { .traces = c.traces, .ntraces = c.ntraces, .region = c.o.region,
+                             .debug_dir = c.o.debug_dir, .phase_level = c.o.phase_level };
+    tf_fold_opening op;
+    tf_fold_opening_start(&op, &in, ranks && wanted);
     tf_fold_team *team;
     tf_error err;
     tf_error_clear(&err);
@@ -790,17 +571,13 @@ int tf_cmd_fold(int argc, char **argv)
         status = team->rank == 0 ? tf_msg_fail(&err) : TF_EXIT_FAILURE;
         tf_fold_team_abort(team);
     } else if (member) {
-        status = serve(&c, &op, team);
+        status = serve(&c, &op, wanted, team);
     } else {
         status = fold(&c, &op, team);
         if (team && tf_fold_team_end(team, status) < 0 && status == TF_EXIT_OK)
             status = TF_EXIT_FAILURE;
     }
-    if (op.threaded)
-        pthread_join(op.thread, NULL);
-    if (op.tr)
-        tf_input_close(op.tr);
-    tf_iteration_found_free(&op.found);
+    tf_fold_opening_end(&op);
     tf_fold_team_stop(team);
     free(c.o.analysis.alloc_rules.wrappers);
     return status;
