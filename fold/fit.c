@@ -110,6 +110,13 @@ static int sums_alloc(struct sums *s, size_t g)
     return 0;
 }
 
+/* Events per second per unit of normalised slope of the instances summed
+ * in s: their total over their duration. */
+static double rate_scale(const struct sums *s)
+{
+    return s->t / (s->d * 1e-9);
+}
+
 /* p[0..1] += r */
 static inline void pair_add(double *p, tf_fit_pair r)
 {
@@ -377,7 +384,7 @@ static int replicate_rows(const struct sums *unit, const uint32_t *unit_key, siz
                                  .t = rep[b].t, .d = rep[b].d };
             double *c = cb + (size_t)k * g + j0, *r = rb + (size_t)k * g + j0;
             sums_estimate(&tile, n, c, r, NULL);
-            double scale = rep[b].t / (rep[b].d * 1e-9);
+            double scale = rate_scale(&rep[b]);
             for (size_t j = 0; j < n; j++)
                 r[j] *= scale;
             k++;
@@ -709,6 +716,18 @@ static void estimate(tf_fit_stream *st, double *curve, double *slope)
     isotonic(curve, g, st->level, st->count);
 }
 
+/* The model's integral of its slopes (trapezoids, NaN counted as 0). */
+static void model_integrate(tf_fit_stream *st)
+{
+    size_t g = st->g;
+    st->model[0] = 0;
+    for (size_t j = 1; j < g; j++) {
+        double prev = isnan(st->model_slope[j - 1]) ? 0 : st->model_slope[j - 1];
+        double here = isnan(st->model_slope[j]) ? 0 : st->model_slope[j];
+        st->model[j] = st->model[j - 1] + (prev + here) / (2 * (double)(g - 1));
+    }
+}
+
 /* Each segment's mean slope (segment_slope_add's sums), NaN where fewer
  * than MIN_SEGMENT_INSTANCES instances gave one (sparse sampling: the
  * first pass's slopes stay in use there).  A segment narrower than
@@ -746,10 +765,8 @@ static void segment_slopes(tf_fit_stream *st)
         while (k < nb && st->bd[k] <= x)
             k++;
         st->model_slope[j] = slope[k];
-        double prev = j > 0 && !isnan(st->model_slope[j - 1]) ? st->model_slope[j - 1] : 0;
-        double here = isnan(slope[k]) ? 0 : slope[k];
-        st->model[j] = j == 0 ? 0 : st->model[j - 1] + (prev + here) / (2 * (double)(g - 1));
     }
+    model_integrate(st);
 }
 
 /* The bands and rates once the last pass is in. */
@@ -800,11 +817,7 @@ static void model_transitions(tf_fit_stream *st)
             if (!isnan(st->model_slope[j]) && k->tw[j] > 0 && k->tw[j] >= COVERAGE * k->w)
                 st->model_slope[j] = k->ts[j] / k->tw[j];
     }
-    for (size_t j = 1; j < g; j++) {
-        double prev = isnan(st->model_slope[j - 1]) ? 0 : st->model_slope[j - 1];
-        double here = isnan(st->model_slope[j]) ? 0 : st->model_slope[j];
-        st->model[j] = st->model[j - 1] + (prev + here) / (2 * (double)(g - 1));
-    }
+    model_integrate(st);
 }
 
 /* The shape the untrusted stretches are filled with in the last pass: the
@@ -863,7 +876,7 @@ int tf_fit_next_pass(tf_fit_stream *st, tf_error *err)
      * final curve band is widened to it. */
     if (st->o.bootstrap > 1) {
         fill_nan(st->out->rate, g);   /* rates come with the last pass */
-        double scale = st->all.t / (st->all.d * 1e-9);
+        double scale = rate_scale(&st->all);
         for (size_t j = 0; j < g; j++)
             st->center_slope[j] *= scale;
         if (bands(st->unit, st->unit_key, st->nunits, g, &st->o, st->center_curve,
