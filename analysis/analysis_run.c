@@ -19,11 +19,16 @@ int tf_analysis_run_groups(const tf_trace *tr, const tf_fold_result *res, const 
     *set = (tf_analysis_set){ .list = calloc(n + 1, sizeof *set->list) };
     if (!set->list)
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the analysis");
-    int rc = 0;
+    tf_analysis_params defaults;
+    if (!params) {
+        tf_analysis_params_default(&defaults);
+        params = &defaults;
+    }
+    int rc = tf_trace_names_create(&set->names, tr, debug_dir, &params->alloc_rules, err);
     for (uint32_t r = 0; r < res->nregions && !rc; r++)
         for (uint32_t g = 0; g < res->regions[r].ngroups && !rc; g++)
             if (!(rc = tf_analysis_from_fold(&set->list[set->n], tr, &res->regions[r], g,
-                                             debug_dir, params, err)))
+                                             set->names, params, err)))
                 set->n++;
     if (rc)
         tf_analysis_set_free(set);
@@ -73,5 +78,6 @@ void tf_analysis_set_free(tf_analysis_set *set)
     for (size_t i = 0; set->list && i < set->n; i++)
         tf_analysis_clear(&set->list[i]);
     free(set->list);
+    tf_trace_names_free(set->names);
     *set = (tf_analysis_set){ 0 };
 }

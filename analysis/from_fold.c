@@ -21,6 +21,7 @@
 #include "fold/fold_steps.h"
 #include "objmap.h"
 #include "extract/symbolize.h"
+#include "extract/trace_names.h"
 #include "common/tf_hash.h"
 #include "common/tf_memory.h"
 
@@ -123,7 +124,7 @@ static int routine_of(tf_analysis *a, const tf_sym_location *loc, uint32_t *rout
 }
 
 struct process_tools {
-    tf_symbolizer   *sym;
+    tf_symbolizer   *sym;      /* the run's (tf_trace_names), not freed here */
     tf_analysis_objmap    *objects;
     struct code_cache code;
     struct code_cache names;   /* (routine, line) per name frame (fold_input.h) */
@@ -131,10 +132,10 @@ struct process_tools {
 };
 
 /* The places of the points (tf_analysis_places), which are the tools of
- * the processes once the analysis is worked out: their
- * symbolisers freed (the synthetic trace's end symbolises on another
- * thread meanwhile, and libdw is not known to be thread-safe), their code
- * caches and object maps kept, which hold every folded point's place. */
+ * the processes once the analysis is worked out: their code caches and
+ * object maps, which hold every folded point's place, without their
+ * symbolisers (the synthetic trace's end symbolises with them on another
+ * thread meanwhile, and libdw is not known to be thread-safe). */
 struct locator {
     tf_analysis_places base;
     const tf_fold_region *region;
@@ -142,14 +143,18 @@ struct locator {
     struct process_tools *tools;
 };
 
-static int tools_for(struct process_tools *t, tf_analysis *a, const tf_trace *tr, uint32_t proc,
-                     const char *debug_dir, const tf_alloc_rules *rules, tf_error *err)
+static int tools_for(struct process_tools *t, tf_analysis *a, tf_trace_names *names, uint32_t proc,
+                     tf_error *err)
 {
     if (t->ready)
         return 0;
-    int rc = tf_symbolizer_for_process(&t->sym, tr, proc, debug_dir, err);
+    const tf_object_naming *naming;
+    int rc = tf_trace_names_symbolizer(names, proc, &t->sym, err);
     if (!rc)
-        rc = tf_analysis_objmap_create(&t->objects, a, tr, proc, t->sym, rules, err);
+        rc = tf_trace_names_objects(names, proc, &naming, err);
+    if (!rc)
+        rc = tf_analysis_objmap_create(&t->objects, a, tf_trace_names_trace(names), proc, naming,
+                                       err);
     if (!rc && (cache_init(&t->code, CODE_CACHE_START) |
                 cache_init(&t->names, CODE_CACHE_START))) {
         cache_free(&t->code);
@@ -285,7 +290,6 @@ static int place_of(struct process_tools *t, tf_analysis *a, const tf_fold_point
 static void tools_free(struct process_tools *tools, uint32_t np)
 {
     for (uint32_t p = 0; tools && p < np; p++) {
-        tf_symbolizer_free(tools[p].sym);
         tf_analysis_objmap_free(tools[p].objects);
         if (tools[p].ready) {
             cache_free(&tools[p].code);
@@ -329,8 +333,7 @@ struct placing {
     tf_analysis *a;
     const tf_trace *tr;
     const tf_fold_region *reg;
-    const char *debug_dir;
-    const tf_alloc_rules *rules;
+    tf_trace_names *names;
     struct process_tools *tools;
     uint32_t np;
     struct choice *ch;    /* next[b]: where the next sample of coarse bucket b goes */
@@ -352,7 +355,7 @@ static int place_part(void *arg, const tf_fold_points *pts, size_t first, tf_err
         if (isnan(pts->x[i]))
             continue;
         struct process_tools *t = &pc->tools[in->proc];
-        int rc = tools_for(t, a, pc->tr, in->proc, pc->debug_dir, pc->rules, err);
+        int rc = tools_for(t, a, pc->names, in->proc, err);
         double x = clamped_x(pts->x[i]);
         struct place pl;
         if (rc || (rc = place_of(t, a, pts, i, in, x, &pl, err)))
@@ -410,7 +413,7 @@ static void locator_free(tf_analysis_places *pl)
 }
 
 int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_region *reg,
-                          uint32_t g, const char *debug_dir, const tf_analysis_params *params,
+                          uint32_t g, tf_trace_names *names, const tf_analysis_params *params,
                           tf_error *err)
 {
     memset(a, 0, sizeof *a);
@@ -434,11 +437,14 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     uint8_t *window = malloc(2 * CODE_WINDOW);
     tf_code_stride_decoder *dec = NULL;
     size_t *next = calloc(TF_ANALYSIS_COARSE + 1, sizeof *next);
+    tf_trace_names *own = NULL;
     int rc = 0;
     if (!tools || !counters || !step || !dropped || !a->region || !window || !next) {
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory analysing region %s", reg->name);
         goto done;
     }
+    if (!names && (rc = tf_trace_names_create(&own, tr, NULL, &params->alloc_rules, err)))
+        goto done;
     if ((rc = tf_code_stride_decoder_create(&dec, err)))
         goto done;
     /* a point without a time (not expected from the fold) is no sample */
@@ -455,8 +461,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
                      ch.nchosen, reg->name);
         goto done;
     }
-    struct placing pc = { a, tr, reg, debug_dir, &params->alloc_rules, tools, np, &ch, dec,
-                          window };
+    struct placing pc = { a, tr, reg, names ? names : own, tools, np, &ch, dec, window };
     if ((rc = tf_fold_group_each_part(grp, TF_FOLD_COL_SAMPLE, place_part, &pc, err)))
         goto done;
     /* A counter that moves in one step per instance has no rate in any
@@ -483,10 +488,8 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     if (rc == 0 && !l)
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory analysing region %s", reg->name);
     if (rc == 0) {
-        for (uint32_t p = 0; p < np; p++) {
-            tf_symbolizer_free(tools[p].sym);
+        for (uint32_t p = 0; p < np; p++)
             tools[p].sym = NULL;
-        }
         *l = (struct locator){ { tf_fold_group_npoints(grp), TF_FOLD_COL_SAMPLE, locator_columns,
                                  locator_free },
                                reg, np, tools };
@@ -495,6 +498,7 @@ int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_regi
     }
 done:
     tools_free(tools, np);
+    tf_trace_names_free(own);
     free(counters);
     free(step);
     free(dropped);

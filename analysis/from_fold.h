@@ -6,18 +6,21 @@
 #define TF_ANALYSIS_FROM_FOLD_H
 
 #include "analysis.h"
+#include "extract/trace_names.h"
 #include "fold/fold_result.h"
 #include "formats/trace.h"
 
 /* Analyses group g of region reg (folded from tr) into *a (cleared first).
- * debug_dir (may be NULL) is where binaries and debug files are looked up
- * by build-id; params NULL: the defaults.  Every folded point is
+ * names: the run's symbolisers and object names of tr (trace_names.h),
+ * which hold the debug directory and the allocation rules; NULL: made for
+ * this analysis alone, without a debug directory, with params' rules.
+ * params NULL: the defaults.  Every folded point is
  * symbolised and mapped (the routines and objects cover them all), and
  * the points chosen by params->max_samples become a->samples; a->places
  * keeps where every point lies.  reg must outlive a's places (until
  * tf_analysis_clear). */
 int tf_analysis_from_fold(tf_analysis *a, const tf_trace *tr, const tf_fold_region *reg,
-                          uint32_t g, const char *debug_dir, const tf_analysis_params *params,
+                          uint32_t g, tf_trace_names *names, const tf_analysis_params *params,
                           tf_error *err);
 
 #endif

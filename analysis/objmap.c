@@ -266,8 +266,7 @@ static int build_index(tf_analysis_objmap *m)
 }
 
 int tf_analysis_objmap_create(tf_analysis_objmap **out, tf_analysis *a, const tf_trace *tr,
-                              uint32_t proc, tf_symbolizer *sym, const tf_alloc_rules *rules,
-                              tf_error *err)
+                              uint32_t proc, const tf_object_naming *naming, tf_error *err)
 {
     *out = NULL;
     const tf_process *p = tf_trace_process(tr, proc);
@@ -283,26 +282,24 @@ int tf_analysis_objmap_create(tf_analysis_objmap **out, tf_analysis *a, const tf
         return tf_fail(err, TF_ERR_NOMEM, "out of memory for the object map");
     }
     m->unknown = TF_ANALYSIS_NONE;
-    tf_object_naming naming;
-    int rc = tf_object_names(tr, proc, sym, rules, &naming, err);
+    int rc = 0;
     /* this process's extent of each family of small blocks, by analysis index */
     uint64_t *extent = NULL;
     size_t nextent = 0;
     /* interned in allocation order: the analysis's objects keep it */
     for (size_t k = 0; rc == 0 && k < no; k++) {
-        size_t i = naming.order[k];
+        size_t i = naming->order[k];
         const tf_object *o = &p->objects[i];
         struct live_object *lo = &m->v[m->n];
         *lo = (struct live_object){ .start = o->start, .size = o->size, .alloc = o->alloc_time,
                                     .free = o->free_time, .kind = o->kind };
-        rc = intern_object(a, &table, o->kind, naming.names[i], naming.routines[i], o->size,
+        rc = intern_object(a, &table, o->kind, naming->names[i], naming->routines[i], o->size,
                            &lo->object, err);
         if (rc == 0 && o->kind == TF_OBJECT_SMALL)
             rc = lay_out(a, lo, &extent, &nextent, err);
         m->n += rc == 0;
     }
     free(extent);
-    tf_object_naming_free(&naming);
     for (size_t i = 0; rc == 0 && p && i < p->nmodules; i++) {
         const tf_module *md = &p->modules[i];
         if (strcmp(tf_trace_string(tr, md->path), "[stack]"))

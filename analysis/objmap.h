@@ -7,20 +7,19 @@
 #define TF_ANALYSIS_OBJMAP_H
 
 #include "analysis.h"
-#include "extract/symbolize.h"
+#include "extract/object_names.h"
 #include "formats/trace.h"
 
 typedef struct tf_analysis_objmap tf_analysis_objmap;
 
-/* The objects of process proc, named by tf_object_names (object_names.h:
- * heap objects by call site, found in the allocation stack with sym and
- * rules when the trace has no call-site string; the objects of one family,
- * as a temporary allocated anew each iteration, share one name) and
- * interned into a->objects by kind and name, in allocation order: one
- * analysis object per family, its allocations counted.  sym and rules may
- * be NULL.  Built in O(n) for n objects; lookups then take O(log² n). */
+/* The objects of process proc, named by tf_object_names into naming
+ * (object_names.h: heap objects by call site; the objects of one family,
+ * as a temporary allocated anew each iteration, share one name), interned
+ * into a->objects by kind and name, in allocation order: one analysis
+ * object per family, its allocations counted (the names copied).
+ * Built in O(n) for n objects; lookups then take O(log² n). */
 int tf_analysis_objmap_create(tf_analysis_objmap **m, tf_analysis *a, const tf_trace *tr, uint32_t proc,
-                              tf_symbolizer *sym, const tf_alloc_rules *rules, tf_error *err);
+                              const tf_object_naming *naming, tf_error *err);
 
 /* The analysis object holding addr at time t (ns, trace time) and the
  * offset of addr in it.  An address in no object maps to the object

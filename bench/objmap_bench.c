@@ -150,8 +150,11 @@ int main(int argc, char **argv)
     tf_analysis a = { 0 };
     tf_analysis_objmap *m;
     double t0 = cpu_now();
-    if (tf_analysis_objmap_create(&m, &a, tr, 0, NULL, NULL, &err) < 0)
+    tf_object_naming naming;
+    if (tf_object_names(tr, 0, NULL, NULL, &naming, &err) < 0 ||
+        tf_analysis_objmap_create(&m, &a, tr, 0, &naming, &err) < 0)
         return fail(&err);
+    tf_object_naming_free(&naming);
     double t1 = cpu_now();
     size_t n = l.n + LONG_LIVED, found = 0;
     for (size_t i = 0; i < n; i++) {

@@ -143,16 +143,15 @@ static int run_raw(char *const *in, size_t nin, const char *out, const tf_alloc_
     if (tf_input_open_set(in, nin, &tr, &err) < 0)
         return tf_msg_fail(&err);
     tf_prv_export_stats st;
-    tf_prv_symbols sb;
+    tf_trace_names *tn;
     char ***names = NULL;
-    int rc = tf_prv_symbols_init(&sb, tr, &err);
-    sb.alloc_rules = rules;
+    int rc = tf_trace_names_create(&tn, tr, NULL, rules, &err);
     if (rc == 0)
-        rc = tf_prv_symbols_object_names(&sb, &names, &err);
+        rc = tf_prv_symbols_object_names(tn, &names, &err);
     if (rc == 0)
-        rc = tf_prv_export_raw(tr, out, tf_prv_symbols_resolve, &sb, names, &st, &err);
-    tf_prv_symbols_object_names_free(&sb, names);
-    tf_prv_symbols_free(&sb);
+        rc = tf_prv_export_raw(tr, out, tf_prv_symbols_resolve, tn, names, &st, &err);
+    free(names);
+    tf_trace_names_free(tn);
     tf_input_close(tr);
     if (rc < 0)
         return tf_msg_fail(&err);

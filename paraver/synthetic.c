@@ -98,7 +98,8 @@ struct tf_prv_synthetic {
     const tf_analysis_set *analyses;  /* the same in memory, or NULL */
     const tf_trace *tr;           /* the folded trace, for symbols and objects; may be NULL */
     const tf_fold_team *team;     /* whose members hold parts of the points, or NULL */
-    tf_prv_symbols  sym;
+    tf_trace_names *names;        /* the analyses' when in memory, else own_names */
+    tf_trace_names *own_names;
     tf_prv_out  *w;
     tf_pcf         *pcf;
     synthetic_thread   *th;
@@ -216,7 +217,7 @@ static int site_of(synthetic *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint
     int rc = site_slot(sy, proc, ip, &v, &added, err);
     if (rc == 0 && added) {
         tf_prv_source src;
-        if ((rc = tf_prv_symbols_resolve(&sy->sym, proc, ip, false, &src, err)) == 0)
+        if ((rc = tf_prv_symbols_resolve(sy->names, proc, ip, false, &src, err)) == 0)
             rc = site_name(sy, &src, v, err);
     }
     *fn = v ? v[0] : 1;
@@ -1135,10 +1136,10 @@ static int synthetic_objects(synthetic *sy, tf_error *err)
     if (!sy->tr)
         return 0;
     char ***names;
-    int rc = tf_prv_symbols_object_names(&sy->sym, &names, err);
+    int rc = tf_prv_symbols_object_names(sy->names, &names, err);
     if (rc == 0)
         rc = tf_prv_objects_init_named(&sy->objects, sy->pcf, sy->tr, names, err);
-    tf_prv_symbols_object_names_free(&sy->sym, names);
+    free(names);
     return rc;
 }
 
@@ -1211,7 +1212,7 @@ static void synthetic_free(synthetic *sy)
     free(sy->th);
     free(sy->recs);
     tf_prv_objects_free(&sy->objects);
-    tf_prv_symbols_free(&sy->sym);
+    tf_trace_names_free(sy->own_names);
     tf_input_close(sy->opened);
     free(sy->unnamed);
     tf_fold_result_free(sy->loaded);
@@ -1246,8 +1247,8 @@ int tf_prv_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
         sy->tr = sy->opened;
     }
     if (rc == 0)
-        rc = tf_prv_symbols_init(&sy->sym, sy->tr, err);
-    sy->sym.alloc_rules = rules;
+        rc = tf_trace_names_create(&sy->own_names, sy->tr, NULL, rules, err);
+    sy->names = sy->own_names;
     if (rc == 0 && sy->tr &&
         !(sy->site_index = calloc(tf_trace_nprocesses(sy->tr) + 1, sizeof *sy->site_index)))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");
@@ -1270,6 +1271,9 @@ int tf_prv_synthetic_end(tf_prv_synthetic *sy, const tf_analysis_set *analyses, 
                          tf_error *err)
 {
     sy->analyses = analyses;
+    /* the names the analyses used: each address resolved once in the run */
+    if (analyses && analyses->names && tf_trace_names_trace(analyses->names) == sy->tr)
+        sy->names = analyses->names;
     int rc = synthetic_finish(sy, threads, err);
     synthetic_free(sy);
     return rc;

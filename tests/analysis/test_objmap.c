@@ -129,8 +129,11 @@ static void objects_by_address_and_lifetime(void **state)
     for (uint32_t p = 0; p < 2; p++) {
         tf_symbolizer *sym;
         tf_analysis_objmap *m;
+        tf_object_naming naming;
         assert_int_equal(tf_symbolizer_for_process(&sym, tr, p, NULL, NULL), 0);
-        assert_int_equal(tf_analysis_objmap_create(&m, &a, tr, p, sym, NULL, NULL), 0);
+        assert_int_equal(tf_object_names(tr, p, sym, NULL, &naming, NULL), 0);
+        assert_int_equal(tf_analysis_objmap_create(&m, &a, tr, p, &naming, NULL), 0);
+        tf_object_naming_free(&naming);
         uint64_t shift = p * 0x5000ull, off;
         const char *name = lookup(m, &a, 0x10000010 + shift, 150, &off);
         assert_non_null(strstr(name, "symbolize_target.c:"));
@@ -258,7 +261,7 @@ static void random_run_against_a_scan(void **state)
     assert_int_equal(tf_object_names(tr, 0, NULL, NULL, &naming, NULL), 0);
     tf_analysis a = { 0 };
     tf_analysis_objmap *m;
-    assert_int_equal(tf_analysis_objmap_create(&m, &a, tr, 0, NULL, NULL, NULL), 0);
+    assert_int_equal(tf_analysis_objmap_create(&m, &a, tr, 0, &naming, NULL), 0);
     const tf_process *p = tf_trace_process(tr, 0);
     for (int q = 0; q < QUERIES; q++) {
         uint64_t addr = base - 64 + (uint64_t)(rand() % (int)(SLOTS * slot_bytes + 128));
