@@ -17,7 +17,11 @@
  *     found a memory reference in under 1 % of the samples of a loop whose
  *     every third instruction is a load.
  * So tf_ea_decode_live reports two instructions: the one at the IP, and the
- * one that ends at the IP (tf_ea_decode_previous), provided that (a) every
+ * one that ends at the IP, found by decoding forward from a known
+ * instruction boundary (an earlier sample's IP, the end of an instruction
+ * decoded there, or the target of a direct branch just ahead of a sampled
+ * IP: a loop's back edge names its head) or else from the bytes alone
+ * (tf_ea_decode_previous), provided that (a) every
  * way of reading the bytes before the IP as an instruction ending there
  * gives the same references (x86 cannot be decoded backwards with
  * certainty; disagreeing readings give TF_EA_UNRESOLVED rather than a

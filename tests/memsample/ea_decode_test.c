@@ -408,9 +408,9 @@ static void test_live_lookback_from_anchor(void **state)
  * A sample at the load of b reports it and the load of a that just
  * completed: on an AMD Zen 3 no sample ever lands at the load of a.  The
  * bytes before +7 alone also read as adc [rbp+rax*8],al (disagreeing), so
- * the load of a is found once a boundary before it is known, however many
- * samples came first: a sample at the loop head adds one, and the next
- * sample at +7 finds it. */
+ * the load of a is found from a boundary before it: the loop head, which
+ * the back edge (jne 0) names when the decoder reads ahead of the first
+ * sample, so the very first sample at +7 reports both. */
 static void test_live_both_instructions(void **state)
 {
     static const uint8_t add_loop[] = {
@@ -437,18 +437,7 @@ static void test_live_both_instructions(void **state)
     regs.greg[TF_EA_RAX] = 5;
     tf_ea_result r[TF_EA_LIVE_MAX];
 
-    regs.greg[TF_EA_RIP] = at + 7;      /* no boundary known: b alone, however often */
-    for (int k = 0; k < 40; k++) {
-        assert_int_equal(tf_ea_decode_live(decoder, &regs, r), 1);
-        assert_int_equal(r[0].access[0].addr, 0xb0000 + 5 * 8);
-    }
-
-    regs.greg[TF_EA_RIP] = at + 26;     /* at jne: cmp, no reference */
-    assert_int_equal(tf_ea_decode_live(decoder, &regs, r), 0);
-    regs.greg[TF_EA_RIP] = at - 1;      /* a nop before the head: boundaries */
-    tf_ea_decode_live(decoder, &regs, r);
-
-    regs.greg[TF_EA_RIP] = at + 7;
+    regs.greg[TF_EA_RIP] = at + 7;      /* the first sample there: b, and a from the head */
     assert_int_equal(tf_ea_decode_live(decoder, &regs, r), 2);
     assert_int_equal(r[0].origin, TF_EA_AT_IP);
     assert_int_equal(r[0].ip, at + 7);
@@ -465,6 +454,9 @@ static void test_live_both_instructions(void **state)
     assert_int_equal(r[0].access[0].dir, TF_EA_WRITE);
     assert_int_equal(r[1].access[0].addr, 0xb0000 + 5 * 8);
 
+    regs.greg[TF_EA_RIP] = at + 26;     /* at jne: cmp, no reference */
+    assert_int_equal(tf_ea_decode_live(decoder, &regs, r), 0);
+
     regs.greg[TF_EA_RAX] = 6;           /* after add rax,1: the store of c only */
     regs.greg[TF_EA_RIP] = at + 23;
     assert_int_equal(tf_ea_decode_live(decoder, &regs, r), 0);
@@ -473,6 +465,38 @@ static void test_live_both_instructions(void **state)
     assert_int_equal(tf_ea_decode_live(decoder, &regs, r), 1);
     assert_int_equal(r[0].origin, TF_EA_PREVIOUS);
     assert_int_equal(r[0].access[0].addr, 0xc0000 + 5 * 8);
+    munmap(mem, (size_t)page);
+}
+
+/* The same two loads in straight-line code ending in ret: no branch
+ * ahead names a boundary before the IP, the bytes alone disagree, so only
+ * the load at the IP is reported, however often it is sampled. */
+static void test_live_no_boundary_ahead(void **state)
+{
+    static const uint8_t straight[] = {
+        0xf2, 0x41, 0x0f, 0x10, 0x44, 0xc5, 0x00,   /* 0: movsd xmm0,[r13+rax*8] */
+        0xf2, 0x41, 0x0f, 0x58, 0x04, 0xc7,         /* 7: addsd xmm0,[r15+rax*8] */
+        0xc3,                                       /* 13: ret */
+        0x75, 0xf1,                                 /* 14: jne 0, never reached */
+    };
+    long page = sysconf(_SC_PAGESIZE);
+    uint8_t *mem = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(mem != MAP_FAILED);
+    memset(mem, 0x90, 128);
+    uint8_t *code = mem + 128;
+    memcpy(code, straight, sizeof straight);
+    tf_ea_decoder_forget_code(decoder);
+    tf_ea_regs regs = base_regs();
+    regs.greg[TF_EA_R15] = 0xb0000;
+    regs.greg[TF_EA_RAX] = 5;
+    regs.greg[TF_EA_RIP] = (uint64_t)(uintptr_t)code + 7;
+    tf_ea_result r[TF_EA_LIVE_MAX];
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(tf_ea_decode_live(decoder, &regs, r), 1);
+        assert_int_equal(r[0].origin, TF_EA_AT_IP);
+        assert_int_equal(r[0].access[0].addr, 0xb0000 + 5 * 8);
+    }
     munmap(mem, (size_t)page);
 }
 
@@ -531,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_previous_table),
         cmocka_unit_test(test_live_lookback_from_anchor),
         cmocka_unit_test(test_live_both_instructions),
+        cmocka_unit_test(test_live_no_boundary_ahead),
         cmocka_unit_test(test_live_page_boundary),
         cmocka_unit_test(test_thread_bases),
     };
