@@ -331,6 +331,25 @@ static void test_previous_table(void **state)
     }
 }
 
+/* A page of code for the live decoder, which reads the process's own
+ * memory: `pad` bytes of nop, then code[len], whose copy is returned;
+ * code_page_free unmaps it. */
+static uint8_t *code_page(const uint8_t *code, size_t len, size_t pad)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(mem != MAP_FAILED);
+    memset(mem, 0x90, pad);
+    memcpy(mem + pad, code, len);
+    return mem + pad;
+}
+
+static void code_page_free(uint8_t *code)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    munmap((void *)((uintptr_t)code & ~(uintptr_t)(page - 1)), page);
+}
+
 /* A loop body in memory: once the decoder has seen an IP in it, it finds
  * the instruction before a later IP by decoding forward from there, even
  * where the bytes alone are ambiguous ([rdi-8] ends in 0xf8, and the
@@ -344,13 +363,7 @@ static void test_live_lookback_from_anchor(void **state)
         0x48, 0x39, 0xf8,               /* 13: cmp rax,rdi */
         0x75, 0xed,                     /* 16: jne 0 */
     };
-    long page = sysconf(_SC_PAGESIZE);
-    uint8_t *mem = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(mem != MAP_FAILED);
-    memset(mem, 0x90, 64);              /* nop padding before the loop head */
-    uint8_t *code = mem + 64;
-    memcpy(code, loop, sizeof loop);
+    uint8_t *code = code_page(loop, sizeof loop, 64);   /* nops before the loop head */
     uint64_t at = (uint64_t)(uintptr_t)code;
     tf_ea_regs regs = base_regs();
     tf_ea_result r[TF_EA_LIVE_MAX];
@@ -397,7 +410,7 @@ static void test_live_lookback_from_anchor(void **state)
     assert_int_equal(r[0].access[0].dir, TF_EA_WRITE);
     assert_int_equal(r[1].origin, TF_EA_PREVIOUS);
     assert_int_equal(r[1].access[0].addr, 0x9000);
-    munmap(mem, (size_t)page);
+    code_page_free(code);
 }
 
 /* STREAM's Add loop as gcc 12 -O2 compiles it (examples/stream.c):
@@ -421,13 +434,7 @@ static void test_live_both_instructions(void **state)
         0x48, 0x39, 0xd8,
         0x75, 0xe4,
     };
-    long page = sysconf(_SC_PAGESIZE);
-    uint8_t *mem = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(mem != MAP_FAILED);
-    memset(mem, 0x90, 128);
-    uint8_t *code = mem + 128;
-    memcpy(code, add_loop, sizeof add_loop);
+    uint8_t *code = code_page(add_loop, sizeof add_loop, 128);
     uint64_t at = (uint64_t)(uintptr_t)code;
     tf_ea_decoder_forget_code(decoder);
     tf_ea_regs regs = base_regs();
@@ -465,7 +472,7 @@ static void test_live_both_instructions(void **state)
     assert_int_equal(tf_ea_decode_live(decoder, &regs, r), 1);
     assert_int_equal(r[0].origin, TF_EA_PREVIOUS);
     assert_int_equal(r[0].access[0].addr, 0xc0000 + 5 * 8);
-    munmap(mem, (size_t)page);
+    code_page_free(code);
 }
 
 /* The same two loads in straight-line code ending in ret: no branch
@@ -479,13 +486,7 @@ static void test_live_no_boundary_ahead(void **state)
         0xc3,                                       /* 13: ret */
         0x75, 0xf1,                                 /* 14: jne 0, never reached */
     };
-    long page = sysconf(_SC_PAGESIZE);
-    uint8_t *mem = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(mem != MAP_FAILED);
-    memset(mem, 0x90, 128);
-    uint8_t *code = mem + 128;
-    memcpy(code, straight, sizeof straight);
+    uint8_t *code = code_page(straight, sizeof straight, 128);
     tf_ea_decoder_forget_code(decoder);
     tf_ea_regs regs = base_regs();
     regs.greg[TF_EA_R15] = 0xb0000;
@@ -497,7 +498,7 @@ static void test_live_no_boundary_ahead(void **state)
         assert_int_equal(r[0].origin, TF_EA_AT_IP);
         assert_int_equal(r[0].access[0].addr, 0xb0000 + 5 * 8);
     }
-    munmap(mem, (size_t)page);
+    code_page_free(code);
 }
 
 /* tf_ea_decode_live reads the bytes at the IP itself: an instruction that
