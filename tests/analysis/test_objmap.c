@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "analysis/objmap.h"
+#include "extract/trace_names.h"
 #include "extract/object_names.h"
 #include "target_layout.h"
 
@@ -126,14 +127,22 @@ static void objects_by_address_and_lifetime(void **state)
     tf_trace *tr;
     assert_int_equal(tf_trace_open(&tr, trace_path, NULL), 0);
     tf_analysis a = { 0 };
+    /* the run's names (extract/trace_names.h): each process's symboliser
+     * and objects' names made once, the same ones at every later call */
+    tf_trace_names *tn;
+    assert_int_equal(tf_trace_names_create(&tn, tr, NULL, NULL, NULL), 0);
     for (uint32_t p = 0; p < 2; p++) {
-        tf_symbolizer *sym;
+        tf_symbolizer *sym, *again;
         tf_analysis_objmap *m;
-        tf_object_naming naming;
-        assert_int_equal(tf_symbolizer_for_process(&sym, tr, p, NULL, NULL), 0);
-        assert_int_equal(tf_object_names(tr, p, sym, NULL, &naming, NULL), 0);
-        assert_int_equal(tf_analysis_objmap_create(&m, &a, tr, p, &naming, NULL), 0);
-        tf_object_naming_free(&naming);
+        const tf_object_naming *naming, *named_again;
+        assert_int_equal(tf_trace_names_symbolizer(tn, p, &sym, NULL), 0);
+        assert_int_equal(tf_trace_names_objects(tn, p, &naming, NULL), 0);
+        assert_int_equal(tf_trace_names_symbolizer(tn, p, &again, NULL), 0);
+        assert_int_equal(tf_trace_names_objects(tn, p, &named_again, NULL), 0);
+        assert_non_null(sym);
+        assert_ptr_equal(sym, again);
+        assert_ptr_equal(naming, named_again);
+        assert_int_equal(tf_analysis_objmap_create(&m, &a, tr, p, naming, NULL), 0);
         uint64_t shift = p * 0x5000ull, off;
         const char *name = lookup(m, &a, 0x10000010 + shift, 150, &off);
         assert_non_null(strstr(name, "symbolize_target.c:"));
@@ -171,8 +180,8 @@ static void objects_by_address_and_lifetime(void **state)
         assert_int_equal(off, 768 + 16);
         assert_string_equal(lookup(m, &a, 0x80000010 + shift, 500, &off), "between.c:2");
         tf_analysis_objmap_free(m);
-        tf_symbolizer_free(sym);
     }
+    tf_trace_names_free(tn);
     /* the second process added no object: the same thirteen (twelve and
      * the stack) plus [unknown]; the families count the allocations of
      * both */
