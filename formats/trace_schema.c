@@ -214,19 +214,24 @@ bool tf_schema_check_type(const tf_table_schema *t, uint32_t ncounters, hid_t st
 bool tf_schema_bad_string(const tf_table_schema *t, const void *records, size_t n,
                           size_t nstrings, size_t *row, const char **field, uint32_t *id)
 {
-    const unsigned char *rec = records;
-    for (size_t i = 0; i < n; i++, rec += t->struct_size)
-        for (size_t f = 0; f < t->nfields; f++) {
-            if (!t->fields[f].string)
-                continue;
+    /* A string field at a time over the rows (two of the objects' ten
+     * fields, checked for every small block), the first bad row kept. */
+    bool bad = false;
+    for (size_t f = 0; f < t->nfields; f++) {
+        if (!t->fields[f].string)
+            continue;
+        const unsigned char *rec = (const unsigned char *)records + t->fields[f].offset;
+        for (size_t i = 0; i < n && (!bad || i < *row); i++, rec += t->struct_size) {
             uint32_t value;   /* string ids are uint32_t throughout trace.h */
-            memcpy(&value, rec + t->fields[f].offset, sizeof value);
+            memcpy(&value, rec, sizeof value);
             if (value >= nstrings) {
                 *row = i;
                 *field = t->fields[f].name;
                 *id = value;
-                return true;
+                bad = true;
+                break;
             }
         }
-    return false;
+    }
+    return bad;
 }
