@@ -145,27 +145,19 @@ void tf_wsmall_unlink(const char *proc_file)
     unlink(path);
 }
 
-/* One digit of the sort key: `bits` bits from bit `shift` of the field
- * at byte `field` of a block (its time or its address). */
+/* One digit of the sort key: `bits` bits from bit `shift` of a block's
+ * time. */
 struct digit {
-    size_t   field;
     unsigned shift, bits;
 };
 
 #define DIGIT_BITS_MAX 11    /* 2048 counters of a pass: 16 KiB, in the L1 cache */
-#define DIGITS_MAX     12    /* 6 of 11 bits per 64-bit field */
+#define DIGITS_MAX     6     /* of 11 bits for a 64-bit time */
 
-static size_t digit_of(const struct block *b, const struct digit *d)
-{
-    uint64_t f;
-    memcpy(&f, (const unsigned char *)b + d->field, sizeof f);
-    return (size_t)((f >> d->shift) & ((1u << d->bits) - 1));
-}
-
-/* The digits covering the bits in which a field's values differ (mask:
- * the OR of every value XOR the first), from the lowest: as few passes
- * of at most DIGIT_BITS_MAX bits as cover them, of even widths. */
-static unsigned plan_digits(struct digit *d, size_t field, uint64_t mask)
+/* The digits covering the bits in which the times differ (mask: the OR
+ * of every time XOR the first), from the lowest: as few passes of at most
+ * DIGIT_BITS_MAX bits as cover them, of even widths. */
+static unsigned plan_digits(struct digit *d, uint64_t mask)
 {
     if (!mask)
         return 0;
@@ -174,42 +166,41 @@ static unsigned plan_digits(struct digit *d, size_t field, uint64_t mask)
     unsigned bits = (hi - lo + passes - 1) / passes;
     for (unsigned k = 0; k < passes; k++) {
         unsigned shift = lo + k * bits;
-        d[k] = (struct digit){ field, shift, hi - shift < bits ? hi - shift : bits };
+        d[k] = (struct digit){ shift, hi - shift < bits ? hi - shift : bits };
     }
     return passes;
 }
 
-/* Orders the blocks by address, then time, then the order taken: a least
- * significant digit radix sort, one stable counting pass per digit of the
- * key (Knuth, TAOCP vol. 3, 5.2.5), the counts of every digit taken in
- * one read.  Only the bits in which the blocks differ are digits (heap
- * addresses share their high bits and, 16-byte aligned, their low four;
- * times since the start their high bits), in digits of up to 11 bits
- * (two passes where bytes took three for the addresses of an
- * allocation-heavy program's heap), and the time needs none when the
- * blocks were taken in time order (one thread's).  The result is in *v
- * (tmp: room for n blocks, swapped with *v when the result ends there);
- * false when out of memory (*v unchanged). */
-static bool sort_blocks(struct block **v, struct block **tmp, size_t n)
+static size_t digit_of(const struct block *b, const struct digit *d)
 {
-    if (n < 2)
-        return true;
+    return (size_t)((b->time >> d->shift) & ((1u << d->bits) - 1));
+}
+
+/* Orders the blocks by time, then the order taken: a least significant
+ * digit radix sort of the times' differing bits, one stable counting pass
+ * per digit (Knuth, TAOCP vol. 3, 5.2.5), the counts of every digit taken
+ * in one read.  Blocks taken in time order (one thread's, the common case)
+ * need no pass and no second array; else *tmp is made (room for n blocks)
+ * and the result, in *v or *tmp, is left in *v (the other in *tmp).
+ * False when out of memory (*v unchanged). */
+static bool order_by_time(struct block **v, struct block **tmp, size_t n)
+{
     const struct block *b = *v;
-    uint64_t tmask = 0, amask = 0;
+    uint64_t tmask = 0;
     bool in_time_order = true;
     for (size_t i = 1; i < n; i++) {
         tmask |= b[i].time ^ b[0].time;
-        amask |= b[i].addr ^ b[0].addr;
         in_time_order &= b[i - 1].time <= b[i].time;
     }
-    struct digit d[DIGITS_MAX];
-    unsigned nd = in_time_order ? 0 : plan_digits(d, offsetof(struct block, time), tmask);
-    nd += plan_digits(d + nd, offsetof(struct block, addr), amask);
-    if (!nd)
+    if (in_time_order)
         return true;
+    struct digit d[DIGITS_MAX];
+    unsigned nd = plan_digits(d, tmask);
     size_t (*count)[1u << DIGIT_BITS_MAX] = calloc(nd, sizeof *count);
-    if (!count)
+    if (!count || !(*tmp = tf_malloc_large(n * sizeof **tmp))) {
+        free(count);
         return false;
+    }
     for (size_t i = 0; i < n; i++)
         for (unsigned k = 0; k < nd; k++)
             count[k][digit_of(&b[i], &d[k])]++;
@@ -229,6 +220,78 @@ static bool sort_blocks(struct block **v, struct block **tmp, size_t n)
     }
     free(count);
     return true;
+}
+
+/* The latest block at each address while the blocks are walked in time
+ * order: an open-addressing table (Knuth, TAOCP vol. 3, 6.4, linear
+ * probing) of addresses with the block's index, kept at most half full.
+ * Its size is the addresses the heap gave out, which a program reuses:
+ * thousands where the blocks are up to millions. */
+struct latest {
+    uint64_t *addr;   /* 0: empty (a block has a non-null address) */
+    size_t   *at;
+    size_t    size, n;
+};
+
+static size_t latest_slot(const struct latest *t, uint64_t addr)
+{
+    size_t i = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & (t->size - 1);
+    while (t->addr[i] && t->addr[i] != addr)
+        i = (i + 1) & (t->size - 1);
+    return i;
+}
+
+static bool latest_init(struct latest *t, size_t size)
+{
+    *t = (struct latest){ calloc(size, sizeof *t->addr), malloc(size * sizeof *t->at), size, 0 };
+    return t->addr && t->at;
+}
+
+static void latest_free(struct latest *t)
+{
+    free(t->addr);
+    free(t->at);
+}
+
+static bool latest_grow(struct latest *t)
+{
+    struct latest g;
+    if (!latest_init(&g, 2 * t->size)) {
+        latest_free(&g);
+        return false;
+    }
+    for (size_t i = 0; i < t->size; i++)
+        if (t->addr[i]) {
+            size_t j = latest_slot(&g, t->addr[i]);
+            g.addr[j] = t->addr[i];
+            g.at[j] = t->at[i];
+        }
+    g.n = t->n;
+    latest_free(t);
+    *t = g;
+    return true;
+}
+
+/* end[i]: when block i ends, the start of the next block at its address
+ * in v's order (time, then the order taken), TF_NOTIME for the last. */
+static bool block_ends(const struct block *v, size_t n, uint64_t *end)
+{
+    struct latest t;
+    bool ok = latest_init(&t, 4096);
+    for (size_t i = 0; ok && i < n; i++) {
+        end[i] = TF_NOTIME;
+        if (2 * (t.n + 1) > t.size && !(ok = latest_grow(&t)))
+            break;
+        size_t j = latest_slot(&t, v[i].addr);
+        if (t.addr[j])
+            end[t.at[j]] = v[i].time;
+        else
+            t.n++;
+        t.addr[j] = v[i].addr;
+        t.at[j] = i;
+    }
+    latest_free(&t);
+    return ok;
 }
 
 /* The distinct call sites, each with its frame's index: an open-addressing
@@ -278,10 +341,11 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_trace_out *w, uint32_
     struct site_table sites = { calloc(512, sizeof *sites.key), malloc(512 * sizeof *sites.rank),
                                 512, 0 };
     uint64_t *rets = malloc(k * sizeof *rets);
-    struct block *tmp = tf_malloc_large(k * sizeof *tmp);
+    struct block *tmp = NULL;
+    uint64_t *end = NULL;
     tf_object *out = malloc(BATCH * sizeof *out);
     int rc = 0;
-    if (!sites.key || !sites.rank || !rets || !tmp || !out) {
+    if (!sites.key || !sites.rank || !rets || !out) {
         rc = tf_fail(err, TF_ERR_NOMEM, "small-block log of %zu blocks", k);
         goto done;
     }
@@ -307,18 +371,22 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_trace_out *w, uint32_
     uint64_t first = 0;
     if ((rc = tf_trace_out_append_frames(w, proc, UINT32_MAX, rets, nrets, &first, err)))
         goto done;
-    if (!sort_blocks(&ws->v, &tmp, k)) {
+    if (!order_by_time(&ws->v, &tmp, k)) {
         rc = tf_fail(err, TF_ERR_NOMEM, "small-block log of %zu blocks", k);
         goto done;
     }
     ws->cap = k;   /* *v may be tmp now */
+    /* the sort's spare array holds the ends when there is one */
+    end = tmp ? (uint64_t *)tmp : tf_malloc_large(k * sizeof *end);
+    if (!end || !block_ends(ws->v, k, end)) {
+        rc = tf_fail(err, TF_ERR_NOMEM, "small-block log of %zu blocks", k);
+        goto done;
+    }
     const struct block *v = ws->v;
     size_t nout = 0;
     for (size_t i = 0; !rc && i < k; i++) {
-        /* A block ends when the next one at its address starts. */
-        uint64_t end = i + 1 < k && v[i + 1].addr == v[i].addr ? v[i + 1].time : TF_NOTIME;
         out[nout++] = (tf_object){ .start = v[i].addr, .size = v[i].size,
-                                   .alloc_time = v[i].time, .free_time = end,
+                                   .alloc_time = v[i].time, .free_time = end[i],
                                    .stack = first + v[i].ret,
                                    .id = tf_wobjects_new_id(o), .stack_len = 1,
                                    .kind = TF_OBJECT_SMALL };
@@ -331,6 +399,8 @@ done:
     free(sites.key);
     free(sites.rank);
     free(rets);
+    if (end != (uint64_t *)tmp)
+        free(end);
     free(tmp);
     free(out);
     return rc;
