@@ -222,53 +222,58 @@ static bool order_by_time(struct block **v, struct block **tmp, size_t n)
     return true;
 }
 
-/* The latest block at each address while the blocks are walked in time
- * order: an open-addressing table (Knuth, TAOCP vol. 3, 6.4, linear
- * probing) of addresses with the block's index, kept at most half full.
- * Its size is the addresses the heap gave out, which a program reuses:
- * thousands where the blocks are up to millions. */
-struct latest {
-    uint64_t *addr;   /* 0: empty (a block has a non-null address) */
-    size_t   *at;
+/* A table of nonzero 64-bit keys, each with a value: open addressing
+ * (Knuth, TAOCP vol. 3, 6.4, linear probing), kept at most half full.
+ * Two serve the end of the log: the call sites (tens, where the blocks
+ * are up to millions) and the latest block at each address (the
+ * addresses the heap gave out, which a program reuses: thousands). */
+struct map {
+    uint64_t *key;   /* 0: empty */
+    size_t   *value;
     size_t    size, n;
 };
 
-static size_t latest_slot(const struct latest *t, uint64_t addr)
+static bool map_init(struct map *m, size_t size)
 {
-    size_t i = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & (t->size - 1);
-    while (t->addr[i] && t->addr[i] != addr)
-        i = (i + 1) & (t->size - 1);
+    *m = (struct map){ calloc(size, sizeof *m->key), malloc(size * sizeof *m->value), size, 0 };
+    return m->key && m->value;
+}
+
+static void map_free(struct map *m)
+{
+    free(m->key);
+    free(m->value);
+}
+
+/* The slot of key: its own, or the empty one it would take. */
+static size_t map_slot(const struct map *m, uint64_t key)
+{
+    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (m->size - 1);
+    while (m->key[i] && m->key[i] != key)
+        i = (i + 1) & (m->size - 1);
     return i;
 }
 
-static bool latest_init(struct latest *t, size_t size)
+/* Room for one more key (the table doubled when half full); false when
+ * out of memory. */
+static bool map_room(struct map *m)
 {
-    *t = (struct latest){ calloc(size, sizeof *t->addr), malloc(size * sizeof *t->at), size, 0 };
-    return t->addr && t->at;
-}
-
-static void latest_free(struct latest *t)
-{
-    free(t->addr);
-    free(t->at);
-}
-
-static bool latest_grow(struct latest *t)
-{
-    struct latest g;
-    if (!latest_init(&g, 2 * t->size)) {
-        latest_free(&g);
+    if (2 * (m->n + 1) <= m->size)
+        return true;
+    struct map g;
+    if (!map_init(&g, 2 * m->size)) {
+        map_free(&g);
         return false;
     }
-    for (size_t i = 0; i < t->size; i++)
-        if (t->addr[i]) {
-            size_t j = latest_slot(&g, t->addr[i]);
-            g.addr[j] = t->addr[i];
-            g.at[j] = t->at[i];
+    for (size_t i = 0; i < m->size; i++)
+        if (m->key[i]) {
+            size_t j = map_slot(&g, m->key[i]);
+            g.key[j] = m->key[i];
+            g.value[j] = m->value[i];
         }
-    g.n = t->n;
-    latest_free(t);
-    *t = g;
+    g.n = m->n;
+    map_free(m);
+    *m = g;
     return true;
 }
 
@@ -276,60 +281,22 @@ static bool latest_grow(struct latest *t)
  * in v's order (time, then the order taken), TF_NOTIME for the last. */
 static bool block_ends(const struct block *v, size_t n, uint64_t *end)
 {
-    struct latest t;
-    bool ok = latest_init(&t, 4096);
+    struct map latest;   /* address -> the latest block there */
+    bool ok = map_init(&latest, 4096);
     for (size_t i = 0; ok && i < n; i++) {
         end[i] = TF_NOTIME;
-        if (2 * (t.n + 1) > t.size && !(ok = latest_grow(&t)))
+        if (!(ok = map_room(&latest)))
             break;
-        size_t j = latest_slot(&t, v[i].addr);
-        if (t.addr[j])
-            end[t.at[j]] = v[i].time;
+        size_t j = map_slot(&latest, v[i].addr);
+        if (latest.key[j])
+            end[latest.value[j]] = v[i].time;
         else
-            t.n++;
-        t.addr[j] = v[i].addr;
-        t.at[j] = i;
+            latest.n++;
+        latest.key[j] = v[i].addr;
+        latest.value[j] = i;
     }
-    latest_free(&t);
+    map_free(&latest);
     return ok;
-}
-
-/* The distinct call sites, each with its frame's index: an open-addressing
- * table (Knuth, TAOCP vol. 3, 6.4, linear probing), the sites being tens
- * where the blocks are up to millions, kept at most half full. */
-struct site_table {
-    uint64_t *key;          /* the return address plus one; 0: empty */
-    uint64_t *rank;
-    size_t    size, n;
-};
-
-static size_t site_slot(const struct site_table *t, uint64_t key)
-{
-    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (t->size - 1);
-    while (t->key[i] && t->key[i] != key)
-        i = (i + 1) & (t->size - 1);
-    return i;
-}
-
-static bool site_grow(struct site_table *t)
-{
-    struct site_table g = { calloc(2 * t->size, sizeof *g.key), malloc(2 * t->size * sizeof *g.rank),
-                            2 * t->size, t->n };
-    if (!g.key || !g.rank) {
-        free(g.key);
-        free(g.rank);
-        return false;
-    }
-    for (size_t i = 0; i < t->size; i++)
-        if (t->key[i]) {
-            size_t j = site_slot(&g, t->key[i]);
-            g.key[j] = t->key[i];
-            g.rank[j] = t->rank[i];
-        }
-    free(t->key);
-    free(t->rank);
-    *t = g;
-    return true;
 }
 
 static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_trace_out *w, uint32_t proc,
@@ -338,14 +305,14 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_trace_out *w, uint32_
     size_t k = ws->n;
     if (!k)
         return 0;
-    struct site_table sites = { calloc(512, sizeof *sites.key), malloc(512 * sizeof *sites.rank),
-                                512, 0 };
+    struct map sites;   /* the return address plus one -> its rank */
+    bool sites_made = map_init(&sites, 512);
     uint64_t *rets = malloc(k * sizeof *rets);
     struct block *tmp = NULL;
     uint64_t *end = NULL;
     tf_object *out = malloc(BATCH * sizeof *out);
     int rc = 0;
-    if (!sites.key || !sites.rank || !rets || !out) {
+    if (!sites_made || !rets || !out) {
         rc = tf_fail(err, TF_ERR_NOMEM, "small-block log of %zu blocks", k);
         goto done;
     }
@@ -355,18 +322,18 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_trace_out *w, uint32_
     for (size_t i = 0; i < k; i++) {
         struct block *b = &ws->v[i];
         b->time = b->time > mono0 ? b->time - mono0 : 0;
-        if (2 * (sites.n + 1) > sites.size && !site_grow(&sites)) {
+        if (!map_room(&sites)) {
             rc = tf_fail(err, TF_ERR_NOMEM, "small-block log of %zu blocks", k);
             goto done;
         }
-        size_t j = site_slot(&sites, b->ret + 1);
+        size_t j = map_slot(&sites, b->ret + 1);
         if (!sites.key[j]) {
             sites.key[j] = b->ret + 1;
-            sites.rank[j] = nrets;
+            sites.value[j] = nrets;
             rets[nrets++] = b->ret;
             sites.n++;
         }
-        b->ret = sites.rank[j];
+        b->ret = sites.value[j];
     }
     uint64_t first = 0;
     if ((rc = tf_trace_out_append_frames(w, proc, UINT32_MAX, rets, nrets, &first, err)))
@@ -396,8 +363,7 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_trace_out *w, uint32_
         }
     }
 done:
-    free(sites.key);
-    free(sites.rank);
+    map_free(&sites);
     free(rets);
     if (end != (uint64_t *)tmp)
         free(end);
