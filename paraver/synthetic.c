@@ -100,6 +100,7 @@ struct tf_prv_synthetic {
     const tf_fold_team *team;     /* whose members hold parts of the points, or NULL */
     tf_trace_names *names;        /* the analyses' when in memory, else own_names */
     tf_trace_names *own_names;
+    const tf_alloc_rules *rules;  /* the caller's, for an analysis made here */
     tf_prv_out  *w;
     tf_pcf         *pcf;
     synthetic_thread   *th;
@@ -207,19 +208,16 @@ static int site_name(synthetic *sy, const tf_prv_source *src, uint64_t *v, tf_er
 
 /* Routine and line values of an instruction address of the folded trace,
  * and whether its routine waits for other threads (waiting may be NULL):
- * named when first seen through the folded trace's symbols (a fold.h5
- * without an analysis; else the analysis named every site, name_sites). */
+ * as the analysis named the site (name_sites), unnamed (1) where it did
+ * not place the address or there is no analysis. */
 static int site_of(synthetic *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint64_t *line,
                    bool *waiting, tf_error *err)
 {
     uint64_t *v;
     bool added;
     int rc = site_slot(sy, proc, ip, &v, &added, err);
-    if (rc == 0 && added) {
-        tf_prv_source src;
-        if ((rc = tf_prv_symbols_resolve(sy->names, proc, ip, false, &src, err)) == 0)
-            rc = site_name(sy, &src, v, err);
-    }
+    if (rc == 0 && added)
+        v[0] = v[1] = 1, v[2] = 0;
     *fn = v ? v[0] : 1;
     *line = v ? v[1] : 1;
     if (waiting)
@@ -1143,16 +1141,45 @@ static int synthetic_objects(synthetic *sy, tf_error *err)
     return rc;
 }
 
+/* The analyses of a fold.h5 that stores none, worked out by analysis/ as
+ * `tracefold render` does (the folded trace needed); into an[t] for each
+ * thread t that lacks one, the analyses' names becoming the trace's.  A
+ * failure leaves those threads without (their sites unnamed), as a
+ * missing trace does. */
+static void analyse_missing(synthetic *sy, const tf_analysis **an, tf_analysis_set *made)
+{
+    bool missing = false;
+    for (uint32_t t = 0; t < sy->nth; t++)
+        missing |= !an[t];
+    if (!missing || !sy->tr)
+        return;
+    tf_analysis_params params;
+    tf_analysis_params_default(&params);
+    if (sy->rules)
+        params.alloc_rules = *sy->rules;
+    tf_error aerr;
+    if (tf_analysis_run_groups(sy->tr, sy->res, NULL, &params, made, &aerr) < 0)
+        return;
+    for (uint32_t t = 0; t < sy->nth; t++) {
+        size_t k = sy->th[t].group_index;   /* regions in order, then groups */
+        for (uint32_t r = 0; r < sy->th[t].region_index; r++)
+            k += sy->res->regions[r].ngroups;
+        if (!an[t] && k < made->n)
+            an[t] = &made->list[k];
+    }
+    sy->names = made->names;
+}
+
 /* The rest: the objects and sites named, the phases, every record in time
  * order, and the files closed into place. */
 static int synthetic_finish(synthetic *sy, unsigned threads, tf_error *err)
 {
     /* each thread's analysis: in memory, or the one fold.h5 stores (an
-     * HDF5 call), read once for its sites and its phases */
+     * HDF5 call), read once for its sites and its phases, or made here */
     const tf_analysis **an = calloc(sy->nth + 1, sizeof *an);
     tf_analysis *stored = sy->analyses ? NULL : calloc(sy->nth + 1, sizeof *stored);
-    int rc = an && (sy->analyses || stored) ? synthetic_objects(sy, err)
-                                            : tf_fail(err, TF_ERR_NOMEM, "out of memory");
+    tf_analysis_set made = { 0 };
+    int rc = an && (sy->analyses || stored) ? 0 : tf_fail(err, TF_ERR_NOMEM, "out of memory");
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++) {
         bool present = false;
         if (sy->analyses)
@@ -1162,6 +1189,10 @@ static int synthetic_finish(synthetic *sy, unsigned threads, tf_error *err)
                                            err)) == 0 && present)
             an[t] = &stored[t];
     }
+    if (rc == 0 && !sy->analyses)
+        analyse_missing(sy, an, &made);
+    if (rc == 0)
+        rc = synthetic_objects(sy, err);
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)
         rc = name_sites(sy, &sy->th[t], an[t], err);
     for (uint32_t t = 0; rc == 0 && t < sy->nth; t++)
@@ -1171,6 +1202,8 @@ static int synthetic_finish(synthetic *sy, unsigned threads, tf_error *err)
         tf_analysis_clear(&stored[t]);
     free(stored);
     free(an);
+    sy->names = sy->own_names;
+    tf_analysis_set_free(&made);
     if (rc == 0)
         rc = emit_merged(sy, threads, err);
     if (rc == 0)
@@ -1249,6 +1282,7 @@ int tf_prv_synthetic_begin(const char *fold_h5, const tf_fold_result *res,
     if (rc == 0)
         rc = tf_trace_names_create(&sy->own_names, sy->tr, NULL, rules, err);
     sy->names = sy->own_names;
+    sy->rules = rules;
     if (rc == 0 && sy->tr &&
         !(sy->site_index = calloc(tf_trace_nprocesses(sy->tr) + 1, sizeof *sy->site_index)))
         rc = tf_fail(err, TF_ERR_NOMEM, "out of memory");

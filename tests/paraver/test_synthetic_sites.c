@@ -3,7 +3,9 @@
  * analysis placed it, not by looking it up again (issue 32): a fold.h5
  * whose stored routines are renamed gives `tracefold paraver` the new
  * names, for its samples' routines as for its phases, and the trace's own
- * symbols appear nowhere in the .pcf. */
+ * symbols appear nowhere in the .pcf; and a fold.h5 without its analysis
+ * is analysed by analysis/, as `tracefold render` does, giving the trace
+ * the fold.h5 with one gives. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,10 +90,64 @@ static void sites_from_the_analysis(void **state)
     free(pcf);
 }
 
+/* Whether two files hold the same bytes. */
+static bool same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    assert_non_null(fa);
+    assert_non_null(fb);
+    int ca, cb;
+    do {
+        ca = fgetc(fa);
+        cb = fgetc(fb);
+    } while (ca == cb && ca != EOF);
+    fclose(fa);
+    fclose(fb);
+    return ca == cb;
+}
+
+static void analysed_when_not_stored(void **state)
+{
+    (void)state;
+    const char *tf = getenv("TRACEFOLD");
+    if (!tf)
+        skip();
+    assert_int_equal(tf_test_sh("'%s' synth -q -o '%s/u.h5' --iterations 40 --seed 5 && "
+                                "'%s' fold -q '%s/u.h5' -o '%s/u.fold' && "
+                                "cp '%s/u.fold/fold.h5' '%s/bare.h5'",
+                                tf, tf_test_dir, tf, tf_test_dir, tf_test_dir, tf_test_dir,
+                                tf_test_dir), 0);
+    char bare[512], group[TF_FOLD_H5_PATH];
+    snprintf(bare, sizeof bare, "%s/bare.h5", tf_test_dir);
+    int64_t file;
+    tf_error err = { 0 };
+    if (tf_h5_file_open(bare, true, &file, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_true(H5Ldelete((hid_t)file, tf_fold_h5_group_path(group, 0, 0, TF_FOLD_H5_ANALYSIS),
+                          H5P_DEFAULT) >= 0);
+    tf_h5_close(file);
+    assert_int_equal(tf_test_sh("'%s' paraver -q -o '%s/with.prv' '%s/u.fold/fold.h5' && "
+                                "'%s' paraver -q -o '%s/without.prv' '%s'",
+                                tf, tf_test_dir, tf_test_dir, tf, tf_test_dir, bare), 0);
+    const char *ext[] = { "prv", "pcf", "row" };
+    for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
+        char with[64], without[64];
+        snprintf(with, sizeof with, "with.%s", ext[i]);
+        snprintf(without, sizeof without, "without.%s", ext[i]);
+        char *a = tf_test_path(with), *b = tf_test_path(without);
+        if (!same_file(a, b))
+            fail_msg("%s and %s differ: the fold.h5 without its analysis was not analysed as "
+                     "`tracefold fold` analysed it", a, b);
+        free(a);
+        free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sites_from_the_analysis),
+        cmocka_unit_test(analysed_when_not_stored),
     };
     return cmocka_run_group_tests(tests, tf_test_dir_setup, tf_test_dir_teardown);
 }
