@@ -2,36 +2,30 @@
 /* `tracefold record`: runs a program with libtracefold preloaded and writes
  * its trace.  This part resolves the options (flag > environment >
  * configuration file > default), hands them to the program through
- * TRACEFOLD_* variables (so libxml2 never enters the program's process),
- * creates the shared-memory session and starts the program at once; then
- * this process becomes tracefold-writer (record_writer.c), which loads
- * HDF5 while the program starts and drains the session into one HDF5 trace
- * per traced process until the program and its children are done.  Nothing
- * here needs more than the C library: the configuration file is read by a
- * module loaded only when one is given. */
+ * TRACEFOLD_* variables (so libxml2 never enters the program's process)
+ * and starts it under the recorder (record/launch.h: the session, the
+ * program's environment, then this process becomes tracefold-writer,
+ * record_writer.c, which loads HDF5 while the program starts and drains
+ * the session into one HDF5 trace per traced process until the program
+ * and its children are done).  Nothing here needs more than the C
+ * library: the configuration file is read by a module loaded only when
+ * one is given. */
 #include "config.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
-#include "formats/h5_probe.h"
 #include "locate.h"
 #include "msg.h"
 #include "common/tf_launcher.h"
+#include "record/launch.h"
 #include "record/tf_options.h"
-#include "common/tf_output.h"
 #include "record/tf_session.h"
-#include "record/tf_trace_name.h"
 
 static void usage(FILE *out)
 {
@@ -103,129 +97,21 @@ static int load_config(const char *file, tf_options *o, tf_error *err)
     return load(file, o, err);
 }
 
-static int make_session(char *dir, size_t size)
-{
-    const char *bases[] = {"/dev/shm", getenv("TMPDIR"), "/tmp"};
-    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
-        if (!bases[i])
-            continue;
-        snprintf(dir, size, "%s/tracefold-XXXXXX", bases[i]);
-        if (mkdtemp(dir))
-            return 0;
-    }
-    return -1;
-}
-
-static int export_options(const tf_options *o)
-{
-    for (unsigned i = 0; i < tf_option_count; i++) {
-        char v[1100];
-        tf_option_format(o, &tf_option_table[i], v, sizeof v);
-        if (setenv(tf_option_table[i].env, v, 1))
-            return -1;
-    }
-    return unsetenv("TRACEFOLD_CONFIG");
-}
-
-static int preload(const char *lib)
-{
-    const char *old = getenv("LD_PRELOAD");
-    size_t size = strlen(lib) + (old ? strlen(old) : 0) + 2;
-    char *v = malloc(size);
-    if (!v)
-        return -1;
-    snprintf(v, size, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
-    int rc = setenv("LD_PRELOAD", v, 1);
-    free(v);
-    return rc;
-}
-
 /* Started by an MPI launcher (Open MPI, or a PMI one such as MPICH's hydra):
  * libtracefold-mpi joins the preload when it was built (docs/recorder.md,
- * "MPI").  Other programs never load libmpi, whatever mpi-calls says: it
- * is on by default. */
-static int preload_mpi_layer(const tf_options *o)
+ * "MPI"), its path into lib, else "".  Other programs never load libmpi,
+ * whatever mpi-calls says: it is on by default. */
+static void find_mpi_layer(const tf_options *o, char *lib, size_t size)
 {
+    lib[0] = '\0';
     if (!tf_launcher_is_mpi())
-        return 0;
-    char lib[PATH_MAX];
-    if (tf_locate(TF_PART_LIBRARY, "libtracefold-mpi.so", lib, sizeof lib)) {
+        return;
+    if (tf_locate(TF_PART_LIBRARY, "libtracefold-mpi.so", lib, size)) {
+        lib[0] = '\0';
         if (o->mpi_calls)
             tf_msg_warn("an MPI launcher started this, but libtracefold-mpi.so was not built "
                         "(no MPI at configure time): MPI calls are not recorded");
-        return 0;
     }
-    return preload(lib);
-}
-
-/* Becomes tracefold-writer (record_writer.c) on the session dir; program:
- * the recorded program's pid, 0 for the helper of a linked program. */
-static int become_writer(const char *writer, const char *dir, pid_t program, bool quiet)
-{
-    char pid[32];
-    snprintf(pid, sizeof pid, "%lld", (long long)program);
-    char *argv[] = {"tracefold-writer", "--session", (char *)dir, "--program", pid,
-                    quiet ? "--quiet" : NULL, NULL};
-    execv(writer, argv);
-    tf_msg_error("cannot run the trace writer %s: %s", writer, strerror(errno));
-    return TF_EXIT_FAILURE;
-}
-
-/* Between the program's start and the writer's handlers: terminal
- * interrupts are the program's (ignored here, which execve keeps), and a
- * termination request waits, blocked, for the writer to pass it on (a
- * pending signal survives execve too).  Only this process: the program
- * was forked with the dispositions it was given. */
-static void hold_signals(void)
-{
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
-    signal(SIGXFSZ, SIG_IGN);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-}
-
-/* Before the program starts, so that no run is wasted, what is known of
- * the trace's name already: the whole name when the pattern uses neither
- * %p nor %e (its folders are made, an existing file is refused as the
- * writer would refuse it), else its folders when their names use neither
- * (made, with a placeholder for the file). */
-static int prepare_output(const tf_options *o)
-{
-    char pattern[sizeof o->output];
-    snprintf(pattern, sizeof pattern, "%s", o->output);
-    bool whole = tf_trace_name_known(pattern);
-    char *slash = strrchr(pattern, '/');
-    if (!whole && !slash)
-        return 0;
-    if (!whole) {
-        snprintf(slash + 1, sizeof pattern - (size_t)(slash + 1 - pattern), "f");
-        if (!tf_trace_name_known(pattern))
-            return 0;
-    }
-    char host[256] = "", path[1024];
-    if (gethostname(host, sizeof host))
-        host[0] = '\0';
-    host[sizeof host - 1] = '\0';
-    int rank = tf_launcher_rank();
-    tf_trace_name_vars v = { .pid = getpid(), .rank = rank,
-                             .nranks = rank >= 0 ? tf_launcher_size() : 0, .host = host,
-                             .exe = "" };
-    tf_trace_name_expand(pattern, &v, path, sizeof path);
-    tf_error err;
-    /* An HDF5 file is taken for a trace here (reading its format
-     * attribute needs libhdf5); the writer checks that attribute before
-     * it replaces the file. */
-    int rc = whole ? tf_trace_name_prepare(path, o->force, tf_h5_has_signature, &err)
-                   : tf_output_make_parents(path, &err);
-    if (rc == 0)
-        return 0;
-    tf_msg_error("%s", err.msg);
-    tf_msg_error("not starting: the trace cannot be written");
-    return -1;
 }
 
 int tf_cmd_record(int argc, char **argv)
@@ -330,9 +216,9 @@ int tf_cmd_record(int argc, char **argv)
     if (writer_dir) {
         /* The helper of a linked program: the options it resolved, and the
          * flags given here, go to the writer. */
-        if (export_options(&opt))
-            return TF_EXIT_FAILURE;
-        return become_writer(writer, writer_dir, 0, true);
+        tf_launch_helper(&opt, writer, writer_dir, &err);
+        tf_msg_error("%s", err.msg);
+        return TF_EXIT_FAILURE;
     }
     if (i >= argc)
         return tf_msg_usage("no program to run (tracefold record [OPTIONS] -- PROGRAM ARGS)");
@@ -342,49 +228,16 @@ int tf_cmd_record(int argc, char **argv)
                      library && *library ? library : "libtracefold.so");
         return TF_EXIT_FAILURE;
     }
-    if (prepare_output(&opt))
-        return TF_EXIT_FAILURE;
-    char dir[PATH_MAX];
-    if (make_session(dir, sizeof dir)) {
-        tf_msg_error("cannot create a session directory in /dev/shm or /tmp: %s", strerror(errno));
+    if (tf_launch_prepare_output(&opt, &err)) {
+        tf_msg_error("%s", err.msg);
+        tf_msg_error("not starting: the trace cannot be written");
         return TF_EXIT_FAILURE;
     }
-    /* The LD_PRELOAD this command was given, which the writer keeps: it
-     * must not load the recorder and record itself. */
-    const char *given = getenv("LD_PRELOAD");
-    char *given_preload = given ? strdup(given) : NULL;
-    if ((given && !given_preload) || export_options(&opt) || setenv(TF_SESSION_ENV, dir, 1) ||
-        (quiet && setenv(TF_QUIET_ENV, "1", 1)) || preload(lib) ||
-        preload_mpi_layer(&opt)) {
-        rmdir(dir);
-        tf_msg_error("cannot set up the program's environment: %s", strerror(errno));
-        return TF_EXIT_FAILURE;
-    }
-    /* The program's orphaned descendants become ours (and the writer's,
-     * which this process becomes): it then knows when none is left, with
-     * no wait for stragglers (tf_writer.c). */
-    (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    fflush(NULL);
-    pid_t child = fork();
-    if (child < 0) {
-        rmdir(dir);
-        tf_msg_error("cannot start %s: %s", argv[i], strerror(errno));
-        return TF_EXIT_FAILURE;
-    }
-    if (child == 0) {
-        execvp(argv[i], argv + i);
-        fprintf(stderr, "tracefold record: error: cannot run %s: %s\n", argv[i], strerror(errno));
-        _exit(127);
-    }
-    hold_signals();
-    if (given_preload ? setenv("LD_PRELOAD", given_preload, 1) : unsetenv("LD_PRELOAD"))
-        tf_msg_error("cannot restore LD_PRELOAD for the writer: %s", strerror(errno));
-    else
-        become_writer(writer, dir, child, quiet);
-    /* The writer could not start: the program must not run on unrecorded
-     * with no one to reap it. */
-    kill(child, SIGKILL);
-    while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-        ;
+    char mpi_layer[PATH_MAX];
+    find_mpi_layer(&opt, mpi_layer, sizeof mpi_layer);
+    tf_launch l = { .opt = &opt, .library = lib, .mpi_layer = *mpi_layer ? mpi_layer : NULL,
+                    .writer = writer, .quiet = quiet, .argv = argv + i };
+    tf_launch_run(&l, &err);   /* returns only when the writer did not start */
+    tf_msg_error("%s", err.msg);
     return TF_EXIT_FAILURE;
 }
