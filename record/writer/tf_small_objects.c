@@ -285,6 +285,8 @@ static bool block_ends(const struct block *v, size_t n, uint64_t *end)
     bool ok = map_init(&latest, 4096);
     for (size_t i = 0; ok && i < n; i++) {
         end[i] = TF_NOTIME;
+        if (!v[i].addr)   /* a spoilt entry (tf_heap.c): 0 is the table's empty key */
+            continue;
         if (!(ok = map_room(&latest)))
             break;
         size_t j = map_slot(&latest, v[i].addr);
