@@ -216,8 +216,10 @@ static int site_of(synthetic *sy, uint32_t proc, uint64_t ip, uint64_t *fn, uint
     uint64_t *v;
     bool added;
     int rc = site_slot(sy, proc, ip, &v, &added, err);
-    if (rc == 0 && added)
-        v[0] = v[1] = 1, v[2] = 0;
+    if (rc == 0 && added) {   /* unnamed: 1, not waiting */
+        v[0] = v[1] = 1;
+        v[2] = 0;
+    }
     *fn = v ? v[0] : 1;
     *line = v ? v[1] : 1;
     if (waiting)
