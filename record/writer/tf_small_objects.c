@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/tf_memory.h"
+#include "common/tf_u64map.h"
 #include "record/tf_small_log.h"
 #include "tf_writer.h"
 
@@ -222,82 +223,25 @@ static bool order_by_time(struct block **v, struct block **tmp, size_t n)
     return true;
 }
 
-/* A table of nonzero 64-bit keys, each with a value: open addressing
- * (Knuth, TAOCP vol. 3, 6.4, linear probing), kept at most half full.
- * Two serve the end of the log: the call sites (tens, where the blocks
- * are up to millions) and the latest block at each address (the
- * addresses the heap gave out, which a program reuses: thousands). */
-struct map {
-    uint64_t *key;   /* 0: empty */
-    size_t   *value;
-    size_t    size, n;
-};
-
-static bool map_init(struct map *m, size_t size)
-{
-    *m = (struct map){ calloc(size, sizeof *m->key), malloc(size * sizeof *m->value), size, 0 };
-    return m->key && m->value;
-}
-
-static void map_free(struct map *m)
-{
-    free(m->key);
-    free(m->value);
-}
-
-/* The slot of key: its own, or the empty one it would take. */
-static size_t map_slot(const struct map *m, uint64_t key)
-{
-    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (m->size - 1);
-    while (m->key[i] && m->key[i] != key)
-        i = (i + 1) & (m->size - 1);
-    return i;
-}
-
-/* Room for one more key (the table doubled when half full); false when
- * out of memory. */
-static bool map_room(struct map *m)
-{
-    if (2 * (m->n + 1) <= m->size)
-        return true;
-    struct map g;
-    if (!map_init(&g, 2 * m->size)) {
-        map_free(&g);
-        return false;
-    }
-    for (size_t i = 0; i < m->size; i++)
-        if (m->key[i]) {
-            size_t j = map_slot(&g, m->key[i]);
-            g.key[j] = m->key[i];
-            g.value[j] = m->value[i];
-        }
-    g.n = m->n;
-    map_free(m);
-    *m = g;
-    return true;
-}
-
 /* end[i]: when block i ends, the start of the next block at its address
  * in v's order (time, then the order taken), TF_NOTIME for the last. */
 static bool block_ends(const struct block *v, size_t n, uint64_t *end)
 {
-    struct map latest;   /* address -> the latest block there */
-    bool ok = map_init(&latest, 4096);
+    tf_u64map latest;   /* address -> the latest block there; thousands of addresses */
+    bool ok = tf_u64map_init(&latest, 4096);
     for (size_t i = 0; ok && i < n; i++) {
         end[i] = TF_NOTIME;
-        if (!v[i].addr)   /* a spoilt entry (tf_heap.c): 0 is the table's empty key */
+        if (!v[i].addr)   /* a spoilt entry (tf_heap.c): 0 is the map's empty key */
             continue;
-        if (!(ok = map_room(&latest)))
+        bool added;
+        uint64_t *at = tf_u64map_at(&latest, v[i].addr, &added);
+        if (!(ok = at != NULL))
             break;
-        size_t j = map_slot(&latest, v[i].addr);
-        if (latest.key[j])
-            end[latest.value[j]] = v[i].time;
-        else
-            latest.n++;
-        latest.key[j] = v[i].addr;
-        latest.value[j] = i;
+        if (!added)
+            end[*at] = v[i].time;
+        *at = i;
     }
-    map_free(&latest);
+    tf_u64map_free(&latest);
     return ok;
 }
 
@@ -307,8 +251,8 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_trace_out *w, uint32_
     size_t k = ws->n;
     if (!k)
         return 0;
-    struct map sites;   /* the return address plus one -> its rank */
-    bool sites_made = map_init(&sites, 512);
+    tf_u64map sites;   /* the return address plus one -> its rank; tens of sites */
+    bool sites_made = tf_u64map_init(&sites, 512);
     uint64_t *rets = malloc(k * sizeof *rets);
     struct block *tmp = NULL;
     uint64_t *end = NULL;
@@ -324,18 +268,17 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_trace_out *w, uint32_
     for (size_t i = 0; i < k; i++) {
         struct block *b = &ws->v[i];
         b->time = b->time > mono0 ? b->time - mono0 : 0;
-        if (!map_room(&sites)) {
+        bool added;
+        uint64_t *rank = tf_u64map_at(&sites, b->ret + 1, &added);
+        if (!rank) {
             rc = tf_fail(err, TF_ERR_NOMEM, "small-block log of %zu blocks", k);
             goto done;
         }
-        size_t j = map_slot(&sites, b->ret + 1);
-        if (!sites.key[j]) {
-            sites.key[j] = b->ret + 1;
-            sites.value[j] = nrets;
+        if (added) {
+            *rank = nrets;
             rets[nrets++] = b->ret;
-            sites.n++;
         }
-        b->ret = sites.value[j];
+        b->ret = *rank;
     }
     uint64_t first = 0;
     if ((rc = tf_trace_out_append_frames(w, proc, UINT32_MAX, rets, nrets, &first, err)))
@@ -365,7 +308,7 @@ static int write_objects(tf_wsmall *ws, tf_wobjects *o, tf_trace_out *w, uint32_
         }
     }
 done:
-    map_free(&sites);
+    tf_u64map_free(&sites);
     free(rets);
     if (end != (uint64_t *)tmp)
         free(end);
