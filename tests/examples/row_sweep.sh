@@ -76,8 +76,10 @@ dirs=$(csv "$tmp/fold/streams.csv" phase object pattern direction |
 # (one in two runs under load found only one): the directions found are
 # those of the sweeps in their order, and at least one is found.
 # (a sweep split over sub-phases gives its direction once each)
-echo "$dirs" | grep -Eq '^(up )*(down )*$' && [ -n "$dirs" ] ||
+echo "$dirs" | grep -Eq '^(up )*(down )*$' && [ -n "$dirs" ] || {
+    retry_once "rows ($site): directions '$dirs'"
     bad "rows ($site): directions '$dirs', expected up then down"
+}
 # and each where its sweep is: up in the first half of the iteration, down
 # in the second (by the middle of its phase)
 csv "$tmp/fold/phases.csv" phase x_begin x_end > "$tmp/phase_x.csv"
