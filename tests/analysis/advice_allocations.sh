@@ -64,9 +64,20 @@ run rows 400 128
 run rows1 400 128
 rows=$(site 'the-rows')
 # the advice names one of the family's blocks: SITE or SITE#N
-row=$(awk -F, -v s="$rows" 'NR > 1 && ($4 == s || index($4, s "#") == 1) &&
-                            $5 == "many small allocations"' \
-      "$tmp/rows/advice.csv")
+rows_advice() {
+    awk -F, -v s="$rows" 'NR > 1 && ($4 == s || index($4, s "#") == 1) &&
+                          $5 == "many small allocations"' "$tmp/rows/advice.csv"
+}
+row=$(rows_advice)
+if [ -z "$row" ]; then
+    # The rule rests on the memory samples in the rows, which a vCPU
+    # whose pace changes under the run can thin out (CI's sanitizer
+    # build, 2026-12-07, once): recorded once more, the second verdict
+    # stands (as tests/examples/lib.sh, retry_once).
+    echo "RETRY: rows: no advice for $rows; recorded once more"
+    run rows 400 128
+    row=$(rows_advice)
+fi
 [ -n "$row" ] || bad "rows: no advice to allocate the rows of $rows as one"
 case $row in *"blocks from call site $rows, at most 32.0 KiB each"*) ;;
 *) bad "rows: the advice does not give the blocks: $row" ;; esac
