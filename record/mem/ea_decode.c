@@ -708,22 +708,21 @@ static uint64_t direct_branch_target(const tf_ea_decoder *d, bool *ends_flow)
 }
 
 /* Remembers the targets of the direct branches among the instructions
- * from `from` on (up to TF_EA_AHEAD_MAX, within the IP's page, until one
- * that does not fall through): a loop's back edge names its head, from
- * which the body's instructions before a sampled IP are found.  Samples
- * pile up just after the long loads and seldom fall on the loop's first
- * instructions (on the project's VM in 2026-12, a gather loop's 930 timer
- * samples fell 716 times just after its load and never before it), so
- * without this the load was only ever read from the bytes before the IP,
- * which are ambiguous ("cd 00", int 0, also ends there). */
-static void remember_branch_targets(tf_ea_decoder *d, uint64_t ip, uint64_t from)
+ * from ip on (up to TF_EA_AHEAD_MAX, within the IP's page, until one that
+ * does not fall through or a target at or before ip): a loop's back edge
+ * names its head, from which the body's instructions before a sampled IP
+ * are found.  Samples pile up just after the long loads and seldom fall
+ * on the loop's first instructions (on the project's VM in 2026-12, a
+ * gather loop's 930 timer samples fell 716 times just after its load and
+ * never before it), so without this the load was only ever read from the
+ * bytes before the IP, which are ambiguous ("cd 00", int 0, also ends
+ * there). */
+static void remember_branch_targets(tf_ea_decoder *d, uint64_t ip)
 {
     uint64_t page_end = (ip | (d->page_size - 1)) + 1;
-    if (from >= page_end)
-        return;
-    size_t left = (size_t)(page_end - from);
-    const uint8_t *code = code_bytes(d, from, left);
-    uint64_t addr = from;
+    size_t left = (size_t)(page_end - ip);
+    const uint8_t *code = code_bytes(d, ip, left);
+    uint64_t addr = ip;
     for (unsigned k = 0; code && k < TF_EA_AHEAD_MAX && left; k++) {
         if (!d->cs->disasm_iter(d->handle, &code, &left, &addr, d->insn))
             return;
@@ -731,7 +730,7 @@ static void remember_branch_targets(tf_ea_decoder *d, uint64_t ip, uint64_t from
         uint64_t target = direct_branch_target(d, &ends_flow);
         if (target)
             remember_boundary(d, target);
-        if (ends_flow)
+        if (ends_flow || (target && target <= ip))
             return;
     }
 }
@@ -758,7 +757,6 @@ static bool plan_at(tf_ea_decoder *d, uint64_t ip, tf_ea_plan *at)
         return false;
     remember_boundary(d, ip);
     remember_boundary(d, ip + at->insn_len);
-    remember_branch_targets(d, ip, ip + at->insn_len);
     return true;
 }
 
@@ -775,6 +773,10 @@ static bool plan_before(tf_ea_decoder *d, uint64_t ip, bool from_bytes, tf_ea_pl
     uint64_t page_start = ip - page_offset;
     uint64_t reach = ip - page_start < TF_EA_ANCHOR_REACH ? page_start : ip - TF_EA_ANCHOR_REACH;
     uint64_t anchor = nearest_anchor(d, reach, ip);
+    if (!anchor && from_bytes) {   /* the IP's first sample: a branch ahead may name one */
+        remember_branch_targets(d, ip);
+        anchor = nearest_anchor(d, reach, ip);
+    }
     if (anchor) {
         previous_from_anchor(d, anchor, ip, before);
         return true;
