@@ -1162,13 +1162,9 @@ static void analyse_missing(synthetic *sy, const tf_analysis **an, tf_analysis_s
     tf_error aerr;
     if (tf_analysis_run_groups(sy->tr, sy->res, NULL, &params, made, &aerr) < 0)
         return;
-    for (uint32_t t = 0; t < sy->nth; t++) {
-        size_t k = sy->th[t].group_index;   /* regions in order, then groups */
-        for (uint32_t r = 0; r < sy->th[t].region_index; r++)
-            k += sy->res->regions[r].ngroups;
-        if (!an[t] && k < made->n)
-            an[t] = &made->list[k];
-    }
+    for (uint32_t t = 0; t < sy->nth; t++)   /* the threads in the set's order */
+        if (!an[t] && t < made->n)
+            an[t] = &made->list[t];
     sy->names = made->names;
 }
 

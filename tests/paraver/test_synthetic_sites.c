@@ -37,15 +37,25 @@ static bool labelled(const char *path, const char *label)
     return found;
 }
 
-static void sites_from_the_analysis(void **state)
+/* NAME.h5 from `tracefold synth` (40 iterations, seed, extra flags)
+ * folded into NAME.fold in the test directory; the tracefold run (skips
+ * without one). */
+static const char *synth_and_fold(const char *name, unsigned seed, const char *flags)
 {
-    (void)state;
     const char *tf = getenv("TRACEFOLD");
     if (!tf)
         skip();
-    assert_int_equal(tf_test_sh("'%s' synth -q -o '%s/t.h5' --iterations 40 --seed 3 --no-memory && "
-                        "'%s' fold -q '%s/t.h5' -o '%s/t.fold'",
-                        tf, tf_test_dir, tf, tf_test_dir, tf_test_dir), 0);
+    assert_int_equal(tf_test_sh("'%s' synth -q -o '%s/%s.h5' --iterations 40 --seed %u %s && "
+                                "'%s' fold -q '%s/%s.h5' -o '%s/%s.fold'",
+                                tf, tf_test_dir, name, seed, flags, tf, tf_test_dir, name,
+                                tf_test_dir, name), 0);
+    return tf;
+}
+
+static void sites_from_the_analysis(void **state)
+{
+    (void)state;
+    const char *tf = synth_and_fold("t", 3, "--no-memory");
     char fold[512], group[TF_FOLD_H5_PATH];
     snprintf(fold, sizeof fold, "%s/t.fold/fold.h5", tf_test_dir);
     int64_t file, routines;
@@ -109,14 +119,9 @@ static bool same_file(const char *a, const char *b)
 static void analysed_when_not_stored(void **state)
 {
     (void)state;
-    const char *tf = getenv("TRACEFOLD");
-    if (!tf)
-        skip();
-    assert_int_equal(tf_test_sh("'%s' synth -q -o '%s/u.h5' --iterations 40 --seed 5 && "
-                                "'%s' fold -q '%s/u.h5' -o '%s/u.fold' && "
-                                "cp '%s/u.fold/fold.h5' '%s/bare.h5'",
-                                tf, tf_test_dir, tf, tf_test_dir, tf_test_dir, tf_test_dir,
-                                tf_test_dir), 0);
+    const char *tf = synth_and_fold("u", 5, "");
+    assert_int_equal(tf_test_sh("cp '%s/u.fold/fold.h5' '%s/bare.h5'", tf_test_dir, tf_test_dir),
+                     0);
     char bare[512], group[TF_FOLD_H5_PATH];
     snprintf(bare, sizeof bare, "%s/bare.h5", tf_test_dir);
     int64_t file;
