@@ -157,15 +157,13 @@ static int name_families(struct named *v, const uint32_t *at, size_t first, size
     return 0;
 }
 
-/* The labels of the call sites of small blocks already named are kept
- * (tf_u64map: the frame's index plus one -> the label's and the routine's
- * pool ids): the blocks of one site share their one frame (the writer's
- * small-block log), so the frame's index stands for the site, and a site
- * is symbolised once however its blocks interleave with others (a C++
- * loop's temporaries from three sites in turn: a million blocks named in
- * 4.3 s of CPU, 0.6 s once each site was symbolised once). */
-
-/* The key of a small block named by its one frame alone, else 0. */
+/* The key under which a small block's labels are kept once its site is
+ * named (tf_object_names' `sites`: the label's and the routine's pool
+ * ids), else 0: the blocks of one site share their one frame (the
+ * writer's small-block log), so the frame's index stands for the site,
+ * and a site is symbolised once however its blocks interleave with
+ * others (a C++ loop's temporaries from three sites in turn: a million
+ * blocks named in 4.3 s of CPU, 0.6 s once each site was named once). */
 static uint64_t site_key(const tf_object *o)
 {
     return o->kind == TF_OBJECT_SMALL && o->stack_len == 1 && !o->name && !o->callsite
@@ -193,10 +191,10 @@ int tf_object_names(const tf_trace *tr, uint32_t proc, tf_symbolizer *sym,
     struct heap busy = { malloc(n * sizeof *busy.v), 0 }, idle = { malloc(n * sizeof *idle.v), 0 };
     tf_strpool pl = { 0 };
     tf_u64map sites;
-    bool memo_made = tf_u64map_init(&sites, 64);
+    bool sites_made = tf_u64map_init(&sites, 64);
     int rc = 0;
     if (!v || !key || !at || !out.names || !out.routines || !out.order || !busy.v || !idle.v ||
-        !memo_made || tf_strpool_add(&pl, "", NULL) < 0)
+        !sites_made || tf_strpool_add(&pl, "", NULL) < 0)
         goto nomem;
     /* Allocation order: by time, then id (two stable radix sorts). */
     for (size_t i = 0; i < n; i++) {
